@@ -1,0 +1,392 @@
+/*
+ * Opening, format detection and the byte-level helpers the readers share.
+ */
+#ifndef _FILE_OFFSET_BITS
+#define _FILE_OFFSET_BITS 64 /* frame counts and seeks past 2 GiB on 32-bit */
+#endif
+#ifndef _POSIX_C_SOURCE
+#define _POSIX_C_SOURCE 200809L /* fileno, fstat, fseeko, ftello, strdup */
+#endif
+
+#include <errno.h>
+#include <stdarg.h>
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <sys/types.h>
+
+#include "input_priv.h"
+
+int sq_in_fail(SqInput *in, int code, const char *fmt, ...)
+{
+    int n = snprintf(in->msg, sizeof in->msg, "%s: ", in->name);
+    if (n < 0 || (size_t)n >= sizeof in->msg)
+        return code; /* a path too long to show anything after it */
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(in->msg + n, sizeof in->msg - (size_t)n, fmt, ap);
+    va_end(ap);
+    return code;
+}
+
+const char *sq_in_fmt_name(SpeedqaPixelFormat fmt)
+{
+    switch (fmt) {
+    case SPEEDQA_PIX_400: return "mono";
+    case SPEEDQA_PIX_420: return "420";
+    case SPEEDQA_PIX_422: return "422";
+    case SPEEDQA_PIX_444: return "444";
+    }
+    return "?";
+}
+
+int sq_in_set_format(SqInput *in, const SpeedqaFormat *f)
+{
+    if (f->width < 1 || f->width > SQ_INPUT_MAX_DIM)
+        return sq_in_fail(in, -EINVAL, "width %d outside 1..%d", f->width, SQ_INPUT_MAX_DIM);
+    if (f->height < 1 || f->height > SQ_INPUT_MAX_DIM)
+        return sq_in_fail(in, -EINVAL, "height %d outside 1..%d", f->height, SQ_INPUT_MAX_DIM);
+    if (f->bpc < 8 || f->bpc > 16)
+        return sq_in_fail(in, -EINVAL, "bit depth %d outside 8..16", f->bpc);
+
+    /*
+     * Chroma planes in the file are ceil(w/2) (and ceil(h/2) for 4:2:0)
+     * wide, which is what Y4M writers such as ffmpeg produce for odd sizes.
+     * The library follows libvmaf and reads only (w >> 1) x (h >> 1) of
+     * them; that is a sub-rectangle of what we describe here (same origin,
+     * same stride), so the picture we hand out is valid either way.
+     */
+    uint64_t w = (uint64_t)f->width, h = (uint64_t)f->height, cw, ch;
+    switch (f->fmt) {
+    case SPEEDQA_PIX_400: cw = 0; ch = 0; break;
+    case SPEEDQA_PIX_420: cw = (w + 1) >> 1; ch = (h + 1) >> 1; break;
+    case SPEEDQA_PIX_422: cw = (w + 1) >> 1; ch = h; break;
+    case SPEEDQA_PIX_444: cw = w; ch = h; break;
+    default:
+        return sq_in_fail(in, -EINVAL, "unknown pixel format %d", (int)f->fmt);
+    }
+    /* Dimensions are capped at 2^14, so none of this can wrap in 64 bits;
+     * the cap below then keeps it within size_t on 32-bit hosts too. */
+    uint64_t bps = f->bpc > 8 ? 2 : 1;
+    uint64_t luma = w * h * bps, chroma = cw * ch * bps;
+    uint64_t total = luma + 2 * chroma;
+    if (total > (uint64_t)SQ_INPUT_MAX_FRAME_BYTES)
+        return sq_in_fail(in, -EINVAL,
+                          "frame size %llu bytes (%dx%d %s %d-bit) exceeds the limit %llu",
+                          (unsigned long long)total, f->width, f->height,
+                          sq_in_fmt_name(f->fmt), f->bpc,
+                          (unsigned long long)SQ_INPUT_MAX_FRAME_BYTES);
+
+    in->buf = malloc((size_t)total);
+    if (!in->buf)
+        return sq_in_fail(in, -ENOMEM, "cannot allocate a %llu-byte frame buffer",
+                          (unsigned long long)total);
+    in->frame_bytes = (size_t)total;
+    in->plane_off[0] = 0;
+    in->plane_off[1] = (size_t)luma;
+    in->plane_off[2] = (size_t)(luma + chroma);
+    in->stride[0] = (ptrdiff_t)(w * bps);
+    in->stride[1] = in->stride[2] = (ptrdiff_t)(cw * bps);
+    in->info.format = *f;
+    return 0;
+}
+
+int sq_in_getc(SqInput *in)
+{
+    if (in->pb_pos < in->pb_len)
+        return in->pb[in->pb_pos++];
+    return getc(in->f);
+}
+
+size_t sq_in_read_bytes(SqInput *in, void *dst, size_t n)
+{
+    unsigned char *d = dst;
+    size_t done = 0;
+    while (done < n && in->pb_pos < in->pb_len)
+        d[done++] = in->pb[in->pb_pos++];
+    if (done < n)
+        done += fread(d + done, 1, n - done, in->f);
+    return done;
+}
+
+size_t sq_in_discard(SqInput *in, size_t n)
+{
+    size_t done = 0;
+    while (done < n && in->pb_pos < in->pb_len) {
+        in->pb_pos++;
+        done++;
+    }
+    if (done == n)
+        return done;
+
+    if (in->seekable) {
+        /* fseeko happily moves past EOF, so clamp to the size we measured
+         * to report a truncated last frame exactly like a read would. */
+        struct stat st;
+        off_t pos = ftello(in->f);
+        if (pos >= 0 && fstat(fileno(in->f), &st) == 0) {
+            long long rem = (long long)st.st_size - (long long)pos;
+            if (rem < 0)
+                rem = 0;
+            size_t step = n - done;
+            if ((unsigned long long)rem < step)
+                step = (size_t)rem;
+            if (fseeko(in->f, (off_t)step, SEEK_CUR) == 0)
+                return done + step;
+        }
+        /* fall back to reading */
+    }
+
+    while (done < n) {
+        size_t chunk = n - done < in->frame_bytes ? n - done : in->frame_bytes;
+        size_t got = fread(in->buf, 1, chunk, in->f);
+        done += got;
+        if (got < chunk)
+            break;
+    }
+    return done;
+}
+
+int sq_in_ioerror(const SqInput *in)
+{
+    return ferror(in->f) != 0;
+}
+
+#if defined(__BYTE_ORDER__) && defined(__ORDER_BIG_ENDIAN__) && \
+    __BYTE_ORDER__ == __ORDER_BIG_ENDIAN__
+/* Files store 16-bit samples little-endian; the picture wants native. */
+static void swap16(unsigned char *p, size_t n)
+{
+    for (size_t i = 0; i + 1 < n; i += 2) {
+        unsigned char t = p[i];
+        p[i] = p[i + 1];
+        p[i + 1] = t;
+    }
+}
+#define SQ_NEED_SWAP 1
+#else
+#define SQ_NEED_SWAP 0
+#endif
+
+static int payload_result(SqInput *in, size_t got, int first_missing_is_eof)
+{
+    if (got == in->frame_bytes)
+        return 1;
+    if (sq_in_ioerror(in))
+        return sq_in_fail(in, -EIO, "read error in frame %lld: %s", in->frame_no,
+                          errno ? strerror(errno) : "I/O error");
+    if (got == 0 && first_missing_is_eof)
+        return 0;
+    return sq_in_fail(in, -EINVAL, "truncated frame %lld: got %zu of %zu bytes",
+                      in->frame_no, got, in->frame_bytes);
+}
+
+int sq_in_read_payload(SqInput *in, int first_missing_is_eof)
+{
+    errno = 0;
+    size_t got = sq_in_read_bytes(in, in->buf, in->frame_bytes);
+    int r = payload_result(in, got, first_missing_is_eof);
+#if SQ_NEED_SWAP
+    if (r == 1 && in->info.format.bpc > 8)
+        swap16(in->buf, in->frame_bytes);
+#endif
+    return r;
+}
+
+int sq_in_skip_payload(SqInput *in, int first_missing_is_eof)
+{
+    errno = 0;
+    size_t got = sq_in_discard(in, in->frame_bytes);
+    return payload_result(in, got, first_missing_is_eof);
+}
+
+static void copy_msg(char *err, size_t errlen, const char *msg)
+{
+    if (err && errlen)
+        snprintf(err, errlen, "%s", msg);
+}
+
+static void destroy(SqInput *in)
+{
+    if (!in)
+        return;
+    if (in->rd && in->rd->close)
+        in->rd->close(in);
+    if (in->f && in->own_f)
+        fclose(in->f);
+    free(in->buf);
+    free(in->name);
+    free(in);
+}
+
+/* Opens the file and peeks at its first bytes; no reader chosen yet. */
+static int open_stream(SqInput *in, const char *path)
+{
+    if (strcmp(path, "-") == 0) {
+        in->f = stdin;
+    } else {
+        in->f = fopen(path, "rb");
+        if (!in->f) {
+            int e = errno ? errno : EIO;
+            return sq_in_fail(in, -e, "%s", strerror(e));
+        }
+        in->own_f = 1;
+    }
+
+    struct stat st;
+    if (fstat(fileno(in->f), &st) != 0) {
+        int e = errno ? errno : EIO;
+        return sq_in_fail(in, -e, "%s", strerror(e));
+    }
+    if (S_ISDIR(st.st_mode))
+        return sq_in_fail(in, -EISDIR, "is a directory");
+    if (S_ISREG(st.st_mode)) {
+        /* stdin may be a regular file opened at an offset: measure from here */
+        off_t pos = ftello(in->f);
+        if (pos >= 0) {
+            in->seekable = 1;
+            in->avail = (long long)st.st_size - (long long)pos;
+            if (in->avail < 0)
+                in->avail = 0;
+        }
+    }
+
+    errno = 0;
+    in->pb_len = fread(in->pb, 1, sizeof in->pb, in->f);
+    if (ferror(in->f))
+        return sq_in_fail(in, -EIO, "read error: %s", errno ? strerror(errno) : "I/O error");
+    if (in->pb_len == 0)
+        return sq_in_fail(in, -EINVAL, "empty file");
+    return 0;
+}
+
+static int is_y4m(const SqInput *in)
+{
+    return in->pb_len == SQ_INPUT_PEEK && memcmp(in->pb, "YUV4MPEG2 ", SQ_INPUT_PEEK) == 0;
+}
+
+int sq_input_open(SqInput **out, const char *path, const char *kind,
+                  const SqRawParams *raw, char *err, size_t errlen)
+{
+    if (!out || !path) {
+        copy_msg(err, errlen, "sq_input_open: no output pointer or path");
+        if (out)
+            *out = NULL;
+        return -EINVAL;
+    }
+    *out = NULL;
+
+    SqInput *in = calloc(1, sizeof *in);
+    if (!in) {
+        copy_msg(err, errlen, "out of memory");
+        return -ENOMEM;
+    }
+    in->name = strdup(strcmp(path, "-") == 0 ? "<stdin>" : path);
+    if (!in->name) {
+        free(in);
+        copy_msg(err, errlen, "out of memory");
+        return -ENOMEM;
+    }
+    in->info.frames = -1;
+
+    int r;
+    if (kind && strcmp(kind, "y4m") != 0 && strcmp(kind, "yuv") != 0) {
+        r = sq_in_fail(in, -EINVAL, "unknown input kind '%s' (expected y4m or yuv)", kind);
+        goto fail;
+    }
+    r = open_stream(in, path);
+    if (r < 0)
+        goto fail;
+
+    if (kind)
+        in->rd = strcmp(kind, "y4m") == 0 ? &sq_reader_y4m : &sq_reader_yuv;
+    else if (is_y4m(in))
+        in->rd = &sq_reader_y4m;
+    else if (raw)
+        in->rd = &sq_reader_yuv;
+    else {
+        r = sq_in_fail(in, -EINVAL, "not a Y4M file and no raw geometry given (-w -h -p -b)");
+        goto fail;
+    }
+
+    r = in->rd->open(in, raw);
+    if (r < 0)
+        goto fail;
+    *out = in;
+    return 0;
+
+fail:
+    copy_msg(err, errlen, in->msg);
+    destroy(in);
+    return r;
+}
+
+const SqInputInfo *sq_input_info(const SqInput *in)
+{
+    return in ? &in->info : NULL;
+}
+
+/* Runs one reader step with the end-of-stream and sticky-error rules. */
+static int step(SqInput *in, int (*fn)(SqInput *), char *err, size_t errlen)
+{
+    if (in->state < 0) {
+        copy_msg(err, errlen, in->msg);
+        return in->state;
+    }
+    if (in->state == 1)
+        return 0;
+    int r = fn(in);
+    if (r < 0) {
+        in->state = r;
+        copy_msg(err, errlen, in->msg);
+    } else if (r == 0) {
+        in->state = 1;
+    } else {
+        in->frame_no++;
+    }
+    return r;
+}
+
+int sq_input_read(SqInput *in, SpeedqaPicture *pic, char *err, size_t errlen)
+{
+    if (!in || !pic) {
+        copy_msg(err, errlen, "sq_input_read: NULL argument");
+        return -EINVAL;
+    }
+    int r = step(in, in->rd->read, err, errlen);
+    if (r != 1)
+        return r;
+
+    memset(pic, 0, sizeof *pic);
+    pic->format = in->info.format;
+    pic->memory = SPEEDQA_MEM_HOST;
+    int planes = in->info.format.fmt == SPEEDQA_PIX_400 ? 1 : 3;
+    for (int i = 0; i < planes; i++) {
+        pic->data[i] = in->buf + in->plane_off[i];
+        pic->stride[i] = in->stride[i];
+    }
+    return 1;
+}
+
+int sq_input_skip(SqInput *in, long long n, char *err, size_t errlen)
+{
+    if (!in || n < 0) {
+        copy_msg(err, errlen, "sq_input_skip: NULL input or negative count");
+        return -EINVAL;
+    }
+    for (long long i = 0; i < n; i++) {
+        int r = step(in, in->rd->skip, err, errlen);
+        if (r != 1)
+            return r;
+    }
+    return 1;
+}
+
+void sq_input_close(SqInput **in)
+{
+    if (!in)
+        return;
+    destroy(*in);
+    *in = NULL;
+}

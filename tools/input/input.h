@@ -1,0 +1,55 @@
+/*
+ * Video readers shared by the CLI and the tests: Y4M and raw planar YUV.
+ * Each reader fills a SpeedqaPicture whose planes point into the reader's
+ * own buffer, valid until the next read or close.
+ */
+#ifndef SQ_INPUT_H
+#define SQ_INPUT_H
+
+#include <stddef.h>
+#include <stdio.h>
+
+#include "speedqa/speedqa.h"
+
+/* Hard limits, checked before anything is allocated. */
+#define SQ_INPUT_MAX_DIM 16384
+#define SQ_INPUT_MAX_FRAME_BYTES ((size_t)1 << 30)
+
+typedef struct SqInput SqInput;
+
+typedef struct SqInputInfo {
+    SpeedqaFormat format;
+    int fps_num, fps_den;  /* 0/0 when unknown */
+    long long frames;      /* -1 when unknown (pipe, y4m) */
+} SqInputInfo;
+
+/* Raw-YUV parameters: required for .yuv, ignored for y4m. */
+typedef struct SqRawParams {
+    int width, height;
+    SpeedqaPixelFormat fmt;
+    int bpc;
+} SqRawParams;
+
+/*
+ * Open path ("-" = stdin). kind: "y4m", "yuv", or NULL to detect (a file
+ * starting with "YUV4MPEG2 " is Y4M, otherwise raw when raw != NULL).
+ * Returns 0 or a negative errno; on failure writes one line naming the file
+ * and the cause to err (errlen bytes) and *out is NULL.
+ */
+int sq_input_open(SqInput **out, const char *path, const char *kind,
+                  const SqRawParams *raw, char *err, size_t errlen);
+
+const SqInputInfo *sq_input_info(const SqInput *in);
+
+/*
+ * Read the next frame: 1 = a frame in *pic, 0 = clean end of stream,
+ * negative = error (truncated frame, bad FRAME line, I/O), message in err.
+ */
+int sq_input_read(SqInput *in, SpeedqaPicture *pic, char *err, size_t errlen);
+
+/* Skip n frames (same return convention as read, 1 = all skipped). */
+int sq_input_skip(SqInput *in, long long n, char *err, size_t errlen);
+
+void sq_input_close(SqInput **in);
+
+#endif
