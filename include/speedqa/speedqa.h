@@ -1,0 +1,203 @@
+/*
+ * speedqa: SpEED-QA video quality features (speed_chroma, speed_temporal)
+ * with the numbers Netflix libvmaf produces.
+ *
+ * Usage, in short:
+ *   SpeedqaSettings s;
+ *   speedqa_default_settings(&s);
+ *   s.ref = s.dis = (SpeedqaFormat){ 1920, 1080, SPEEDQA_PIX_420, 8 };
+ *   SpeedqaContext *ctx;
+ *   if (speedqa_open(&ctx, &s) < 0) ...;
+ *   for each frame:
+ *     speedqa_send(ctx, &ref, &dis);   (-EAGAIN: queue full, receive first)
+ *     while (speedqa_receive(ctx, &sc) == 0) use sc;
+ *   speedqa_flush(ctx); while (speedqa_receive(ctx, &sc) == 0) use sc;
+ *   speedqa_close(&ctx);
+ *
+ * Errors are negative errno values (SPEEDQA_ERR(EINVAL) ...). Every failing
+ * call also passes one line describing the cause to the settings' logger.
+ *
+ * Threading: a context is used by one thread at a time; distinct contexts
+ * are independent (the library has no global mutable state).
+ */
+#ifndef SPEEDQA_SPEEDQA_H
+#define SPEEDQA_SPEEDQA_H
+
+#include <errno.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+#define SPEEDQA_VERSION_MAJOR 0
+#define SPEEDQA_VERSION_MINOR 1
+#define SPEEDQA_VERSION_PATCH 0
+#define SPEEDQA_VERSION_INT(a, b, c) (((a) << 16) | ((b) << 8) | (c))
+#define SPEEDQA_VERSION SPEEDQA_VERSION_INT(SPEEDQA_VERSION_MAJOR, \
+    SPEEDQA_VERSION_MINOR, SPEEDQA_VERSION_PATCH)
+
+#if defined(_WIN32)
+#define SPEEDQA_API __declspec(dllexport)
+#elif defined(__GNUC__)
+#define SPEEDQA_API __attribute__((visibility("default")))
+#else
+#define SPEEDQA_API
+#endif
+
+/** Errors are returned as negative errno values. */
+#define SPEEDQA_ERR(e) (-(e))
+
+/** Largest number of scores one context emits per frame. */
+#define SPEEDQA_MAX_SCORES 32
+/** Largest number of feature instances one context runs. */
+#define SPEEDQA_MAX_FEATURES 8
+
+typedef enum SpeedqaPixelFormat {
+    SPEEDQA_PIX_400 = 0, /**< luma only */
+    SPEEDQA_PIX_420 = 1, /**< chroma planes (w >> 1) x (h >> 1) */
+    SPEEDQA_PIX_422 = 2, /**< chroma planes (w >> 1) x h */
+    SPEEDQA_PIX_444 = 3, /**< chroma planes w x h */
+} SpeedqaPixelFormat;
+
+/** Where a picture's planes live. */
+typedef enum SpeedqaMemory {
+    SPEEDQA_MEM_HOST = 0, /**< ordinary host memory */
+    SPEEDQA_MEM_CUDA = 1, /**< CUdeviceptr values cast to pointers (CUDA backend only) */
+} SpeedqaMemory;
+
+/** Geometry of a video: luma size, chroma layout and bits per sample. */
+typedef struct SpeedqaFormat {
+    int width, height;     /**< luma size, 1 .. 65536 */
+    SpeedqaPixelFormat fmt;
+    int bpc;               /**< 8 .. 16 */
+} SpeedqaFormat;
+
+/**
+ * One picture. Samples are uint8_t when bpc == 8, otherwise native-endian
+ * uint16_t holding values below 2^bpc. Strides are in bytes and may be
+ * negative. The caller keeps ownership; the library copies what it needs
+ * before speedqa_send() returns.
+ */
+typedef struct SpeedqaPicture {
+    const void *data[3];   /**< Y, U, V (U and V ignored for 4:0:0) */
+    ptrdiff_t stride[3];
+    SpeedqaFormat format;
+    SpeedqaMemory memory;
+} SpeedqaPicture;
+
+typedef enum SpeedqaBackend {
+    SPEEDQA_BACKEND_AUTO = 0, /**< best available: a GPU backend if one works, else CPU */
+    SPEEDQA_BACKEND_CPU = 1,
+    SPEEDQA_BACKEND_CUDA = 2,
+    SPEEDQA_BACKEND_HIP = 3,
+    SPEEDQA_BACKEND_OPENCL = 4,
+} SpeedqaBackend;
+
+typedef enum SpeedqaLogLevel {
+    SPEEDQA_LOG_ERROR = 0,
+    SPEEDQA_LOG_WARNING = 1,
+    SPEEDQA_LOG_INFO = 2,
+    SPEEDQA_LOG_DEBUG = 3,
+} SpeedqaLogLevel;
+
+/** Receives one message line (no trailing newline). */
+typedef void (*SpeedqaLogger)(void *cookie, SpeedqaLogLevel level, const char *msg);
+
+/** CPU instruction set levels, for SpeedqaSettings.cpu_mask. */
+#define SPEEDQA_CPU_AVX2 (1u << 0)
+
+typedef struct SpeedqaSettings {
+    SpeedqaFormat ref, dis;  /**< must describe the same geometry (default: unset, must be filled) */
+    /**
+     * Feature instances, libvmaf syntax "name" or "name=opt=value:opt=value"
+     * with full option names (e.g. "speed_chroma=speed_kernelscale=0.5").
+     * NULL-terminated; NULL (default) means speed_chroma and speed_temporal
+     * with default options.
+     */
+    const char *const *features;
+    int n_threads;           /**< CPU worker threads; 0 = one per core (default 1) */
+    SpeedqaBackend backend;  /**< default SPEEDQA_BACKEND_CPU */
+    int device;              /**< GPU index for GPU backends, -1 = first usable (default) */
+    unsigned cpu_mask;       /**< allowed SPEEDQA_CPU_* levels (default all) */
+    SpeedqaLogger logger;    /**< NULL: messages are dropped (default) */
+    void *log_cookie;
+    SpeedqaLogLevel log_level; /**< default SPEEDQA_LOG_WARNING */
+    uint8_t reserved[64];    /**< zero */
+} SpeedqaSettings;
+
+/** Scores of one frame, in the order speedqa_score_name() lists them. */
+typedef struct SpeedqaScores {
+    unsigned frame;          /**< 0-based index of the frame pair, in send order */
+    int count;
+    double values[SPEEDQA_MAX_SCORES];
+} SpeedqaScores;
+
+typedef struct SpeedqaContext SpeedqaContext;
+
+/** Library version string, e.g. "0.1.0". */
+SPEEDQA_API const char *speedqa_version(void);
+
+/** Readable text for a negative error code. Never NULL. */
+SPEEDQA_API const char *speedqa_strerror(int err);
+
+/** Fill *s with defaults (formats zeroed: the caller must set ref and dis). */
+SPEEDQA_API void speedqa_default_settings(SpeedqaSettings *s);
+
+/**
+ * Validate the settings, parse the features and allocate everything the
+ * frames need. On success *out owns a context (free with speedqa_close).
+ * On failure *out is NULL and nothing is leaked.
+ *
+ * Errors: -EINVAL bad settings, feature name or option, format unusable for
+ *         a feature (4:0:0 with speed_chroma, plane too small after
+ *         prescale, bpc outside 8..16, ref/dis geometry differ);
+ *         -ENOMEM; -ENOSYS backend not built; -ENODEV backend has no device.
+ */
+SPEEDQA_API int speedqa_open(SpeedqaContext **out, const SpeedqaSettings *s);
+
+/** Number of scores per frame (>= 1 for an open context). */
+SPEEDQA_API int speedqa_score_count(const SpeedqaContext *ctx);
+
+/**
+ * libvmaf output name of score i, option suffixes included (e.g.
+ * "speed_chroma_u_ks_0.5"). Valid until speedqa_close(). NULL if out of range.
+ */
+SPEEDQA_API const char *speedqa_score_name(const SpeedqaContext *ctx, int i);
+
+/** Name of the backend in use ("cpu", "cuda", ...). */
+SPEEDQA_API const char *speedqa_backend_name(const SpeedqaContext *ctx);
+
+/**
+ * Submit the next frame pair. Pictures must match the formats given at open.
+ * Errors: -EAGAIN the queue of unreceived scores is full: receive first
+ *         (nothing consumed);
+ *         -EINVAL picture does not match; -ENOMEM; -EIO backend failure
+ *         (sticky: later calls fail too).
+ */
+SPEEDQA_API int speedqa_send(SpeedqaContext *ctx, const SpeedqaPicture *ref,
+                             const SpeedqaPicture *dis);
+
+/**
+ * Take the scores of the oldest finished frame (frames come out in send
+ * order). Errors: -EAGAIN none ready yet (send more, or flush);
+ * -EIO backend failure.
+ */
+SPEEDQA_API int speedqa_receive(SpeedqaContext *ctx, SpeedqaScores *out);
+
+/**
+ * End of stream: every submitted frame becomes receivable and the temporal
+ * history is reset, so the next frame sent starts a new sequence (its
+ * speed_temporal is 0, like frame 0).
+ */
+SPEEDQA_API int speedqa_flush(SpeedqaContext *ctx);
+
+/** Free everything; *ctx becomes NULL. Safe with NULL or *ctx == NULL. */
+SPEEDQA_API void speedqa_close(SpeedqaContext **ctx);
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif /* SPEEDQA_SPEEDQA_H */

@@ -1,0 +1,224 @@
+#include <errno.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "core/options.h"
+#include "math/prescale.h"
+
+typedef enum { OPT_DOUBLE, OPT_INT, OPT_BOOL, OPT_STRING } OptType;
+
+typedef struct OptDesc {
+    const char *name, *alias;
+    OptType type;
+    double def, min, max;
+    const char *def_str;
+    unsigned kinds; /* bit per SqFeatureKind */
+    size_t offset;
+} OptDesc;
+
+#define CHROMA (1u << SQ_FEATURE_CHROMA)
+#define TEMPORAL (1u << SQ_FEATURE_TEMPORAL)
+#define OFF(f) offsetof(SqOptions, f)
+
+/* Sorted by full name: libvmaf appends the suffixes in this order. */
+static const OptDesc opt_table[] = {
+    { "speed_kernelscale", "ks", OPT_DOUBLE, 1.0, 0.1, 4.0, NULL, CHROMA | TEMPORAL, OFF(kernelscale) },
+    { "speed_max_val", "mxv", OPT_DOUBLE, 1000.0, 0.0, 1000.0, NULL, CHROMA | TEMPORAL, OFF(max_val) },
+    { "speed_nn_floor", "nnf", OPT_DOUBLE, 0.0, 0.0, 1.0, NULL, CHROMA | TEMPORAL, OFF(nn_floor) },
+    { "speed_prescale", "ps", OPT_DOUBLE, 1.0, 0.1, 4.0, NULL, CHROMA | TEMPORAL, OFF(prescale) },
+    { "speed_prescale_method", "psm", OPT_STRING, 0, 0, 0, "nearest", CHROMA | TEMPORAL, OFF(prescale_method) },
+    { "speed_sigma_nn", "snn", OPT_DOUBLE, 0.29, 0.1, 2.0, NULL, CHROMA | TEMPORAL, OFF(sigma_nn) },
+    { "speed_use_ref_diff", "urd", OPT_BOOL, 0, 0, 1, NULL, TEMPORAL, OFF(use_ref_diff) },
+    { "speed_weight_var_mode", "wvm", OPT_INT, 0, 0, 6, NULL, CHROMA, OFF(weight_var_mode) },
+};
+#define N_OPTS (sizeof(opt_table) / sizeof(opt_table[0]))
+
+static const char *const ps_methods[] = { "nearest", "bilinear", "bicubic", "lanczos4" };
+
+/* The kernelscales libvmaf accepts (each within 1e-3, compared in float). */
+static const float valid_ks[] = {
+    1.0f, 1.0f / 2.0f, 3.0f / 2.0f, 2.0f, 2.0f / 3.0f, 24.0f / 10.0f, 360.0f / 97.0f,
+    4.0f / 3.0f, 3.5f / 3.0f, 3.75f / 3.0f, 4.25f / 3.0f, 5.0f / 3.0f, 3.0f,
+    1.0f / 2.25f, 1.4746f, 1.54f, 1.6f, 1.06667f, 0.711111f, 0.740740f, 1.111111f,
+};
+
+int sq_prescale_method_index(const char *name)
+{
+    for (int i = 0; i < 4; i++)
+        if (!strcmp(name, ps_methods[i]))
+            return i;
+    return -1;
+}
+
+int sq_prescale_skipped(double ps)
+{
+    return fabs(ps - 1.0) < 1e-3;
+}
+
+static int ks_valid(double ks)
+{
+    for (size_t i = 0; i < sizeof(valid_ks) / sizeof(valid_ks[0]); i++)
+        if (fabsf((float)ks - valid_ks[i]) < 1e-3f)
+            return 1;
+    return 0;
+}
+
+static void set_defaults(SqOptions *o)
+{
+    memset(o, 0, sizeof(*o));
+    for (size_t i = 0; i < N_OPTS; i++) {
+        const OptDesc *d = &opt_table[i];
+        char *p = (char *)o + d->offset;
+        if (d->type == OPT_DOUBLE)
+            *(double *)p = d->def;
+        else if (d->type == OPT_INT || d->type == OPT_BOOL)
+            *(int *)p = (int)d->def;
+        else
+            snprintf(p, sizeof(o->prescale_method), "%s", d->def_str);
+    }
+}
+
+/* libvmaf stores numeric-looking values as strtof() printed with %g. */
+static void normalise_value(const char *in, char *out, size_t outlen)
+{
+    char *end;
+    const float f = strtof(in, &end);
+    if (end != in && *end == '\0')
+        snprintf(out, outlen, "%g", (double)f);
+    else
+        snprintf(out, outlen, "%s", in);
+}
+
+static int set_option(SqOptions *o, const OptDesc *d, const char *raw, char *err, size_t errlen)
+{
+    char val[64];
+    if (!*raw) {
+        snprintf(err, errlen, "option %s: missing value", d->name);
+        return -EINVAL;
+    }
+    if (strlen(raw) >= sizeof(val)) {
+        snprintf(err, errlen, "option %s: value too long", d->name);
+        return -EINVAL;
+    }
+    normalise_value(raw, val, sizeof(val));
+    char *p = (char *)o + d->offset;
+    switch (d->type) {
+    case OPT_DOUBLE:
+    case OPT_INT: {
+        const double v = d->type == OPT_DOUBLE ? atof(val) : (double)atoi(val);
+        if (v == 0.0 && val[0] != '0') {
+            snprintf(err, errlen, "option %s: '%s' is not a number", d->name, raw);
+            return -EINVAL;
+        }
+        if (!(v >= d->min && v <= d->max)) {
+            snprintf(err, errlen, "option %s: %s is outside [%g, %g]", d->name, raw, d->min, d->max);
+            return -EINVAL;
+        }
+        if (d->type == OPT_DOUBLE)
+            *(double *)p = v;
+        else
+            *(int *)p = (int)v;
+        return 0;
+    }
+    case OPT_BOOL:
+        if (strcmp(val, "true") && strcmp(val, "false")) {
+            snprintf(err, errlen, "option %s: '%s' is not true or false", d->name, raw);
+            return -EINVAL;
+        }
+        *(int *)p = !strcmp(val, "true");
+        return 0;
+    default:
+        if (strlen(val) >= sizeof(o->prescale_method)) {
+            snprintf(err, errlen, "option %s: '%s' is too long", d->name, raw);
+            return -EINVAL;
+        }
+        snprintf(p, sizeof(o->prescale_method), "%s", val);
+        return 0;
+    }
+}
+
+/* "_alias_value" for every option that differs from its default. */
+static void build_suffix(const SqOptions *o, unsigned kind_bit, char *out, size_t outlen)
+{
+    size_t len = 0;
+    out[0] = '\0';
+    for (size_t i = 0; i < N_OPTS; i++) {
+        const OptDesc *d = &opt_table[i];
+        if (!(d->kinds & kind_bit))
+            continue;
+        const char *p = (const char *)o + d->offset;
+        int n = 0;
+        if (d->type == OPT_DOUBLE && *(const double *)p != d->def)
+            n = snprintf(out + len, outlen - len, "_%s_%g", d->alias, *(const double *)p);
+        else if (d->type == OPT_INT && *(const int *)p != (int)d->def)
+            n = snprintf(out + len, outlen - len, "_%s_%d", d->alias, *(const int *)p);
+        else if (d->type == OPT_BOOL && *(const int *)p)
+            n = snprintf(out + len, outlen - len, "_%s", d->alias);
+        else if (d->type == OPT_STRING && strcmp(p, d->def_str))
+            n = snprintf(out + len, outlen - len, "_%s_%s", d->alias, p);
+        if (n > 0 && (size_t)n < outlen - len)
+            len += (size_t)n;
+    }
+}
+
+int sq_feature_parse(SqFeatureSpec *out, const char *str, char *err, size_t errlen)
+{
+    char buf[512];
+    if (!str || strlen(str) >= sizeof(buf)) {
+        snprintf(err, errlen, "feature string missing or longer than %zu bytes", sizeof(buf) - 1);
+        return -EINVAL;
+    }
+    snprintf(buf, sizeof(buf), "%s", str);
+    char *opts = strchr(buf, '=');
+    if (opts)
+        *opts++ = '\0';
+    if (!strcmp(buf, "speed_chroma"))
+        out->kind = SQ_FEATURE_CHROMA;
+    else if (!strcmp(buf, "speed_temporal"))
+        out->kind = SQ_FEATURE_TEMPORAL;
+    else {
+        snprintf(err, errlen, "unknown feature '%s' (known: speed_chroma, speed_temporal)", buf);
+        return -EINVAL;
+    }
+    const unsigned kind_bit = 1u << out->kind;
+    set_defaults(&out->opt);
+
+    for (char *tok = opts; tok && *tok;) {
+        char *next = strchr(tok, ':');
+        if (next)
+            *next++ = '\0';
+        char *eq = strchr(tok, '=');
+        if (!eq) {
+            snprintf(err, errlen, "%s: option '%s' has no '=value'", buf, tok);
+            return -EINVAL;
+        }
+        *eq = '\0';
+        const OptDesc *d = NULL;
+        for (size_t i = 0; i < N_OPTS; i++)
+            if ((opt_table[i].kinds & kind_bit) && !strcmp(tok, opt_table[i].name))
+                d = &opt_table[i];
+        if (!d) {
+            snprintf(err, errlen, "%s: unknown option '%s'", buf, tok);
+            return -EINVAL;
+        }
+        int ret = set_option(&out->opt, d, eq + 1, err, errlen);
+        if (ret < 0)
+            return ret;
+        tok = next;
+    }
+
+    if (!ks_valid(out->opt.kernelscale)) {
+        snprintf(err, errlen, "%s: invalid speed_kernelscale %g (not within 1e-3 of a supported value)",
+                 buf, out->opt.kernelscale);
+        return -EINVAL;
+    }
+    if (sq_prescale_method_index(out->opt.prescale_method) < 0) {
+        snprintf(err, errlen, "%s: unknown speed_prescale_method '%s' (nearest, bilinear, bicubic, lanczos4)",
+                 buf, out->opt.prescale_method);
+        return -EINVAL;
+    }
+    build_suffix(&out->opt, kind_bit, out->suffix, sizeof(out->suffix));
+    return 0;
+}

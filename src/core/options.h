@@ -1,0 +1,46 @@
+/*
+ * Feature strings in libvmaf syntax ("speed_chroma=speed_kernelscale=0.5"),
+ * libvmaf's option parsing and value normalisation (spec 2.5, 3), and the
+ * emitted score names with their option suffixes.
+ */
+#ifndef SQ_CORE_OPTIONS_H
+#define SQ_CORE_OPTIONS_H
+
+#include <stddef.h>
+
+typedef enum SqFeatureKind {
+    SQ_FEATURE_CHROMA = 0,
+    SQ_FEATURE_TEMPORAL = 1,
+} SqFeatureKind;
+
+typedef struct SqOptions {
+    double kernelscale;
+    double prescale;
+    char prescale_method[16];
+    double sigma_nn;
+    double nn_floor;
+    double max_val;
+    int weight_var_mode;   /* chroma only */
+    int use_ref_diff;      /* temporal only */
+} SqOptions;
+
+typedef struct SqFeatureSpec {
+    SqFeatureKind kind;
+    SqOptions opt;
+    char suffix[256];      /* "_ks_0.5_psm_bilinear", "" for defaults */
+} SqFeatureSpec;
+
+/*
+ * Parse one feature string. Returns 0 or -EINVAL with a one-line reason in
+ * err (unknown feature or option, malformed or out-of-range value, invalid
+ * kernelscale, unknown prescale method).
+ */
+int sq_feature_parse(SqFeatureSpec *out, const char *str, char *err, size_t errlen);
+
+/* Prescale method index (SQ_PS_*) of a name, or -1. */
+int sq_prescale_method_index(const char *name);
+
+/* 1 if |ps - 1| < 1e-3: the prescale is skipped and the plane used as is. */
+int sq_prescale_skipped(double ps);
+
+#endif

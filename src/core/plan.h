@@ -1,0 +1,35 @@
+/*
+ * Everything about one plane geometry + one feature's options that is fixed
+ * for the whole stream: dimensions, taps, prescale tables, pooling inputs.
+ * Built once at open; read-only afterwards, so any number of workers and
+ * any backend can share it.
+ */
+#ifndef SQ_CORE_PLAN_H
+#define SQ_CORE_PLAN_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "core/options.h"
+#include "math/dims.h"
+
+typedef struct SqPlan {
+    SqDims d;              /* w, h, scaled and estimation geometry */
+    int prescale;          /* SQ_PS_* method, or -1 when skipped */
+    int taps_a, taps_m;    /* anti-alias and local-mean window widths */
+    float ga[SQ_MAX_TAPS], gm[SQ_MAX_TAPS];
+    int32_t *ps_iy, *ps_ix; /* prescale tables (SQ_PS_TAPS per output), or NULL */
+    float *ps_wy, *ps_wx;
+    float sigma_nn, nn_floor;
+    int wvm;
+} SqPlan;
+
+/*
+ * Plan a w x h plane for options o. -EINVAL with a message when the plane is
+ * too small after prescale; -ENOMEM. On failure nothing stays allocated.
+ */
+int sq_plan_init(SqPlan *p, int w, int h, const SqOptions *o, const char *what,
+                 char *err, size_t errlen);
+void sq_plan_free(SqPlan *p);
+
+#endif

@@ -1,0 +1,207 @@
+/*
+ * Eigenvalues of the symmetric covariance (spec 4.7.1): Householder
+ * tridiagonalisation, then implicit symmetric QR with Wilkinson shifts, all
+ * in float with sqrt taken in double. The values are returned in the order
+ * the iteration leaves them; that order is the float summation order of the
+ * entropy, so they must not be sorted.
+ */
+#ifndef SQ_MATH_EIGEN_H
+#define SQ_MATH_EIGEN_H
+
+#include "math/prelude.h"
+
+#define SQ_EIGEN_MAX_ITER 500
+
+SQ_FN float sq_sqrtf_d(float x) { return (float)sq_sqrt((double)x); }
+SQ_FN float sq_hypf(float a, float b) { return sq_sqrtf_d(a * a + b * b); }
+SQ_FN float sq_sgnf(float x) { return x >= 0.0f ? 1.0f : -1.0f; }
+
+/* Row r of the Householder product, one of the independent outputs. */
+SQ_FN float sq_tridiag_x(const SQ_GLOBAL float *a, int n, int i, float tau,
+                         const SQ_GLOBAL float *v, int r)
+{
+    float acc = 0.0f;
+    for (int c = i + 1; c < n; c++) {
+        float t = tau * a[r * n + c];
+        float prod = t * v[c];
+        acc = acc + prod;
+    }
+    return acc;
+}
+
+/* In place on a (n x n). d, e receive diagonal and sub-diagonal. ws: 2n floats. */
+SQ_FN void sq_tridiag(SQ_GLOBAL float *a, int n, SQ_GLOBAL float *d, SQ_GLOBAL float *e,
+                      SQ_GLOBAL float *ws)
+{
+    SQ_GLOBAL float *v = ws, *x = ws + n;
+    for (int i = 0; i + 2 < n; i++) {
+        float ss = 0.0f;
+        for (int r = i + 2; r < n; r++) {
+            float sq = a[r * n + i] * a[r * n + i];
+            ss = ss + sq;
+        }
+        const float xnorm = sq_sqrtf_d(ss);
+        float tau = 0.0f;
+        if (xnorm != 0.0f) {
+            const float alpha = a[(i + 1) * n + i];
+            const float beta = -sq_sgnf(alpha) * sq_hypf(alpha, xnorm);
+            tau = (beta - alpha) / beta;
+            const float s = alpha - beta;
+            if (s != 0.0f) {
+                for (int r = i + 1; r < n; r++)
+                    a[r * n + i] = a[r * n + i] / s;
+                a[(i + 1) * n + i] = beta;
+            }
+        }
+        v[i + 1] = 1.0f;
+        for (int r = i + 2; r < n; r++)
+            v[r] = a[r * n + i];
+        if (tau != 0.0f) {
+            for (int r = i + 1; r < n; r++)
+                x[r] = sq_tridiag_x(a, n, i, tau, v, r);
+            float w = 0.0f;
+            for (int r = i + 1; r < n; r++) {
+                float prod = x[r] * v[r];
+                w = w + prod;
+            }
+            const float gamma = (float)(-0.5 * (double)tau * (double)w);
+            for (int r = i + 1; r < n; r++) {
+                float gv = gamma * v[r];
+                x[r] = x[r] + gv;
+            }
+            for (int r = i + 1; r < n; r++)
+                for (int c = i + 1; c < n; c++) {
+                    float t1 = x[r] * v[c], t2 = v[r] * x[c];
+                    a[r * n + c] = a[r * n + c] - (t1 + t2);
+                }
+        }
+    }
+    for (int k = 0; k < n; k++)
+        d[k] = a[k * n + k];
+    for (int k = 0; k + 1 < n; k++)
+        e[k] = a[(k + 1) * n + k];
+}
+
+SQ_FN void sq_eigen_chop(SQ_GLOBAL float *d, SQ_GLOBAL float *e, int m)
+{
+    for (int k = 0; k + 1 < m; k++) {
+        double lim = 1e-6 * (sq_fabs(d[k]) + sq_fabs(d[k + 1]));
+        if (sq_fabs(e[k]) < lim)
+            e[k] = 0.0f;
+    }
+}
+
+SQ_FN void sq_givens(float a, float b, float *c, float *s)
+{
+    if (b == 0.0f) {
+        *c = 1.0f;
+        *s = 0.0f;
+    } else if (sq_fabsf(b) > sq_fabsf(a)) {
+        float t = -a / b;
+        float u = 1.0f + t * t;
+        float s1 = (float)(1.0 / sq_sqrt((double)u));
+        *s = s1;
+        *c = s1 * t;
+    } else {
+        float t = -b / a;
+        float u = 1.0f + t * t;
+        float c1 = (float)(1.0 / sq_sqrt((double)u));
+        *c = c1;
+        *s = c1 * t;
+    }
+}
+
+/* One implicit QR step on an unreduced block d[0..m), e[0..m-1). */
+SQ_FN void sq_qr_step(SQ_GLOBAL float *d, SQ_GLOBAL float *e, int m)
+{
+    const float ta = d[m - 2], tb = d[m - 1], tab = e[m - 2];
+    const float dt = (float)((double)(ta - tb) / 2.0);
+    float mu;
+    if (dt > 0.0f)
+        mu = tb - tab * (tab / (dt + sq_hypf(dt, tab)));
+    else if (dt == 0.0f)
+        mu = tb - sq_fabsf(tab);
+    else
+        mu = tb + tab * (tab / (-dt + sq_hypf(dt, tab)));
+    if (1e-6 * sq_fabs(mu) > sq_fabs(d[0]) + sq_fabs(e[0]))
+        mu = 0.0f;
+
+    float x = d[0] - mu, z = e[0];
+    float ap = d[0], bp = e[0], aq = d[1];
+    float c, s;
+    if (m == 2) {
+        sq_givens(x, z, &c, &s);
+        float d0 = c * (c * ap - s * bp) + s * (s * aq - c * bp);
+        float e0 = c * (s * ap + c * bp) - s * (s * bp + c * aq);
+        float d1 = s * (s * ap + c * bp) + c * (s * bp + c * aq);
+        d[0] = d0;
+        e[0] = e0;
+        d[1] = d1;
+        return;
+    }
+    float bq = e[1], bk = 0.0f, zk = 0.0f;
+    for (int k = 0; k < m - 1; k++) {
+        sq_givens(x, z, &c, &s);
+        const float bk1 = c * bk - s * zk;
+        const float ap1 = c * (c * ap - s * bp) + s * (s * aq - c * bp);
+        const float bp1 = c * (s * ap + c * bp) - s * (s * bp + c * aq);
+        const float zp1 = -s * bq;
+        const float aq1 = s * (s * ap + c * bp) + c * (s * bp + c * aq);
+        const float bq1 = c * bq;
+        const float ak = ap1;
+        bk = bp1;
+        zk = zp1;
+        ap = aq1;
+        bp = bq1;
+        if (k < m - 2)
+            aq = d[k + 2];
+        if (k < m - 3)
+            bq = e[k + 2];
+        d[k] = ak;
+        if (k > 0)
+            e[k - 1] = bk1;
+        if (k < m - 2)
+            e[k + 1] = bp;
+        x = bk;
+        z = zk;
+    }
+    d[m - 1] = ap;
+    e[m - 2] = bk;
+}
+
+/*
+ * Eigenvalues of k (n x n) into lambda[n]. ws: sq_eigen_ws_floats(n).
+ * Returns the number of QR steps, or -1 when the cap was hit (values are
+ * then the current diagonal, as upstream).
+ */
+SQ_FN int sq_eigenvalues(const SQ_GLOBAL float *k, int n, SQ_GLOBAL float *lambda,
+                         SQ_GLOBAL float *ws)
+{
+    SQ_GLOBAL float *a = ws, *d = ws + n * n, *e = d + n, *tmp = e + n;
+    if (n == 1) {
+        lambda[0] = k[0];
+        return 0;
+    }
+    for (int i = 0; i < n * n; i++)
+        a[i] = k[i];
+    sq_tridiag(a, n, d, e, tmp);
+    sq_eigen_chop(d, e, n);
+    int b = n - 1, iter = 0;
+    while (b > 0 && iter < SQ_EIGEN_MAX_ITER) {
+        if (e[b - 1] == 0.0f) {
+            b--;
+            continue;
+        }
+        int a0 = b - 1;
+        while (a0 > 0 && e[a0 - 1] != 0.0f)
+            a0--;
+        sq_qr_step(d + a0, e + a0, b - a0 + 1);
+        sq_eigen_chop(d + a0, e + a0, b - a0 + 1);
+        iter++;
+    }
+    for (int i = 0; i < n; i++)
+        lambda[i] = d[i];
+    return b > 0 ? -1 : iter;
+}
+
+#endif

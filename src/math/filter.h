@@ -1,0 +1,112 @@
+/*
+ * Sample conversion and the separable Gaussian filters (spec 2.4, 4.4-4.6).
+ * Each function computes one output sample, so a CPU loop, a SIMD lane and a
+ * GPU thread all perform the same float operations in the same order:
+ * taps in increasing k, product rounded to float, then added (no FMA).
+ */
+#ifndef SQ_MATH_FILTER_H
+#define SQ_MATH_FILTER_H
+
+#include "math/prelude.h"
+
+/* Reflection without repeating the edge sample (valid while radius < len). */
+SQ_FN int sq_mirror(int p, int len)
+{
+    if (p < 0)
+        return -p;
+    if (p >= len)
+        return 2 * len - p - 2;
+    return p;
+}
+
+/* v * 2^-(bpc-8) - 128: exact in float for every bpc in 8..16. */
+SQ_FN float sq_sample_to_float(uint32_t v, float scale)
+{
+    return (float)v * scale + -128.0f;
+}
+
+SQ_FN float sq_bpc_scale(int bpc)
+{
+    float s = 1.0f;
+    for (int b = 8; b < bpc; b++)
+        s *= 0.5f;
+    return s;
+}
+
+/* One converted sample of a raw plane (8-bit or 16-bit containers). */
+SQ_FN float sq_raw_at(const SQ_GLOBAL uint8_t *base, int64_t stride, int hbd,
+                      float scale, int y, int x)
+{
+    const SQ_GLOBAL uint8_t *row = base + (int64_t)y * stride;
+    uint32_t v = hbd ? (uint32_t)((const SQ_GLOBAL uint16_t *)row)[x] : (uint32_t)row[x];
+    return sq_sample_to_float(v, scale);
+}
+
+/*
+ * Sample of the core's input image at (y, x): the converted plane, or for
+ * speed_temporal the difference prev - cur (prev != 0). The two planes may
+ * differ (speed_use_ref_diff subtracts the current reference from the
+ * previous distorted frame), hence separate strides.
+ */
+SQ_FN float sq_src_at(const SQ_GLOBAL uint8_t *cur, int64_t cur_stride,
+                      const SQ_GLOBAL uint8_t *prev, int64_t prev_stride,
+                      int hbd, float scale, int y, int x)
+{
+    float c = sq_raw_at(cur, cur_stride, hbd, scale, y, x);
+    if (prev)
+        return sq_raw_at(prev, prev_stride, hbd, scale, y, x) - c;
+    return c;
+}
+
+/* Vertical pass at (row, col) straight from raw samples (no prescale). */
+SQ_FN float sq_vfilter_raw(const SQ_GLOBAL uint8_t *cur, int64_t cur_stride,
+                           const SQ_GLOBAL uint8_t *prev, int64_t prev_stride,
+                           int hbd, float scale, int h,
+                           const SQ_GLOBAL float *g, int taps, int row, int col)
+{
+    const int r = taps >> 1;
+    float acc = 0.0f;
+    for (int k = 0; k < taps; k++) {
+        float x = sq_src_at(cur, cur_stride, prev, prev_stride, hbd, scale,
+                            sq_mirror(row - r + k, h), col);
+        float prod = g[k] * x;
+        acc = acc + prod;
+    }
+    return acc;
+}
+
+/* Vertical pass at (row, col) over a float image of height h. */
+SQ_FN float sq_vfilter_f32(const SQ_GLOBAL float *img, int64_t stride, int h,
+                           const SQ_GLOBAL float *g, int taps, int row, int col)
+{
+    const int r = taps >> 1;
+    float acc = 0.0f;
+    for (int k = 0; k < taps; k++) {
+        float prod = g[k] * img[(int64_t)sq_mirror(row - r + k, h) * stride + col];
+        acc = acc + prod;
+    }
+    return acc;
+}
+
+/* Horizontal pass at col over one row of length w. */
+SQ_FN float sq_hfilter_f32(const SQ_GLOBAL float *line, int w,
+                           const SQ_GLOBAL float *g, int taps, int col)
+{
+    const int r = taps >> 1;
+    float acc = 0.0f;
+    for (int k = 0; k < taps; k++) {
+        float prod = g[k] * line[sq_mirror(col - r + k, w)];
+        acc = acc + prod;
+    }
+    return acc;
+}
+
+/* Local-mean removal at (i, j) of the operating image: op - filter(op). */
+SQ_FN float sq_local_mean_at(const SQ_GLOBAL float *vtmp, int op_w,
+                             const SQ_GLOBAL float *op_row,
+                             const SQ_GLOBAL float *g, int taps, int j)
+{
+    return op_row[j] - sq_hfilter_f32(vtmp, op_w, g, taps, j);
+}
+
+#endif

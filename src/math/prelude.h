@@ -1,0 +1,81 @@
+/*
+ * The one prelude of the shared math core. Everything under src/math/ is
+ * compiled unchanged by a C11 compiler, nvcc/hipcc (as CUDA/HIP device and
+ * host code) and an OpenCL C 1.2 compiler, so it uses only what all of them
+ * have: no libc except through the wrappers below, no VLAs, no recursion,
+ * no allocation. All arithmetic that matters for the numbers is IEEE
+ * + - * / sqrt with contraction off, which rounds the same everywhere.
+ */
+#ifndef SQ_MATH_PRELUDE_H
+#define SQ_MATH_PRELUDE_H
+
+#if defined(__OPENCL_VERSION__)
+#pragma OPENCL EXTENSION cl_khr_fp64 : enable
+#pragma OPENCL FP_CONTRACT OFF
+#define SQ_FN static inline
+#define SQ_GLOBAL __global
+typedef uchar uint8_t;
+typedef ushort uint16_t;
+typedef int int32_t;
+typedef uint uint32_t;
+typedef long int64_t;
+typedef ulong uint64_t;
+#define sq_sqrt(x) sqrt(x)
+#define sq_floor(x) floor(x)
+#define sq_ceil(x) ceil(x)
+#define sq_fabs(x) fabs(x)
+#define sq_fabsf(x) fabs(x)
+SQ_FN uint64_t sq_f64_bits(double x) { return as_ulong(x); }
+SQ_FN double sq_bits_f64(uint64_t u) { return as_double(u); }
+#elif defined(__CUDACC__) || defined(__HIPCC__)
+#define SQ_FN static __host__ __device__ inline
+#define SQ_GLOBAL
+#include <stdint.h>
+#define sq_sqrt(x) sqrt((double)(x))
+#define sq_floor(x) floor((double)(x))
+#define sq_ceil(x) ceil((double)(x))
+#define sq_fabs(x) fabs((double)(x))
+#define sq_fabsf(x) fabsf(x)
+SQ_FN uint64_t sq_f64_bits(double x)
+{
+#if defined(__CUDA_ARCH__) || defined(__HIP_DEVICE_COMPILE__)
+    return (uint64_t)__double_as_longlong(x);
+#else
+    union { double d; uint64_t u; } v; v.d = x; return v.u;
+#endif
+}
+SQ_FN double sq_bits_f64(uint64_t u)
+{
+#if defined(__CUDA_ARCH__) || defined(__HIP_DEVICE_COMPILE__)
+    return __longlong_as_double((long long)u);
+#else
+    union { double d; uint64_t u; } v; v.u = u; return v.d;
+#endif
+}
+#else
+#define SQ_FN static inline
+#define SQ_GLOBAL
+#include <math.h>
+#include <stdint.h>
+#include <string.h>
+#define sq_sqrt(x) sqrt((double)(x))
+#define sq_floor(x) floor((double)(x))
+#define sq_ceil(x) ceil((double)(x))
+#define sq_fabs(x) fabs((double)(x))
+#define sq_fabsf(x) fabsf(x)
+SQ_FN uint64_t sq_f64_bits(double x) { uint64_t u; memcpy(&u, &x, 8); return u; }
+SQ_FN double sq_bits_f64(uint64_t u) { double x; memcpy(&x, &u, 8); return x; }
+#endif
+
+/* log2(2*pi*e): the Gaussian entropy constant of the SpEED entropy term. */
+#define SQ_LOG2_2PIE 4.094191170361282
+
+/* Fixed block geometry of SpEED: 5x5 blocks, 2^4 decimation. */
+#define SQ_BLOCK 5
+#define SQ_DECIM_SHIFT 4
+#define SQ_MAX_TAPS 35
+
+SQ_FN int sq_imin(int a, int b) { return a < b ? a : b; }
+SQ_FN int sq_imax(int a, int b) { return a > b ? a : b; }
+
+#endif

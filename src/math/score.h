@@ -1,0 +1,107 @@
+/*
+ * From solved blocks to the score: GSM variance field, entropies, pooling
+ * and the chroma u/v combination (spec 2.2, 4.7 steps 4-7, 4.8, 4.9).
+ */
+#ifndef SQ_MATH_SCORE_H
+#define SQ_MATH_SCORE_H
+
+#include "math/log2.h"
+#include "math/prelude.h"
+
+/* Y[r*b + c][block] = the block's sample (r, c): the non-overlapping blocks. */
+SQ_FN float sq_block_sample(const SQ_GLOBAL float *img, int64_t stride, int b, int nbh,
+                            int row, int m)
+{
+    const int bi = m / nbh, bj = m % nbh, r = row / b, c = row % b;
+    return img[(int64_t)(bi * b + r) * stride + bj * b + c];
+}
+
+/* S[m] = sum over k of (X[k][m] * Y[k][m]) / n, rows added in increasing k. */
+SQ_FN float sq_block_variance(const SQ_GLOBAL float *x, const SQ_GLOBAL float *y, int n,
+                              int nb, int m)
+{
+    float s = 0.0f;
+    for (int k = 0; k < n; k++) {
+        float prod = x[(int64_t)k * nb + m] * y[(int64_t)k * nb + m];
+        float zk = prod / (float)n;
+        s = k == 0 ? zk : s + zk;
+    }
+    return s;
+}
+
+/* E[m]: eigenvalues in solver order, re-rounded to float after each term. */
+SQ_FN float sq_block_entropy(const SQ_GLOBAL float *lambda, int n, float s, float sigma_nn)
+{
+    float e = 0.0f;
+    for (int k = 0; k < n; k++) {
+        const float l = lambda[k] < 0.0f ? 0.0f : lambda[k];
+        const float arg = l * s + sigma_nn;
+        e = (float)((double)e + (sq_log2((double)arg) + SQ_LOG2_2PIE));
+    }
+    return e;
+}
+
+SQ_FN float sq_pool_base(int n, float sigma_nn, float nn_floor)
+{
+    const float arg = (1.0f + nn_floor) * sigma_nn;
+    return (float)((double)n * (sq_log2((double)arg) + SQ_LOG2_2PIE));
+}
+
+/* |a - b| of one block for speed_weight_var_mode wvm (0 for skipped blocks). */
+SQ_FN float sq_pool_term(float er, float sr, float ed, float sd, float base, int wvm)
+{
+    if (er < base && ed < base)
+        return 0.0f;
+    double lr, ld;
+    switch (wvm) {
+    case 0: lr = sq_log2((double)(1.0f + sr)); ld = sq_log2((double)(1.0f + sd)); break;
+    case 1: lr = sq_log2((double)(1.0f + sr)); ld = lr; break;
+    case 2: lr = sq_log2((double)(1.0f + sd)); ld = lr; break;
+    case 3: lr = sq_log2(1.0 + (double)(sr + sd) / 2.0); ld = lr; break;
+    case 4:
+        lr = sq_log2((double)(1.0f + sr));
+        ld = sq_log2(1.0 + (double)(sr + sd) / 2.0);
+        break;
+    case 5:
+        lr = sq_log2((double)(1.0f + sr));
+        ld = sq_log2(1.0 + (0.75 * (double)sr + 0.25 * (double)sd));
+        break;
+    default:
+        lr = sq_log2((double)(1.0f + sr));
+        ld = sq_log2(1.0 + (0.25 * (double)sr + 0.75 * (double)sd));
+        break;
+    }
+    const float a = (float)((double)er * lr);
+    const float b = (float)((double)ed * ld);
+    return sq_fabsf(a - b);
+}
+
+/* The pooled score; the sum over blocks runs in increasing m. */
+SQ_FN float sq_pool(const SQ_GLOBAL float *er, const SQ_GLOBAL float *sr,
+                    const SQ_GLOBAL float *ed, const SQ_GLOBAL float *sd, int n, int nb,
+                    float sigma_nn, float nn_floor, int wvm)
+{
+    const float base = sq_pool_base(n, sigma_nn, nn_floor);
+    float score = 0.0f;
+    for (int m = 0; m < nb; m++)
+        score = score + sq_pool_term(er[m], sr[m], ed[m], sd[m], base, wvm);
+    return score / (float)nb;
+}
+
+/* Exactly one side singular: 0; otherwise the pooled value (0 when both are). */
+SQ_FN float sq_side_score(int err_ref, int err_dis, float pooled)
+{
+    return (err_ref != 0) != (err_dis != 0) ? 0.0f : pooled;
+}
+
+/* speed_chroma_uv: a singular channel defers to the other one. */
+SQ_FN float sq_chroma_uv(float u, int err_u, float v, int err_v)
+{
+    if (err_u && !err_v)
+        return v;
+    if (err_v && !err_u)
+        return u;
+    return (float)(((double)u + (double)v) / 2.0);
+}
+
+#endif

@@ -1,0 +1,79 @@
+#include <math.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "json.h"
+#include "util.h"
+
+void tally_add(Tally *t, double got, double want, double tol)
+{
+    double d = fabs(got - want);
+    if (!(d <= tol)) {
+        t->over++;
+        if (d != d) d = INFINITY;
+    }
+    if (d > t->worst) t->worst = d;
+    if (got == want) t->exact++;
+    t->values++;
+}
+
+void tally_print(const Tally *t)
+{
+    printf("%-28s values %6ld  bit-exact %6ld  worst |d| %.3g  over tolerance %ld\n",
+           t->group, t->values, t->exact, t->worst, t->over);
+}
+
+void log_capture(void *cookie, SpeedqaLogLevel level, const char *msg)
+{
+    LogCapture *c = cookie;
+    snprintf(c->last, sizeof(c->last), "%s", msg);
+    c->count++;
+    if (!c->quiet && level == SPEEDQA_LOG_ERROR)
+        fprintf(stderr, "  speedqa: %s\n", msg);
+}
+
+void feature_string(char *buf, size_t len, const char *name, const JVal *opts)
+{
+    size_t n = (size_t)snprintf(buf, len, "%s", name);
+    for (int i = 0; opts && i < opts->n && n < len; i++)
+        n += (size_t)snprintf(buf + n, len - n, "%c%s=%s", i ? ':' : '=', opts->keys[i],
+                              opts->items[i].str ? opts->items[i].str : "");
+}
+
+static void plane_dims(const SpeedqaFormat *f, int p, int *w, int *h)
+{
+    *w = f->width;
+    *h = f->height;
+    if (p > 0) {
+        if (f->fmt != SPEEDQA_PIX_444) *w = f->width >> 1;
+        if (f->fmt == SPEEDQA_PIX_420) *h = f->height >> 1;
+        if (f->fmt == SPEEDQA_PIX_400) *w = *h = 0;
+    }
+}
+
+size_t raw_frame_size(const SpeedqaFormat *fmt)
+{
+    size_t total = 0, bps = fmt->bpc > 8 ? 2 : 1;
+    for (int p = 0; p < 3; p++) {
+        int w, h;
+        plane_dims(fmt, p, &w, &h);
+        total += (size_t)w * h * bps;
+    }
+    return total;
+}
+
+int read_raw_frame(FILE *f, const SpeedqaFormat *fmt, unsigned char *buf, SpeedqaPicture *pic)
+{
+    size_t size = raw_frame_size(fmt), bps = fmt->bpc > 8 ? 2 : 1, off = 0;
+    if (fread(buf, 1, size, f) != size) return -1;
+    memset(pic, 0, sizeof(*pic));
+    pic->format = *fmt;
+    for (int p = 0; p < 3; p++) {
+        int w, h;
+        plane_dims(fmt, p, &w, &h);
+        pic->data[p] = buf + off;
+        pic->stride[p] = (ptrdiff_t)(w * bps);
+        off += (size_t)w * h * bps;
+    }
+    return 0;
+}

@@ -1,0 +1,35 @@
+/* Shared helpers of the test programs. */
+#ifndef SQ_TEST_UTIL_H
+#define SQ_TEST_UTIL_H
+
+#include <stdio.h>
+
+#include "speedqa/speedqa.h"
+
+/* Worst |delta| bookkeeping for one group of golden comparisons. */
+typedef struct Tally {
+    const char *group;
+    double worst;
+    long values, exact, over;
+} Tally;
+
+void tally_add(Tally *t, double got, double want, double tol);
+void tally_print(const Tally *t);
+
+/* Logger that prints library messages to stderr and keeps the last one. */
+typedef struct LogCapture {
+    char last[512];
+    int count;
+    int quiet;
+} LogCapture;
+void log_capture(void *cookie, SpeedqaLogLevel level, const char *msg);
+
+/* Build "name=k1=v1:k2=v2" from a golden options object. */
+struct JVal;
+void feature_string(char *buf, size_t len, const char *name, const struct JVal *opts);
+
+/* Read one planar frame (8-bit or LE 16-bit) of w x h fmt into a picture backed by buf. */
+int read_raw_frame(FILE *f, const SpeedqaFormat *fmt, unsigned char *buf, SpeedqaPicture *pic);
+size_t raw_frame_size(const SpeedqaFormat *fmt);
+
+#endif

@@ -1,0 +1,151 @@
+/*
+ * The 95 synthetic golden cases (spec 6.4): inputs from gen_synth.c,
+ * expected values from Netflix libvmaf at full precision. Every frame of
+ * every case must be within 1e-6.
+ */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+
+#include "common/json.h"
+#include "common/util.h"
+
+int gen_synth_main(int argc, char **argv);
+
+static int generate(const char *dir, const char *file, const JVal *ds, int nframes)
+{
+    char path[1024], a[6][32];
+    snprintf(path, sizeof(path), "%s/%s", dir, file);
+    struct stat st;
+    SpeedqaFormat fmt = { (int)json_get(ds, "w")->num, (int)json_get(ds, "h")->num,
+                          0, (int)json_get(ds, "bd")->num };
+    int f = (int)json_get(ds, "fmt")->num;
+    fmt.fmt = f == 420 ? SPEEDQA_PIX_420 : f == 422 ? SPEEDQA_PIX_422 : SPEEDQA_PIX_444;
+    if (!stat(path, &st) && (size_t)st.st_size == raw_frame_size(&fmt) * (size_t)nframes)
+        return 0;
+    snprintf(a[0], 32, "%d", fmt.width);
+    snprintf(a[1], 32, "%d", fmt.height);
+    snprintf(a[2], 32, "%d", f);
+    snprintf(a[3], 32, "%d", fmt.bpc);
+    snprintf(a[4], 32, "%d", nframes);
+    snprintf(a[5], 32, "%s", strstr(file, "_ref") ? "ref" : "dis");
+    char *argv[] = { "gen", a[0], a[1], a[2], a[3], a[4], a[5], path,
+                     strstr(file, "flat") ? "1" : "0", NULL };
+    return gen_synth_main(9, argv);
+}
+
+static int max_frames_for(const JVal *datasets, const char *file)
+{
+    int n = 0;
+    for (int i = 0; i < datasets->n; i++) {
+        const JVal *d = &datasets->items[i];
+        if (!strcmp(json_get(d, "ref")->str, file) || !strcmp(json_get(d, "dis")->str, file))
+            if ((int)json_get(d, "n")->num > n) n = (int)json_get(d, "n")->num;
+    }
+    return n;
+}
+
+static int run_case(const char *dir, const JVal *ds, const JVal *c, Tally *t)
+{
+    SpeedqaFormat fmt = { (int)json_get(ds, "w")->num, (int)json_get(ds, "h")->num, 0,
+                          (int)json_get(ds, "bd")->num };
+    int f = (int)json_get(ds, "fmt")->num;
+    fmt.fmt = f == 420 ? SPEEDQA_PIX_420 : f == 422 ? SPEEDQA_PIX_422 : SPEEDQA_PIX_444;
+    const int nframes = (int)json_get(ds, "n")->num;
+    char feat[512], rp[1024], dp[1024];
+    feature_string(feat, sizeof(feat), json_get(c, "extractor")->str, json_get(c, "options"));
+    snprintf(rp, sizeof(rp), "%s/%s", dir, json_get(ds, "ref")->str);
+    snprintf(dp, sizeof(dp), "%s/%s", dir, json_get(ds, "dis")->str);
+
+    LogCapture log = { 0 };
+    SpeedqaSettings s;
+    speedqa_default_settings(&s);
+    s.ref = s.dis = fmt;
+    const char *feats[] = { feat, NULL };
+    s.features = feats;
+    s.logger = log_capture;
+    s.log_cookie = &log;
+    SpeedqaContext *ctx;
+    if (speedqa_open(&ctx, &s) < 0) {
+        printf("FAIL %s: open failed: %s\n", feat, log.last);
+        return 1;
+    }
+    FILE *fr = fopen(rp, "rb"), *fd = fopen(dp, "rb");
+    size_t fs = raw_frame_size(&fmt);
+    unsigned char *br = malloc(fs), *bd = malloc(fs);
+    const JVal *pf = json_get(c, "per_frame");
+    int fails = 0;
+    double worst = 0;
+    for (int i = 0; i < nframes; i++) {
+        SpeedqaPicture pr, pd;
+        SpeedqaScores sc;
+        if (!fr || !fd || !br || !bd || read_raw_frame(fr, &fmt, br, &pr) ||
+            read_raw_frame(fd, &fmt, bd, &pd) || speedqa_send(ctx, &pr, &pd) < 0 ||
+            speedqa_receive(ctx, &sc) < 0) {
+            printf("FAIL %s: frame %d could not be scored\n", feat, i);
+            fails++;
+            break;
+        }
+        for (int k = 0; k < pf->n; k++) {
+            int idx = -1;
+            for (int j = 0; j < speedqa_score_count(ctx); j++)
+                if (!strcmp(speedqa_score_name(ctx, j), pf->keys[k])) idx = j;
+            if (idx < 0) {
+                printf("FAIL %s: no output named %s\n", feat, pf->keys[k]);
+                fails++;
+                continue;
+            }
+            const double want = pf->items[k].items[i].num, got = sc.values[idx];
+            const long over = t->over;
+            tally_add(t, got, want, 1e-6);
+            double d = got > want ? got - want : want - got;
+            if (d > worst) worst = d;
+            if (t->over != over) {
+                printf("FAIL %s frame %d %s: got %.9g want %.9g\n", feat, i, pf->keys[k], got, want);
+                fails++;
+            }
+        }
+    }
+    if (!fails)
+        printf("ok   %-36s %-10s worst %.2g\n", feat, json_get(c, "dataset")->str, worst);
+    if (fr) fclose(fr);
+    if (fd) fclose(fd);
+    free(br);
+    free(bd);
+    speedqa_close(&ctx);
+    return fails ? 1 : 0;
+}
+
+int main(int argc, char **argv)
+{
+    if (argc < 3) {
+        fprintf(stderr, "usage: %s GOLDEN_DIR WORK_DIR\n", argv[0]);
+        return 2;
+    }
+    char path[1024];
+    snprintf(path, sizeof(path), "%s/synthetic/synthetic_golden.json", argv[1]);
+    JVal *g = json_load(path);
+    if (!g) return 1;
+    mkdir(argv[2], 0755);
+    const JVal *datasets = json_get(g, "datasets"), *cases = json_get(g, "cases");
+    for (int i = 0; i < datasets->n; i++) {
+        const JVal *d = &datasets->items[i];
+        const char *files[2] = { json_get(d, "ref")->str, json_get(d, "dis")->str };
+        for (int k = 0; k < 2; k++)
+            if (generate(argv[2], files[k], d, max_frames_for(datasets, files[k]))) {
+                printf("FAIL cannot generate %s\n", files[k]);
+                return 1;
+            }
+    }
+    Tally t = { "synthetic", 0, 0, 0, 0 };
+    int fails = 0;
+    for (int i = 0; i < cases->n; i++) {
+        const JVal *c = &cases->items[i];
+        fails += run_case(argv[2], json_get(datasets, json_get(c, "dataset")->str), c, &t);
+    }
+    tally_print(&t);
+    printf("%d cases, %d failed\n", cases->n, fails);
+    json_free(g);
+    return fails ? 1 : 0;
+}
