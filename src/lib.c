@@ -4,10 +4,11 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include <unistd.h>
+
+#include "core/backend.h"
 #include "core/feature.h"
 #include "speedqa/speedqa.h"
-
-#define QUEUE_CAP 16
 
 struct SpeedqaContext {
     SpeedqaSettings s;
@@ -15,9 +16,11 @@ struct SpeedqaContext {
     SqFeature feat[SPEEDQA_MAX_FEATURES];
     int nscores;
     char names[SPEEDQA_MAX_SCORES][320];
-    SpeedqaScores queue[QUEUE_CAP];
-    int q_head, q_len;
-    unsigned next_frame;
+    const SqBackend *be;
+    void *be_priv;
+    unsigned sent, received;
+    int new_seq;
+    int flushing;
     int sticky;
 };
 
@@ -155,6 +158,29 @@ int speedqa_open(SpeedqaContext **out, const SpeedqaSettings *s)
         ret = SPEEDQA_ERR(EINVAL);
         goto fail;
     }
+    SqBackendParams bp = { 0 };
+    bp.format = s->ref;
+    bp.nfeat = c->nfeat;
+    for (int i = 0; i < c->nfeat; i++) {
+        bp.feat[i].kind = c->feat[i].spec.kind;
+        bp.feat[i].opt = &c->feat[i].spec.opt;
+        bp.feat[i].plan = &c->feat[i].plan;
+    }
+    bp.n_threads = s->n_threads;
+    if (bp.n_threads == 0) {
+        long n = sysconf(_SC_NPROCESSORS_ONLN);
+        bp.n_threads = n < 1 ? 1 : n > 64 ? 64 : (int)n;
+    }
+    bp.device = s->device;
+    bp.cpu_mask = s->cpu_mask;
+    bp.settings = &c->s;
+    c->be = &sq_backend_cpu;
+    if ((ret = c->be->open(&c->be_priv, &bp, err, sizeof(err))) < 0) {
+        logmsg(s, SPEEDQA_LOG_ERROR, "%s backend: %s", c->be->name, err);
+        ret = SPEEDQA_ERR(-ret);
+        goto fail;
+    }
+    c->new_seq = 1;
     *out = c;
     return 0;
 fail:
@@ -174,7 +200,7 @@ const char *speedqa_score_name(const SpeedqaContext *c, int i)
 
 const char *speedqa_backend_name(const SpeedqaContext *c)
 {
-    return c ? "cpu" : NULL;
+    return c ? c->be->name : NULL;
 }
 
 static int check_picture(const SpeedqaContext *c, const SpeedqaPicture *p, const char *side)
@@ -202,8 +228,16 @@ static int check_picture(const SpeedqaContext *c, const SpeedqaPicture *p, const
     return 0;
 }
 
+static int backend_failed(SpeedqaContext *c, int ret, const char *err)
+{
+    logmsg(&c->s, SPEEDQA_LOG_ERROR, "%s backend: %s", c->be->name, err[0] ? err : "failure");
+    c->sticky = ret == -ENOMEM ? SPEEDQA_ERR(ENOMEM) : SPEEDQA_ERR(EIO);
+    return c->sticky;
+}
+
 int speedqa_send(SpeedqaContext *c, const SpeedqaPicture *ref, const SpeedqaPicture *dis)
 {
+    char err[256] = "";
     int ret;
     if (!c)
         return SPEEDQA_ERR(EINVAL);
@@ -211,29 +245,40 @@ int speedqa_send(SpeedqaContext *c, const SpeedqaPicture *ref, const SpeedqaPict
         return c->sticky;
     if ((ret = check_picture(c, ref, "reference")) < 0 || (ret = check_picture(c, dis, "distorted")) < 0)
         return ret;
-    if (c->q_len == QUEUE_CAP)
+    if (c->sent - c->received >= (unsigned)c->be->capacity(c->be_priv))
         return SPEEDQA_ERR(EAGAIN);
-    SpeedqaScores *sc = &c->queue[(c->q_head + c->q_len) % QUEUE_CAP];
-    sc->frame = c->next_frame++;
-    sc->count = c->nscores;
-    double *v = sc->values;
-    for (int i = 0; i < c->nfeat; i++) {
-        sq_feature_frame(&c->feat[i], ref, dis, v);
-        v += c->feat[i].nscores;
-    }
-    c->q_len++;
+    if ((ret = c->be->send(c->be_priv, ref, dis, c->new_seq, err, sizeof(err))) < 0)
+        return backend_failed(c, ret, err);
+    c->new_seq = 0;
+    c->flushing = 0;
+    c->sent++;
     return 0;
 }
 
 int speedqa_receive(SpeedqaContext *c, SpeedqaScores *out)
 {
+    char err[256] = "";
+    SqRawResult raw;
     if (!c || !out)
         return SPEEDQA_ERR(EINVAL);
-    if (!c->q_len)
-        return c->sticky ? c->sticky : SPEEDQA_ERR(EAGAIN);
-    *out = c->queue[c->q_head];
-    c->q_head = (c->q_head + 1) % QUEUE_CAP;
-    c->q_len--;
+    if (c->sticky)
+        return c->sticky;
+    if (c->sent == c->received)
+        return SPEEDQA_ERR(EAGAIN);
+    /* Block when the caller cannot make progress otherwise. */
+    const int full = c->sent - c->received >= (unsigned)c->be->capacity(c->be_priv);
+    int ret = c->be->receive(c->be_priv, &raw, full || c->flushing, err, sizeof(err));
+    if (ret == -EAGAIN)
+        return SPEEDQA_ERR(EAGAIN);
+    if (ret < 0)
+        return backend_failed(c, ret, err);
+    out->frame = c->received++;
+    out->count = c->nscores;
+    double *v = out->values;
+    for (int i = 0; i < c->nfeat; i++) {
+        sq_feature_assemble(&c->feat[i], &raw, i, v);
+        v += c->feat[i].nscores;
+    }
     return 0;
 }
 
@@ -241,8 +286,8 @@ int speedqa_flush(SpeedqaContext *c)
 {
     if (!c)
         return SPEEDQA_ERR(EINVAL);
-    for (int i = 0; i < c->nfeat; i++)
-        sq_feature_reset(&c->feat[i]);
+    c->new_seq = 1;
+    c->flushing = 1;
     return c->sticky;
 }
 
@@ -251,6 +296,8 @@ void speedqa_close(SpeedqaContext **pc)
     if (!pc || !*pc)
         return;
     SpeedqaContext *c = *pc;
+    if (c->be && c->be_priv)
+        c->be->close(&c->be_priv);
     for (int i = 0; i < c->nfeat; i++)
         sq_feature_close(&c->feat[i]);
     free(c);

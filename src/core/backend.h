@@ -1,0 +1,65 @@
+/*
+ * What a backend implements. Options, plans, names and score assembly are
+ * backend-neutral (core/feature.c); a backend only turns frame pairs into
+ * raw per-plane results, in send order, possibly with several in flight.
+ */
+#ifndef SQ_CORE_BACKEND_H
+#define SQ_CORE_BACKEND_H
+
+#include <stddef.h>
+
+#include "core/options.h"
+#include "core/plan.h"
+#include "speedqa/speedqa.h"
+
+/* What a backend needs to know about each feature instance. */
+typedef struct SqFeatureDesc {
+    SqFeatureKind kind;
+    const SqOptions *opt;
+    const SqPlan *plan;     /* chroma: U/V plane plan; temporal: luma plan */
+} SqFeatureDesc;
+
+typedef struct SqBackendParams {
+    SpeedqaFormat format;   /* ref and dis share it */
+    int nfeat;
+    SqFeatureDesc feat[SPEEDQA_MAX_FEATURES];
+    int n_threads;          /* CPU workers (>= 1) */
+    int device;             /* GPU index, -1 = first usable */
+    unsigned cpu_mask;
+    const SpeedqaSettings *settings; /* for the logger */
+} SqBackendParams;
+
+/*
+ * Raw result of one frame: per feature, plane scores before the chroma uv
+ * rule and clipping. chroma: [0] = U, [1] = V; temporal: [0] (0 for the
+ * first frame of a sequence). err = either side singular.
+ */
+typedef struct SqRawResult {
+    float score[SPEEDQA_MAX_FEATURES][2];
+    int err[SPEEDQA_MAX_FEATURES][2];
+} SqRawResult;
+
+typedef struct SqBackend {
+    const char *name;
+    /* Allocate everything; message in err on failure, nothing leaked. */
+    int (*open)(void **priv, const SqBackendParams *p, char *err, size_t errlen);
+    /* Most frames that may be sent and not yet received. */
+    int (*capacity)(void *priv);
+    /*
+     * Queue the next frame pair (formats already checked). new_seq: this
+     * frame has no temporal predecessor. Pictures are only read during the
+     * call. Negative errno on failure (message in err).
+     */
+    int (*send)(void *priv, const SpeedqaPicture *ref, const SpeedqaPicture *dis, int new_seq,
+                char *err, size_t errlen);
+    /*
+     * Result of the oldest frame not yet received: 0, or -EAGAIN if it is
+     * still in flight and block == 0. Only called with a frame outstanding.
+     */
+    int (*receive)(void *priv, SqRawResult *out, int block, char *err, size_t errlen);
+    void (*close)(void **priv);
+} SqBackend;
+
+extern const SqBackend sq_backend_cpu;
+
+#endif

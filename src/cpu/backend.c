@@ -1,0 +1,368 @@
+/*
+ * The CPU backend. With one thread, frames are scored inside send() straight
+ * from the caller's planes (only the previous luma is kept, for
+ * speed_temporal). With N threads, send() copies the planes into a ring of
+ * slots and workers score whole frames in parallel; frame n reads slot n
+ * and, for speed_temporal, slot n-1. Results leave in send order.
+ */
+#include <errno.h>
+#include <pthread.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "core/backend.h"
+#include "cpu/cpu.h"
+#include "math/filter.h"
+
+typedef struct Planes {
+    const uint8_t *data[3];
+    int64_t stride[3];
+} Planes;
+
+typedef struct Worker {
+    SqCpuSide side[SPEEDQA_MAX_FEATURES][2];
+    pthread_t thread;
+    int started;
+    struct CpuPriv *c;
+} Worker;
+
+typedef struct Slot {
+    uint8_t *buf[2];         /* ref, dis copies (threaded mode) */
+    Planes pl[2];
+    int new_seq;
+    int done;
+    SqRawResult res;
+} Slot;
+
+typedef struct CpuPriv {
+    SqBackendParams p;
+    int need[3];             /* planes any feature reads */
+    int nworkers;
+    Worker *w;
+    /* single-thread mode: previous luma of ref and dis */
+    uint8_t *prev[2];
+    Planes prev_pl[2];
+    int have_prev;
+    SqRawResult sync_res;
+    int sync_ready;
+    /* threaded mode */
+    int nslots, cap;
+    Slot *slot;
+    unsigned long long sent, received, next_job;
+    pthread_mutex_t mu;
+    pthread_cond_t cv_job, cv_done;
+    int quit, sync_init;
+} CpuPriv;
+
+static void plane_size(const SpeedqaFormat *f, int p, int *w, int *h)
+{
+    *w = f->width;
+    *h = f->height;
+    if (p) {
+        if (f->fmt != SPEEDQA_PIX_444)
+            *w = f->width >> 1;
+        if (f->fmt == SPEEDQA_PIX_420)
+            *h = f->height >> 1;
+    }
+}
+
+static SqSrc make_src(const Planes *cur, int plane, const Planes *prev, int hbd, int bpc)
+{
+    SqSrc s = { 0 };
+    s.cur = cur->data[plane];
+    s.cur_stride = cur->stride[plane];
+    if (prev) {
+        s.prev = prev->data[plane];
+        s.prev_stride = prev->stride[plane];
+    }
+    s.hbd = hbd;
+    s.scale = sq_bpc_scale(bpc);
+    return s;
+}
+
+/* Score every feature of one frame. prev: previous frame's planes or NULL. */
+static void score_frame(const CpuPriv *c, Worker *w, const Planes cur[2], const Planes *prev,
+                        SqRawResult *out)
+{
+    const int hbd = c->p.format.bpc > 8, bpc = c->p.format.bpc;
+    memset(out, 0, sizeof(*out));
+    for (int i = 0; i < c->p.nfeat; i++) {
+        const SqFeatureDesc *f = &c->p.feat[i];
+        SqCpuSide *sr = &w->side[i][0], *sd = &w->side[i][1];
+        if (f->kind == SQ_FEATURE_CHROMA) {
+            for (int ch = 0; ch < 2; ch++) {
+                const SqSrc rs = make_src(&cur[0], ch + 1, NULL, hbd, bpc);
+                const SqSrc ds = make_src(&cur[1], ch + 1, NULL, hbd, bpc);
+                out->score[i][ch] = sq_cpu_plane_score(f->plan, sr, sd, &rs, &ds,
+                                                       f->opt->weight_var_mode, &out->err[i][ch]);
+            }
+        } else if (prev) {
+            /* speed_use_ref_diff: previous dis minus current ref (spec 2.3). */
+            const SqSrc rs = make_src(&cur[0], 0, &prev[0], hbd, bpc);
+            const SqSrc ds = make_src(&cur[f->opt->use_ref_diff ? 0 : 1], 0, &prev[1], hbd, bpc);
+            out->score[i][0] = sq_cpu_plane_score(f->plan, sr, sd, &rs, &ds, 0, &out->err[i][0]);
+        }
+    }
+}
+
+static Planes picture_planes(const SpeedqaPicture *pic)
+{
+    Planes p;
+    for (int i = 0; i < 3; i++) {
+        p.data[i] = pic->data[i];
+        p.stride[i] = pic->stride[i];
+    }
+    return p;
+}
+
+/* Pack the needed planes of pic into buf (tight rows) and describe them in pl. */
+static void copy_planes(const CpuPriv *c, const SpeedqaPicture *pic, uint8_t *buf, Planes *pl)
+{
+    const size_t bps = c->p.format.bpc > 8 ? 2 : 1;
+    memset(pl, 0, sizeof(*pl));
+    for (int p = 0; p < 3; p++) {
+        if (!c->need[p])
+            continue;
+        int w, h;
+        plane_size(&c->p.format, p, &w, &h);
+        const size_t row = (size_t)w * bps;
+        for (int y = 0; y < h; y++)
+            memcpy(buf + (size_t)y * row, (const uint8_t *)pic->data[p] + (ptrdiff_t)y * pic->stride[p], row);
+        pl->data[p] = buf;
+        pl->stride[p] = (int64_t)row;
+        buf += row * (size_t)h;
+    }
+}
+
+static size_t copy_size(const CpuPriv *c)
+{
+    const size_t bps = c->p.format.bpc > 8 ? 2 : 1;
+    size_t total = 0;
+    for (int p = 0; p < 3; p++) {
+        int w, h;
+        plane_size(&c->p.format, p, &w, &h);
+        if (c->need[p])
+            total += (size_t)w * h * bps;
+    }
+    return total;
+}
+
+static void *worker_main(void *arg)
+{
+    Worker *w = arg;
+    CpuPriv *c = w->c;
+    pthread_mutex_lock(&c->mu);
+    for (;;) {
+        while (!c->quit && c->next_job == c->sent)
+            pthread_cond_wait(&c->cv_job, &c->mu);
+        if (c->quit)
+            break;
+        const unsigned long long n = c->next_job++;
+        Slot *s = &c->slot[n % c->nslots];
+        const Slot *prev = s->new_seq ? NULL : &c->slot[(n - 1) % c->nslots];
+        pthread_mutex_unlock(&c->mu);
+        SqRawResult res;
+        score_frame(c, w, s->pl, prev ? prev->pl : NULL, &res);
+        pthread_mutex_lock(&c->mu);
+        s->res = res;
+        s->done = 1;
+        pthread_cond_broadcast(&c->cv_done);
+    }
+    pthread_mutex_unlock(&c->mu);
+    return NULL;
+}
+
+static void cpu_close(void **pp)
+{
+    CpuPriv *c = *pp;
+    if (!c)
+        return;
+    if (c->sync_init) {
+        pthread_mutex_lock(&c->mu);
+        c->quit = 1;
+        pthread_cond_broadcast(&c->cv_job);
+        pthread_mutex_unlock(&c->mu);
+    }
+    for (int i = 0; c->w && i < c->nworkers; i++) {
+        if (c->w[i].started)
+            pthread_join(c->w[i].thread, NULL);
+        for (int f = 0; f < c->p.nfeat; f++) {
+            sq_cpu_side_free(&c->w[i].side[f][0]);
+            sq_cpu_side_free(&c->w[i].side[f][1]);
+        }
+    }
+    free(c->w);
+    for (int i = 0; c->slot && i < c->nslots; i++) {
+        free(c->slot[i].buf[0]);
+        free(c->slot[i].buf[1]);
+    }
+    free(c->slot);
+    free(c->prev[0]);
+    free(c->prev[1]);
+    if (c->sync_init) {
+        pthread_mutex_destroy(&c->mu);
+        pthread_cond_destroy(&c->cv_job);
+        pthread_cond_destroy(&c->cv_done);
+    }
+    free(c);
+    *pp = NULL;
+}
+
+static int cpu_open(void **pp, const SqBackendParams *p, char *err, size_t errlen)
+{
+    CpuPriv *c = calloc(1, sizeof(*c));
+    *pp = NULL;
+    if (!c)
+        goto oom;
+    *pp = c;
+    c->p = *p;
+    for (int i = 0; i < p->nfeat; i++) {
+        if (p->feat[i].kind == SQ_FEATURE_CHROMA)
+            c->need[1] = c->need[2] = 1;
+        else
+            c->need[0] = 1;
+    }
+    c->nworkers = p->n_threads < 1 ? 1 : p->n_threads;
+    c->w = calloc((size_t)c->nworkers, sizeof(*c->w));
+    if (!c->w)
+        goto oom;
+    for (int i = 0; i < c->nworkers; i++) {
+        c->w[i].c = c;
+        for (int f = 0; f < p->nfeat; f++)
+            if (sq_cpu_side_alloc(&c->w[i].side[f][0], p->feat[f].plan) < 0 ||
+                sq_cpu_side_alloc(&c->w[i].side[f][1], p->feat[f].plan) < 0)
+                goto oom;
+    }
+    if (c->nworkers == 1) {
+        if (c->need[0]) {
+            int w, h;
+            plane_size(&p->format, 0, &w, &h);
+            const size_t row = (size_t)w * (p->format.bpc > 8 ? 2 : 1);
+            for (int s = 0; s < 2; s++) {
+                if (!(c->prev[s] = malloc(row * (size_t)h)))
+                    goto oom;
+                c->prev_pl[s].data[0] = c->prev[s];
+                c->prev_pl[s].stride[0] = (int64_t)row;
+            }
+        }
+        return 0;
+    }
+    c->cap = 2 * c->nworkers + 2;
+    c->nslots = c->cap + 2; /* frame n's slot is free once frame n - cap was received */
+    c->slot = calloc((size_t)c->nslots, sizeof(*c->slot));
+    if (!c->slot)
+        goto oom;
+    const size_t bytes = copy_size(c);
+    for (int i = 0; i < c->nslots; i++)
+        if (!(c->slot[i].buf[0] = malloc(bytes)) || !(c->slot[i].buf[1] = malloc(bytes)))
+            goto oom;
+    if (pthread_mutex_init(&c->mu, NULL))
+        goto oom;
+    if (pthread_cond_init(&c->cv_job, NULL)) {
+        pthread_mutex_destroy(&c->mu);
+        goto oom;
+    }
+    if (pthread_cond_init(&c->cv_done, NULL)) {
+        pthread_cond_destroy(&c->cv_job);
+        pthread_mutex_destroy(&c->mu);
+        goto oom;
+    }
+    c->sync_init = 1;
+    for (int i = 0; i < c->nworkers; i++) {
+        if (pthread_create(&c->w[i].thread, NULL, worker_main, &c->w[i])) {
+            snprintf(err, errlen, "cannot start CPU worker thread %d", i);
+            cpu_close(pp);
+            return -EAGAIN;
+        }
+        c->w[i].started = 1;
+    }
+    return 0;
+oom:
+    snprintf(err, errlen, "out of memory for the CPU backend");
+    cpu_close(pp);
+    return -ENOMEM;
+}
+
+static int cpu_capacity(void *priv)
+{
+    const CpuPriv *c = priv;
+    return c->nworkers == 1 ? 1 : c->cap;
+}
+
+static void store_prev(CpuPriv *c, const SpeedqaPicture *pic, int side)
+{
+    int w, h;
+    plane_size(&c->p.format, 0, &w, &h);
+    const size_t row = (size_t)c->prev_pl[side].stride[0];
+    for (int y = 0; y < h; y++)
+        memcpy(c->prev[side] + (size_t)y * row, (const uint8_t *)pic->data[0] + (ptrdiff_t)y * pic->stride[0], row);
+}
+
+static int cpu_send(void *priv, const SpeedqaPicture *ref, const SpeedqaPicture *dis, int new_seq,
+                    char *err, size_t errlen)
+{
+    CpuPriv *c = priv;
+    (void)err;
+    (void)errlen;
+    if (c->nworkers == 1) {
+        const Planes cur[2] = { picture_planes(ref), picture_planes(dis) };
+        const int use_prev = c->need[0] && c->have_prev && !new_seq;
+        score_frame(c, &c->w[0], cur, use_prev ? c->prev_pl : NULL, &c->sync_res);
+        if (c->need[0]) {
+            store_prev(c, ref, 0);
+            store_prev(c, dis, 1);
+            c->have_prev = 1;
+        }
+        c->sync_ready = 1;
+        return 0;
+    }
+    pthread_mutex_lock(&c->mu);
+    Slot *s = &c->slot[c->sent % c->nslots];
+    pthread_mutex_unlock(&c->mu);
+    /* The slot is not read by any worker: see nslots. */
+    copy_planes(c, ref, s->buf[0], &s->pl[0]);
+    copy_planes(c, dis, s->buf[1], &s->pl[1]);
+    s->new_seq = new_seq;
+    s->done = 0;
+    pthread_mutex_lock(&c->mu);
+    c->sent++;
+    pthread_cond_signal(&c->cv_job);
+    pthread_mutex_unlock(&c->mu);
+    return 0;
+}
+
+static int cpu_receive(void *priv, SqRawResult *out, int block, char *err, size_t errlen)
+{
+    CpuPriv *c = priv;
+    (void)err;
+    (void)errlen;
+    if (c->nworkers == 1) {
+        if (!c->sync_ready)
+            return -EAGAIN;
+        *out = c->sync_res;
+        c->sync_ready = 0;
+        return 0;
+    }
+    pthread_mutex_lock(&c->mu);
+    Slot *s = &c->slot[c->received % c->nslots];
+    while (!s->done && block)
+        pthread_cond_wait(&c->cv_done, &c->mu);
+    int ret = -EAGAIN;
+    if (s->done) {
+        *out = s->res;
+        c->received++;
+        ret = 0;
+    }
+    pthread_mutex_unlock(&c->mu);
+    return ret;
+}
+
+const SqBackend sq_backend_cpu = {
+    .name = "cpu",
+    .open = cpu_open,
+    .capacity = cpu_capacity,
+    .send = cpu_send,
+    .receive = cpu_receive,
+    .close = cpu_close,
+};
