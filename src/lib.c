@@ -121,7 +121,12 @@ int speedqa_open(SpeedqaContext **out, const SpeedqaSettings *s)
         return SPEEDQA_ERR(EINVAL);
     }
 
-    SpeedqaContext *c = calloc(1, sizeof(*c));
+    const SqAlloc alloc = { s->alloc, s->free, s->alloc_opaque };
+    if (!s->alloc != !s->free) {
+        logmsg(s, SPEEDQA_LOG_ERROR, "alloc and free must be set together");
+        return SPEEDQA_ERR(EINVAL);
+    }
+    SpeedqaContext *c = sq_calloc(&alloc, 1, sizeof(*c));
     if (!c) {
         logmsg(s, SPEEDQA_LOG_ERROR, "out of memory");
         return SPEEDQA_ERR(ENOMEM);
@@ -136,7 +141,7 @@ int speedqa_open(SpeedqaContext **out, const SpeedqaSettings *s)
             goto fail;
         }
         SqFeature *f = &c->feat[c->nfeat];
-        if ((ret = sq_feature_open(f, feats[i], &s->ref, err, sizeof(err))) < 0) {
+        if ((ret = sq_feature_open(f, feats[i], &s->ref, &alloc, err, sizeof(err))) < 0) {
             logmsg(s, SPEEDQA_LOG_ERROR, "%s", err);
             goto fail;
         }
@@ -174,6 +179,7 @@ int speedqa_open(SpeedqaContext **out, const SpeedqaSettings *s)
     bp.device = s->device;
     bp.cpu_mask = s->cpu_mask;
     bp.settings = &c->s;
+    bp.alloc = alloc;
     c->be = &sq_backend_cpu;
     if ((ret = c->be->open(&c->be_priv, &bp, err, sizeof(err))) < 0) {
         logmsg(s, SPEEDQA_LOG_ERROR, "%s backend: %s", c->be->name, err);
@@ -300,6 +306,7 @@ void speedqa_close(SpeedqaContext **pc)
         c->be->close(&c->be_priv);
     for (int i = 0; i < c->nfeat; i++)
         sq_feature_close(&c->feat[i]);
-    free(c);
+    const SqAlloc alloc = { c->s.alloc, c->s.free, c->s.alloc_opaque };
+    sq_free(&alloc, c);
     *pc = NULL;
 }

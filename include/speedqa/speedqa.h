@@ -124,6 +124,14 @@ typedef struct SpeedqaSettings {
     SpeedqaLogger logger;    /**< NULL: messages are dropped (default) */
     void *log_cookie;
     SpeedqaLogLevel log_level; /**< default SPEEDQA_LOG_WARNING */
+    /**
+     * Host memory allocator for every allocation the library makes, or NULL
+     * for malloc/free (default). alloc returns memory aligned to at least
+     * 64 bytes or NULL; the library handles NULL as -ENOMEM everywhere.
+     */
+    void *(*alloc)(void *opaque, size_t size);
+    void (*free)(void *opaque, void *ptr);
+    void *alloc_opaque;
     uint8_t reserved[64];    /**< zero */
 } SpeedqaSettings;
 

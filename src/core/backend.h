@@ -8,6 +8,7 @@
 
 #include <stddef.h>
 
+#include "core/mem.h"
 #include "core/options.h"
 #include "core/plan.h"
 #include "speedqa/speedqa.h"
@@ -27,6 +28,7 @@ typedef struct SqBackendParams {
     int device;             /* GPU index, -1 = first usable */
     unsigned cpu_mask;
     const SpeedqaSettings *settings; /* for the logger */
+    SqAlloc alloc;
 } SqBackendParams;
 
 /*

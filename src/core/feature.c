@@ -13,7 +13,7 @@ static void chroma_size(const SpeedqaFormat *fmt, int *w, int *h)
 }
 
 int sq_feature_open(SqFeature *f, const char *str, const SpeedqaFormat *fmt,
-                    char *err, size_t errlen)
+                    const SqAlloc *a, char *err, size_t errlen)
 {
     memset(f, 0, sizeof(*f));
     int ret = sq_feature_parse(&f->spec, str, err, errlen);
@@ -30,7 +30,7 @@ int sq_feature_open(SqFeature *f, const char *str, const SpeedqaFormat *fmt,
         what = "speed_chroma (chroma)";
     }
     f->nscores = f->spec.kind == SQ_FEATURE_CHROMA ? 3 : 1;
-    return sq_plan_init(&f->plan, w, h, &f->spec.opt, what, err, errlen);
+    return sq_plan_init(&f->plan, w, h, &f->spec.opt, a, what, err, errlen);
 }
 
 void sq_feature_close(SqFeature *f)

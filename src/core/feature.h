@@ -22,7 +22,7 @@ typedef struct SqFeature {
 
 /* Parse, validate against the format and plan. */
 int sq_feature_open(SqFeature *f, const char *str, const SpeedqaFormat *fmt,
-                    char *err, size_t errlen);
+                    const SqAlloc *a, char *err, size_t errlen);
 void sq_feature_close(SqFeature *f);
 
 /* Name of output i (0 .. nscores-1) into buf. */

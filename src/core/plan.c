@@ -6,10 +6,11 @@
 #include "core/plan.h"
 #include "core/taps.h"
 
-int sq_plan_init(SqPlan *p, int w, int h, const SqOptions *o, const char *what,
-                 char *err, size_t errlen)
+int sq_plan_init(SqPlan *p, int w, int h, const SqOptions *o, const SqAlloc *a,
+                 const char *what, char *err, size_t errlen)
 {
     memset(p, 0, sizeof(*p));
+    p->alloc = *a;
     SqDims *d = &p->d;
     d->w = w;
     d->h = h;
@@ -47,10 +48,10 @@ int sq_plan_init(SqPlan *p, int w, int h, const SqOptions *o, const char *what,
     p->wvm = o->weight_var_mode;
 
     if (p->prescale >= 0) {
-        p->ps_iy = malloc(sizeof(int32_t) * SQ_PS_TAPS * (size_t)d->scaled_h);
-        p->ps_ix = malloc(sizeof(int32_t) * SQ_PS_TAPS * (size_t)d->scaled_w);
-        p->ps_wy = malloc(sizeof(float) * SQ_PS_TAPS * (size_t)d->scaled_h);
-        p->ps_wx = malloc(sizeof(float) * SQ_PS_TAPS * (size_t)d->scaled_w);
+        p->ps_iy = sq_calloc(a, SQ_PS_TAPS * (size_t)d->scaled_h, sizeof(int32_t));
+        p->ps_ix = sq_calloc(a, SQ_PS_TAPS * (size_t)d->scaled_w, sizeof(int32_t));
+        p->ps_wy = sq_calloc(a, SQ_PS_TAPS * (size_t)d->scaled_h, sizeof(float));
+        p->ps_wx = sq_calloc(a, SQ_PS_TAPS * (size_t)d->scaled_w, sizeof(float));
         if (!p->ps_iy || !p->ps_ix || !p->ps_wy || !p->ps_wx) {
             sq_plan_free(p);
             snprintf(err, errlen, "%s: out of memory for prescale tables", what);
@@ -64,10 +65,10 @@ int sq_plan_init(SqPlan *p, int w, int h, const SqOptions *o, const char *what,
 
 void sq_plan_free(SqPlan *p)
 {
-    free(p->ps_iy);
-    free(p->ps_ix);
-    free(p->ps_wy);
-    free(p->ps_wx);
+    sq_free(&p->alloc, p->ps_iy);
+    sq_free(&p->alloc, p->ps_ix);
+    sq_free(&p->alloc, p->ps_wy);
+    sq_free(&p->alloc, p->ps_wx);
     p->ps_iy = p->ps_ix = NULL;
     p->ps_wy = p->ps_wx = NULL;
 }

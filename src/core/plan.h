@@ -10,6 +10,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "core/mem.h"
 #include "core/options.h"
 #include "math/dims.h"
 
@@ -22,14 +23,15 @@ typedef struct SqPlan {
     float *ps_wy, *ps_wx;
     float sigma_nn, nn_floor;
     int wvm;
+    SqAlloc alloc;
 } SqPlan;
 
 /*
  * Plan a w x h plane for options o. -EINVAL with a message when the plane is
  * too small after prescale; -ENOMEM. On failure nothing stays allocated.
  */
-int sq_plan_init(SqPlan *p, int w, int h, const SqOptions *o, const char *what,
-                 char *err, size_t errlen);
+int sq_plan_init(SqPlan *p, int w, int h, const SqOptions *o, const SqAlloc *a,
+                 const char *what, char *err, size_t errlen);
 void sq_plan_free(SqPlan *p);
 
 #endif

@@ -188,30 +188,31 @@ static void cpu_close(void **pp)
         if (c->w[i].started)
             pthread_join(c->w[i].thread, NULL);
         for (int f = 0; f < c->p.nfeat; f++) {
-            sq_cpu_side_free(&c->w[i].side[f][0]);
-            sq_cpu_side_free(&c->w[i].side[f][1]);
+            sq_cpu_side_free(&c->w[i].side[f][0], &c->p.alloc);
+            sq_cpu_side_free(&c->w[i].side[f][1], &c->p.alloc);
         }
     }
-    free(c->w);
+    const SqAlloc a = c->p.alloc;
+    sq_free(&a, c->w);
     for (int i = 0; c->slot && i < c->nslots; i++) {
-        free(c->slot[i].buf[0]);
-        free(c->slot[i].buf[1]);
+        sq_free(&a, c->slot[i].buf[0]);
+        sq_free(&a, c->slot[i].buf[1]);
     }
-    free(c->slot);
-    free(c->prev[0]);
-    free(c->prev[1]);
+    sq_free(&a, c->slot);
+    sq_free(&a, c->prev[0]);
+    sq_free(&a, c->prev[1]);
     if (c->sync_init) {
         pthread_mutex_destroy(&c->mu);
         pthread_cond_destroy(&c->cv_job);
         pthread_cond_destroy(&c->cv_done);
     }
-    free(c);
+    sq_free(&a, c);
     *pp = NULL;
 }
 
 static int cpu_open(void **pp, const SqBackendParams *p, char *err, size_t errlen)
 {
-    CpuPriv *c = calloc(1, sizeof(*c));
+    CpuPriv *c = sq_calloc(&p->alloc, 1, sizeof(*c));
     *pp = NULL;
     if (!c)
         goto oom;
@@ -224,14 +225,14 @@ static int cpu_open(void **pp, const SqBackendParams *p, char *err, size_t errle
             c->need[0] = 1;
     }
     c->nworkers = p->n_threads < 1 ? 1 : p->n_threads;
-    c->w = calloc((size_t)c->nworkers, sizeof(*c->w));
+    c->w = sq_calloc(&p->alloc, (size_t)c->nworkers, sizeof(*c->w));
     if (!c->w)
         goto oom;
     for (int i = 0; i < c->nworkers; i++) {
         c->w[i].c = c;
         for (int f = 0; f < p->nfeat; f++)
-            if (sq_cpu_side_alloc(&c->w[i].side[f][0], p->feat[f].plan) < 0 ||
-                sq_cpu_side_alloc(&c->w[i].side[f][1], p->feat[f].plan) < 0)
+            if (sq_cpu_side_alloc(&c->w[i].side[f][0], p->feat[f].plan, &p->alloc) < 0 ||
+                sq_cpu_side_alloc(&c->w[i].side[f][1], p->feat[f].plan, &p->alloc) < 0)
                 goto oom;
     }
     if (c->nworkers == 1) {
@@ -240,7 +241,7 @@ static int cpu_open(void **pp, const SqBackendParams *p, char *err, size_t errle
             plane_size(&p->format, 0, &w, &h);
             const size_t row = (size_t)w * (p->format.bpc > 8 ? 2 : 1);
             for (int s = 0; s < 2; s++) {
-                if (!(c->prev[s] = malloc(row * (size_t)h)))
+                if (!(c->prev[s] = sq_calloc(&p->alloc, row, (size_t)h)))
                     goto oom;
                 c->prev_pl[s].data[0] = c->prev[s];
                 c->prev_pl[s].stride[0] = (int64_t)row;
@@ -250,12 +251,13 @@ static int cpu_open(void **pp, const SqBackendParams *p, char *err, size_t errle
     }
     c->cap = 2 * c->nworkers + 2;
     c->nslots = c->cap + 2; /* frame n's slot is free once frame n - cap was received */
-    c->slot = calloc((size_t)c->nslots, sizeof(*c->slot));
+    c->slot = sq_calloc(&p->alloc, (size_t)c->nslots, sizeof(*c->slot));
     if (!c->slot)
         goto oom;
     const size_t bytes = copy_size(c);
     for (int i = 0; i < c->nslots; i++)
-        if (!(c->slot[i].buf[0] = malloc(bytes)) || !(c->slot[i].buf[1] = malloc(bytes)))
+        if (!(c->slot[i].buf[0] = sq_calloc(&p->alloc, bytes, 1)) ||
+            !(c->slot[i].buf[1] = sq_calloc(&p->alloc, bytes, 1)))
             goto oom;
     if (pthread_mutex_init(&c->mu, NULL))
         goto oom;

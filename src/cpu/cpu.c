@@ -7,49 +7,44 @@
 #include "math/filter.h"
 #include "math/prescale.h"
 
-static void *alloc_n(size_t n, size_t size)
-{
-    return n ? calloc(n, size) : NULL;
-}
-
-int sq_cpu_side_alloc(SqCpuSide *s, const SqPlan *p)
+int sq_cpu_side_alloc(SqCpuSide *s, const SqPlan *p, const SqAlloc *a)
 {
     const SqDims *d = &p->d;
     memset(s, 0, sizeof(*s));
     const size_t ops = (size_t)d->op_w * d->op_h;
-    s->vrow = alloc_n((size_t)d->scaled_w, sizeof(float));
-    s->op = alloc_n(ops, sizeof(float));
-    s->dimg = alloc_n(ops, sizeof(float));
-    s->mrow = alloc_n((size_t)d->op_w, sizeof(float));
-    s->wsd = alloc_n((size_t)sq_est_ws_doubles(d), sizeof(double));
-    s->wsf = alloc_n((size_t)sq_est_ws_floats(d), sizeof(float));
-    s->e = alloc_n((size_t)d->nb, sizeof(float));
-    s->s = alloc_n((size_t)d->nb, sizeof(float));
+    s->vrow = sq_calloc(a, (size_t)d->scaled_w, sizeof(float));
+    s->op = sq_calloc(a, ops, sizeof(float));
+    s->dimg = sq_calloc(a, ops, sizeof(float));
+    s->mrow = sq_calloc(a, (size_t)d->op_w, sizeof(float));
+    s->wsd = sq_calloc(a, (size_t)sq_est_ws_doubles(d), sizeof(double));
+    s->wsf = sq_calloc(a, (size_t)sq_est_ws_floats(d), sizeof(float));
+    s->e = sq_calloc(a, (size_t)d->nb, sizeof(float));
+    s->s = sq_calloc(a, (size_t)d->nb, sizeof(float));
     int ok = s->vrow && s->op && s->dimg && s->mrow && s->wsd && s->wsf && s->e && s->s;
     if (ok && p->prescale >= 0) {
-        s->conv = alloc_n((size_t)d->w * d->h, sizeof(float));
-        s->scaled = alloc_n((size_t)d->scaled_w * d->scaled_h, sizeof(float));
+        s->conv = sq_calloc(a, (size_t)d->w * d->h, sizeof(float));
+        s->scaled = sq_calloc(a, (size_t)d->scaled_w * d->scaled_h, sizeof(float));
         ok = s->conv && s->scaled;
     }
     if (!ok) {
-        sq_cpu_side_free(s);
+        sq_cpu_side_free(s, a);
         return -ENOMEM;
     }
     return 0;
 }
 
-void sq_cpu_side_free(SqCpuSide *s)
+void sq_cpu_side_free(SqCpuSide *s, const SqAlloc *a)
 {
-    free(s->vrow);
-    free(s->op);
-    free(s->dimg);
-    free(s->mrow);
-    free(s->conv);
-    free(s->scaled);
-    free(s->wsd);
-    free(s->wsf);
-    free(s->e);
-    free(s->s);
+    sq_free(a, s->vrow);
+    sq_free(a, s->op);
+    sq_free(a, s->dimg);
+    sq_free(a, s->mrow);
+    sq_free(a, s->conv);
+    sq_free(a, s->scaled);
+    sq_free(a, s->wsd);
+    sq_free(a, s->wsf);
+    sq_free(a, s->e);
+    sq_free(a, s->s);
     memset(s, 0, sizeof(*s));
 }
 

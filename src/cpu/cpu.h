@@ -7,6 +7,7 @@
 
 #include <stdint.h>
 
+#include "core/mem.h"
 #include "core/plan.h"
 
 /* Where the core's input samples come from (see sq_src_at). */
@@ -29,8 +30,8 @@ typedef struct SqCpuSide {
     float *e, *s;  /* entropies and variances, nb each */
 } SqCpuSide;
 
-int sq_cpu_side_alloc(SqCpuSide *s, const SqPlan *p);
-void sq_cpu_side_free(SqCpuSide *s);
+int sq_cpu_side_alloc(SqCpuSide *s, const SqPlan *p, const SqAlloc *a);
+void sq_cpu_side_free(SqCpuSide *s, const SqAlloc *a);
 
 /* Operating image after local-mean removal, into s->dimg. */
 void sq_cpu_operating_image(const SqPlan *p, SqCpuSide *s, const SqSrc *src);

@@ -1,0 +1,21 @@
+/*
+ * Every host allocation of the library goes through the caller's allocator
+ * (SpeedqaSettings.alloc/free) or aligned malloc. Tests plug in an allocator
+ * that fails on the Nth call to prove each failure path frees what it took.
+ */
+#ifndef SQ_CORE_MEM_H
+#define SQ_CORE_MEM_H
+
+#include <stddef.h>
+
+typedef struct SqAlloc {
+    void *(*alloc)(void *opaque, size_t size);
+    void (*free)(void *opaque, void *ptr);
+    void *opaque;
+} SqAlloc;
+
+/* Zeroed, 64-byte aligned; NULL on failure or when n * size overflows. */
+void *sq_calloc(const SqAlloc *a, size_t n, size_t size);
+void sq_free(const SqAlloc *a, void *p);
+
+#endif
