@@ -93,6 +93,39 @@ static int same_format(const SpeedqaFormat *a, const SpeedqaFormat *b)
     return a->width == b->width && a->height == b->height && a->fmt == b->fmt && a->bpc == b->bpc;
 }
 
+static const SqBackend *const backends[] = {
+    [SPEEDQA_BACKEND_CPU] = &sq_backend_cpu,
+    [SPEEDQA_BACKEND_CUDA] = &sq_backend_cuda,
+    [SPEEDQA_BACKEND_HIP] = &sq_backend_hip,
+    [SPEEDQA_BACKEND_OPENCL] = &sq_backend_opencl,
+};
+
+/* AUTO tries the GPU backends in this order and falls back to the CPU. */
+static int open_backend(SpeedqaContext *c, const SqBackendParams *bp)
+{
+    static const SpeedqaBackend auto_order[] = { SPEEDQA_BACKEND_CUDA, SPEEDQA_BACKEND_HIP,
+                                                 SPEEDQA_BACKEND_OPENCL, SPEEDQA_BACKEND_CPU };
+    char err[400];
+    int ret;
+    if (c->s.backend != SPEEDQA_BACKEND_AUTO) {
+        c->be = backends[c->s.backend];
+        if ((ret = c->be->open(&c->be_priv, bp, err, sizeof(err))) < 0)
+            logmsg(&c->s, SPEEDQA_LOG_ERROR, "%s backend: %s", c->be->name, err);
+        return ret;
+    }
+    for (size_t i = 0; i < sizeof(auto_order) / sizeof(auto_order[0]); i++) {
+        c->be = backends[auto_order[i]];
+        if ((ret = c->be->open(&c->be_priv, bp, err, sizeof(err))) == 0)
+            return 0;
+        if (ret == -ENOMEM || c->be == &sq_backend_cpu) {
+            logmsg(&c->s, SPEEDQA_LOG_ERROR, "%s backend: %s", c->be->name, err);
+            return ret;
+        }
+        logmsg(&c->s, SPEEDQA_LOG_INFO, "auto: %s backend unavailable: %s", c->be->name, err);
+    }
+    return -ENODEV;
+}
+
 int speedqa_open(SpeedqaContext **out, const SpeedqaSettings *s)
 {
     static const char *const defaults[] = { "speed_chroma", "speed_temporal", NULL };
@@ -112,9 +145,9 @@ int speedqa_open(SpeedqaContext **out, const SpeedqaSettings *s)
                s->dis.height, fmt_name(s->dis.fmt), s->dis.bpc);
         return SPEEDQA_ERR(EINVAL);
     }
-    if (s->backend != SPEEDQA_BACKEND_CPU && s->backend != SPEEDQA_BACKEND_AUTO) {
-        logmsg(s, SPEEDQA_LOG_ERROR, "backend %d is not built into this library", (int)s->backend);
-        return SPEEDQA_ERR(ENOSYS);
+    if ((unsigned)s->backend > SPEEDQA_BACKEND_OPENCL) {
+        logmsg(s, SPEEDQA_LOG_ERROR, "backend %d is unknown", (int)s->backend);
+        return SPEEDQA_ERR(EINVAL);
     }
     if (s->n_threads < 0) {
         logmsg(s, SPEEDQA_LOG_ERROR, "n_threads %d is negative", s->n_threads);
@@ -180,12 +213,8 @@ int speedqa_open(SpeedqaContext **out, const SpeedqaSettings *s)
     bp.cpu_mask = s->cpu_mask;
     bp.settings = &c->s;
     bp.alloc = alloc;
-    c->be = &sq_backend_cpu;
-    if ((ret = c->be->open(&c->be_priv, &bp, err, sizeof(err))) < 0) {
-        logmsg(s, SPEEDQA_LOG_ERROR, "%s backend: %s", c->be->name, err);
-        ret = SPEEDQA_ERR(-ret);
+    if ((ret = open_backend(c, &bp)) < 0)
         goto fail;
-    }
     c->new_seq = 1;
     *out = c;
     return 0;

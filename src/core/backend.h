@@ -63,5 +63,8 @@ typedef struct SqBackend {
 } SqBackend;
 
 extern const SqBackend sq_backend_cpu;
+extern const SqBackend sq_backend_cuda;
+extern const SqBackend sq_backend_hip;
+extern const SqBackend sq_backend_opencl;
 
 #endif
