@@ -13,6 +13,7 @@
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
+#include <strings.h>
 #include <sys/stat.h>
 #include <sys/types.h>
 
@@ -266,6 +267,56 @@ static int is_y4m(const SqInput *in)
     return in->pb_len == SQ_INPUT_PEEK && memcmp(in->pb, "YUV4MPEG2 ", SQ_INPUT_PEEK) == 0;
 }
 
+/* Raw geometry given for stdin or a .yuv/.raw file: read it raw without
+ * asking libav, which would otherwise try (and maybe misdetect) it first. */
+static int named_raw(const char *path)
+{
+    if (strcmp(path, "-") == 0)
+        return 1;
+    const char *dot = strrchr(path, '.');
+    return dot && (strcasecmp(dot, ".yuv") == 0 || strcasecmp(dot, ".raw") == 0);
+}
+
+static const SqReader *reader_by_kind(const char *kind)
+{
+    if (strcmp(kind, "y4m") == 0)
+        return &sq_reader_y4m;
+    if (strcmp(kind, "yuv") == 0)
+        return &sq_reader_yuv;
+#ifdef SQ_HAVE_LAV
+    if (strcmp(kind, "lav") == 0)
+        return &sq_reader_lav;
+#endif
+    return NULL;
+}
+
+#ifdef SQ_HAVE_LAV
+/*
+ * libav did not recognise a regular file but raw geometry was given: undo
+ * what the attempt read and changed, so the raw reader starts from byte 0.
+ */
+static int rewind_for_raw(SqInput *in, off_t data_pos)
+{
+    if (in->rd && in->rd->close)
+        in->rd->close(in);
+    in->priv = NULL;
+    free(in->buf);
+    in->buf = NULL;
+    in->frame_bytes = 0;
+    in->info.fps_num = in->info.fps_den = 0;
+    in->info.frames = -1;
+    in->msg[0] = '\0';
+    clearerr(in->f);
+    if (fseeko(in->f, data_pos, SEEK_SET) != 0) {
+        int e = errno ? errno : EIO;
+        return sq_in_fail(in, -e, "cannot rewind: %s", strerror(e));
+    }
+    in->pb_pos = 0;
+    in->rd = &sq_reader_yuv;
+    return 0;
+}
+#endif
+
 int sq_input_open(SqInput **out, const char *path, const char *kind,
                   const SqRawParams *raw, char *err, size_t errlen)
 {
@@ -291,8 +342,15 @@ int sq_input_open(SqInput **out, const char *path, const char *kind,
     in->info.frames = -1;
 
     int r;
-    if (kind && strcmp(kind, "y4m") != 0 && strcmp(kind, "yuv") != 0) {
-        r = sq_in_fail(in, -EINVAL, "unknown input kind '%s' (expected y4m or yuv)", kind);
+    if (kind && !reader_by_kind(kind)) {
+#ifdef SQ_HAVE_LAV
+        r = sq_in_fail(in, -EINVAL, "unknown input kind '%s' (expected y4m, yuv or lav)", kind);
+#else
+        r = strcmp(kind, "lav") == 0
+            ? sq_in_fail(in, -ENOSYS, "compressed input is not built in: rebuild with "
+                         "libavformat-dev, libavcodec-dev and libavutil-dev installed")
+            : sq_in_fail(in, -EINVAL, "unknown input kind '%s' (expected y4m or yuv)", kind);
+#endif
         goto fail;
     }
     r = open_stream(in, path);
@@ -300,17 +358,43 @@ int sq_input_open(SqInput **out, const char *path, const char *kind,
         goto fail;
 
     if (kind)
-        in->rd = strcmp(kind, "y4m") == 0 ? &sq_reader_y4m : &sq_reader_yuv;
+        in->rd = reader_by_kind(kind);
     else if (is_y4m(in))
         in->rd = &sq_reader_y4m;
-    else if (raw)
+    else if (raw && named_raw(path))
         in->rd = &sq_reader_yuv;
     else {
-        r = sq_in_fail(in, -EINVAL, "not a Y4M file and no raw geometry given (-w -h -p -b)");
-        goto fail;
+#ifdef SQ_HAVE_LAV
+        /* Where the data starts, in case libav gives up and raw is wanted. */
+        off_t data_pos = in->seekable ? ftello(in->f) - (off_t)in->pb_len : -1;
+        in->rd = &sq_reader_lav;
+        r = in->rd->open(in, raw);
+        if (r == -ENOEXEC && raw && data_pos >= 0) {
+            r = rewind_for_raw(in, data_pos);
+            if (r == 0)
+                r = in->rd->open(in, raw);
+        } else if (r == -ENOEXEC) {
+            r = -EINVAL;
+        }
+        if (r < 0)
+            goto fail;
+        *out = in;
+        return 0;
+#else
+        if (raw)
+            in->rd = &sq_reader_yuv;
+        else {
+            r = sq_in_fail(in, -EINVAL, "not a Y4M file and no raw geometry given (-w -h -p -b); "
+                           "compressed input is not built in: rebuild with libavformat-dev, "
+                           "libavcodec-dev and libavutil-dev installed");
+            goto fail;
+        }
+#endif
     }
 
     r = in->rd->open(in, raw);
+    if (r == -ENOEXEC)
+        r = -EINVAL;
     if (r < 0)
         goto fail;
     *out = in;

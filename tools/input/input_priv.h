@@ -39,6 +39,12 @@ typedef struct SqReader {
 
 extern const SqReader sq_reader_y4m;
 extern const SqReader sq_reader_yuv;
+#ifdef SQ_HAVE_LAV
+/* Anything libavformat/libavcodec decode (lav.c). Its open returns -ENOEXEC
+ * when libav does not recognise the data at all, so that input.c can fall
+ * back to raw YUV when raw geometry was given. */
+extern const SqReader sq_reader_lav;
+#endif
 
 struct SqInput {
     const SqReader *rd;
@@ -58,6 +64,8 @@ struct SqInput {
     size_t frame_bytes;
     size_t plane_off[3];
     ptrdiff_t stride[3];
+
+    void *priv;              /* reader-private state, freed by rd->close */
 
     long long frame_no;      /* 0-based index of the next frame */
     int state;               /* 0 reading, 1 clean end, < 0 sticky error */

@@ -1,0 +1,371 @@
+/*
+ * Compressed input through libavformat + libavcodec: any container and
+ * codec ffmpeg decodes, delivered in the decoder's native planar YUV (or
+ * gray) format and bit depth. Nothing is converted: a pixel format the
+ * library cannot take as is gets an error naming it.
+ *
+ * Bytes come through a custom AVIOContext on the SqInput's stream, so the
+ * peeked detection bytes are not lost and stdin works like a file.
+ */
+#ifndef _FILE_OFFSET_BITS
+#define _FILE_OFFSET_BITS 64
+#endif
+#ifndef _POSIX_C_SOURCE
+#define _POSIX_C_SOURCE 200809L
+#endif
+
+#include <errno.h>
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <libavcodec/avcodec.h>
+#include <libavformat/avformat.h>
+#include <libavutil/pixdesc.h>
+
+#include "input_priv.h"
+
+#define LAV_IO_BUF 65536
+
+typedef struct LavPriv {
+    AVFormatContext *fmt;
+    AVIOContext *io;
+    AVCodecContext *dec;
+    AVPacket *pkt;
+    AVFrame *frame;
+    int stream;
+    int pending;       /* p->frame holds a decoded frame not yet returned */
+    int drained;       /* the decoder was sent its end-of-stream */
+    off_t base;        /* file offset of the stream's byte 0 (seekable only) */
+    enum AVPixelFormat pix;
+} LavPriv;
+
+static const struct {
+    enum AVPixelFormat pix;
+    SpeedqaPixelFormat fmt;
+    int bpc;
+} pix_map[] = {
+    { AV_PIX_FMT_YUV420P, SPEEDQA_PIX_420, 8 },
+    { AV_PIX_FMT_YUVJ420P, SPEEDQA_PIX_420, 8 },
+    { AV_PIX_FMT_YUV422P, SPEEDQA_PIX_422, 8 },
+    { AV_PIX_FMT_YUVJ422P, SPEEDQA_PIX_422, 8 },
+    { AV_PIX_FMT_YUV444P, SPEEDQA_PIX_444, 8 },
+    { AV_PIX_FMT_YUVJ444P, SPEEDQA_PIX_444, 8 },
+    { AV_PIX_FMT_GRAY8, SPEEDQA_PIX_400, 8 },
+    /* Native-endian names: the LE variants on little-endian hosts, which
+     * is the layout a SpeedqaPicture wants. */
+    { AV_PIX_FMT_YUV420P10, SPEEDQA_PIX_420, 10 },
+    { AV_PIX_FMT_YUV420P12, SPEEDQA_PIX_420, 12 },
+    { AV_PIX_FMT_YUV420P16, SPEEDQA_PIX_420, 16 },
+    { AV_PIX_FMT_YUV422P10, SPEEDQA_PIX_422, 10 },
+    { AV_PIX_FMT_YUV422P12, SPEEDQA_PIX_422, 12 },
+    { AV_PIX_FMT_YUV422P16, SPEEDQA_PIX_422, 16 },
+    { AV_PIX_FMT_YUV444P10, SPEEDQA_PIX_444, 10 },
+    { AV_PIX_FMT_YUV444P12, SPEEDQA_PIX_444, 12 },
+    { AV_PIX_FMT_YUV444P16, SPEEDQA_PIX_444, 16 },
+    { AV_PIX_FMT_GRAY10, SPEEDQA_PIX_400, 10 },
+    { AV_PIX_FMT_GRAY12, SPEEDQA_PIX_400, 12 },
+    { AV_PIX_FMT_GRAY16, SPEEDQA_PIX_400, 16 },
+};
+
+static const char *pix_name(enum AVPixelFormat pix)
+{
+    const char *n = av_get_pix_fmt_name(pix);
+    return n ? n : "unknown";
+}
+
+static const char *av_msg(int averr, char *buf, size_t len)
+{
+    if (av_strerror(averr, buf, len) < 0)
+        snprintf(buf, len, "libav error %d", averr);
+    return buf;
+}
+
+static int io_read(void *opaque, uint8_t *buf, int size)
+{
+    SqInput *in = opaque;
+    if (size <= 0)
+        return 0;
+    size_t got = sq_in_read_bytes(in, buf, (size_t)size);
+    if (got > 0)
+        return (int)got;
+    return sq_in_ioerror(in) ? AVERROR(EIO) : AVERROR_EOF;
+}
+
+/* Positions are relative to the stream's start; the peeked bytes are the
+ * first pb_len of them, so any real seek simply marks them consumed. */
+static int64_t io_seek(void *opaque, int64_t offset, int whence)
+{
+    SqInput *in = opaque;
+    const LavPriv *p = in->priv;
+    whence &= ~AVSEEK_FORCE;
+    if (whence == AVSEEK_SIZE)
+        return in->avail;
+    int64_t cur = (int64_t)(ftello(in->f) - p->base) - (int64_t)(in->pb_len - in->pb_pos);
+    int64_t target;
+    switch (whence) {
+    case SEEK_SET: target = offset; break;
+    case SEEK_CUR: target = cur + offset; break;
+    case SEEK_END: target = in->avail + offset; break;
+    default: return AVERROR(EINVAL);
+    }
+    if (target < 0)
+        return AVERROR(EINVAL);
+    clearerr(in->f);
+    if (fseeko(in->f, p->base + (off_t)target, SEEK_SET) != 0)
+        return AVERROR(errno ? errno : EIO);
+    in->pb_pos = in->pb_len;
+    return target;
+}
+
+/* Next decoded frame into p->frame: 1, 0 at the end, or a negative errno. */
+static int decode(SqInput *in, LavPriv *p)
+{
+    char eb[128];
+    for (;;) {
+        int r = avcodec_receive_frame(p->dec, p->frame);
+        if (r == 0) {
+            if ((p->frame->flags & AV_FRAME_FLAG_CORRUPT) || p->frame->decode_error_flags)
+                return sq_in_fail(in, -EINVAL, "frame %lld is corrupt (the decoder had to conceal errors)",
+                                  in->frame_no);
+            return 1;
+        }
+        if (r == AVERROR_EOF)
+            return 0;
+        if (r != AVERROR(EAGAIN))
+            return sq_in_fail(in, -EINVAL, "cannot decode frame %lld: %s", in->frame_no,
+                              av_msg(r, eb, sizeof eb));
+        if (p->drained)
+            return 0;
+        for (;;) {
+            r = av_read_frame(p->fmt, p->pkt);
+            if (r == AVERROR_EOF) {
+                p->drained = 1;
+                r = avcodec_send_packet(p->dec, NULL);
+                break;
+            }
+            if (r < 0) {
+                if (sq_in_ioerror(in))
+                    return sq_in_fail(in, -EIO, "read error before frame %lld", in->frame_no);
+                return sq_in_fail(in, -EINVAL, "cannot read the packet of frame %lld: %s",
+                                  in->frame_no, av_msg(r, eb, sizeof eb));
+            }
+            if (p->pkt->stream_index != p->stream) {
+                av_packet_unref(p->pkt);
+                continue;
+            }
+            r = avcodec_send_packet(p->dec, p->pkt);
+            av_packet_unref(p->pkt);
+            break;
+        }
+        if (r < 0 && r != AVERROR(EAGAIN) && r != AVERROR_EOF)
+            return sq_in_fail(in, -EINVAL, "cannot decode frame %lld: %s", in->frame_no,
+                              av_msg(r, eb, sizeof eb));
+    }
+}
+
+static int same_shape(const SqInput *in, const LavPriv *p)
+{
+    const AVFrame *f = p->frame;
+    return f->width == in->info.format.width && f->height == in->info.format.height &&
+           f->format == p->pix;
+}
+
+static int check_shape(SqInput *in, const LavPriv *p)
+{
+    if (same_shape(in, p))
+        return 0;
+    return sq_in_fail(in, -EINVAL, "frame %lld is %dx%d %s, the stream started as %dx%d %s",
+                      in->frame_no, p->frame->width, p->frame->height,
+                      pix_name((enum AVPixelFormat)p->frame->format), in->info.format.width,
+                      in->info.format.height, pix_name(p->pix));
+}
+
+/* Packs the decoded planes into in->buf, the layout the other readers use. */
+static void copy_frame(SqInput *in, const AVFrame *f)
+{
+    const SpeedqaFormat *fmt = &in->info.format;
+    const int planes = fmt->fmt == SPEEDQA_PIX_400 ? 1 : 3;
+    for (int i = 0; i < planes; i++) {
+        int h = fmt->height;
+        if (i > 0 && fmt->fmt == SPEEDQA_PIX_420)
+            h = (h + 1) >> 1;
+        const size_t row = (size_t)in->stride[i];
+        unsigned char *dst = in->buf + in->plane_off[i];
+        for (int y = 0; y < h; y++)
+            memcpy(dst + (size_t)y * row, f->data[i] + (ptrdiff_t)y * f->linesize[i], row);
+    }
+}
+
+static void set_info(SqInput *in, const LavPriv *p)
+{
+    const AVStream *st = p->fmt->streams[p->stream];
+    AVRational r = st->avg_frame_rate.num > 0 ? st->avg_frame_rate : st->r_frame_rate;
+    if (r.num > 0 && r.den > 0) {
+        in->info.fps_num = r.num;
+        in->info.fps_den = r.den;
+    }
+    /* Container counts are hints (used for progress), not promises. */
+    if (st->nb_frames > 0)
+        in->info.frames = st->nb_frames;
+    else if (st->duration > 0 && r.num > 0 && r.den > 0)
+        in->info.frames = av_rescale_q(st->duration, st->time_base, av_inv_q(r));
+    else if (p->fmt->duration > 0 && r.num > 0 && r.den > 0)
+        in->info.frames = av_rescale_q(p->fmt->duration, AV_TIME_BASE_Q, av_inv_q(r));
+}
+
+static int lav_open(SqInput *in, const SqRawParams *raw)
+{
+    (void)raw; /* geometry comes from the stream */
+    char eb[128];
+    LavPriv *p = calloc(1, sizeof *p);
+    if (!p)
+        return sq_in_fail(in, -ENOMEM, "out of memory");
+    in->priv = p;
+    p->stream = -1;
+    /* The CLI's promise is one clear line per error: libav's own chatter
+     * would break it, and every failure it reports reaches us as a code. */
+    av_log_set_level(AV_LOG_QUIET);
+
+    if (in->seekable)
+        p->base = ftello(in->f) - (off_t)in->pb_len;
+    unsigned char *iobuf = av_malloc(LAV_IO_BUF);
+    if (!iobuf)
+        return sq_in_fail(in, -ENOMEM, "out of memory");
+    p->io = avio_alloc_context(iobuf, LAV_IO_BUF, 0, in, io_read, NULL,
+                               in->seekable ? io_seek : NULL);
+    if (!p->io) {
+        av_free(iobuf);
+        return sq_in_fail(in, -ENOMEM, "out of memory");
+    }
+    p->fmt = avformat_alloc_context();
+    if (!p->fmt)
+        return sq_in_fail(in, -ENOMEM, "out of memory");
+    p->fmt->pb = p->io;
+    p->fmt->flags |= AVFMT_FLAG_CUSTOM_IO;
+    /* The name only serves as a probing hint (its extension). */
+    int r = avformat_open_input(&p->fmt, strcmp(in->name, "<stdin>") ? in->name : "", NULL, NULL);
+    if (r < 0) {
+        /* avformat_open_input freed the context on failure */
+        if (sq_in_ioerror(in))
+            return sq_in_fail(in, -EIO, "read error: %s", av_msg(r, eb, sizeof eb));
+        sq_in_fail(in, -EINVAL, "not a Y4M file and no raw geometry given (-w -h -p -b), "
+                   "and libav cannot read it either (%s)", av_msg(r, eb, sizeof eb));
+        return -ENOEXEC;
+    }
+    r = avformat_find_stream_info(p->fmt, NULL);
+    if (r < 0)
+        return sq_in_fail(in, -EINVAL, "cannot find the streams (%s)", av_msg(r, eb, sizeof eb));
+    const AVCodec *codec = NULL;
+    r = av_find_best_stream(p->fmt, AVMEDIA_TYPE_VIDEO, -1, -1, &codec, 0);
+    if (r == AVERROR_STREAM_NOT_FOUND)
+        return sq_in_fail(in, -EINVAL, "no video stream (%s container)", p->fmt->iformat->name);
+    if (r < 0 || !codec) {
+        enum AVCodecID id = AV_CODEC_ID_NONE;
+        for (unsigned i = 0; i < p->fmt->nb_streams; i++)
+            if (p->fmt->streams[i]->codecpar->codec_type == AVMEDIA_TYPE_VIDEO)
+                id = p->fmt->streams[i]->codecpar->codec_id;
+        return sq_in_fail(in, -EINVAL, "no decoder for the %s video stream in this ffmpeg build",
+                          avcodec_get_name(id));
+    }
+    p->stream = r;
+    for (unsigned i = 0; i < p->fmt->nb_streams; i++)
+        if ((int)i != p->stream)
+            p->fmt->streams[i]->discard = AVDISCARD_ALL;
+
+    p->dec = avcodec_alloc_context3(codec);
+    p->pkt = av_packet_alloc();
+    p->frame = av_frame_alloc();
+    if (!p->dec || !p->pkt || !p->frame)
+        return sq_in_fail(in, -ENOMEM, "out of memory");
+    r = avcodec_parameters_to_context(p->dec, p->fmt->streams[p->stream]->codecpar);
+    if (r >= 0) {
+        p->dec->thread_count = 0; /* decoder's choice; output is the same */
+        r = avcodec_open2(p->dec, codec, NULL);
+    }
+    if (r < 0)
+        return sq_in_fail(in, -EINVAL, "cannot open the %s decoder (%s)", codec->name,
+                          av_msg(r, eb, sizeof eb));
+
+    /* The first frame says what the decoder really outputs. */
+    r = decode(in, p);
+    if (r < 0)
+        return r;
+    if (r == 0)
+        return sq_in_fail(in, -EINVAL, "the %s stream has no decodable frame", codec->name);
+    p->pending = 1;
+    p->pix = (enum AVPixelFormat)p->frame->format;
+    SpeedqaFormat f = { p->frame->width, p->frame->height, SPEEDQA_PIX_420, 0 };
+    for (size_t i = 0; i < sizeof pix_map / sizeof pix_map[0]; i++)
+        if (pix_map[i].pix == p->pix) {
+            f.fmt = pix_map[i].fmt;
+            f.bpc = pix_map[i].bpc;
+        }
+    if (!f.bpc)
+        return sq_in_fail(in, -EINVAL, "pixel format '%s' (%s) is not supported: need planar "
+                          "YUV 4:2:0, 4:2:2, 4:4:4 or gray at 8, 10, 12 or 16 bits",
+                          pix_name(p->pix), codec->name);
+    r = sq_in_set_format(in, &f);
+    if (r < 0)
+        return r;
+    set_info(in, p);
+    return 0;
+}
+
+static int next_frame(SqInput *in, LavPriv *p)
+{
+    if (p->pending) {
+        p->pending = 0;
+        return 1;
+    }
+    int r = decode(in, p);
+    if (r == 1)
+        r = check_shape(in, p) < 0 ? -EINVAL : 1;
+    return r;
+}
+
+static int lav_read(SqInput *in)
+{
+    LavPriv *p = in->priv;
+    int r = next_frame(in, p);
+    if (r == 1) {
+        copy_frame(in, p->frame);
+        av_frame_unref(p->frame);
+    }
+    return r;
+}
+
+static int lav_skip(SqInput *in)
+{
+    LavPriv *p = in->priv;
+    int r = next_frame(in, p);
+    if (r == 1)
+        av_frame_unref(p->frame);
+    return r;
+}
+
+static void lav_close(SqInput *in)
+{
+    LavPriv *p = in->priv;
+    if (!p)
+        return;
+    av_frame_free(&p->frame);
+    av_packet_free(&p->pkt);
+    avcodec_free_context(&p->dec);
+    if (p->fmt)
+        avformat_close_input(&p->fmt);
+    if (p->io) {
+        av_freep(&p->io->buffer);
+        avio_context_free(&p->io);
+    }
+    free(p);
+    in->priv = NULL;
+}
+
+const SqReader sq_reader_lav = {
+    .name = "lav",
+    .open = lav_open,
+    .read = lav_read,
+    .skip = lav_skip,
+    .close = lav_close,
+};
