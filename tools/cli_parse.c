@@ -1,0 +1,353 @@
+#include <errno.h>
+#include <getopt.h>
+#include <limits.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "cli_parse.h"
+
+enum {
+    ARG_REFERENCE = 'r',
+    ARG_DISTORTED = 'd',
+    ARG_WIDTH = 'w',
+    ARG_HEIGHT = 'h',
+    ARG_PIXEL_FORMAT = 'p',
+    ARG_BITDEPTH = 'b',
+    ARG_MODEL = 'm',
+    ARG_OUTPUT = 'o',
+    ARG_NO_PREDICTION = 'n',
+    ARG_QUIET = 'q',
+    ARG_VERSION = 'v',
+    ARG_XML = 256,
+    ARG_JSON,
+    ARG_CSV,
+    ARG_FEATURE,
+    ARG_THREADS,
+    ARG_FRAME_CNT,
+    ARG_FRAME_SKIP_REF,
+    ARG_FRAME_SKIP_DIST,
+    ARG_SUBSAMPLE,
+    ARG_BACKEND,
+    ARG_DEVICE,
+    ARG_PRECISION,
+    ARG_HELP,
+};
+
+static const struct option long_opts[] = {
+    { "reference", required_argument, NULL, ARG_REFERENCE },
+    { "distorted", required_argument, NULL, ARG_DISTORTED },
+    { "width", required_argument, NULL, ARG_WIDTH },
+    { "height", required_argument, NULL, ARG_HEIGHT },
+    { "pixel_format", required_argument, NULL, ARG_PIXEL_FORMAT },
+    { "bitdepth", required_argument, NULL, ARG_BITDEPTH },
+    { "model", required_argument, NULL, ARG_MODEL },
+    { "output", required_argument, NULL, ARG_OUTPUT },
+    { "no_prediction", no_argument, NULL, ARG_NO_PREDICTION },
+    { "quiet", no_argument, NULL, ARG_QUIET },
+    { "version", no_argument, NULL, ARG_VERSION },
+    { "xml", no_argument, NULL, ARG_XML },
+    { "json", no_argument, NULL, ARG_JSON },
+    { "csv", no_argument, NULL, ARG_CSV },
+    { "feature", required_argument, NULL, ARG_FEATURE },
+    { "threads", required_argument, NULL, ARG_THREADS },
+    { "frame_cnt", required_argument, NULL, ARG_FRAME_CNT },
+    { "frame_skip_ref", required_argument, NULL, ARG_FRAME_SKIP_REF },
+    { "frame_skip_dist", required_argument, NULL, ARG_FRAME_SKIP_DIST },
+    { "subsample", required_argument, NULL, ARG_SUBSAMPLE },
+    { "backend", required_argument, NULL, ARG_BACKEND },
+    { "device", required_argument, NULL, ARG_DEVICE },
+    { "precision", required_argument, NULL, ARG_PRECISION },
+    { "help", no_argument, NULL, ARG_HELP },
+    { NULL, 0, NULL, 0 },
+};
+
+static const char short_opts[] = ":r:d:w:h:p:b:m:o:nqv";
+
+static void vmsg(const char *kind, const char *fmt, va_list ap)
+{
+    char line[2048];
+    vsnprintf(line, sizeof line, fmt, ap);
+    fprintf(stderr, "speedqa: %s: %s\n", kind, line);
+}
+
+void cli_error(const char *fmt, ...)
+{
+    va_list ap;
+    va_start(ap, fmt);
+    vmsg("error", fmt, ap);
+    va_end(ap);
+}
+
+void cli_warning(const char *fmt, ...)
+{
+    va_list ap;
+    va_start(ap, fmt);
+    vmsg("warning", fmt, ap);
+    va_end(ap);
+}
+
+static void usage(FILE *f)
+{
+    fputs(
+"usage: speedqa -r REF -d DIS [options]\n"
+"\n"
+"Scores DIS against REF with the SpEED-QA features speed_chroma and\n"
+"speed_temporal, with Netflix libvmaf's numbers and output formats.\n"
+"\n"
+"Input (a path, or - for stdin on one side):\n"
+"  -r, --reference PATH      reference video\n"
+"  -d, --distorted PATH      distorted video\n"
+"      Y4M is recognised by its header; raw planar YUV (.yuv) needs all of:\n"
+"  -w, --width N             luma width\n"
+"  -h, --height N            luma height\n"
+"  -p, --pixel_format F      420, 422, 444 or 400\n"
+"  -b, --bitdepth N          8 to 16 (above 8: 16-bit little-endian samples)\n"
+#ifdef SQ_HAVE_LAV
+"      Anything else is decoded with libav (mp4, mkv, ivf, .264, .265, ...).\n"
+#else
+"      Compressed input (mp4, mkv, ...) is not built in: rebuild with\n"
+"      libavformat-dev, libavcodec-dev and libavutil-dev installed.\n"
+#endif
+"      --frame_cnt N         score at most N frames\n"
+"      --frame_skip_ref N    skip the first N reference frames\n"
+"      --frame_skip_dist N   skip the first N distorted frames\n"
+"      --subsample N         report every Nth frame (speed_temporal still sees\n"
+"                            every frame); pooled values use the reported ones\n"
+"\n"
+"Features:\n"
+"      --feature NAME[=opt=value:opt=value...]\n"
+"                            speed_chroma or speed_temporal with libvmaf option\n"
+"                            names, e.g. speed_chroma=speed_kernelscale=0.5;\n"
+"                            repeatable; default: both with default options\n"
+"                            (see doc/features.md)\n"
+"\n"
+"Output (default: XML on stdout):\n"
+"  -o, --output PATH         write to PATH; without a format flag the format\n"
+"                            follows its extension (.xml, .json, .csv)\n"
+"      --xml | --json | --csv\n"
+"      --precision P         legacy: %.6f like vmaf (default); max: %.17g,\n"
+"                            every value exactly as computed\n"
+"  -q, --quiet               no progress, warnings or backend notes\n"
+"\n"
+"Computation:\n"
+"      --threads N           CPU worker threads (default 1, 0 = one per core);\n"
+"                            the output does not depend on it\n"
+"      --backend B           cpu (default), auto, cuda, hip or opencl\n"
+"      --device N            GPU index for GPU backends (default: first usable)\n"
+"\n"
+"Other:\n"
+"  -v, --version             print the version and exit\n"
+"      --help                print this help and exit\n"
+"  -n, --no_prediction       accepted for vmaf compatibility (there is no model)\n"
+"  -m, --model               refused: speedqa has no models\n"
+"\n"
+"Exit codes: 0 success, 1 internal error, 2 usage error, 3 input error,\n"
+"4 backend error, 5 output error. Errors are one line on stderr.\n"
+"\n"
+"Example:\n"
+"  speedqa -r samples/ref.y4m -d samples/dis.y4m --json\n",
+        f);
+}
+
+static void version(void)
+{
+    printf("speedqa %s\n", speedqa_version());
+#ifdef SQ_HAVE_LAV
+    puts("input: y4m, yuv, libav");
+#else
+    puts("input: y4m, yuv (no libav: rebuild with libavformat-dev, libavcodec-dev, "
+         "libavutil-dev installed)");
+#endif
+}
+
+/* Checked integer parsing: the whole string, base 10, within [lo, hi]. */
+static int parse_ll(const char *flag, const char *s, long long lo, long long hi, long long *out)
+{
+    char *end;
+    errno = 0;
+    long long v = strtoll(s, &end, 10);
+    if (end == s || *end != '\0' || *s == ' ' || *s == '\t') {
+        cli_error("%s: '%s' is not an integer", flag, s);
+        return -1;
+    }
+    if (errno == ERANGE || v < lo || v > hi) {
+        cli_error("%s: %s is outside %lld..%lld", flag, s, lo, hi);
+        return -1;
+    }
+    *out = v;
+    return 0;
+}
+
+static int parse_int(const char *flag, const char *s, int lo, int hi, int *out)
+{
+    long long v;
+    if (parse_ll(flag, s, lo, hi, &v) < 0)
+        return -1;
+    *out = (int)v;
+    return 0;
+}
+
+static int parse_pixfmt(const char *s, SpeedqaPixelFormat *out)
+{
+    static const struct { const char *name; SpeedqaPixelFormat fmt; } t[] = {
+        { "420", SPEEDQA_PIX_420 }, { "422", SPEEDQA_PIX_422 },
+        { "444", SPEEDQA_PIX_444 }, { "400", SPEEDQA_PIX_400 },
+    };
+    for (size_t i = 0; i < sizeof t / sizeof t[0]; i++)
+        if (!strcmp(s, t[i].name)) {
+            *out = t[i].fmt;
+            return 0;
+        }
+    cli_error("--pixel_format: '%s' is not one of 420, 422, 444, 400", s);
+    return -1;
+}
+
+static int parse_backend(const char *s, SpeedqaBackend *out)
+{
+    static const struct { const char *name; SpeedqaBackend b; } t[] = {
+        { "auto", SPEEDQA_BACKEND_AUTO }, { "cpu", SPEEDQA_BACKEND_CPU },
+        { "cuda", SPEEDQA_BACKEND_CUDA }, { "hip", SPEEDQA_BACKEND_HIP },
+        { "opencl", SPEEDQA_BACKEND_OPENCL },
+    };
+    for (size_t i = 0; i < sizeof t / sizeof t[0]; i++)
+        if (!strcmp(s, t[i].name)) {
+            *out = t[i].b;
+            return 0;
+        }
+    cli_error("--backend: '%s' is not one of auto, cpu, cuda, hip, opencl", s);
+    return -1;
+}
+
+/* The option as the user typed it, for messages. */
+static const char *opt_text(char *const *argv, char *buf, size_t len)
+{
+    const char *a = optind > 0 ? argv[optind - 1] : "";
+    if (strncmp(a, "--", 2) != 0 && optopt > 0 && optopt < 256) {
+        snprintf(buf, len, "-%c", optopt);
+        return buf;
+    }
+    const char *eq = strchr(a, '=');
+    snprintf(buf, len, "%.*s", eq ? (int)(eq - a) : (int)strlen(a), a);
+    return buf;
+}
+
+int cli_parse(CliSettings *cfg, int argc, char *const *argv)
+{
+    memset(cfg, 0, sizeof *cfg);
+    cfg->threads = 1;
+    cfg->frame_cnt = -1;
+    cfg->subsample = 1;
+    cfg->backend = SPEEDQA_BACKEND_CPU;
+    cfg->device = -1;
+    int have_w = 0, have_h = 0, have_p = 0, have_b = 0;
+    char ob[64];
+
+    opterr = 0;
+    optind = 1;
+    int c;
+    while ((c = getopt_long(argc, argv, short_opts, long_opts, NULL)) != -1) {
+        int bad = 0;
+        switch (c) {
+        case ARG_REFERENCE: cfg->ref_path = optarg; break;
+        case ARG_DISTORTED: cfg->dis_path = optarg; break;
+        case ARG_WIDTH:
+            bad = parse_int("--width", optarg, 1, SQ_INPUT_MAX_DIM, &cfg->raw.width);
+            have_w = 1;
+            break;
+        case ARG_HEIGHT:
+            bad = parse_int("--height", optarg, 1, SQ_INPUT_MAX_DIM, &cfg->raw.height);
+            have_h = 1;
+            break;
+        case ARG_PIXEL_FORMAT:
+            bad = parse_pixfmt(optarg, &cfg->raw.fmt);
+            have_p = 1;
+            break;
+        case ARG_BITDEPTH:
+            bad = parse_int("--bitdepth", optarg, 8, 16, &cfg->raw.bpc);
+            have_b = 1;
+            break;
+        case ARG_MODEL:
+            cli_error("--model: speedqa computes features only and has no models; "
+                      "drop -m (use --feature to choose features)");
+            return SQ_EXIT_USAGE;
+        case ARG_OUTPUT: cfg->output_path = optarg; break;
+        case ARG_NO_PREDICTION: break;
+        case ARG_QUIET: cfg->quiet = 1; break;
+        case ARG_VERSION: version(); return SQ_EXIT_OK;
+        case ARG_HELP: usage(stdout); return SQ_EXIT_OK;
+        case ARG_XML: cfg->format = "xml"; break;
+        case ARG_JSON: cfg->format = "json"; break;
+        case ARG_CSV: cfg->format = "csv"; break;
+        case ARG_FEATURE:
+            if (cfg->n_features == SPEEDQA_MAX_FEATURES) {
+                cli_error("--feature: at most %d features", SPEEDQA_MAX_FEATURES);
+                return SQ_EXIT_USAGE;
+            }
+            if (!optarg[0]) {
+                cli_error("--feature: empty feature name");
+                return SQ_EXIT_USAGE;
+            }
+            cfg->features[cfg->n_features++] = optarg;
+            break;
+        case ARG_THREADS: bad = parse_int("--threads", optarg, 0, 1024, &cfg->threads); break;
+        case ARG_FRAME_CNT: bad = parse_ll("--frame_cnt", optarg, 1, LLONG_MAX, &cfg->frame_cnt); break;
+        case ARG_FRAME_SKIP_REF:
+            bad = parse_ll("--frame_skip_ref", optarg, 0, LLONG_MAX, &cfg->skip_ref);
+            break;
+        case ARG_FRAME_SKIP_DIST:
+            bad = parse_ll("--frame_skip_dist", optarg, 0, LLONG_MAX, &cfg->skip_dis);
+            break;
+        case ARG_SUBSAMPLE: bad = parse_ll("--subsample", optarg, 1, INT_MAX, &cfg->subsample); break;
+        case ARG_BACKEND: bad = parse_backend(optarg, &cfg->backend); break;
+        case ARG_DEVICE: bad = parse_int("--device", optarg, -1, 1024, &cfg->device); break;
+        case ARG_PRECISION:
+            if (!strcmp(optarg, "max"))
+                cfg->precision_max = 1;
+            else if (!strcmp(optarg, "legacy"))
+                cfg->precision_max = 0;
+            else {
+                cli_error("--precision: '%s' is not legacy or max", optarg);
+                return SQ_EXIT_USAGE;
+            }
+            break;
+        case ':':
+            cli_error("%s needs a value (see --help)", opt_text(argv, ob, sizeof ob));
+            return SQ_EXIT_USAGE;
+        default:
+            cli_error("unknown option '%s' (see --help)", opt_text(argv, ob, sizeof ob));
+            return SQ_EXIT_USAGE;
+        }
+        if (bad)
+            return SQ_EXIT_USAGE;
+    }
+    if (optind < argc) {
+        cli_error("unexpected argument '%s' (inputs go after -r and -d; see --help)", argv[optind]);
+        return SQ_EXIT_USAGE;
+    }
+    if (!cfg->ref_path || !cfg->dis_path) {
+        cli_error("%s is required (see --help)",
+                  !cfg->ref_path ? "-r/--reference" : "-d/--distorted");
+        return SQ_EXIT_USAGE;
+    }
+    if (!cfg->ref_path[0] || !cfg->dis_path[0]) {
+        cli_error("%s: empty path", !cfg->ref_path[0] ? "--reference" : "--distorted");
+        return SQ_EXIT_USAGE;
+    }
+    if (!strcmp(cfg->ref_path, "-") && !strcmp(cfg->dis_path, "-")) {
+        cli_error("-r and -d cannot both read stdin ('-')");
+        return SQ_EXIT_USAGE;
+    }
+    if (have_w || have_h || have_p || have_b) {
+        if (!(have_w && have_h && have_p && have_b)) {
+            cli_error("raw YUV needs all of -w -h -p -b (missing %s)",
+                      !have_w ? "-w/--width" : !have_h ? "-h/--height"
+                      : !have_p ? "-p/--pixel_format" : "-b/--bitdepth");
+            return SQ_EXIT_USAGE;
+        }
+        cfg->have_raw = 1;
+    }
+    cfg->features[cfg->n_features] = NULL;
+    return -1;
+}

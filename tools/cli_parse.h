@@ -1,0 +1,60 @@
+/*
+ * Command line of the speedqa tool: flags compatible with Netflix's vmaf
+ * where they apply, parsed with getopt_long and checked number parsing.
+ */
+#ifndef SQ_CLI_PARSE_H
+#define SQ_CLI_PARSE_H
+
+#include "input.h"
+#include "speedqa/speedqa.h"
+
+/* Exit codes, listed in --help and doc/cli.md. */
+enum {
+    SQ_EXIT_OK = 0,
+    SQ_EXIT_INTERNAL = 1, /* out of memory, unexpected library failure */
+    SQ_EXIT_USAGE = 2,    /* bad flag, value, feature or option */
+    SQ_EXIT_INPUT = 3,    /* unreadable, malformed or mismatched input */
+    SQ_EXIT_BACKEND = 4,  /* backend not built, no device, device failure */
+    SQ_EXIT_OUTPUT = 5,   /* the output file cannot be written */
+};
+
+typedef struct CliSettings {
+    const char *ref_path, *dis_path;
+    SqRawParams raw;
+    int have_raw;               /* all of -w -h -p -b given */
+    const char *features[SPEEDQA_MAX_FEATURES + 1]; /* NULL-terminated */
+    int n_features;             /* 0: the library's default pair */
+    const char *output_path;    /* NULL: stdout */
+    const char *format;         /* writer name; NULL: from -o's extension, else xml */
+    int threads;
+    long long frame_cnt;        /* -1: all */
+    long long skip_ref, skip_dis;
+    long long subsample;        /* >= 1 */
+    int quiet;
+    SpeedqaBackend backend;
+    int device;
+    int precision_max;          /* --precision max: %.17g instead of %.6f */
+} CliSettings;
+
+/*
+ * Fills *cfg from argv. Returns -1 to run, or an exit code: SQ_EXIT_OK
+ * after --help or --version (already printed), SQ_EXIT_USAGE after printing
+ * one error line to stderr.
+ */
+int cli_parse(CliSettings *cfg, int argc, char *const *argv);
+
+/* Prints "speedqa: error: " + message + newline to stderr. */
+void cli_error(const char *fmt, ...)
+#if defined(__GNUC__)
+    __attribute__((format(printf, 1, 2)))
+#endif
+    ;
+
+/* Same with "warning:"; callers decide about --quiet. */
+void cli_warning(const char *fmt, ...)
+#if defined(__GNUC__)
+    __attribute__((format(printf, 1, 2)))
+#endif
+    ;
+
+#endif

@@ -1,0 +1,578 @@
+/*
+ * speedqa: score a distorted video against its reference with the SpEED-QA
+ * features, printing vmaf-style XML, JSON or CSV. A plain client of the
+ * public API (speedqa.h) and of the readers in tools/input.
+ */
+#ifndef _FILE_OFFSET_BITS
+#define _FILE_OFFSET_BITS 64
+#endif
+
+#include <errno.h>
+#include <math.h>
+#include <signal.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "cli_parse.h"
+#include "input.h"
+#include "output/writer.h"
+#include "speedqa/speedqa.h"
+
+/* Library messages: errors are kept for our one-line report, warnings are
+ * shown (a bounded number of them) unless --quiet. */
+typedef struct LogState {
+    char last_error[512];
+    int quiet;
+    int warnings;
+} LogState;
+
+#define MAX_WARNINGS 20
+
+/* Progress line state; warnings clear the line before printing. */
+typedef struct Progress {
+    int on;
+    int drawn;
+    double t0, last;
+    long long total;    /* -1: unknown */
+} Progress;
+
+static Progress progress;
+
+static double now_s(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
+}
+
+static void progress_clear(void)
+{
+    if (progress.drawn) {
+        fputs("\r\033[K", stderr);
+        progress.drawn = 0;
+    }
+}
+
+static void log_cb(void *cookie, SpeedqaLogLevel level, const char *msg)
+{
+    LogState *l = cookie;
+    if (level == SPEEDQA_LOG_ERROR) {
+        snprintf(l->last_error, sizeof l->last_error, "%s", msg);
+        return;
+    }
+    if (l->quiet || level > SPEEDQA_LOG_WARNING)
+        return;
+    progress_clear();
+    if (l->warnings < MAX_WARNINGS)
+        cli_warning("%s", msg);
+    else if (l->warnings == MAX_WARNINGS)
+        cli_warning("further library warnings are not shown");
+    l->warnings++;
+}
+
+static void fmt_duration(char *buf, size_t len, double s)
+{
+    long long t = (long long)(s + 0.5);
+    if (t >= 3600)
+        snprintf(buf, len, "%lld:%02lld:%02lld", t / 3600, t / 60 % 60, t % 60);
+    else
+        snprintf(buf, len, "%lld:%02lld", t / 60, t % 60);
+}
+
+static void progress_update(long long done, int final)
+{
+    if (!progress.on)
+        return;
+    double t = now_s();
+    if (!final && t - progress.last < 0.25)
+        return;
+    progress.last = t;
+    double el = t - progress.t0;
+    double fps = el > 0 ? (double)done / el : 0.0;
+    char line[160], eta[32];
+    int n;
+    if (final) {
+        n = snprintf(line, sizeof line, "%lld frames in %.1f s (%.1f fps)", done, el, fps);
+    } else if (progress.total > 0) {
+        long long total = progress.total > done ? progress.total : done;
+        fmt_duration(eta, sizeof eta, fps > 0 ? (double)(total - done) / fps : 0.0);
+        n = snprintf(line, sizeof line, "frame %lld/%lld (%.0f%%), %.1f fps, ETA %s", done,
+                     total, 100.0 * (double)done / (double)total, fps, eta);
+    } else {
+        n = snprintf(line, sizeof line, "frame %lld, %.1f fps", done, fps);
+    }
+    (void)n;
+    fprintf(stderr, "\r\033[Kspeedqa: %s%s", line, final ? "\n" : "");
+    progress.drawn = !final;
+}
+
+static size_t frame_bytes(const SpeedqaFormat *f)
+{
+    size_t w = (size_t)f->width, h = (size_t)f->height, cw = 0, ch = 0;
+    switch (f->fmt) {
+    case SPEEDQA_PIX_400: break;
+    case SPEEDQA_PIX_420: cw = (w + 1) / 2; ch = (h + 1) / 2; break;
+    case SPEEDQA_PIX_422: cw = (w + 1) / 2; ch = h; break;
+    case SPEEDQA_PIX_444: cw = w; ch = h; break;
+    }
+    return (w * h + 2 * cw * ch) * (f->bpc > 8 ? 2 : 1);
+}
+
+/* Frames an input holds: the reader's count, else an estimate for a
+ * regular Y4M file (size / (FRAME line + payload)); -1 when unknown. */
+static long long input_frames(const SqInput *in, const char *path)
+{
+    const SqInputInfo *info = sq_input_info(in);
+    if (info->frames >= 0)
+        return info->frames;
+    struct stat st;
+    if (strcmp(path, "-") == 0 || stat(path, &st) != 0 || !S_ISREG(st.st_mode))
+        return -1;
+    return (long long)st.st_size / (long long)(frame_bytes(&info->format) + 6);
+}
+
+static const char *fmt_name(SpeedqaPixelFormat f)
+{
+    switch (f) {
+    case SPEEDQA_PIX_400: return "400";
+    case SPEEDQA_PIX_420: return "420";
+    case SPEEDQA_PIX_422: return "422";
+    case SPEEDQA_PIX_444: return "444";
+    }
+    return "?";
+}
+
+static int exit_for_read(int r)
+{
+    return r == -ENOMEM ? SQ_EXIT_INTERNAL : SQ_EXIT_INPUT;
+}
+
+static int open_input(SqInput **in, const char *path, const CliSettings *cfg)
+{
+    char err[1100];
+    int r = sq_input_open(in, path, NULL, cfg->have_raw ? &cfg->raw : NULL, err, sizeof err);
+    if (r < 0) {
+        cli_error("%s", err);
+        return exit_for_read(r);
+    }
+    return 0;
+}
+
+/* Skips n frames, counting them so that running off the end can say so. */
+static int skip_input(SqInput *in, const char *path, const char *flag, long long n)
+{
+    char err[1100];
+    for (long long i = 0; i < n; i++) {
+        int r = sq_input_skip(in, 1, err, sizeof err);
+        if (r < 0) {
+            cli_error("%s", err);
+            return exit_for_read(r);
+        }
+        if (r == 0) {
+            cli_error("%s: %s %lld skips past the end (it has %lld frames)",
+                      strcmp(path, "-") ? path : "<stdin>", flag, n, i);
+            return SQ_EXIT_INPUT;
+        }
+    }
+    return 0;
+}
+
+/* Counts the frames left in an input (for the frame-count mismatch message). */
+static long long count_rest(SqInput *in, int *complete)
+{
+    char err[1100];
+    long long n = 0;
+    int r;
+    while ((r = sq_input_skip(in, 1, err, sizeof err)) == 1)
+        n++;
+    *complete = r == 0;
+    return n;
+}
+
+/*
+ * speedqa_open said EINVAL: either the features are wrong (a usage error)
+ * or they cannot run on this input (4:0:0 with speed_chroma, too small).
+ * Opening the same features on a roomy probe format tells them apart.
+ */
+static int features_ok(const SpeedqaSettings *s)
+{
+    SpeedqaSettings p = *s;
+    LogState quiet = { "", 1, 0 };
+    p.ref = p.dis = (SpeedqaFormat){ 1024, 1024, SPEEDQA_PIX_444, 8 };
+    p.backend = SPEEDQA_BACKEND_CPU;
+    p.n_threads = 1;
+    p.logger = log_cb;
+    p.log_cookie = &quiet;
+    SpeedqaContext *ctx = NULL;
+    int r = speedqa_open(&ctx, &p);
+    speedqa_close(&ctx);
+    return r != -EINVAL;
+}
+
+static const char *shown(const char *path)
+{
+    return strcmp(path, "-") ? path : "<stdin>";
+}
+
+static int open_context(SpeedqaContext **ctx, SpeedqaSettings *s, const CliSettings *cfg,
+                        LogState *log)
+{
+    static const char *const backend_names[] = { "auto", "cpu", "cuda", "hip", "opencl" };
+    log->last_error[0] = '\0';
+    int r = speedqa_open(ctx, s);
+    if (r == 0)
+        return 0;
+    const char *msg = log->last_error[0] ? log->last_error : speedqa_strerror(r);
+    const char *bname = (unsigned)cfg->backend < 5 ? backend_names[cfg->backend] : "?";
+    switch (-r) {
+    case ENOSYS:
+        cli_error("--backend %s: this build of the library has no %s backend (%s)", bname, bname, msg);
+        return SQ_EXIT_BACKEND;
+    case ENODEV:
+        cli_error("--backend %s: no usable device (%s)", bname, msg);
+        return SQ_EXIT_BACKEND;
+    case ENOMEM:
+        cli_error("out of memory opening the features (%s)", msg);
+        return SQ_EXIT_INTERNAL;
+    case EINVAL:
+        if (!features_ok(s)) {
+            cli_error("--feature: %s", msg);
+            return SQ_EXIT_USAGE;
+        }
+        cli_error("%s, %s (%dx%d %s %d-bit): %s", shown(cfg->ref_path), shown(cfg->dis_path),
+                  s->ref.width, s->ref.height, fmt_name(s->ref.fmt), s->ref.bpc, msg);
+        return SQ_EXIT_INPUT;
+    default:
+        cli_error("cannot open the features: %s", msg);
+        return SQ_EXIT_BACKEND;
+    }
+}
+
+/* Results of the frames we report (every subsample-th). */
+typedef struct Results {
+    int nscores;
+    long long subsample;
+    size_t n, cap;
+    double *values;
+    unsigned long long *frame_num;
+} Results;
+
+static int results_add(Results *res, const SpeedqaScores *sc)
+{
+    if (sc->frame % (unsigned long long)res->subsample)
+        return 0;
+    if (res->n == res->cap) {
+        size_t cap = res->cap ? 2 * res->cap : 256;
+        double *v = realloc(res->values, cap * (size_t)res->nscores * sizeof *v);
+        if (!v)
+            return -1;
+        res->values = v;
+        unsigned long long *fn = realloc(res->frame_num, cap * sizeof *fn);
+        if (!fn)
+            return -1;
+        res->frame_num = fn;
+        res->cap = cap;
+    }
+    memcpy(res->values + res->n * (size_t)res->nscores, sc->values,
+           (size_t)res->nscores * sizeof *res->values);
+    res->frame_num[res->n++] = sc->frame;
+    return 0;
+}
+
+/* Errors from send/receive/flush: messages come from the logger. */
+static int lib_error(int r, const LogState *log, const char *what)
+{
+    const char *msg = log->last_error[0] ? log->last_error : speedqa_strerror(r);
+    cli_error("%s: %s", what, msg);
+    if (r == -ENOMEM)
+        return SQ_EXIT_INTERNAL;
+    return r == -EIO ? SQ_EXIT_BACKEND : SQ_EXIT_INTERNAL;
+}
+
+/* Receives every score that is ready (all of them after a flush). */
+static int drain(SpeedqaContext *ctx, Results *res, const LogState *log, long long *received)
+{
+    SpeedqaScores sc;
+    int r;
+    while ((r = speedqa_receive(ctx, &sc)) == 0) {
+        if (results_add(res, &sc) < 0) {
+            cli_error("out of memory storing the scores");
+            return SQ_EXIT_INTERNAL;
+        }
+        (*received)++;
+    }
+    return r == -EAGAIN ? 0 : lib_error(r, log, "scoring");
+}
+
+typedef struct Run {
+    const CliSettings *cfg;
+    SqInput *ref, *dis;
+    SpeedqaContext *ctx;
+    LogState *log;
+    Results res;
+    long long sent, received;
+} Run;
+
+static int mismatch(Run *run, int ref_ended)
+{
+    SqInput *longer = ref_ended ? run->dis : run->ref;
+    int complete;
+    long long rest = 1 + count_rest(longer, &complete);
+    long long nref = run->sent + (ref_ended ? 0 : rest);
+    long long ndis = run->sent + (ref_ended ? rest : 0);
+    char sref[64] = "", sdis[64] = "";
+    if (run->cfg->skip_ref)
+        snprintf(sref, sizeof sref, " after skipping %lld", run->cfg->skip_ref);
+    if (run->cfg->skip_dis)
+        snprintf(sdis, sizeof sdis, " after skipping %lld", run->cfg->skip_dis);
+    cli_error("frame counts differ: %s has %s%lld frames%s, %s has %s%lld%s "
+              "(--frame_cnt N scores the first N)",
+              shown(run->cfg->ref_path), !ref_ended && !complete ? "at least " : "", nref, sref,
+              shown(run->cfg->dis_path), ref_ended && !complete ? "at least " : "", ndis, sdis);
+    return SQ_EXIT_INPUT;
+}
+
+static int score(Run *run)
+{
+    char err[1100];
+    const CliSettings *cfg = run->cfg;
+    for (;;) {
+        if (cfg->frame_cnt >= 0 && run->sent == cfg->frame_cnt)
+            break;
+        SpeedqaPicture pr, pd;
+        int rr = sq_input_read(run->ref, &pr, err, sizeof err);
+        if (rr < 0) {
+            cli_error("%s", err);
+            return exit_for_read(rr);
+        }
+        int rd = sq_input_read(run->dis, &pd, err, sizeof err);
+        if (rd < 0) {
+            cli_error("%s", err);
+            return exit_for_read(rd);
+        }
+        if (rr == 0 && rd == 0)
+            break;
+        if (rr != rd)
+            return mismatch(run, rr == 0);
+
+        int r;
+        run->log->last_error[0] = '\0';
+        while ((r = speedqa_send(run->ctx, &pr, &pd)) == -EAGAIN) {
+            /* queue full: receive blocks until a frame is done */
+            SpeedqaScores sc;
+            r = speedqa_receive(run->ctx, &sc);
+            if (r < 0 && r != -EAGAIN)
+                return lib_error(r, run->log, "scoring");
+            if (r == -EAGAIN) {
+                /* receive should block when the queue is full; don't spin if not */
+                const struct timespec ms = { 0, 1000000 };
+                nanosleep(&ms, NULL);
+            } else {
+                if (results_add(&run->res, &sc) < 0) {
+                    cli_error("out of memory storing the scores");
+                    return SQ_EXIT_INTERNAL;
+                }
+                run->received++;
+            }
+        }
+        if (r < 0)
+            return lib_error(r, run->log, "scoring");
+        run->sent++;
+        if ((r = drain(run->ctx, &run->res, run->log, &run->received)) != 0)
+            return r;
+        progress_update(run->received, 0);
+    }
+    int r = speedqa_flush(run->ctx);
+    if (r < 0)
+        return lib_error(r, run->log, "scoring");
+    if ((r = drain(run->ctx, &run->res, run->log, &run->received)) != 0)
+        return r;
+    if (run->received != run->sent) {
+        cli_error("the library returned %lld of %lld frames", run->received, run->sent);
+        return SQ_EXIT_INTERNAL;
+    }
+    if (run->sent == 0) {
+        cli_error("%s: no frames to score%s", shown(cfg->ref_path),
+                  cfg->skip_ref || cfg->skip_dis ? " after skipping" : "");
+        return SQ_EXIT_INPUT;
+    }
+    if (cfg->frame_cnt > run->sent && !cfg->quiet) {
+        progress_clear();
+        cli_warning("--frame_cnt %lld: the inputs have only %lld frames", cfg->frame_cnt, run->sent);
+    }
+    return 0;
+}
+
+static const SqWriter *pick_writer(const CliSettings *cfg)
+{
+    if (cfg->format)
+        return sq_writer_by_name(cfg->format);
+    const SqWriter *w = cfg->output_path ? sq_writer_by_path(cfg->output_path) : NULL;
+    return w ? w : &sq_writer_xml;
+}
+
+static int write_report(Run *run, FILE *out, double fps)
+{
+    const CliSettings *cfg = run->cfg;
+    const int n = speedqa_score_count(run->ctx);
+    const char *names[SPEEDQA_MAX_SCORES];
+    SqPooled pooled[SPEEDQA_MAX_SCORES];
+    for (int k = 0; k < n; k++) {
+        names[k] = speedqa_score_name(run->ctx, k);
+        pooled[k] = sq_pool(run->res.values, run->res.n, n, k);
+    }
+    const SpeedqaFormat *f = &sq_input_info(run->ref)->format;
+    const SqReport rep = {
+        .version = speedqa_version(),
+        .width = f->width,
+        .height = f->height,
+        .fps = fps,
+        .precision_max = cfg->precision_max,
+        .nscores = n,
+        .names = names,
+        .nframes = run->res.n,
+        .frame_num = run->res.frame_num,
+        .values = run->res.values,
+        .pooled = pooled,
+    };
+    const char *oname = cfg->output_path ? cfg->output_path : "<stdout>";
+    errno = 0;
+    int r = pick_writer(cfg)->write(out, &rep);
+    if (r == 0 && fflush(out) != 0)
+        r = -1;
+    if (r < 0) {
+        cli_error("%s: write failed: %s", oname, errno ? strerror(errno) : "I/O error");
+        return SQ_EXIT_OUTPUT;
+    }
+    return 0;
+}
+
+static int run_all(const CliSettings *cfg, FILE *out)
+{
+    LogState log = { "", cfg->quiet, 0 };
+    Run run = { .cfg = cfg, .log = &log };
+    int ret = open_input(&run.ref, cfg->ref_path, cfg);
+    if (!ret)
+        ret = open_input(&run.dis, cfg->dis_path, cfg);
+    if (!ret)
+        ret = skip_input(run.ref, cfg->ref_path, "--frame_skip_ref", cfg->skip_ref);
+    if (!ret)
+        ret = skip_input(run.dis, cfg->dis_path, "--frame_skip_dist", cfg->skip_dis);
+    if (ret)
+        goto end;
+
+    const SpeedqaFormat *fr = &sq_input_info(run.ref)->format;
+    const SpeedqaFormat *fd = &sq_input_info(run.dis)->format;
+    if (fr->width != fd->width || fr->height != fd->height || fr->fmt != fd->fmt ||
+        fr->bpc != fd->bpc) {
+        cli_error("%s is %dx%d %s %d-bit but %s is %dx%d %s %d-bit; they must match",
+                  shown(cfg->ref_path), fr->width, fr->height, fmt_name(fr->fmt), fr->bpc,
+                  shown(cfg->dis_path), fd->width, fd->height, fmt_name(fd->fmt), fd->bpc);
+        ret = SQ_EXIT_INPUT;
+        goto end;
+    }
+
+    SpeedqaSettings s;
+    speedqa_default_settings(&s);
+    s.ref = *fr;
+    s.dis = *fd;
+    s.features = cfg->n_features ? cfg->features : NULL;
+    s.n_threads = cfg->threads;
+    s.backend = cfg->backend;
+    s.device = cfg->device;
+    s.logger = log_cb;
+    s.log_cookie = &log;
+    if ((ret = open_context(&run.ctx, &s, cfg, &log)) != 0)
+        goto end;
+    if (cfg->backend == SPEEDQA_BACKEND_AUTO && !cfg->quiet)
+        fprintf(stderr, "speedqa: --backend auto: using the %s backend\n",
+                speedqa_backend_name(run.ctx));
+
+    run.res.nscores = speedqa_score_count(run.ctx);
+    run.res.subsample = cfg->subsample;
+    progress.on = !cfg->quiet && isatty(STDERR_FILENO);
+    progress.t0 = progress.last = now_s();
+    long long tr = input_frames(run.ref, cfg->ref_path);
+    long long td = input_frames(run.dis, cfg->dis_path);
+    if (tr >= 0)
+        tr = tr > cfg->skip_ref ? tr - cfg->skip_ref : 0;
+    if (td >= 0)
+        td = td > cfg->skip_dis ? td - cfg->skip_dis : 0;
+    progress.total = tr < 0 ? td : td < 0 ? tr : tr < td ? tr : td;
+    if (cfg->frame_cnt > 0 && (progress.total < 0 || progress.total > cfg->frame_cnt))
+        progress.total = cfg->frame_cnt;
+
+    const double t0 = now_s();
+    ret = score(&run);
+    const double elapsed = now_s() - t0;
+    if (ret) {
+        progress_clear();
+        goto end;
+    }
+    progress_update(run.received, 1);
+    ret = write_report(&run, out, elapsed > 0 ? (double)run.sent / elapsed : INFINITY);
+
+end:
+    speedqa_close(&run.ctx);
+    sq_input_close(&run.ref);
+    sq_input_close(&run.dis);
+    free(run.res.values);
+    free(run.res.frame_num);
+    return ret;
+}
+
+/* -o naming an input would truncate it before it is read. */
+static int same_file(const char *out, const char *a, const char *b)
+{
+    struct stat so, si;
+    if (stat(out, &so) != 0 || !S_ISREG(so.st_mode))
+        return 0;
+    const char *in[2] = { a, b };
+    for (int i = 0; i < 2; i++)
+        if (strcmp(in[i], "-") && stat(in[i], &si) == 0 && si.st_dev == so.st_dev &&
+            si.st_ino == so.st_ino)
+            return 1;
+    return 0;
+}
+
+int main(int argc, char **argv)
+{
+    CliSettings cfg;
+    int ret = cli_parse(&cfg, argc, argv);
+    if (ret >= 0)
+        return ret;
+    /* A closed stdout must give a write error (exit 5), not a signal. */
+    signal(SIGPIPE, SIG_IGN);
+
+    FILE *out = stdout;
+    if (cfg.output_path && same_file(cfg.output_path, cfg.ref_path, cfg.dis_path)) {
+        cli_error("%s: the output file is one of the inputs; refusing to overwrite it",
+                  cfg.output_path);
+        return SQ_EXIT_USAGE;
+    }
+    if (cfg.output_path) {
+        out = fopen(cfg.output_path, "w");
+        if (!out) {
+            cli_error("%s: cannot create the output file: %s", cfg.output_path, strerror(errno));
+            return SQ_EXIT_OUTPUT;
+        }
+    }
+    ret = run_all(&cfg, out);
+    if (cfg.output_path) {
+        struct stat st;
+        int is_reg = stat(cfg.output_path, &st) == 0 && S_ISREG(st.st_mode);
+        if (fclose(out) != 0 && ret == 0) {
+            cli_error("%s: write failed: %s", cfg.output_path, strerror(errno));
+            ret = SQ_EXIT_OUTPUT;
+        }
+        /* No half-written report left behind to be mistaken for a result. */
+        if (ret != 0 && is_reg)
+            remove(cfg.output_path);
+    }
+    return ret;
+}
