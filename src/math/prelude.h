@@ -27,44 +27,28 @@ typedef ulong uint64_t;
 #define sq_fabsf(x) fabs(x)
 SQ_FN uint64_t sq_f64_bits(double x) { return as_ulong(x); }
 SQ_FN double sq_bits_f64(uint64_t u) { return as_double(u); }
-#elif defined(__CUDACC__) || defined(__HIPCC__)
+#else
+#if defined(__CUDACC__) || defined(__HIPCC__)
 #define SQ_FN static __host__ __device__ inline
-#define SQ_GLOBAL
-#include <stdint.h>
-#define sq_sqrt(x) sqrt((double)(x))
-#define sq_floor(x) floor((double)(x))
-#define sq_ceil(x) ceil((double)(x))
-#define sq_fabs(x) fabs((double)(x))
-#define sq_fabsf(x) fabsf(x)
-SQ_FN uint64_t sq_f64_bits(double x)
-{
-#if defined(__CUDA_ARCH__) || defined(__HIP_DEVICE_COMPILE__)
-    return (uint64_t)__double_as_longlong(x);
-#else
-    union { double d; uint64_t u; } v; v.d = x; return v.u;
-#endif
-}
-SQ_FN double sq_bits_f64(uint64_t u)
-{
-#if defined(__CUDA_ARCH__) || defined(__HIP_DEVICE_COMPILE__)
-    return __longlong_as_double((long long)u);
-#else
-    union { double d; uint64_t u; } v; v.u = u; return v.d;
-#endif
-}
 #else
 #define SQ_FN static inline
-#define SQ_GLOBAL
 #include <math.h>
+#endif
 #include <stdint.h>
 #include <string.h>
+#define SQ_GLOBAL
 #define sq_sqrt(x) sqrt((double)(x))
 #define sq_floor(x) floor((double)(x))
 #define sq_ceil(x) ceil((double)(x))
 #define sq_fabs(x) fabs((double)(x))
 #define sq_fabsf(x) fabsf(x)
+#if defined(__CUDA_ARCH__) || defined(__HIP_DEVICE_COMPILE__)
+SQ_FN uint64_t sq_f64_bits(double x) { return (uint64_t)__double_as_longlong(x); }
+SQ_FN double sq_bits_f64(uint64_t u) { return __longlong_as_double((long long)u); }
+#else
 SQ_FN uint64_t sq_f64_bits(double x) { uint64_t u; memcpy(&u, &x, 8); return u; }
 SQ_FN double sq_bits_f64(uint64_t u) { double x; memcpy(&x, &u, 8); return x; }
+#endif
 #endif
 
 /* log2(2*pi*e): the Gaussian entropy constant of the SpEED entropy term. */
