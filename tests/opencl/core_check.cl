@@ -1,0 +1,28 @@
+/* Kernels that run pieces of the shared math core as OpenCL C, for the
+ * core parity test against the C build of the same headers. */
+#include "math/est.h"
+#include "math/filter.h"
+#include "math/log2.h"
+
+__kernel void check_log2(__global const double *x, __global double *y)
+{
+    size_t i = get_global_id(0);
+    y[i] = sq_log2(x[i]);
+}
+
+__kernel void check_est(__global const float *img, int w, int h, int b, float snn,
+                        __global double *wsd, __global float *wsf, __global float *e,
+                        __global float *s, __global int *flags)
+{
+    SqDims d;
+    sq_dims_est(&d, w, h, b);
+    flags[0] = sq_est_params(img, w, &d, snn, wsd, wsf, e, s);
+}
+
+__kernel void check_vfilter(__global const uchar *raw, int stride, int h, __global const float *g,
+                            int taps, int hbd, float scale, __global float *out, int w)
+{
+    int c = (int)get_global_id(0), i = (int)get_global_id(1);
+    out[i * w + c] = sq_vfilter_raw(raw, stride, raw + (size_t)stride * h, stride, hbd, scale, h,
+                                    g, taps, i * 16, c);
+}
