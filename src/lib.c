@@ -210,6 +210,7 @@ int speedqa_open(SpeedqaContext **out, const SpeedqaSettings *s)
         bp.n_threads = n < 1 ? 1 : n > 64 ? 64 : (int)n;
     }
     bp.device = s->device;
+    bp.device_name = s->device_name;
     bp.cpu_mask = s->cpu_mask;
     bp.settings = &c->s;
     bp.alloc = alloc;
@@ -324,6 +325,23 @@ int speedqa_flush(SpeedqaContext *c)
     c->new_seq = 1;
     c->flushing = 1;
     return c->sticky;
+}
+
+int speedqa_list_devices(SpeedqaBackend backend, char *buf, size_t len)
+{
+    if (buf && len)
+        buf[0] = '\0';
+    if (backend == SPEEDQA_BACKEND_AUTO || (unsigned)backend > SPEEDQA_BACKEND_OPENCL)
+        return SPEEDQA_ERR(EINVAL);
+    const SqBackend *be = backends[backend];
+    if (be == &sq_backend_cpu) {
+        if (buf && len)
+            snprintf(buf, len, "0: cpu (%ld threads available)\n", sysconf(_SC_NPROCESSORS_ONLN));
+        return 1;
+    }
+    if (!be->list_devices)
+        return SPEEDQA_ERR(ENOSYS);
+    return be->list_devices(buf, len);
 }
 
 void speedqa_close(SpeedqaContext **pc)

@@ -120,6 +120,7 @@ typedef struct SpeedqaSettings {
     int n_threads;           /**< CPU worker threads; 0 = one per core (default 1) */
     SpeedqaBackend backend;  /**< default SPEEDQA_BACKEND_CPU */
     int device;              /**< GPU index for GPU backends, -1 = first usable (default) */
+    const char *device_name; /**< if set: first GPU whose name contains this (case-insensitive) */
     unsigned cpu_mask;       /**< allowed SPEEDQA_CPU_* levels (default all) */
     SpeedqaLogger logger;    /**< NULL: messages are dropped (default) */
     void *log_cookie;
@@ -200,6 +201,14 @@ SPEEDQA_API int speedqa_receive(SpeedqaContext *ctx, SpeedqaScores *out);
  * speed_temporal is 0, like frame 0).
  */
 SPEEDQA_API int speedqa_flush(SpeedqaContext *ctx);
+
+/**
+ * Describe the devices a backend sees, one line per device
+ * ("<index>: <name> (<details>)"), into buf (always NUL-terminated when
+ * len > 0). Returns the number of devices, 0 when the backend is built but
+ * finds none or its runtime is missing, -ENOSYS when it is not built.
+ */
+SPEEDQA_API int speedqa_list_devices(SpeedqaBackend backend, char *buf, size_t len);
 
 /** Free everything; *ctx becomes NULL. Safe with NULL or *ctx == NULL. */
 SPEEDQA_API void speedqa_close(SpeedqaContext **ctx);

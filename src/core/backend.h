@@ -26,6 +26,7 @@ typedef struct SqBackendParams {
     SqFeatureDesc feat[SPEEDQA_MAX_FEATURES];
     int n_threads;          /* CPU workers (>= 1) */
     int device;             /* GPU index, -1 = first usable */
+    const char *device_name; /* substring match on the device name, or NULL */
     unsigned cpu_mask;
     const SpeedqaSettings *settings; /* for the logger */
     SqAlloc alloc;
@@ -60,6 +61,8 @@ typedef struct SqBackend {
      */
     int (*receive)(void *priv, SqRawResult *out, int block, char *err, size_t errlen);
     void (*close)(void **priv);
+    /* Optional: describe visible devices (see speedqa_list_devices). */
+    int (*list_devices)(char *buf, size_t len);
 } SqBackend;
 
 extern const SqBackend sq_backend_cpu;

@@ -1,0 +1,162 @@
+/*
+ * The C reference of every DSP slot: loops around the math core's
+ * per-output functions, so the C table computes exactly what the math core
+ * defines, and SIMD versions are checked against it (tests/checkkernel).
+ */
+#include <pthread.h>
+#include <stdlib.h>
+
+#include "cpu/dsp.h"
+#include "math/cov.h"
+#include "math/eigen.h"
+#include "math/filter.h"
+#include "math/score.h"
+#include "math/solve.h"
+#include "speedqa/speedqa.h"
+
+static void vfilt_8bpc_c(float *dst, const uint8_t *cur, ptrdiff_t cur_stride,
+                         const uint8_t *prev, ptrdiff_t prev_stride, int h, int row,
+                         const float *g, int taps, const int32_t *spans, int nspans, int w)
+{
+    (void)w;
+    for (int s = 0; s < nspans; s++)
+        for (int c = spans[2 * s]; c < spans[2 * s + 1]; c++)
+            dst[c] = sq_vfilter_raw(cur, cur_stride, prev, prev_stride, 0, 1.0f, h, g, taps, row, c);
+}
+
+static void vfilt_16bpc_c(float *dst, const uint8_t *cur, ptrdiff_t cur_stride,
+                          const uint8_t *prev, ptrdiff_t prev_stride, float scale, int h, int row,
+                          const float *g, int taps, const int32_t *spans, int nspans, int w)
+{
+    (void)w;
+    for (int s = 0; s < nspans; s++)
+        for (int c = spans[2 * s]; c < spans[2 * s + 1]; c++)
+            dst[c] = sq_vfilter_raw(cur, cur_stride, prev, prev_stride, 1, scale, h, g, taps, row, c);
+}
+
+static void vfilt_f32_c(float *dst, const float *img, ptrdiff_t stride, int h, int row,
+                        const float *g, int taps, const int32_t *spans, int nspans, int w)
+{
+    (void)w;
+    for (int s = 0; s < nspans; s++)
+        for (int c = spans[2 * s]; c < spans[2 * s + 1]; c++)
+            dst[c] = sq_vfilter_f32(img, stride, h, g, taps, row, c);
+}
+
+static void hfilt_dec_c(float *dst, const float *src, int w, const float *g, int taps, int nout)
+{
+    for (int j = 0; j < nout; j++)
+        dst[j] = sq_hfilter_f32(src, w, g, taps, j << SQ_DECIM_SHIFT);
+}
+
+static void local_mean_c(float *dst, const float *op, const float *mrow, int w,
+                         const float *g, int taps)
+{
+    for (int j = 0; j < w; j++)
+        dst[j] = sq_local_mean_at(mrow, w, op, g, taps, j);
+}
+
+static void cov_rows_c(double *dl, const float *img, ptrdiff_t stride, int trunc_w, int trunc_h,
+                       double *ws)
+{
+    const int b = SQ_BLOCK, sub_w = trunc_w - b + 1;
+    (void)ws;
+    for (int y = 0; y < trunc_h; y++)
+        for (int seq = 0; seq < SQ_COV_SEQS; seq++) {
+            double ck[2 * SQ_BLOCK];
+            sq_cov_row_lag(img, stride, trunc_w, trunc_h, b, sub_w, y, seq, ck);
+            for (int c = 0; c < b; c++)
+                dl[(size_t)y * SQ_COV_LD + seq * b + c] = ck[b + c] - ck[c];
+        }
+}
+
+static void cov_sums_c(double *sums, const double *dl, int sub_h)
+{
+    for (int r0 = 0; r0 < SQ_BLOCK; r0++)
+        for (int k = 0; k < SQ_COV_K; k++) {
+            double acc = 0.0;
+            for (int i = 0; i < sub_h; i++)
+                acc = acc + dl[(size_t)(r0 + i) * SQ_COV_LD + k];
+            sums[r0 * SQ_COV_LD + k] = acc;
+        }
+}
+
+static void tridiag_c(float *a, int n, float *d, float *e, float *ws)
+{
+    sq_tridiag(a, n, d, e, ws);
+}
+
+static void matmul_c(float *out, ptrdiff_t ldo, const float *l, ptrdiff_t ldl,
+                     const float *r, ptrdiff_t ldr, int rows, int cols, int depth)
+{
+    for (int i = 0; i < rows; i++)
+        for (int j = 0; j < cols; j++) {
+            float acc = 0.0f;
+            for (int k = 0; k < depth; k++) {
+                float prod = l[i * ldl + k] * r[k * ldr + j];
+                acc = acc + prod;
+            }
+            out[i * ldo + j] = acc;
+        }
+}
+
+static void backsub_c(float *x, const float *rm, int n, int nb)
+{
+    for (int i = n - 1; i >= 0; i--)
+        for (int j = 0; j < nb; j++)
+            x[(size_t)i * nb + j] = sq_backsub_entry(rm, n, x, nb, i, j, x[(size_t)i * nb + j]);
+}
+
+static void block_var_c(float *s, const float *x, const float *y, int n, int nb)
+{
+    for (int m = 0; m < nb; m++)
+        s[m] = sq_block_variance(x, y, n, nb, m);
+}
+
+static void entropy_c(float *e, const float *lambda, int n, const float *s, int nb, float sigma_nn)
+{
+    for (int m = 0; m < nb; m++)
+        e[m] = sq_block_entropy(lambda, n, s[m], sigma_nn);
+}
+
+size_t sq_cov_ws_doubles(int trunc_w, int trunc_h)
+{
+    /* Transposed, zero-padded copy used by the SIMD versions. */
+    return (size_t)(trunc_w + 8) * (size_t)(((trunc_h + 3) & ~3) + 8);
+}
+
+static pthread_once_t flags_once = PTHREAD_ONCE_INIT;
+static unsigned flags_word;
+
+static void flags_init(void)
+{
+    unsigned f = sq_arch_cpu_flags();
+    const char *env = getenv("SPEEDQA_CPU_MASK");
+    if (env && *env)
+        f &= (unsigned)strtoul(env, NULL, 0);
+    flags_word = f;
+}
+
+unsigned sq_cpu_flags(void)
+{
+    pthread_once(&flags_once, flags_init);
+    return flags_word;
+}
+
+void sq_dsp_init(SqDsp *d, unsigned flags)
+{
+    d->vfilt_8bpc = vfilt_8bpc_c;
+    d->vfilt_16bpc = vfilt_16bpc_c;
+    d->vfilt_f32 = vfilt_f32_c;
+    d->hfilt_dec = hfilt_dec_c;
+    d->local_mean = local_mean_c;
+    d->cov_rows = cov_rows_c;
+    d->cov_sums = cov_sums_c;
+    d->tridiag = tridiag_c;
+    d->matmul = matmul_c;
+    d->backsub = backsub_c;
+    d->block_var = block_var_c;
+    d->entropy = entropy_c;
+    d->vgran = 1;
+    sq_dsp_init_arch(d, flags & sq_cpu_flags());
+}

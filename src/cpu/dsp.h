@@ -1,0 +1,93 @@
+/*
+ * CPU DSP table: the hot loops of the CPU backend as function pointers,
+ * filled with the C reference (which calls the per-output functions of the
+ * math core) and then upgraded by the arch init ladder for each CPU level
+ * the machine has and the caller allows. Every slot computes exactly the
+ * bits of its C version: SIMD only runs independent outputs side by side,
+ * each lane keeping the scalar operation order (no FMA, same tap order).
+ */
+#ifndef SQ_CPU_DSP_H
+#define SQ_CPU_DSP_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+/* Covariance layout for b = SQ_BLOCK (5): 41 lags + the plain sum. */
+#define SQ_COV_SEQS 42
+#define SQ_COV_K (SQ_COV_SEQS * 5)   /* row terms per operating row */
+#define SQ_COV_LD 212                /* SQ_COV_K rounded up to 4 doubles */
+
+typedef struct SqDsp {
+    /*
+     * Vertical anti-alias pass of decimated output row `row` straight from
+     * raw samples (spec 4.4): dst[c] = sq_vfilter_raw(...) for every column
+     * c of the spans (nspans [begin, end) pairs inside [0, w)). prev != NULL
+     * filters the temporal difference prev - cur. Columns outside the spans
+     * may be written too (with their correct values).
+     */
+    void (*vfilt_8bpc)(float *dst, const uint8_t *cur, ptrdiff_t cur_stride,
+                       const uint8_t *prev, ptrdiff_t prev_stride, int h, int row,
+                       const float *g, int taps, const int32_t *spans, int nspans, int w);
+    void (*vfilt_16bpc)(float *dst, const uint8_t *cur, ptrdiff_t cur_stride,
+                        const uint8_t *prev, ptrdiff_t prev_stride, float scale, int h, int row,
+                        const float *g, int taps, const int32_t *spans, int nspans, int w);
+    /* Same over a float image (prescaled plane, local mean): sq_vfilter_f32. */
+    void (*vfilt_f32)(float *dst, const float *img, ptrdiff_t stride, int h, int row,
+                      const float *g, int taps, const int32_t *spans, int nspans, int w);
+    /* dst[j] = sq_hfilter_f32(src, w, g, taps, j << 4) for j < nout. */
+    void (*hfilt_dec)(float *dst, const float *src, int w, const float *g, int taps, int nout);
+    /* dst[j] = sq_local_mean_at(mrow, w, op, g, taps, j) for j < w. */
+    void (*local_mean)(float *dst, const float *op, const float *mrow, int w,
+                       const float *g, int taps);
+    /*
+     * Covariance step 1 for b = 5 (math/cov.h): for every operating row
+     * y < trunc_h and sequence s <= nlags (41 lags, then the plain sum),
+     * dl[y * SQ_COV_LD + s * 5 + c] = P(sub_w + c) - P(c), c < 5, the row
+     * term of a window starting at column c. Rows up to trunc_h rounded up
+     * to 4 may be written. ws: sq_cov_ws_doubles().
+     */
+    void (*cov_rows)(double *dl, const float *img, ptrdiff_t stride, int trunc_w, int trunc_h,
+                     double *ws);
+    /* Step 2: sums[r0 * SQ_COV_LD + k] = sum of dl[(r0 + i) * SQ_COV_LD + k], i < sub_h
+     * in increasing i from 0.0, for r0 < 5 and k < SQ_COV_K. */
+    void (*cov_sums)(double *sums, const double *dl, int sub_h);
+    /* sq_tridiag; a must be symmetric (a covariance is, bit for bit). */
+    void (*tridiag)(float *a, int n, float *d, float *e, float *ws);
+    /*
+     * out[i * ldo + j] = sum over k < depth of l[i * ldl + k] * r[k * ldr + j],
+     * float, increasing k, from 0 (sq_matmul_entry); out must not overlap l, r.
+     */
+    void (*matmul)(float *out, ptrdiff_t ldo, const float *l, ptrdiff_t ldl,
+                   const float *r, ptrdiff_t ldr, int rows, int cols, int depth);
+    /*
+     * Back substitution of sq_qr_solve in place on x (n x nb, rows = b on
+     * entry): x[i][j] = sq_backsub_entry(rm, n, x, nb, i, j, x[i][j]) for
+     * i = n-1 .. 0. The caller has checked the diagonal of rm.
+     */
+    void (*backsub)(float *x, const float *rm, int n, int nb);
+    /* s[m] = sq_block_variance(x, y, n, nb, m). */
+    void (*block_var)(float *s, const float *x, const float *y, int n, int nb);
+    /* e[m] = sq_block_entropy(lambda, n, s[m], sigma_nn). */
+    void (*entropy)(float *e, const float *lambda, int n, const float *s, int nb, float sigma_nn);
+    /* Column granularity of vfilt_*: spans closer than this are merged. */
+    int vgran;
+} SqDsp;
+
+/*
+ * SPEEDQA_CPU_* levels this machine and OS support, detected once. The
+ * environment variable SPEEDQA_CPU_MASK (a number, e.g. 0) masks them, so
+ * any test can force the C path.
+ */
+unsigned sq_cpu_flags(void);
+
+/* Fill d for the levels in flags & sq_cpu_flags(). flags 0: C only. */
+void sq_dsp_init(SqDsp *d, unsigned flags);
+
+/* Workspace of cov_rows for a trunc_w x trunc_h region. */
+size_t sq_cov_ws_doubles(int trunc_w, int trunc_h);
+
+/* Arch layer (src/x86/, or cpu/arch_none.c): raw detection and the ladder. */
+unsigned sq_arch_cpu_flags(void);
+void sq_dsp_init_arch(SqDsp *d, unsigned flags);
+
+#endif

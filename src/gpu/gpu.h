@@ -1,0 +1,172 @@
+/*
+ * Backend-neutral GPU layer. Two halves:
+ *
+ *  1. Types the kernels see (compiled by C, nvcc, hipcc; OpenCL-friendly:
+ *     fixed-size fields, every device location is a byte offset into one
+ *     arena allocation, never a pointer).
+ *  2. Host side: the SqGpuFns vtable a runtime (CUDA, HIP, ...) fills with
+ *     plumbing only, and the generic SqBackend entry points of pipeline.c
+ *     that run the SpEED pipeline on any such vtable.
+ *
+ * Define SQ_GPU_DEVICE_ONLY before including to get only the first half.
+ */
+#ifndef SQ_GPU_GPU_H
+#define SQ_GPU_GPU_H
+
+#include "math/dims.h"
+#include "math/prelude.h"
+
+/* Largest 25x25 problem the eigen/solve kernels hold in shared memory. */
+#define SQ_GPU_NMAX (SQ_BLOCK * SQ_BLOCK)
+#define SQ_GPU_ALIGN 256
+
+/* Kernel ids from the X-macro list (kernels.def). */
+enum {
+#define SQ_KERNEL(name, args) SQ_K_##name,
+#include "gpu/kernels.def"
+#undef SQ_KERNEL
+    SQ_K_COUNT
+};
+
+/* Byte offsets of one side's scratch buffers, relative to its base. */
+typedef struct SqGpuLayout {
+    int64_t conv, scaled;  /* prescale only: converted plane, resampled plane */
+    int64_t vrow;          /* op_h x scaled_w vertically filtered rows */
+    int64_t op, mrow, dimg; /* op_h x op_w each */
+    int64_t rows;          /* trunc_h x sq_cov_row_doubles(b) doubles */
+    int64_t k, lambda;     /* n x n covariance, n eigenvalues */
+    int64_t y, x;          /* n x nb blocks, n x nb solution */
+    int64_t flags;         /* int[2]: solve failed, eigen cap hit */
+    int64_t bytes;         /* total, aligned */
+} SqGpuLayout;
+
+/* One feature's plan as the kernels read it (uploaded once at open). */
+typedef struct SqGpuPlan {
+    SqDims d;
+    SqGpuLayout lay;
+    int64_t ps_iy, ps_ix, ps_wy, ps_wx; /* arena offsets of the prescale tables */
+    int32_t prescale, taps_a, taps_m, wvm;
+    float sigma_nn, nn_floor;
+    int32_t pad[2];
+    float ga[SQ_MAX_TAPS + 1], gm[SQ_MAX_TAPS + 1];
+} SqGpuPlan;
+
+/*
+ * One side (ref or dis) of one plane of one feature of one frame. A raw
+ * plane is either stored whole (runs == 0: row y at base + y * stride) or
+ * as runs (runs = 2r + 1 rows around every 16th row: op row i's run holds
+ * rows 16i - r .. 16i + r at base + (i * runs + k) * stride, k = row - 16i + r).
+ */
+typedef struct SqGpuSide {
+    int64_t cur, prev;             /* arena offsets; prev < 0: no temporal difference */
+    int64_t cur_stride, prev_stride;
+    int64_t scratch;               /* arena offset of this side's SqGpuLayout */
+    int32_t cur_runs, prev_runs;
+    int32_t plan, hbd;
+    float scale;
+    int32_t pad;
+} SqGpuSide;
+
+/* One plane: sides 2 * index (ref) and 2 * index + 1 (dis). */
+typedef struct SqGpuPair {
+    int64_t terms;                 /* arena offset of nb pooling terms */
+    int32_t plan, wvm;
+    int32_t frame, feat, plane;    /* host bookkeeping */
+    int32_t pad;
+} SqGpuPair;
+
+/* What a pair leaves for the host. */
+typedef struct SqGpuResult {
+    float score;
+    int32_t err;
+} SqGpuResult;
+
+/* The one argument struct every kernel takes (after the arena base). */
+typedef struct SqKArgs {
+    int64_t plans;    /* arena offset of SqGpuPlan[] */
+    int64_t sides;    /* SqGpuSide[nsides] */
+    int64_t pairs;    /* SqGpuPair[npairs] */
+    int64_t results;  /* SqGpuResult[npairs] */
+    int32_t nsides, npairs;
+    int32_t pad[2];
+} SqKArgs;
+
+SQ_FN int64_t sq_gpu_align(int64_t v)
+{
+    return (v + SQ_GPU_ALIGN - 1) & ~(int64_t)(SQ_GPU_ALIGN - 1);
+}
+
+/* Offset of the raw row `row` of op row i's run (or of the whole plane). */
+SQ_FN int64_t sq_gpu_run_base(int64_t base, int64_t stride, int runs, int i)
+{
+    if (!runs)
+        return base;
+    const int r = runs >> 1;
+    return base + ((int64_t)i * runs - ((int64_t)i << SQ_DECIM_SHIFT) + r) * stride;
+}
+
+#ifndef SQ_GPU_DEVICE_ONLY
+
+#include <stddef.h>
+
+#include "core/backend.h"
+
+typedef uint64_t SqGpuAddr;
+typedef struct SqGpuDev SqGpuDev;
+
+enum { SQ_GPU_STREAM_COPY = 0, SQ_GPU_STREAM_COMPUTE = 1, SQ_GPU_NSTREAMS = 2 };
+
+/*
+ * Plumbing of one runtime. Every function returns 0 or a negative errno;
+ * on failure the device keeps the first error's text (call, runtime message,
+ * file:line) for error(). Streams are in-order queues; events are indices
+ * into a pool created by open.
+ */
+typedef struct SqGpuFns {
+    const char *name;
+    /* Load the runtime, pick device `device` (-1: first), load the kernels,
+     * create the streams and `nevents` events. -ENODEV: no runtime/device. */
+    int (*open)(SqGpuDev **dev, int device, int nevents, const SqAlloc *a, char *err,
+                size_t errlen);
+    void (*close)(SqGpuDev **dev);
+    const char *(*error)(const SqGpuDev *dev);
+    int (*alloc)(SqGpuDev *dev, size_t bytes, SqGpuAddr *out);
+    void (*free)(SqGpuDev *dev, SqGpuAddr p);
+    int (*host_alloc)(SqGpuDev *dev, size_t bytes, void **out); /* pinned */
+    void (*host_free)(SqGpuDev *dev, void *p);
+    int (*upload)(SqGpuDev *dev, int stream, SqGpuAddr dst, const void *src, size_t bytes);
+    int (*download)(SqGpuDev *dev, int stream, void *dst, SqGpuAddr src, size_t bytes);
+    /* rows x width bytes from device memory the caller owns (NULL: unsupported). */
+    int (*copy2d)(SqGpuDev *dev, int stream, SqGpuAddr dst, size_t dpitch, SqGpuAddr src,
+                  size_t spitch, size_t width, size_t rows);
+    int (*launch)(SqGpuDev *dev, int stream, int kernel, const unsigned grid[3],
+                  unsigned block, SqGpuAddr arena, const SqKArgs *args);
+    int (*event_record)(SqGpuDev *dev, int event, int stream);
+    /* 1 done, 0 pending, < 0 error. */
+    int (*event_query)(SqGpuDev *dev, int event);
+    int (*event_sync)(SqGpuDev *dev, int event);
+    int (*stream_wait)(SqGpuDev *dev, int stream, int event);
+    /* Device memory kind accepted by send() besides host memory, or -1. */
+    int device_memory;
+} SqGpuFns;
+
+/* The SqBackend entry points of the generic pipeline (pipeline.c). */
+int sq_gpu_open(void **priv, const SqBackendParams *p, const SqGpuFns *fns, char *err,
+                size_t errlen);
+int sq_gpu_capacity(void *priv);
+int sq_gpu_send(void *priv, const SpeedqaPicture *ref, const SpeedqaPicture *dis, int new_seq,
+                char *err, size_t errlen);
+int sq_gpu_receive(void *priv, SqRawResult *out, int block, char *err, size_t errlen);
+void sq_gpu_close(void **priv);
+
+/* Per-stage device time of the last completed batch (bench/diagnostics). */
+typedef struct SqGpuStats {
+    int batch_frames;
+    int capacity;
+    size_t arena_bytes, pinned_bytes;
+} SqGpuStats;
+void sq_gpu_stats(void *priv, SqGpuStats *st);
+
+#endif /* SQ_GPU_DEVICE_ONLY */
+
+#endif

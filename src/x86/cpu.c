@@ -1,0 +1,55 @@
+/*
+ * x86 CPU detection and the DSP init ladder. Built with the baseline flags:
+ * only the *_avx2.c library is compiled with -mavx2, and its functions are
+ * reached only through the table, after cpuid and the OS (XCR0) said yes.
+ */
+#include <cpuid.h>
+#include <stdint.h>
+
+#include "cpu/dsp.h"
+#include "speedqa/speedqa.h"
+#include "x86/dsp_x86.h"
+
+static uint64_t xgetbv0(void)
+{
+    uint32_t lo, hi;
+    __asm__ volatile(".byte 0x0f, 0x01, 0xd0" : "=a"(lo), "=d"(hi) : "c"(0));
+    return ((uint64_t)hi << 32) | lo;
+}
+
+unsigned sq_arch_cpu_flags(void)
+{
+    unsigned a, b, c, d, flags = 0;
+    if (!__get_cpuid(1, &a, &b, &c, &d))
+        return 0;
+    const int osxsave = (c >> 27) & 1, avx = (c >> 28) & 1;
+    if (!osxsave || !avx)
+        return 0;
+    if ((xgetbv0() & 0x6) != 0x6) /* XMM and YMM state enabled by the OS */
+        return 0;
+    if (__get_cpuid_max(0, NULL) < 7)
+        return 0;
+    __cpuid_count(7, 0, a, b, c, d);
+    if ((b >> 5) & 1)
+        flags |= SPEEDQA_CPU_AVX2;
+    return flags;
+}
+
+void sq_dsp_init_arch(SqDsp *d, unsigned flags)
+{
+    if (!(flags & SPEEDQA_CPU_AVX2))
+        return;
+    d->vfilt_8bpc = sq_vfilt_8bpc_avx2;
+    d->vfilt_16bpc = sq_vfilt_16bpc_avx2;
+    d->vfilt_f32 = sq_vfilt_f32_avx2;
+    d->hfilt_dec = sq_hfilt_dec_avx2;
+    d->local_mean = sq_local_mean_avx2;
+    d->cov_rows = sq_cov_rows_avx2;
+    d->cov_sums = sq_cov_sums_avx2;
+    d->tridiag = sq_tridiag_avx2;
+    d->matmul = sq_matmul_avx2;
+    d->backsub = sq_backsub_avx2;
+    d->block_var = sq_block_var_avx2;
+    d->entropy = sq_entropy_avx2;
+    d->vgran = 8;
+}
