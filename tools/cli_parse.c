@@ -173,7 +173,10 @@ static int parse_ll(const char *flag, const char *s, long long lo, long long hi,
         return -1;
     }
     if (errno == ERANGE || v < lo || v > hi) {
-        cli_error("%s: %s is outside %lld..%lld", flag, s, lo, hi);
+        if (hi >= INT_MAX)
+            cli_error("%s: %s is out of range (at least %lld)", flag, s, lo);
+        else
+            cli_error("%s: %s is outside %lld..%lld", flag, s, lo, hi);
         return -1;
     }
     *out = v;

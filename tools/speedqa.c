@@ -231,7 +231,10 @@ static int open_context(SpeedqaContext **ctx, SpeedqaSettings *s, const CliSetti
     const char *bname = (unsigned)cfg->backend < 5 ? backend_names[cfg->backend] : "?";
     switch (-r) {
     case ENOSYS:
-        cli_error("--backend %s: this build of the library has no %s backend (%s)", bname, bname, msg);
+        if (log->last_error[0])
+            cli_error("--backend %s: %s", bname, msg);
+        else
+            cli_error("--backend %s: this build of the library has no %s backend", bname, bname);
         return SQ_EXIT_BACKEND;
     case ENODEV:
         cli_error("--backend %s: no usable device (%s)", bname, msg);
@@ -244,8 +247,13 @@ static int open_context(SpeedqaContext **ctx, SpeedqaSettings *s, const CliSetti
             cli_error("--feature: %s", msg);
             return SQ_EXIT_USAGE;
         }
-        cli_error("%s, %s (%dx%d %s %d-bit): %s", shown(cfg->ref_path), shown(cfg->dis_path),
-                  s->ref.width, s->ref.height, fmt_name(s->ref.fmt), s->ref.bpc, msg);
+        if (strcmp(cfg->ref_path, cfg->dis_path) == 0)
+            cli_error("%s (%dx%d %s %d-bit): %s", shown(cfg->ref_path), s->ref.width,
+                      s->ref.height, fmt_name(s->ref.fmt), s->ref.bpc, msg);
+        else
+            cli_error("%s and %s (%dx%d %s %d-bit): %s", shown(cfg->ref_path),
+                      shown(cfg->dis_path), s->ref.width, s->ref.height, fmt_name(s->ref.fmt),
+                      s->ref.bpc, msg);
         return SQ_EXIT_INPUT;
     default:
         cli_error("cannot open the features: %s", msg);

@@ -250,7 +250,7 @@ static int lav_open(SqInput *in, const SqRawParams *raw)
         if (sq_in_ioerror(in))
             return sq_in_fail(in, -EIO, "read error: %s", av_msg(r, eb, sizeof eb));
         sq_in_fail(in, -EINVAL, "not a Y4M file and no raw geometry given (-w -h -p -b), "
-                   "and libav cannot read it either (%s)", av_msg(r, eb, sizeof eb));
+                   "and not a format libav can read");
         return -ENOEXEC;
     }
     r = avformat_find_stream_info(p->fmt, NULL);
