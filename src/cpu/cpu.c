@@ -1,4 +1,5 @@
 #include <errno.h>
+#include <math.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -7,24 +8,83 @@
 #include "math/filter.h"
 #include "math/prescale.h"
 
+/* Columns of the full-resolution row that the decimated horizontal pass reads. */
+static int plan_spans(const SqPlan *p, int32_t *spans, uint8_t *mark)
+{
+    const SqDims *d = &p->d;
+    const int r = p->taps_a >> 1, w = d->scaled_w;
+    memset(mark, 0, (size_t)w);
+    for (int j = 0; j < d->op_w; j++)
+        for (int k = -r; k <= r; k++)
+            mark[sq_mirror((j << SQ_DECIM_SHIFT) + k, w)] = 1;
+    int n = 0;
+    for (int c = 0; c < w;) {
+        if (!mark[c]) {
+            c++;
+            continue;
+        }
+        spans[2 * n] = c;
+        while (c < w && mark[c])
+            c++;
+        spans[2 * n + 1] = c;
+        n++;
+    }
+    return n;
+}
+
 int sq_cpu_side_alloc(SqCpuSide *s, const SqPlan *p, const SqAlloc *a)
 {
     const SqDims *d = &p->d;
     memset(s, 0, sizeof(*s));
-    const size_t ops = (size_t)d->op_w * d->op_h;
+    if (d->b != SQ_BLOCK || d->n > 32)
+        return -EINVAL;
+    sq_dsp_init(&s->dsp, ~0u);
+    const size_t ops = (size_t)d->op_w * d->op_h, n = (size_t)d->n, nb = (size_t)d->nb;
+    const size_t rows4 = (size_t)((d->trunc_h + 3) & ~3);
+    s->spans = sq_calloc(a, 2 * (size_t)d->scaled_w + 2, sizeof(int32_t));
     s->vrow = sq_calloc(a, (size_t)d->scaled_w, sizeof(float));
     s->op = sq_calloc(a, ops, sizeof(float));
     s->dimg = sq_calloc(a, ops, sizeof(float));
     s->mrow = sq_calloc(a, (size_t)d->op_w, sizeof(float));
-    s->wsd = sq_calloc(a, (size_t)sq_est_ws_doubles(d), sizeof(double));
-    s->wsf = sq_calloc(a, (size_t)sq_est_ws_floats(d), sizeof(float));
-    s->e = sq_calloc(a, (size_t)d->nb, sizeof(float));
-    s->s = sq_calloc(a, (size_t)d->nb, sizeof(float));
-    int ok = s->vrow && s->op && s->dimg && s->mrow && s->wsd && s->wsf && s->e && s->s;
+    s->dl = sq_calloc(a, rows4 * SQ_COV_LD, sizeof(double));
+    s->sums = sq_calloc(a, SQ_BLOCK * SQ_COV_LD, sizeof(double));
+    s->covws = sq_calloc(a, sq_cov_ws_doubles(d->trunc_w, d->trunc_h), sizeof(double));
+    /* k, lambda, eigen ws, solve ws (its last n x nb block is X), u, y, e, s */
+    const size_t eig = (size_t)sq_eigen_ws_floats(d->n), sol = (size_t)sq_solve_ws_floats(d->n, d->nb);
+    const size_t nf = n * n + n + eig + sol + n * nb + 2 * nb + 7 * 16;
+    s->wsf = sq_calloc(a, nf, sizeof(float));
+    int ok = s->spans && s->vrow && s->op && s->dimg && s->mrow && s->dl && s->sums && s->covws &&
+             s->wsf;
+    if (ok) {
+        /* 64-byte align each block. */
+        float *f = s->wsf;
+#define TAKE(ptr, cnt) (ptr = f, f += ((cnt) + 15) & ~(size_t)15)
+        TAKE(s->k, n * n);
+        TAKE(s->lambda, n);
+        TAKE(s->eig, eig);
+        TAKE(s->sol, sol);
+        TAKE(s->y, n * nb);
+        TAKE(s->e, nb);
+        TAKE(s->s, nb);
+#undef TAKE
+        s->x = s->sol + 5 * n * n;
+        uint8_t *mark = sq_calloc(a, (size_t)d->scaled_w, 1);
+        ok = mark != NULL;
+        if (ok)
+            s->nspans = plan_spans(p, s->spans, mark);
+        sq_free(a, mark);
+    }
     if (ok && p->prescale >= 0) {
         s->conv = sq_calloc(a, (size_t)d->w * d->h, sizeof(float));
         s->scaled = sq_calloc(a, (size_t)d->scaled_w * d->scaled_h, sizeof(float));
-        ok = s->conv && s->scaled;
+        s->rows = sq_calloc(a, (size_t)d->scaled_h, 1);
+        ok = s->conv && s->scaled && s->rows;
+        if (ok) {
+            const int r = p->taps_a >> 1;
+            for (int i = 0; i < d->op_h; i++)
+                for (int k = -r; k <= r; k++)
+                    s->rows[sq_mirror((i << SQ_DECIM_SHIFT) + k, d->scaled_h)] = 1;
+        }
     }
     if (!ok) {
         sq_cpu_side_free(s, a);
@@ -35,17 +95,24 @@ int sq_cpu_side_alloc(SqCpuSide *s, const SqPlan *p, const SqAlloc *a)
 
 void sq_cpu_side_free(SqCpuSide *s, const SqAlloc *a)
 {
+    sq_free(a, s->spans);
+    sq_free(a, s->rows);
     sq_free(a, s->vrow);
     sq_free(a, s->op);
     sq_free(a, s->dimg);
     sq_free(a, s->mrow);
     sq_free(a, s->conv);
     sq_free(a, s->scaled);
-    sq_free(a, s->wsd);
+    sq_free(a, s->dl);
+    sq_free(a, s->sums);
+    sq_free(a, s->covws);
     sq_free(a, s->wsf);
-    sq_free(a, s->e);
-    sq_free(a, s->s);
     memset(s, 0, sizeof(*s));
+}
+
+void sq_cpu_side_set_cpu_mask(SqCpuSide *s, unsigned cpu_mask)
+{
+    sq_dsp_init(&s->dsp, cpu_mask);
 }
 
 static void prescale_plane(const SqPlan *p, SqCpuSide *s, const SqSrc *src)
@@ -55,46 +122,212 @@ static void prescale_plane(const SqPlan *p, SqCpuSide *s, const SqSrc *src)
         for (int x = 0; x < d->w; x++)
             s->conv[(size_t)y * d->w + x] = sq_src_at(src->cur, src->cur_stride, src->prev,
                                                       src->prev_stride, src->hbd, src->scale, y, x);
-    for (int y = 0; y < d->scaled_h; y++)
+    /* Only the rows the decimated vertical pass reads. */
+    for (int y = 0; y < d->scaled_h; y++) {
+        if (!s->rows[y])
+            continue;
         for (int x = 0; x < d->scaled_w; x++)
             s->scaled[(size_t)y * d->scaled_w + x] =
                 sq_prescale_at(s->conv, d->w, p->prescale, p->ps_iy + y * SQ_PS_TAPS,
                                p->ps_wy + y * SQ_PS_TAPS, p->ps_ix + x * SQ_PS_TAPS,
                                p->ps_wx + x * SQ_PS_TAPS);
+    }
 }
 
 void sq_cpu_operating_image(const SqPlan *p, SqCpuSide *s, const SqSrc *src)
 {
     const SqDims *d = &p->d;
+    const SqDsp *dsp = &s->dsp;
     const int sw = d->scaled_w, sh = d->scaled_h;
     if (p->prescale >= 0)
         prescale_plane(p, s, src);
     for (int i = 0; i < d->op_h; i++) {
         const int row = i << SQ_DECIM_SHIFT;
-        if (p->prescale >= 0) {
-            for (int c = 0; c < sw; c++)
-                s->vrow[c] = sq_vfilter_f32(s->scaled, sw, sh, p->ga, p->taps_a, row, c);
-        } else {
-            for (int c = 0; c < sw; c++)
-                s->vrow[c] = sq_vfilter_raw(src->cur, src->cur_stride, src->prev, src->prev_stride,
-                                            src->hbd, src->scale, sh, p->ga, p->taps_a, row, c);
-        }
-        for (int j = 0; j < d->op_w; j++)
-            s->op[i * d->op_w + j] = sq_hfilter_f32(s->vrow, sw, p->ga, p->taps_a, j << SQ_DECIM_SHIFT);
+        if (p->prescale >= 0)
+            dsp->vfilt_f32(s->vrow, s->scaled, sw, sh, row, p->ga, p->taps_a, s->spans, s->nspans, sw);
+        else if (src->hbd)
+            dsp->vfilt_16bpc(s->vrow, src->cur, src->cur_stride, src->prev, src->prev_stride,
+                             src->scale, sh, row, p->ga, p->taps_a, s->spans, s->nspans, sw);
+        else
+            dsp->vfilt_8bpc(s->vrow, src->cur, src->cur_stride, src->prev, src->prev_stride,
+                            sh, row, p->ga, p->taps_a, s->spans, s->nspans, sw);
+        dsp->hfilt_dec(s->op + (size_t)i * d->op_w, s->vrow, sw, p->ga, p->taps_a, d->op_w);
     }
+    const int32_t all[2] = { 0, d->op_w };
     for (int i = 0; i < d->op_h; i++) {
-        for (int j = 0; j < d->op_w; j++)
-            s->mrow[j] = sq_vfilter_f32(s->op, d->op_w, d->op_h, p->gm, p->taps_m, i, j);
-        for (int j = 0; j < d->op_w; j++)
-            s->dimg[i * d->op_w + j] =
-                sq_local_mean_at(s->mrow, d->op_w, s->op + i * d->op_w, p->gm, p->taps_m, j);
+        dsp->vfilt_f32(s->mrow, s->op, d->op_w, d->op_h, i, p->gm, p->taps_m, all, 1, d->op_w);
+        dsp->local_mean(s->dimg + (size_t)i * d->op_w, s->op + (size_t)i * d->op_w, s->mrow,
+                        d->op_w, p->gm, p->taps_m);
     }
+}
+
+void sq_cpu_covariance(const SqPlan *p, SqCpuSide *s)
+{
+    const SqDims *d = &p->d;
+    const int b = d->b, n = d->n, nlags = SQ_COV_SEQS - 1;
+    double sx[SQ_BLOCK * SQ_BLOCK];
+    float mean[SQ_BLOCK * SQ_BLOCK];
+    s->dsp.cov_rows(s->dl, s->dimg, d->op_w, d->trunc_w, d->trunc_h, s->covws);
+    s->dsp.cov_sums(s->sums, s->dl, d->sub_h);
+    for (int q = 0; q < n; q++) {
+        sx[q] = s->sums[(q / b) * SQ_COV_LD + nlags * b + q % b];
+        mean[q] = sq_cov_mean(sx[q], d->npatch);
+    }
+    for (int pp = 0; pp < n; pp++)
+        for (int q = 0; q <= pp; q++) {
+            int r0, c0;
+            const int seq = sq_cov_pair_seq(b, pp, q, &r0, &c0);
+            const double sxy = s->sums[r0 * SQ_COV_LD + seq * b + c0];
+            const float v = sq_cov_entry(sxy, sx[pp], sx[q], mean[pp], mean[q], d->npatch);
+            s->k[pp * n + q] = v;
+            s->k[q * n + pp] = v;
+        }
+}
+
+int sq_cpu_eigenvalues(const SqDsp *dsp, const float *k, int n, float *lambda, float *ws)
+{
+    float *a = ws, *d = ws + n * n, *e = d + n, *tmp = e + n;
+    if (n == 1) {
+        lambda[0] = k[0];
+        return 0;
+    }
+    memcpy(a, k, sizeof(float) * (size_t)n * n);
+    dsp->tridiag(a, n, d, e, tmp);
+    sq_eigen_chop(d, e, n);
+    int b = n - 1, iter = 0;
+    while (b > 0 && iter < SQ_EIGEN_MAX_ITER) {
+        if (e[b - 1] == 0.0f) {
+            b--;
+            continue;
+        }
+        int a0 = b - 1;
+        while (a0 > 0 && e[a0 - 1] != 0.0f)
+            a0--;
+        sq_qr_step(d + a0, e + a0, b - a0 + 1);
+        sq_eigen_chop(d + a0, e + a0, b - a0 + 1);
+        iter++;
+    }
+    for (int i = 0; i < n; i++)
+        lambda[i] = d[i];
+    return b > 0 ? -1 : iter;
+}
+
+int sq_cpu_eigen(const SqPlan *p, SqCpuSide *s)
+{
+    return sq_cpu_eigenvalues(&s->dsp, s->k, p->d.n, s->lambda, s->eig) < 0 ? SQ_EST_EIGEN_CAP : 0;
+}
+
+static int all_finite(const float *v, size_t cnt, float bound)
+{
+    for (size_t i = 0; i < cnt; i++)
+        if (!(fabsf(v[i]) <= bound))
+            return 0;
+    return 1;
+}
+
+/*
+ * The Householder loop of sq_qr_solve. structured: skip the terms that are
+ * exactly +-0 (u[r] = +0 for r < k, z reset to the identity outside the
+ * active block), which leaves every sum unchanged because an accumulator
+ * that starts at +0 never becomes -0. Rows r < k of H*P reduce to
+ * p[r][c] + 0. Returns -1 when a non-finite value makes that argument void.
+ */
+static int householder_loop(const SqDsp *dsp, const float *kmat, int n, float *ws, int structured)
+{
+    const size_t nn = (size_t)n * n;
+    float *z = ws + nn, *pm = z + nn, *h = pm + nn, *t = h + nn;
+    float *u = t; /* as in sq_qr_solve: t holds u until h is built */
+    for (size_t i = 0; i < nn; i++)
+        z[i] = kmat[i];
+    for (int r = 0; r < n; r++)
+        for (int c = 0; c < n; c++)
+            pm[r * n + c] = r == c ? 1.0f : 0.0f;
+    for (int k = 0; k + 1 < n; k++) {
+        for (int r = 0; r < n; r++)
+            for (int c = 0; c < n; c++)
+                if (r < k || c < k)
+                    z[r * n + c] = r == c ? 1.0f : 0.0f;
+        sq_householder_vec(z, kmat, n, k, u);
+        if (!structured) {
+            for (int r = 0; r < n; r++)
+                for (int c = 0; c < n; c++)
+                    h[r * n + c] = sq_householder_entry(u, r, c);
+            dsp->matmul(t, n, h, n, z, n, n, n, n);
+            memcpy(z, t, sizeof(float) * nn);
+            dsp->matmul(t, n, h, n, pm, n, n, n, n);
+            memcpy(pm, t, sizeof(float) * nn);
+            continue;
+        }
+        if (!all_finite(u, (size_t)n, 0x1p100f))
+            return -1;
+        const int m = n - k;
+        for (int r = k; r < n; r++)
+            for (int c = k; c < n; c++)
+                h[r * n + c] = sq_householder_entry(u, r, c);
+        if (m > 1) {
+            dsp->matmul(t + (k + 1) * n + k + 1, n, h + (k + 1) * n + k, n, z + k * n + k + 1, n,
+                        m - 1, m - 1, m);
+            for (int r = k + 1; r < n; r++)
+                memcpy(z + r * n + k + 1, t + r * n + k + 1, sizeof(float) * (size_t)(m - 1));
+        }
+        dsp->matmul(t + k * n, n, h + k * n + k, n, pm + k * n, n, m, n, m);
+        for (int i = 0; i < k * n; i++)
+            pm[i] = pm[i] + 0.0f;
+        memcpy(pm + k * n, t + k * n, sizeof(float) * (size_t)m * n);
+    }
+    return structured && !all_finite(pm, nn, INFINITY) ? -1 : 0;
+}
+
+int sq_cpu_qr_solve(const SqDsp *dsp, const float *kmat, int n, const float *y, int nb, float *ws)
+{
+    const size_t nn = (size_t)n * n;
+    float *a = ws, *pm = ws + 2 * nn, *h = pm + nn, *bm = ws + 5 * nn;
+    for (size_t i = 0; i < nn; i++)
+        a[i] = kmat[i];
+    if (householder_loop(dsp, kmat, n, ws, 1) < 0)
+        householder_loop(dsp, kmat, n, ws, 0);
+    dsp->matmul(h, n, pm, n, a, n, n, n, n); /* h = R */
+    dsp->matmul(bm, nb, pm, n, y, nb, n, nb, n);
+    for (int i = n - 1; i >= 0; i--)
+        if (fabs((double)h[i * n + i]) < SQ_SOLVE_EPS)
+            return -1;
+    dsp->backsub(bm, h, n, nb);
+    return 0;
+}
+
+int sq_cpu_solve(const SqPlan *p, SqCpuSide *s)
+{
+    const SqDims *d = &p->d;
+    const int n = d->n, nb = d->nb;
+    for (int row = 0; row < n; row++)
+        for (int m = 0; m < nb; m++)
+            s->y[(size_t)row * nb + m] = sq_block_sample(s->dimg, d->op_w, d->b, d->nbh, row, m);
+    int regular = 1;
+    for (int i = 0; i < n; i++)
+        if ((double)s->lambda[i] < 1e-6)
+            regular = 0;
+    if (!regular || sq_cpu_qr_solve(&s->dsp, s->k, n, s->y, nb, s->sol) < 0) {
+        memset(s->x, 0, sizeof(float) * (size_t)n * nb);
+        return SQ_EST_SINGULAR;
+    }
+    return 0;
+}
+
+void sq_cpu_entropy(const SqPlan *p, SqCpuSide *s)
+{
+    const SqDims *d = &p->d;
+    s->dsp.block_var(s->s, s->x, s->y, d->n, d->nb);
+    s->dsp.entropy(s->e, s->lambda, d->n, s->s, d->nb, p->sigma_nn);
 }
 
 int sq_cpu_side(const SqPlan *p, SqCpuSide *s, const SqSrc *src)
 {
     sq_cpu_operating_image(p, s, src);
-    return sq_est_params(s->dimg, p->d.op_w, &p->d, p->sigma_nn, s->wsd, s->wsf, s->e, s->s);
+    sq_cpu_covariance(p, s);
+    int flags = sq_cpu_eigen(p, s);
+    flags |= sq_cpu_solve(p, s);
+    sq_cpu_entropy(p, s);
+    return flags;
 }
 
 float sq_cpu_plane_score(const SqPlan *p, SqCpuSide *ref, SqCpuSide *dis,

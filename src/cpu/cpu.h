@@ -1,6 +1,7 @@
 /*
  * CPU backend: the loops and buffers around the math core. One SqCpuSide
- * holds the scratch of one side (ref or dis) of one plane, allocated once.
+ * holds the scratch of one side (ref or dis) of one plane, allocated once,
+ * and the DSP table it runs with (C, or upgraded to the allowed SIMD level).
  */
 #ifndef SQ_CPU_CPU_H
 #define SQ_CPU_CPU_H
@@ -9,6 +10,7 @@
 
 #include "core/mem.h"
 #include "core/plan.h"
+#include "cpu/dsp.h"
 
 /* Where the core's input samples come from (see sq_src_at). */
 typedef struct SqSrc {
@@ -19,22 +21,39 @@ typedef struct SqSrc {
 } SqSrc;
 
 typedef struct SqCpuSide {
-    float *vrow;   /* one vertically filtered row, scaled_w */
-    float *op;     /* operating image, op_w x op_h */
-    float *dimg;   /* after local-mean removal */
-    float *mrow;   /* local-mean vertical row, op_w */
-    float *conv;   /* converted input, w x h (prescale only) */
-    float *scaled; /* prescaled image (prescale only) */
-    double *wsd;
-    float *wsf;
-    float *e, *s;  /* entropies and variances, nb each */
+    SqDsp dsp;
+    int32_t *spans;  /* columns the decimated horizontal pass reads, [begin, end) pairs */
+    int nspans;
+    uint8_t *rows;   /* prescale: scaled rows the vertical pass reads */
+    float *vrow;     /* one vertically filtered row, scaled_w */
+    float *op;       /* operating image, op_w x op_h */
+    float *dimg;     /* after local-mean removal */
+    float *mrow;     /* local-mean vertical row, op_w */
+    float *conv;     /* converted input, w x h (prescale only) */
+    float *scaled;   /* prescaled image (prescale only) */
+    double *dl;      /* covariance row terms, SQ_COV_LD per operating row */
+    double *sums;    /* window sums, 5 x SQ_COV_LD */
+    double *covws;   /* cov_rows workspace */
+    float *wsf;      /* the float blocks below */
+    float *k, *lambda, *eig, *sol, *y, *x;
+    float *e, *s;    /* entropies and variances, nb each */
 } SqCpuSide;
 
+/* Allocate for plan p; the DSP table starts at the best level this CPU has. */
 int sq_cpu_side_alloc(SqCpuSide *s, const SqPlan *p, const SqAlloc *a);
 void sq_cpu_side_free(SqCpuSide *s, const SqAlloc *a);
 
+/* Restrict the DSP table to the SPEEDQA_CPU_* levels in cpu_mask (0: C only). */
+void sq_cpu_side_set_cpu_mask(SqCpuSide *s, unsigned cpu_mask);
+
 /* Operating image after local-mean removal, into s->dimg. */
 void sq_cpu_operating_image(const SqPlan *p, SqCpuSide *s, const SqSrc *src);
+
+/* The stages of est_params (spec 4.7) on s->dimg, in this order: */
+void sq_cpu_covariance(const SqPlan *p, SqCpuSide *s);  /* -> s->k */
+int sq_cpu_eigen(const SqPlan *p, SqCpuSide *s);        /* -> s->lambda; SQ_EST_EIGEN_CAP */
+int sq_cpu_solve(const SqPlan *p, SqCpuSide *s);        /* -> s->x; SQ_EST_SINGULAR */
+void sq_cpu_entropy(const SqPlan *p, SqCpuSide *s);     /* -> s->s, s->e */
 
 /* Full side: operating image, then est_params into s->e, s->s. Returns SQ_EST_* flags. */
 int sq_cpu_side(const SqPlan *p, SqCpuSide *s, const SqSrc *src);
@@ -42,5 +61,15 @@ int sq_cpu_side(const SqPlan *p, SqCpuSide *s, const SqSrc *src);
 /* One plane pair's score; *err = either side singular. */
 float sq_cpu_plane_score(const SqPlan *p, SqCpuSide *ref, SqCpuSide *dis,
                          const SqSrc *ref_src, const SqSrc *dis_src, int wvm, int *err);
+
+/*
+ * sq_qr_solve (math/solve.h) bit for bit, skipping the products of the
+ * explicit-Q updates that are exactly zero. ws: sq_solve_ws_floats(n, nb);
+ * X is left at ws + 5 n^2 as in sq_qr_solve.
+ */
+int sq_cpu_qr_solve(const SqDsp *dsp, const float *kmat, int n, const float *y, int nb, float *ws);
+
+/* sq_eigenvalues with the DSP's tridiagonalisation. ws: sq_eigen_ws_floats(n). */
+int sq_cpu_eigenvalues(const SqDsp *dsp, const float *k, int n, float *lambda, float *ws);
 
 #endif

@@ -63,7 +63,7 @@ static void cov_rows_c(double *dl, const float *img, ptrdiff_t stride, int trunc
     (void)ws;
     for (int y = 0; y < trunc_h; y++)
         for (int seq = 0; seq < SQ_COV_SEQS; seq++) {
-            double ck[2 * SQ_BLOCK];
+            double ck[2 * SQ_BLOCK] = { 0 };
             sq_cov_row_lag(img, stride, trunc_w, trunc_h, b, sub_w, y, seq, ck);
             for (int c = 0; c < b; c++)
                 dl[(size_t)y * SQ_COV_LD + seq * b + c] = ck[b + c] - ck[c];
