@@ -124,8 +124,8 @@ static void usage(FILE *f)
 "                            (see doc/features.md)\n"
 "\n"
 "Output (default: XML on stdout):\n"
-"  -o, --output PATH         write to PATH; without a format flag the format\n"
-"                            follows its extension (.xml, .json, .csv)\n"
+"  -o, --output PATH         write to PATH (- = stdout); without a format flag\n"
+"                            the format follows its extension (.xml, .json, .csv)\n"
 "      --xml | --json | --csv\n"
 "      --precision P         legacy: %.6f like vmaf (default); max: %.17g,\n"
 "                            every value exactly as computed\n"
@@ -275,7 +275,7 @@ int cli_parse(CliSettings *cfg, int argc, char *const *argv)
             cli_error("--model: speedqa computes features only and has no models; "
                       "drop -m (use --feature to choose features)");
             return SQ_EXIT_USAGE;
-        case ARG_OUTPUT: cfg->output_path = optarg; break;
+        case ARG_OUTPUT: cfg->output_path = strcmp(optarg, "-") ? optarg : NULL; break;
         case ARG_NO_PREDICTION: break;
         case ARG_QUIET: cfg->quiet = 1; break;
         case ARG_VERSION: version(); return SQ_EXIT_OK;

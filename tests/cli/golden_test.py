@@ -12,7 +12,10 @@ absent are skipped; exit 77 when none can run.
 import concurrent.futures
 import hashlib
 import json
-import lzma
+try:
+    import lzma
+except ImportError:  # Python built without liblzma: use the xz tool
+    lzma = None
 import os
 import subprocess
 import sys
@@ -32,12 +35,16 @@ def decompressed(golden, rel, work):
     if os.path.isfile(dst) and os.path.getmtime(dst) >= os.path.getmtime(src):
         return dst
     tmp = dst + ".part%d" % os.getpid()
-    with lzma.open(src) as fi, open(tmp, "wb") as fo:
-        while True:
-            b = fi.read(1 << 22)
-            if not b:
-                break
-            fo.write(b)
+    if lzma is None:
+        with open(tmp, "wb") as fo:
+            subprocess.run(["xz", "-dc", src], stdout=fo, check=True)
+    else:
+        with lzma.open(src) as fi, open(tmp, "wb") as fo:
+            while True:
+                b = fi.read(1 << 22)
+                if not b:
+                    break
+                fo.write(b)
     os.replace(tmp, dst)
     return dst
 
