@@ -1,0 +1,29 @@
+/* x86 versions of the DSP slots (cpu/dsp.h), one ISA per file. */
+#ifndef SQ_X86_DSP_X86_H
+#define SQ_X86_DSP_X86_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+void sq_vfilt_8bpc_avx2(float *dst, const uint8_t *cur, ptrdiff_t cur_stride,
+                        const uint8_t *prev, ptrdiff_t prev_stride, int h, int row,
+                        const float *g, int taps, const int32_t *spans, int nspans, int w);
+void sq_vfilt_16bpc_avx2(float *dst, const uint8_t *cur, ptrdiff_t cur_stride,
+                         const uint8_t *prev, ptrdiff_t prev_stride, float scale, int h, int row,
+                         const float *g, int taps, const int32_t *spans, int nspans, int w);
+void sq_vfilt_f32_avx2(float *dst, const float *img, ptrdiff_t stride, int h, int row,
+                       const float *g, int taps, const int32_t *spans, int nspans, int w);
+void sq_hfilt_dec_avx2(float *dst, const float *src, int w, const float *g, int taps, int nout);
+void sq_local_mean_avx2(float *dst, const float *op, const float *mrow, int w,
+                        const float *g, int taps);
+void sq_cov_rows_avx2(double *dl, const float *img, ptrdiff_t stride, int trunc_w, int trunc_h,
+                      double *ws);
+void sq_cov_sums_avx2(double *sums, const double *dl, int sub_h);
+void sq_tridiag_avx2(float *a, int n, float *d, float *e, float *ws);
+void sq_matmul_avx2(float *out, ptrdiff_t ldo, const float *l, ptrdiff_t ldl,
+                    const float *r, ptrdiff_t ldr, int rows, int cols, int depth);
+void sq_backsub_avx2(float *x, const float *rm, int n, int nb);
+void sq_block_var_avx2(float *s, const float *x, const float *y, int n, int nb);
+void sq_entropy_avx2(float *e, const float *lambda, int n, const float *s, int nb, float sigma_nn);
+
+#endif

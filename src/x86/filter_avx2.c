@@ -1,0 +1,246 @@
+/*
+ * AVX2 filters: 8 columns (or 8 outputs) per vector, each lane doing the
+ * scalar sequence of math/filter.h: taps in increasing k, product rounded
+ * to float, then added (_mm256_mul_ps, then _mm256_add_ps; never FMA).
+ * Sample conversion is exact in float for every bit depth, so the integer
+ * forms used here ((float)(v - 128), (float)(p - c) * scale) give the same
+ * bits as the math core's (float)v * scale + -128 and its difference.
+ */
+#include <immintrin.h>
+#include <string.h>
+
+#include "cpu/dsp.h"
+#include "math/filter.h"
+#include "x86/dsp_x86.h"
+
+#define AI static inline __attribute__((always_inline))
+
+enum { SRC_U8, SRC_U8_DIFF, SRC_U16, SRC_U16_DIFF, SRC_F32 };
+
+AI __m256 load8(int mode, const void *cur, const void *prev, int c, __m256 scale)
+{
+    const __m256 m128 = _mm256_set1_ps(-128.0f);
+    switch (mode) {
+    case SRC_U8: {
+        __m256i v = _mm256_cvtepu8_epi32(_mm_loadl_epi64((const __m128i *)((const uint8_t *)cur + c)));
+        return _mm256_cvtepi32_ps(_mm256_sub_epi32(v, _mm256_set1_epi32(128)));
+    }
+    case SRC_U8_DIFF: {
+        __m256i v = _mm256_cvtepu8_epi32(_mm_loadl_epi64((const __m128i *)((const uint8_t *)cur + c)));
+        __m256i p = _mm256_cvtepu8_epi32(_mm_loadl_epi64((const __m128i *)((const uint8_t *)prev + c)));
+        return _mm256_cvtepi32_ps(_mm256_sub_epi32(p, v));
+    }
+    case SRC_U16: {
+        __m256i v = _mm256_cvtepu16_epi32(_mm_loadu_si128((const __m128i *)((const uint16_t *)cur + c)));
+        return _mm256_add_ps(_mm256_mul_ps(_mm256_cvtepi32_ps(v), scale), m128);
+    }
+    case SRC_U16_DIFF: {
+        __m256i v = _mm256_cvtepu16_epi32(_mm_loadu_si128((const __m128i *)((const uint16_t *)cur + c)));
+        __m256i p = _mm256_cvtepu16_epi32(_mm_loadu_si128((const __m128i *)((const uint16_t *)prev + c)));
+        return _mm256_mul_ps(_mm256_cvtepi32_ps(_mm256_sub_epi32(p, v)), scale);
+    }
+    default:
+        return _mm256_loadu_ps((const float *)cur + c);
+    }
+}
+
+AI float load1(int mode, const void *cur, const void *prev, int c, float scale)
+{
+    switch (mode) {
+    case SRC_U8:
+        return sq_sample_to_float(((const uint8_t *)cur)[c], 1.0f);
+    case SRC_U8_DIFF:
+        return sq_sample_to_float(((const uint8_t *)prev)[c], 1.0f) -
+               sq_sample_to_float(((const uint8_t *)cur)[c], 1.0f);
+    case SRC_U16:
+        return sq_sample_to_float(((const uint16_t *)cur)[c], scale);
+    case SRC_U16_DIFF:
+        return sq_sample_to_float(((const uint16_t *)prev)[c], scale) -
+               sq_sample_to_float(((const uint16_t *)cur)[c], scale);
+    default:
+        return ((const float *)cur)[c];
+    }
+}
+
+/* 32 columns at c. */
+AI void cols32(int mode, float *dst, const void *const *cr, const void *const *pr,
+               const float *g, int taps, int c, __m256 scale)
+{
+    __m256 a0 = _mm256_setzero_ps(), a1 = a0, a2 = a0, a3 = a0;
+    for (int k = 0; k < taps; k++) {
+        const __m256 gk = _mm256_set1_ps(g[k]);
+        const void *p = pr ? pr[k] : NULL;
+        a0 = _mm256_add_ps(a0, _mm256_mul_ps(gk, load8(mode, cr[k], p, c, scale)));
+        a1 = _mm256_add_ps(a1, _mm256_mul_ps(gk, load8(mode, cr[k], p, c + 8, scale)));
+        a2 = _mm256_add_ps(a2, _mm256_mul_ps(gk, load8(mode, cr[k], p, c + 16, scale)));
+        a3 = _mm256_add_ps(a3, _mm256_mul_ps(gk, load8(mode, cr[k], p, c + 24, scale)));
+    }
+    _mm256_storeu_ps(dst + c, a0);
+    _mm256_storeu_ps(dst + c + 8, a1);
+    _mm256_storeu_ps(dst + c + 16, a2);
+    _mm256_storeu_ps(dst + c + 24, a3);
+}
+
+AI void cols8(int mode, float *dst, const void *const *cr, const void *const *pr,
+              const float *g, int taps, int c, __m256 scale)
+{
+    __m256 a0 = _mm256_setzero_ps();
+    for (int k = 0; k < taps; k++)
+        a0 = _mm256_add_ps(a0, _mm256_mul_ps(_mm256_set1_ps(g[k]),
+                                             load8(mode, cr[k], pr ? pr[k] : NULL, c, scale)));
+    _mm256_storeu_ps(dst + c, a0);
+}
+
+AI void vfilt_run(int mode, float *dst, const void *const *cr, const void *const *pr,
+                  const float *g, int taps, const int32_t *spans, int nspans, int w, float scale)
+{
+    const __m256 vs = _mm256_set1_ps(scale);
+    for (int s = 0; s < nspans;) {
+        int a = spans[2 * s], e = spans[2 * s + 1];
+        /* A gap narrower than a vector costs less computed than skipped. */
+        for (s++; s < nspans && spans[2 * s] - e < 8; s++)
+            e = spans[2 * s + 1];
+        if (w < 8) {
+            for (int c = a; c < e; c++) {
+                float acc = 0.0f;
+                for (int k = 0; k < taps; k++) {
+                    float prod = g[k] * load1(mode, cr[k], pr ? pr[k] : NULL, c, scale);
+                    acc = acc + prod;
+                }
+                dst[c] = acc;
+            }
+            continue;
+        }
+        int c = a;
+        for (; c + 32 <= e; c += 32)
+            cols32(mode, dst, cr, pr, g, taps, c, vs);
+        for (; c + 8 <= e; c += 8)
+            cols8(mode, dst, cr, pr, g, taps, c, vs);
+        if (c < e)
+            cols8(mode, dst, cr, pr, g, taps, e >= 8 ? e - 8 : 0, vs);
+    }
+}
+
+static void row_ptrs(const void **out, const uint8_t *base, ptrdiff_t stride, int h, int row,
+                     int taps)
+{
+    const int r = taps >> 1;
+    for (int k = 0; k < taps; k++)
+        out[k] = base + (ptrdiff_t)sq_mirror(row - r + k, h) * stride;
+}
+
+void sq_vfilt_8bpc_avx2(float *dst, const uint8_t *cur, ptrdiff_t cur_stride,
+                        const uint8_t *prev, ptrdiff_t prev_stride, int h, int row,
+                        const float *g, int taps, const int32_t *spans, int nspans, int w)
+{
+    const void *cr[SQ_MAX_TAPS], *pr[SQ_MAX_TAPS];
+    row_ptrs(cr, cur, cur_stride, h, row, taps);
+    if (prev) {
+        row_ptrs(pr, prev, prev_stride, h, row, taps);
+        vfilt_run(SRC_U8_DIFF, dst, cr, pr, g, taps, spans, nspans, w, 1.0f);
+    } else {
+        vfilt_run(SRC_U8, dst, cr, NULL, g, taps, spans, nspans, w, 1.0f);
+    }
+}
+
+void sq_vfilt_16bpc_avx2(float *dst, const uint8_t *cur, ptrdiff_t cur_stride,
+                         const uint8_t *prev, ptrdiff_t prev_stride, float scale, int h, int row,
+                         const float *g, int taps, const int32_t *spans, int nspans, int w)
+{
+    const void *cr[SQ_MAX_TAPS], *pr[SQ_MAX_TAPS];
+    row_ptrs(cr, cur, cur_stride, h, row, taps);
+    if (prev) {
+        row_ptrs(pr, prev, prev_stride, h, row, taps);
+        vfilt_run(SRC_U16_DIFF, dst, cr, pr, g, taps, spans, nspans, w, scale);
+    } else {
+        vfilt_run(SRC_U16, dst, cr, NULL, g, taps, spans, nspans, w, scale);
+    }
+}
+
+void sq_vfilt_f32_avx2(float *dst, const float *img, ptrdiff_t stride, int h, int row,
+                       const float *g, int taps, const int32_t *spans, int nspans, int w)
+{
+    const void *cr[SQ_MAX_TAPS];
+    row_ptrs(cr, (const uint8_t *)img, stride * (ptrdiff_t)sizeof(float), h, row, taps);
+    vfilt_run(SRC_F32, dst, cr, NULL, g, taps, spans, nspans, w, 1.0f);
+}
+
+/* 8x8 transpose: row i of the output is lane i of every input. */
+AI void transpose8(__m256 *v)
+{
+    __m256 t0 = _mm256_unpacklo_ps(v[0], v[1]), t1 = _mm256_unpackhi_ps(v[0], v[1]);
+    __m256 t2 = _mm256_unpacklo_ps(v[2], v[3]), t3 = _mm256_unpackhi_ps(v[2], v[3]);
+    __m256 t4 = _mm256_unpacklo_ps(v[4], v[5]), t5 = _mm256_unpackhi_ps(v[4], v[5]);
+    __m256 t6 = _mm256_unpacklo_ps(v[6], v[7]), t7 = _mm256_unpackhi_ps(v[6], v[7]);
+    __m256 s0 = _mm256_shuffle_ps(t0, t2, 0x44), s1 = _mm256_shuffle_ps(t0, t2, 0xee);
+    __m256 s2 = _mm256_shuffle_ps(t1, t3, 0x44), s3 = _mm256_shuffle_ps(t1, t3, 0xee);
+    __m256 s4 = _mm256_shuffle_ps(t4, t6, 0x44), s5 = _mm256_shuffle_ps(t4, t6, 0xee);
+    __m256 s6 = _mm256_shuffle_ps(t5, t7, 0x44), s7 = _mm256_shuffle_ps(t5, t7, 0xee);
+    v[0] = _mm256_permute2f128_ps(s0, s4, 0x20);
+    v[1] = _mm256_permute2f128_ps(s1, s5, 0x20);
+    v[2] = _mm256_permute2f128_ps(s2, s6, 0x20);
+    v[3] = _mm256_permute2f128_ps(s3, s7, 0x20);
+    v[4] = _mm256_permute2f128_ps(s0, s4, 0x31);
+    v[5] = _mm256_permute2f128_ps(s1, s5, 0x31);
+    v[6] = _mm256_permute2f128_ps(s2, s6, 0x31);
+    v[7] = _mm256_permute2f128_ps(s3, s7, 0x31);
+}
+
+/*
+ * Decimated horizontal pass: outputs j0..j0+7 read src[16 j + o], |o| <= 7.
+ * Transposing the 8 x 16 block src[16 j - 8 + q] turns each tap offset
+ * into one vector over j (phase q = o + 8).
+ */
+void sq_hfilt_dec_avx2(float *dst, const float *src, int w, const float *g, int taps, int nout)
+{
+    const int r = taps >> 1;
+    int j = 0;
+    if (r <= 7 && nout >= 9 && (nout << SQ_DECIM_SHIFT) <= w) {
+        /* j = 0 mirrors at the left edge; 16 (nout - 1) + 7 < w needs no mirror. */
+        dst[0] = sq_hfilter_f32(src, w, g, taps, 0);
+        for (j = 1; j < nout; j += 8) {
+            const int j0 = j + 8 <= nout ? j : nout - 8;
+            __m256 lo[8], hi[8];
+            for (int i = 0; i < 8; i++) {
+                const float *p = src + ((j0 + i) << SQ_DECIM_SHIFT) - 8;
+                lo[i] = _mm256_loadu_ps(p);
+                hi[i] = _mm256_loadu_ps(p + 8);
+            }
+            transpose8(lo);
+            transpose8(hi);
+            __m256 acc = _mm256_setzero_ps();
+            for (int k = 0; k < taps; k++) {
+                const int q = k - r + 8;
+                const __m256 x = q < 8 ? lo[q] : hi[q - 8];
+                acc = _mm256_add_ps(acc, _mm256_mul_ps(_mm256_set1_ps(g[k]), x));
+            }
+            _mm256_storeu_ps(dst + j0, acc);
+        }
+        return;
+    }
+    for (; j < nout; j++)
+        dst[j] = sq_hfilter_f32(src, w, g, taps, j << SQ_DECIM_SHIFT);
+}
+
+void sq_local_mean_avx2(float *dst, const float *op, const float *mrow, int w,
+                        const float *g, int taps)
+{
+    const int r = taps >> 1;
+    int j = 0;
+    /* Interior outputs [r, w - r) need no mirror. */
+    if (w - 2 * r >= 8) {
+        for (; j < r; j++)
+            dst[j] = sq_local_mean_at(mrow, w, op, g, taps, j);
+        for (; j < w - r; j += 8) {
+            const int j0 = j + 8 <= w - r ? j : w - r - 8;
+            __m256 acc = _mm256_setzero_ps();
+            for (int k = 0; k < taps; k++)
+                acc = _mm256_add_ps(acc, _mm256_mul_ps(_mm256_set1_ps(g[k]),
+                                                       _mm256_loadu_ps(mrow + j0 - r + k)));
+            _mm256_storeu_ps(dst + j0, _mm256_sub_ps(_mm256_loadu_ps(op + j0), acc));
+        }
+        j = w - r;
+    }
+    for (; j < w; j++)
+        dst[j] = sq_local_mean_at(mrow, w, op, g, taps, j);
+}
