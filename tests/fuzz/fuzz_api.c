@@ -1,0 +1,467 @@
+/*
+ * The scoring API end to end. The first bytes choose a configuration, the
+ * rest is pixel material:
+ *   u16 width, u16 height    -> 1..640 x 1..480 (below the 80x80 minimum too)
+ *   u8 pixel format          -> 4:0:0..4:4:4, sometimes an invalid value
+ *   u8 bit depth             -> 8..16, sometimes 0, 7, 17, -1, ...
+ *   u8 threads               -> 1..3, sometimes 0 (one per core), -1 or 4
+ *   u8 allocation failure    -> none, or [u8] the n-th allocation fails once
+ *   u8 feature count         -> 0 (library defaults) .. 4 feature strings,
+ *                               each [u8 kind + option mask, u8 per option]
+ *   u8 frames                -> 1..8, each [u8 op, u8 distorted mode]
+ *   u8 x 3 plane strides     -> padding 0..31 bytes, bit 7 negative stride
+ *   rest                     -> pattern tiled into some planes, PRNG seed
+ * Frames are sent, received eagerly or only when the queue is full, and
+ * flushed in the middle as the ops say; bad pictures are sent in between.
+ * Promises checked: open fails cleanly (NULL context, every allocation
+ * freed, -EINVAL for invalid settings, -ENOMEM only when an allocation was
+ * made to fail) and succeeds for valid default settings; every score is
+ * finite; frames come out in order, all of them after a flush; the first
+ * speed_temporal of a sequence is 0; a bad picture is -EINVAL and changes
+ * nothing; with 2+ threads the scores equal the 1-thread scores bit for
+ * bit; nothing leaks (counting allocator here, LSan for the rest). Planes
+ * are allocated to their exact size so ASan sees any read past them.
+ */
+#include <errno.h>
+#include <math.h>
+#include <stdarg.h>
+#include <string.h>
+
+#include "fuzz_common.h"
+#include "speedqa/speedqa.h"
+
+#define MAX_W 640
+#define MAX_H 480
+#define MAX_FRAMES 8
+#define MAX_FEATS 4
+
+typedef struct Config {
+    SpeedqaFormat fmt;
+    int n_threads;
+    long fail_at;
+    int nfeat;                    /* 0: features = NULL (defaults) */
+    char feat[MAX_FEATS][200];
+    const char *feats[MAX_FEATS + 1];
+    int nframes;
+    unsigned op[MAX_FRAMES], dmode[MAX_FRAMES];
+    int pad[3], neg[3];
+    const uint8_t *pattern;
+    size_t npattern;
+} Config;
+
+typedef struct Pic {
+    uint8_t *buf[3];
+    SpeedqaPicture pic;
+} Pic;
+
+static const double valid_ks[] = {
+    1.0, 0.5, 1.5, 2.0, 2.0 / 3.0, 2.4, 360.0 / 97.0, 4.0 / 3.0, 3.5 / 3.0, 1.25, 4.25 / 3.0,
+    5.0 / 3.0, 3.0, 1.0 / 2.25, 1.4746, 1.54, 1.6, 1.06667, 0.711111, 0.740740, 1.111111,
+};
+static const double prescales[] = { 0.5, 0.75, 1.5, 2.0, 0.25, 0.1, 4.0, 1.0, 1.0004, 0.9995, 1.25, 3.0 };
+static const char *const methods[] = { "nearest", "bilinear", "bicubic", "lanczos4" };
+
+static void add_opt(char *buf, size_t len, int *first, const char *fmt, ...)
+    __attribute__((format(printf, 4, 5)));
+
+static void add_opt(char *buf, size_t len, int *first, const char *fmt, ...)
+{
+    size_t n = strlen(buf);
+    if (n + 2 >= len)
+        return;
+    buf[n++] = *first ? '=' : ':';
+    buf[n] = '\0';
+    *first = 0;
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(buf + n, len - n, fmt, ap);
+    va_end(ap);
+}
+
+static void make_feature(FuzzBytes *b, char *buf, size_t len)
+{
+    const unsigned k = fuzz_u8(b);
+    const int chroma = k & 1;
+    int first = 1;
+    snprintf(buf, len, "%s", chroma ? "speed_chroma" : "speed_temporal");
+    if (k & 2) {
+        unsigned v = fuzz_u8(b);
+        if (v < 21 * 8)
+            add_opt(buf, len, &first, "speed_kernelscale=%.17g", valid_ks[v % 21]);
+        else
+            add_opt(buf, len, &first, "speed_kernelscale=%g", 0.1 + 3.9 * fuzz_u16(b) / 65535.0);
+    }
+    if (k & 4) {
+        unsigned v = fuzz_u8(b);
+        if (v < 12 * 16)
+            add_opt(buf, len, &first, "speed_prescale=%g", prescales[v % 12]);
+        else
+            add_opt(buf, len, &first, "speed_prescale=%g", 0.1 + 3.9 * fuzz_u16(b) / 65535.0);
+    }
+    if (k & 8) {
+        unsigned v = fuzz_u8(b);
+        add_opt(buf, len, &first, "speed_prescale_method=%s", v < 252 ? methods[v % 4] : "lanczos");
+    }
+    if (k & 16) {
+        unsigned v = fuzz_u8(b);
+        if (chroma)
+            add_opt(buf, len, &first, "speed_weight_var_mode=%u", v % 8); /* 7: invalid */
+        else
+            add_opt(buf, len, &first, "speed_use_ref_diff=%s", v & 1 ? "true" : "false");
+    }
+    if (k & 32)
+        add_opt(buf, len, &first, "speed_sigma_nn=%g", 0.1 + 1.9 * fuzz_u8(b) / 255.0);
+    if (k & 64)
+        add_opt(buf, len, &first, "speed_nn_floor=%g", fuzz_u8(b) / 255.0);
+    if (k & 128)
+        add_opt(buf, len, &first, "speed_max_val=%g", fuzz_u8(b) * 4.0);
+}
+
+static void parse_config(Config *c, const uint8_t *data, size_t size)
+{
+    FuzzBytes b = { data, size };
+    memset(c, 0, sizeof *c);
+    c->fmt.width = 1 + (int)(fuzz_u16(&b) % MAX_W);
+    c->fmt.height = 1 + (int)(fuzz_u16(&b) % MAX_H);
+    unsigned v = fuzz_u8(&b);
+    c->fmt.fmt = (SpeedqaPixelFormat)(v < 252 ? (int)(v % 4) : v == 255 ? -1 : (int)v - 248);
+    v = fuzz_u8(&b);
+    static const int bad_bpc[] = { 0, 7, 17, 32, -1, 255, 1, 6, 24, 100, 9, 10, 12 };
+    c->fmt.bpc = v < 243 ? 8 + (int)(v % 9) : bad_bpc[v - 243];
+    v = fuzz_u8(&b);
+    c->n_threads = v < 250 ? 1 + (int)(v % 3) : v == 250 ? 0 : v == 251 ? -1 : 4;
+    v = fuzz_u8(&b);
+    c->fail_at = v < 224 ? 0 : 1 + (long)fuzz_u8(&b);
+    c->nfeat = (int)(fuzz_u8(&b) % (MAX_FEATS + 1));
+    for (int i = 0; i < c->nfeat; i++) {
+        make_feature(&b, c->feat[i], sizeof c->feat[i]);
+        c->feats[i] = c->feat[i];
+    }
+    c->feats[c->nfeat] = NULL;
+    c->nframes = 1 + (int)(fuzz_u8(&b) % MAX_FRAMES);
+    for (int i = 0; i < c->nframes; i++) {
+        c->op[i] = fuzz_u8(&b);
+        c->dmode[i] = fuzz_u8(&b);
+    }
+    for (int p = 0; p < 3; p++) {
+        v = fuzz_u8(&b);
+        c->pad[p] = (int)(v & 31);
+        c->neg[p] = (v & 0x80) != 0;
+    }
+    c->pattern = b.p;
+    c->npattern = b.n;
+}
+
+static int valid_format(const SpeedqaFormat *f)
+{
+    return (unsigned)f->fmt <= SPEEDQA_PIX_444 && f->bpc >= 8 && f->bpc <= 16;
+}
+
+static void plane_dims(const SpeedqaFormat *f, int p, int *w, int *h)
+{
+    *w = f->width;
+    *h = f->height;
+    if (p) {
+        if (f->fmt != SPEEDQA_PIX_444)
+            *w >>= 1;
+        if (f->fmt == SPEEDQA_PIX_420)
+            *h >>= 1;
+    }
+}
+
+static uint32_t rng(uint32_t *s)
+{
+    *s ^= *s << 13;
+    *s ^= *s >> 17;
+    *s ^= *s << 5;
+    return *s;
+}
+
+/*
+ * Content of one plane. mode: 0 noise, 1 constant, 2 pattern tiled,
+ * 3 smooth gradient + noise, 4 checkerboard of 0 and max, 5 small noise
+ * around mid grey, 6 pattern with all 16 bits (out of range above 8..15
+ * bits: must still give finite scores), 7 rows of the pattern.
+ */
+static unsigned sample(const Config *c, int mode, uint32_t *s, int x, int y, unsigned maxv, unsigned cval)
+{
+    const size_t np = c->npattern;
+    switch (mode & 7) {
+    case 0: return rng(s) % (maxv + 1);
+    case 1: return cval % (maxv + 1);
+    case 2: return np ? c->pattern[((size_t)y * 131 + (size_t)x) % np] * (maxv + 1) / 256 : 0;
+    case 3: return (((unsigned)(x * 3 + y * 2) * (maxv + 1)) / 4096 + rng(s) % 4) % (maxv + 1);
+    case 4: return ((x >> 2) + (y >> 2)) & 1 ? maxv : 0;
+    case 5: return (maxv + 1) / 2 + rng(s) % 3;
+    case 6: {
+        if (!np)
+            return 0xffff;
+        size_t i = ((size_t)y * 257 + (size_t)x * 2) % np;
+        return (unsigned)c->pattern[i] << 8 | c->pattern[(i + 1) % np];
+    }
+    default: return np ? c->pattern[(size_t)y % np] * (maxv + 1) / 256 : maxv;
+    }
+}
+
+static void pic_free(Pic *p)
+{
+    for (int i = 0; i < 3; i++)
+        free(p->buf[i]);
+    memset(p, 0, sizeof *p);
+}
+
+/* Fill a picture of c->fmt (made valid for allocation) with mode's content;
+ * src, when given, is copied and perturbed instead (distorted = ref + noise). */
+static int pic_make(Pic *p, const Config *c, int mode, uint32_t seed, const Pic *src, int noise)
+{
+    memset(p, 0, sizeof *p);
+    SpeedqaFormat f = c->fmt;
+    p->pic.format = f;
+    if (!valid_format(&f))
+        return 0; /* never sent: open refuses it */
+    const int bps = f.bpc > 8 ? 2 : 1;
+    const unsigned maxv = (1u << f.bpc) - 1;
+    uint32_t s = seed | 1;
+    const unsigned cval = seed >> 8;
+    for (int pl = 0; pl < (f.fmt == SPEEDQA_PIX_400 ? 1 : 3); pl++) {
+        int w, h;
+        plane_dims(&f, pl, &w, &h);
+        if (w < 1 || h < 1) {
+            /* A 1-pixel-wide 4:2:x picture has no chroma samples; keep a
+             * valid pointer anyway (the plane is never read). */
+            w = h = 1;
+        }
+        /* 16-bit rows stay 2-byte aligned: the API reads uint16_t samples. */
+        const int pad = bps == 2 ? c->pad[pl] & ~1 : c->pad[pl];
+        const size_t stride = (size_t)w * bps + (size_t)pad;
+        const size_t bytes = stride * (size_t)(h - 1) + (size_t)w * bps; /* last row without padding */
+        if (!(p->buf[pl] = malloc(bytes)))
+            return -1;
+        memset(p->buf[pl], 0xee, bytes);
+        for (int y = 0; y < h; y++) {
+            uint8_t *row = p->buf[pl] + (size_t)y * stride;
+            const uint8_t *srow = src ? src->buf[pl] + (size_t)y * stride : NULL;
+            for (int x = 0; x < w; x++) {
+                unsigned v;
+                if (src) {
+                    v = bps == 2 ? ((const uint16_t *)srow)[x] : srow[x];
+                    if (noise) {
+                        int d = (int)(rng(&s) % (2 * noise + 1)) - noise;
+                        int nv = (int)v + d;
+                        v = nv < 0 ? 0 : (unsigned)nv > maxv ? maxv : (unsigned)nv;
+                    }
+                } else {
+                    v = sample(c, mode, &s, x, y, maxv, cval);
+                    if (mode != 6)
+                        v &= maxv;
+                }
+                if (bps == 2)
+                    ((uint16_t *)row)[x] = (uint16_t)v;
+                else
+                    row[x] = (uint8_t)v;
+            }
+        }
+        if (c->neg[pl]) {
+            p->pic.data[pl] = p->buf[pl] + stride * (size_t)(h - 1);
+            p->pic.stride[pl] = -(ptrdiff_t)stride;
+        } else {
+            p->pic.data[pl] = p->buf[pl];
+            p->pic.stride[pl] = (ptrdiff_t)stride;
+        }
+    }
+    return 0;
+}
+
+typedef struct Run {
+    int open_ret;
+    int nscores;
+    int temporal[SPEEDQA_MAX_SCORES];
+    int received;
+    double v[MAX_FRAMES][SPEEDQA_MAX_SCORES];
+} Run;
+
+static void take(SpeedqaContext *ctx, Run *r, const int *seq_start, const SpeedqaScores *sc,
+                 const Config *c)
+{
+    FUZZ_CHECK(sc->frame == (unsigned)r->received, "frame %u received, expected %d", sc->frame, r->received);
+    FUZZ_CHECK(sc->count == r->nscores, "count %d, expected %d", sc->count, r->nscores);
+    for (int i = 0; i < sc->count; i++) {
+        FUZZ_CHECK(isfinite(sc->values[i]), "frame %u %s = %g (%dx%d fmt %d bpc %d, %d threads, feature 0 '%s')",
+                   sc->frame, speedqa_score_name(ctx, i), sc->values[i], c->fmt.width, c->fmt.height,
+                   (int)c->fmt.fmt, c->fmt.bpc, c->n_threads, c->nfeat ? c->feat[0] : "defaults");
+        FUZZ_CHECK(!seq_start[sc->frame] || !r->temporal[i] || sc->values[i] == 0.0,
+                   "frame %u starts a sequence but %s = %g", sc->frame, speedqa_score_name(ctx, i),
+                   sc->values[i]);
+        r->v[sc->frame][i] = sc->values[i];
+    }
+    r->received++;
+}
+
+static void drain(SpeedqaContext *ctx, Run *r, const int *seq_start, const Config *c)
+{
+    SpeedqaScores sc;
+    int ret;
+    while ((ret = speedqa_receive(ctx, &sc)) == 0)
+        take(ctx, r, seq_start, &sc, c);
+    FUZZ_CHECK(ret == -EAGAIN, "receive returned %d", ret);
+}
+
+/* A picture that must be refused, built from a good one. */
+static void bad_picture(SpeedqaContext *ctx, const SpeedqaPicture *good, unsigned kind)
+{
+    SpeedqaPicture bad = *good;
+    const SpeedqaPicture *arg = &bad;
+    switch (kind & 3) {
+    case 0: bad.format.width++; break;
+    case 1: bad.memory = SPEEDQA_MEM_CUDA; break;
+    case 2: bad.data[0] = NULL; break;
+    default: arg = NULL; break;
+    }
+    int ret = (kind & 4) ? speedqa_send(ctx, good, arg) : speedqa_send(ctx, arg, good);
+    FUZZ_CHECK(ret == -EINVAL, "bad picture (kind %u) gave %d", kind & 7, ret);
+}
+
+static void run(const Config *c, int n_threads, long fail_at, const Pic (*pics)[2], Run *r)
+{
+    memset(r, 0, sizeof *r);
+    FuzzAlloc al = { .fail_at = fail_at };
+    SpeedqaSettings s;
+    speedqa_default_settings(&s);
+    s.ref = s.dis = c->fmt;
+    s.features = c->nfeat ? c->feats : NULL;
+    s.n_threads = n_threads;
+    s.alloc = fuzz_alloc;
+    s.free = fuzz_free;
+    s.alloc_opaque = &al;
+    SpeedqaContext *ctx = (SpeedqaContext *)&al;
+    r->open_ret = speedqa_open(&ctx, &s);
+    if (r->open_ret < 0) {
+        FUZZ_CHECK(ctx == NULL, "failed open left *out set");
+        FUZZ_CHECK(al.allocs == al.frees, "failed open (%d) leaked: %ld allocs, %ld frees", r->open_ret,
+                   al.allocs, al.frees);
+        FUZZ_CHECK(r->open_ret == -EINVAL || (r->open_ret == -ENOMEM && al.fail_at == -1) ||
+                   (r->open_ret == -EAGAIN && al.fail_at == -1),
+                   "open returned %d (injected failure: %s)", r->open_ret, al.fail_at == -1 ? "yes" : "no");
+        return;
+    }
+    FUZZ_CHECK(r->open_ret == 0 && ctx, "open returned %d", r->open_ret);
+    FUZZ_CHECK(valid_format(&c->fmt) && n_threads >= 0, "invalid settings accepted");
+    r->nscores = speedqa_score_count(ctx);
+    FUZZ_CHECK(r->nscores >= 1 && r->nscores <= SPEEDQA_MAX_SCORES, "score count %d", r->nscores);
+    for (int i = 0; i < r->nscores; i++) {
+        const char *name = speedqa_score_name(ctx, i);
+        FUZZ_CHECK(name != NULL, "score %d has no name", i);
+        r->temporal[i] = strncmp(name, "speed_temporal", 14) == 0;
+    }
+    FUZZ_CHECK(strcmp(speedqa_backend_name(ctx), "cpu") == 0, "backend %s", speedqa_backend_name(ctx));
+
+    int seq_start[MAX_FRAMES] = { 0 };
+    int sent = 0, new_seq = 1, sticky = 0;
+    for (int i = 0; i < c->nframes && !sticky; i++) {
+        const unsigned op = c->op[i];
+        if (c->dmode[i] & 0x80)
+            bad_picture(ctx, &pics[i][0].pic, c->dmode[i] >> 4);
+        int ret;
+        while ((ret = speedqa_send(ctx, &pics[i][0].pic, &pics[i][1].pic)) == -EAGAIN) {
+            SpeedqaScores sc;
+            /* the queue is full: receive blocks until a frame is done */
+            ret = speedqa_receive(ctx, &sc);
+            FUZZ_CHECK(ret == 0, "receive with a full queue returned %d", ret);
+            take(ctx, r, seq_start, &sc, c);
+        }
+        if (ret == -ENOMEM && al.fail_at == -1) {
+            sticky = ret;
+            break;
+        }
+        FUZZ_CHECK(ret == 0, "send of frame %d returned %d", i, ret);
+        seq_start[sent++] = new_seq;
+        new_seq = 0;
+        if (op & 2)
+            drain(ctx, r, seq_start, c);
+        if (op & 1) {
+            FUZZ_CHECK(speedqa_flush(ctx) == 0, "flush failed");
+            drain(ctx, r, seq_start, c);
+            FUZZ_CHECK(r->received == sent, "after flush %d of %d frames received", r->received, sent);
+            new_seq = 1;
+        }
+    }
+    if (!sticky) {
+        FUZZ_CHECK(speedqa_flush(ctx) == 0, "flush failed");
+        drain(ctx, r, seq_start, c);
+        FUZZ_CHECK(r->received == sent, "at the end %d of %d frames received", r->received, sent);
+        FUZZ_CHECK(speedqa_flush(ctx) == 0, "second flush failed");
+        SpeedqaScores sc;
+        FUZZ_CHECK(speedqa_receive(ctx, &sc) == -EAGAIN, "receive after the end did not say EAGAIN");
+    }
+    speedqa_close(&ctx);
+    FUZZ_CHECK(ctx == NULL, "close did not clear the pointer");
+    FUZZ_CHECK(al.allocs == al.frees, "leak: %ld allocs, %ld frees", al.allocs, al.frees);
+}
+
+/* Plane sizes for which default settings (both features, no prescale) must open. */
+static int defaults_fit(const SpeedqaFormat *f)
+{
+    if (f->fmt == SPEEDQA_PIX_400)
+        return 0;
+    int cw, ch;
+    plane_dims(f, 1, &cw, &ch);
+    return f->width >= 80 && f->height >= 80 && cw >= 80 && ch >= 80;
+}
+
+int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
+{
+    if (size > 4096)
+        return 0;
+    Config c;
+    parse_config(&c, data, size);
+
+    uint32_t seed = 2166136261u;
+    for (size_t i = 0; i < c.npattern; i++)
+        seed = (seed ^ c.pattern[i]) * 16777619u;
+
+    Pic pics[MAX_FRAMES][2];
+    memset(pics, 0, sizeof pics);
+    int ok = 1;
+    for (int i = 0; i < c.nframes && ok; i++) {
+        const unsigned op = c.op[i], dm = c.dmode[i];
+        const uint32_t fs = seed + 0x9e3779b9u * (uint32_t)(i + 1);
+        if (((op >> 2) & 7) == 7 && i > 0) /* a static scene: the previous frame again */
+            ok = pic_make(&pics[i][0], &c, 0, fs, &pics[i - 1][0], 0) == 0;
+        else
+            ok = pic_make(&pics[i][0], &c, (int)(op >> 2), fs, NULL, 0) == 0;
+        if (!ok)
+            break;
+        switch (dm & 3) {
+        case 0: ok = pic_make(&pics[i][1], &c, 0, fs ^ 0x55u, &pics[i][0], 0) == 0; break;
+        case 1: ok = pic_make(&pics[i][1], &c, 0, fs ^ 0x55u, &pics[i][0], 1 + (int)((dm >> 2) & 7)) == 0; break;
+        default: ok = pic_make(&pics[i][1], &c, (int)(dm >> 2), fs * 7u + 3u, NULL, 0) == 0; break;
+        }
+    }
+    if (ok) {
+        static Run a, b;
+        run(&c, c.n_threads, c.fail_at, (const Pic(*)[2])pics, &a);
+        if (getenv("FUZZ_VERBOSE"))
+            fprintf(stderr, "  %dx%d fmt %d bpc %d, %d threads, %d features ('%s'), fail at %ld: "
+                    "open %d, %d frames received, first score %.9g\n", c.fmt.width, c.fmt.height,
+                    (int)c.fmt.fmt, c.fmt.bpc, c.n_threads, c.nfeat, c.nfeat ? c.feat[0] : "",
+                    c.fail_at, a.open_ret, a.received, a.received ? a.v[a.received - 1][0] : 0.0);
+        if (c.fail_at == 0 && c.nfeat == 0 && valid_format(&c.fmt) && c.n_threads >= 0 && c.n_threads <= 4)
+            FUZZ_CHECK((a.open_ret == 0) == defaults_fit(&c.fmt), "default settings on %dx%d fmt %d: open %d",
+                       c.fmt.width, c.fmt.height, (int)c.fmt.fmt, a.open_ret);
+        if (a.open_ret == 0 && c.fail_at == 0 && c.n_threads != 1) {
+            /* the same stream on one thread: the same numbers, bit for bit */
+            run(&c, 1, 0, (const Pic(*)[2])pics, &b);
+            FUZZ_CHECK(b.open_ret == 0 && b.received == a.received, "1-thread rerun differs in shape");
+            for (int f = 0; f < a.received; f++)
+                for (int i = 0; i < a.nscores; i++)
+                    FUZZ_CHECK(memcmp(&a.v[f][i], &b.v[f][i], sizeof(double)) == 0,
+                               "frame %d %d: %d threads %.17g, 1 thread %.17g", f, i, c.n_threads,
+                               a.v[f][i], b.v[f][i]);
+        }
+    }
+    for (int i = 0; i < MAX_FRAMES; i++) {
+        pic_free(&pics[i][0]);
+        pic_free(&pics[i][1]);
+    }
+    return 0;
+}

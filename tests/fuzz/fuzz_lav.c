@@ -1,0 +1,109 @@
+/*
+ * Compressed input through libav (built when libavformat is found).
+ * Input: one mode byte, then the file.
+ *   mode bits 0-2: file name extension, the demuxer's probing hint:
+ *                  none .mkv .mp4 .avi .nut .ivf .h264 .y4m
+ *   mode bit 3:    feed through a pipe (not seekable, no name hint)
+ *   mode bit 4:    skip every other frame
+ * Promises checked: as for the other readers (clean errors with a message
+ * and *out NULL, formats within the limits, pictures inside the buffer,
+ * sticky errors, end stays 0); libav's own leaks show under LSan too.
+ * The crashes this can find inside libav itself are libav's: report them
+ * with the input, they are not ours to fix.
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "fuzz_common.h"
+#include "fuzz_input_check.h"
+
+#define MAX_FRAMES 16
+
+static int write_named(const uint8_t *data, size_t size, const char *ext, char *path, size_t len)
+{
+    const char *dir = access("/dev/shm", W_OK) == 0 ? "/dev/shm" : "/tmp";
+    snprintf(path, len, "%s/speedqa-fuzz-lav-%ld%s", dir, (long)getpid(), ext);
+    int fd = open(path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0600);
+    if (fd < 0)
+        return -1;
+    while (size) {
+        ssize_t n = write(fd, data, size);
+        if (n <= 0) {
+            close(fd);
+            unlink(path);
+            return -1;
+        }
+        data += n;
+        size -= (size_t)n;
+    }
+    close(fd);
+    return 0;
+}
+
+int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
+{
+    static const char *const ext[8] = { "", ".mkv", ".mp4", ".avi", ".nut", ".ivf", ".h264", ".y4m" };
+    if (size < 1 || size > (1 << 20))
+        return 0;
+    const unsigned mode = data[0];
+    data++;
+    size--;
+
+    char path[128], err[512];
+    int pfd = -1, named = 0;
+    if ((mode & 8) && fuzz_pipe(data, size, path, sizeof path, &pfd) < 0)
+        pfd = -1;
+    if (pfd < 0) {
+        if (write_named(data, size, ext[mode & 7], path, sizeof path) < 0)
+            return 0;
+        named = 1;
+    }
+
+    SqInput *in = (SqInput *)&err;
+    err[0] = '\0';
+    int r = sq_input_open(&in, path, "lav", NULL, err, sizeof err);
+    fuzz_pipe_close(pfd);
+    if (named)
+        unlink(path); /* the reader keeps its descriptor */
+    if (r < 0) {
+        FUZZ_CHECK(in == NULL, "failed open left *out set");
+        FUZZ_CHECK(r == -EINVAL || r == -EIO || r == -ENOMEM, "unexpected error %d (%s)", r, err);
+        FUZZ_CHECK(err[0] != '\0', "error %d without a message", r);
+        return 0;
+    }
+    const SqInputInfo *info = sq_input_info(in);
+    fuzz_check_info(info);
+
+    int last = 1;
+    volatile unsigned sink = 0;
+    for (int i = 0; i < MAX_FRAMES; i++) {
+        SpeedqaPicture pic;
+        err[0] = '\0';
+        if ((mode & 16) && (i & 1)) {
+            r = sq_input_skip(in, 1, err, sizeof err);
+        } else {
+            r = sq_input_read(in, &pic, err, sizeof err);
+            if (r == 1)
+                sink += fuzz_touch_picture(info, &pic);
+        }
+        FUZZ_CHECK(r >= -4095 && r <= 1, "read/skip returned %d", r);
+        last = r;
+        if (r <= 0)
+            break;
+    }
+    if (last < 0) {
+        FUZZ_CHECK(last == -EINVAL || last == -EIO || last == -ENOMEM, "read error %d (%s)", last, err);
+        FUZZ_CHECK(err[0] != '\0', "read error %d without a message", last);
+        SpeedqaPicture pic;
+        FUZZ_CHECK(sq_input_read(in, &pic, err, sizeof err) == last, "error not sticky");
+    } else if (last == 0) {
+        SpeedqaPicture pic;
+        FUZZ_CHECK(sq_input_read(in, &pic, err, sizeof err) == 0, "read after the end is not 0");
+    }
+    sq_input_close(&in);
+    FUZZ_CHECK(in == NULL, "close did not clear the pointer");
+    (void)sink;
+    return 0;
+}

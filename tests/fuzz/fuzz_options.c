@@ -1,0 +1,181 @@
+/*
+ * Feature / option strings. Input: text, one feature string per line (at
+ * most 10 lines, so the 8-feature limit is crossed too).
+ * Each line goes through sq_feature_parse directly (with a roomy and with
+ * a tiny error buffer); then the whole list through speedqa_open on a
+ * 320x240 4:2:0 8-bit geometry with a counting allocator and, when it
+ * opens, two textured frames are scored.
+ * Promises checked: parse returns 0 with every option inside its documented
+ * range, a valid kernelscale and prescale method and a terminated suffix,
+ * or -EINVAL with a message; parsing is deterministic; open fails cleanly
+ * (*out NULL, allocations all freed) or gives unique, non-empty score
+ * names; scores are finite, speed_temporal of frame 0 is 0; no leak.
+ */
+#include <errno.h>
+#include <math.h>
+#include <string.h>
+
+#include "core/options.h"
+#include "fuzz_common.h"
+#include "speedqa/speedqa.h"
+
+#define MAX_LINES 10
+#define W 320
+#define H 240
+
+static uint8_t luma[2][2][W * H], chroma[2][2][2][(W / 2) * (H / 2)];
+
+int LLVMFuzzerInitialize(int *argc, char ***argv)
+{
+    (void)argc;
+    (void)argv;
+    uint32_t s = 12345;
+    for (int f = 0; f < 2; f++)
+        for (int side = 0; side < 2; side++) {
+            for (int i = 0; i < W * H; i++) {
+                s = s * 1664525u + 1013904223u;
+                int x = i % W, y = i / W;
+                luma[f][side][i] = (uint8_t)(((x * x + 3 * y * y + x * y + f * 37) >> 5) % 200 + (s >> 28) + side * 5);
+            }
+            for (int p = 0; p < 2; p++)
+                for (int i = 0; i < (W / 2) * (H / 2); i++) {
+                    s = s * 1664525u + 1013904223u;
+                    chroma[f][side][p][i] = (uint8_t)(((i * (p + 3) + f) >> 3) % 180 + (s >> 27));
+                }
+        }
+    return 0;
+}
+
+static void check_spec(const SqFeatureSpec *sp, const char *line)
+{
+    const SqOptions *o = &sp->opt;
+    FUZZ_CHECK(sp->kind == SQ_FEATURE_CHROMA || sp->kind == SQ_FEATURE_TEMPORAL, "kind %d", (int)sp->kind);
+    FUZZ_CHECK(memchr(sp->suffix, '\0', sizeof sp->suffix) != NULL, "suffix not terminated");
+    FUZZ_CHECK(memchr(o->prescale_method, '\0', sizeof o->prescale_method) != NULL, "method not terminated");
+    FUZZ_CHECK(o->kernelscale >= 0.1 && o->kernelscale <= 4.0, "kernelscale %g from '%s'", o->kernelscale, line);
+    FUZZ_CHECK(o->prescale >= 0.1 && o->prescale <= 4.0, "prescale %g from '%s'", o->prescale, line);
+    FUZZ_CHECK(sq_prescale_method_index(o->prescale_method) >= 0, "method '%s'", o->prescale_method);
+    FUZZ_CHECK(o->sigma_nn >= 0.1 && o->sigma_nn <= 2.0, "sigma_nn %g from '%s'", o->sigma_nn, line);
+    FUZZ_CHECK(o->nn_floor >= 0.0 && o->nn_floor <= 1.0, "nn_floor %g from '%s'", o->nn_floor, line);
+    FUZZ_CHECK(o->max_val >= 0.0 && o->max_val <= 1000.0, "max_val %g from '%s'", o->max_val, line);
+    FUZZ_CHECK(o->weight_var_mode >= 0 && o->weight_var_mode <= 6, "wvm %d", o->weight_var_mode);
+    FUZZ_CHECK(o->use_ref_diff == 0 || o->use_ref_diff == 1, "urd %d", o->use_ref_diff);
+    FUZZ_CHECK(sp->kind == SQ_FEATURE_CHROMA || o->weight_var_mode == 0, "wvm set on speed_temporal");
+    FUZZ_CHECK(sp->kind == SQ_FEATURE_TEMPORAL || o->use_ref_diff == 0, "urd set on speed_chroma");
+}
+
+static void parse_line(const char *line)
+{
+    SqFeatureSpec a, b;
+    char err[512] = "", tiny[8] = "";
+    memset(&a, 0xa5, sizeof a);
+    memset(&b, 0x5a, sizeof b);
+    int ra = sq_feature_parse(&a, line, err, sizeof err);
+    int rb = sq_feature_parse(&b, line, tiny, sizeof tiny);
+    FUZZ_CHECK(ra == rb, "parse of '%s' gave %d then %d", line, ra, rb);
+    FUZZ_CHECK(memchr(tiny, '\0', sizeof tiny) != NULL, "tiny error buffer not terminated");
+    if (ra < 0) {
+        FUZZ_CHECK(ra == -EINVAL, "parse of '%s' returned %d", line, ra);
+        FUZZ_CHECK(err[0] != '\0', "parse of '%s' failed without a message", line);
+        return;
+    }
+    FUZZ_CHECK(ra == 0, "parse returned %d", ra);
+    check_spec(&a, line);
+    FUZZ_CHECK(a.kind == b.kind && memcmp(&a.opt, &b.opt, offsetof(SqOptions, prescale_method)) == 0 &&
+               strcmp(a.opt.prescale_method, b.opt.prescale_method) == 0 &&
+               a.opt.sigma_nn == b.opt.sigma_nn && a.opt.nn_floor == b.opt.nn_floor &&
+               a.opt.max_val == b.opt.max_val && a.opt.weight_var_mode == b.opt.weight_var_mode &&
+               a.opt.use_ref_diff == b.opt.use_ref_diff && strcmp(a.suffix, b.suffix) == 0,
+               "parse of '%s' is not deterministic", line);
+}
+
+static void picture(SpeedqaPicture *p, int f, int side)
+{
+    memset(p, 0, sizeof *p);
+    p->format = (SpeedqaFormat){ W, H, SPEEDQA_PIX_420, 8 };
+    p->data[0] = luma[f][side];
+    p->data[1] = chroma[f][side][0];
+    p->data[2] = chroma[f][side][1];
+    p->stride[0] = W;
+    p->stride[1] = p->stride[2] = W / 2;
+}
+
+int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
+{
+    if (size > 8192)
+        return 0;
+    char *text = malloc(size + 1);
+    if (!text)
+        return 0;
+    memcpy(text, data, size);
+    text[size] = '\0';
+
+    const char *lines[MAX_LINES + 1];
+    int n = 0;
+    for (char *s = text; n < MAX_LINES;) {
+        char *nl = strchr(s, '\n');
+        if (nl)
+            *nl = '\0';
+        lines[n++] = s;
+        if (!nl)
+            break;
+        s = nl + 1;
+    }
+    lines[n] = NULL;
+    for (int i = 0; i < n; i++)
+        parse_line(lines[i]);
+
+    FuzzAlloc al = { 0 };
+    SpeedqaSettings s;
+    speedqa_default_settings(&s);
+    s.ref = s.dis = (SpeedqaFormat){ W, H, SPEEDQA_PIX_420, 8 };
+    s.features = lines;
+    s.alloc = fuzz_alloc;
+    s.free = fuzz_free;
+    s.alloc_opaque = &al;
+    SpeedqaContext *ctx = (SpeedqaContext *)&al;
+    int r = speedqa_open(&ctx, &s);
+    if (r < 0) {
+        FUZZ_CHECK(ctx == NULL, "failed open left *out set");
+        FUZZ_CHECK(r == -EINVAL || r == -ENOMEM, "open returned %d", r);
+        FUZZ_CHECK(al.allocs == al.frees, "failed open leaked: %ld allocs, %ld frees", al.allocs, al.frees);
+        free(text);
+        return 0;
+    }
+    const int count = speedqa_score_count(ctx);
+    FUZZ_CHECK(count >= 1 && count <= SPEEDQA_MAX_SCORES, "score count %d", count);
+    int temporal[SPEEDQA_MAX_SCORES] = { 0 };
+    for (int i = 0; i < count; i++) {
+        const char *name = speedqa_score_name(ctx, i);
+        FUZZ_CHECK(name && *name, "score %d has no name", i);
+        FUZZ_CHECK(strncmp(name, "speed_chroma_", 13) == 0 || strncmp(name, "speed_temporal", 14) == 0,
+                   "score name '%s'", name);
+        temporal[i] = name[6] == 't';
+        for (int j = 0; j < i; j++)
+            FUZZ_CHECK(strcmp(name, speedqa_score_name(ctx, j)) != 0, "score name '%s' twice", name);
+    }
+    FUZZ_CHECK(speedqa_score_name(ctx, count) == NULL && speedqa_score_name(ctx, -1) == NULL,
+               "out-of-range score name");
+    for (int f = 0; f < 2; f++) {
+        SpeedqaPicture ref, dis;
+        SpeedqaScores sc;
+        picture(&ref, f, 0);
+        picture(&dis, f, 1);
+        r = speedqa_send(ctx, &ref, &dis);
+        FUZZ_CHECK(r == 0, "send returned %d", r);
+        r = speedqa_receive(ctx, &sc);
+        FUZZ_CHECK(r == 0, "receive returned %d", r);
+        FUZZ_CHECK(sc.frame == (unsigned)f && sc.count == count, "frame %u count %d", sc.frame, sc.count);
+        for (int i = 0; i < count; i++) {
+            FUZZ_CHECK(isfinite(sc.values[i]), "frame %d score %s = %g for '%s'", f,
+                       speedqa_score_name(ctx, i), sc.values[i], text);
+            FUZZ_CHECK(f || !temporal[i] || sc.values[i] == 0.0, "frame 0 %s = %g",
+                       speedqa_score_name(ctx, i), sc.values[i]);
+        }
+    }
+    speedqa_close(&ctx);
+    FUZZ_CHECK(ctx == NULL, "close did not clear the pointer");
+    FUZZ_CHECK(al.allocs == al.frees, "leak: %ld allocs, %ld frees", al.allocs, al.frees);
+    free(text);
+    return 0;
+}
