@@ -31,6 +31,7 @@ enum {
     ARG_SUBSAMPLE,
     ARG_BACKEND,
     ARG_DEVICE,
+    ARG_LIST_DEVICES,
     ARG_PRECISION,
     ARG_HELP,
 };
@@ -58,6 +59,7 @@ static const struct option long_opts[] = {
     { "subsample", required_argument, NULL, ARG_SUBSAMPLE },
     { "backend", required_argument, NULL, ARG_BACKEND },
     { "device", required_argument, NULL, ARG_DEVICE },
+    { "list-devices", no_argument, NULL, ARG_LIST_DEVICES },
     { "precision", required_argument, NULL, ARG_PRECISION },
     { "help", no_argument, NULL, ARG_HELP },
     { NULL, 0, NULL, 0 },
@@ -135,7 +137,9 @@ static void usage(FILE *f)
 "      --threads N           CPU worker threads (default 1, 0 = one per core);\n"
 "                            the output does not depend on it\n"
 "      --backend B           cpu (default), auto, cuda, hip or opencl\n"
-"      --device N            GPU index for GPU backends (default: first usable)\n"
+"      --device N|NAME       GPU index, or a substring of its name, for GPU\n"
+"                            backends (default: first usable)\n"
+"      --list-devices        list what every backend sees, then exit\n"
 "\n"
 "Other:\n"
 "  -v, --version             print the version and exit\n"
@@ -149,6 +153,24 @@ static void usage(FILE *f)
 "Example:\n"
 "  speedqa -r samples/ref.y4m -d samples/dis.y4m --json\n",
         f);
+}
+
+static void list_devices(void)
+{
+    static const struct { SpeedqaBackend b; const char *name; } all[] = {
+        { SPEEDQA_BACKEND_CPU, "cpu" }, { SPEEDQA_BACKEND_CUDA, "cuda" },
+        { SPEEDQA_BACKEND_HIP, "hip" }, { SPEEDQA_BACKEND_OPENCL, "opencl" },
+    };
+    for (size_t i = 0; i < sizeof(all) / sizeof(all[0]); i++) {
+        char buf[4096];
+        int n = speedqa_list_devices(all[i].b, buf, sizeof(buf));
+        if (n == SPEEDQA_ERR(ENOSYS))
+            printf("%s: not built\n", all[i].name);
+        else if (n <= 0)
+            printf("%s: no device\n", all[i].name);
+        else
+            printf("%s:\n%s", all[i].name, buf);
+    }
 }
 
 static void version(void)
@@ -304,7 +326,13 @@ int cli_parse(CliSettings *cfg, int argc, char *const *argv)
             break;
         case ARG_SUBSAMPLE: bad = parse_ll("--subsample", optarg, 1, INT_MAX, &cfg->subsample); break;
         case ARG_BACKEND: bad = parse_backend(optarg, &cfg->backend); break;
-        case ARG_DEVICE: bad = parse_int("--device", optarg, -1, 1024, &cfg->device); break;
+        case ARG_DEVICE:
+            if ((optarg[0] >= '0' && optarg[0] <= '9') || optarg[0] == '-')
+                bad = parse_int("--device", optarg, -1, 1024, &cfg->device);
+            else
+                cfg->device_name = optarg;
+            break;
+        case ARG_LIST_DEVICES: list_devices(); return SQ_EXIT_OK;
         case ARG_PRECISION:
             if (!strcmp(optarg, "max"))
                 cfg->precision_max = 1;

@@ -33,6 +33,7 @@ typedef struct CliSettings {
     int quiet;
     SpeedqaBackend backend;
     int device;
+    const char *device_name;    /* --device NAME: substring of the device name */
     int precision_max;          /* --precision max: %.17g instead of %.6f */
 } CliSettings;
 

@@ -493,6 +493,7 @@ static int run_all(const CliSettings *cfg, FILE *out)
     s.n_threads = cfg->threads;
     s.backend = cfg->backend;
     s.device = cfg->device;
+    s.device_name = cfg->device_name;
     s.logger = log_cb;
     s.log_cookie = &log;
     if ((ret = open_context(&run.ctx, &s, cfg, &log)) != 0)
