@@ -189,9 +189,12 @@ SPEEDQA_API int speedqa_send(SpeedqaContext *ctx, const SpeedqaPicture *ref,
                              const SpeedqaPicture *dis);
 
 /**
- * Take the scores of the oldest finished frame (frames come out in send
- * order). Errors: -EAGAIN none ready yet (send more, or flush);
- * -EIO backend failure.
+ * Take the scores of the oldest frame not yet received (frames come out in
+ * send order). Blocks until that frame is finished when the caller could
+ * not otherwise make progress: the queue is full (send would answer
+ * -EAGAIN) or speedqa_flush() was called. Otherwise returns -EAGAIN when it
+ * is still being computed. Errors: -EAGAIN nothing to return now (send
+ * more, or flush); -EIO backend failure (sticky).
  */
 SPEEDQA_API int speedqa_receive(SpeedqaContext *ctx, SpeedqaScores *out);
 
