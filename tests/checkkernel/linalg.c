@@ -1,0 +1,317 @@
+/*
+ * Eigen / solve / score kernels, plus the composite solvers of cpu.c
+ * (structured QR, eigenvalues) against the math core's sq_qr_solve and
+ * sq_eigenvalues with every table.
+ */
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "checkkernel.h"
+#include "cpu/cpu.h"
+#include "math/dims.h"
+#include "math/eigen.h"
+#include "math/solve.h"
+
+#define NCASES 200
+
+static int rand_n(void)
+{
+    return ck_chance(50) ? 25 : ck_irand(1, 32);
+}
+
+/* Symmetric n x n: random, positive definite (Gram), diagonal, zero, huge, tiny. */
+static void rand_sym(float *k, int n, int kind)
+{
+    const int m = ck_irand(1, 3 * n + 1);
+    float *b = malloc(sizeof(float) * (size_t)n * m);
+    for (int i = 0; i < n * m; i++)
+        b[i] = ck_frand(-20.0f, 20.0f);
+    const float scale = kind == 4 ? 1e17f : kind == 5 ? 1e-20f : 1.0f;
+    for (int p = 0; p < n; p++)
+        for (int q = 0; q <= p; q++) {
+            float v;
+            if (kind == 0)
+                v = ck_frand(-50.0f, 50.0f);
+            else if (kind == 2)
+                v = p == q ? ck_frand(-5.0f, 50.0f) : 0.0f;
+            else if (kind == 3)
+                v = 0.0f;
+            else {
+                double acc = 0.0;
+                for (int i = 0; i < m; i++)
+                    acc += (double)b[p * m + i] * b[q * m + i];
+                v = (float)(acc / m) * scale + (p == q ? 1e-3f * scale : 0.0f);
+            }
+            k[p * n + q] = k[q * n + p] = v;
+        }
+    free(b);
+}
+
+static void check_tridiag(const CkCtx *c, const CkLevel *l)
+{
+    ck_begin("tridiag", l->name);
+    for (int t = 0; t < NCASES; t++) {
+        const int n = rand_n(), kind = ck_irand(0, 5);
+        float *k = malloc(sizeof(float) * 32 * 32), *a = malloc(sizeof(float) * 32 * 32);
+        float *b = malloc(sizeof(float) * 32 * 32), wa[128], wb[128];
+        rand_sym(k, n, kind);
+        memcpy(a, k, sizeof(float) * (size_t)n * n);
+        memcpy(b, k, sizeof(float) * (size_t)n * n);
+        float da[32] = { 0 }, db[32] = { 0 }, ea[32] = { 0 }, eb[32] = { 0 };
+        c->ref.tridiag(a, n, da, ea, wa);
+        l->dsp.tridiag(b, n, db, eb, wb);
+        if (ck_cmp_f32("a", a, b, (size_t)n * n) || ck_cmp_f32("d", da, db, (size_t)n) ||
+            ck_cmp_f32("e", ea, eb, (size_t)n))
+            ck_fail("n %d kind %d", n, kind);
+        free(k);
+        free(a);
+        free(b);
+    }
+    ck_end();
+}
+
+static void check_matmul(const CkCtx *c, const CkLevel *l)
+{
+    ck_begin("matmul", l->name);
+    for (int t = 0; t < NCASES; t++) {
+        const int rows = ck_irand(1, 30), cols = ck_chance(30) ? ck_irand(1, 9) : ck_irand(1, 400);
+        const int depth = ck_irand(1, 30);
+        const int ldl = depth + ck_irand(0, 3), ldr = cols + ck_irand(0, 3), ldo = cols + ck_irand(0, 3);
+        float *lm = malloc(sizeof(float) * (size_t)rows * ldl);
+        float *rm = malloc(sizeof(float) * (size_t)depth * ldr);
+        const size_t no = (size_t)rows * ldo;
+        float *a = malloc(sizeof(float) * no), *b = malloc(sizeof(float) * no);
+        for (int i = 0; i < rows * ldl; i++)
+            lm[i] = ck_chance(10) ? 0.0f : ck_frand(-2.0f, 2.0f);
+        for (int i = 0; i < depth * ldr; i++)
+            rm[i] = ck_chance(10) ? -0.0f : ck_frand(-100.0f, 100.0f);
+        for (size_t i = 0; i < no; i++)
+            a[i] = b[i] = NAN;
+        c->ref.matmul(a, ldo, lm, ldl, rm, ldr, rows, cols, depth);
+        l->dsp.matmul(b, ldo, lm, ldl, rm, ldr, rows, cols, depth);
+        if (ck_cmp_f32("out", a, b, no))
+            ck_fail("rows %d cols %d depth %d", rows, cols, depth);
+        free(lm);
+        free(rm);
+        free(a);
+        free(b);
+    }
+    ck_end();
+}
+
+static void check_backsub(const CkCtx *c, const CkLevel *l)
+{
+    ck_begin("backsub", l->name);
+    for (int t = 0; t < NCASES; t++) {
+        const int n = rand_n(), nb = ck_chance(30) ? ck_irand(1, 9) : ck_irand(1, 700);
+        float *r = malloc(sizeof(float) * (size_t)n * n);
+        float *a = malloc(sizeof(float) * (size_t)n * nb), *b = malloc(sizeof(float) * (size_t)n * nb);
+        for (int i = 0; i < n * n; i++)
+            r[i] = ck_frand(-3.0f, 3.0f);
+        for (int i = 0; i < n; i++)
+            r[i * n + i] = (ck_chance(50) ? -1.0f : 1.0f) * ck_frand(0.01f, 40.0f);
+        for (int i = 0; i < n * nb; i++)
+            a[i] = b[i] = ck_frand(-200.0f, 200.0f);
+        c->ref.backsub(a, r, n, nb);
+        l->dsp.backsub(b, r, n, nb);
+        if (ck_cmp_f32("x", a, b, (size_t)n * nb))
+            ck_fail("n %d nb %d", n, nb);
+        free(r);
+        free(a);
+        free(b);
+    }
+    ck_end();
+}
+
+static void check_block_var(const CkCtx *c, const CkLevel *l)
+{
+    ck_begin("block_var", l->name);
+    for (int t = 0; t < NCASES; t++) {
+        const int n = rand_n(), nb = ck_chance(30) ? ck_irand(1, 9) : ck_irand(1, 1300);
+        float *x = malloc(sizeof(float) * (size_t)n * nb), *y = malloc(sizeof(float) * (size_t)n * nb);
+        float *a = malloc(sizeof(float) * (size_t)(nb + 8)), *b = malloc(sizeof(float) * (size_t)(nb + 8));
+        const int zero = ck_chance(10);
+        for (int i = 0; i < n * nb; i++) {
+            x[i] = zero ? 0.0f : ck_frand(-5.0f, 5.0f);
+            y[i] = ck_frand(-128.0f, 128.0f);
+        }
+        for (int i = 0; i < nb + 8; i++)
+            a[i] = b[i] = NAN;
+        c->ref.block_var(a, x, y, n, nb);
+        l->dsp.block_var(b, x, y, n, nb);
+        if (ck_cmp_f32("s", a, b, (size_t)nb + 8))
+            ck_fail("n %d nb %d", n, nb);
+        free(x);
+        free(y);
+        free(a);
+        free(b);
+    }
+    ck_end();
+}
+
+static float rand_var(void)
+{
+    switch (ck_irand(0, 7)) {
+    case 0: return 0.0f;
+    case 1: return -ck_frand(0.0f, 1.0f);          /* negative: log2 of <= 0 */
+    case 2: return ck_frand(0.0f, 1e-30f);
+    case 3: return ck_frand(1e3f, 1e30f);
+    default: return ck_frand(0.0f, 50.0f);
+    }
+}
+
+static void check_entropy(const CkCtx *c, const CkLevel *l)
+{
+    ck_begin("entropy", l->name);
+    for (int t = 0; t < NCASES; t++) {
+        const int n = rand_n(), nb = ck_chance(30) ? ck_irand(1, 9) : ck_irand(1, 1300);
+        float lam[32], *s = malloc(sizeof(float) * (size_t)nb);
+        float *a = malloc(sizeof(float) * (size_t)(nb + 8)), *b = malloc(sizeof(float) * (size_t)(nb + 8));
+        for (int k = 0; k < n; k++)
+            lam[k] = ck_chance(10) ? -ck_frand(0.0f, 1.0f) : ck_chance(5) ? 0.0f : ck_frand(0.0f, 60.0f);
+        for (int m = 0; m < nb; m++)
+            s[m] = ck_chance(80) ? ck_frand(0.0f, 20.0f) : rand_var();
+        const float sigma = ck_chance(10) ? 0.0f : ck_frand(0.1f, 2.0f);
+        for (int i = 0; i < nb + 8; i++)
+            a[i] = b[i] = NAN;
+        c->ref.entropy(a, lam, n, s, nb, sigma);
+        l->dsp.entropy(b, lam, n, s, nb, sigma);
+        if (ck_cmp_f32("e", a, b, (size_t)nb + 8))
+            ck_fail("n %d nb %d sigma %g", n, nb, (double)sigma);
+        free(s);
+        free(a);
+        free(b);
+    }
+    ck_end();
+}
+
+static int same_f32(const float *a, const float *b, size_t n)
+{
+    return !memcmp(a, b, n * sizeof(float));
+}
+
+/* cpu.c's solvers with this table against the math core. */
+static void check_solvers(const CkLevel *l, const char *lname, const SqDsp *d)
+{
+    ck_begin("qr_solve", lname);
+    for (int t = 0; t < NCASES; t++) {
+        const int n = rand_n(), nb = ck_irand(1, 350), kind = ck_irand(0, 6);
+        float *k = malloc(sizeof(float) * (size_t)n * n), *y = malloc(sizeof(float) * (size_t)n * nb);
+        if (kind == 6) /* not symmetric at all */
+            for (int i = 0; i < n * n; i++)
+                k[i] = ck_frand(-10.0f, 10.0f);
+        else
+            rand_sym(k, n, kind);
+        for (int i = 0; i < n * nb; i++)
+            y[i] = ck_frand(-100.0f, 100.0f);
+        const size_t ws = (size_t)sq_solve_ws_floats(n, nb);
+        float *wa = calloc(ws, sizeof(float)), *wb = calloc(ws, sizeof(float));
+        const int ra = sq_qr_solve(k, n, y, nb, wa);
+        const int rb = sq_cpu_qr_solve(d, k, n, y, nb, wb);
+        const size_t off = 5 * (size_t)n * n;
+        if (ra != rb || (!ra && !same_f32(wa + off, wb + off, (size_t)n * nb))) {
+            if (ra == rb)
+                ck_cmp_f32("x", wa + off, wb + off, (size_t)n * nb);
+            ck_fail("n %d nb %d kind %d: rc %d vs %d", n, nb, kind, ra, rb);
+        }
+        free(k);
+        free(y);
+        free(wa);
+        free(wb);
+    }
+    ck_end();
+    ck_begin("eigenvalues", lname);
+    for (int t = 0; t < NCASES; t++) {
+        const int n = rand_n(), kind = ck_irand(0, 5);
+        float k[32 * 32], la[32], lb[32], wa[32 * 32 + 128], wb[32 * 32 + 128];
+        rand_sym(k, n, kind);
+        const int ra = sq_eigenvalues(k, n, la, wa), rb = sq_cpu_eigenvalues(d, k, n, lb, wb);
+        if (ra != rb || ck_cmp_f32("lambda", la, lb, (size_t)n))
+            ck_fail("n %d kind %d: rc %d vs %d", n, kind, ra, rb);
+    }
+    ck_end();
+    (void)l;
+}
+
+typedef struct BArgs {
+    const SqDsp *d;
+    float *k, *y, *ws, *a, *x;
+    int which;
+} BArgs;
+
+static void bench_fn(void *p)
+{
+    BArgs *b = p;
+    float d[32], e[32];
+    switch (b->which) {
+    case 0: memcpy(b->a, b->k, 625 * sizeof(float)); b->d->tridiag(b->a, 25, d, e, b->ws); break;
+    case 1: b->d->matmul(b->a, 25, b->k, 25, b->k + 625, 25, 25, 25, 25); break;
+    case 2: b->d->matmul(b->x, 312, b->k, 25, b->y, 312, 25, 312, 25); break;
+    case 3: b->d->backsub(b->x, b->k + 625, 25, 312); break;
+    case 4: b->d->block_var(b->a, b->x, b->y, 25, 312); break;
+    case 5: b->d->entropy(b->a, b->k, 25, b->x, 312, 0.29f); break;
+    case 6: sq_cpu_qr_solve(b->d, b->k, 25, b->y, 312, b->ws); break;
+    case 7: sq_qr_solve(b->k, 25, b->y, 312, b->ws); break;
+    case 8: sq_cpu_eigenvalues(b->d, b->k, 25, d, b->ws); break;
+    default: sq_eigenvalues(b->k, 25, d, b->ws); break;
+    }
+}
+
+static void bench_linalg(const CkCtx *c, const CkLevel *l)
+{
+    static const char *const names[] = {
+        "tridiag (25)", "matmul (25x25x25)", "matmul (25x25 * 25x312)", "backsub (25, 312)",
+        "block_var (25, 312)", "entropy (25, 312)", "qr_solve (25, 312), cpu.c",
+        "  qr_solve, math core (C)", "eigenvalues (25), cpu.c", "  eigenvalues, math core (C)" };
+    float *k = malloc(sizeof(float) * 1250), *y = malloc(sizeof(float) * 25 * 312);
+    float *ws = calloc((size_t)sq_solve_ws_floats(25, 312), sizeof(float));
+    float *a = calloc(1024, sizeof(float)), *x = malloc(sizeof(float) * 25 * 312);
+    rand_sym(k, 25, 1);
+    for (int i = 625; i < 1250; i++)
+        k[i] = (i - 625) % 26 == 0 ? 1.0f : ck_frand(-1e-3f, 1e-3f);
+    for (int i = 0; i < 25 * 312; i++) {
+        y[i] = ck_frand(-50.0f, 50.0f);
+        x[i] = ck_frand(0.0f, 3.0f);
+    }
+    for (int w = 0; w < 10; w++) {
+        BArgs bc = { &c->ref, k, y, ws, a, x, w }, bo = { &l->dsp, k, y, ws, a, x, w };
+        for (int i = 0; i < 25 * 312; i++)
+            x[i] = ck_frand(0.0f, 3.0f);
+        const double tc = ck_time(bench_fn, &bc);
+        for (int i = 0; i < 25 * 312; i++)
+            x[i] = ck_frand(0.0f, 3.0f);
+        ck_bench_row(names[w], tc, l->name, ck_time(bench_fn, &bo));
+    }
+    free(k);
+    free(y);
+    free(ws);
+    free(a);
+    free(x);
+}
+
+void ck_linalg(const CkCtx *c)
+{
+    if (!c->bench && ck_wanted(c, "qr_solve"))
+        check_solvers(NULL, "c", &c->ref);
+    for (int i = 0; i < c->nlvl; i++) {
+        const CkLevel *l = &c->lvl[i];
+        if (c->bench) {
+            bench_linalg(c, l);
+            continue;
+        }
+        if (ck_wanted(c, "tridiag"))
+            check_tridiag(c, l);
+        if (ck_wanted(c, "matmul"))
+            check_matmul(c, l);
+        if (ck_wanted(c, "backsub"))
+            check_backsub(c, l);
+        if (ck_wanted(c, "block_var"))
+            check_block_var(c, l);
+        if (ck_wanted(c, "entropy"))
+            check_entropy(c, l);
+        if (ck_wanted(c, "qr_solve"))
+            check_solvers(l, l->name, &l->dsp);
+    }
+}
