@@ -128,6 +128,9 @@ typedef struct SqGpuFns {
      * create the streams and `nevents` events. -ENODEV: no runtime/device. */
     int (*open)(SqGpuDev **dev, int device, int nevents, const SqAlloc *a, char *err,
                 size_t errlen);
+    /* Optional: open the first device whose name contains `name` (case-insensitive). */
+    int (*open_named)(SqGpuDev **dev, const char *name, int nevents, const SqAlloc *a,
+                      char *err, size_t errlen);
     void (*close)(SqGpuDev **dev);
     const char *(*error)(const SqGpuDev *dev);
     int (*alloc)(SqGpuDev *dev, size_t bytes, SqGpuAddr *out);
@@ -146,6 +149,11 @@ typedef struct SqGpuFns {
     int (*event_query)(SqGpuDev *dev, int event);
     int (*event_sync)(SqGpuDev *dev, int event);
     int (*stream_wait)(SqGpuDev *dev, int stream, int event);
+    /* Milliseconds between two completed events (profiling). */
+    int (*event_elapsed)(SqGpuDev *dev, int from, int to, float *ms);
+    /* Make the device's context current for this thread / restore (may be NULL). */
+    int (*enter)(SqGpuDev *dev);
+    void (*leave)(SqGpuDev *dev);
     /* Device memory kind accepted by send() besides host memory, or -1. */
     int device_memory;
 } SqGpuFns;
@@ -159,13 +167,21 @@ int sq_gpu_send(void *priv, const SpeedqaPicture *ref, const SpeedqaPicture *dis
 int sq_gpu_receive(void *priv, SqRawResult *out, int block, char *err, size_t errlen);
 void sq_gpu_close(void **priv);
 
-/* Per-stage device time of the last completed batch (bench/diagnostics). */
+/* Sizes chosen at open (bench, diagnostics). */
 typedef struct SqGpuStats {
     int batch_frames;
     int capacity;
     size_t arena_bytes, pinned_bytes;
 } SqGpuStats;
 void sq_gpu_stats(void *priv, SqGpuStats *st);
+
+/*
+ * Diagnostics: with profiling on, every batch is timed kernel by kernel
+ * (and waited for: not for production). sq_gpu_profile fills ms[SQ_K_COUNT]
+ * with the mean per batch and returns the number of batches timed.
+ */
+void sq_gpu_set_profile(void *priv, int on);
+int sq_gpu_profile(void *priv, double *ms);
 
 #endif /* SQ_GPU_DEVICE_ONLY */
 

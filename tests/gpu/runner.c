@@ -1,0 +1,105 @@
+#include <errno.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "runner.h"
+
+void runner_close(Runner *r)
+{
+    if (r->priv) {
+        if (r->be)
+            r->be->close(&r->priv);
+        else
+            sq_gpu_close(&r->priv);
+    }
+    for (int i = 0; i < r->nfeat; i++)
+        sq_feature_close(&r->feat[i]);
+    r->nfeat = 0;
+}
+
+int runner_open(Runner *r, const SqBackend *be, const SqGpuFns *fns, const SpeedqaFormat *fmt,
+                const char *const *features, int n_threads, const SqAlloc *alloc, char *err,
+                size_t errlen)
+{
+    static const SqAlloc plain = { 0 };
+    memset(r, 0, sizeof(*r));
+    r->be = be;
+    r->fns = fns;
+    const SqAlloc *a = alloc ? alloc : &plain;
+    int ret = 0;
+    for (int i = 0; features[i]; i++) {
+        if ((ret = sq_feature_open(&r->feat[i], features[i], fmt, a, err, errlen)) < 0) {
+            runner_close(r);
+            return ret;
+        }
+        r->nfeat++;
+        r->nscores += r->feat[i].nscores;
+    }
+    SqBackendParams *bp = &r->bp;
+    bp->format = *fmt;
+    bp->nfeat = r->nfeat;
+    for (int i = 0; i < r->nfeat; i++) {
+        bp->feat[i].kind = r->feat[i].spec.kind;
+        bp->feat[i].opt = &r->feat[i].spec.opt;
+        bp->feat[i].plan = &r->feat[i].plan;
+    }
+    bp->n_threads = n_threads;
+    bp->device = -1;
+    bp->cpu_mask = ~0u;
+    bp->alloc = *a;
+    ret = be ? be->open(&r->priv, bp, err, errlen) : sq_gpu_open(&r->priv, bp, fns, err, errlen);
+    if (ret < 0) {
+        r->priv = NULL;
+        runner_close(r);
+    }
+    return ret;
+}
+
+static int cap(Runner *r)
+{
+    return r->be ? r->be->capacity(r->priv) : sq_gpu_capacity(r->priv);
+}
+
+/* out: this run's first frame; base: frames received before this run. */
+static int recv1(Runner *r, double *out, unsigned long long base, int block, char *err,
+                 size_t errlen)
+{
+    SqRawResult raw;
+    int ret = r->be ? r->be->receive(r->priv, &raw, block, err, errlen)
+                    : sq_gpu_receive(r->priv, &raw, block, err, errlen);
+    if (ret < 0)
+        return ret;
+    double *v = out + (r->received - base) * (unsigned)r->nscores;
+    for (int i = 0; i < r->nfeat; i++) {
+        sq_feature_assemble(&r->feat[i], &raw, i, v);
+        v += r->feat[i].nscores;
+    }
+    r->received++;
+    return 0;
+}
+
+int runner_run(Runner *r, const SpeedqaPicture *ref, const SpeedqaPicture *dis, int nframes,
+               const int *new_seq, double *out, char *err, size_t errlen)
+{
+    int ret = 0;
+    const unsigned long long base = r->received;
+    for (int i = 0; i < nframes; i++) {
+        while (r->sent - r->received >= (unsigned)cap(r))
+            if ((ret = recv1(r, out, base, 1, err, errlen)) < 0)
+                return ret;
+        const int ns = i == 0 || (new_seq && new_seq[i]);
+        ret = r->be ? r->be->send(r->priv, &ref[i], &dis[i], ns, err, errlen)
+                    : sq_gpu_send(r->priv, &ref[i], &dis[i], ns, err, errlen);
+        if (ret < 0)
+            return ret;
+        r->sent++;
+        while (r->received < r->sent && (ret = recv1(r, out, base, 0, err, errlen)) == 0)
+            ;
+        if (ret < 0 && ret != -EAGAIN)
+            return ret;
+    }
+    while (r->received < r->sent)
+        if ((ret = recv1(r, out, base, 1, err, errlen)) < 0)
+            return ret;
+    return 0;
+}

@@ -1,0 +1,290 @@
+/*
+ * GPU pipeline == CPU backend, bit for bit: every synthetic golden case and
+ * N random cases (sizes up to MAXWxMAXH, 4:0:0/4:2:0/4:2:2/4:4:4, 8-16 bit,
+ * random options incl. prescale and kernelscales, textures down to flat
+ * planes that go singular, negative strides, device-resident pictures,
+ * sequence restarts). Every output double is compared with ==.
+ *
+ *   test_gpu_parity null|cuda GOLDEN_DIR WORK_DIR NRANDOM SEED MAXW MAXH [CPU_THREADS]
+ *
+ * null: the host emulator of the GPU (tests/gpu/null_gpu.c), runs anywhere.
+ * cuda: the CUDA backend; exits 77 (skip) without driver or device.
+ */
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <time.h>
+
+#include "cases.h"
+#include "common/json.h"
+#include "common/util.h"
+#include "config.h"
+#include "null_gpu.h"
+#include "runner.h"
+#if SQ_HAVE_CUDA
+#include "gpu/cuda/cuda.h"
+#endif
+
+int gen_synth_main(int argc, char **argv);
+
+typedef struct Totals {
+    int cases, golden, random, rejected, failed;
+    long values, mismatches;
+    double cpu_s, gpu_s;
+} Totals;
+
+static double now(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
+}
+
+/* Device copies of a case's frames, through the runtime's own vtable. */
+typedef struct DevFrames {
+    SqGpuDev *dev;
+    const SqGpuFns *fns;
+    SqGpuAddr mem[2];
+} DevFrames;
+
+static int to_device(DevFrames *df, Case *c)
+{
+    for (int s = 0; s < 2; s++) {
+        const size_t bytes = c->frame_bytes * (size_t)c->nframes;
+        int ret;
+        if ((ret = df->fns->alloc(df->dev, bytes, &df->mem[s])) < 0)
+            return ret;
+        if ((ret = df->fns->upload(df->dev, SQ_GPU_STREAM_COPY, df->mem[s], c->buf[s], bytes)) < 0 ||
+            (ret = df->fns->event_record(df->dev, 0, SQ_GPU_STREAM_COPY)) < 0 ||
+            (ret = df->fns->event_sync(df->dev, 0)) < 0)
+            return ret;
+        for (int t = 0; t < c->nframes; t++) {
+            SpeedqaPicture *pic = s ? &c->dis[t] : &c->ref[t];
+            for (int p = 0; p < 3; p++)
+                pic->data[p] = (const void *)(uintptr_t)(df->mem[s] +
+                                  (SqGpuAddr)((const uint8_t *)pic->data[p] - c->buf[s]));
+            pic->memory = SPEEDQA_MEM_CUDA;
+        }
+    }
+    return 0;
+}
+
+static void free_device(DevFrames *df)
+{
+    for (int s = 0; s < 2; s++)
+        if (df->mem[s])
+            df->fns->free(df->dev, df->mem[s]);
+    df->mem[0] = df->mem[1] = 0;
+}
+
+static int run_case(Case *c, const SqGpuFns *fns, DevFrames *df, int cpu_threads, Totals *t)
+{
+    char desc[1200], err[400];
+    Runner cpu, gpu;
+    double *a = NULL, *b = NULL;
+    int ret, bad = 0;
+    case_describe(c, desc, sizeof(desc));
+    t->cases++;
+    ret = runner_open(&cpu, &sq_backend_cpu, NULL, &c->fmt, c->featp, cpu_threads, NULL, err, sizeof(err));
+    if (ret < 0) {
+        /* invalid for this geometry: the planner rejects it for every backend */
+        t->rejected++;
+        return 0;
+    }
+    const int ns = cpu.nscores;
+    a = calloc((size_t)c->nframes * (size_t)ns, sizeof(double));
+    b = calloc((size_t)c->nframes * (size_t)ns, sizeof(double));
+    double t0 = now();
+    if (!a || !b || (ret = runner_run(&cpu, c->ref, c->dis, c->nframes, c->new_seq, a, err, sizeof(err))) < 0) {
+        printf("FAIL %s: cpu run: %s\n", desc, err);
+        runner_close(&cpu);
+        free(a);
+        free(b);
+        t->failed++;
+        return 1;
+    }
+    runner_close(&cpu);
+    t->cpu_s += now() - t0;
+    if (c->device && df && (ret = to_device(df, c)) < 0) {
+        printf("FAIL %s: device copy: %s\n", desc, df->fns->error(df->dev));
+        bad = 1;
+        goto done;
+    }
+    t0 = now();
+    if ((ret = runner_open(&gpu, NULL, fns, &c->fmt, c->featp, 1, NULL, err, sizeof(err))) < 0) {
+        printf("FAIL %s: %s open: %s\n", desc, fns->name, err);
+        bad = 1;
+        goto done;
+    }
+    ret = runner_run(&gpu, c->ref, c->dis, c->nframes, c->new_seq, b, err, sizeof(err));
+    runner_close(&gpu);
+    t->gpu_s += now() - t0;
+    if (ret < 0) {
+        printf("FAIL %s: %s run: %s\n", desc, fns->name, err);
+        bad = 1;
+        goto done;
+    }
+    if (getenv("PARITY_VERBOSE")) {
+        printf("%s:", desc);
+        for (int i = 0; i < c->nframes * ns; i++)
+            printf(" %.9g/%.9g", a[i], b[i]);
+        printf("\n");
+    }
+    for (int i = 0; i < c->nframes * ns; i++) {
+        t->values++;
+        if (!(a[i] == b[i])) {
+            if (t->mismatches < 20)
+                printf("MISMATCH %s frame %d score %d: cpu %.17g %s %.17g\n", desc, i / ns, i % ns,
+                       a[i], fns->name, b[i]);
+            t->mismatches++;
+            bad = 1;
+        }
+    }
+done:
+    if (df)
+        free_device(df);
+    free(a);
+    free(b);
+    if (bad)
+        t->failed++;
+    return bad;
+}
+
+static int generate(const char *dir, const char *file, const JVal *ds, int nframes)
+{
+    char path[1024], a[6][32];
+    snprintf(path, sizeof(path), "%s/%s", dir, file);
+    struct stat st;
+    const int f = (int)json_get(ds, "fmt")->num;
+    SpeedqaFormat fmt = { (int)json_get(ds, "w")->num, (int)json_get(ds, "h")->num,
+                          f == 420 ? SPEEDQA_PIX_420 : f == 422 ? SPEEDQA_PIX_422 : SPEEDQA_PIX_444,
+                          (int)json_get(ds, "bd")->num };
+    if (!stat(path, &st) && (size_t)st.st_size == raw_frame_size(&fmt) * (size_t)nframes)
+        return 0;
+    snprintf(a[0], 32, "%d", fmt.width);
+    snprintf(a[1], 32, "%d", fmt.height);
+    snprintf(a[2], 32, "%d", f);
+    snprintf(a[3], 32, "%d", fmt.bpc);
+    snprintf(a[4], 32, "%d", nframes);
+    snprintf(a[5], 32, "%s", strstr(file, "_ref") ? "ref" : "dis");
+    char *argv[] = { "gen", a[0], a[1], a[2], a[3], a[4], a[5], path,
+                     strstr(file, "flat") ? "1" : "0", NULL };
+    return gen_synth_main(9, argv);
+}
+
+static int golden_cases(const char *gdir, const char *work, const SqGpuFns *fns, DevFrames *df,
+                        int cpu_threads, Totals *t)
+{
+    char path[1024];
+    snprintf(path, sizeof(path), "%s/synthetic/synthetic_golden.json", gdir);
+    JVal *g = json_load(path);
+    if (!g) {
+        printf("FAIL cannot read %s\n", path);
+        return 1;
+    }
+    mkdir(work, 0755);
+    const JVal *datasets = json_get(g, "datasets"), *cases = json_get(g, "cases");
+    int fails = 0;
+    for (int i = 0; i < datasets->n && !fails; i++) {
+        const JVal *d = &datasets->items[i];
+        const char *files[2] = { json_get(d, "ref")->str, json_get(d, "dis")->str };
+        for (int k = 0; k < 2; k++) {
+            int n = 0;
+            for (int j = 0; j < datasets->n; j++) {
+                const JVal *e = &datasets->items[j];
+                if (!strcmp(json_get(e, "ref")->str, files[k]) || !strcmp(json_get(e, "dis")->str, files[k]))
+                    n = (int)json_get(e, "n")->num > n ? (int)json_get(e, "n")->num : n;
+            }
+            if (generate(work, files[k], d, n)) {
+                printf("FAIL cannot generate %s\n", files[k]);
+                fails++;
+            }
+        }
+    }
+    for (int i = 0; i < cases->n && !fails; i++) {
+        const JVal *cs = &cases->items[i];
+        const JVal *ds = json_get(datasets, json_get(cs, "dataset")->str);
+        char feat[512], rp[1024], dp[1024], name[96];
+        feature_string(feat, sizeof(feat), json_get(cs, "extractor")->str, json_get(cs, "options"));
+        snprintf(rp, sizeof(rp), "%s/%s", work, json_get(ds, "ref")->str);
+        snprintf(dp, sizeof(dp), "%s/%s", work, json_get(ds, "dis")->str);
+        snprintf(name, sizeof(name), "golden-%d-%s", i, json_get(cs, "dataset")->str);
+        const int f = (int)json_get(ds, "fmt")->num;
+        SpeedqaFormat fmt = { (int)json_get(ds, "w")->num, (int)json_get(ds, "h")->num,
+                              f == 420 ? SPEEDQA_PIX_420 : f == 422 ? SPEEDQA_PIX_422 : SPEEDQA_PIX_444,
+                              (int)json_get(ds, "bd")->num };
+        Case c;
+        if (case_from_file(&c, name, &fmt, rp, dp, (int)json_get(ds, "n")->num, feat) < 0) {
+            printf("FAIL %s: cannot read frames\n", name);
+            fails++;
+            continue;
+        }
+        c.device = df && i % 3 == 1; /* some golden cases from device memory too */
+        fails += run_case(&c, fns, df, cpu_threads, t);
+        t->golden++;
+        case_free(&c);
+    }
+    json_free(g);
+    return fails;
+}
+
+int main(int argc, char **argv)
+{
+    if (argc < 8) {
+        fprintf(stderr, "usage: %s null|cuda GOLDEN_DIR WORK_DIR NRANDOM SEED MAXW MAXH [CPU_THREADS]\n", argv[0]);
+        return 2;
+    }
+    const SqGpuFns *fns = NULL;
+    if (!strcmp(argv[1], "null"))
+        fns = &sq_null_gpu_fns;
+#if SQ_HAVE_CUDA
+    else if (!strcmp(argv[1], "cuda"))
+        fns = &sq_gpu_cuda_fns;
+#endif
+    if (!fns) {
+        printf("SKIP: backend %s not built\n", argv[1]);
+        return 77;
+    }
+    const int nrandom = atoi(argv[4]), max_w = atoi(argv[6]), max_h = atoi(argv[7]);
+    const int cpu_threads = argc > 8 ? atoi(argv[8]) : 1;
+    uint64_t seed = strtoull(argv[5], NULL, 0);
+    if (!seed)
+        seed = (uint64_t)time(NULL);
+    char err[400];
+    DevFrames df = { 0 };
+    static const SqAlloc plain = { 0 };
+    df.fns = fns;
+    int ret = fns->open(&df.dev, -1, 1, &plain, err, sizeof(err));
+    if (ret < 0) {
+        printf("SKIP: %s: %s\n", fns->name, err);
+        return ret == -ENODEV ? 77 : 1;
+    }
+    printf("%s parity, seed %llu (replay: %s %s %s %s %d %llu %d %d)\n", fns->name,
+           (unsigned long long)seed, argv[0], argv[1], argv[2], argv[3], nrandom,
+           (unsigned long long)seed, max_w, max_h);
+    Totals t = { 0 };
+    int fails = 0;
+    if (strcmp(argv[2], "-"))
+        fails += golden_cases(argv[2], argv[3], fns, &df, cpu_threads, &t);
+    uint64_t rng = seed;
+    for (int i = 0; i < nrandom; i++) {
+        Case c;
+        if (case_random(&c, &rng, i, max_w, max_h) < 0) {
+            printf("FAIL random-%d: out of memory\n", i);
+            fails++;
+            continue;
+        }
+        fails += run_case(&c, fns, &df, cpu_threads, &t);
+        t.random++;
+        case_free(&c);
+    }
+    fns->close(&df.dev);
+    printf("%d cases (%d golden, %d random, %d rejected by the planner): %ld values, "
+           "%ld mismatches; cpu %.1f s, %s %.1f s\n",
+           t.cases, t.golden, t.random, t.rejected, t.values, t.mismatches, t.cpu_s, fns->name,
+           t.gpu_s);
+    printf("%d passed, %d failed\n", t.cases - t.failed, t.failed);
+    return fails || t.failed ? 1 : 0;
+}
