@@ -112,6 +112,25 @@ AI void vfilt_run(int mode, float *dst, const void *const *cr, const void *const
             continue;
         }
         int c = a;
+        if (e - a >= 64) {
+            /* Long span: one source row at a time, the partial sums in dst
+             * (same per-column order), so the rows stream sequentially. */
+            const int e8 = a + ((e - a) & ~7);
+            const __m256 g0 = _mm256_set1_ps(g[0]);
+            for (c = a; c < e8; c += 8)
+                _mm256_storeu_ps(dst + c, _mm256_add_ps(_mm256_setzero_ps(),
+                    _mm256_mul_ps(g0, load8(mode, cr[0], pr ? pr[0] : NULL, c, vs))));
+            for (int k = 1; k < taps; k++) {
+                const __m256 gk = _mm256_set1_ps(g[k]);
+                const void *ck = cr[k], *pk = pr ? pr[k] : NULL;
+                for (c = a; c < e8; c += 8)
+                    _mm256_storeu_ps(dst + c, _mm256_add_ps(_mm256_loadu_ps(dst + c),
+                        _mm256_mul_ps(gk, load8(mode, ck, pk, c, vs))));
+            }
+            if (c < e) /* complete columns, overwriting the partial ones */
+                cols8(mode, dst, cr, pr, g, taps, e - 8, vs);
+            continue;
+        }
         for (; c + 32 <= e; c += 32)
             cols32(mode, dst, cr, pr, g, taps, c, vs);
         for (; c + 8 <= e; c += 8)
