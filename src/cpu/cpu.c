@@ -243,10 +243,19 @@ static int householder_loop(const SqDsp *dsp, const float *kmat, int n, float *w
         for (int c = 0; c < n; c++)
             pm[r * n + c] = r == c ? 1.0f : 0.0f;
     for (int k = 0; k + 1 < n; k++) {
-        for (int r = 0; r < n; r++)
+        if (!structured) {
+            for (int r = 0; r < n; r++)
+                for (int c = 0; c < n; c++)
+                    if (r < k || c < k)
+                        z[r * n + c] = r == c ? 1.0f : 0.0f;
+        } else if (k > 0) {
+            /* Only [k, n)^2 was written since the last reset: reset row and
+             * column k - 1 (the rest of r < k || c < k already is). */
             for (int c = 0; c < n; c++)
-                if (r < k || c < k)
-                    z[r * n + c] = r == c ? 1.0f : 0.0f;
+                z[(k - 1) * n + c] = k - 1 == c ? 1.0f : 0.0f;
+            for (int r = 0; r < n; r++)
+                z[r * n + k - 1] = r == k - 1 ? 1.0f : 0.0f;
+        }
         sq_householder_vec(z, kmat, n, k, u);
         if (!structured) {
             for (int r = 0; r < n; r++)
@@ -299,9 +308,16 @@ int sq_cpu_solve(const SqPlan *p, SqCpuSide *s)
 {
     const SqDims *d = &p->d;
     const int n = d->n, nb = d->nb;
-    for (int row = 0; row < n; row++)
-        for (int m = 0; m < nb; m++)
-            s->y[(size_t)row * nb + m] = sq_block_sample(s->dimg, d->op_w, d->b, d->nbh, row, m);
+    /* sq_block_sample for every (row, m), as plain copies. */
+    for (int r = 0; r < d->b; r++)
+        for (int c = 0; c < d->b; c++) {
+            float *yr = s->y + (size_t)(r * d->b + c) * nb;
+            for (int bi = 0; bi < d->nbv; bi++) {
+                const float *src = s->dimg + (size_t)(bi * d->b + r) * d->op_w + c;
+                for (int bj = 0; bj < d->nbh; bj++)
+                    yr[bi * d->nbh + bj] = src[bj * d->b];
+            }
+        }
     int regular = 1;
     for (int i = 0; i < n; i++)
         if ((double)s->lambda[i] < 1e-6)
