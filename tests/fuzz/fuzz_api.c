@@ -40,6 +40,7 @@ typedef struct Config {
     int n_threads;
     long fail_at;
     int nfeat;                    /* 0: features = NULL (defaults) */
+    double max_ps;                /* largest prescale asked for */
     char feat[MAX_FEATS][200];
     const char *feats[MAX_FEATS + 1];
     int nframes;
@@ -78,7 +79,7 @@ static void add_opt(char *buf, size_t len, int *first, const char *fmt, ...)
     va_end(ap);
 }
 
-static void make_feature(FuzzBytes *b, char *buf, size_t len)
+static void make_feature(FuzzBytes *b, char *buf, size_t len, double *max_ps)
 {
     const unsigned k = fuzz_u8(b);
     const int chroma = k & 1;
@@ -93,10 +94,10 @@ static void make_feature(FuzzBytes *b, char *buf, size_t len)
     }
     if (k & 4) {
         unsigned v = fuzz_u8(b);
-        if (v < 12 * 16)
-            add_opt(buf, len, &first, "speed_prescale=%g", prescales[v % 12]);
-        else
-            add_opt(buf, len, &first, "speed_prescale=%g", 0.1 + 3.9 * fuzz_u16(b) / 65535.0);
+        const double ps = v < 12 * 16 ? prescales[v % 12] : 0.1 + 3.9 * fuzz_u16(b) / 65535.0;
+        add_opt(buf, len, &first, "speed_prescale=%g", ps);
+        if (ps > *max_ps)
+            *max_ps = ps;
     }
     if (k & 8) {
         unsigned v = fuzz_u8(b);
@@ -121,8 +122,10 @@ static void parse_config(Config *c, const uint8_t *data, size_t size)
 {
     FuzzBytes b = { data, size };
     memset(c, 0, sizeof *c);
-    c->fmt.width = 1 + (int)(fuzz_u16(&b) % MAX_W);
-    c->fmt.height = 1 + (int)(fuzz_u16(&b) % MAX_H);
+    /* half of the sizes up to 256x256, to keep iterations quick */
+    unsigned w = fuzz_u16(&b), h = fuzz_u16(&b);
+    c->fmt.width = 1 + (int)(w & 0x8000 ? w % 256 : w % MAX_W);
+    c->fmt.height = 1 + (int)(h & 0x8000 ? h % 256 : h % MAX_H);
     unsigned v = fuzz_u8(&b);
     c->fmt.fmt = (SpeedqaPixelFormat)(v < 252 ? (int)(v % 4) : v == 255 ? -1 : (int)v - 248);
     v = fuzz_u8(&b);
@@ -133,8 +136,9 @@ static void parse_config(Config *c, const uint8_t *data, size_t size)
     v = fuzz_u8(&b);
     c->fail_at = v < 224 ? 0 : 1 + (long)fuzz_u8(&b);
     c->nfeat = (int)(fuzz_u8(&b) % (MAX_FEATS + 1));
+    c->max_ps = 1.0;
     for (int i = 0; i < c->nfeat; i++) {
-        make_feature(&b, c->feat[i], sizeof c->feat[i]);
+        make_feature(&b, c->feat[i], sizeof c->feat[i], &c->max_ps);
         c->feats[i] = c->feat[i];
     }
     c->feats[c->nfeat] = NULL;
@@ -414,6 +418,9 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
         return 0;
     Config c;
     parse_config(&c, data, size);
+    /* Upscaled planes cost ps^2: the same code runs on smaller pictures. */
+    if ((double)c.fmt.width * c.fmt.height * c.max_ps * c.max_ps > (double)MAX_W * MAX_H)
+        return 0;
 
     uint32_t seed = 2166136261u;
     for (size_t i = 0; i < c.npattern; i++)
@@ -440,7 +447,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     if (ok) {
         static Run a, b;
         run(&c, c.n_threads, c.fail_at, (const Pic(*)[2])pics, &a);
-        if (getenv("FUZZ_VERBOSE"))
+        if (fuzz_verbose())
             fprintf(stderr, "  %dx%d fmt %d bpc %d, %d threads, %d features ('%s'), fail at %ld: "
                     "open %d, %d frames received, first score %.9g\n", c.fmt.width, c.fmt.height,
                     (int)c.fmt.fmt, c.fmt.bpc, c.n_threads, c.nfeat, c.nfeat ? c.feat[0] : "",

@@ -19,6 +19,14 @@ void fuzz_fail(const char *file, int line, const char *fmt, ...)
     abort();
 }
 
+int fuzz_verbose(void)
+{
+    static int v = -1;
+    if (v < 0)
+        v = getenv("FUZZ_VERBOSE") != NULL;
+    return v;
+}
+
 unsigned fuzz_u8(FuzzBytes *b)
 {
     if (!b->n)

@@ -33,6 +33,9 @@ void fuzz_fail(const char *file, int line, const char *fmt, ...)
             fuzz_fail(__FILE__, __LINE__, __VA_ARGS__);        \
     } while (0)
 
+/* 1 when FUZZ_VERBOSE is set: targets then describe each input on stderr. */
+int fuzz_verbose(void);
+
 /* Consumes fuzzer bytes front to back; zeros once they run out. */
 typedef struct FuzzBytes {
     const uint8_t *p;

@@ -67,6 +67,8 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     fuzz_pipe_close(pfd);
     if (named)
         unlink(path); /* the reader keeps its descriptor */
+    if (fuzz_verbose())
+        fprintf(stderr, "  open %d %s\n", r, r < 0 ? err : "");
     if (r < 0) {
         FUZZ_CHECK(in == NULL, "failed open left *out set");
         FUZZ_CHECK(r == -EINVAL || r == -EIO || r == -ENOMEM, "unexpected error %d (%s)", r, err);
@@ -93,6 +95,9 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
         if (r <= 0)
             break;
     }
+    if (fuzz_verbose())
+        fprintf(stderr, "  %dx%d fmt %d bpc %d: last read %d %s\n", info->format.width, info->format.height,
+                (int)info->format.fmt, info->format.bpc, last, last < 0 ? err : "");
     if (last < 0) {
         FUZZ_CHECK(last == -EINVAL || last == -EIO || last == -ENOMEM, "read error %d (%s)", last, err);
         FUZZ_CHECK(err[0] != '\0', "read error %d without a message", last);

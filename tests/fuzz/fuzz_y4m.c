@@ -45,6 +45,8 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     err[0] = '\0';
     int r = sq_input_open(&in, path, detect ? NULL : "y4m", NULL, err, sizeof err);
     fuzz_pipe_close(pfd); /* the reader holds its own descriptor */
+    if (fuzz_verbose())
+        fprintf(stderr, "  open %d %s\n", r, r < 0 ? err : "");
     if (r < 0) {
         FUZZ_CHECK(in == NULL, "failed open left *out set");
         check_err(r, err);
@@ -75,6 +77,9 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
         if (r <= 0)
             break;
     }
+    if (fuzz_verbose())
+        fprintf(stderr, "  %dx%d fmt %d bpc %d: last read %d %s\n", info->format.width, info->format.height,
+                (int)info->format.fmt, info->format.bpc, last, last < 0 ? err : "");
     if (last < 0) {
         check_err(last, err);
         /* sticky: the same error again, whatever is asked */

@@ -69,6 +69,8 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     err[0] = '\0';
     int r = sq_input_open(&in, path, "yuv", (mode & 8) ? NULL : &raw, err, sizeof err);
     fuzz_pipe_close(pfd);
+    if (fuzz_verbose())
+        fprintf(stderr, "  open %d %s\n", r, r < 0 ? err : "");
     if (r < 0) {
         FUZZ_CHECK(in == NULL, "failed open left *out set");
         FUZZ_CHECK(r == -EINVAL || r == -EIO || r == -ENOMEM, "unexpected error %d (%s)", r, err);
@@ -116,6 +118,9 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     const long long whole = (long long)(size / fb);
     if (last == 0)
         FUZZ_CHECK(pattern == 3 || consumed == whole, "clean end after %lld of %lld frames", consumed, whole);
+    if (fuzz_verbose())
+        fprintf(stderr, "  %dx%d fmt %d bpc %d: last read %d %s\n", info->format.width, info->format.height,
+                (int)info->format.fmt, info->format.bpc, last, last < 0 ? err : "");
     if (last < 0) {
         FUZZ_CHECK(last == -EINVAL || last == -EIO, "read error %d (%s)", last, err);
         FUZZ_CHECK(!seekable || size % fb != 0, "read error on a well-sized file: %s", err);

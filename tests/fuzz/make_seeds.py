@@ -164,7 +164,7 @@ def api(w, h, fmt=1, bpc=8, threads=1, fail=None, feats=(), frames=((0, 0),), st
         pat=b''):
     """feats: list of (chroma, {opt: byte}); frames: (op, dis mode) bytes.
     fmt/bpc/threads are the raw config bytes' meaning (see fuzz_api.c)."""
-    b = struct.pack('<HH', (w - 1) % 640, (h - 1) % 480)
+    b = struct.pack("<HH", (w - 1) % 640, (h - 1) % 480)
     b += bytes([fmt, bpc - 8 if 8 <= bpc <= 16 else bpc, threads - 1 if 1 <= threads <= 3 else threads])
     b += bytes([0]) if fail is None else bytes([224, fail - 1])
     b += bytes([len(feats)])

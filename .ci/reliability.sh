@@ -1,0 +1,114 @@
+#!/usr/bin/env bash
+# Reliability checks (issue #6), called by .ci/run after the normal suites:
+#  1. libFuzzer targets (clang, ASan + UBSan + LSan), each for FUZZ_SECONDS,
+#     starting from the committed corpus; then the committed corpus replayed
+#     through the plain replay programs (suite fuzz-replay);
+#  2. a TSan build running the golden suite (synthetic-threads included)
+#     and the threads stress test;
+#  3. the long run: 1000 3840x2160 frames, resident memory flat after frame 100.
+# Exits nonzero on any crash, sanitizer report, failed check or test.
+# Needs clang and libclang-rt-14-dev (installed by .ci/run). About 7-9
+# minutes on 2 cores with the default FUZZ_SECONDS=60.
+#
+# A crash leaves its input in build-fuzz/fuzz-artifacts/; reproduce it with
+#   build-fuzz/tests/fuzz/replay_<target> build-fuzz/fuzz-artifacts/<file>
+# and commit it as tests/fuzz/corpus/<target>/regress-<what> once fixed.
+set -uo pipefail
+cd "$(dirname "$0")/.."
+
+FUZZ_SECONDS=${FUZZ_SECONDS:-60}
+LONGRUN_FRAMES=${LONGRUN_FRAMES:-1000}
+status=0
+failed() {
+    echo "FAIL: $*"
+    status=1
+}
+
+if ! command -v clang >/dev/null; then
+    echo "reliability: clang not found (apt-get install clang libclang-rt-14-dev)"
+    exit 1
+fi
+
+export ASAN_OPTIONS=detect_leaks=1:abort_on_error=1:halt_on_error=1:detect_stack_use_after_return=1
+export UBSAN_OPTIONS=halt_on_error=1:print_stacktrace=1
+export LSAN_OPTIONS=report_objects=1
+
+echo "== fuzz build (clang, libFuzzer, ASan + UBSan)"
+rm -rf build-fuzz
+# fuzzer-no-link: coverage feedback from the library and readers too, not
+# only from the target files (which get -fsanitize=fuzzer in tests/fuzz).
+if ! CC=clang CXX=clang++ meson setup build-fuzz -Dbuildtype=debugoptimized \
+        -Db_sanitize=address,undefined -Db_lundef=false \
+        -Dc_args=-fsanitize=fuzzer-no-link -Dc_link_args=-fsanitize=fuzzer-no-link >build-fuzz.log 2>&1 ||
+   ! ninja -C build-fuzz >>build-fuzz.log 2>&1; then
+    tail -40 build-fuzz.log
+    echo "FAIL: fuzz build"
+    exit 1
+fi
+if ! ls build-fuzz/tests/fuzz/fuzz_* >/dev/null 2>&1; then
+    echo "FAIL: no libFuzzer targets were built (meson summary: libFuzzer targets)"
+    exit 1
+fi
+
+echo "== fuzzing, ${FUZZ_SECONDS}s per target"
+mkdir -p build-fuzz/fuzz-artifacts
+summary=""
+for exe in build-fuzz/tests/fuzz/fuzz_*; do
+    [ -f "$exe" ] && [ -x "$exe" ] || continue
+    t=${exe##*/fuzz_}
+    seeds=tests/fuzz/corpus/$t
+    work=build-fuzz/fuzz-work/$t
+    log=build-fuzz/fuzz-$t.log
+    mkdir -p "$work"
+    # new units go to $work; the committed corpus is only read
+    "$exe" -max_total_time="$FUZZ_SECONDS" -timeout=60 -rss_limit_mb=4096 -max_len=8192 \
+        -print_final_stats=1 -artifact_prefix="build-fuzz/fuzz-artifacts/$t-" \
+        "$work" "$seeds" >"$log" 2>&1
+    rc=$?
+    execs=$(awk '/stat::number_of_executed_units/ {print $2}' "$log")
+    rate=$(awk '/stat::average_exec_per_sec/ {print $2}' "$log")
+    line=$(printf '%-8s %9s execs %6s/s  corpus %4d seeds + %5d new units  rc %d' "$t" "${execs:-?}" \
+        "${rate:-?}" "$(ls "$seeds" | wc -l)" "$(ls "$work" | wc -l)" "$rc")
+    echo "$line"
+    summary+="$line"$'\n'
+    if [ "$rc" -ne 0 ]; then
+        grep -E -A30 "ERROR: |fuzz check failed|runtime error|SUMMARY" "$log" | head -60
+        ls -1 build-fuzz/fuzz-artifacts/"$t"-* 2>/dev/null
+        failed "fuzz_$t"
+    fi
+done
+
+echo "== corpus replay under ASan + UBSan"
+meson test -C build-fuzz --suite fuzz-replay --print-errorlogs --timeout-multiplier 4 || failed "fuzz-replay"
+echo "== long run leak check under ASan (30 frames)"
+build-fuzz/tests/stress/longrun 30 2 >build-fuzz/longrun-asan.log 2>&1 || {
+    tail -40 build-fuzz/longrun-asan.log
+    failed "longrun under ASan"
+}
+
+echo "== TSan build: golden suite (synthetic-threads) and the threads stress"
+rm -rf build-tsan
+if CC=clang CXX=clang++ meson setup build-tsan -Dbuildtype=debugoptimized -Db_sanitize=thread \
+        -Db_lundef=false >build-tsan.log 2>&1 && ninja -C build-tsan >>build-tsan.log 2>&1; then
+    export TSAN_OPTIONS=halt_on_error=1:second_deadlock_stack=1
+    meson test -C build-tsan --suite golden --suite stress --print-errorlogs --timeout-multiplier 4 ||
+        failed "TSan tests"
+    # more streams and 3 contexts at once
+    build-tsan/tests/stress/stress_threads 24 3 7 || failed "TSan stress_threads 24 3"
+    unset TSAN_OPTIONS
+else
+    tail -40 build-tsan.log
+    failed "TSan build"
+fi
+
+echo "== long run: $LONGRUN_FRAMES frames of 3840x2160, resident memory"
+if { test -d build || meson setup build >/dev/null; } && ninja -C build >/dev/null; then
+    build/tests/stress/longrun "$LONGRUN_FRAMES" || failed "longrun"
+else
+    failed "plain build for the long run"
+fi
+
+echo "== reliability summary"
+printf '%s' "$summary"
+[ "$status" -eq 0 ] && echo "reliability: all passed" || echo "reliability: FAILED"
+exit "$status"
