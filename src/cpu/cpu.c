@@ -32,6 +32,19 @@ static int plan_spans(const SqPlan *p, int32_t *spans, uint8_t *mark)
     return n;
 }
 
+void sq_cpu_rows_read(const SqPlan *p, uint8_t *mark)
+{
+    const SqDims *d = &p->d;
+    if (p->prescale >= 0) {
+        memset(mark, 1, (size_t)d->h);
+        return;
+    }
+    const int r = p->taps_a >> 1;
+    for (int i = 0; i < d->op_h; i++)
+        for (int k = -r; k <= r; k++)
+            mark[sq_mirror((i << SQ_DECIM_SHIFT) + k, d->h)] = 1;
+}
+
 int sq_cpu_side_alloc(SqCpuSide *s, const SqPlan *p, const SqAlloc *a)
 {
     const SqDims *d = &p->d;

@@ -39,6 +39,15 @@ typedef struct SqCpuSide {
     float *e, *s;    /* entropies and variances, nb each */
 } SqCpuSide;
 
+/*
+ * Marks (sets to 1) the rows of the raw input plane (p->d.h rows) that the
+ * CPU path reads; other rows may hold anything. Without prescale these are
+ * the rows within the anti-alias radius of every 16th row (about 9/16 of
+ * them at ks = 1); with prescale, all rows. A backend keeping the previous
+ * frame for speed_temporal only needs to copy the marked rows.
+ */
+void sq_cpu_rows_read(const SqPlan *p, uint8_t *mark);
+
 /* Allocate for plan p; the DSP table starts at the best level this CPU has. */
 int sq_cpu_side_alloc(SqCpuSide *s, const SqPlan *p, const SqAlloc *a);
 void sq_cpu_side_free(SqCpuSide *s, const SqAlloc *a);

@@ -195,6 +195,17 @@ static void check_e2e(const CkCtx *c)
         const int fr = ref_side(p, &rr, &rs) & SQ_EST_SINGULAR, fd = ref_side(p, &rd, &ds) & SQ_EST_SINGULAR;
         const float want = sq_side_score(fr, fd, sq_pool(rr.e, rr.s, rd.e, rd.s, p->d.n, p->d.nb,
                                                           p->sigma_nn, p->nn_floor, wvm));
+        /* Rows sq_cpu_rows_read does not mark must not matter. */
+        uint8_t *mark = calloc((size_t)h, 1);
+        sq_cpu_rows_read(p, mark);
+        const int bps = fmt.bpc > 8 ? 2 : 1;
+        Plane *all[4] = { &cr, &cd, &pr, &pd };
+        for (int q = 0; q < 4; q++)
+            for (int y = 0; y < h; y++)
+                if (!mark[y])
+                    for (int x = 0; x < w * bps; x++)
+                        all[q]->mem[(size_t)all[q]->stride * y + x] = (uint8_t)ck_rand();
+        free(mark);
         for (int lv = -1; lv < c->nlvl; lv++) {
             SqCpuSide sr, sd;
             if (sq_cpu_side_alloc(&sr, p, &alloc) < 0 || sq_cpu_side_alloc(&sd, p, &alloc) < 0) {
