@@ -91,6 +91,36 @@ AI void cols8(int mode, float *dst, const void *const *cr, const void *const *pr
     _mm256_storeu_ps(dst + c, a0);
 }
 
+/* Adds taps k0 .. k0 + nt - 1 to the partial sums dst[a .. e8) (k0 = 0: from +0). */
+AI void rows_pass(int mode, int nt, float *dst, const void *const *cr, const void *const *pr,
+                  const float *g, int k0, int a, int e8, __m256 scale)
+{
+    __m256 gk[4];
+    const void *ck[4], *pk[4];
+    for (int t = 0; t < nt; t++) {
+        gk[t] = _mm256_set1_ps(g[k0 + t]);
+        ck[t] = cr[k0 + t];
+        pk[t] = pr ? pr[k0 + t] : NULL;
+    }
+    int c = a;
+    for (; c + 16 <= e8; c += 16) {
+        __m256 a0 = k0 ? _mm256_loadu_ps(dst + c) : _mm256_setzero_ps();
+        __m256 a1 = k0 ? _mm256_loadu_ps(dst + c + 8) : _mm256_setzero_ps();
+        for (int t = 0; t < nt; t++) {
+            a0 = _mm256_add_ps(a0, _mm256_mul_ps(gk[t], load8(mode, ck[t], pk[t], c, scale)));
+            a1 = _mm256_add_ps(a1, _mm256_mul_ps(gk[t], load8(mode, ck[t], pk[t], c + 8, scale)));
+        }
+        _mm256_storeu_ps(dst + c, a0);
+        _mm256_storeu_ps(dst + c + 8, a1);
+    }
+    for (; c < e8; c += 8) {
+        __m256 a0 = k0 ? _mm256_loadu_ps(dst + c) : _mm256_setzero_ps();
+        for (int t = 0; t < nt; t++)
+            a0 = _mm256_add_ps(a0, _mm256_mul_ps(gk[t], load8(mode, ck[t], pk[t], c, scale)));
+        _mm256_storeu_ps(dst + c, a0);
+    }
+}
+
 AI void vfilt_run(int mode, float *dst, const void *const *cr, const void *const *pr,
                   const float *g, int taps, const int32_t *spans, int nspans, int w, float scale)
 {
@@ -113,21 +143,20 @@ AI void vfilt_run(int mode, float *dst, const void *const *cr, const void *const
         }
         int c = a;
         if (e - a >= 64) {
-            /* Long span: one source row at a time, the partial sums in dst
-             * (same per-column order), so the rows stream sequentially. */
-            const int e8 = a + ((e - a) & ~7);
-            const __m256 g0 = _mm256_set1_ps(g[0]);
-            for (c = a; c < e8; c += 8)
-                _mm256_storeu_ps(dst + c, _mm256_add_ps(_mm256_setzero_ps(),
-                    _mm256_mul_ps(g0, load8(mode, cr[0], pr ? pr[0] : NULL, c, vs))));
-            for (int k = 1; k < taps; k++) {
-                const __m256 gk = _mm256_set1_ps(g[k]);
-                const void *ck = cr[k], *pk = pr ? pr[k] : NULL;
-                for (c = a; c < e8; c += 8)
-                    _mm256_storeu_ps(dst + c, _mm256_add_ps(_mm256_loadu_ps(dst + c),
-                        _mm256_mul_ps(gk, load8(mode, ck, pk, c, vs))));
+            /* Long span: a few source rows at a time, the partial sums in
+             * dst (same per-column order), so rows stream sequentially. */
+            const int e8 = a + ((e - a) & ~7), np = (taps + 3) / 4;
+            for (int p = 0, k = 0; p < np; p++) {
+                const int t = (taps - k) / (np - p); /* 1..4 taps this pass */
+                switch (t) {
+                case 1: rows_pass(mode, 1, dst, cr, pr, g, k, a, e8, vs); break;
+                case 2: rows_pass(mode, 2, dst, cr, pr, g, k, a, e8, vs); break;
+                case 3: rows_pass(mode, 3, dst, cr, pr, g, k, a, e8, vs); break;
+                default: rows_pass(mode, 4, dst, cr, pr, g, k, a, e8, vs); break;
+                }
+                k += t;
             }
-            if (c < e) /* complete columns, overwriting the partial ones */
+            if (e8 < e) /* complete columns, overwriting the partial ones */
                 cols8(mode, dst, cr, pr, g, taps, e - 8, vs);
             continue;
         }
