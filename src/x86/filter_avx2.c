@@ -243,6 +243,28 @@ void sq_hfilt_dec_avx2(float *dst, const float *src, int w, const float *g, int 
 {
     const int r = taps >> 1;
     int j = 0;
+    if (r <= 4 && nout >= 9 && (nout << SQ_DECIM_SHIFT) <= w) {
+        /* Offsets -4..3 from one 8x8 transpose of src[16 j - 4 ..]; offset
+         * 4 (taps = 9) from 8 single loads. */
+        dst[0] = sq_hfilter_f32(src, w, g, taps, 0);
+        for (j = 1; j < nout; j += 8) {
+            const int j0 = j + 8 <= nout ? j : nout - 8;
+            const float *p = src + (j0 << SQ_DECIM_SHIFT);
+            __m256 v[8];
+            for (int i = 0; i < 8; i++)
+                v[i] = _mm256_loadu_ps(p + (i << SQ_DECIM_SHIFT) - 4);
+            transpose8(v);
+            __m256 acc = _mm256_setzero_ps();
+            for (int k = 0; k < taps && k - r < 4; k++)
+                acc = _mm256_add_ps(acc, _mm256_mul_ps(_mm256_set1_ps(g[k]), v[k - r + 4]));
+            if (r == 4) {
+                const __m256 x = _mm256_setr_ps(p[4], p[20], p[36], p[52], p[68], p[84], p[100], p[116]);
+                acc = _mm256_add_ps(acc, _mm256_mul_ps(_mm256_set1_ps(g[8]), x));
+            }
+            _mm256_storeu_ps(dst + j0, acc);
+        }
+        return;
+    }
     if (r <= 7 && nout >= 9 && (nout << SQ_DECIM_SHIFT) <= w) {
         /* j = 0 mirrors at the left edge; 16 (nout - 1) + 7 < w needs no mirror. */
         dst[0] = sq_hfilter_f32(src, w, g, taps, 0);
