@@ -15,6 +15,7 @@
  * frame slot and the per-batch tables and results.
  */
 #include <errno.h>
+#include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -25,8 +26,9 @@
 
 #define MAX_BATCH 32
 /* Budgets that bound the batch size for large frames. */
-#define PINNED_BUDGET ((int64_t)768 << 20)
+#define PINNED_BUDGET ((int64_t)512 << 20)
 #define SCRATCH_BUDGET ((int64_t)3 << 30)
+#define MAX_STAGERS 8
 
 typedef struct PlaneGeo {
     int need;            /* some feature reads this plane */
@@ -51,6 +53,21 @@ typedef struct BatchRec {
     SqGpuPair *pairs;    /* pinned, right after sides */
     SqGpuResult *res;    /* pinned */
 } BatchRec;
+
+struct GpuPriv;
+
+/* Host threads that help copy a frame into pinned staging (n_threads > 1). */
+typedef struct StagePool {
+    pthread_t th[MAX_STAGERS];
+    int nth, started, quit;
+    unsigned gen, busy;
+    pthread_mutex_t mu;
+    pthread_cond_t go, done;
+    /* the job of generation gen */
+    const SpeedqaPicture *pic[2];
+    uint8_t *stage;
+    struct GpuPriv *g;
+} StagePool;
 
 typedef struct GpuPriv {
     SqBackendParams p;
@@ -82,6 +99,9 @@ typedef struct GpuPriv {
     int profile;
     double prof_ms[SQ_K_COUNT];
     int prof_batches;
+
+    StagePool pool;
+    int pool_init;
 } GpuPriv;
 
 static void plane_size(const SpeedqaFormat *f, int p, int *w, int *h)
@@ -111,6 +131,158 @@ static int report(const GpuPriv *g, char *err, size_t errlen)
 {
     snprintf(err, errlen, "%s", g->msg);
     return g->sticky;
+}
+
+/* Part k of nparts of a host picture into the slot's pinned staging (only the rows read). */
+static void stage_part(const GpuPriv *g, const SpeedqaPicture *pic, int s, uint8_t *stage, int k,
+                       int nparts)
+{
+    for (int c = 0; c < 3; c++) {
+        const PlaneGeo *pg = &g->geo[c];
+        if (!pg->need)
+            continue;
+        const uint8_t *src = pic->data[c];
+        const ptrdiff_t stride = pic->stride[c];
+        const size_t rb = (size_t)pg->row_bytes;
+        uint8_t *dst = stage + pg->stage_off[s];
+        if (pg->runs) {
+            const int r = pg->runs >> 1;
+            const int i0 = (int)((int64_t)pg->op_h * k / nparts), i1 = (int)((int64_t)pg->op_h * (k + 1) / nparts);
+            for (int i = i0; i < i1; i++) {
+                const int lo = sq_imax(0, (i << SQ_DECIM_SHIFT) - r);
+                const int hi = sq_imin(pg->h - 1, (i << SQ_DECIM_SHIFT) + r);
+                uint8_t *d = dst + ((int64_t)i * pg->runs + lo - (i << SQ_DECIM_SHIFT) + r) * (int64_t)rb;
+                if (stride == (ptrdiff_t)rb)
+                    memcpy(d, src + (ptrdiff_t)lo * stride, rb * (size_t)(hi - lo + 1));
+                else
+                    for (int y = lo; y <= hi; y++)
+                        memcpy(d + (size_t)(y - lo) * rb, src + (ptrdiff_t)y * stride, rb);
+            }
+        } else {
+            const int y0 = (int)((int64_t)pg->h * k / nparts), y1 = (int)((int64_t)pg->h * (k + 1) / nparts);
+            if (stride == (ptrdiff_t)rb)
+                memcpy(dst + (size_t)y0 * rb, src + (ptrdiff_t)y0 * stride, rb * (size_t)(y1 - y0));
+            else
+                for (int y = y0; y < y1; y++)
+                    memcpy(dst + (size_t)y * rb, src + (ptrdiff_t)y * stride, rb);
+        }
+    }
+}
+
+static void stage_job(StagePool *pl, int k)
+{
+    for (int s = 0; s < 2; s++)
+        if (pl->pic[s])
+            stage_part(pl->g, pl->pic[s], s, pl->stage, k, pl->nth + 1);
+}
+
+static void *stager_main(void *arg)
+{
+    StagePool *pl = arg;
+    pthread_mutex_lock(&pl->mu);
+    int k = pl->started + 1; /* part 0 is the caller's */
+    unsigned seen = pl->gen;
+    pl->started++;
+    pthread_cond_broadcast(&pl->done);
+    for (;;) {
+        while (!pl->quit && pl->gen == seen)
+            pthread_cond_wait(&pl->go, &pl->mu);
+        if (pl->quit)
+            break;
+        seen = pl->gen;
+        pthread_mutex_unlock(&pl->mu);
+        stage_job(pl, k);
+        pthread_mutex_lock(&pl->mu);
+        if (--pl->busy == 0)
+            pthread_cond_broadcast(&pl->done);
+    }
+    pthread_mutex_unlock(&pl->mu);
+    return NULL;
+}
+
+static void pool_stop(GpuPriv *g)
+{
+    StagePool *pl = &g->pool;
+    if (!g->pool_init)
+        return;
+    pthread_mutex_lock(&pl->mu);
+    pl->quit = 1;
+    pthread_cond_broadcast(&pl->go);
+    pthread_mutex_unlock(&pl->mu);
+    for (int i = 0; i < pl->nth; i++)
+        pthread_join(pl->th[i], NULL);
+    pthread_cond_destroy(&pl->go);
+    pthread_cond_destroy(&pl->done);
+    pthread_mutex_destroy(&pl->mu);
+    g->pool_init = 0;
+}
+
+/* Start n - 1 helper threads (the caller copies too); 0 or -EAGAIN. */
+static int pool_start(GpuPriv *g, int n)
+{
+    StagePool *pl = &g->pool;
+    memset(pl, 0, sizeof(*pl));
+    pl->g = g;
+    if (n <= 1)
+        return 0;
+    if (pthread_mutex_init(&pl->mu, NULL))
+        return -EAGAIN;
+    if (pthread_cond_init(&pl->go, NULL)) {
+        pthread_mutex_destroy(&pl->mu);
+        return -EAGAIN;
+    }
+    if (pthread_cond_init(&pl->done, NULL)) {
+        pthread_cond_destroy(&pl->go);
+        pthread_mutex_destroy(&pl->mu);
+        return -EAGAIN;
+    }
+    g->pool_init = 1;
+    pthread_mutex_lock(&pl->mu);
+    for (int i = 0; i < n - 1 && i < MAX_STAGERS; i++) {
+        if (pthread_create(&pl->th[i], NULL, stager_main, pl))
+            break;
+        pl->nth++;
+    }
+    while (pl->started < pl->nth)
+        pthread_cond_wait(&pl->done, &pl->mu);
+    pthread_mutex_unlock(&pl->mu);
+    return pl->nth == n - 1 || pl->nth == MAX_STAGERS ? 0 : -EAGAIN;
+}
+
+/* Host pictures (NULL: device picture) into staging, split over the pool. */
+static void stage_frame(GpuPriv *g, const SpeedqaPicture *ref, const SpeedqaPicture *dis,
+                        uint8_t *stage)
+{
+    StagePool *pl = &g->pool;
+    pl->pic[0] = ref;
+    pl->pic[1] = dis;
+    pl->stage = stage;
+    if (!pl->nth) {
+        stage_job(pl, 0);
+        return;
+    }
+    pthread_mutex_lock(&pl->mu);
+    pl->busy = (unsigned)pl->nth;
+    pl->gen++;
+    pthread_cond_broadcast(&pl->go);
+    pthread_mutex_unlock(&pl->mu);
+    stage_job(pl, 0);
+    pthread_mutex_lock(&pl->mu);
+    while (pl->busy)
+        pthread_cond_wait(&pl->done, &pl->mu);
+    pthread_mutex_unlock(&pl->mu);
+}
+
+static void stage_record(const GpuPriv *g, int s, FrameRec *fr, int64_t slot)
+{
+    for (int c = 0; c < 3; c++) {
+        const PlaneGeo *pg = &g->geo[c];
+        if (!pg->need)
+            continue;
+        fr->base[s][c] = slot + pg->stage_off[s];
+        fr->stride[s][c] = pg->row_bytes;
+        fr->runs[s][c] = pg->runs;
+    }
 }
 
 static void layout_side(const SqPlan *pl, SqGpuLayout *l)
@@ -270,6 +442,7 @@ void sq_gpu_close(void **priv)
     GpuPriv *g = *priv;
     if (!g)
         return;
+    pool_stop(g);
     if (g->dev) {
         const SqGpuFns *fn = g->fns;
         if (fn->enter)
@@ -382,6 +555,11 @@ int sq_gpu_open(void **priv, const SqBackendParams *p, const SqGpuFns *fns, char
     }
     if ((ret = upload_plans(g, off_tables)) < 0)
         goto fail_dev;
+    if (pool_start(g, p->n_threads) < 0) {
+        snprintf(err, errlen, "cannot start %s staging threads", fns->name);
+        ret = -EAGAIN;
+        goto fail_leave;
+    }
     if (fns->leave)
         fns->leave(g->dev);
     *priv = g;
@@ -393,7 +571,7 @@ fail_leave:
     if (fns->leave)
         fns->leave(g->dev);
     sq_gpu_close((void **)&g);
-    return ret == -ENOMEM ? -ENOMEM : ret == -ENODEV ? -ENODEV : -EIO;
+    return ret == -ENOMEM || ret == -ENODEV || ret == -EAGAIN ? ret : -EIO;
 }
 
 int sq_gpu_capacity(void *priv)
@@ -424,42 +602,6 @@ int sq_gpu_profile(void *priv, double *ms)
     for (int k = 0; k < SQ_K_COUNT; k++)
         ms[k] = g->prof_batches ? g->prof_ms[k] / g->prof_batches : 0.0;
     return g->prof_batches;
-}
-
-/* Host planes into the slot's pinned staging copy (only the rows read). */
-static void stage_picture(const GpuPriv *g, const SpeedqaPicture *pic, int s, uint8_t *stage,
-                          FrameRec *fr, int64_t slot)
-{
-    for (int c = 0; c < 3; c++) {
-        const PlaneGeo *pg = &g->geo[c];
-        if (!pg->need)
-            continue;
-        const uint8_t *src = pic->data[c];
-        const ptrdiff_t stride = pic->stride[c];
-        const size_t rb = (size_t)pg->row_bytes;
-        uint8_t *dst = stage + pg->stage_off[s];
-        if (pg->runs) {
-            const int r = pg->runs >> 1;
-            for (int i = 0; i < pg->op_h; i++) {
-                const int lo = sq_imax(0, (i << SQ_DECIM_SHIFT) - r);
-                const int hi = sq_imin(pg->h - 1, (i << SQ_DECIM_SHIFT) + r);
-                uint8_t *d = dst + ((int64_t)i * pg->runs + lo - (i << SQ_DECIM_SHIFT) + r) * (int64_t)rb;
-                if (stride == (ptrdiff_t)rb)
-                    memcpy(d, src + (ptrdiff_t)lo * stride, rb * (size_t)(hi - lo + 1));
-                else
-                    for (int y = lo; y <= hi; y++)
-                        memcpy(d + (size_t)(y - lo) * rb, src + (ptrdiff_t)y * stride, rb);
-            }
-        } else if (stride == (ptrdiff_t)rb) {
-            memcpy(dst, src, rb * (size_t)pg->h);
-        } else {
-            for (int y = 0; y < pg->h; y++)
-                memcpy(dst + (size_t)y * rb, src + (ptrdiff_t)y * stride, rb);
-        }
-        fr->base[s][c] = slot + pg->stage_off[s];
-        fr->stride[s][c] = pg->row_bytes;
-        fr->runs[s][c] = pg->runs;
-    }
 }
 
 /* Device planes: whole planes, device to device (negative strides kept). */
@@ -686,12 +828,15 @@ int sq_gpu_send(void *priv, const SpeedqaPicture *ref, const SpeedqaPicture *dis
     fr->has_prev = !new_seq && n > 0;
     for (int s = 0; s < 2 && !ret; s++) {
         if (pic[s]->memory == SPEEDQA_MEM_HOST) {
-            stage_picture(g, pic[s], s, stage, fr, slot_off);
+            stage_record(g, s, fr, slot_off);
             staged = 1;
         } else {
             ret = copy_device_picture(g, pic[s], s, fr, slot_off);
         }
     }
+    if (!ret && staged)
+        stage_frame(g, ref->memory == SPEEDQA_MEM_HOST ? ref : NULL,
+                    dis->memory == SPEEDQA_MEM_HOST ? dis : NULL, stage);
     if (!ret && staged &&
         (ret = g->fns->upload(g->dev, SQ_GPU_STREAM_COPY, g->arena + slot_off, stage,
                               (size_t)g->stage_bytes)) < 0)

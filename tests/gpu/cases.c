@@ -1,5 +1,6 @@
 #include <errno.h>
 #include <math.h>
+#include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -84,12 +85,13 @@ static double ref_value(const PlaneGen *g, int x, int y, int t)
     }
 }
 
-static void fill_plane(const PlaneGen *g, int w, int h, int bd, int t, uint8_t *ref, uint8_t *dis,
-                       ptrdiff_t stride)
+static void fill_rows(const PlaneGen *g, int w, int h, int bd, int t, uint8_t *ref, uint8_t *dis,
+                      ptrdiff_t stride, int y0, int y1)
 {
     const int maxv = (1 << bd) - 1;
     const double scale = (double)(1 << (bd - 8));
-    for (int y = 0; y < h; y++)
+    (void)h;
+    for (int y = y0; y < y1; y++)
         for (int x = 0; x < w; x++) {
             double rv = ref_value(g, x, y, t);
             int r = (int)lrint(rv * scale);
@@ -115,6 +117,43 @@ static void fill_plane(const PlaneGen *g, int w, int h, int bd, int t, uint8_t *
                 dis[y * stride + x] = (uint8_t)d;
             }
         }
+}
+
+typedef struct FillJob {
+    const PlaneGen *g;
+    int w, h, bd, t, y0, y1;
+    uint8_t *ref, *dis;
+    ptrdiff_t stride;
+} FillJob;
+
+static void *fill_main(void *arg)
+{
+    const FillJob *j = arg;
+    fill_rows(j->g, j->w, j->h, j->bd, j->t, j->ref, j->dis, j->stride, j->y0, j->y1);
+    return NULL;
+}
+
+/* Big planes are filled by several threads (4K frames take a while otherwise). */
+static void fill_plane(const PlaneGen *g, int w, int h, int bd, int t, uint8_t *ref, uint8_t *dis,
+                       ptrdiff_t stride)
+{
+    enum { NT = 8 };
+    FillJob job[NT];
+    pthread_t th[NT];
+    int started[NT] = { 0 };
+    const int n = (int64_t)w * h > 1 << 18 ? NT : 1;
+    for (int k = 0; k < n; k++) {
+        job[k] = (FillJob){ g, w, h, bd, t, h * k / n, h * (k + 1) / n, ref, dis, stride };
+        if (k > 0)
+            started[k] = !pthread_create(&th[k], NULL, fill_main, &job[k]);
+    }
+    fill_main(&job[0]);
+    for (int k = 1; k < n; k++) {
+        if (started[k])
+            pthread_join(th[k], NULL);
+        else
+            fill_main(&job[k]);
+    }
 }
 
 static const char *const kernelscales[] = {
@@ -287,6 +326,41 @@ int case_random(Case *c, uint64_t *rng, int index, int max_w, int max_h)
             uint8_t *rb = (uint8_t *)c->ref[t].data[p], *db = (uint8_t *)c->dis[t].data[p];
             fill_plane(&g[p], w, h, c->fmt.bpc, t, rb, db, c->ref[t].stride[p]);
         }
+    return 0;
+}
+
+int case_fixed(Case *c, const SpeedqaFormat *fmt, int nframes, uint64_t seed)
+{
+    memset(c, 0, sizeof(*c));
+    snprintf(c->name, sizeof(c->name), "fixed-%dx%d", fmt->width, fmt->height);
+    c->fmt = *fmt;
+    c->nframes = nframes;
+    if (alloc_frames(c, NULL) < 0) {
+        case_free(c);
+        return -ENOMEM;
+    }
+    uint64_t rng = seed;
+    for (int p = 0; p < 3; p++) {
+        PlaneGen g;
+        memset(&g, 0, sizeof(g));
+        g.tex = p ? TEX_WAVES : TEX_SYNTH;
+        g.dis = DIS_QUANT;
+        for (int k = 0; k < 3; k++) {
+            g.fx[k] = 0.01 + 0.2 * rng_unit(&rng);
+            g.fy[k] = 0.01 + 0.2 * rng_unit(&rng);
+            g.amp[k] = 20 + 30 * rng_unit(&rng);
+        }
+        g.noise = 40;
+        g.qshift = 3;
+        g.seed = rng_next(&rng);
+        for (int t = 0; t < nframes; t++) {
+            int w, h;
+            plane_dims(&c->fmt, p, &w, &h);
+            if (h)
+                fill_plane(&g, w, h, c->fmt.bpc, t, (uint8_t *)c->ref[t].data[p],
+                           (uint8_t *)c->dis[t].data[p], c->ref[t].stride[p]);
+        }
+    }
     return 0;
 }
 

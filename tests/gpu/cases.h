@@ -11,7 +11,7 @@
 
 #include "speedqa/speedqa.h"
 
-#define CASE_MAX_FRAMES 6
+#define CASE_MAX_FRAMES 8
 
 typedef struct Case {
     char name[96];
@@ -35,6 +35,9 @@ int rng_int(uint64_t *s, int lo, int hi); /* inclusive */
 
 /* Random case with luma at most max_w x max_h. 0 or -ENOMEM. */
 int case_random(Case *c, uint64_t *rng, int index, int max_w, int max_h);
+
+/* Textured frames of a fixed geometry (benchmarks), tight strides. */
+int case_fixed(Case *c, const SpeedqaFormat *fmt, int nframes, uint64_t seed);
 
 /* Frames of a raw planar file (as gen_synth writes them), host memory. */
 int case_from_file(Case *c, const char *name, const SpeedqaFormat *fmt, const char *ref_path,

@@ -51,15 +51,19 @@ typedef struct DevFrames {
 
 static int to_device(DevFrames *df, Case *c)
 {
+    if (df->fns->enter && df->fns->enter(df->dev) < 0)
+        return -EIO;
     for (int s = 0; s < 2; s++) {
         const size_t bytes = c->frame_bytes * (size_t)c->nframes;
         int ret;
-        if ((ret = df->fns->alloc(df->dev, bytes, &df->mem[s])) < 0)
-            return ret;
-        if ((ret = df->fns->upload(df->dev, SQ_GPU_STREAM_COPY, df->mem[s], c->buf[s], bytes)) < 0 ||
+        if ((ret = df->fns->alloc(df->dev, bytes, &df->mem[s])) < 0 ||
+            (ret = df->fns->upload(df->dev, SQ_GPU_STREAM_COPY, df->mem[s], c->buf[s], bytes)) < 0 ||
             (ret = df->fns->event_record(df->dev, 0, SQ_GPU_STREAM_COPY)) < 0 ||
-            (ret = df->fns->event_sync(df->dev, 0)) < 0)
+            (ret = df->fns->event_sync(df->dev, 0)) < 0) {
+            if (df->fns->leave)
+                df->fns->leave(df->dev);
             return ret;
+        }
         for (int t = 0; t < c->nframes; t++) {
             SpeedqaPicture *pic = s ? &c->dis[t] : &c->ref[t];
             for (int p = 0; p < 3; p++)
@@ -68,15 +72,21 @@ static int to_device(DevFrames *df, Case *c)
             pic->memory = SPEEDQA_MEM_CUDA;
         }
     }
+    if (df->fns->leave)
+        df->fns->leave(df->dev);
     return 0;
 }
 
 static void free_device(DevFrames *df)
 {
+    if (df->fns->enter)
+        df->fns->enter(df->dev);
     for (int s = 0; s < 2; s++)
         if (df->mem[s])
             df->fns->free(df->dev, df->mem[s]);
     df->mem[0] = df->mem[1] = 0;
+    if (df->fns->leave)
+        df->fns->leave(df->dev);
 }
 
 static int run_case(Case *c, const SqGpuFns *fns, DevFrames *df, int cpu_threads, Totals *t)
@@ -113,7 +123,8 @@ static int run_case(Case *c, const SqGpuFns *fns, DevFrames *df, int cpu_threads
         goto done;
     }
     t0 = now();
-    if ((ret = runner_open(&gpu, NULL, fns, &c->fmt, c->featp, 1, NULL, err, sizeof(err))) < 0) {
+    /* 1-3 staging threads */
+    if ((ret = runner_open(&gpu, NULL, fns, &c->fmt, c->featp, 1 + t->cases % 3, NULL, err, sizeof(err))) < 0) {
         printf("FAIL %s: %s open: %s\n", desc, fns->name, err);
         bad = 1;
         goto done;
@@ -187,7 +198,7 @@ static int golden_cases(const char *gdir, const char *work, const SqGpuFns *fns,
     mkdir(work, 0755);
     const JVal *datasets = json_get(g, "datasets"), *cases = json_get(g, "cases");
     int fails = 0;
-    for (int i = 0; i < datasets->n && !fails; i++) {
+    for (int i = 0; i < datasets->n; i++) {
         const JVal *d = &datasets->items[i];
         const char *files[2] = { json_get(d, "ref")->str, json_get(d, "dis")->str };
         for (int k = 0; k < 2; k++) {
@@ -203,7 +214,8 @@ static int golden_cases(const char *gdir, const char *work, const SqGpuFns *fns,
             }
         }
     }
-    for (int i = 0; i < cases->n && !fails; i++) {
+    const int gen_fails = fails;
+    for (int i = 0; i < cases->n && !gen_fails; i++) {
         const JVal *cs = &cases->items[i];
         const JVal *ds = json_get(datasets, json_get(cs, "dataset")->str);
         char feat[512], rp[1024], dp[1024], name[96];
@@ -228,6 +240,66 @@ static int golden_cases(const char *gdir, const char *work, const SqGpuFns *fns,
     }
     json_free(g);
     return fails;
+}
+
+/* The public API with SPEEDQA_BACKEND_CUDA against SPEEDQA_BACKEND_CPU. */
+static int api_values(const Case *c, SpeedqaBackend be, double *out, int *count)
+{
+    SpeedqaSettings s;
+    speedqa_default_settings(&s);
+    s.ref = s.dis = c->fmt;
+    s.backend = be;
+    s.features = c->featp;
+    SpeedqaContext *ctx;
+    int ret = speedqa_open(&ctx, &s), got = 0;
+    if (ret < 0)
+        return ret;
+    *count = speedqa_score_count(ctx);
+    SpeedqaScores sc;
+    for (int i = 0; i < c->nframes && ret >= 0; i++) {
+        while ((ret = speedqa_send(ctx, &c->ref[i], &c->dis[i])) == SPEEDQA_ERR(EAGAIN))
+            if (speedqa_receive(ctx, &sc) == 0)
+                memcpy(out + got++ * *count, sc.values, sizeof(double) * (size_t)*count);
+        while (ret >= 0 && speedqa_receive(ctx, &sc) == 0)
+            memcpy(out + got++ * *count, sc.values, sizeof(double) * (size_t)*count);
+    }
+    speedqa_flush(ctx);
+    while (ret >= 0 && got < c->nframes && (ret = speedqa_receive(ctx, &sc)) == 0)
+        memcpy(out + got++ * *count, sc.values, sizeof(double) * (size_t)*count);
+    printf("api %s backend: %s, %d frames\n", be == SPEEDQA_BACKEND_CPU ? "cpu" : "gpu",
+           speedqa_backend_name(ctx), got);
+    speedqa_close(&ctx);
+    return ret < 0 ? ret : got == c->nframes ? 0 : -EIO;
+}
+
+static int api_check(SpeedqaBackend be, Totals *t)
+{
+    const SpeedqaFormat fmt = { 1920, 1080, SPEEDQA_PIX_420, 10 };
+    Case c;
+    double a[CASE_MAX_FRAMES * SPEEDQA_MAX_SCORES], b[CASE_MAX_FRAMES * SPEEDQA_MAX_SCORES];
+    int na = 0, nb = 0, bad = 0;
+    if (case_fixed(&c, &fmt, 5, 99) < 0)
+        return 1;
+    c.nfeat = 2;
+    c.featp[0] = "speed_chroma=speed_weight_var_mode=3";
+    c.featp[1] = "speed_temporal";
+    c.featp[2] = NULL;
+    if (api_values(&c, SPEEDQA_BACKEND_CPU, a, &na) < 0 || api_values(&c, be, b, &nb) < 0 || na != nb) {
+        printf("FAIL api: open/run failed\n");
+        bad = 1;
+    }
+    for (int i = 0; !bad && i < c.nframes * na; i++) {
+        t->values++;
+        if (!(a[i] == b[i])) {
+            printf("MISMATCH api frame %d score %d: cpu %.17g gpu %.17g\n", i / na, i % na, a[i], b[i]);
+            t->mismatches++;
+            bad = 1;
+        }
+    }
+    t->cases++;
+    t->failed += bad;
+    case_free(&c);
+    return bad;
 }
 
 int main(int argc, char **argv)
@@ -268,6 +340,10 @@ int main(int argc, char **argv)
     int fails = 0;
     if (strcmp(argv[2], "-"))
         fails += golden_cases(argv[2], argv[3], fns, &df, cpu_threads, &t);
+#if SQ_HAVE_CUDA
+    if (fns == &sq_gpu_cuda_fns)
+        fails += api_check(SPEEDQA_BACKEND_CUDA, &t);
+#endif
     uint64_t rng = seed;
     for (int i = 0; i < nrandom; i++) {
         Case c;

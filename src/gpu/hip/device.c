@@ -83,11 +83,11 @@ static void hip_close(SqGpuDev **pd)
     *pd = NULL;
 }
 
-static int hip_open(SqGpuDev **out, int device, int nevents, const SqAlloc *a, char *err,
-                    size_t errlen)
+static int hip_open_impl(SqGpuDev **out, int device, const char *want, int nevents,
+                         const SqAlloc *a, char *err, size_t errlen)
 {
     int ret, n = 0;
-    char name[128] = "";
+    char name[256] = "";
     *out = NULL;
     SqGpuDev *d = sq_calloc(a, 1, sizeof(*d));
     if (!d) {
@@ -101,15 +101,22 @@ static int hip_open(SqGpuDev **out, int device, int nevents, const SqAlloc *a, c
     }
     HIP(d, hipInit(0));
     HIP(d, hipGetDeviceCount(&n));
-    if (n < 1 || device >= n) {
-        snprintf(d->msg, sizeof(d->msg), "HIP device %d does not exist (%d found)", device, n);
+    d->dev = -1;
+    for (int i = 0; want && i < n && d->dev < 0; i++)
+        if (d->api.hipDeviceGetName(name, (int)sizeof(name), i) == hipSuccess && strcasestr(name, want))
+            d->dev = i;
+    if (!want && n > 0 && device < n)
+        d->dev = device < 0 ? 0 : device;
+    if (d->dev < 0) {
+        if (want)
+            snprintf(d->msg, sizeof(d->msg), "no HIP device named like '%s' (%d found)", want, n);
+        else
+            snprintf(d->msg, sizeof(d->msg), "HIP device %d does not exist (%d found)", device, n);
         ret = -ENODEV;
         goto fail;
     }
-    d->dev = device < 0 ? 0 : device;
     HIP(d, hipGetDevice(&d->prev_dev));
     HIP(d, hipSetDevice(d->dev));
-    HIP(d, hipDeviceGetName(name, (int)sizeof(name), d->dev));
     HIP(d, hipModuleLoadData(&d->mod, sq_hip_code));
     for (int k = 0; k < SQ_K_COUNT; k++)
         HIP(d, hipModuleGetFunction(&d->fn[k], d->mod, kernel_names[k]));
@@ -130,6 +137,41 @@ fail:
     snprintf(err, errlen, "%s", d->msg);
     hip_close(&d);
     return ret;
+}
+
+static int hip_open(SqGpuDev **out, int device, int nevents, const SqAlloc *a, char *err,
+                    size_t errlen)
+{
+    return hip_open_impl(out, device, NULL, nevents, a, err, errlen);
+}
+
+static int hip_open_named(SqGpuDev **out, const char *name, int nevents, const SqAlloc *a,
+                          char *err, size_t errlen)
+{
+    return hip_open_impl(out, -1, name, nevents, a, err, errlen);
+}
+
+/* "<index>: <name> (hip)" per device; 0 without runtime or device. */
+static int hip_list_devices(char *buf, size_t len)
+{
+    SqHipApi api;
+    char err[256], name[256];
+    int n = 0;
+    size_t used = 0;
+    if (buf && len)
+        buf[0] = '\0';
+    if (sq_hip_load(&api, err, sizeof(err)) < 0)
+        return 0;
+    if (api.hipInit(0) != hipSuccess || api.hipGetDeviceCount(&n) != hipSuccess)
+        n = 0;
+    for (int i = 0; i < n; i++) {
+        if (api.hipDeviceGetName(name, (int)sizeof(name), i) != hipSuccess)
+            snprintf(name, sizeof(name), "unknown");
+        if (buf && used < len)
+            used += (size_t)snprintf(buf + used, len - used, "%d: %s (hip)\n", i, name);
+    }
+    sq_hip_unload(&api);
+    return n;
 }
 
 static int hip_enter(SqGpuDev *d)
@@ -259,6 +301,7 @@ fail:
 static const SqGpuFns hip_fns = {
     .name = "hip",
     .open = hip_open,
+    .open_named = hip_open_named,
     .close = hip_close,
     .error = hip_errmsg,
     .alloc = hip_alloc,
@@ -291,4 +334,5 @@ const SqBackend sq_backend_hip = {
     .send = sq_gpu_send,
     .receive = sq_gpu_receive,
     .close = sq_gpu_close,
+    .list_devices = hip_list_devices,
 };
