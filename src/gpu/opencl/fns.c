@@ -1,0 +1,531 @@
+/*
+ * The SqGpuFns vtable (gpu/gpu.h) on OpenCL: plumbing only; the pipeline
+ * (kernel order, host tail) is backend-neutral.
+ *
+ * Device addresses: OpenCL has buffers, not pointers, so an SqGpuAddr is
+ * (allocation slot + 1) << 40 | byte offset. The pipeline only ever adds
+ * offsets to what alloc returned, which this encoding keeps exact.
+ */
+#include <errno.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "gpu/gpu.h"
+#include "gpu/opencl/cl.h"
+#include "gpu/opencl/fns.h"
+
+#define ADDR_SHIFT 40
+#define ADDR_OFF(a) ((size_t)((a) & ((1ull << ADDR_SHIFT) - 1)))
+#define ADDR_SLOT(a) ((int)((a) >> ADDR_SHIFT) - 1)
+
+extern const char sq_cl_kernels[];
+extern const size_t sq_cl_kernels_len;
+
+static const char *const kernel_names[SQ_K_COUNT] = {
+#define SQ_KERNEL(name, args) "sq_k_" #name,
+#include "gpu/kernels.def"
+#undef SQ_KERNEL
+};
+
+typedef struct HostBuf {
+    void *ptr;
+    cl_mem mem;
+    size_t size;
+} HostBuf;
+
+struct SqGpuDev {
+    SqAlloc a;
+    SqCl cl;
+    SqClDevInfo info;
+    int flat;
+    cl_context ctx;
+    cl_command_queue q[SQ_GPU_NSTREAMS];
+    cl_program prog;
+    cl_kernel k[SQ_K_COUNT];
+    size_t kwg[SQ_K_COUNT];
+    cl_mem *bufs;
+    int nbufs;
+    HostBuf *hosts;
+    int nhosts;
+    cl_event *ev;
+    int nev;
+    cl_mem work;          /* eigsolve work matrices (see kernels.cl) */
+    size_t work_bytes;
+    int from_cache;
+    int failed;           /* first error, sticky */
+    char errbuf[512];
+};
+
+static int fail(SqGpuDev *d, int ret, const char *fmt, ...)
+{
+    if (!d->failed) {
+        va_list ap;
+        va_start(ap, fmt);
+        vsnprintf(d->errbuf, sizeof(d->errbuf), fmt, ap);
+        va_end(ap);
+        d->failed = ret;
+    }
+    return d->failed;
+}
+
+static int cl_fail(SqGpuDev *d, const char *call, cl_int e, const char *file, int line)
+{
+    char buf[48];
+    const int ret = e == CL_OUT_OF_HOST_MEMORY || e == CL_MEM_OBJECT_ALLOCATION_FAILURE ? -ENOMEM : -EIO;
+    return fail(d, ret, "%s failed: %s (%s:%d)", call, sq_cl_strerror(e, buf, sizeof(buf)), file, line);
+}
+
+/* Every OpenCL call goes through this: log call, error name and file:line, then cleanup. */
+#define CL(call)                                                              \
+    do {                                                                      \
+        const cl_int e_ = (call);                                             \
+        if (e_ != CL_SUCCESS) {                                               \
+            ret = cl_fail(d, #call, e_, __FILE__, __LINE__);                  \
+            goto error;                                                       \
+        }                                                                     \
+    } while (0)
+
+/* For the creators, which report through an out parameter. */
+#define CL_OBJ(var, call)                                                     \
+    do {                                                                      \
+        cl_int e_ = CL_SUCCESS;                                               \
+        var = (call);                                                         \
+        if (e_ == CL_SUCCESS && !(var))                                       \
+            e_ = CL_OUT_OF_RESOURCES;                                         \
+        if (e_ != CL_SUCCESS) {                                               \
+            ret = cl_fail(d, #call, e_, __FILE__, __LINE__);                  \
+            goto error;                                                       \
+        }                                                                     \
+    } while (0)
+
+#define STICKY()                                                              \
+    do {                                                                      \
+        if (d->failed)                                                        \
+            return d->failed;                                                 \
+    } while (0)
+
+static int decode(SqGpuDev *d, SqGpuAddr a, cl_mem *mem, size_t *off)
+{
+    const int slot = ADDR_SLOT(a);
+    if (slot < 0 || slot >= d->nbufs || !d->bufs[slot])
+        return fail(d, -EINVAL, "OpenCL: device address %#llx is not an allocation", (unsigned long long)a);
+    *mem = d->bufs[slot];
+    *off = ADDR_OFF(a);
+    return 0;
+}
+
+static const HostBuf *pinned(const SqGpuDev *d, const void *p, size_t bytes)
+{
+    const unsigned char *c = p;
+    for (int i = 0; i < d->nhosts; i++) {
+        const unsigned char *b = d->hosts[i].ptr;
+        if (b && c >= b && c + bytes <= b + d->hosts[i].size)
+            return &d->hosts[i];
+    }
+    return NULL;
+}
+
+static void cl_close(SqGpuDev **pd)
+{
+    SqGpuDev *d = *pd;
+    if (!d)
+        return;
+    const SqCl *cl = &d->cl;
+    for (int i = 0; i < SQ_GPU_NSTREAMS; i++)
+        if (d->q[i])
+            cl->Finish(d->q[i]);
+    for (int i = 0; i < d->nhosts; i++)
+        if (d->hosts[i].mem) {
+            cl->EnqueueUnmapMemObject(d->q[0], d->hosts[i].mem, d->hosts[i].ptr, 0, NULL, NULL);
+            cl->Finish(d->q[0]);
+            cl->ReleaseMemObject(d->hosts[i].mem);
+        }
+    for (int i = 0; i < d->nbufs; i++)
+        if (d->bufs[i])
+            cl->ReleaseMemObject(d->bufs[i]);
+    if (d->work)
+        cl->ReleaseMemObject(d->work);
+    for (int i = 0; i < d->nev; i++)
+        if (d->ev[i])
+            cl->ReleaseEvent(d->ev[i]);
+    for (int i = 0; i < SQ_K_COUNT; i++)
+        if (d->k[i])
+            cl->ReleaseKernel(d->k[i]);
+    if (d->prog)
+        cl->ReleaseProgram(d->prog);
+    for (int i = 0; i < SQ_GPU_NSTREAMS; i++)
+        if (d->q[i])
+            cl->ReleaseCommandQueue(d->q[i]);
+    if (d->ctx)
+        cl->ReleaseContext(d->ctx);
+    if (d->cl.lib)
+        sq_cl_unload(&d->cl);
+    const SqAlloc a = d->a;
+    sq_free(&a, d->bufs);
+    sq_free(&a, d->hosts);
+    sq_free(&a, d->ev);
+    sq_free(&a, d);
+    *pd = NULL;
+}
+
+int sq_cl_open_dev(SqGpuDev **pd, int device, const char *name, int nevents, const SqAlloc *a,
+                   char *err, size_t errlen)
+{
+    int ret = 0;
+    *pd = NULL;
+    SqGpuDev *d = sq_calloc(a, 1, sizeof(*d));
+    if (!d) {
+        snprintf(err, errlen, "out of memory for the OpenCL device");
+        return -ENOMEM;
+    }
+    d->a = *a;
+    if ((ret = sq_cl_load(&d->cl, err, errlen)) < 0)
+        goto out;
+    if ((ret = sq_cl_select(&d->cl, device, name, &d->info, &d->flat, err, errlen)) < 0)
+        goto out;
+    const SqCl *cl = &d->cl;
+    d->nev = nevents > 0 ? nevents : 1;
+    if (!(d->ev = sq_calloc(a, (size_t)d->nev, sizeof(*d->ev)))) {
+        ret = fail(d, -ENOMEM, "out of memory for OpenCL events");
+        goto error;
+    }
+    CL_OBJ(d->ctx, cl->CreateContext(NULL, 1, &d->info.device, NULL, NULL, &e_));
+    for (int i = 0; i < SQ_GPU_NSTREAMS; i++)
+        CL_OBJ(d->q[i], cl->CreateCommandQueue(d->ctx, d->info.device, CL_QUEUE_PROFILING_ENABLE, &e_));
+    ret = sq_cl_build(cl, d->ctx, &d->info, sq_cl_kernels, sq_cl_kernels_len, SQ_CL_BUILD_OPTIONS,
+                      a, &d->prog, &d->from_cache, d->errbuf, sizeof(d->errbuf));
+    if (ret < 0) {
+        d->failed = ret;
+        goto error;
+    }
+    for (int i = 0; i < SQ_K_COUNT; i++) {
+        CL_OBJ(d->k[i], cl->CreateKernel(d->prog, kernel_names[i], &e_));
+        CL(cl->GetKernelWorkGroupInfo(d->k[i], d->info.device, CL_KERNEL_WORK_GROUP_SIZE,
+                                      sizeof(d->kwg[i]), &d->kwg[i], NULL));
+    }
+    *pd = d;
+    return 0;
+error:
+    snprintf(err, errlen, "%s", d->errbuf);
+out:
+    cl_close(&d);
+    return ret;
+}
+
+static int cl_open(SqGpuDev **pd, int device, int nevents, const SqAlloc *a, char *err, size_t errlen)
+{
+    return sq_cl_open_dev(pd, device, NULL, nevents, a, err, errlen);
+}
+
+static const char *cl_error(const SqGpuDev *d)
+{
+    return d->errbuf[0] ? d->errbuf : "no error";
+}
+
+static int cl_alloc(SqGpuDev *d, size_t bytes, SqGpuAddr *out)
+{
+    int ret = 0, slot = -1;
+    cl_mem m = NULL;
+    STICKY();
+    for (int i = 0; i < d->nbufs && slot < 0; i++)
+        if (!d->bufs[i])
+            slot = i;
+    if (slot < 0) {
+        cl_mem *nb = sq_calloc(&d->a, (size_t)d->nbufs + 8, sizeof(*nb));
+        if (!nb)
+            return fail(d, -ENOMEM, "out of memory for the OpenCL buffer table");
+        if (d->nbufs)
+            memcpy(nb, d->bufs, sizeof(*nb) * (size_t)d->nbufs);
+        sq_free(&d->a, d->bufs);
+        d->bufs = nb;
+        slot = d->nbufs;
+        d->nbufs += 8;
+    }
+    if ((uint64_t)bytes >= (1ull << ADDR_SHIFT) || (d->info.max_alloc && bytes > d->info.max_alloc))
+        return fail(d, -ENOMEM, "OpenCL: %zu MiB in one buffer exceed the device's largest allocation (%llu MiB)",
+                    bytes >> 20, (unsigned long long)(d->info.max_alloc >> 20));
+    CL_OBJ(m, d->cl.CreateBuffer(d->ctx, CL_MEM_READ_WRITE, bytes ? bytes : 1, NULL, &e_));
+    d->bufs[slot] = m;
+    *out = (SqGpuAddr)(slot + 1) << ADDR_SHIFT;
+    return 0;
+error:
+    return ret;
+}
+
+static void cl_free(SqGpuDev *d, SqGpuAddr a)
+{
+    const int slot = ADDR_SLOT(a);
+    if (!a || slot < 0 || slot >= d->nbufs || !d->bufs[slot])
+        return;
+    d->cl.ReleaseMemObject(d->bufs[slot]);
+    d->bufs[slot] = NULL;
+}
+
+static int cl_host_alloc(SqGpuDev *d, size_t bytes, void **out)
+{
+    int ret = 0;
+    cl_mem m = NULL;
+    void *p = NULL;
+    STICKY();
+    HostBuf *nh = sq_calloc(&d->a, (size_t)d->nhosts + 1, sizeof(*nh));
+    if (!nh)
+        return fail(d, -ENOMEM, "out of memory for the OpenCL host buffer table");
+    if (d->nhosts)
+        memcpy(nh, d->hosts, sizeof(*nh) * (size_t)d->nhosts);
+    sq_free(&d->a, d->hosts);
+    d->hosts = nh;
+    CL_OBJ(m, d->cl.CreateBuffer(d->ctx, CL_MEM_READ_WRITE | CL_MEM_ALLOC_HOST_PTR, bytes ? bytes : 1,
+                                 NULL, &e_));
+    CL_OBJ(p, d->cl.EnqueueMapBuffer(d->q[SQ_GPU_STREAM_COPY], m, CL_TRUE, CL_MAP_READ | CL_MAP_WRITE,
+                                     0, bytes ? bytes : 1, 0, NULL, NULL, &e_));
+    d->hosts[d->nhosts++] = (HostBuf){ p, m, bytes };
+    *out = p;
+    return 0;
+error:
+    if (m)
+        d->cl.ReleaseMemObject(m);
+    return ret;
+}
+
+static void cl_host_free(SqGpuDev *d, void *p)
+{
+    for (int i = 0; p && i < d->nhosts; i++)
+        if (d->hosts[i].ptr == p) {
+            d->cl.EnqueueUnmapMemObject(d->q[SQ_GPU_STREAM_COPY], d->hosts[i].mem, p, 0, NULL, NULL);
+            d->cl.Finish(d->q[SQ_GPU_STREAM_COPY]);
+            d->cl.ReleaseMemObject(d->hosts[i].mem);
+            d->hosts[i] = (HostBuf){ 0 };
+        }
+}
+
+/*
+ * Like cuMemcpy*Async: asynchronous from pinned (host_alloc) memory,
+ * otherwise the host memory is consumed before the call returns.
+ */
+static int cl_upload(SqGpuDev *d, int stream, SqGpuAddr dst, const void *src, size_t bytes)
+{
+    int ret = 0;
+    cl_mem m = NULL;
+    size_t off = 0;
+    STICKY();
+    if (!bytes)
+        return 0;
+    if ((ret = decode(d, dst, &m, &off)) < 0)
+        return ret;
+    const cl_bool block = pinned(d, src, bytes) ? CL_FALSE : CL_TRUE;
+    CL(d->cl.EnqueueWriteBuffer(d->q[stream], m, block, off, bytes, src, 0, NULL, NULL));
+    return 0;
+error:
+    return ret;
+}
+
+static int cl_download(SqGpuDev *d, int stream, void *dst, SqGpuAddr src, size_t bytes)
+{
+    int ret = 0;
+    cl_mem m = NULL;
+    size_t off = 0;
+    STICKY();
+    if (!bytes)
+        return 0;
+    if ((ret = decode(d, src, &m, &off)) < 0)
+        return ret;
+    const cl_bool block = pinned(d, dst, bytes) ? CL_FALSE : CL_TRUE;
+    CL(d->cl.EnqueueReadBuffer(d->q[stream], m, block, off, bytes, dst, 0, NULL, NULL));
+    return 0;
+error:
+    return ret;
+}
+
+static int cl_copy2d(SqGpuDev *d, int stream, SqGpuAddr dst, size_t dpitch, SqGpuAddr src,
+                     size_t spitch, size_t width, size_t rows)
+{
+    int ret = 0;
+    cl_mem dm = NULL, sm = NULL;
+    size_t doff = 0, soff = 0;
+    STICKY();
+    if (!width || !rows)
+        return 0;
+    if ((ret = decode(d, dst, &dm, &doff)) < 0 || (ret = decode(d, src, &sm, &soff)) < 0)
+        return ret;
+    const size_t so[3] = { soff % spitch, soff / spitch, 0 }, dorg[3] = { doff % dpitch, doff / dpitch, 0 };
+    const size_t region[3] = { width, rows, 1 };
+    CL(d->cl.EnqueueCopyBufferRect(d->q[stream], sm, dm, so, dorg, region, spitch, 0, dpitch, 0, 0,
+                                   NULL, NULL));
+    return 0;
+error:
+    return ret;
+}
+
+static int ensure_work(SqGpuDev *d, size_t bytes)
+{
+    int ret = 0;
+    if (bytes <= d->work_bytes)
+        return 0;
+    /* Grows once to the largest batch; in-flight users are on the same in-order queue. */
+    if (d->work) {
+        d->cl.ReleaseMemObject(d->work);
+        d->work = NULL;
+        d->work_bytes = 0;
+    }
+    CL_OBJ(d->work, d->cl.CreateBuffer(d->ctx, CL_MEM_READ_WRITE, bytes, NULL, &e_));
+    d->work_bytes = bytes;
+    return 0;
+error:
+    return ret;
+}
+
+static int cl_launch(SqGpuDev *d, int stream, int kernel, const unsigned grid[3], unsigned block,
+                     SqGpuAddr arena, const SqKArgs *args)
+{
+    int ret = 0;
+    cl_mem m = NULL;
+    size_t off = 0;
+    STICKY();
+    if (kernel < 0 || kernel >= SQ_K_COUNT)
+        return fail(d, -EINVAL, "OpenCL: kernel id %d out of range", kernel);
+    if (!grid[0] || !grid[1] || !grid[2])
+        return 0;
+    if ((ret = decode(d, arena, &m, &off)) < 0)
+        return ret;
+    const SqCl *cl = &d->cl;
+    cl_kernel k = d->k[kernel];
+    const cl_long base = (cl_long)off;
+    cl_uint i = 0;
+    CL(cl->SetKernelArg(k, i++, sizeof(cl_mem), &m));
+    CL(cl->SetKernelArg(k, i++, sizeof(base), &base));
+    CL(cl->SetKernelArg(k, i++, sizeof(cl_long), &args->plans));
+    CL(cl->SetKernelArg(k, i++, sizeof(cl_long), &args->sides));
+    CL(cl->SetKernelArg(k, i++, sizeof(cl_long), &args->pairs));
+    CL(cl->SetKernelArg(k, i++, sizeof(cl_long), &args->results));
+    CL(cl->SetKernelArg(k, i++, sizeof(cl_int), &args->nsides));
+    CL(cl->SetKernelArg(k, i++, sizeof(cl_int), &args->npairs));
+    if (kernel == SQ_K_eigsolve) {
+        const size_t need = (size_t)(args->nsides > 0 ? args->nsides : 1) * SQ_CL_WORK_FLOATS * sizeof(float);
+        if ((ret = ensure_work(d, need)) < 0)
+            return ret;
+        CL(cl->SetKernelArg(k, i++, sizeof(cl_mem), &d->work));
+    }
+    size_t local = block ? block : 1;
+    if (local > d->kwg[kernel])
+        local = d->kwg[kernel];
+    const size_t global[3] = { (size_t)grid[0] * local, grid[1], grid[2] };
+    const size_t lsz[3] = { local, 1, 1 };
+    CL(cl->EnqueueNDRangeKernel(d->q[stream], k, 3, NULL, global, lsz, 0, NULL, NULL));
+    return 0;
+error:
+    return ret;
+}
+
+static int cl_event_record(SqGpuDev *d, int event, int stream)
+{
+    int ret = 0;
+    cl_event e = NULL;
+    STICKY();
+    if (event < 0 || event >= d->nev)
+        return fail(d, -EINVAL, "OpenCL: event %d out of range", event);
+    CL(d->cl.EnqueueMarkerWithWaitList(d->q[stream], 0, NULL, &e));
+    if (d->ev[event])
+        d->cl.ReleaseEvent(d->ev[event]);
+    d->ev[event] = e;
+    /* Submit now: a query must see the work make progress. */
+    CL(d->cl.Flush(d->q[stream]));
+    return 0;
+error:
+    return ret;
+}
+
+static int event_status(SqGpuDev *d, cl_event e)
+{
+    int ret = 0;
+    cl_int st = CL_COMPLETE;
+    CL(d->cl.GetEventInfo(e, CL_EVENT_COMMAND_EXECUTION_STATUS, sizeof(st), &st, NULL));
+    if (st < 0)
+        return cl_fail(d, "command before event", st, __FILE__, __LINE__);
+    return st == CL_COMPLETE;
+error:
+    return ret;
+}
+
+static int cl_event_query(SqGpuDev *d, int event)
+{
+    STICKY();
+    if (event < 0 || event >= d->nev)
+        return fail(d, -EINVAL, "OpenCL: event %d out of range", event);
+    return d->ev[event] ? event_status(d, d->ev[event]) : 1;
+}
+
+static int cl_event_sync(SqGpuDev *d, int event)
+{
+    int ret = 0;
+    STICKY();
+    if (event < 0 || event >= d->nev)
+        return fail(d, -EINVAL, "OpenCL: event %d out of range", event);
+    if (!d->ev[event])
+        return 0;
+    CL(d->cl.WaitForEvents(1, &d->ev[event]));
+    ret = event_status(d, d->ev[event]);
+    return ret < 0 ? ret : 0;
+error:
+    return ret;
+}
+
+static int cl_stream_wait(SqGpuDev *d, int stream, int event)
+{
+    int ret = 0;
+    STICKY();
+    if (event < 0 || event >= d->nev)
+        return fail(d, -EINVAL, "OpenCL: event %d out of range", event);
+    if (!d->ev[event])
+        return 0;
+    CL(d->cl.EnqueueBarrierWithWaitList(d->q[stream], 1, &d->ev[event], NULL));
+    return 0;
+error:
+    return ret;
+}
+
+static int cl_event_elapsed(SqGpuDev *d, int from, int to, float *ms)
+{
+    int ret = 0;
+    cl_ulong t0 = 0, t1 = 0;
+    STICKY();
+    if (from < 0 || from >= d->nev || to < 0 || to >= d->nev || !d->ev[from] || !d->ev[to])
+        return fail(d, -EINVAL, "OpenCL: events %d, %d not recorded", from, to);
+    CL(d->cl.GetEventProfilingInfo(d->ev[from], CL_PROFILING_COMMAND_END, sizeof(t0), &t0, NULL));
+    CL(d->cl.GetEventProfilingInfo(d->ev[to], CL_PROFILING_COMMAND_END, sizeof(t1), &t1, NULL));
+    *ms = (float)((double)(cl_long)(t1 - t0) * 1e-6);
+    return 0;
+error:
+    return ret;
+}
+
+const char *sq_cl_dev_name(const SqGpuDev *d)
+{
+    return d->info.name;
+}
+
+int sq_cl_dev_from_cache(const SqGpuDev *d)
+{
+    return d->from_cache;
+}
+
+const SqGpuFns sq_cl_fns = {
+    .name = "opencl",
+    .open = cl_open,
+    .close = cl_close,
+    .error = cl_error,
+    .alloc = cl_alloc,
+    .free = cl_free,
+    .host_alloc = cl_host_alloc,
+    .host_free = cl_host_free,
+    .upload = cl_upload,
+    .download = cl_download,
+    .copy2d = cl_copy2d,
+    .launch = cl_launch,
+    .event_record = cl_event_record,
+    .event_query = cl_event_query,
+    .event_sync = cl_event_sync,
+    .stream_wait = cl_stream_wait,
+    .event_elapsed = cl_event_elapsed,
+    .device_memory = -1,
+};

@@ -1,0 +1,21 @@
+/* The OpenCL SqGpuFns and what the backend entry points need beyond it. */
+#ifndef SQ_GPU_OPENCL_FNS_H
+#define SQ_GPU_OPENCL_FNS_H
+
+#include "gpu/gpu.h"
+#include "gpu/opencl/work.h"
+
+/* Never -cl-mad-enable or -cl-fast-relaxed-math: the float stages must round like C. */
+#define SQ_CL_BUILD_OPTIONS "-cl-std=CL1.2 -cl-fp32-correctly-rounded-divide-sqrt"
+
+extern const SqGpuFns sq_cl_fns;
+
+/* fns.open with a device name substring (NULL: by index, -1: first usable). */
+int sq_cl_open_dev(SqGpuDev **dev, int device, const char *name, int nevents, const SqAlloc *a,
+                   char *err, size_t errlen);
+
+const char *sq_cl_dev_name(const SqGpuDev *dev);
+/* 1 when the program binary came from the cache. */
+int sq_cl_dev_from_cache(const SqGpuDev *dev);
+
+#endif
