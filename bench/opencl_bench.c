@@ -4,7 +4,10 @@
  * (8-bit 4:2:0, host memory, through the public API), host memory, and
  * the per-kernel time of a batch; the CPU backend for reference.
  *
- *   opencl_bench [-d DEVICE_SUBSTRING] [-s WxH] [-n FRAMES] [-c CPU_FRAMES] [-t CPU_THREADS]
+ *   opencl_bench [-d DEVICE_SUBSTRING] [-s WxH] [-n FRAMES] [-g STAGING_THREADS]
+ *                [-c CPU_FRAMES] [-t CPU_THREADS]
+ * (-g: n_threads of the OpenCL context, the host threads that stage a frame;
+ * 4 by default, as bench/gpu_bench.c does for CUDA.)
  */
 #include <errno.h>
 #include <stdio.h>
@@ -214,7 +217,7 @@ static double open_ms(const Frames *fr, const char *dev)
 int main(int argc, char **argv)
 {
     const char *dev = getenv("SPEEDQA_OPENCL_DEVICE");
-    int w = 1920, h = 1080, n = 240, ncpu = 24, cpu_threads = 0;
+    int w = 1920, h = 1080, n = 240, ncpu = 24, cpu_threads = 0, gpu_threads = 4;
     for (int i = 1; i + 1 < argc; i += 2) {
         if (!strcmp(argv[i], "-d"))
             dev = argv[i + 1];
@@ -226,6 +229,8 @@ int main(int argc, char **argv)
             ncpu = atoi(argv[i + 1]);
         else if (!strcmp(argv[i], "-t"))
             cpu_threads = atoi(argv[i + 1]);
+        else if (!strcmp(argv[i], "-g"))
+            gpu_threads = atoi(argv[i + 1]);
     }
     /*
      * Cold: an empty cache folder (and no driver-side JIT cache), set before
@@ -259,11 +264,11 @@ int main(int argc, char **argv)
     static const char *const sets[3][3] = {
         { "speed_chroma", NULL }, { "speed_temporal", NULL }, { "speed_chroma", "speed_temporal", NULL } };
     static const char *const labels[3] = { "speed_chroma", "speed_temporal", "both" };
-    printf("%dx%d 8-bit 4:2:0, host memory, %d frames (CPU: %d frames, %d threads):\n", w, h, n, ncpu,
-           cpu_threads ? cpu_threads : (int)sysconf(_SC_NPROCESSORS_ONLN));
+    printf("%dx%d 8-bit 4:2:0, host memory, %d frames, %d staging threads (CPU: %d frames, %d threads):\n",
+           w, h, n, gpu_threads, ncpu, cpu_threads ? cpu_threads : (int)sysconf(_SC_NPROCESSORS_ONLN));
     for (int i = 0; i < 3; i++) {
         const double hwm0 = vm_mib("VmHWM:");
-        const double g = fps(SPEEDQA_BACKEND_OPENCL, &fr, sets[i], dev, 1, n);
+        const double g = fps(SPEEDQA_BACKEND_OPENCL, &fr, sets[i], dev, gpu_threads, n);
         const double hwm1 = vm_mib("VmHWM:");
         const double c = ncpu > 0 ? fps(SPEEDQA_BACKEND_CPU, &fr, sets[i], NULL, cpu_threads, ncpu) : 0;
         printf("  %-15s opencl %8.1f fps (%.3f ms/frame)   cpu %7.1f fps   peak RSS %.0f MiB (+%.0f)\n",

@@ -7,7 +7,8 @@
  * frames, ref == dis, several features per context and flushes mid-stream.
  *
  * usage: test_cl_parity GOLDEN_DIR WORK_DIR [RANDOM_CASES [SEED [MAX_W MAX_H]]]
- * SPEEDQA_OPENCL_DEVICE=substring picks the device (e.g. NVIDIA).
+ * SPEEDQA_OPENCL_DEVICE=substring picks the device (e.g. NVIDIA);
+ * SPEEDQA_PARITY_SECONDS=s stops drawing random cases after s seconds.
  * Exit 77 when no OpenCL device is usable.
  */
 #include <errno.h>
@@ -732,9 +733,11 @@ int main(int argc, char **argv)
     const double t1 = now_ms();
     rng = seed;
     int rfails = 0;
-    for (int i = 0; i < nrandom; i++)
-        rfails += random_case(i, max_w, max_h);
-    printf("random: %d cases (seed %llu, up to %dx%d), %d failed\n", nrandom, seed, max_w, max_h, rfails);
+    const double budget = getenv("SPEEDQA_PARITY_SECONDS") ? atof(getenv("SPEEDQA_PARITY_SECONDS")) * 1e3 : 0;
+    int ndone = 0;
+    for (; ndone < nrandom && !(budget > 0 && now_ms() - t0 > budget); ndone++)
+        rfails += random_case(ndone, max_w, max_h);
+    printf("random: %d cases (seed %llu, up to %dx%d), %d failed\n", ndone, seed, max_w, max_h, rfails);
     fails += rfails;
     if (use_oracle)
         printf("oracle (math core, serial): %ld cases checked; cpu backend off in %ld, opencl off in %ld\n",
