@@ -40,7 +40,7 @@ typedef struct Config {
     int n_threads;
     long fail_at;
     int nfeat;                    /* 0: features = NULL (defaults) */
-    double max_ps;                /* largest prescale asked for */
+    double ps[MAX_FEATS];         /* prescale of each feature (1: none) */
     char feat[MAX_FEATS][200];
     const char *feats[MAX_FEATS + 1];
     int nframes;
@@ -79,7 +79,7 @@ static void add_opt(char *buf, size_t len, int *first, const char *fmt, ...)
     va_end(ap);
 }
 
-static void make_feature(FuzzBytes *b, char *buf, size_t len, double *max_ps)
+static void make_feature(FuzzBytes *b, char *buf, size_t len, double *ps_out)
 {
     const unsigned k = fuzz_u8(b);
     const int chroma = k & 1;
@@ -96,8 +96,7 @@ static void make_feature(FuzzBytes *b, char *buf, size_t len, double *max_ps)
         unsigned v = fuzz_u8(b);
         const double ps = v < 12 * 16 ? prescales[v % 12] : 0.1 + 3.9 * fuzz_u16(b) / 65535.0;
         add_opt(buf, len, &first, "speed_prescale=%g", ps);
-        if (ps > *max_ps)
-            *max_ps = ps;
+        *ps_out = ps;
     }
     if (k & 8) {
         unsigned v = fuzz_u8(b);
@@ -136,9 +135,9 @@ static void parse_config(Config *c, const uint8_t *data, size_t size)
     v = fuzz_u8(&b);
     c->fail_at = v < 224 ? 0 : 1 + (long)fuzz_u8(&b);
     c->nfeat = (int)(fuzz_u8(&b) % (MAX_FEATS + 1));
-    c->max_ps = 1.0;
     for (int i = 0; i < c->nfeat; i++) {
-        make_feature(&b, c->feat[i], sizeof c->feat[i], &c->max_ps);
+        c->ps[i] = 1.0;
+        make_feature(&b, c->feat[i], sizeof c->feat[i], &c->ps[i]);
         c->feats[i] = c->feat[i];
     }
     c->feats[c->nfeat] = NULL;
@@ -154,6 +153,27 @@ static void parse_config(Config *c, const uint8_t *data, size_t size)
     }
     c->pattern = b.p;
     c->npattern = b.n;
+}
+
+/*
+ * Rough cost of a configuration in filtered samples: frames x planes x
+ * scaled area, prescaled planes counted 4 times (the resampling runs over
+ * the whole plane), twice when the 1-thread rerun follows.
+ */
+#define WORK_BUDGET (6.0 * MAX_W * MAX_H)
+static double work(const Config *c)
+{
+    const double luma = (double)c->fmt.width * c->fmt.height;
+    const double chroma = c->fmt.fmt == SPEEDQA_PIX_444 ? 2 * luma : c->fmt.fmt == SPEEDQA_PIX_420 ? luma / 2 : luma;
+    double per_frame = 0;
+    if (!c->nfeat)
+        per_frame = luma + chroma;
+    for (int i = 0; i < c->nfeat; i++) {
+        const double area = strncmp(c->feat[i], "speed_chroma", 12) == 0 ? chroma : luma;
+        const double ps = c->ps[i];
+        per_frame += ps == 1.0 ? area : 4 * area * (ps > 1 ? ps * ps : 1);
+    }
+    return per_frame * c->nframes * (c->n_threads != 1 ? 2 : 1);
 }
 
 static int valid_format(const SpeedqaFormat *f)
@@ -418,8 +438,8 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
         return 0;
     Config c;
     parse_config(&c, data, size);
-    /* Upscaled planes cost ps^2: the same code runs on smaller pictures. */
-    if ((double)c.fmt.width * c.fmt.height * c.max_ps * c.max_ps > (double)MAX_W * MAX_H)
+    /* Keep iterations quick: the same code runs on smaller pictures. */
+    if (work(&c) > WORK_BUDGET)
         return 0;
 
     uint32_t seed = 2166136261u;
