@@ -23,14 +23,14 @@ run() { # name seconds command...
 for s in $STEPS; do
   case $s in
   fail) run fail 60 $T/test_gpu_fail cuda ;;
-  parity) run parity 240 $T/test_gpu_parity cuda $G /tmp/sq-parity "$NR" 20261130 3840 2160 12 ;;
+  parity) run parity 240 $T/test_gpu_parity cuda $G /tmp/sq-parity "$NR" ${SEED:-20261130} 3840 2160 12 ;;
   bench) run bench 200 $T/gpu_bench cuda -t 8 -c 16 ;;
-  memcheck) run memcheck 90 "$CS" --tool memcheck --leak-check full --error-exitcode 9 \
-      $T/test_gpu_parity cuda - /tmp/sq-san 3 5 720 480 ;;
+  memcheck) run memcheck 150 "$CS" --tool memcheck --leak-check full --error-exitcode 9 \
+      $T/test_gpu_parity cuda - /tmp/sq-san 6 5 1920 1080 ;;
   racecheck) run racecheck 90 "$CS" --tool racecheck --error-exitcode 9 \
       $T/test_gpu_parity cuda - /tmp/sq-san 2 5 480 360 ;;
-  initcheck) run initcheck 90 "$CS" --tool initcheck --error-exitcode 9 \
-      $T/test_gpu_parity cuda - /tmp/sq-san 3 5 720 480 ;;
+  initcheck) run initcheck 150 "$CS" --tool initcheck --error-exitcode 9 \
+      $T/test_gpu_parity cuda - /tmp/sq-san 6 5 1920 1080 ;;
   esac
 done
 cat "$OUT/summary.txt"

@@ -341,9 +341,28 @@ int main(int argc, char **argv)
     if (strcmp(argv[2], "-"))
         fails += golden_cases(argv[2], argv[3], fns, &df, cpu_threads, &t);
 #if SQ_HAVE_CUDA
-    if (fns == &sq_gpu_cuda_fns)
+    if (fns == &sq_gpu_cuda_fns) {
+        char list[1024];
+        const int nd = speedqa_list_devices(SPEEDQA_BACKEND_CUDA, list, sizeof(list));
+        printf("speedqa_list_devices(cuda) = %d:\n%s", nd, list);
         fails += api_check(SPEEDQA_BACKEND_CUDA, &t);
+    }
 #endif
+    /* batches with nothing to compute: lone first frames of speed_temporal */
+    {
+        const SpeedqaFormat f1 = { 320, 240, SPEEDQA_PIX_420, 8 };
+        Case c1;
+        if (case_fixed(&c1, &f1, 3, 5) == 0) {
+            snprintf(c1.name, sizeof(c1.name), "restarts");
+            c1.nfeat = 1;
+            snprintf(c1.feat[0], sizeof(c1.feat[0]), "speed_temporal");
+            c1.featp[0] = c1.feat[0];
+            c1.featp[1] = NULL;
+            c1.new_seq[1] = c1.new_seq[2] = 1;
+            fails += run_case(&c1, fns, &df, cpu_threads, &t);
+            case_free(&c1);
+        }
+    }
     uint64_t rng = seed;
     for (int i = 0; i < nrandom; i++) {
         Case c;
