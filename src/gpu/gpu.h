@@ -120,7 +120,9 @@ enum { SQ_GPU_STREAM_COPY = 0, SQ_GPU_STREAM_COMPUTE = 1, SQ_GPU_NSTREAMS = 2 };
  * Plumbing of one runtime. Every function returns 0 or a negative errno;
  * on failure the device keeps the first error's text (call, runtime message,
  * file:line) for error(). Streams are in-order queues; events are indices
- * into a pool created by open.
+ * into a pool created by open. Calls other than open/close/error are made
+ * between enter() and leave() when the runtime has them (CUDA: the primary
+ * context is pushed and popped, so the caller's current context is kept).
  */
 typedef struct SqGpuFns {
     const char *name;

@@ -617,6 +617,8 @@ static int copy_device_picture(GpuPriv *g, const SpeedqaPicture *pic, int s, Fra
         const SqGpuAddr src = (SqGpuAddr)(uintptr_t)pic->data[c];
         const int64_t dst = slot + pg->full_off[s];
         const ptrdiff_t pitch = stride < 0 ? -stride : stride;
+        if (pitch < rb)
+            return -EINVAL; /* rows overlap: not a picture */
         const SqGpuAddr low = stride < 0 ? src - (SqGpuAddr)((h - 1) * pitch) : src;
         int ret = g->fns->copy2d(g->dev, SQ_GPU_STREAM_COPY, g->arena + dst, (size_t)rb, low,
                                  (size_t)pitch, (size_t)rb, (size_t)h);
@@ -830,8 +832,11 @@ int sq_gpu_send(void *priv, const SpeedqaPicture *ref, const SpeedqaPicture *dis
         if (pic[s]->memory == SPEEDQA_MEM_HOST) {
             stage_record(g, s, fr, slot_off);
             staged = 1;
-        } else {
-            ret = copy_device_picture(g, pic[s], s, fr, slot_off);
+        } else if ((ret = copy_device_picture(g, pic[s], s, fr, slot_off)) == -EINVAL) {
+            snprintf(err, errlen, "%s: device picture stride is smaller than a row", g->fns->name);
+            if (g->fns->leave)
+                g->fns->leave(g->dev);
+            return -EINVAL;
         }
     }
     if (!ret && staged)
