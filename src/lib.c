@@ -251,8 +251,10 @@ static int check_picture(const SpeedqaContext *c, const SpeedqaPicture *p, const
                c->s.ref.width, c->s.ref.height, fmt_name(c->s.ref.fmt), c->s.ref.bpc);
         return SPEEDQA_ERR(EINVAL);
     }
-    if (p->memory != SPEEDQA_MEM_HOST) {
-        logmsg(&c->s, SPEEDQA_LOG_ERROR, "%s picture is in device memory; the cpu backend reads host memory", side);
+    if (p->memory != SPEEDQA_MEM_HOST &&
+        !(p->memory == SPEEDQA_MEM_CUDA && c->be == &sq_backend_cuda)) {
+        logmsg(&c->s, SPEEDQA_LOG_ERROR, "%s picture memory %d is not readable by the %s backend",
+               side, (int)p->memory, c->be->name);
         return SPEEDQA_ERR(EINVAL);
     }
     const int planes = p->format.fmt == SPEEDQA_PIX_400 ? 1 : 3;

@@ -64,7 +64,14 @@ typedef enum SpeedqaPixelFormat {
 /** Where a picture's planes live. */
 typedef enum SpeedqaMemory {
     SPEEDQA_MEM_HOST = 0, /**< ordinary host memory */
-    SPEEDQA_MEM_CUDA = 1, /**< CUdeviceptr values cast to pointers (CUDA backend only) */
+    /**
+     * CUdeviceptr values cast to pointers, in the primary context of the
+     * chosen device (CUDA backend only). The device-to-device copy is queued
+     * on the backend's stream before speedqa_send() returns and is ordered
+     * before later work on the legacy default stream; a caller that writes
+     * the planes from its own non-blocking stream must synchronise first.
+     */
+    SPEEDQA_MEM_CUDA = 1,
 } SpeedqaMemory;
 
 /** Geometry of a video: luma size, chroma layout and bits per sample. */
@@ -117,7 +124,13 @@ typedef struct SpeedqaSettings {
      * with default options.
      */
     const char *const *features;
-    int n_threads;           /**< CPU worker threads; 0 = one per core (default 1) */
+    /**
+     * CPU threads; 0 = one per core (default 1). The CPU backend scores that
+     * many frames in parallel; GPU backends use them to copy host pictures
+     * into pinned staging (host-memory throughput at 1080p and above needs
+     * 4 or more). Scores never depend on it.
+     */
+    int n_threads;
     SpeedqaBackend backend;  /**< default SPEEDQA_BACKEND_CPU */
     int device;              /**< GPU index for GPU backends, -1 = first usable (default) */
     const char *device_name; /**< if set: first GPU whose name contains this (case-insensitive) */

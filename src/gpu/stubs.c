@@ -8,6 +8,7 @@
 #include "config.h"
 #include "core/backend.h"
 
+#if !SQ_HAVE_CUDA || !SQ_HAVE_HIP || !SQ_HAVE_OPENCL
 static int stub_open(void **priv, const SqBackendParams *p, char *err, size_t errlen,
                      const char *name, const char *how)
 {
@@ -16,6 +17,7 @@ static int stub_open(void **priv, const SqBackendParams *p, char *err, size_t er
     snprintf(err, errlen, "this speedqa was built without %s support (%s)", name, how);
     return -ENOSYS;
 }
+#endif
 
 #define STUB(var, label, how)                                                              \
     static int var##_open(void **priv, const SqBackendParams *p, char *err, size_t errlen) \
