@@ -9,8 +9,13 @@ int sq_cl_load(SqCl *cl, char *err, size_t errlen)
 {
     static const char *const names[] = { "libOpenCL.so.1", "libOpenCL.so" };
     memset(cl, 0, sizeof(*cl));
+    /*
+     * RTLD_NODELETE: the ICD loader and the vendor drivers it opens keep
+     * process-lifetime state (ocl-icd builds its platform list once);
+     * unmapping them at every close would redo and leak that per context.
+     */
     for (size_t i = 0; i < sizeof(names) / sizeof(names[0]) && !cl->lib; i++)
-        cl->lib = dlopen(names[i], RTLD_NOW | RTLD_LOCAL);
+        cl->lib = dlopen(names[i], RTLD_NOW | RTLD_LOCAL | RTLD_NODELETE);
     if (!cl->lib) {
         snprintf(err, errlen, "no OpenCL runtime: cannot load libOpenCL.so.1 (%s)", dlerror());
         return -ENODEV;
