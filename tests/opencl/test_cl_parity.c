@@ -5,6 +5,8 @@
  * options (kernelscales incl. the 1.0009 trap, prescale methods, sigma_nn,
  * nn_floor, max_val, wvm, urd), flat planes that go singular, static
  * frames, ref == dis, several features per context and flushes mid-stream.
+ * First, the program-binary cache: a corrupt or truncated entry and an
+ * unusable cache folder must never fail an open (entries are rewritten).
  *
  * usage: test_cl_parity GOLDEN_DIR WORK_DIR [RANDOM_CASES [SEED [MAX_W MAX_H]]]
  * SPEEDQA_OPENCL_DEVICE=substring picks the device (e.g. NVIDIA);
@@ -16,8 +18,10 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <dirent.h>
 #include <sys/stat.h>
 #include <time.h>
+#include <unistd.h>
 
 #include "common/json.h"
 #include "common/util.h"
@@ -344,6 +348,97 @@ static int compare(const char *what, const SpeedqaFormat *fmt, const char *const
     if (verbose)
         printf("ok   %s (open %.0f ms)\n", what, b.open_ms);
     return 0;
+}
+
+/* ---- program-binary cache: corrupt, truncated and unusable entries ------ */
+
+static int open_ok(double *ms)
+{
+    SpeedqaSettings s;
+    speedqa_default_settings(&s);
+    s.ref = s.dis = (SpeedqaFormat){ 320, 240, SPEEDQA_PIX_420, 8 };
+    s.backend = SPEEDQA_BACKEND_OPENCL;
+    s.device_name = cl_device;
+    SpeedqaContext *ctx;
+    const double t0 = now_ms();
+    const int ret = speedqa_open(&ctx, &s);
+    *ms = now_ms() - t0;
+    speedqa_close(&ctx);
+    return ret == 0;
+}
+
+/* The one cache file in dir/speedqa (path into buf), its size, or -1. */
+static long cache_file(const char *dir, char *buf, size_t len)
+{
+    char sub[1100];
+    snprintf(sub, sizeof(sub), "%.1000s/speedqa", dir);
+    DIR *d = opendir(sub);
+    long size = -1;
+    struct dirent *e;
+    while (d && (e = readdir(d)))
+        if (!strncmp(e->d_name, "opencl-", 7) && strstr(e->d_name, ".bin") && !strstr(e->d_name, ".tmp")) {
+            struct stat st;
+            snprintf(buf, len, "%.1100s/%.90s", sub, e->d_name);
+            if (!stat(buf, &st))
+                size = (long)st.st_size;
+        }
+    if (d)
+        closedir(d);
+    return size;
+}
+
+static int cache_checks(const char *work)
+{
+    char dir[1024], file[1300];
+    double ms[5];
+    int fails = 0;
+    const char *old = getenv("XDG_CACHE_HOME");
+    char saved[1024] = "";
+    if (old)
+        snprintf(saved, sizeof(saved), "%s", old);
+    snprintf(dir, sizeof(dir), "%s/cache-check-%ld", work, (long)getpid());
+    mkdir(dir, 0700);
+    setenv("XDG_CACHE_HOME", dir, 1);
+    const int ok0 = open_ok(&ms[0]);
+    const long size = cache_file(dir, file, sizeof(file));
+    const int ok1 = open_ok(&ms[1]);
+    /* flip bytes in the middle: the checksum must reject it, and the open rebuild it */
+    FILE *f = fopen(file, "r+b");
+    if (f && size > 64) {
+        fseek(f, size / 2, SEEK_SET);
+        fwrite("garbage!", 1, 8, f);
+    }
+    if (f)
+        fclose(f);
+    const int ok2 = open_ok(&ms[2]);
+    const long size2 = cache_file(dir, file, sizeof(file));
+    if (truncate(file, 20) != 0)
+        fails++;
+    const int ok3 = open_ok(&ms[3]);
+    const long size3 = cache_file(dir, file, sizeof(file));
+    /* a cache folder that cannot exist (a regular file in the way): no cache, no failure */
+    char blocked[1100];
+    snprintf(blocked, sizeof(blocked), "%s/file", dir);
+    f = fopen(blocked, "w");
+    if (f)
+        fclose(f);
+    setenv("XDG_CACHE_HOME", blocked, 1);
+    const int ok4 = open_ok(&ms[4]);
+    if (saved[0])
+        setenv("XDG_CACHE_HOME", saved, 1);
+    else
+        unsetenv("XDG_CACHE_HOME");
+    const int good = ok0 && ok1 && ok2 && ok3 && ok4 && size > 0 && size2 == size && size3 == size;
+    unlink(file);
+    unlink(blocked);
+    snprintf(file, sizeof(file), "%.1000s/speedqa", dir);
+    rmdir(file);
+    rmdir(dir);
+    printf("%s program-binary cache: entry %ld bytes; open %.0f ms (empty cache), %.0f ms (entry), "
+           "%.0f ms (corrupt entry, rewritten: %ld bytes), %.0f ms (truncated, rewritten: %ld bytes), "
+           "%.0f ms (no usable cache folder)\n", good ? "ok  " : "FAIL", size, ms[0], ms[1], ms[2],
+           size2, ms[3], size3, ms[4]);
+    return fails + !good;
 }
 
 /* ---- golden synthetic cases -------------------------------------------- */
@@ -727,6 +822,7 @@ int main(int argc, char **argv)
     const unsigned long long seed = argc > 4 ? strtoull(argv[4], NULL, 0) : 20261130ull;
     const int max_w = argc > 6 ? atoi(argv[5]) : 1920, max_h = argc > 6 ? atoi(argv[6]) : 1080;
     int fails = 0;
+    fails += cache_checks(work_dir);
     const double t0 = now_ms();
     if (strcmp(argv[1], "-"))
         fails += golden(argv[1], argv[2]);
