@@ -32,17 +32,37 @@ static int plan_spans(const SqPlan *p, int32_t *spans, uint8_t *mark)
     return n;
 }
 
-void sq_cpu_rows_read(const SqPlan *p, uint8_t *mark)
+/* Rows of a plane of height h within the anti-alias radius of every 16th row. */
+static void filter_rows(const SqPlan *p, int h, uint8_t *mark)
 {
-    const SqDims *d = &p->d;
-    if (p->prescale >= 0) {
-        memset(mark, 1, (size_t)d->h);
-        return;
-    }
     const int r = p->taps_a >> 1;
-    for (int i = 0; i < d->op_h; i++)
+    for (int i = 0; i < p->d.op_h; i++)
         for (int k = -r; k <= r; k++)
-            mark[sq_mirror((i << SQ_DECIM_SHIFT) + k, d->h)] = 1;
+            mark[sq_mirror((i << SQ_DECIM_SHIFT) + k, h)] = 1;
+}
+
+/* With prescale: the input rows that the needed scaled rows (srows) read;
+ * unused table slots hold row 0, which costs one row at most. */
+static void prescale_rows(const SqPlan *p, const uint8_t *srows, uint8_t *mark)
+{
+    for (int y = 0; y < p->d.scaled_h; y++)
+        for (int j = 0; j < SQ_PS_TAPS && srows[y]; j++)
+            mark[p->ps_iy[y * SQ_PS_TAPS + j]] = 1;
+}
+
+int sq_cpu_rows_read(const SqPlan *p, uint8_t *mark, const SqAlloc *a)
+{
+    if (p->prescale < 0) {
+        filter_rows(p, p->d.h, mark);
+        return 0;
+    }
+    uint8_t *srows = sq_calloc(a, (size_t)p->d.scaled_h, 1);
+    if (!srows)
+        return -ENOMEM;
+    filter_rows(p, p->d.scaled_h, srows);
+    prescale_rows(p, srows, mark);
+    sq_free(a, srows);
+    return 0;
 }
 
 int sq_cpu_side_alloc(SqCpuSide *s, const SqPlan *p, const SqAlloc *a)
@@ -91,12 +111,11 @@ int sq_cpu_side_alloc(SqCpuSide *s, const SqPlan *p, const SqAlloc *a)
         s->conv = sq_calloc(a, (size_t)d->w * d->h, sizeof(float));
         s->scaled = sq_calloc(a, (size_t)d->scaled_w * d->scaled_h, sizeof(float));
         s->rows = sq_calloc(a, (size_t)d->scaled_h, 1);
-        ok = s->conv && s->scaled && s->rows;
+        s->srcrows = sq_calloc(a, (size_t)d->h, 1);
+        ok = s->conv && s->scaled && s->rows && s->srcrows;
         if (ok) {
-            const int r = p->taps_a >> 1;
-            for (int i = 0; i < d->op_h; i++)
-                for (int k = -r; k <= r; k++)
-                    s->rows[sq_mirror((i << SQ_DECIM_SHIFT) + k, d->scaled_h)] = 1;
+            filter_rows(p, d->scaled_h, s->rows);
+            prescale_rows(p, s->rows, s->srcrows);
         }
     }
     if (!ok) {
@@ -110,6 +129,7 @@ void sq_cpu_side_free(SqCpuSide *s, const SqAlloc *a)
 {
     sq_free(a, s->spans);
     sq_free(a, s->rows);
+    sq_free(a, s->srcrows);
     sq_free(a, s->vrow);
     sq_free(a, s->op);
     sq_free(a, s->dimg);
@@ -131,10 +151,21 @@ void sq_cpu_side_set_cpu_mask(SqCpuSide *s, unsigned cpu_mask)
 static void prescale_plane(const SqPlan *p, SqCpuSide *s, const SqSrc *src)
 {
     const SqDims *d = &p->d;
-    for (int y = 0; y < d->h; y++)
-        for (int x = 0; x < d->w; x++)
-            s->conv[(size_t)y * d->w + x] = sq_src_at(src->cur, src->cur_stride, src->prev,
-                                                      src->prev_stride, src->hbd, src->scale, y, x);
+    /* Conversion (and temporal difference) of the rows the prescale reads:
+     * a one-tap vertical pass, 0 + 1 * x == x exactly (x is never -0). */
+    static const float one = 1.0f;
+    const int32_t all[2] = { 0, d->w };
+    for (int y = 0; y < d->h; y++) {
+        if (!s->srcrows[y])
+            continue;
+        float *dst = s->conv + (size_t)y * d->w;
+        if (src->hbd)
+            s->dsp.vfilt_16bpc(dst, src->cur, src->cur_stride, src->prev, src->prev_stride,
+                               src->scale, d->h, y, &one, 1, all, 1, d->w);
+        else
+            s->dsp.vfilt_8bpc(dst, src->cur, src->cur_stride, src->prev, src->prev_stride, d->h, y,
+                              &one, 1, all, 1, d->w);
+    }
     /* Only the rows the decimated vertical pass reads. */
     for (int y = 0; y < d->scaled_h; y++) {
         if (!s->rows[y])

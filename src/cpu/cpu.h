@@ -25,6 +25,7 @@ typedef struct SqCpuSide {
     int32_t *spans;  /* columns the decimated horizontal pass reads, [begin, end) pairs */
     int nspans;
     uint8_t *rows;   /* prescale: scaled rows the vertical pass reads */
+    uint8_t *srcrows; /* prescale: input rows those scaled rows read */
     float *vrow;     /* one vertically filtered row, scaled_w */
     float *op;       /* operating image, op_w x op_h */
     float *dimg;     /* after local-mean removal */
@@ -43,10 +44,11 @@ typedef struct SqCpuSide {
  * Marks (sets to 1) the rows of the raw input plane (p->d.h rows) that the
  * CPU path reads; other rows may hold anything. Without prescale these are
  * the rows within the anti-alias radius of every 16th row (about 9/16 of
- * them at ks = 1); with prescale, all rows. A backend keeping the previous
- * frame for speed_temporal only needs to copy the marked rows.
+ * them at ks = 1); with prescale, the rows the prescaler reads for those.
+ * A backend keeping the previous frame for speed_temporal only needs to
+ * copy the marked rows. 0 or -ENOMEM.
  */
-void sq_cpu_rows_read(const SqPlan *p, uint8_t *mark);
+int sq_cpu_rows_read(const SqPlan *p, uint8_t *mark, const SqAlloc *a);
 
 /* Allocate for plan p; the DSP table starts at the best level this CPU has. */
 int sq_cpu_side_alloc(SqCpuSide *s, const SqPlan *p, const SqAlloc *a);

@@ -197,7 +197,7 @@ static void check_e2e(const CkCtx *c)
                                                           p->sigma_nn, p->nn_floor, wvm));
         /* Rows sq_cpu_rows_read does not mark must not matter. */
         uint8_t *mark = calloc((size_t)h, 1);
-        sq_cpu_rows_read(p, mark);
+        sq_cpu_rows_read(p, mark, &alloc);
         const int bps = fmt.bpc > 8 ? 2 : 1;
         Plane *all[4] = { &cr, &cd, &pr, &pd };
         for (int q = 0; q < 4; q++)
