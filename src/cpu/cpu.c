@@ -314,9 +314,12 @@ static int householder_loop(const SqDsp *dsp, const float *kmat, int n, float *w
         if (!all_finite(u, (size_t)n, 0x1p100f))
             return -1;
         const int m = n - k;
-        for (int r = k; r < n; r++)
+        for (int r = k; r < n; r++) { /* sq_householder_entry, vectorisable */
+            const float hr = -2.0f * u[r];
             for (int c = k; c < n; c++)
-                h[r * n + c] = sq_householder_entry(u, r, c);
+                h[r * n + c] = hr * u[c];
+            h[r * n + r] = h[r * n + r] + 1.0f;
+        }
         if (m > 1) {
             dsp->matmul(t + (k + 1) * n + k + 1, n, h + (k + 1) * n + k, n, z + k * n + k + 1, n,
                         m - 1, m - 1, m);
