@@ -20,11 +20,13 @@ typedef int int32_t;
 typedef uint uint32_t;
 typedef long int64_t;
 typedef ulong uint64_t;
-#define sq_sqrt(x) sqrt(x)
-#define sq_floor(x) floor(x)
-#define sq_ceil(x) ceil(x)
-#define sq_fabs(x) fabs(x)
-#define sq_fabsf(x) fabs(x)
+/* OpenCL's fabs/sqrt are overloaded on float: force the double versions
+ * the C build uses (C promotes float arguments of fabs/sqrt to double). */
+#define sq_sqrt(x) sqrt((double)(x))
+#define sq_floor(x) floor((double)(x))
+#define sq_ceil(x) ceil((double)(x))
+#define sq_fabs(x) fabs((double)(x))
+#define sq_fabsf(x) fabs((float)(x))
 SQ_FN uint64_t sq_f64_bits(double x) { return as_ulong(x); }
 SQ_FN double sq_bits_f64(uint64_t u) { return as_double(u); }
 #else

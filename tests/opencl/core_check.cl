@@ -26,3 +26,11 @@ __kernel void check_vfilter(__global const uchar *raw, int stride, int h, __glob
     out[i * w + c] = sq_vfilter_raw(raw, stride, raw + (size_t)stride * h, stride, hbd, scale, h,
                                     g, taps, i * 16, c);
 }
+
+/* Deflation decisions: |d| sums must be double, as in C (fabs promotes). */
+__kernel void check_chop(__global float *d, __global float *e, int m)
+{
+    sq_eigen_chop(d, e, m);
+    if (m >= 2)
+        sq_qr_step(d, e, m);
+}

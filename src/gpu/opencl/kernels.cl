@@ -13,22 +13,6 @@
  * and there is no generic address space.
  */
 #include "math/prelude.h"
-/*
- * math/prelude.h maps sq_fabs to fabs(x), which OpenCL C overloads: for a
- * float argument it returns float, so sq_fabs(a) + sq_fabs(b) in
- * sq_eigen_chop and sq_qr_step would add in float where the C build
- * (fabs((double)(x))) adds in double, and the deflation tests could flip.
- * Give the math core the C meaning (all uses are in function bodies
- * parsed below). Same for the other double-valued wrappers.
- */
-#undef sq_fabs
-#undef sq_sqrt
-#undef sq_floor
-#undef sq_ceil
-#define sq_fabs(x) fabs((double)(x))
-#define sq_sqrt(x) sqrt((double)(x))
-#define sq_floor(x) floor((double)(x))
-#define sq_ceil(x) ceil((double)(x))
 #include "math/cov.h"
 #include "math/eigen.h"
 #include "math/filter.h"
