@@ -1,3 +1,12 @@
+/*
+ * The CPU backend's work on one plane side: est_params (math/est.h) in
+ * stages, through the side's DSP table. Besides SIMD, three savings keep
+ * every bit of the math core: the vertical pass runs only at the columns
+ * (and prescale only at the rows) the decimated passes read; the input
+ * rows a side reads are known in advance (sq_cpu_rows_read); the explicit-Q
+ * QR solve skips products that are exactly +-0. tests/checkkernel checks
+ * all of it against a pipeline built from the math core alone.
+ */
 #include <errno.h>
 #include <math.h>
 #include <stdlib.h>
