@@ -39,8 +39,15 @@ rm -rf build-fuzz
 # only from the target files (which get -fsanitize=fuzzer in tests/fuzz).
 if ! CC=clang CXX=clang++ meson setup build-fuzz -Dbuildtype=debugoptimized \
         -Db_sanitize=address,undefined -Db_lundef=false \
-        -Dc_args=-fsanitize=fuzzer-no-link -Dc_link_args=-fsanitize=fuzzer-no-link >build-fuzz.log 2>&1 ||
-   ! ninja -C build-fuzz >>build-fuzz.log 2>&1; then
+        -Dc_args=-fsanitize=fuzzer-no-link -Dc_link_args=-fsanitize=fuzzer-no-link >build-fuzz.log 2>&1; then
+    tail -40 build-fuzz.log
+    echo "FAIL: fuzz build setup"
+    exit 1
+fi
+# only what is run from this build: fuzzers, replay programs, the long run
+fuzz_build_targets=$(ninja -C build-fuzz -t targets all 2>/dev/null |
+    awk -F: '$1 ~ /^tests\/fuzz\/(fuzz|replay)_[a-z0-9]+$|^tests\/stress\/longrun$/ {print $1}')
+if [ -z "$fuzz_build_targets" ] || ! ninja -C build-fuzz $fuzz_build_targets >>build-fuzz.log 2>&1; then
     tail -40 build-fuzz.log
     echo "FAIL: fuzz build"
     exit 1
@@ -79,7 +86,8 @@ for exe in build-fuzz/tests/fuzz/fuzz_*; do
 done
 
 echo "== corpus replay under ASan + UBSan"
-meson test -C build-fuzz --suite fuzz-replay --print-errorlogs --timeout-multiplier 4 || failed "fuzz-replay"
+meson test -C build-fuzz --no-rebuild --suite fuzz-replay --print-errorlogs --timeout-multiplier 4 ||
+    failed "fuzz-replay"
 echo "== long run leak check under ASan (30 frames)"
 build-fuzz/tests/stress/longrun 30 2 >build-fuzz/longrun-asan.log 2>&1 || {
     tail -40 build-fuzz/longrun-asan.log
