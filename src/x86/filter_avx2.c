@@ -31,17 +31,25 @@ AI __m256 load8(int mode, const void *cur, const void *prev, int c, __m256 scale
         return _mm256_cvtepi32_ps(_mm256_sub_epi32(p, v));
     }
     case SRC_U16: {
-        __m256i v = _mm256_cvtepu16_epi32(_mm_loadu_si128((const __m128i *)((const uint16_t *)cur + c)));
+        __m256i v = _mm256_cvtepu16_epi32(_mm_loadu_si128((const __m128i *)((const uint8_t *)cur + 2 * c)));
         return _mm256_add_ps(_mm256_mul_ps(_mm256_cvtepi32_ps(v), scale), m128);
     }
     case SRC_U16_DIFF: {
-        __m256i v = _mm256_cvtepu16_epi32(_mm_loadu_si128((const __m128i *)((const uint16_t *)cur + c)));
-        __m256i p = _mm256_cvtepu16_epi32(_mm_loadu_si128((const __m128i *)((const uint16_t *)prev + c)));
+        __m256i v = _mm256_cvtepu16_epi32(_mm_loadu_si128((const __m128i *)((const uint8_t *)cur + 2 * c)));
+        __m256i p = _mm256_cvtepu16_epi32(_mm_loadu_si128((const __m128i *)((const uint8_t *)prev + 2 * c)));
         return _mm256_mul_ps(_mm256_cvtepi32_ps(_mm256_sub_epi32(p, v)), scale);
     }
     default:
         return _mm256_loadu_ps((const float *)cur + c);
     }
+}
+
+/* 16-bit rows may start at odd addresses (the API allows any stride). */
+AI uint32_t u16_at(const void *row, int c)
+{
+    uint16_t v;
+    memcpy(&v, (const uint8_t *)row + 2 * (ptrdiff_t)c, sizeof(v));
+    return v;
 }
 
 AI float load1(int mode, const void *cur, const void *prev, int c, float scale)
@@ -53,10 +61,9 @@ AI float load1(int mode, const void *cur, const void *prev, int c, float scale)
         return sq_sample_to_float(((const uint8_t *)prev)[c], 1.0f) -
                sq_sample_to_float(((const uint8_t *)cur)[c], 1.0f);
     case SRC_U16:
-        return sq_sample_to_float(((const uint16_t *)cur)[c], scale);
+        return sq_sample_to_float(u16_at(cur, c), scale);
     case SRC_U16_DIFF:
-        return sq_sample_to_float(((const uint16_t *)prev)[c], scale) -
-               sq_sample_to_float(((const uint16_t *)cur)[c], scale);
+        return sq_sample_to_float(u16_at(prev, c), scale) - sq_sample_to_float(u16_at(cur, c), scale);
     default:
         return ((const float *)cur)[c];
     }

@@ -25,16 +25,24 @@ static uint32_t sample(int mode, uint32_t maxv, size_t i, uint32_t cst)
     }
 }
 
-static void fill_plane(uint8_t *buf, size_t bytes, int hbd, uint32_t maxv)
+/* h rows of stride bytes (each w samples then padding); 16-bit samples are
+ * written with memcpy as rows may start at odd addresses. */
+static void fill_plane(uint8_t *buf, int w, int h, ptrdiff_t stride, int hbd, uint32_t maxv)
 {
     const int mode = ck_irand(0, FILL_N - 1);
     const uint32_t cst = ck_rand() % (maxv + 1);
-    if (hbd)
-        for (size_t i = 0; i < bytes / 2; i++)
-            ((uint16_t *)buf)[i] = (uint16_t)sample(mode, maxv, i, cst);
-    else
-        for (size_t i = 0; i < bytes; i++)
-            buf[i] = (uint8_t)sample(mode, maxv, i, cst);
+    for (int y = 0; y < h; y++) {
+        uint8_t *row = buf + (size_t)stride * y;
+        for (int x = 0; x < (int)stride / (hbd ? 2 : 1); x++) {
+            const uint32_t v = x < w ? sample(mode, maxv, (size_t)y * w + x, cst) : ck_rand() & maxv;
+            if (hbd) {
+                const uint16_t v16 = (uint16_t)v;
+                memcpy(row + 2 * (size_t)x, &v16, 2);
+            } else {
+                row[x] = (uint8_t)v;
+            }
+        }
+    }
 }
 
 static void fill_float(float *f, size_t n)
@@ -108,16 +116,18 @@ typedef struct VCase {
 static uint8_t *alloc_plane(int w, int h, int bps, ptrdiff_t *stride, uint8_t **mem, int hbd,
                             uint32_t maxv)
 {
-    const ptrdiff_t row = (ptrdiff_t)w * bps + bps * ck_irand(0, 8);
+    /* 16-bit rows at odd addresses too: the API does not forbid them. */
+    const int odd = hbd && ck_chance(20);
+    const ptrdiff_t row = (ptrdiff_t)w * bps + bps * ck_irand(0, 8) + odd;
     const size_t bytes = (size_t)row * h;
     *mem = malloc(bytes + 2 * GUARD);
-    fill_plane(*mem + GUARD, bytes, hbd, maxv);
+    fill_plane(*mem + GUARD + odd, w, h, row, hbd, maxv);
     if (ck_chance(20)) { /* bottom-up picture */
         *stride = -row;
-        return *mem + GUARD + (size_t)row * (h - 1);
+        return *mem + GUARD + odd + (size_t)row * (h - 1);
     }
     *stride = row;
-    return *mem + GUARD;
+    return *mem + GUARD + odd;
 }
 
 static void vcase_new(VCase *v, int kind)
