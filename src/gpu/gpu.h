@@ -1,9 +1,9 @@
 /*
  * Backend-neutral GPU layer. Two halves:
  *
- *  1. Types the kernels see (compiled by C, nvcc, hipcc; OpenCL-friendly:
- *     fixed-size fields, every device location is a byte offset into one
- *     arena allocation, never a pointer).
+ *  1. Types the kernels (gpu/kernels.h) see, compiled by C, nvcc, hipcc
+ *     and OpenCL C alike: fixed-size fields, every device location is a
+ *     byte offset into one arena allocation, never a pointer.
  *  2. Host side: the SqGpuFns vtable a runtime (CUDA, HIP, ...) fills with
  *     plumbing only, and the generic SqBackend entry points of pipeline.c
  *     that run the SpEED pipeline on any such vtable.
@@ -16,9 +16,12 @@
 #include "math/dims.h"
 #include "math/prelude.h"
 
-/* Largest 25x25 problem the eigen/solve kernels hold in shared memory. */
+/* Largest 25x25 problem of the eigen/solve kernels. */
 #define SQ_GPU_NMAX (SQ_BLOCK * SQ_BLOCK)
 #define SQ_GPU_ALIGN 256
+/* Floats of the eigen (a; d, e, v, x) and solve (a, z, p, h, t1, t2; u) work matrices. */
+#define SQ_GPU_WORK_EIGEN(n) ((n) * (n) + 4 * (n))
+#define SQ_GPU_WORK_SOLVE(n) (6 * (n) * (n) + (n))
 
 /* Kernel ids from the X-macro list (kernels.def). */
 enum {
@@ -37,6 +40,8 @@ typedef struct SqGpuLayout {
     int64_t k, lambda;     /* n x n covariance, n eigenvalues */
     int64_t y, x;          /* n x nb blocks, n x nb solution */
     int64_t flags;         /* int[2]: solve failed, eigen cap hit */
+    int64_t work;          /* eigen then solve work matrices, where block-shared
+                            * memory cannot hold them (OpenCL C 1.2) */
     int64_t bytes;         /* total, aligned */
 } SqGpuLayout;
 
@@ -144,6 +149,8 @@ typedef struct SqGpuFns {
     /* rows x width bytes from device memory the caller owns (NULL: unsupported). */
     int (*copy2d)(SqGpuDev *dev, int stream, SqGpuAddr dst, size_t dpitch, SqGpuAddr src,
                   size_t spitch, size_t width, size_t rows);
+    /* Kernel `kernel` (gpu/kernels.def) as sq_k_<name>(arena, *args) on a grid of
+     * blocks of `block` threads; arena is an address alloc returned, unoffset. */
     int (*launch)(SqGpuDev *dev, int stream, int kernel, const unsigned grid[3],
                   unsigned block, SqGpuAddr arena, const SqKArgs *args);
     int (*event_record)(SqGpuDev *dev, int event, int stream);
@@ -156,6 +163,9 @@ typedef struct SqGpuFns {
     /* Make the device's context current for this thread / restore (may be NULL). */
     int (*enter)(SqGpuDev *dev);
     void (*leave)(SqGpuDev *dev);
+    /* Optional: the largest single allocation the device accepts (0: no
+     * limit but memory). The pipeline sizes its batch to fit one arena in it. */
+    size_t (*max_alloc)(const SqGpuDev *dev);
     /* Device memory kind accepted by send() besides host memory, or -1. */
     int device_memory;
 } SqGpuFns;

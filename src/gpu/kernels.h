@@ -1,19 +1,68 @@
 /*
- * The SpEED GPU kernels, written once for CUDA, HIP and the host emulator
- * of the tests. The includer defines:
- *   SQ_KERNEL_BEGIN(name, threads)  kernel signature taking (arena, SqKArgs ka)
+ * The SpEED GPU kernels, written once: nvcc (CUDA), hipcc (HIP), an
+ * OpenCL C 1.2 compiler (embedded as text by gpu/opencl/embed.py) and the
+ * host C compiler (tests/gpu/null_gpu.c, the emulator of the tests) all
+ * compile this file. Only the spelling of the GPU built-ins differs; it
+ * comes from the block below, or from the includer (the emulator defines
+ * SQ_KERNEL_BEGIN and the rest itself):
+ *   SQ_KERNEL_BEGIN(name, threads)  kernel sq_k_<name>(SQ_GLOBAL uchar *arena, SqKArgs ka)
  *   SQ_TID, SQ_NTH, SQ_BX, SQ_BY    thread index, threads per block, block index
- *   SQ_SYNC()                       block barrier
- *   SQ_SHARED                       block-shared storage qualifier
+ *   SQ_SYNC()                       block barrier (local and global memory)
+ *   SQ_SHARED                       block-shared storage, at kernel scope
+ *   SQ_SHARED_PTR                   address space of a pointer to it
  *   SQ_DFN                          device helper qualifier
+ *   SQ_GPU_SHARED_WORK              1: the eigen/solve matrices live in block-shared
+ *                                   memory (needs generic pointers: CUDA, HIP, C);
+ *                                   0: in the side's global work area (OpenCL C 1.2,
+ *                                   whose math core functions take __global only)
  *
- * Every loop over work items is `for (i = lo + tid; i < hi; i += nth)` and
- * nothing lives in a thread's registers across a barrier, so a block of any
- * size (1 thread in the emulator, 64-wide waves on AMD) computes the same
- * values. All float arithmetic is the math core's per-entry functions; the
+ * Contract of every kernel: the arena is one device allocation, everything
+ * in it is found through byte offsets (SqKArgs, then the tables it points
+ * at); every loop over work items is `for (i = lo + tid; i < hi; i += nth)`
+ * and nothing lives in a thread's registers across a barrier, so a block
+ * of any size (1 thread in the emulator, 64-wide waves on AMD) computes the
+ * same values; no kernel returns before a barrier (OpenCL requires every
+ * work-item to reach each one): an idle block runs through with empty
+ * loops. All float arithmetic is the math core's per-entry functions; the
  * serial glue between them reproduces the math core's step order exactly
  * (sq_tridiag, sq_eigenvalues, sq_qr_solve, sq_est_params, sq_pool).
  */
+#ifndef SQ_KERNEL_BEGIN
+#define SQ_GPU_DEVICE_ONLY 1
+#if defined(__OPENCL_VERSION__)
+#define SQ_KERNEL_BEGIN(name, threads) \
+    __kernel void sq_k_##name(__global unsigned char *arena, SqKArgs ka)
+#define SQ_TID ((int)get_local_id(0))
+#define SQ_NTH ((int)get_local_size(0))
+#define SQ_BX ((int)get_group_id(0))
+#define SQ_BY ((int)get_group_id(1))
+#define SQ_SYNC() barrier(CLK_LOCAL_MEM_FENCE | CLK_GLOBAL_MEM_FENCE)
+#define SQ_SHARED __local
+#define SQ_SHARED_PTR __local
+#define SQ_DFN static inline
+#define SQ_GPU_SHARED_WORK 0
+#elif defined(__CUDACC__) || defined(__HIPCC__)
+#if defined(__HIPCC__)
+#include <hip/hip_runtime.h>
+#endif
+/* nvcc and hipcc share the spelling (HIP keeps CUDA's built-ins). No warp
+ * size is assumed anywhere: blocks synchronise with barriers only. */
+#define SQ_KERNEL_BEGIN(name, threads) \
+    extern "C" __global__ void __launch_bounds__(threads) sq_k_##name(unsigned char *arena, SqKArgs ka)
+#define SQ_TID ((int)threadIdx.x)
+#define SQ_NTH ((int)blockDim.x)
+#define SQ_BX ((int)blockIdx.x)
+#define SQ_BY ((int)blockIdx.y)
+#define SQ_SYNC() __syncthreads()
+#define SQ_SHARED __shared__
+#define SQ_SHARED_PTR
+#define SQ_DFN static __device__ inline
+#define SQ_GPU_SHARED_WORK 1
+#else
+#error "gpu/kernels.h: define SQ_KERNEL_BEGIN and the other built-ins before including it"
+#endif
+#endif
+
 #include "gpu/gpu.h"
 #include "math/cov.h"
 #include "math/eigen.h"
@@ -24,20 +73,22 @@
 
 /* Work items per block of the element-wise kernels (independent of SQ_NTH). */
 #define SQ_GK_CHUNK 256
-#define SQ_GK_PTR(T, off) ((T *)(arena + (off)))
+#define SQ_GK_PTR(T, off) ((SQ_GLOBAL T *)(arena + (off)))
 
-SQ_DFN const SqGpuSide *sq_gk_side(unsigned char *arena, const SqKArgs *ka, int i)
+SQ_DFN const SQ_GLOBAL SqGpuSide *sq_gk_side(SQ_GLOBAL unsigned char *arena, const SqKArgs *ka,
+                                             int i)
 {
     return SQ_GK_PTR(const SqGpuSide, ka->sides) + i;
 }
 
-SQ_DFN const SqGpuPlan *sq_gk_plan(unsigned char *arena, const SqKArgs *ka, int i)
+SQ_DFN const SQ_GLOBAL SqGpuPlan *sq_gk_plan(SQ_GLOBAL unsigned char *arena, const SqKArgs *ka,
+                                             int i)
 {
     return SQ_GK_PTR(const SqGpuPlan, ka->plans) + i;
 }
 
 /* sq_est_params' rule: singular when the solve failed or any eigenvalue < 1e-6. */
-SQ_DFN int sq_gk_singular(const int32_t *flags, const float *lambda, int n)
+SQ_DFN int sq_gk_singular(const SQ_GLOBAL int32_t *flags, const SQ_GLOBAL float *lambda, int n)
 {
     int regular = 1;
     for (int i = 0; i < n; i++)
@@ -48,20 +99,21 @@ SQ_DFN int sq_gk_singular(const int32_t *flags, const float *lambda, int n)
 
 /* ---- prescale path: converted plane, then resampled plane -------------- */
 
+/* (No barrier in these two: an idle block may return.) */
 SQ_KERNEL_BEGIN(convert, 256)
 {
     if (SQ_BY >= ka.nsides)
         return;
-    const SqGpuSide *sd = sq_gk_side(arena, &ka, SQ_BY);
-    const SqGpuPlan *pl = sq_gk_plan(arena, &ka, sd->plan);
+    const SQ_GLOBAL SqGpuSide *sd = sq_gk_side(arena, &ka, SQ_BY);
+    const SQ_GLOBAL SqGpuPlan *pl = sq_gk_plan(arena, &ka, sd->plan);
     if (pl->prescale < 0)
         return;
     const int w = pl->d.w;
     const int64_t total = (int64_t)w * pl->d.h, lo = (int64_t)SQ_BX * SQ_GK_CHUNK;
     const int64_t hi = lo + SQ_GK_CHUNK < total ? lo + SQ_GK_CHUNK : total;
-    const uint8_t *cur = arena + sd->cur;
-    const uint8_t *prev = sd->prev >= 0 ? arena + sd->prev : 0;
-    float *conv = SQ_GK_PTR(float, sd->scratch + pl->lay.conv);
+    const SQ_GLOBAL uint8_t *cur = arena + sd->cur;
+    const SQ_GLOBAL uint8_t *prev = sd->prev >= 0 ? arena + sd->prev : 0;
+    SQ_GLOBAL float *conv = SQ_GK_PTR(float, sd->scratch + pl->lay.conv);
     for (int64_t t = lo + SQ_TID; t < hi; t += SQ_NTH)
         conv[t] = sq_src_at(cur, sd->cur_stride, prev, sd->prev_stride, sd->hbd, sd->scale,
                             (int)(t / w), (int)(t % w));
@@ -71,17 +123,19 @@ SQ_KERNEL_BEGIN(prescale, 256)
 {
     if (SQ_BY >= ka.nsides)
         return;
-    const SqGpuSide *sd = sq_gk_side(arena, &ka, SQ_BY);
-    const SqGpuPlan *pl = sq_gk_plan(arena, &ka, sd->plan);
+    const SQ_GLOBAL SqGpuSide *sd = sq_gk_side(arena, &ka, SQ_BY);
+    const SQ_GLOBAL SqGpuPlan *pl = sq_gk_plan(arena, &ka, sd->plan);
     if (pl->prescale < 0)
         return;
     const int sw = pl->d.scaled_w;
     const int64_t total = (int64_t)sw * pl->d.scaled_h, lo = (int64_t)SQ_BX * SQ_GK_CHUNK;
     const int64_t hi = lo + SQ_GK_CHUNK < total ? lo + SQ_GK_CHUNK : total;
-    const float *conv = SQ_GK_PTR(const float, sd->scratch + pl->lay.conv);
-    float *scaled = SQ_GK_PTR(float, sd->scratch + pl->lay.scaled);
-    const int32_t *iy = SQ_GK_PTR(const int32_t, pl->ps_iy), *ix = SQ_GK_PTR(const int32_t, pl->ps_ix);
-    const float *wy = SQ_GK_PTR(const float, pl->ps_wy), *wx = SQ_GK_PTR(const float, pl->ps_wx);
+    const SQ_GLOBAL float *conv = SQ_GK_PTR(const float, sd->scratch + pl->lay.conv);
+    SQ_GLOBAL float *scaled = SQ_GK_PTR(float, sd->scratch + pl->lay.scaled);
+    const SQ_GLOBAL int32_t *iy = SQ_GK_PTR(const int32_t, pl->ps_iy);
+    const SQ_GLOBAL int32_t *ix = SQ_GK_PTR(const int32_t, pl->ps_ix);
+    const SQ_GLOBAL float *wy = SQ_GK_PTR(const float, pl->ps_wy);
+    const SQ_GLOBAL float *wx = SQ_GK_PTR(const float, pl->ps_wx);
     for (int64_t t = lo + SQ_TID; t < hi; t += SQ_NTH) {
         const int y = (int)(t / sw), x = (int)(t % sw);
         scaled[t] = sq_prescale_at(conv, pl->d.w, pl->prescale, iy + y * SQ_PS_TAPS,
@@ -93,70 +147,66 @@ SQ_KERNEL_BEGIN(prescale, 256)
 
 SQ_KERNEL_BEGIN(opimg, 256)
 {
-    if (SQ_BY >= ka.nsides)
-        return;
-    const SqGpuSide *sd = sq_gk_side(arena, &ka, SQ_BY);
-    const SqGpuPlan *pl = sq_gk_plan(arena, &ka, sd->plan);
-    const SqDims *d = &pl->d;
-    const int i = SQ_BX;
-    if (i >= d->op_h)
-        return;
+    const int side_ok = SQ_BY < ka.nsides;
+    const SQ_GLOBAL SqGpuSide *sd = sq_gk_side(arena, &ka, side_ok ? SQ_BY : 0);
+    const SQ_GLOBAL SqGpuPlan *pl = sq_gk_plan(arena, &ka, sd->plan);
+    const SQ_GLOBAL SqDims *d = &pl->d;
+    const int i = SQ_BX, ok = side_ok && i < d->op_h;
     const int sw = d->scaled_w, sh = d->scaled_h, row = i << SQ_DECIM_SHIFT;
-    float *vrow = SQ_GK_PTR(float, sd->scratch + pl->lay.vrow) + (int64_t)i * sw;
+    const int ncol = ok ? sw : 0, nop = ok ? d->op_w : 0;
+    SQ_GLOBAL float *vrow = SQ_GK_PTR(float, sd->scratch + pl->lay.vrow) + (int64_t)i * sw;
     if (pl->prescale >= 0) {
-        const float *scaled = SQ_GK_PTR(const float, sd->scratch + pl->lay.scaled);
-        for (int c = SQ_TID; c < sw; c += SQ_NTH)
+        const SQ_GLOBAL float *scaled = SQ_GK_PTR(const float, sd->scratch + pl->lay.scaled);
+        for (int c = SQ_TID; c < ncol; c += SQ_NTH)
             vrow[c] = sq_vfilter_f32(scaled, sw, sh, pl->ga, pl->taps_a, row, c);
     } else {
-        const uint8_t *cur = arena + sq_gpu_run_base(sd->cur, sd->cur_stride, sd->cur_runs, i);
-        const uint8_t *prev = sd->prev >= 0
+        const SQ_GLOBAL uint8_t *cur =
+            arena + sq_gpu_run_base(sd->cur, sd->cur_stride, sd->cur_runs, i);
+        const SQ_GLOBAL uint8_t *prev = sd->prev >= 0
             ? arena + sq_gpu_run_base(sd->prev, sd->prev_stride, sd->prev_runs, i) : 0;
-        for (int c = SQ_TID; c < sw; c += SQ_NTH)
+        for (int c = SQ_TID; c < ncol; c += SQ_NTH)
             vrow[c] = sq_vfilter_raw(cur, sd->cur_stride, prev, sd->prev_stride, sd->hbd,
                                      sd->scale, sh, pl->ga, pl->taps_a, row, c);
     }
     SQ_SYNC();
-    float *op = SQ_GK_PTR(float, sd->scratch + pl->lay.op) + (int64_t)i * d->op_w;
-    for (int j = SQ_TID; j < d->op_w; j += SQ_NTH)
+    SQ_GLOBAL float *op = SQ_GK_PTR(float, sd->scratch + pl->lay.op) + (int64_t)i * d->op_w;
+    for (int j = SQ_TID; j < nop; j += SQ_NTH)
         op[j] = sq_hfilter_f32(vrow, sw, pl->ga, pl->taps_a, j << SQ_DECIM_SHIFT);
 }
 
 SQ_KERNEL_BEGIN(localmean, 256)
 {
-    if (SQ_BY >= ka.nsides)
-        return;
-    const SqGpuSide *sd = sq_gk_side(arena, &ka, SQ_BY);
-    const SqGpuPlan *pl = sq_gk_plan(arena, &ka, sd->plan);
-    const SqDims *d = &pl->d;
-    const int i = SQ_BX, ow = d->op_w;
-    if (i >= d->op_h)
-        return;
-    const float *op = SQ_GK_PTR(const float, sd->scratch + pl->lay.op);
-    float *mrow = SQ_GK_PTR(float, sd->scratch + pl->lay.mrow) + (int64_t)i * ow;
-    float *dimg = SQ_GK_PTR(float, sd->scratch + pl->lay.dimg) + (int64_t)i * ow;
-    for (int j = SQ_TID; j < ow; j += SQ_NTH)
+    const int side_ok = SQ_BY < ka.nsides;
+    const SQ_GLOBAL SqGpuSide *sd = sq_gk_side(arena, &ka, side_ok ? SQ_BY : 0);
+    const SQ_GLOBAL SqGpuPlan *pl = sq_gk_plan(arena, &ka, sd->plan);
+    const SQ_GLOBAL SqDims *d = &pl->d;
+    const int i = SQ_BX, ow = d->op_w, nop = side_ok && i < d->op_h ? ow : 0;
+    const SQ_GLOBAL float *op = SQ_GK_PTR(const float, sd->scratch + pl->lay.op);
+    SQ_GLOBAL float *mrow = SQ_GK_PTR(float, sd->scratch + pl->lay.mrow) + (int64_t)i * ow;
+    SQ_GLOBAL float *dimg = SQ_GK_PTR(float, sd->scratch + pl->lay.dimg) + (int64_t)i * ow;
+    for (int j = SQ_TID; j < nop; j += SQ_NTH)
         mrow[j] = sq_vfilter_f32(op, ow, d->op_h, pl->gm, pl->taps_m, i, j);
     SQ_SYNC();
-    for (int j = SQ_TID; j < ow; j += SQ_NTH)
+    for (int j = SQ_TID; j < nop; j += SQ_NTH)
         dimg[j] = sq_local_mean_at(mrow, ow, op + (int64_t)i * ow, pl->gm, pl->taps_m, j);
 }
 
 /* ---- covariance -------------------------------------------------------- */
 
-/* Block (chunk, side): SQ_GK_CHUNK of the trunc_h x (nlags + 1) prefix sequences. */
+/* Block (chunk, side): SQ_GK_CHUNK of the trunc_h x (nlags + 1) prefix sequences (no barrier). */
 SQ_KERNEL_BEGIN(covrows, 256)
 {
     if (SQ_BY >= ka.nsides)
         return;
-    const SqGpuSide *sd = sq_gk_side(arena, &ka, SQ_BY);
-    const SqGpuPlan *pl = sq_gk_plan(arena, &ka, sd->plan);
-    const SqDims *d = &pl->d;
+    const SQ_GLOBAL SqGpuSide *sd = sq_gk_side(arena, &ka, SQ_BY);
+    const SQ_GLOBAL SqGpuPlan *pl = sq_gk_plan(arena, &ka, sd->plan);
+    const SQ_GLOBAL SqDims *d = &pl->d;
     const int b = d->b, nseq = sq_cov_nlags(b) + 1;
     const int64_t rd = sq_cov_row_doubles(b);
     const int total = d->trunc_h * nseq, lo = SQ_BX * SQ_GK_CHUNK;
     const int hi = lo + SQ_GK_CHUNK < total ? lo + SQ_GK_CHUNK : total;
-    const float *dimg = SQ_GK_PTR(const float, sd->scratch + pl->lay.dimg);
-    double *rows = SQ_GK_PTR(double, sd->scratch + pl->lay.rows);
+    const SQ_GLOBAL float *dimg = SQ_GK_PTR(const float, sd->scratch + pl->lay.dimg);
+    SQ_GLOBAL double *rows = SQ_GK_PTR(double, sd->scratch + pl->lay.rows);
     for (int t = lo + SQ_TID; t < hi; t += SQ_NTH) {
         const int y = t / nseq, lag = t % nseq;
         sq_cov_row_lag(dimg, d->op_w, d->trunc_w, d->trunc_h, b, d->sub_w, y, lag,
@@ -169,20 +219,19 @@ SQ_KERNEL_BEGIN(covk, 256)
 {
     SQ_SHARED double sx[SQ_GPU_NMAX];
     SQ_SHARED float mean[SQ_GPU_NMAX];
-    if (SQ_BX >= ka.nsides)
-        return;
-    const SqGpuSide *sd = sq_gk_side(arena, &ka, SQ_BX);
-    const SqGpuPlan *pl = sq_gk_plan(arena, &ka, sd->plan);
-    const SqDims *d = &pl->d;
-    const int b = d->b, n = d->n, nb = d->nb, nlags = sq_cov_nlags(b);
+    const int side_ok = SQ_BX < ka.nsides;
+    const SQ_GLOBAL SqGpuSide *sd = sq_gk_side(arena, &ka, side_ok ? SQ_BX : 0);
+    const SQ_GLOBAL SqGpuPlan *pl = sq_gk_plan(arena, &ka, sd->plan);
+    const SQ_GLOBAL SqDims *d = &pl->d;
+    const int b = d->b, n = side_ok ? d->n : 0, nb = d->nb, nlags = sq_cov_nlags(b);
     const int64_t rd = sq_cov_row_doubles(b);
-    const double *rows = SQ_GK_PTR(const double, sd->scratch + pl->lay.rows);
+    const SQ_GLOBAL double *rows = SQ_GK_PTR(const double, sd->scratch + pl->lay.rows);
     for (int p = SQ_TID; p < n; p += SQ_NTH) {
         sx[p] = sq_cov_window_sum(rows, rd, b, d->sub_h, nlags, p / b, p % b);
         mean[p] = sq_cov_mean(sx[p], d->npatch);
     }
     SQ_SYNC();
-    float *k = SQ_GK_PTR(float, sd->scratch + pl->lay.k);
+    SQ_GLOBAL float *k = SQ_GK_PTR(float, sd->scratch + pl->lay.k);
     for (int t = SQ_TID; t < n * n; t += SQ_NTH) {
         /* (p, q) and (q, p) both evaluate the pair with q <= p. */
         const int p = t / n > t % n ? t / n : t % n, q = t / n > t % n ? t % n : t / n;
@@ -191,25 +240,23 @@ SQ_KERNEL_BEGIN(covk, 256)
         const double sxy = sq_cov_window_sum(rows, rd, b, d->sub_h, seq, r0, c0);
         k[t] = sq_cov_entry(sxy, sx[p], sx[q], mean[p], mean[q], d->npatch);
     }
-    const float *dimg = SQ_GK_PTR(const float, sd->scratch + pl->lay.dimg);
-    float *y = SQ_GK_PTR(float, sd->scratch + pl->lay.y);
+    const SQ_GLOBAL float *dimg = SQ_GK_PTR(const float, sd->scratch + pl->lay.dimg);
+    SQ_GLOBAL float *y = SQ_GK_PTR(float, sd->scratch + pl->lay.y);
     for (int t = SQ_TID; t < n * nb; t += SQ_NTH)
         y[t] = sq_block_sample(dimg, d->op_w, b, d->nbh, t / nb, t % nb);
 }
 
 /* ---- eigenvalues (sq_eigenvalues, tridiagonal update across threads) ---- */
 
-SQ_DFN void sq_gk_eigen(const float *kmat, int n, float *lambda, int32_t *flags, float *a,
-                        float *dd, float *ee, float *v, float *x, float *sc)
+/*
+ * w: a (n x n), d, e, v, x (n each). n == 1 needs no special case (no
+ * reflector, no QR step: lambda = k); n == 0 (idle block) writes nothing.
+ */
+SQ_DFN void sq_gk_eigen(const SQ_GLOBAL float *kmat, int n, SQ_GLOBAL float *lambda,
+                        SQ_GLOBAL int32_t *flags, SQ_GLOBAL float *w, SQ_SHARED_PTR float *sc)
 {
     const int tid = SQ_TID, nth = SQ_NTH;
-    if (n == 1) {
-        if (tid == 0) {
-            lambda[0] = kmat[0];
-            flags[1] = 0;
-        }
-        return;
-    }
+    SQ_GLOBAL float *a = w, *dd = a + n * n, *ee = dd + n, *v = ee + n, *x = v + n;
     for (int t = tid; t < n * n; t += nth)
         a[t] = kmat[t];
     SQ_SYNC();
@@ -252,12 +299,12 @@ SQ_DFN void sq_gk_eigen(const float *kmat, int n, float *lambda, int32_t *flags,
                 x[r] = sq_tridiag_x(a, n, i, tau, v, r);
             SQ_SYNC();
             if (tid == 0) {
-                float w = 0.0f;
+                float wsum = 0.0f;
                 for (int r = i + 1; r < n; r++) {
                     float prod = x[r] * v[r];
-                    w = w + prod;
+                    wsum = wsum + prod;
                 }
-                sc[4] = (float)(-0.5 * (double)tau * (double)w);
+                sc[4] = (float)(-0.5 * (double)tau * (double)wsum);
             }
             SQ_SYNC();
             const float gamma = sc[4];
@@ -281,7 +328,7 @@ SQ_DFN void sq_gk_eigen(const float *kmat, int n, float *lambda, int32_t *flags,
             ee[k] = a[(k + 1) * n + k];
     }
     SQ_SYNC();
-    if (tid == 0) {
+    if (tid == 0 && n > 0) {
         /* the serial implicit QR iteration of sq_eigenvalues */
         sq_eigen_chop(dd, ee, n);
         int b = n - 1, iter = 0;
@@ -305,12 +352,14 @@ SQ_DFN void sq_gk_eigen(const float *kmat, int n, float *lambda, int32_t *flags,
 
 /* ---- K X = Y (sq_qr_solve, every product entry on its own thread) ------- */
 
-SQ_DFN void sq_gk_solve(const float *kmat, int n, const float *y, float *bm, int nb,
-                        int32_t *flags, float *sm, float *sc)
+/* w: a, z, p, h, t1, t2 (n x n each), u (n). n == 0 (idle block) writes nothing. */
+SQ_DFN void sq_gk_solve(const SQ_GLOBAL float *kmat, int n, const SQ_GLOBAL float *y,
+                        SQ_GLOBAL float *bm, int nb, SQ_GLOBAL int32_t *flags, SQ_GLOBAL float *w,
+                        SQ_SHARED_PTR float *sc)
 {
     const int tid = SQ_TID, nth = SQ_NTH, nn = n * n;
-    float *a = sm, *z = a + nn, *p = z + nn, *h = p + nn, *t1 = h + nn, *t2 = t1 + nn;
-    float *u = t2 + nn;
+    SQ_GLOBAL float *a = w, *z = a + nn, *p = z + nn, *h = p + nn, *t1 = h + nn, *t2 = t1 + nn;
+    SQ_GLOBAL float *u = t2 + nn;
     for (int t = tid; t < nn; t += nth) {
         a[t] = kmat[t];
         z[t] = kmat[t];
@@ -337,7 +386,7 @@ SQ_DFN void sq_gk_solve(const float *kmat, int n, const float *y, float *bm, int
                 t2[t - nn] = sq_matmul_entry(h, n, p, n, (t - nn) / n, (t - nn) % n);
         }
         SQ_SYNC();
-        float *tz = z, *tp = p;
+        SQ_GLOBAL float *tz = z, *tp = p;
         z = t1;
         p = t2;
         t1 = tz;
@@ -353,59 +402,68 @@ SQ_DFN void sq_gk_solve(const float *kmat, int n, const float *y, float *bm, int
         for (int i = n - 1; i >= 0; i--)
             if (sq_fabs(h[i * n + i]) < SQ_SOLVE_EPS)
                 fail = 1;
-        flags[0] = fail;
+        if (n > 0)
+            flags[0] = fail;
         sc[5] = (float)fail;
     }
     SQ_SYNC();
-    if (sc[5] != 0.0f)
-        return;
     /* Column j only reads column j: one thread runs all rows of it. */
-    for (int j = tid; j < nb; j += nth)
+    const int ncols = sc[5] != 0.0f ? 0 : nb;
+    for (int j = tid; j < ncols; j += nth)
         for (int i = n - 1; i >= 0; i--)
             bm[(int64_t)i * nb + j] = sq_backsub_entry(h, n, bm, nb, i, j, bm[(int64_t)i * nb + j]);
 }
 
-/* Grid (side, 2): y = 0 eigenvalues, y = 1 solve; both only read K and Y. */
+/*
+ * Grid (side, 2): y = 0 eigenvalues, y = 1 solve; both only read K and Y.
+ * An idle block (side >= nsides) runs with n = 0: no barrier skipped,
+ * nothing written.
+ */
 SQ_KERNEL_BEGIN(eigsolve, 256)
 {
-    SQ_SHARED float sm[6 * SQ_GPU_NMAX * SQ_GPU_NMAX + SQ_GPU_NMAX];
+#if SQ_GPU_SHARED_WORK
+    SQ_SHARED float shm[SQ_GPU_WORK_SOLVE(SQ_GPU_NMAX)]; /* the larger of the two */
+#endif
     SQ_SHARED float sc[8];
-    if (SQ_BX >= ka.nsides)
-        return;
-    const SqGpuSide *sd = sq_gk_side(arena, &ka, SQ_BX);
-    const SqGpuPlan *pl = sq_gk_plan(arena, &ka, sd->plan);
-    const int n = pl->d.n, nn = n * n;
+    const int side_ok = SQ_BX < ka.nsides;
+    const SQ_GLOBAL SqGpuSide *sd = sq_gk_side(arena, &ka, side_ok ? SQ_BX : 0);
+    const SQ_GLOBAL SqGpuPlan *pl = sq_gk_plan(arena, &ka, sd->plan);
+    const int n = side_ok ? pl->d.n : 0;
     const int64_t base = sd->scratch;
-    const float *k = SQ_GK_PTR(const float, base + pl->lay.k);
-    int32_t *flags = SQ_GK_PTR(int32_t, base + pl->lay.flags);
+    const SQ_GLOBAL float *k = SQ_GK_PTR(const float, base + pl->lay.k);
+    SQ_GLOBAL int32_t *flags = SQ_GK_PTR(int32_t, base + pl->lay.flags);
+#if SQ_GPU_SHARED_WORK
+    SQ_GLOBAL float *w = shm;
+#else
+    SQ_GLOBAL float *w = SQ_GK_PTR(float, base + pl->lay.work) + (SQ_BY ? SQ_GPU_WORK_EIGEN(n) : 0);
+#endif
     if (SQ_BY == 0)
-        sq_gk_eigen(k, n, SQ_GK_PTR(float, base + pl->lay.lambda), flags, sm, sm + nn,
-                    sm + nn + n, sm + nn + 2 * n, sm + nn + 3 * n, sc);
+        sq_gk_eigen(k, n, SQ_GK_PTR(float, base + pl->lay.lambda), flags, w, sc);
     else
         sq_gk_solve(k, n, SQ_GK_PTR(const float, base + pl->lay.y),
-                    SQ_GK_PTR(float, base + pl->lay.x), pl->d.nb, flags, sm, sc);
+                    SQ_GK_PTR(float, base + pl->lay.x), pl->d.nb, flags, w, sc);
 }
 
 /* ---- scores ------------------------------------------------------------ */
 
-/* Block (chunk, pair): per block m, S and E of both sides and |a - b|. */
+/* Block (chunk, pair): per block m, S and E of both sides and |a - b| (no barrier). */
 SQ_KERNEL_BEGIN(entropy, 256)
 {
     if (SQ_BY >= ka.npairs)
         return;
-    const SqGpuPair *pr = SQ_GK_PTR(const SqGpuPair, ka.pairs) + SQ_BY;
-    const SqGpuPlan *pl = sq_gk_plan(arena, &ka, pr->plan);
+    const SQ_GLOBAL SqGpuPair *pr = SQ_GK_PTR(const SqGpuPair, ka.pairs) + SQ_BY;
+    const SQ_GLOBAL SqGpuPlan *pl = sq_gk_plan(arena, &ka, pr->plan);
     const int n = pl->d.n, nb = pl->d.nb, lo = SQ_BX * SQ_GK_CHUNK;
     const int hi = lo + SQ_GK_CHUNK < nb ? lo + SQ_GK_CHUNK : nb;
-    float *terms = SQ_GK_PTR(float, pr->terms);
+    SQ_GLOBAL float *terms = SQ_GK_PTR(float, pr->terms);
     const float base = sq_pool_base(n, pl->sigma_nn, pl->nn_floor);
     for (int m = lo + SQ_TID; m < hi; m += SQ_NTH) {
         float e[2], s[2];
         for (int side = 0; side < 2; side++) {
-            const SqGpuSide *sd = sq_gk_side(arena, &ka, 2 * SQ_BY + side);
-            const float *lambda = SQ_GK_PTR(const float, sd->scratch + pl->lay.lambda);
-            const float *y = SQ_GK_PTR(const float, sd->scratch + pl->lay.y);
-            float *x = SQ_GK_PTR(float, sd->scratch + pl->lay.x);
+            const SQ_GLOBAL SqGpuSide *sd = sq_gk_side(arena, &ka, 2 * SQ_BY + side);
+            const SQ_GLOBAL float *lambda = SQ_GK_PTR(const float, sd->scratch + pl->lay.lambda);
+            const SQ_GLOBAL float *y = SQ_GK_PTR(const float, sd->scratch + pl->lay.y);
+            SQ_GLOBAL float *x = SQ_GK_PTR(float, sd->scratch + pl->lay.x);
             if (sq_gk_singular(SQ_GK_PTR(const int32_t, sd->scratch + pl->lay.flags), lambda, n))
                 for (int k = 0; k < n; k++)
                     x[(int64_t)k * nb + m] = 0.0f; /* column m is this thread's */
@@ -422,21 +480,21 @@ SQ_KERNEL_BEGIN(pool, 256)
     const int lo = SQ_BX * SQ_GK_CHUNK;
     const int hi = lo + SQ_GK_CHUNK < ka.npairs ? lo + SQ_GK_CHUNK : ka.npairs;
     for (int i = lo + SQ_TID; i < hi; i += SQ_NTH) {
-        const SqGpuPair *pr = SQ_GK_PTR(const SqGpuPair, ka.pairs) + i;
-        const SqGpuPlan *pl = sq_gk_plan(arena, &ka, pr->plan);
+        const SQ_GLOBAL SqGpuPair *pr = SQ_GK_PTR(const SqGpuPair, ka.pairs) + i;
+        const SQ_GLOBAL SqGpuPlan *pl = sq_gk_plan(arena, &ka, pr->plan);
         const int n = pl->d.n, nb = pl->d.nb;
-        const float *terms = SQ_GK_PTR(const float, pr->terms);
+        const SQ_GLOBAL float *terms = SQ_GK_PTR(const float, pr->terms);
         float score = 0.0f;
         for (int m = 0; m < nb; m++)
             score = score + terms[m];
         const float pooled = score / (float)nb;
         int err[2];
         for (int side = 0; side < 2; side++) {
-            const SqGpuSide *sd = sq_gk_side(arena, &ka, 2 * i + side);
+            const SQ_GLOBAL SqGpuSide *sd = sq_gk_side(arena, &ka, 2 * i + side);
             err[side] = sq_gk_singular(SQ_GK_PTR(const int32_t, sd->scratch + pl->lay.flags),
                                        SQ_GK_PTR(const float, sd->scratch + pl->lay.lambda), n);
         }
-        SqGpuResult *res = SQ_GK_PTR(SqGpuResult, ka.results) + i;
+        SQ_GLOBAL SqGpuResult *res = SQ_GK_PTR(SqGpuResult, ka.results) + i;
         res->score = sq_side_score(err[0], err[1], pooled);
         res->err = err[0] || err[1];
     }

@@ -85,7 +85,7 @@ typedef struct GpuPriv {
 
     SqGpuAddr arena;
     int64_t arena_bytes;
-    int64_t off_plans, off_sides, off_pairs, off_results, off_scratch, off_slots;
+    int64_t off_plans, off_tables, off_sides, off_pairs, off_results, off_scratch, off_slots;
     int64_t slot_bytes, stage_bytes, desc_bytes;
     int has_prescale;
 
@@ -305,6 +305,7 @@ static void layout_side(const SqPlan *pl, SqGpuLayout *l)
     TAKE(y, (int64_t)d->n * d->nb * 4);
     TAKE(x, (int64_t)d->n * d->nb * 4);
     TAKE(flags, 2 * 4);
+    TAKE(work, (int64_t)(SQ_GPU_WORK_EIGEN(d->n) + SQ_GPU_WORK_SOLVE(d->n)) * 4);
 #undef TAKE
     l->bytes = o;
 }
@@ -370,33 +371,67 @@ static void plan_scratch(GpuPriv *g)
     g->frame_scratch = o;
 }
 
-static void choose_batch(GpuPriv *g)
-{
-    int b = MAX_BATCH;
-    while (b > 1 && ((2 * b + 1) * g->stage_bytes > PINNED_BUDGET ||
-                     b * g->frame_scratch > SCRATCH_BUDGET))
-        b--;
-    g->batch = b;
-    g->cap = 2 * b;
-    g->nslots = g->cap + 1;  /* frame n may still read slot n - 1 */
-    g->nbslots = g->cap;     /* a batch holds at least one frame */
-}
-
 static int64_t table_bytes(const SqPlan *pl)
 {
     return pl->prescale < 0 ? 0 : 2 * sq_gpu_align((int64_t)SQ_PS_TAPS * pl->d.scaled_h * 4) +
                                       2 * sq_gpu_align((int64_t)SQ_PS_TAPS * pl->d.scaled_w * 4);
 }
 
+/*
+ * The arena for batches of b frames: plans, prescale tables, problem
+ * tables, results, per-batch scratch, then the 2b + 1 frame slots. Sets the
+ * offsets, returns the size.
+ */
+static int64_t layout_arena(GpuPriv *g, int b)
+{
+    const int64_t max_pairs = (int64_t)b * g->pairs_per_frame;
+    int64_t o = 0;
+    g->off_plans = o;
+    o = sq_gpu_align(o + g->p.nfeat * (int64_t)sizeof(SqGpuPlan));
+    g->off_tables = o;
+    for (int f = 0; f < g->p.nfeat; f++)
+        o += table_bytes(g->p.feat[f].plan);
+    g->off_sides = o;
+    o = sq_gpu_align(o + 2 * max_pairs * (int64_t)sizeof(SqGpuSide));
+    g->off_pairs = o;
+    o = sq_gpu_align(o + max_pairs * (int64_t)sizeof(SqGpuPair));
+    g->off_results = o;
+    o = sq_gpu_align(o + max_pairs * (int64_t)sizeof(SqGpuResult));
+    g->off_scratch = o;
+    o += b * g->frame_scratch;
+    g->off_slots = o;
+    o += (2 * b + 1) * g->slot_bytes;
+    return o;
+}
+
+/*
+ * Frames per batch: the most that keep staging and scratch within their
+ * budgets and, when the runtime has a largest allocation (max_alloc > 0,
+ * OpenCL), the arena within it. Only ever lowers an earlier choice.
+ */
+static void choose_batch(GpuPriv *g, int64_t max_alloc)
+{
+    int b = g->batch ? g->batch : MAX_BATCH;
+    while (b > 1 && ((2 * b + 1) * g->stage_bytes > PINNED_BUDGET ||
+                     b * g->frame_scratch > SCRATCH_BUDGET ||
+                     (max_alloc > 0 && layout_arena(g, b) > max_alloc)))
+        b--;
+    g->batch = b;
+    g->cap = 2 * b;
+    g->nslots = g->cap + 1;  /* frame n may still read slot n - 1 */
+    g->nbslots = g->cap;     /* a batch holds at least one frame */
+    g->arena_bytes = layout_arena(g, b);
+}
+
 /* Plans and prescale tables: uploaded once, from a temporary host copy. */
-static int upload_plans(GpuPriv *g, int64_t off_tables)
+static int upload_plans(GpuPriv *g)
 {
     const int nf = g->p.nfeat;
     SqGpuPlan *hp = sq_calloc(&g->p.alloc, (size_t)nf, sizeof(*hp));
     if (!hp)
         return -ENOMEM;
     int ret = 0;
-    int64_t t = off_tables;
+    int64_t t = g->off_tables;
     for (int f = 0; f < nf && !ret; f++) {
         const SqPlan *pl = g->p.feat[f].plan;
         SqGpuPlan *q = &hp[f];
@@ -486,17 +521,18 @@ int sq_gpu_open(void **priv, const SqBackendParams *p, const SqGpuFns *fns, char
         }
     plan_planes(g);
     plan_scratch(g);
-    choose_batch(g);
+    choose_batch(g, 0);
 
     int ret;
     const int nev = 2 * g->nbslots + SQ_K_COUNT + 1;
-    if (p->device_name && !fns->open_named) {
+    const char *name = p->device_name && p->device_name[0] ? p->device_name : NULL;
+    if (name && !fns->open_named) {
         snprintf(err, errlen, "the %s backend cannot select a device by name", fns->name);
         sq_gpu_close((void **)&g);
         return -EINVAL;
     }
-    ret = p->device_name ? fns->open_named(&g->dev, p->device_name, nev, &p->alloc, err, errlen)
-                         : fns->open(&g->dev, p->device, nev, &p->alloc, err, errlen);
+    ret = name ? fns->open_named(&g->dev, name, nev, &p->alloc, err, errlen)
+               : fns->open(&g->dev, p->device, nev, &p->alloc, err, errlen);
     if (ret < 0) {
         g->dev = NULL;
         sq_gpu_close((void **)&g);
@@ -504,25 +540,10 @@ int sq_gpu_open(void **priv, const SqBackendParams *p, const SqGpuFns *fns, char
     }
     if (fns->enter && (ret = fns->enter(g->dev)) < 0)
         goto fail_dev;
+    /* fewer frames per batch: the events opened above still suffice */
+    if (fns->max_alloc)
+        choose_batch(g, (int64_t)fns->max_alloc(g->dev));
     const int max_pairs = g->batch * g->pairs_per_frame;
-    int64_t o = 0, tables = 0;
-    g->off_plans = o;
-    o = sq_gpu_align(o + p->nfeat * (int64_t)sizeof(SqGpuPlan));
-    for (int f = 0; f < p->nfeat; f++)
-        tables += table_bytes(p->feat[f].plan);
-    const int64_t off_tables = o;
-    o += tables;
-    g->off_sides = o;
-    o = sq_gpu_align(o + 2 * max_pairs * (int64_t)sizeof(SqGpuSide));
-    g->off_pairs = o;
-    o = sq_gpu_align(o + max_pairs * (int64_t)sizeof(SqGpuPair));
-    g->off_results = o;
-    o = sq_gpu_align(o + max_pairs * (int64_t)sizeof(SqGpuResult));
-    g->off_scratch = o;
-    o += g->batch * g->frame_scratch;
-    g->off_slots = o;
-    o += g->nslots * g->slot_bytes;
-    g->arena_bytes = o;
 
     /* desc: sides then pairs; pinned block: staging slots, then per batch desc + results */
     g->desc_bytes = sq_gpu_align(2 * max_pairs * (int64_t)sizeof(SqGpuSide)) +
@@ -553,7 +574,7 @@ int sq_gpu_open(void **priv, const SqBackendParams *p, const SqGpuFns *fns, char
         b->res = (SqGpuResult *)(hb + g->desc_bytes);
         hb += g->desc_bytes + res_bytes;
     }
-    if ((ret = upload_plans(g, off_tables)) < 0)
+    if ((ret = upload_plans(g)) < 0)
         goto fail_dev;
     if (pool_start(g, p->n_threads) < 0) {
         snprintf(err, errlen, "cannot start %s staging threads", fns->name);

@@ -9,7 +9,11 @@ typedef struct SqEmuBlk {
     int x, y;
 } SqEmuBlk;
 
-/* kernels.h as C: a block is one thread, so barriers are no-ops. */
+/*
+ * The one kernel source as C: a block is one thread, so barriers are
+ * no-ops. The eigen/solve matrices are block-shared (here: stack) arrays,
+ * as on CUDA and HIP; the OpenCL tests run the global work area.
+ */
 #define SQ_KERNEL_BEGIN(name, threads) \
     static void sq_k_##name(unsigned char *arena, SqKArgs ka, SqEmuBlk blk_)
 #define SQ_TID 0
@@ -18,8 +22,10 @@ typedef struct SqEmuBlk {
 #define SQ_BY (blk_.y)
 #define SQ_SYNC() ((void)0)
 #define SQ_SHARED
+#define SQ_SHARED_PTR
 #define SQ_DFN static inline
-#include "gpu/cuda/kernels.h"
+#define SQ_GPU_SHARED_WORK 1
+#include "gpu/kernels.h"
 
 typedef void (*EmuKernel)(unsigned char *arena, SqKArgs ka, SqEmuBlk blk);
 static const EmuKernel kernels[SQ_K_COUNT] = {

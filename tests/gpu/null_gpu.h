@@ -1,6 +1,6 @@
 /*
  * A GPU that is the host: the SqGpuFns vtable on plain memory, launching
- * the real kernel source (src/gpu/cuda/kernels.h) compiled as C with one
+ * the one kernel source (src/gpu/kernels.h) compiled as C with one
  * thread per block. Runs pipeline.c and every kernel on machines without a
  * GPU, so the GPU path is checked against the CPU backend in CI too.
  * "Device" pictures (SPEEDQA_MEM_CUDA) are plain host pointers here.

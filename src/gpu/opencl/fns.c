@@ -4,7 +4,9 @@
  *
  * Device addresses: OpenCL has buffers, not pointers, so an SqGpuAddr is
  * (allocation slot + 1) << 40 | byte offset. The pipeline only ever adds
- * offsets to what alloc returned, which this encoding keeps exact.
+ * offsets to what alloc returned, which this encoding keeps exact. The
+ * kernels (gpu/kernels.h, the same source as CUDA's) take the arena buffer
+ * itself and the SqKArgs struct: every other location is a byte offset.
  */
 #include <errno.h>
 #include <stdarg.h>
@@ -50,8 +52,6 @@ struct SqGpuDev {
     int nhosts;
     cl_event *ev;
     int nev;
-    cl_mem work;          /* eigsolve work matrices (see kernels.cl) */
-    size_t work_bytes;
     int from_cache;
     int failed;           /* first error, sticky */
     char errbuf[512];
@@ -144,8 +144,6 @@ static void cl_close(SqGpuDev **pd)
     for (int i = 0; i < d->nbufs; i++)
         if (d->bufs[i])
             cl->ReleaseMemObject(d->bufs[i]);
-    if (d->work)
-        cl->ReleaseMemObject(d->work);
     for (int i = 0; i < d->nev; i++)
         if (d->ev[i])
             cl->ReleaseEvent(d->ev[i]);
@@ -216,6 +214,17 @@ out:
 static int cl_open(SqGpuDev **pd, int device, int nevents, const SqAlloc *a, char *err, size_t errlen)
 {
     return sq_cl_open_dev(pd, device, NULL, nevents, a, err, errlen);
+}
+
+static int cl_open_named(SqGpuDev **pd, const char *name, int nevents, const SqAlloc *a, char *err,
+                         size_t errlen)
+{
+    return sq_cl_open_dev(pd, -1, name, nevents, a, err, errlen);
+}
+
+static size_t cl_max_alloc(const SqGpuDev *d)
+{
+    return (size_t)d->info.max_alloc;
 }
 
 static const char *cl_error(const SqGpuDev *d)
@@ -357,24 +366,6 @@ error:
     return ret;
 }
 
-static int ensure_work(SqGpuDev *d, size_t bytes)
-{
-    int ret = 0;
-    if (bytes <= d->work_bytes)
-        return 0;
-    /* Grows once to the largest batch; in-flight users are on the same in-order queue. */
-    if (d->work) {
-        d->cl.ReleaseMemObject(d->work);
-        d->work = NULL;
-        d->work_bytes = 0;
-    }
-    CL_OBJ(d->work, d->cl.CreateBuffer(d->ctx, CL_MEM_READ_WRITE, bytes, NULL, &e_));
-    d->work_bytes = bytes;
-    return 0;
-error:
-    return ret;
-}
-
 static int cl_launch(SqGpuDev *d, int stream, int kernel, const unsigned grid[3], unsigned block,
                      SqGpuAddr arena, const SqKArgs *args)
 {
@@ -388,24 +379,14 @@ static int cl_launch(SqGpuDev *d, int stream, int kernel, const unsigned grid[3]
         return 0;
     if ((ret = decode(d, arena, &m, &off)) < 0)
         return ret;
+    if (off)
+        return fail(d, -EINVAL, "OpenCL: kernels take a whole allocation, not %#llx",
+                    (unsigned long long)arena);
     const SqCl *cl = &d->cl;
     cl_kernel k = d->k[kernel];
-    const cl_long base = (cl_long)off;
-    cl_uint i = 0;
-    CL(cl->SetKernelArg(k, i++, sizeof(cl_mem), &m));
-    CL(cl->SetKernelArg(k, i++, sizeof(base), &base));
-    CL(cl->SetKernelArg(k, i++, sizeof(cl_long), &args->plans));
-    CL(cl->SetKernelArg(k, i++, sizeof(cl_long), &args->sides));
-    CL(cl->SetKernelArg(k, i++, sizeof(cl_long), &args->pairs));
-    CL(cl->SetKernelArg(k, i++, sizeof(cl_long), &args->results));
-    CL(cl->SetKernelArg(k, i++, sizeof(cl_int), &args->nsides));
-    CL(cl->SetKernelArg(k, i++, sizeof(cl_int), &args->npairs));
-    if (kernel == SQ_K_eigsolve) {
-        const size_t need = (size_t)(args->nsides > 0 ? args->nsides : 1) * SQ_CL_WORK_FLOATS * sizeof(float);
-        if ((ret = ensure_work(d, need)) < 0)
-            return ret;
-        CL(cl->SetKernelArg(k, i++, sizeof(cl_mem), &d->work));
-    }
+    /* sq_k_<name>(__global uchar *arena, SqKArgs ka): the struct by value, as CUDA */
+    CL(cl->SetKernelArg(k, 0, sizeof(cl_mem), &m));
+    CL(cl->SetKernelArg(k, 1, sizeof(*args), args));
     size_t local = block ? block : 1;
     if (local > d->kwg[kernel])
         local = d->kwg[kernel];
@@ -512,6 +493,7 @@ int sq_cl_dev_from_cache(const SqGpuDev *d)
 const SqGpuFns sq_cl_fns = {
     .name = "opencl",
     .open = cl_open,
+    .open_named = cl_open_named,
     .close = cl_close,
     .error = cl_error,
     .alloc = cl_alloc,
@@ -527,5 +509,6 @@ const SqGpuFns sq_cl_fns = {
     .event_sync = cl_event_sync,
     .stream_wait = cl_stream_wait,
     .event_elapsed = cl_event_elapsed,
+    .max_alloc = cl_max_alloc,
     .device_memory = -1,
 };

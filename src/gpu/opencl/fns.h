@@ -3,7 +3,6 @@
 #define SQ_GPU_OPENCL_FNS_H
 
 #include "gpu/gpu.h"
-#include "gpu/opencl/work.h"
 
 /* Never -cl-mad-enable or -cl-fast-relaxed-math: the float stages must round like C. */
 #define SQ_CL_BUILD_OPTIONS "-cl-std=CL1.2 -cl-fp32-correctly-rounded-divide-sqrt"
