@@ -258,11 +258,17 @@ static int check_picture(const SpeedqaContext *c, const SpeedqaPicture *p, const
         return SPEEDQA_ERR(EINVAL);
     }
     const int planes = p->format.fmt == SPEEDQA_PIX_400 ? 1 : 3;
-    for (int i = 0; i < planes; i++)
+    for (int i = 0; i < planes; i++) {
         if (!p->data[i]) {
             logmsg(&c->s, SPEEDQA_LOG_ERROR, "%s picture plane %d is NULL", side, i);
             return SPEEDQA_ERR(EINVAL);
         }
+        if (p->format.bpc > 8 && (((uintptr_t)p->data[i] | (uintptr_t)p->stride[i]) & 1)) {
+            logmsg(&c->s, SPEEDQA_LOG_ERROR,
+                   "%s picture plane %d: 16-bit samples need an even address and stride", side, i);
+            return SPEEDQA_ERR(EINVAL);
+        }
+    }
     return 0;
 }
 

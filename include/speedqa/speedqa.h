@@ -83,8 +83,8 @@ typedef struct SpeedqaFormat {
 
 /**
  * One picture. Samples are uint8_t when bpc == 8, otherwise native-endian
- * uint16_t holding values below 2^bpc. Strides are in bytes and may be
- * negative. The caller keeps ownership; the library copies what it needs
+ * uint16_t holding values below 2^bpc (planes and strides 2-byte aligned).
+ * Strides are in bytes and may be negative. The caller keeps ownership; the library copies what it needs
  * before speedqa_send() returns.
  */
 typedef struct SpeedqaPicture {
