@@ -4,7 +4,7 @@
 
 #include "core/mem.h"
 
-void *sq_calloc(const SqAlloc *a, size_t n, size_t size)
+static void *alloc_bytes(const SqAlloc *a, size_t n, size_t size, int zero)
 {
     if (size && n > SIZE_MAX / size)
         return NULL;
@@ -15,9 +15,19 @@ void *sq_calloc(const SqAlloc *a, size_t n, size_t size)
     } else if (posix_memalign(&p, 64, (bytes + 63) & ~(size_t)63)) {
         p = NULL;
     }
-    if (p)
+    if (p && zero)
         memset(p, 0, bytes);
     return p;
+}
+
+void *sq_calloc(const SqAlloc *a, size_t n, size_t size)
+{
+    return alloc_bytes(a, n, size, 1);
+}
+
+void *sq_malloc(const SqAlloc *a, size_t n, size_t size)
+{
+    return alloc_bytes(a, n, size, 0);
 }
 
 void sq_free(const SqAlloc *a, void *p)

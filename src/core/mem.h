@@ -16,6 +16,9 @@ typedef struct SqAlloc {
 
 /* Zeroed, 64-byte aligned; NULL on failure or when n * size overflows. */
 void *sq_calloc(const SqAlloc *a, size_t n, size_t size);
+/* Same, not zeroed: for large buffers that are written before being read,
+ * so their pages are committed only as frames arrive. */
+void *sq_malloc(const SqAlloc *a, size_t n, size_t size);
 void sq_free(const SqAlloc *a, void *p);
 
 #endif

@@ -15,6 +15,9 @@
 #include "cpu/cpu.h"
 #include "math/filter.h"
 
+/* Most bytes of frame copies the threaded mode keeps in flight. */
+#define RING_BUDGET ((size_t)1 << 30)
+
 typedef struct Planes {
     const uint8_t *data[3];
     int64_t stride[3];
@@ -225,6 +228,16 @@ static int cpu_open(void **pp, const SqBackendParams *p, char *err, size_t errle
             c->need[0] = 1;
     }
     c->nworkers = p->n_threads < 1 ? 1 : p->n_threads;
+    /* Frames in flight are copies: bound their memory, and score huge
+     * frames synchronously rather than commit gigabytes of copies. */
+    const size_t bytes = copy_size(c);
+    if (c->nworkers > 1) {
+        const size_t fit = RING_BUDGET / (2 * (bytes ? bytes : 1));
+        const size_t want = 2 * (size_t)c->nworkers + 2;
+        c->cap = (int)(fit > want + 2 ? want : fit > 4 ? fit - 2 : 0);
+        if (c->cap < 2)
+            c->nworkers = 1;
+    }
     c->w = sq_calloc(&p->alloc, (size_t)c->nworkers, sizeof(*c->w));
     if (!c->w)
         goto oom;
@@ -241,7 +254,7 @@ static int cpu_open(void **pp, const SqBackendParams *p, char *err, size_t errle
             plane_size(&p->format, 0, &w, &h);
             const size_t row = (size_t)w * (p->format.bpc > 8 ? 2 : 1);
             for (int s = 0; s < 2; s++) {
-                if (!(c->prev[s] = sq_calloc(&p->alloc, row, (size_t)h)))
+                if (!(c->prev[s] = sq_malloc(&p->alloc, row, (size_t)h)))
                     goto oom;
                 c->prev_pl[s].data[0] = c->prev[s];
                 c->prev_pl[s].stride[0] = (int64_t)row;
@@ -249,15 +262,13 @@ static int cpu_open(void **pp, const SqBackendParams *p, char *err, size_t errle
         }
         return 0;
     }
-    c->cap = 2 * c->nworkers + 2;
     c->nslots = c->cap + 2; /* frame n's slot is free once frame n - cap was received */
     c->slot = sq_calloc(&p->alloc, (size_t)c->nslots, sizeof(*c->slot));
     if (!c->slot)
         goto oom;
-    const size_t bytes = copy_size(c);
     for (int i = 0; i < c->nslots; i++)
-        if (!(c->slot[i].buf[0] = sq_calloc(&p->alloc, bytes, 1)) ||
-            !(c->slot[i].buf[1] = sq_calloc(&p->alloc, bytes, 1)))
+        if (!(c->slot[i].buf[0] = sq_malloc(&p->alloc, bytes, 1)) ||
+            !(c->slot[i].buf[1] = sq_malloc(&p->alloc, bytes, 1)))
             goto oom;
     if (pthread_mutex_init(&c->mu, NULL))
         goto oom;
