@@ -151,27 +151,30 @@ SQ_KERNEL_BEGIN(opimg, 256)
     const SQ_GLOBAL SqGpuSide *sd = sq_gk_side(arena, &ka, side_ok ? SQ_BY : 0);
     const SQ_GLOBAL SqGpuPlan *pl = sq_gk_plan(arena, &ka, sd->plan);
     const SQ_GLOBAL SqDims *d = &pl->d;
-    const int i = SQ_BX, ok = side_ok && i < d->op_h;
-    const int sw = d->scaled_w, sh = d->scaled_h, row = i << SQ_DECIM_SHIFT;
-    const int ncol = ok ? sw : 0, nop = ok ? d->op_w : 0;
+    const int i = SQ_BX, ok = side_ok && i < d->op_h, sw = d->scaled_w;
     SQ_GLOBAL float *vrow = SQ_GK_PTR(float, sd->scratch + pl->lay.vrow) + (int64_t)i * sw;
-    if (pl->prescale >= 0) {
-        const SQ_GLOBAL float *scaled = SQ_GK_PTR(const float, sd->scratch + pl->lay.scaled);
-        for (int c = SQ_TID; c < ncol; c += SQ_NTH)
-            vrow[c] = sq_vfilter_f32(scaled, sw, sh, pl->ga, pl->taps_a, row, c);
-    } else {
-        const SQ_GLOBAL uint8_t *cur =
-            arena + sq_gpu_run_base(sd->cur, sd->cur_stride, sd->cur_runs, i);
-        const SQ_GLOBAL uint8_t *prev = sd->prev >= 0
-            ? arena + sq_gpu_run_base(sd->prev, sd->prev_stride, sd->prev_runs, i) : 0;
-        for (int c = SQ_TID; c < ncol; c += SQ_NTH)
-            vrow[c] = sq_vfilter_raw(cur, sd->cur_stride, prev, sd->prev_stride, sd->hbd,
-                                     sd->scale, sh, pl->ga, pl->taps_a, row, c);
+    if (ok) {
+        const int sh = d->scaled_h, row = i << SQ_DECIM_SHIFT;
+        if (pl->prescale >= 0) {
+            const SQ_GLOBAL float *scaled = SQ_GK_PTR(const float, sd->scratch + pl->lay.scaled);
+            for (int c = SQ_TID; c < sw; c += SQ_NTH)
+                vrow[c] = sq_vfilter_f32(scaled, sw, sh, pl->ga, pl->taps_a, row, c);
+        } else {
+            const SQ_GLOBAL uint8_t *cur =
+                arena + sq_gpu_run_base(sd->cur, sd->cur_stride, sd->cur_runs, i);
+            const SQ_GLOBAL uint8_t *prev = sd->prev >= 0
+                ? arena + sq_gpu_run_base(sd->prev, sd->prev_stride, sd->prev_runs, i) : 0;
+            for (int c = SQ_TID; c < sw; c += SQ_NTH)
+                vrow[c] = sq_vfilter_raw(cur, sd->cur_stride, prev, sd->prev_stride, sd->hbd,
+                                         sd->scale, sh, pl->ga, pl->taps_a, row, c);
+        }
     }
     SQ_SYNC();
-    SQ_GLOBAL float *op = SQ_GK_PTR(float, sd->scratch + pl->lay.op) + (int64_t)i * d->op_w;
-    for (int j = SQ_TID; j < nop; j += SQ_NTH)
-        op[j] = sq_hfilter_f32(vrow, sw, pl->ga, pl->taps_a, j << SQ_DECIM_SHIFT);
+    if (ok) {
+        SQ_GLOBAL float *op = SQ_GK_PTR(float, sd->scratch + pl->lay.op) + (int64_t)i * d->op_w;
+        for (int j = SQ_TID; j < d->op_w; j += SQ_NTH)
+            op[j] = sq_hfilter_f32(vrow, sw, pl->ga, pl->taps_a, j << SQ_DECIM_SHIFT);
+    }
 }
 
 SQ_KERNEL_BEGIN(localmean, 256)

@@ -2,7 +2,46 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "config.h"
+#include "null_gpu.h"
 #include "runner.h"
+#if SQ_HAVE_CUDA
+#include "gpu/cuda/cuda.h"
+#endif
+#if SQ_HAVE_HIP
+#include "gpu/hip/hip.h"
+#endif
+#if SQ_HAVE_OPENCL
+#include "gpu/opencl/fns.h"
+#endif
+
+const char *runner_device_name;
+
+const SqGpuFns *runner_gpu_fns(const char *name)
+{
+    if (!strcmp(name, "null"))
+        return &sq_null_gpu_fns;
+#if SQ_HAVE_CUDA
+    if (!strcmp(name, "cuda"))
+        return &sq_gpu_cuda_fns;
+#endif
+#if SQ_HAVE_HIP
+    if (!strcmp(name, "hip"))
+        return &sq_gpu_hip_fns;
+#endif
+#if SQ_HAVE_OPENCL
+    if (!strcmp(name, "opencl"))
+        return &sq_cl_fns;
+#endif
+    return NULL;
+}
+
+int runner_api_backend(const char *name)
+{
+    return !strcmp(name, "cuda") ? SPEEDQA_BACKEND_CUDA
+         : !strcmp(name, "hip") ? SPEEDQA_BACKEND_HIP
+         : !strcmp(name, "opencl") ? SPEEDQA_BACKEND_OPENCL : -1;
+}
 
 void runner_close(Runner *r)
 {
@@ -45,6 +84,7 @@ int runner_open(Runner *r, const SqBackend *be, const SqGpuFns *fns, const Speed
     }
     bp->n_threads = n_threads;
     bp->device = -1;
+    bp->device_name = fns ? runner_device_name : NULL;
     bp->cpu_mask = ~0u;
     bp->alloc = *a;
     ret = be ? be->open(&r->priv, bp, err, errlen) : sq_gpu_open(&r->priv, bp, fns, err, errlen);

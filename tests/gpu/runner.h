@@ -23,6 +23,14 @@ typedef struct Runner {
     unsigned long long sent, received;
 } Runner;
 
+/* The SqGpuFns of a runtime: null (the emulator), cuda, hip, opencl; NULL if not built. */
+const SqGpuFns *runner_gpu_fns(const char *name);
+/* Its public API backend (SPEEDQA_BACKEND_*), or -1 for the emulator. */
+int runner_api_backend(const char *name);
+
+/* Device of the GPU pipeline runs (runner_open with fns): by name substring, or NULL: the first. */
+extern const char *runner_device_name;
+
 /* 0, or the backend's/planner's negative errno with the message in err. */
 int runner_open(Runner *r, const SqBackend *be, const SqGpuFns *fns, const SpeedqaFormat *fmt,
                 const char *const *features, int n_threads, const SqAlloc *alloc, char *err,

@@ -5,10 +5,14 @@
  * planes that go singular, negative strides, device-resident pictures,
  * sequence restarts). Every output double is compared with ==.
  *
- *   test_gpu_parity null|cuda GOLDEN_DIR WORK_DIR NRANDOM SEED MAXW MAXH [CPU_THREADS]
+ *   test_gpu_parity null|cuda|hip|opencl GOLDEN_DIR WORK_DIR NRANDOM SEED MAXW MAXH [CPU_THREADS]
  *
  * null: the host emulator of the GPU (tests/gpu/null_gpu.c), runs anywhere.
- * cuda: the CUDA backend; exits 77 (skip) without driver or device.
+ * cuda, hip, opencl: that runtime's plumbing under the same pipeline and
+ * kernel source; exits 77 (skip) without driver or device.
+ * SPEEDQA_GPU_DEVICE=substring picks the device by name (e.g. NVIDIA for
+ * the OpenCL platform of an NVIDIA driver). Device-resident pictures are
+ * used where the runtime takes them (device_memory >= 0).
  */
 #include <errno.h>
 #include <stdio.h>
@@ -23,9 +27,6 @@
 #include "config.h"
 #include "null_gpu.h"
 #include "runner.h"
-#if SQ_HAVE_CUDA
-#include "gpu/cuda/cuda.h"
-#endif
 
 int gen_synth_main(int argc, char **argv);
 
@@ -250,6 +251,8 @@ static int api_values(const Case *c, SpeedqaBackend be, double *out, int *count)
     s.ref = s.dis = c->fmt;
     s.backend = be;
     s.features = c->featp;
+    if (be != SPEEDQA_BACKEND_CPU)
+        s.device_name = runner_device_name;
     SpeedqaContext *ctx;
     int ret = speedqa_open(&ctx, &s), got = 0;
     if (ret < 0)
@@ -305,16 +308,12 @@ static int api_check(SpeedqaBackend be, Totals *t)
 int main(int argc, char **argv)
 {
     if (argc < 8) {
-        fprintf(stderr, "usage: %s null|cuda GOLDEN_DIR WORK_DIR NRANDOM SEED MAXW MAXH [CPU_THREADS]\n", argv[0]);
+        fprintf(stderr, "usage: %s null|cuda|hip|opencl GOLDEN_DIR WORK_DIR NRANDOM SEED MAXW MAXH "
+                "[CPU_THREADS]\n", argv[0]);
         return 2;
     }
-    const SqGpuFns *fns = NULL;
-    if (!strcmp(argv[1], "null"))
-        fns = &sq_null_gpu_fns;
-#if SQ_HAVE_CUDA
-    else if (!strcmp(argv[1], "cuda"))
-        fns = &sq_gpu_cuda_fns;
-#endif
+    setvbuf(stdout, NULL, _IOLBF, 0);
+    const SqGpuFns *fns = runner_gpu_fns(argv[1]);
     if (!fns) {
         printf("SKIP: backend %s not built\n", argv[1]);
         return 77;
@@ -328,26 +327,30 @@ int main(int argc, char **argv)
     DevFrames df = { 0 };
     static const SqAlloc plain = { 0 };
     df.fns = fns;
-    int ret = fns->open(&df.dev, -1, 1, &plain, err, sizeof(err));
+    runner_device_name = getenv("SPEEDQA_GPU_DEVICE");
+    int ret = runner_device_name && fns->open_named
+        ? fns->open_named(&df.dev, runner_device_name, 1, &plain, err, sizeof(err))
+        : fns->open(&df.dev, -1, 1, &plain, err, sizeof(err));
     if (ret < 0) {
         printf("SKIP: %s: %s\n", fns->name, err);
         return ret == -ENODEV ? 77 : 1;
     }
+    /* device-resident pictures only where the runtime takes them */
+    DevFrames *dfp = fns->device_memory >= 0 && fns->copy2d ? &df : NULL;
     printf("%s parity, seed %llu (replay: %s %s %s %s %d %llu %d %d)\n", fns->name,
            (unsigned long long)seed, argv[0], argv[1], argv[2], argv[3], nrandom,
            (unsigned long long)seed, max_w, max_h);
     Totals t = { 0 };
     int fails = 0;
     if (strcmp(argv[2], "-"))
-        fails += golden_cases(argv[2], argv[3], fns, &df, cpu_threads, &t);
-#if SQ_HAVE_CUDA
-    if (fns == &sq_gpu_cuda_fns) {
+        fails += golden_cases(argv[2], argv[3], fns, dfp, cpu_threads, &t);
+    const int api_be = runner_api_backend(argv[1]);
+    if (api_be >= 0) {
         char list[1024];
-        const int nd = speedqa_list_devices(SPEEDQA_BACKEND_CUDA, list, sizeof(list));
-        printf("speedqa_list_devices(cuda) = %d:\n%s", nd, list);
-        fails += api_check(SPEEDQA_BACKEND_CUDA, &t);
+        const int nd = speedqa_list_devices(api_be, list, sizeof(list));
+        printf("speedqa_list_devices(%s) = %d:\n%s", argv[1], nd, list);
+        fails += api_check((SpeedqaBackend)api_be, &t);
     }
-#endif
     /* batches with nothing to compute: lone first frames of speed_temporal */
     {
         const SpeedqaFormat f1 = { 320, 240, SPEEDQA_PIX_420, 8 };
@@ -359,7 +362,7 @@ int main(int argc, char **argv)
             c1.featp[0] = c1.feat[0];
             c1.featp[1] = NULL;
             c1.new_seq[1] = c1.new_seq[2] = 1;
-            fails += run_case(&c1, fns, &df, cpu_threads, &t);
+            fails += run_case(&c1, fns, dfp, cpu_threads, &t);
             case_free(&c1);
         }
     }
@@ -371,7 +374,7 @@ int main(int argc, char **argv)
             fails++;
             continue;
         }
-        fails += run_case(&c, fns, &df, cpu_threads, &t);
+        fails += run_case(&c, fns, dfp, cpu_threads, &t);
         t.random++;
         case_free(&c);
     }

@@ -9,7 +9,7 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "gpu/gpu.h"
+#include "gpu/hip/hip.h"
 #include "gpu/hip/hip_api.h"
 
 extern const unsigned char sq_hip_code[];
@@ -298,7 +298,7 @@ fail:
     return ret;
 }
 
-static const SqGpuFns hip_fns = {
+const SqGpuFns sq_gpu_hip_fns = {
     .name = "hip",
     .open = hip_open,
     .open_named = hip_open_named,
@@ -324,7 +324,7 @@ static const SqGpuFns hip_fns = {
 
 static int hip_backend_open(void **priv, const SqBackendParams *p, char *err, size_t errlen)
 {
-    return sq_gpu_open(priv, p, &hip_fns, err, errlen);
+    return sq_gpu_open(priv, p, &sq_gpu_hip_fns, err, errlen);
 }
 
 const SqBackend sq_backend_hip = {

@@ -183,11 +183,12 @@ int sq_cl_open_dev(SqGpuDev **pd, int device, const char *name, int nevents, con
     if ((ret = sq_cl_select(&d->cl, device, name, &d->info, &d->flat, err, errlen)) < 0)
         goto out;
     const SqCl *cl = &d->cl;
-    d->nev = nevents > 0 ? nevents : 1;
-    if (!(d->ev = sq_calloc(a, (size_t)d->nev, sizeof(*d->ev)))) {
+    const int nev = nevents > 0 ? nevents : 1;
+    if (!(d->ev = sq_calloc(a, (size_t)nev, sizeof(*d->ev)))) {
         ret = fail(d, -ENOMEM, "out of memory for OpenCL events");
         goto error;
     }
+    d->nev = nev;
     CL_OBJ(d->ctx, cl->CreateContext(NULL, 1, &d->info.device, NULL, NULL, &e_));
     for (int i = 0; i < SQ_GPU_NSTREAMS; i++)
         CL_OBJ(d->q[i], cl->CreateCommandQueue(d->ctx, d->info.device, CL_QUEUE_PROFILING_ENABLE, &e_));
@@ -262,11 +263,24 @@ error:
     return ret;
 }
 
+/*
+ * Like cuMemFree/cuMemFreeHost, freeing waits for the work queued before:
+ * after a failure part way through a batch (an event not recorded, say) a
+ * copy into or out of the memory may still be queued.
+ */
+static void finish_all(SqGpuDev *d)
+{
+    for (int i = 0; i < SQ_GPU_NSTREAMS; i++)
+        if (d->q[i])
+            d->cl.Finish(d->q[i]);
+}
+
 static void cl_free(SqGpuDev *d, SqGpuAddr a)
 {
     const int slot = ADDR_SLOT(a);
     if (!a || slot < 0 || slot >= d->nbufs || !d->bufs[slot])
         return;
+    finish_all(d);
     d->cl.ReleaseMemObject(d->bufs[slot]);
     d->bufs[slot] = NULL;
 }
@@ -301,6 +315,7 @@ static void cl_host_free(SqGpuDev *d, void *p)
 {
     for (int i = 0; p && i < d->nhosts; i++)
         if (d->hosts[i].ptr == p) {
+            finish_all(d);
             d->cl.EnqueueUnmapMemObject(d->q[SQ_GPU_STREAM_COPY], d->hosts[i].mem, p, 0, NULL, NULL);
             d->cl.Finish(d->q[SQ_GPU_STREAM_COPY]);
             d->cl.ReleaseMemObject(d->hosts[i].mem);
