@@ -73,6 +73,8 @@
 
 /* Work items per block of the element-wise kernels (independent of SQ_NTH). */
 #define SQ_GK_CHUNK 256
+/* End of the chunk of work items that starts at lo, out of total. */
+#define SQ_GK_END(lo, total) ((lo) + SQ_GK_CHUNK < (total) ? (lo) + SQ_GK_CHUNK : (total))
 #define SQ_GK_PTR(T, off) ((SQ_GLOBAL T *)(arena + (off)))
 
 SQ_DFN const SQ_GLOBAL SqGpuSide *sq_gk_side(SQ_GLOBAL unsigned char *arena, const SqKArgs *ka,
@@ -99,18 +101,28 @@ SQ_DFN int sq_gk_singular(const SQ_GLOBAL int32_t *flags, const SQ_GLOBAL float 
 
 /* ---- prescale path: converted plane, then resampled plane -------------- */
 
+/* Side i and its plan when its feature prescales, else NULL. */
+SQ_DFN const SQ_GLOBAL SqGpuSide *sq_gk_prescaled(SQ_GLOBAL unsigned char *arena,
+                                                  const SqKArgs *ka, int i,
+                                                  const SQ_GLOBAL SqGpuPlan **pl)
+{
+    if (i >= ka->nsides)
+        return 0;
+    const SQ_GLOBAL SqGpuSide *sd = sq_gk_side(arena, ka, i);
+    *pl = sq_gk_plan(arena, ka, sd->plan);
+    return (*pl)->prescale >= 0 ? sd : 0;
+}
+
 /* (No barrier in these two: an idle block may return.) */
 SQ_KERNEL_BEGIN(convert, 256)
 {
-    if (SQ_BY >= ka.nsides)
-        return;
-    const SQ_GLOBAL SqGpuSide *sd = sq_gk_side(arena, &ka, SQ_BY);
-    const SQ_GLOBAL SqGpuPlan *pl = sq_gk_plan(arena, &ka, sd->plan);
-    if (pl->prescale < 0)
+    const SQ_GLOBAL SqGpuPlan *pl;
+    const SQ_GLOBAL SqGpuSide *sd = sq_gk_prescaled(arena, &ka, SQ_BY, &pl);
+    if (!sd)
         return;
     const int w = pl->d.w;
     const int64_t total = (int64_t)w * pl->d.h, lo = (int64_t)SQ_BX * SQ_GK_CHUNK;
-    const int64_t hi = lo + SQ_GK_CHUNK < total ? lo + SQ_GK_CHUNK : total;
+    const int64_t hi = SQ_GK_END(lo, total);
     const SQ_GLOBAL uint8_t *cur = arena + sd->cur;
     const SQ_GLOBAL uint8_t *prev = sd->prev >= 0 ? arena + sd->prev : 0;
     SQ_GLOBAL float *conv = SQ_GK_PTR(float, sd->scratch + pl->lay.conv);
@@ -121,15 +133,13 @@ SQ_KERNEL_BEGIN(convert, 256)
 
 SQ_KERNEL_BEGIN(prescale, 256)
 {
-    if (SQ_BY >= ka.nsides)
-        return;
-    const SQ_GLOBAL SqGpuSide *sd = sq_gk_side(arena, &ka, SQ_BY);
-    const SQ_GLOBAL SqGpuPlan *pl = sq_gk_plan(arena, &ka, sd->plan);
-    if (pl->prescale < 0)
+    const SQ_GLOBAL SqGpuPlan *pl;
+    const SQ_GLOBAL SqGpuSide *sd = sq_gk_prescaled(arena, &ka, SQ_BY, &pl);
+    if (!sd)
         return;
     const int sw = pl->d.scaled_w;
     const int64_t total = (int64_t)sw * pl->d.scaled_h, lo = (int64_t)SQ_BX * SQ_GK_CHUNK;
-    const int64_t hi = lo + SQ_GK_CHUNK < total ? lo + SQ_GK_CHUNK : total;
+    const int64_t hi = SQ_GK_END(lo, total);
     const SQ_GLOBAL float *conv = SQ_GK_PTR(const float, sd->scratch + pl->lay.conv);
     SQ_GLOBAL float *scaled = SQ_GK_PTR(float, sd->scratch + pl->lay.scaled);
     const SQ_GLOBAL int32_t *iy = SQ_GK_PTR(const int32_t, pl->ps_iy);
@@ -206,8 +216,7 @@ SQ_KERNEL_BEGIN(covrows, 256)
     const SQ_GLOBAL SqDims *d = &pl->d;
     const int b = d->b, nseq = sq_cov_nlags(b) + 1;
     const int64_t rd = sq_cov_row_doubles(b);
-    const int total = d->trunc_h * nseq, lo = SQ_BX * SQ_GK_CHUNK;
-    const int hi = lo + SQ_GK_CHUNK < total ? lo + SQ_GK_CHUNK : total;
+    const int total = d->trunc_h * nseq, lo = SQ_BX * SQ_GK_CHUNK, hi = SQ_GK_END(lo, total);
     const SQ_GLOBAL float *dimg = SQ_GK_PTR(const float, sd->scratch + pl->lay.dimg);
     SQ_GLOBAL double *rows = SQ_GK_PTR(double, sd->scratch + pl->lay.rows);
     for (int t = lo + SQ_TID; t < hi; t += SQ_NTH) {
@@ -266,23 +275,11 @@ SQ_DFN void sq_gk_eigen(const SQ_GLOBAL float *kmat, int n, SQ_GLOBAL float *lam
     /* sq_tridiag, step i */
     for (int i = 0; i + 2 < n; i++) {
         if (tid == 0) {
-            float ss = 0.0f;
-            for (int r = i + 2; r < n; r++) {
-                float sq = a[r * n + i] * a[r * n + i];
-                ss = ss + sq;
-            }
-            const float xnorm = sq_sqrtf_d(ss);
-            float tau = 0.0f, s = 0.0f, beta = 0.0f;
-            if (xnorm != 0.0f) {
-                const float alpha = a[(i + 1) * n + i];
-                beta = -sq_sgnf(alpha) * sq_hypf(alpha, xnorm);
-                tau = (beta - alpha) / beta;
-                s = alpha - beta;
-            }
+            float tau, s, beta;
+            sc[3] = sq_tridiag_reflector(a, n, i, &tau, &s, &beta) ? 1.0f : 0.0f;
             sc[0] = tau;
             sc[1] = s;
             sc[2] = beta;
-            sc[3] = xnorm != 0.0f && s != 0.0f ? 1.0f : 0.0f;
         }
         SQ_SYNC();
         const float tau = sc[0], s = sc[1];
@@ -301,14 +298,8 @@ SQ_DFN void sq_gk_eigen(const SQ_GLOBAL float *kmat, int n, SQ_GLOBAL float *lam
             for (int r = i + 1 + tid; r < n; r += nth)
                 x[r] = sq_tridiag_x(a, n, i, tau, v, r);
             SQ_SYNC();
-            if (tid == 0) {
-                float wsum = 0.0f;
-                for (int r = i + 1; r < n; r++) {
-                    float prod = x[r] * v[r];
-                    wsum = wsum + prod;
-                }
-                sc[4] = (float)(-0.5 * (double)tau * (double)wsum);
-            }
+            if (tid == 0)
+                sc[4] = sq_tridiag_gamma(x, v, n, i, tau);
             SQ_SYNC();
             const float gamma = sc[4];
             for (int r = i + 1 + tid; r < n; r += nth) {
@@ -332,24 +323,9 @@ SQ_DFN void sq_gk_eigen(const SQ_GLOBAL float *kmat, int n, SQ_GLOBAL float *lam
     }
     SQ_SYNC();
     if (tid == 0 && n > 0) {
-        /* the serial implicit QR iteration of sq_eigenvalues */
-        sq_eigen_chop(dd, ee, n);
-        int b = n - 1, iter = 0;
-        while (b > 0 && iter < SQ_EIGEN_MAX_ITER) {
-            if (ee[b - 1] == 0.0f) {
-                b--;
-                continue;
-            }
-            int a0 = b - 1;
-            while (a0 > 0 && ee[a0 - 1] != 0.0f)
-                a0--;
-            sq_qr_step(dd + a0, ee + a0, b - a0 + 1);
-            sq_eigen_chop(dd + a0, ee + a0, b - a0 + 1);
-            iter++;
-        }
+        flags[1] = sq_eigen_qr_iterate(dd, ee, n) < 0; /* serial, as in sq_eigenvalues */
         for (int i = 0; i < n; i++)
             lambda[i] = dd[i];
-        flags[1] = b > 0;
     }
 }
 
@@ -456,8 +432,7 @@ SQ_KERNEL_BEGIN(entropy, 256)
         return;
     const SQ_GLOBAL SqGpuPair *pr = SQ_GK_PTR(const SqGpuPair, ka.pairs) + SQ_BY;
     const SQ_GLOBAL SqGpuPlan *pl = sq_gk_plan(arena, &ka, pr->plan);
-    const int n = pl->d.n, nb = pl->d.nb, lo = SQ_BX * SQ_GK_CHUNK;
-    const int hi = lo + SQ_GK_CHUNK < nb ? lo + SQ_GK_CHUNK : nb;
+    const int n = pl->d.n, nb = pl->d.nb, lo = SQ_BX * SQ_GK_CHUNK, hi = SQ_GK_END(lo, nb);
     SQ_GLOBAL float *terms = SQ_GK_PTR(float, pr->terms);
     const float base = sq_pool_base(n, pl->sigma_nn, pl->nn_floor);
     for (int m = lo + SQ_TID; m < hi; m += SQ_NTH) {
@@ -480,8 +455,7 @@ SQ_KERNEL_BEGIN(entropy, 256)
 /* Thread per pair: sq_pool's ordered sum, then the singular-side rule. */
 SQ_KERNEL_BEGIN(pool, 256)
 {
-    const int lo = SQ_BX * SQ_GK_CHUNK;
-    const int hi = lo + SQ_GK_CHUNK < ka.npairs ? lo + SQ_GK_CHUNK : ka.npairs;
+    const int lo = SQ_BX * SQ_GK_CHUNK, hi = SQ_GK_END(lo, ka.npairs);
     for (int i = lo + SQ_TID; i < hi; i += SQ_NTH) {
         const SQ_GLOBAL SqGpuPair *pr = SQ_GK_PTR(const SqGpuPair, ka.pairs) + i;
         const SQ_GLOBAL SqGpuPlan *pl = sq_gk_plan(arena, &ka, pr->plan);

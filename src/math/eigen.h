@@ -29,29 +29,61 @@ SQ_FN float sq_tridiag_x(const SQ_GLOBAL float *a, int n, int i, float tau,
     return acc;
 }
 
+/*
+ * The serial steps of the loops below, on their own so that the GPU
+ * kernels (gpu/kernels.h), which run the independent entries between them
+ * on many threads, call the very same ones.
+ */
+
+/*
+ * Step i of sq_tridiag: the reflector of column i below the sub-diagonal.
+ * Returns 1 when the column is to be divided by *s and its sub-diagonal
+ * entry set to *beta; *tau == 0 means no update of the trailing block.
+ */
+SQ_FN int sq_tridiag_reflector(const SQ_GLOBAL float *a, int n, int i, float *tau, float *s,
+                               float *beta)
+{
+    float ss = 0.0f;
+    for (int r = i + 2; r < n; r++) {
+        float sq = a[r * n + i] * a[r * n + i];
+        ss = ss + sq;
+    }
+    const float xnorm = sq_sqrtf_d(ss);
+    *tau = 0.0f;
+    *s = 0.0f;
+    *beta = 0.0f;
+    if (xnorm != 0.0f) {
+        const float alpha = a[(i + 1) * n + i];
+        *beta = -sq_sgnf(alpha) * sq_hypf(alpha, xnorm);
+        *tau = (*beta - alpha) / *beta;
+        *s = alpha - *beta;
+    }
+    return xnorm != 0.0f && *s != 0.0f;
+}
+
+/* Step i of sq_tridiag: gamma of the rank-2 update from x = tau A v. */
+SQ_FN float sq_tridiag_gamma(const SQ_GLOBAL float *x, const SQ_GLOBAL float *v, int n, int i,
+                             float tau)
+{
+    float w = 0.0f;
+    for (int r = i + 1; r < n; r++) {
+        float prod = x[r] * v[r];
+        w = w + prod;
+    }
+    return (float)(-0.5 * (double)tau * (double)w);
+}
+
 /* In place on a (n x n). d, e receive diagonal and sub-diagonal. ws: 2n floats. */
 SQ_FN void sq_tridiag(SQ_GLOBAL float *a, int n, SQ_GLOBAL float *d, SQ_GLOBAL float *e,
                       SQ_GLOBAL float *ws)
 {
     SQ_GLOBAL float *v = ws, *x = ws + n;
     for (int i = 0; i + 2 < n; i++) {
-        float ss = 0.0f;
-        for (int r = i + 2; r < n; r++) {
-            float sq = a[r * n + i] * a[r * n + i];
-            ss = ss + sq;
-        }
-        const float xnorm = sq_sqrtf_d(ss);
-        float tau = 0.0f;
-        if (xnorm != 0.0f) {
-            const float alpha = a[(i + 1) * n + i];
-            const float beta = -sq_sgnf(alpha) * sq_hypf(alpha, xnorm);
-            tau = (beta - alpha) / beta;
-            const float s = alpha - beta;
-            if (s != 0.0f) {
-                for (int r = i + 1; r < n; r++)
-                    a[r * n + i] = a[r * n + i] / s;
-                a[(i + 1) * n + i] = beta;
-            }
+        float tau, s, beta;
+        if (sq_tridiag_reflector(a, n, i, &tau, &s, &beta)) {
+            for (int r = i + 1; r < n; r++)
+                a[r * n + i] = a[r * n + i] / s;
+            a[(i + 1) * n + i] = beta;
         }
         v[i + 1] = 1.0f;
         for (int r = i + 2; r < n; r++)
@@ -59,12 +91,7 @@ SQ_FN void sq_tridiag(SQ_GLOBAL float *a, int n, SQ_GLOBAL float *d, SQ_GLOBAL f
         if (tau != 0.0f) {
             for (int r = i + 1; r < n; r++)
                 x[r] = sq_tridiag_x(a, n, i, tau, v, r);
-            float w = 0.0f;
-            for (int r = i + 1; r < n; r++) {
-                float prod = x[r] * v[r];
-                w = w + prod;
-            }
-            const float gamma = (float)(-0.5 * (double)tau * (double)w);
+            const float gamma = sq_tridiag_gamma(x, v, n, i, tau);
             for (int r = i + 1; r < n; r++) {
                 float gv = gamma * v[r];
                 x[r] = x[r] + gv;
@@ -170,6 +197,30 @@ SQ_FN void sq_qr_step(SQ_GLOBAL float *d, SQ_GLOBAL float *e, int m)
 }
 
 /*
+ * The implicit QR iteration of sq_eigenvalues on the tridiagonal (d, e),
+ * in place: d becomes the eigenvalues. Returns the number of QR steps, or
+ * -1 when the cap was hit (d is then the current diagonal, as upstream).
+ */
+SQ_FN int sq_eigen_qr_iterate(SQ_GLOBAL float *d, SQ_GLOBAL float *e, int n)
+{
+    sq_eigen_chop(d, e, n);
+    int b = n - 1, iter = 0;
+    while (b > 0 && iter < SQ_EIGEN_MAX_ITER) {
+        if (e[b - 1] == 0.0f) {
+            b--;
+            continue;
+        }
+        int a0 = b - 1;
+        while (a0 > 0 && e[a0 - 1] != 0.0f)
+            a0--;
+        sq_qr_step(d + a0, e + a0, b - a0 + 1);
+        sq_eigen_chop(d + a0, e + a0, b - a0 + 1);
+        iter++;
+    }
+    return b > 0 ? -1 : iter;
+}
+
+/*
  * Eigenvalues of k (n x n) into lambda[n]. ws: sq_eigen_ws_floats(n).
  * Returns the number of QR steps, or -1 when the cap was hit (values are
  * then the current diagonal, as upstream).
@@ -185,23 +236,10 @@ SQ_FN int sq_eigenvalues(const SQ_GLOBAL float *k, int n, SQ_GLOBAL float *lambd
     for (int i = 0; i < n * n; i++)
         a[i] = k[i];
     sq_tridiag(a, n, d, e, tmp);
-    sq_eigen_chop(d, e, n);
-    int b = n - 1, iter = 0;
-    while (b > 0 && iter < SQ_EIGEN_MAX_ITER) {
-        if (e[b - 1] == 0.0f) {
-            b--;
-            continue;
-        }
-        int a0 = b - 1;
-        while (a0 > 0 && e[a0 - 1] != 0.0f)
-            a0--;
-        sq_qr_step(d + a0, e + a0, b - a0 + 1);
-        sq_eigen_chop(d + a0, e + a0, b - a0 + 1);
-        iter++;
-    }
+    const int iter = sq_eigen_qr_iterate(d, e, n);
     for (int i = 0; i < n; i++)
         lambda[i] = d[i];
-    return b > 0 ? -1 : iter;
+    return iter;
 }
 
 #endif
