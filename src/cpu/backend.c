@@ -45,6 +45,7 @@ typedef struct CpuPriv {
     Worker *w;
     /* single-thread mode: previous luma of ref and dis */
     uint8_t *prev[2];
+    uint8_t *prev_rows;      /* luma rows speed_temporal reads (sq_cpu_rows_read) */
     Planes prev_pl[2];
     int have_prev;
     SqRawResult sync_res;
@@ -202,6 +203,7 @@ static void cpu_close(void **pp)
         sq_free(&a, c->slot[i].buf[1]);
     }
     sq_free(&a, c->slot);
+    sq_free(&a, c->prev_rows);
     sq_free(&a, c->prev[0]);
     sq_free(&a, c->prev[1]);
     if (c->sync_init) {
@@ -243,16 +245,25 @@ static int cpu_open(void **pp, const SqBackendParams *p, char *err, size_t errle
         goto oom;
     for (int i = 0; i < c->nworkers; i++) {
         c->w[i].c = c;
-        for (int f = 0; f < p->nfeat; f++)
+        for (int f = 0; f < p->nfeat; f++) {
             if (sq_cpu_side_alloc(&c->w[i].side[f][0], p->feat[f].plan, &p->alloc) < 0 ||
                 sq_cpu_side_alloc(&c->w[i].side[f][1], p->feat[f].plan, &p->alloc) < 0)
                 goto oom;
+            sq_cpu_side_set_cpu_mask(&c->w[i].side[f][0], p->cpu_mask);
+            sq_cpu_side_set_cpu_mask(&c->w[i].side[f][1], p->cpu_mask);
+        }
     }
     if (c->nworkers == 1) {
         if (c->need[0]) {
             int w, h;
             plane_size(&p->format, 0, &w, &h);
             const size_t row = (size_t)w * (p->format.bpc > 8 ? 2 : 1);
+            if (!(c->prev_rows = sq_calloc(&p->alloc, (size_t)h, 1)))
+                goto oom;
+            for (int f = 0; f < p->nfeat; f++)
+                if (p->feat[f].kind == SQ_FEATURE_TEMPORAL &&
+                    sq_cpu_rows_read(p->feat[f].plan, c->prev_rows, &p->alloc) < 0)
+                    goto oom;
             for (int s = 0; s < 2; s++) {
                 if (!(c->prev[s] = sq_malloc(&p->alloc, row, (size_t)h)))
                     goto oom;
@@ -309,7 +320,8 @@ static void store_prev(CpuPriv *c, const SpeedqaPicture *pic, int side)
     plane_size(&c->p.format, 0, &w, &h);
     const size_t row = (size_t)c->prev_pl[side].stride[0];
     for (int y = 0; y < h; y++)
-        memcpy(c->prev[side] + (size_t)y * row, (const uint8_t *)pic->data[0] + (ptrdiff_t)y * pic->stride[0], row);
+        if (c->prev_rows[y])
+            memcpy(c->prev[side] + (size_t)y * row, (const uint8_t *)pic->data[0] + (ptrdiff_t)y * pic->stride[0], row);
 }
 
 static int cpu_send(void *priv, const SpeedqaPicture *ref, const SpeedqaPicture *dis, int new_seq,
