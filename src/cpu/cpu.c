@@ -246,23 +246,10 @@ int sq_cpu_eigenvalues(const SqDsp *dsp, const float *k, int n, float *lambda, f
     }
     memcpy(a, k, sizeof(float) * (size_t)n * n);
     dsp->tridiag(a, n, d, e, tmp);
-    sq_eigen_chop(d, e, n);
-    int b = n - 1, iter = 0;
-    while (b > 0 && iter < SQ_EIGEN_MAX_ITER) {
-        if (e[b - 1] == 0.0f) {
-            b--;
-            continue;
-        }
-        int a0 = b - 1;
-        while (a0 > 0 && e[a0 - 1] != 0.0f)
-            a0--;
-        sq_qr_step(d + a0, e + a0, b - a0 + 1);
-        sq_eigen_chop(d + a0, e + a0, b - a0 + 1);
-        iter++;
-    }
+    const int ret = sq_eigen_qr_iterate(d, e, n);
     for (int i = 0; i < n; i++)
         lambda[i] = d[i];
-    return b > 0 ? -1 : iter;
+    return ret;
 }
 
 int sq_cpu_eigen(const SqPlan *p, SqCpuSide *s)
