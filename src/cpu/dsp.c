@@ -92,14 +92,8 @@ static void matmul_c(float *out, ptrdiff_t ldo, const float *l, ptrdiff_t ldl,
                      const float *r, ptrdiff_t ldr, int rows, int cols, int depth)
 {
     for (int i = 0; i < rows; i++)
-        for (int j = 0; j < cols; j++) {
-            float acc = 0.0f;
-            for (int k = 0; k < depth; k++) {
-                float prod = l[i * ldl + k] * r[k * ldr + j];
-                acc = acc + prod;
-            }
-            out[i * ldo + j] = acc;
-        }
+        for (int j = 0; j < cols; j++)
+            out[i * ldo + j] = sq_matmul_entry_ld(l, ldl, r, ldr, depth, i, j);
 }
 
 static void backsub_c(float *x, const float *rm, int n, int nb)

@@ -13,15 +13,22 @@
 
 #define SQ_SOLVE_EPS 1e-6
 
-SQ_FN float sq_matmul_entry(const SQ_GLOBAL float *l, int lcols,
-                            const SQ_GLOBAL float *r, int rcols, int i, int j)
+/* Entry (i, j) of l * r with leading dimensions ldl, ldr over depth terms. */
+SQ_FN float sq_matmul_entry_ld(const SQ_GLOBAL float *l, int64_t ldl, const SQ_GLOBAL float *r,
+                               int64_t ldr, int depth, int i, int j)
 {
     float acc = 0.0f;
-    for (int k = 0; k < lcols; k++) {
-        float prod = l[i * lcols + k] * r[(int64_t)k * rcols + j];
+    for (int k = 0; k < depth; k++) {
+        float prod = l[i * ldl + k] * r[k * ldr + j];
         acc = acc + prod;
     }
     return acc;
+}
+
+SQ_FN float sq_matmul_entry(const SQ_GLOBAL float *l, int lcols,
+                            const SQ_GLOBAL float *r, int rcols, int i, int j)
+{
+    return sq_matmul_entry_ld(l, lcols, r, rcols, lcols, i, j);
 }
 
 /* out = l (n x n) * r (n x cols); out must not alias r. */

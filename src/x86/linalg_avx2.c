@@ -121,14 +121,8 @@ void sq_matmul_avx2(float *out, ptrdiff_t ldo, const float *l, ptrdiff_t ldl,
 {
     if (cols < 8) {
         for (int i = 0; i < rows; i++)
-            for (int j = 0; j < cols; j++) {
-                float acc = 0.0f;
-                for (int k = 0; k < depth; k++) {
-                    float prod = l[i * ldl + k] * r[k * ldr + j];
-                    acc = acc + prod;
-                }
-                out[i * ldo + j] = acc;
-            }
+            for (int j = 0; j < cols; j++)
+                out[i * ldo + j] = sq_matmul_entry_ld(l, ldl, r, ldr, depth, i, j);
         return;
     }
     /* Column vectors; the last one is moved back to end at cols (the
