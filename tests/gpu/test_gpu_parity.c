@@ -11,7 +11,8 @@
  * cuda, hip, opencl: that runtime's plumbing under the same pipeline and
  * kernel source; exits 77 (skip) without driver or device.
  * SPEEDQA_GPU_DEVICE=substring picks the device by name (e.g. NVIDIA for
- * the OpenCL platform of an NVIDIA driver). Device-resident pictures are
+ * the OpenCL platform of an NVIDIA driver); SPEEDQA_PARITY_SECONDS=s stops
+ * drawing random cases s seconds after the start. Device-resident pictures are
  * used where the runtime takes them (device_memory >= 0).
  */
 #include <errno.h>
@@ -313,6 +314,7 @@ int main(int argc, char **argv)
         return 2;
     }
     setvbuf(stdout, NULL, _IOLBF, 0);
+    const double t_start = now();
     const SqGpuFns *fns = runner_gpu_fns(argv[1]);
     if (!fns) {
         printf("SKIP: backend %s not built\n", argv[1]);
@@ -367,7 +369,9 @@ int main(int argc, char **argv)
         }
     }
     uint64_t rng = seed;
-    for (int i = 0; i < nrandom; i++) {
+    const char *secs = getenv("SPEEDQA_PARITY_SECONDS");
+    const double budget = secs ? atof(secs) : 0;
+    for (int i = 0; i < nrandom && !(budget > 0 && now() - t_start > budget); i++) {
         Case c;
         if (case_random(&c, &rng, i, max_w, max_h) < 0) {
             printf("FAIL random-%d: out of memory\n", i);

@@ -324,10 +324,10 @@ static void cl_host_free(SqGpuDev *d, void *p)
 }
 
 /*
- * Like cuMemcpy*Async: asynchronous from pinned (host_alloc) memory,
- * otherwise the host memory is consumed before the call returns.
+ * Like cuMemcpy*Async: asynchronous from/to pinned (host_alloc) memory,
+ * otherwise the host memory is consumed (or filled) before the call returns.
  */
-static int cl_upload(SqGpuDev *d, int stream, SqGpuAddr dst, const void *src, size_t bytes)
+static int transfer(SqGpuDev *d, int stream, int write, SqGpuAddr a, void *host, size_t bytes)
 {
     int ret = 0;
     cl_mem m = NULL;
@@ -335,30 +335,26 @@ static int cl_upload(SqGpuDev *d, int stream, SqGpuAddr dst, const void *src, si
     STICKY();
     if (!bytes)
         return 0;
-    if ((ret = decode(d, dst, &m, &off)) < 0)
+    if ((ret = decode(d, a, &m, &off)) < 0)
         return ret;
-    const cl_bool block = pinned(d, src, bytes) ? CL_FALSE : CL_TRUE;
-    CL(d->cl.EnqueueWriteBuffer(d->q[stream], m, block, off, bytes, src, 0, NULL, NULL));
+    const cl_bool block = pinned(d, host, bytes) ? CL_FALSE : CL_TRUE;
+    if (write)
+        CL(d->cl.EnqueueWriteBuffer(d->q[stream], m, block, off, bytes, host, 0, NULL, NULL));
+    else
+        CL(d->cl.EnqueueReadBuffer(d->q[stream], m, block, off, bytes, host, 0, NULL, NULL));
     return 0;
 error:
     return ret;
 }
 
+static int cl_upload(SqGpuDev *d, int stream, SqGpuAddr dst, const void *src, size_t bytes)
+{
+    return transfer(d, stream, 1, dst, (void *)(uintptr_t)src, bytes);
+}
+
 static int cl_download(SqGpuDev *d, int stream, void *dst, SqGpuAddr src, size_t bytes)
 {
-    int ret = 0;
-    cl_mem m = NULL;
-    size_t off = 0;
-    STICKY();
-    if (!bytes)
-        return 0;
-    if ((ret = decode(d, src, &m, &off)) < 0)
-        return ret;
-    const cl_bool block = pinned(d, dst, bytes) ? CL_FALSE : CL_TRUE;
-    CL(d->cl.EnqueueReadBuffer(d->q[stream], m, block, off, bytes, dst, 0, NULL, NULL));
-    return 0;
-error:
-    return ret;
+    return transfer(d, stream, 0, src, dst, bytes);
 }
 
 static int cl_copy2d(SqGpuDev *d, int stream, SqGpuAddr dst, size_t dpitch, SqGpuAddr src,
