@@ -6,6 +6,9 @@
  *
  * Bytes come through a custom AVIOContext on the SqInput's stream, so the
  * peeked detection bytes are not lost and stdin works like a file.
+ *
+ * Nothing here links libav: every call goes through sq_lav (lav_dl.c), which
+ * the first lav_open fills with dlopen/dlsym.
  */
 #ifndef _FILE_OFFSET_BITS
 #define _FILE_OFFSET_BITS 64
@@ -19,11 +22,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include <libavcodec/avcodec.h>
-#include <libavformat/avformat.h>
-#include <libavutil/pixdesc.h>
-
 #include "input_priv.h"
+#include "lav_dl.h"
 
 #define LAV_IO_BUF 65536
 
@@ -70,13 +70,13 @@ static const struct {
 
 static const char *pix_name(enum AVPixelFormat pix)
 {
-    const char *n = av_get_pix_fmt_name(pix);
+    const char *n = sq_lav.av_get_pix_fmt_name(pix);
     return n ? n : "unknown";
 }
 
 static const char *av_msg(int averr, char *buf, size_t len)
 {
-    if (av_strerror(averr, buf, len) < 0)
+    if (sq_lav.av_strerror(averr, buf, len) < 0)
         snprintf(buf, len, "libav error %d", averr);
     return buf;
 }
@@ -123,7 +123,7 @@ static int decode(SqInput *in, LavPriv *p)
 {
     char eb[128];
     for (;;) {
-        int r = avcodec_receive_frame(p->dec, p->frame);
+        int r = sq_lav.avcodec_receive_frame(p->dec, p->frame);
         if (r == 0) {
             if ((p->frame->flags & AV_FRAME_FLAG_CORRUPT) || p->frame->decode_error_flags)
                 return sq_in_fail(in, -EINVAL, "frame %lld is corrupt (the decoder had to conceal errors)",
@@ -138,10 +138,10 @@ static int decode(SqInput *in, LavPriv *p)
         if (p->drained)
             return 0;
         for (;;) {
-            r = av_read_frame(p->fmt, p->pkt);
+            r = sq_lav.av_read_frame(p->fmt, p->pkt);
             if (r == AVERROR_EOF) {
                 p->drained = 1;
-                r = avcodec_send_packet(p->dec, NULL);
+                r = sq_lav.avcodec_send_packet(p->dec, NULL);
                 break;
             }
             if (r < 0) {
@@ -151,11 +151,11 @@ static int decode(SqInput *in, LavPriv *p)
                                   in->frame_no, av_msg(r, eb, sizeof eb));
             }
             if (p->pkt->stream_index != p->stream) {
-                av_packet_unref(p->pkt);
+                sq_lav.av_packet_unref(p->pkt);
                 continue;
             }
-            r = avcodec_send_packet(p->dec, p->pkt);
-            av_packet_unref(p->pkt);
+            r = sq_lav.avcodec_send_packet(p->dec, p->pkt);
+            sq_lav.av_packet_unref(p->pkt);
             break;
         }
         if (r < 0 && r != AVERROR(EAGAIN) && r != AVERROR_EOF)
@@ -209,15 +209,21 @@ static void set_info(SqInput *in, const LavPriv *p)
     if (st->nb_frames > 0)
         in->info.frames = st->nb_frames;
     else if (st->duration > 0 && r.num > 0 && r.den > 0)
-        in->info.frames = av_rescale_q(st->duration, st->time_base, av_inv_q(r));
+        in->info.frames = sq_lav.av_rescale_q(st->duration, st->time_base, av_inv_q(r));
     else if (p->fmt->duration > 0 && r.num > 0 && r.den > 0)
-        in->info.frames = av_rescale_q(p->fmt->duration, AV_TIME_BASE_Q, av_inv_q(r));
+        in->info.frames = sq_lav.av_rescale_q(p->fmt->duration, AV_TIME_BASE_Q, av_inv_q(r));
 }
 
 static int lav_open(SqInput *in, const SqRawParams *raw)
 {
     (void)raw; /* geometry comes from the stream */
     char eb[128];
+    /* First compressed input of the process: load libav now. A missing
+     * library is an error, never a silent fallback to raw (an mp4 read
+     * as raw YUV would give scores, just meaningless ones). */
+    const char *why;
+    if (sq_lav_load(&why) < 0)
+        return sq_in_fail(in, -ENOSYS, "%s", why);
     LavPriv *p = calloc(1, sizeof *p);
     if (!p)
         return sq_in_fail(in, -ENOMEM, "out of memory");
@@ -225,26 +231,27 @@ static int lav_open(SqInput *in, const SqRawParams *raw)
     p->stream = -1;
     /* The CLI's promise is one clear line per error: libav's own chatter
      * would break it, and every failure it reports reaches us as a code. */
-    av_log_set_level(AV_LOG_QUIET);
+    sq_lav.av_log_set_level(AV_LOG_QUIET);
 
     if (in->seekable)
         p->base = ftello(in->f) - (off_t)in->pb_len;
-    unsigned char *iobuf = av_malloc(LAV_IO_BUF);
+    unsigned char *iobuf = sq_lav.av_malloc(LAV_IO_BUF);
     if (!iobuf)
         return sq_in_fail(in, -ENOMEM, "out of memory");
-    p->io = avio_alloc_context(iobuf, LAV_IO_BUF, 0, in, io_read, NULL,
-                               in->seekable ? io_seek : NULL);
+    p->io = sq_lav.avio_alloc_context(iobuf, LAV_IO_BUF, 0, in, io_read, NULL,
+                                      in->seekable ? io_seek : NULL);
     if (!p->io) {
-        av_free(iobuf);
+        sq_lav.av_free(iobuf);
         return sq_in_fail(in, -ENOMEM, "out of memory");
     }
-    p->fmt = avformat_alloc_context();
+    p->fmt = sq_lav.avformat_alloc_context();
     if (!p->fmt)
         return sq_in_fail(in, -ENOMEM, "out of memory");
     p->fmt->pb = p->io;
     p->fmt->flags |= AVFMT_FLAG_CUSTOM_IO;
     /* The name only serves as a probing hint (its extension). */
-    int r = avformat_open_input(&p->fmt, strcmp(in->name, "<stdin>") ? in->name : "", NULL, NULL);
+    int r = sq_lav.avformat_open_input(&p->fmt, strcmp(in->name, "<stdin>") ? in->name : "",
+                                       NULL, NULL);
     if (r < 0) {
         /* avformat_open_input freed the context on failure */
         if (sq_in_ioerror(in))
@@ -253,11 +260,11 @@ static int lav_open(SqInput *in, const SqRawParams *raw)
                    "and not a format libav can read");
         return -ENOEXEC;
     }
-    r = avformat_find_stream_info(p->fmt, NULL);
+    r = sq_lav.avformat_find_stream_info(p->fmt, NULL);
     if (r < 0)
         return sq_in_fail(in, -EINVAL, "cannot find the streams (%s)", av_msg(r, eb, sizeof eb));
     const AVCodec *codec = NULL;
-    r = av_find_best_stream(p->fmt, AVMEDIA_TYPE_VIDEO, -1, -1, &codec, 0);
+    r = sq_lav.av_find_best_stream(p->fmt, AVMEDIA_TYPE_VIDEO, -1, -1, &codec, 0);
     if (r == AVERROR_STREAM_NOT_FOUND)
         return sq_in_fail(in, -EINVAL, "no video stream (%s container)", p->fmt->iformat->name);
     if (r < 0 || !codec) {
@@ -266,22 +273,22 @@ static int lav_open(SqInput *in, const SqRawParams *raw)
             if (p->fmt->streams[i]->codecpar->codec_type == AVMEDIA_TYPE_VIDEO)
                 id = p->fmt->streams[i]->codecpar->codec_id;
         return sq_in_fail(in, -EINVAL, "no decoder for the %s video stream in this ffmpeg build",
-                          avcodec_get_name(id));
+                          sq_lav.avcodec_get_name(id));
     }
     p->stream = r;
     for (unsigned i = 0; i < p->fmt->nb_streams; i++)
         if ((int)i != p->stream)
             p->fmt->streams[i]->discard = AVDISCARD_ALL;
 
-    p->dec = avcodec_alloc_context3(codec);
-    p->pkt = av_packet_alloc();
-    p->frame = av_frame_alloc();
+    p->dec = sq_lav.avcodec_alloc_context3(codec);
+    p->pkt = sq_lav.av_packet_alloc();
+    p->frame = sq_lav.av_frame_alloc();
     if (!p->dec || !p->pkt || !p->frame)
         return sq_in_fail(in, -ENOMEM, "out of memory");
-    r = avcodec_parameters_to_context(p->dec, p->fmt->streams[p->stream]->codecpar);
+    r = sq_lav.avcodec_parameters_to_context(p->dec, p->fmt->streams[p->stream]->codecpar);
     if (r >= 0) {
         p->dec->thread_count = 0; /* decoder's choice; output is the same */
-        r = avcodec_open2(p->dec, codec, NULL);
+        r = sq_lav.avcodec_open2(p->dec, codec, NULL);
     }
     if (r < 0)
         return sq_in_fail(in, -EINVAL, "cannot open the %s decoder (%s)", codec->name,
@@ -330,7 +337,7 @@ static int lav_read(SqInput *in)
     int r = next_frame(in, p);
     if (r == 1) {
         copy_frame(in, p->frame);
-        av_frame_unref(p->frame);
+        sq_lav.av_frame_unref(p->frame);
     }
     return r;
 }
@@ -340,7 +347,7 @@ static int lav_skip(SqInput *in)
     LavPriv *p = in->priv;
     int r = next_frame(in, p);
     if (r == 1)
-        av_frame_unref(p->frame);
+        sq_lav.av_frame_unref(p->frame);
     return r;
 }
 
@@ -349,14 +356,14 @@ static void lav_close(SqInput *in)
     LavPriv *p = in->priv;
     if (!p)
         return;
-    av_frame_free(&p->frame);
-    av_packet_free(&p->pkt);
-    avcodec_free_context(&p->dec);
+    sq_lav.av_frame_free(&p->frame);
+    sq_lav.av_packet_free(&p->pkt);
+    sq_lav.avcodec_free_context(&p->dec);
     if (p->fmt)
-        avformat_close_input(&p->fmt);
+        sq_lav.avformat_close_input(&p->fmt);
     if (p->io) {
-        av_freep(&p->io->buffer);
-        avio_context_free(&p->io);
+        sq_lav.av_freep(&p->io->buffer);
+        sq_lav.avio_context_free(&p->io);
     }
     free(p);
     in->priv = NULL;
