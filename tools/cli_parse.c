@@ -177,7 +177,7 @@ static void version(void)
 {
     printf("speedqa %s\n", speedqa_version());
 #ifdef SQ_HAVE_LAV
-    puts("input: y4m, yuv, libav");
+    puts("input: y4m, yuv, libav (loaded on first compressed input)");
 #else
     puts("input: y4m, yuv (no libav: rebuild with libavformat-dev, libavcodec-dev, "
          "libavutil-dev installed)");
