@@ -32,7 +32,8 @@ case " $STEPS " in *" cl"*)
     [ -e "$l" ] && { echo "$l" > /etc/OpenCL/vendors/nvidia.icd; break; }
   done
   ldconfig -p | grep -q 'libOpenCL.so.1 ' || export LD_LIBRARY_PATH=$PWD/$B/lib:${LD_LIBRARY_PATH:-}
-  { cat /etc/OpenCL/vendors/*.icd; echo "LD_LIBRARY_PATH=${LD_LIBRARY_PATH:-}"; } >> "$OUT/device.txt" 2>&1 ;;
+  { for f in /etc/OpenCL/vendors/*.icd; do echo "$f: $(cat "$f")"; done
+    echo "LD_LIBRARY_PATH=${LD_LIBRARY_PATH:-}"; } >> "$OUT/device.txt" 2>&1 ;;
 esac
 export XDG_CACHE_HOME=/tmp/sq-cache
 run() { # name seconds command...
