@@ -10,49 +10,12 @@
 #include <sys/stat.h>
 
 #include "common/json.h"
+#include "common/synth.h"
 #include "common/util.h"
-
-int gen_synth_main(int argc, char **argv);
-
-static int generate(const char *dir, const char *file, const JVal *ds, int nframes)
-{
-    char path[1024], a[6][32];
-    snprintf(path, sizeof(path), "%s/%s", dir, file);
-    struct stat st;
-    SpeedqaFormat fmt = { (int)json_get(ds, "w")->num, (int)json_get(ds, "h")->num,
-                          0, (int)json_get(ds, "bd")->num };
-    int f = (int)json_get(ds, "fmt")->num;
-    fmt.fmt = f == 420 ? SPEEDQA_PIX_420 : f == 422 ? SPEEDQA_PIX_422 : SPEEDQA_PIX_444;
-    if (!stat(path, &st) && (size_t)st.st_size == raw_frame_size(&fmt) * (size_t)nframes)
-        return 0;
-    snprintf(a[0], 32, "%d", fmt.width);
-    snprintf(a[1], 32, "%d", fmt.height);
-    snprintf(a[2], 32, "%d", f);
-    snprintf(a[3], 32, "%d", fmt.bpc);
-    snprintf(a[4], 32, "%d", nframes);
-    snprintf(a[5], 32, "%s", strstr(file, "_ref") ? "ref" : "dis");
-    char *argv[] = { "gen", a[0], a[1], a[2], a[3], a[4], a[5], path,
-                     strstr(file, "flat") ? "1" : "0", NULL };
-    return gen_synth_main(9, argv);
-}
-
-static int max_frames_for(const JVal *datasets, const char *file)
-{
-    int n = 0;
-    for (int i = 0; i < datasets->n; i++) {
-        const JVal *d = &datasets->items[i];
-        if (!strcmp(json_get(d, "ref")->str, file) || !strcmp(json_get(d, "dis")->str, file))
-            if ((int)json_get(d, "n")->num > n) n = (int)json_get(d, "n")->num;
-    }
-    return n;
-}
 
 static int run_case(const char *dir, const JVal *ds, const JVal *c, Tally *t, int threads)
 {
-    SpeedqaFormat fmt = { (int)json_get(ds, "w")->num, (int)json_get(ds, "h")->num, 0,
-                          (int)json_get(ds, "bd")->num };
-    int f = (int)json_get(ds, "fmt")->num;
-    fmt.fmt = f == 420 ? SPEEDQA_PIX_420 : f == 422 ? SPEEDQA_PIX_422 : SPEEDQA_PIX_444;
+    const SpeedqaFormat fmt = synth_format(ds);
     const int nframes = (int)json_get(ds, "n")->num;
     char feat[512], rp[1024], dp[1024];
     feature_string(feat, sizeof(feat), json_get(c, "extractor")->str, json_get(c, "options"));
@@ -151,17 +114,9 @@ int main(int argc, char **argv)
     snprintf(path, sizeof(path), "%s/synthetic/synthetic_golden.json", argv[1]);
     JVal *g = json_load(path);
     if (!g) return 1;
-    mkdir(argv[2], 0755);
     const JVal *datasets = json_get(g, "datasets"), *cases = json_get(g, "cases");
-    for (int i = 0; i < datasets->n; i++) {
-        const JVal *d = &datasets->items[i];
-        const char *files[2] = { json_get(d, "ref")->str, json_get(d, "dis")->str };
-        for (int k = 0; k < 2; k++)
-            if (generate(argv[2], files[k], d, max_frames_for(datasets, files[k]))) {
-                printf("FAIL cannot generate %s\n", files[k]);
-                return 1;
-            }
-    }
+    if (synth_generate_all(datasets, argv[2]) < 0)
+        return 1;
     const int threads = argc > 3 ? atoi(argv[3]) : 1;
     Tally t = { threads > 1 ? "synthetic (threads)" : "synthetic", 0, 0, 0, 0 };
     int fails = 0;

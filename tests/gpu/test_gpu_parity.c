@@ -24,12 +24,12 @@
 
 #include "cases.h"
 #include "common/json.h"
+#include "common/synth.h"
 #include "common/util.h"
 #include "config.h"
 #include "null_gpu.h"
 #include "runner.h"
 
-int gen_synth_main(int argc, char **argv);
 
 typedef struct Totals {
     int cases, golden, random, rejected, failed;
@@ -165,28 +165,6 @@ done:
     return bad;
 }
 
-static int generate(const char *dir, const char *file, const JVal *ds, int nframes)
-{
-    char path[1024], a[6][32];
-    snprintf(path, sizeof(path), "%s/%s", dir, file);
-    struct stat st;
-    const int f = (int)json_get(ds, "fmt")->num;
-    SpeedqaFormat fmt = { (int)json_get(ds, "w")->num, (int)json_get(ds, "h")->num,
-                          f == 420 ? SPEEDQA_PIX_420 : f == 422 ? SPEEDQA_PIX_422 : SPEEDQA_PIX_444,
-                          (int)json_get(ds, "bd")->num };
-    if (!stat(path, &st) && (size_t)st.st_size == raw_frame_size(&fmt) * (size_t)nframes)
-        return 0;
-    snprintf(a[0], 32, "%d", fmt.width);
-    snprintf(a[1], 32, "%d", fmt.height);
-    snprintf(a[2], 32, "%d", f);
-    snprintf(a[3], 32, "%d", fmt.bpc);
-    snprintf(a[4], 32, "%d", nframes);
-    snprintf(a[5], 32, "%s", strstr(file, "_ref") ? "ref" : "dis");
-    char *argv[] = { "gen", a[0], a[1], a[2], a[3], a[4], a[5], path,
-                     strstr(file, "flat") ? "1" : "0", NULL };
-    return gen_synth_main(9, argv);
-}
-
 static int golden_cases(const char *gdir, const char *work, const SqGpuFns *fns, DevFrames *df,
                         int cpu_threads, Totals *t)
 {
@@ -197,25 +175,8 @@ static int golden_cases(const char *gdir, const char *work, const SqGpuFns *fns,
         printf("FAIL cannot read %s\n", path);
         return 1;
     }
-    mkdir(work, 0755);
     const JVal *datasets = json_get(g, "datasets"), *cases = json_get(g, "cases");
-    int fails = 0;
-    for (int i = 0; i < datasets->n; i++) {
-        const JVal *d = &datasets->items[i];
-        const char *files[2] = { json_get(d, "ref")->str, json_get(d, "dis")->str };
-        for (int k = 0; k < 2; k++) {
-            int n = 0;
-            for (int j = 0; j < datasets->n; j++) {
-                const JVal *e = &datasets->items[j];
-                if (!strcmp(json_get(e, "ref")->str, files[k]) || !strcmp(json_get(e, "dis")->str, files[k]))
-                    n = (int)json_get(e, "n")->num > n ? (int)json_get(e, "n")->num : n;
-            }
-            if (generate(work, files[k], d, n)) {
-                printf("FAIL cannot generate %s\n", files[k]);
-                fails++;
-            }
-        }
-    }
+    int fails = synth_generate_all(datasets, work) < 0;
     const int gen_fails = fails;
     for (int i = 0; i < cases->n && !gen_fails; i++) {
         const JVal *cs = &cases->items[i];
@@ -225,10 +186,7 @@ static int golden_cases(const char *gdir, const char *work, const SqGpuFns *fns,
         snprintf(rp, sizeof(rp), "%s/%s", work, json_get(ds, "ref")->str);
         snprintf(dp, sizeof(dp), "%s/%s", work, json_get(ds, "dis")->str);
         snprintf(name, sizeof(name), "golden-%d-%s", i, json_get(cs, "dataset")->str);
-        const int f = (int)json_get(ds, "fmt")->num;
-        SpeedqaFormat fmt = { (int)json_get(ds, "w")->num, (int)json_get(ds, "h")->num,
-                              f == 420 ? SPEEDQA_PIX_420 : f == 422 ? SPEEDQA_PIX_422 : SPEEDQA_PIX_444,
-                              (int)json_get(ds, "bd")->num };
+        SpeedqaFormat fmt = synth_format(ds);
         Case c;
         if (case_from_file(&c, name, &fmt, rp, dp, (int)json_get(ds, "n")->num, feat) < 0) {
             printf("FAIL %s: cannot read frames\n", name);

@@ -24,13 +24,13 @@
 #include <unistd.h>
 
 #include "common/json.h"
+#include "common/synth.h"
 #include "common/util.h"
 #include "core/feature.h"
 #include "math/est.h"
 #include "math/filter.h"
 #include "math/prescale.h"
 
-int gen_synth_main(int argc, char **argv);
 
 #define MAX_FRAMES 8
 
@@ -443,40 +443,6 @@ static int cache_checks(const char *work)
 
 /* ---- golden synthetic cases -------------------------------------------- */
 
-static int generate(const char *dir, const char *file, const JVal *ds, int nframes)
-{
-    char path[1024], a[6][32];
-    snprintf(path, sizeof(path), "%s/%s", dir, file);
-    struct stat st;
-    SpeedqaFormat fmt = { (int)json_get(ds, "w")->num, (int)json_get(ds, "h")->num, 0,
-                          (int)json_get(ds, "bd")->num };
-    const int f = (int)json_get(ds, "fmt")->num;
-    fmt.fmt = f == 420 ? SPEEDQA_PIX_420 : f == 422 ? SPEEDQA_PIX_422 : SPEEDQA_PIX_444;
-    if (!stat(path, &st) && (size_t)st.st_size == raw_frame_size(&fmt) * (size_t)nframes)
-        return 0;
-    snprintf(a[0], 32, "%d", fmt.width);
-    snprintf(a[1], 32, "%d", fmt.height);
-    snprintf(a[2], 32, "%d", f);
-    snprintf(a[3], 32, "%d", fmt.bpc);
-    snprintf(a[4], 32, "%d", nframes);
-    snprintf(a[5], 32, "%s", strstr(file, "_ref") ? "ref" : "dis");
-    char *argv[] = { "gen", a[0], a[1], a[2], a[3], a[4], a[5], path,
-                     strstr(file, "flat") ? "1" : "0", NULL };
-    return gen_synth_main(9, argv);
-}
-
-static int max_frames_for(const JVal *datasets, const char *file)
-{
-    int n = 0;
-    for (int i = 0; i < datasets->n; i++) {
-        const JVal *d = &datasets->items[i];
-        if (!strcmp(json_get(d, "ref")->str, file) || !strcmp(json_get(d, "dis")->str, file))
-            if ((int)json_get(d, "n")->num > n)
-                n = (int)json_get(d, "n")->num;
-    }
-    return n;
-}
-
 static int golden(const char *golden_dir, const char *work)
 {
     char path[1024];
@@ -484,26 +450,16 @@ static int golden(const char *golden_dir, const char *work)
     JVal *g = json_load(path);
     if (!g)
         return 1;
-    mkdir(work, 0755);
     const JVal *datasets = json_get(g, "datasets"), *cases = json_get(g, "cases");
-    for (int i = 0; i < datasets->n; i++) {
-        const JVal *d = &datasets->items[i];
-        const char *files[2] = { json_get(d, "ref")->str, json_get(d, "dis")->str };
-        for (int k = 0; k < 2; k++)
-            if (generate(work, files[k], d, max_frames_for(datasets, files[k]))) {
-                printf("FAIL cannot generate %s\n", files[k]);
-                json_free(g);
-                return 1;
-            }
+    if (synth_generate_all(datasets, work) < 0) {
+        json_free(g);
+        return 1;
     }
     int fails = 0;
     for (int i = 0; i < cases->n; i++) {
         const JVal *c = &cases->items[i];
         const JVal *ds = json_get(datasets, json_get(c, "dataset")->str);
-        SpeedqaFormat fmt = { (int)json_get(ds, "w")->num, (int)json_get(ds, "h")->num, 0,
-                              (int)json_get(ds, "bd")->num };
-        const int f = (int)json_get(ds, "fmt")->num;
-        fmt.fmt = f == 420 ? SPEEDQA_PIX_420 : f == 422 ? SPEEDQA_PIX_422 : SPEEDQA_PIX_444;
+        const SpeedqaFormat fmt = synth_format(ds);
         int nframes = (int)json_get(ds, "n")->num;
         if (nframes > MAX_FRAMES)
             nframes = MAX_FRAMES;
