@@ -14,10 +14,30 @@
 #include <stdlib.h>
 #include <string.h>
 #include <strings.h>
+#include <sys/mman.h>
 #include <sys/stat.h>
 #include <sys/types.h>
 
 #include "input_priv.h"
+
+/*
+ * Frame buffers are megabytes that every frame rewrites: ask for huge pages
+ * so the first frame takes a handful of page faults instead of thousands
+ * (a visible share of a short clip's run time).
+ */
+static void *sq_big_alloc(size_t size)
+{
+    const size_t huge = (size_t)2 << 20;
+    void *p = NULL;
+    if (size < huge)
+        return malloc(size);
+    if (posix_memalign(&p, huge, (size + huge - 1) & ~(huge - 1)))
+        return NULL;
+#ifdef MADV_HUGEPAGE
+    madvise(p, (size + huge - 1) & ~(huge - 1), MADV_HUGEPAGE);
+#endif
+    return p;
+}
 
 int sq_in_fail(SqInput *in, int code, const char *fmt, ...)
 {
@@ -79,7 +99,7 @@ int sq_in_set_format(SqInput *in, const SpeedqaFormat *f)
                           sq_in_fmt_name(f->fmt), f->bpc,
                           (unsigned long long)SQ_INPUT_MAX_FRAME_BYTES);
 
-    in->buf = malloc((size_t)total);
+    in->buf = sq_big_alloc((size_t)total);
     if (!in->buf)
         return sq_in_fail(in, -ENOMEM, "cannot allocate a %llu-byte frame buffer",
                           (unsigned long long)total);
