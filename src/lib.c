@@ -113,9 +113,14 @@ static int open_backend(SpeedqaContext *c, const SqBackendParams *bp)
             logmsg(&c->s, SPEEDQA_LOG_ERROR, "%s backend: %s", c->be->name, err);
         return ret;
     }
+    /* AUTO wants a GPU: an OpenCL CPU device (PoCL) is no gain over our CPU backend. */
+    SqBackendParams gp = *bp;
+    if (gp.device < 0 && !(gp.device_name && gp.device_name[0]))
+        gp.device = SQ_DEVICE_GPU_ONLY;
     for (size_t i = 0; i < sizeof(auto_order) / sizeof(auto_order[0]); i++) {
         c->be = backends[auto_order[i]];
-        if ((ret = c->be->open(&c->be_priv, bp, err, sizeof(err))) == 0)
+        const SqBackendParams *use = c->be == &sq_backend_cpu ? bp : &gp;
+        if ((ret = c->be->open(&c->be_priv, use, err, sizeof(err))) == 0)
             return 0;
         if (ret == -ENOMEM || c->be == &sq_backend_cpu) {
             logmsg(&c->s, SPEEDQA_LOG_ERROR, "%s backend: %s", c->be->name, err);

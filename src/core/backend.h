@@ -20,12 +20,16 @@ typedef struct SqFeatureDesc {
     const SqPlan *plan;     /* chroma: U/V plane plan; temporal: luma plan */
 } SqFeatureDesc;
 
+#define SQ_DEVICE_GPU_ONLY (-2)
+
 typedef struct SqBackendParams {
     SpeedqaFormat format;   /* ref and dis share it */
     int nfeat;
     SqFeatureDesc feat[SPEEDQA_MAX_FEATURES];
     int n_threads;          /* CPU workers (>= 1) */
-    int device;             /* GPU index, -1 = first usable */
+    int device;             /* GPU index, -1 = first usable, SQ_DEVICE_GPU_ONLY = first
+                             * usable GPU (never a CPU device: AUTO then falls back to
+                             * the native CPU backend) */
     const char *device_name; /* substring match on the device name, or NULL */
     unsigned cpu_mask;
     const SpeedqaSettings *settings; /* for the logger */

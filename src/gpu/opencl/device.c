@@ -4,6 +4,7 @@
 #include <string.h>
 #include <strings.h>
 
+#include "core/backend.h"
 #include "gpu/opencl/cl.h"
 
 static void info_str(const SqCl *cl, cl_device_id d, cl_device_info what, char *buf, size_t len)
@@ -108,10 +109,15 @@ int sq_cl_select(const SqCl *cl, int index, const char *name, SqClDevInfo *out, 
         }
         pick = index;
     } else {
-        for (int pass = 0; pass < 2 && pick < 0; pass++)
+        const int passes = index == SQ_DEVICE_GPU_ONLY ? 1 : 2;
+        for (int pass = 0; pass < passes && pick < 0; pass++)
             for (int i = 0; i < n && pick < 0; i++)
                 if (!missing(&all[i]) && (pass || (all[i].type & CL_DEVICE_TYPE_GPU)))
                     pick = i;
+        if (pick < 0 && passes == 1) {
+            snprintf(err, errlen, "no OpenCL GPU with what speedqa needs (%d CPU/other devices)", n);
+            return -ENODEV;
+        }
         if (pick < 0) {
             snprintf(err, errlen, "OpenCL device '%s' (%s) lacks %s", all[0].name,
                      all[0].platform_name, missing(&all[0]));
