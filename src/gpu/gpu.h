@@ -197,4 +197,15 @@ int sq_gpu_profile(void *priv, double *ms);
 
 #endif /* SQ_GPU_DEVICE_ONLY */
 
+/* The SqBackend of a GPU runtime: the shared pipeline over its SqGpuFns. */
+#define SQ_GPU_BACKEND(var, label, fns, list)                                          \
+    static int var##_open(void **priv, const SqBackendParams *p, char *err, size_t errlen) \
+    {                                                                                  \
+        return sq_gpu_open(priv, p, &(fns), err, errlen);                              \
+    }                                                                                  \
+    const SqBackend var = { .name = label, .open = var##_open,                         \
+                            .capacity = sq_gpu_capacity, .send = sq_gpu_send,          \
+                            .receive = sq_gpu_receive, .close = sq_gpu_close,          \
+                            .list_devices = list };
+
 #endif

@@ -386,17 +386,4 @@ const SqGpuFns sq_gpu_cuda_fns = {
     .device_memory = SPEEDQA_MEM_CUDA,
 };
 
-static int cuda_backend_open(void **priv, const SqBackendParams *p, char *err, size_t errlen)
-{
-    return sq_gpu_open(priv, p, &sq_gpu_cuda_fns, err, errlen);
-}
-
-const SqBackend sq_backend_cuda = {
-    .name = "cuda",
-    .open = cuda_backend_open,
-    .capacity = sq_gpu_capacity,
-    .send = sq_gpu_send,
-    .receive = sq_gpu_receive,
-    .close = sq_gpu_close,
-    .list_devices = cuda_list_devices,
-};
+SQ_GPU_BACKEND(sq_backend_cuda, "cuda", sq_gpu_cuda_fns, cuda_list_devices)

@@ -322,17 +322,4 @@ const SqGpuFns sq_gpu_hip_fns = {
     .device_memory = -1,
 };
 
-static int hip_backend_open(void **priv, const SqBackendParams *p, char *err, size_t errlen)
-{
-    return sq_gpu_open(priv, p, &sq_gpu_hip_fns, err, errlen);
-}
-
-const SqBackend sq_backend_hip = {
-    .name = "hip",
-    .open = hip_backend_open,
-    .capacity = sq_gpu_capacity,
-    .send = sq_gpu_send,
-    .receive = sq_gpu_receive,
-    .close = sq_gpu_close,
-    .list_devices = hip_list_devices,
-};
+SQ_GPU_BACKEND(sq_backend_hip, "hip", sq_gpu_hip_fns, hip_list_devices)
