@@ -158,6 +158,13 @@ int speedqa_open(SpeedqaContext **out, const SpeedqaSettings *s)
         logmsg(s, SPEEDQA_LOG_ERROR, "n_threads %d is negative", s->n_threads);
         return SPEEDQA_ERR(EINVAL);
     }
+    /* zero now, so that a later version can give these bytes a meaning */
+    for (size_t i = 0; i < sizeof(s->reserved); i++)
+        if (s->reserved[i]) {
+            logmsg(s, SPEEDQA_LOG_ERROR, "reserved settings byte %zu is %u, not 0", i,
+                   (unsigned)s->reserved[i]);
+            return SPEEDQA_ERR(EINVAL);
+        }
 
     const SqAlloc alloc = { s->alloc, s->free, s->alloc_opaque };
     if (!s->alloc != !s->free) {
@@ -268,6 +275,18 @@ static int check_picture(const SpeedqaContext *c, const SpeedqaPicture *p, const
             logmsg(&c->s, SPEEDQA_LOG_ERROR, "%s picture plane %d is NULL", side, i);
             return SPEEDQA_ERR(EINVAL);
         }
+        int w = p->format.width;
+        if (i && p->format.fmt != SPEEDQA_PIX_444)
+            w >>= 1;
+        const int64_t row = (int64_t)w * (p->format.bpc > 8 ? 2 : 1);
+        const int64_t st = (int64_t)p->stride[i];
+        /* rows closer than a row apart overlap: no picture is laid out so */
+        if ((st < 0 ? -st : st) < row) {
+            logmsg(&c->s, SPEEDQA_LOG_ERROR,
+                   "%s picture plane %d: stride %lld is smaller than a row (%lld bytes)", side, i,
+                   (long long)st, (long long)row);
+            return SPEEDQA_ERR(EINVAL);
+        }
         if (p->format.bpc > 8 && (((uintptr_t)p->data[i] | (uintptr_t)p->stride[i]) & 1)) {
             logmsg(&c->s, SPEEDQA_LOG_ERROR,
                    "%s picture plane %d: 16-bit samples need an even address and stride", side, i);
@@ -284,6 +303,14 @@ static int backend_failed(SpeedqaContext *c, int ret, const char *err)
     return c->sticky;
 }
 
+/* Every failing call logs its line, a repeated sticky failure too. */
+static int sticky_error(const SpeedqaContext *c)
+{
+    logmsg(&c->s, SPEEDQA_LOG_ERROR, "an earlier call failed (%s); only speedqa_close() is left",
+           speedqa_strerror(c->sticky));
+    return c->sticky;
+}
+
 int speedqa_send(SpeedqaContext *c, const SpeedqaPicture *ref, const SpeedqaPicture *dis)
 {
     char err[256] = "";
@@ -291,7 +318,7 @@ int speedqa_send(SpeedqaContext *c, const SpeedqaPicture *ref, const SpeedqaPict
     if (!c)
         return SPEEDQA_ERR(EINVAL);
     if (c->sticky)
-        return c->sticky;
+        return sticky_error(c);
     if ((ret = check_picture(c, ref, "reference")) < 0 || (ret = check_picture(c, dis, "distorted")) < 0)
         return ret;
     if (c->sent - c->received >= (unsigned)c->be->capacity(c->be_priv))
@@ -308,10 +335,14 @@ int speedqa_receive(SpeedqaContext *c, SpeedqaScores *out)
 {
     char err[256] = "";
     SqRawResult raw;
-    if (!c || !out)
+    if (!c)
         return SPEEDQA_ERR(EINVAL);
+    if (!out) {
+        logmsg(&c->s, SPEEDQA_LOG_ERROR, "speedqa_receive: the scores pointer is NULL");
+        return SPEEDQA_ERR(EINVAL);
+    }
     if (c->sticky)
-        return c->sticky;
+        return sticky_error(c);
     if (c->sent == c->received)
         return SPEEDQA_ERR(EAGAIN);
     /* Block when the caller cannot make progress otherwise. */
@@ -337,7 +368,7 @@ int speedqa_flush(SpeedqaContext *c)
         return SPEEDQA_ERR(EINVAL);
     c->new_seq = 1;
     c->flushing = 1;
-    return c->sticky;
+    return c->sticky ? sticky_error(c) : 0;
 }
 
 int speedqa_list_devices(SpeedqaBackend backend, char *buf, size_t len)

@@ -90,6 +90,17 @@ void cli_warning(const char *fmt, ...)
     va_end(ap);
 }
 
+int cli_finish_stdout(void)
+{
+    errno = 0;
+    if (fflush(stdout) == 0 && !ferror(stdout))
+        return SQ_EXIT_OK;
+    /* a reader that went away (| head) wanted no more: end quietly */
+    if (errno != EPIPE)
+        cli_error("<stdout>: write failed: %s", errno ? strerror(errno) : "I/O error");
+    return SQ_EXIT_OUTPUT;
+}
+
 static void usage(FILE *f)
 {
     fputs(
@@ -135,7 +146,8 @@ static void usage(FILE *f)
 "\n"
 "Computation:\n"
 "      --threads N           CPU worker threads (default 1, 0 = one per core);\n"
-"                            the output does not depend on it\n"
+"                            capped at the number of CPU cores, since more\n"
+"                            cannot help; the output does not depend on it\n"
 "      --backend B           cpu (default), auto, cuda, hip or opencl\n"
 "      --device N|NAME       GPU index, or a substring of its name, for GPU\n"
 "                            backends (default: first usable)\n"

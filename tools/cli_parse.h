@@ -44,6 +44,12 @@ typedef struct CliSettings {
  */
 int cli_parse(CliSettings *cfg, int argc, char *const *argv);
 
+/*
+ * After --help, --version or --list-devices: SQ_EXIT_OK once stdout is
+ * flushed, else SQ_EXIT_OUTPUT (one error line, none for a closed pipe).
+ */
+int cli_finish_stdout(void);
+
 /* Prints "speedqa: error: " + message + newline to stderr. */
 void cli_error(const char *fmt, ...)
 #if defined(__GNUC__)

@@ -20,6 +20,7 @@
 
 #include "cli_parse.h"
 #include "input.h"
+#include "output/outfile.h"
 #include "output/writer.h"
 #include "speedqa/speedqa.h"
 
@@ -152,6 +153,11 @@ static int exit_for_read(int r)
     return r == -ENOMEM ? SQ_EXIT_INTERNAL : SQ_EXIT_INPUT;
 }
 
+static const char *shown(const char *path)
+{
+    return strcmp(path, "-") ? path : "<stdin>";
+}
+
 static int open_input(SqInput **in, const char *path, const CliSettings *cfg)
 {
     char err[1100];
@@ -160,6 +166,10 @@ static int open_input(SqInput **in, const char *path, const CliSettings *cfg)
         cli_error("%s", err);
         return exit_for_read(r);
     }
+    const char il = sq_input_info(*in)->interlace;
+    if (il && !cfg->quiet)
+        cli_warning("%s: the Y4M header says interlaced (I%c); its fields are scored as one "
+                    "progressive frame, as libvmaf does", shown(path), il);
     return 0;
 }
 
@@ -182,18 +192,6 @@ static int skip_input(SqInput *in, const char *path, const char *flag, long long
     return 0;
 }
 
-/* Counts the frames left in an input (for the frame-count mismatch message). */
-static long long count_rest(SqInput *in, int *complete)
-{
-    char err[1100];
-    long long n = 0;
-    int r;
-    while ((r = sq_input_skip(in, 1, err, sizeof err)) == 1)
-        n++;
-    *complete = r == 0;
-    return n;
-}
-
 /*
  * speedqa_open said EINVAL: either the features are wrong (a usage error)
  * or they cannot run on this input (4:0:0 with speed_chroma, too small).
@@ -212,11 +210,6 @@ static int features_ok(const SpeedqaSettings *s)
     int r = speedqa_open(&ctx, &p);
     speedqa_close(&ctx);
     return r != -EINVAL;
-}
-
-static const char *shown(const char *path)
-{
-    return strcmp(path, "-") ? path : "<stdin>";
 }
 
 static int open_context(SpeedqaContext **ctx, SpeedqaSettings *s, const CliSettings *cfg,
@@ -324,25 +317,35 @@ typedef struct Run {
     LogState *log;
     Results res;
     long long sent, received;
+    /* A read that failed after some frames were scored: the report of the
+     * complete frames is still written, then this error is printed. */
+    int read_exit;
+    char read_err[1100];
 } Run;
 
-static int mismatch(Run *run, int ref_ended)
+/*
+ * One input ended before the other: like vmaf, score the frames both have.
+ * The longer one is never read on (it may not end at all: a pipe, a device).
+ */
+static void counts_differ(Run *run, int ref_ended)
 {
+    const CliSettings *cfg = run->cfg;
+    if (cfg->quiet)
+        return;
     SqInput *longer = ref_ended ? run->dis : run->ref;
-    int complete;
-    long long rest = 1 + count_rest(longer, &complete);
-    long long nref = run->sent + (ref_ended ? 0 : rest);
-    long long ndis = run->sent + (ref_ended ? rest : 0);
-    char sref[64] = "", sdis[64] = "";
-    if (run->cfg->skip_ref)
-        snprintf(sref, sizeof sref, " after skipping %lld", run->cfg->skip_ref);
-    if (run->cfg->skip_dis)
-        snprintf(sdis, sizeof sdis, " after skipping %lld", run->cfg->skip_dis);
-    cli_error("frame counts differ: %s has %s%lld frames%s, %s has %s%lld%s "
-              "(--frame_cnt N scores the first N)",
-              shown(run->cfg->ref_path), !ref_ended && !complete ? "at least " : "", nref, sref,
-              shown(run->cfg->dis_path), ref_ended && !complete ? "at least " : "", ndis, sdis);
-    return SQ_EXIT_INPUT;
+    const char *lpath = ref_ended ? cfg->dis_path : cfg->ref_path;
+    long long skip = ref_ended ? cfg->skip_dis : cfg->skip_ref;
+    long long n = input_frames(longer, lpath);
+    char more[64];
+    if (n >= 0 && n - skip > run->sent)
+        snprintf(more, sizeof more, "%lld frames%s", n - skip, skip ? " after skipping" : "");
+    else
+        snprintf(more, sizeof more, "more frames");
+    progress_clear();
+    cli_warning("frame counts differ: %s ends after %lld frames%s, %s has %s; "
+                "scored the %lld frames both have", shown(ref_ended ? cfg->ref_path : cfg->dis_path),
+                run->sent, (ref_ended ? cfg->skip_ref : cfg->skip_dis) ? " after skipping" : "",
+                shown(lpath), more, run->sent);
 }
 
 static int score(Run *run)
@@ -354,19 +357,24 @@ static int score(Run *run)
             break;
         SpeedqaPicture pr, pd;
         int rr = sq_input_read(run->ref, &pr, err, sizeof err);
-        if (rr < 0) {
-            cli_error("%s", err);
-            return exit_for_read(rr);
-        }
-        int rd = sq_input_read(run->dis, &pd, err, sizeof err);
-        if (rd < 0) {
-            cli_error("%s", err);
-            return exit_for_read(rd);
-        }
-        if (rr == 0 && rd == 0)
+        /* the distorted side is only read while the reference has frames */
+        int rd = rr == 1 ? sq_input_read(run->dis, &pd, err, sizeof err) : 0;
+        if (rr < 0 || rd < 0) {
+            run->read_exit = exit_for_read(rr < 0 ? rr : rd);
+            snprintf(run->read_err, sizeof run->read_err, "%s", err);
             break;
-        if (rr != rd)
-            return mismatch(run, rr == 0);
+        }
+        if (rr == 0) {
+            /* ref ended: does dis end here too? one read tells */
+            rd = sq_input_read(run->dis, &pd, err, sizeof err);
+            if (rd == 1)
+                counts_differ(run, 1);
+            break;
+        }
+        if (rd == 0) {
+            counts_differ(run, 0);
+            break;
+        }
 
         int r;
         run->log->last_error[0] = '\0';
@@ -404,12 +412,16 @@ static int score(Run *run)
         cli_error("the library returned %lld of %lld frames", run->received, run->sent);
         return SQ_EXIT_INTERNAL;
     }
+    if (run->sent == 0 && run->read_exit) {
+        cli_error("%s", run->read_err);
+        return run->read_exit;
+    }
     if (run->sent == 0) {
         cli_error("%s: no frames to score%s", shown(cfg->ref_path),
                   cfg->skip_ref || cfg->skip_dis ? " after skipping" : "");
         return SQ_EXIT_INPUT;
     }
-    if (cfg->frame_cnt > run->sent && !cfg->quiet) {
+    if (cfg->frame_cnt > run->sent && !cfg->quiet && !run->read_exit) {
         progress_clear();
         cli_warning("--frame_cnt %lld: the inputs have only %lld frames", cfg->frame_cnt, run->sent);
     }
@@ -454,14 +466,18 @@ static int write_report(Run *run, FILE *out, double fps)
     if (r == 0 && fflush(out) != 0)
         r = -1;
     if (r < 0) {
-        cli_error("%s: write failed: %s", oname, errno ? strerror(errno) : "I/O error");
+        /* a reader that went away (| head) wanted no more: end quietly */
+        if (errno != EPIPE)
+            cli_error("%s: write failed: %s", oname, errno ? strerror(errno) : "I/O error");
         return SQ_EXIT_OUTPUT;
     }
     return 0;
 }
 
-static int run_all(const CliSettings *cfg, FILE *out)
+/* *written: the whole report went to out (even if a read error follows). */
+static int run_all(const CliSettings *cfg, FILE *out, int *written)
 {
+    *written = 0;
     LogState log = { "", cfg->quiet, 0 };
     Run run = { .cfg = cfg, .log = &log };
     int ret = open_input(&run.ref, cfg->ref_path, cfg);
@@ -490,7 +506,9 @@ static int run_all(const CliSettings *cfg, FILE *out)
     s.ref = *fr;
     s.dis = *fd;
     s.features = cfg->n_features ? cfg->features : NULL;
-    s.n_threads = cfg->threads;
+    /* More workers than cores cannot help, and each keeps frame copies in flight. */
+    long ncpu = sysconf(_SC_NPROCESSORS_ONLN);
+    s.n_threads = ncpu > 0 && (cfg->threads == 0 || cfg->threads > ncpu) ? (int)ncpu : cfg->threads;
     s.backend = cfg->backend;
     s.device = cfg->device;
     s.device_name = cfg->device_name;
@@ -525,6 +543,11 @@ static int run_all(const CliSettings *cfg, FILE *out)
     }
     progress_update(run.received, 1);
     ret = write_report(&run, out, elapsed > 0 ? (double)run.sent / elapsed : INFINITY);
+    *written = ret == 0;
+    if (ret == 0 && run.read_exit) {
+        cli_error("%s", run.read_err);
+        ret = run.read_exit;
+    }
 
 end:
     speedqa_close(&run.ctx);
@@ -535,53 +558,54 @@ end:
     return ret;
 }
 
-/* -o naming an input would truncate it before it is read. */
-static int same_file(const char *out, const char *a, const char *b)
-{
-    struct stat so, si;
-    if (stat(out, &so) != 0 || !S_ISREG(so.st_mode))
-        return 0;
-    const char *in[2] = { a, b };
-    for (int i = 0; i < 2; i++)
-        if (strcmp(in[i], "-") && stat(in[i], &si) == 0 && si.st_dev == so.st_dev &&
-            si.st_ino == so.st_ino)
-            return 1;
-    return 0;
-}
-
 int main(int argc, char **argv)
 {
-    CliSettings cfg;
-    int ret = cli_parse(&cfg, argc, argv);
-    if (ret >= 0)
-        return ret;
     /* A closed stdout must give a write error (exit 5), not a signal. */
     signal(SIGPIPE, SIG_IGN);
+    CliSettings cfg;
+    int ret = cli_parse(&cfg, argc, argv);
+    if (ret == SQ_EXIT_OK)
+        return cli_finish_stdout();
+    if (ret >= 0)
+        return ret;
 
-    FILE *out = stdout;
-    if (cfg.output_path && same_file(cfg.output_path, cfg.ref_path, cfg.dis_path)) {
+    /* Checked before anything is opened for writing: writing would
+     * destroy the input before it is read. */
+    const char *inputs[2] = { cfg.ref_path, cfg.dis_path };
+    if (cfg.output_path && sq_outfile_is_input(cfg.output_path, inputs, 2)) {
         cli_error("%s: the output file is one of the inputs; refusing to overwrite it",
                   cfg.output_path);
         return SQ_EXIT_USAGE;
     }
+    if (!cfg.output_path && sq_outfile_is_input("/dev/stdout", inputs, 2)) {
+        cli_error("standard output is one of the inputs; refusing to write the report there");
+        return SQ_EXIT_USAGE;
+    }
+    SqOutFile of = { 0 };
+    FILE *out = stdout;
+    char err[1200];
     if (cfg.output_path) {
-        out = fopen(cfg.output_path, "w");
-        if (!out) {
-            cli_error("%s: cannot create the output file: %s", cfg.output_path, strerror(errno));
+        if (sq_outfile_open(&of, cfg.output_path, err, sizeof err) < 0) {
+            cli_error("%s", err);
             return SQ_EXIT_OUTPUT;
         }
+        out = of.f;
     }
-    ret = run_all(&cfg, out);
-    if (cfg.output_path) {
-        struct stat st;
-        int is_reg = stat(cfg.output_path, &st) == 0 && S_ISREG(st.st_mode);
-        if (fclose(out) != 0 && ret == 0) {
-            cli_error("%s: write failed: %s", cfg.output_path, strerror(errno));
-            ret = SQ_EXIT_OUTPUT;
+    int written;
+    ret = run_all(&cfg, out, &written);
+    if (!cfg.output_path)
+        return ret;
+    /* a report of the complete frames before a read error is kept (exit 3) */
+    if (written) {
+        int c = sq_outfile_commit(&of, err, sizeof err);
+        if (c < 0) {
+            if (c != -EPIPE)
+                cli_error("%s", err);
+            if (ret == 0)
+                ret = SQ_EXIT_OUTPUT;
         }
-        /* No half-written report left behind to be mistaken for a result. */
-        if (ret != 0 && is_reg)
-            remove(cfg.output_path);
+    } else {
+        sq_outfile_abort(&of);
     }
     return ret;
 }

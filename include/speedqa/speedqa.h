@@ -84,7 +84,8 @@ typedef struct SpeedqaFormat {
 /**
  * One picture. Samples are uint8_t when bpc == 8, otherwise native-endian
  * uint16_t holding values below 2^bpc (planes and strides 2-byte aligned).
- * Strides are in bytes and may be negative. The caller keeps ownership; the library copies what it needs
+ * Strides are in bytes and may be negative; |stride| must be at least the row's size in bytes
+ * (-EINVAL otherwise). The caller keeps ownership; the library copies what it needs
  * before speedqa_send() returns.
  */
 typedef struct SpeedqaPicture {
@@ -128,7 +129,9 @@ typedef struct SpeedqaSettings {
      * CPU threads; 0 = one per core (default 1). The CPU backend scores that
      * many frames in parallel; GPU backends use them to copy host pictures
      * into pinned staging (host-memory throughput at 1080p and above needs
-     * 4 or more). Scores never depend on it.
+     * 4 or more). Scores never depend on it. More threads than CPU cores
+     * cannot help (the speedqa tool caps --threads there); each CPU worker
+     * keeps frame copies in flight, at most 1 GiB in all.
      */
     int n_threads;
     SpeedqaBackend backend;  /**< default SPEEDQA_BACKEND_CPU */
@@ -146,7 +149,7 @@ typedef struct SpeedqaSettings {
     void *(*alloc)(void *opaque, size_t size);
     void (*free)(void *opaque, void *ptr);
     void *alloc_opaque;
-    uint8_t reserved[64];    /**< zero */
+    uint8_t reserved[64];    /**< must be zero (-EINVAL otherwise), for later use */
 } SpeedqaSettings;
 
 /** Scores of one frame, in the order speedqa_score_name() lists them. */
@@ -174,8 +177,11 @@ SPEEDQA_API void speedqa_default_settings(SpeedqaSettings *s);
  *
  * Errors: -EINVAL bad settings, feature name or option, format unusable for
  *         a feature (4:0:0 with speed_chroma, plane too small after
- *         prescale, bpc outside 8..16, ref/dis geometry differ);
- *         -ENOMEM; -ENOSYS backend not built; -ENODEV backend has no device.
+ *         prescale, bpc outside 8..16, ref/dis geometry differ, nonzero
+ *         reserved bytes);
+ *         -ENOMEM out of memory, or no CPU worker thread could be started
+ *         (a thread or address-space limit); -ENOSYS backend not built;
+ *         -ENODEV backend has no device.
  */
 SPEEDQA_API int speedqa_open(SpeedqaContext **out, const SpeedqaSettings *s);
 
@@ -195,7 +201,7 @@ SPEEDQA_API const char *speedqa_backend_name(const SpeedqaContext *ctx);
  * Submit the next frame pair. Pictures must match the formats given at open.
  * Errors: -EAGAIN the queue of unreceived scores is full: receive first
  *         (nothing consumed);
- *         -EINVAL picture does not match; -ENOMEM; -EIO backend failure
+ *         -EINVAL picture does not match, NULL plane, stride smaller than a row; -ENOMEM; -EIO backend failure
  *         (sticky: later calls fail too).
  */
 SPEEDQA_API int speedqa_send(SpeedqaContext *ctx, const SpeedqaPicture *ref,

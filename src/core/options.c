@@ -1,3 +1,4 @@
+#include <ctype.h>
 #include <errno.h>
 #include <math.h>
 #include <stdio.h>
@@ -107,9 +108,17 @@ static int set_option(SqOptions *o, const OptDesc *d, const char *raw, char *err
     switch (d->type) {
     case OPT_DOUBLE:
     case OPT_INT: {
-        const double v = d->type == OPT_DOUBLE ? atof(val) : (double)atoi(val);
-        if (v == 0.0 && val[0] != '0') {
+        /* The whole value must be the number: "2,5" or "1abc" taken as 2
+         * or 1 would score with an option the user did not ask for. */
+        char *end;
+        (void)strtof(raw, &end);
+        if (end == raw || *end != '\0' || isspace((unsigned char)raw[0])) {
             snprintf(err, errlen, "option %s: '%s' is not a number", d->name, raw);
+            return -EINVAL;
+        }
+        const double v = atof(val) + 0.0; /* + 0.0: -0 is 0 */
+        if (d->type == OPT_INT && v != floor(v)) {
+            snprintf(err, errlen, "option %s: '%s' is not an integer", d->name, raw);
             return -EINVAL;
         }
         if (!(v >= d->min && v <= d->max)) {

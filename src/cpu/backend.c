@@ -293,13 +293,21 @@ static int cpu_open(void **pp, const SqBackendParams *p, char *err, size_t errle
         goto oom;
     }
     c->sync_init = 1;
+    /* Workers share one job queue, so fewer than asked (a thread limit, an
+     * address-space limit) only costs speed; none at all cannot score. */
+    int started = 0;
     for (int i = 0; i < c->nworkers; i++) {
-        if (pthread_create(&c->w[i].thread, NULL, worker_main, &c->w[i])) {
-            snprintf(err, errlen, "cannot start CPU worker thread %d", i);
-            cpu_close(pp);
-            return -EAGAIN;
+        const int e = pthread_create(&c->w[i].thread, NULL, worker_main, &c->w[i]);
+        if (e) {
+            if (!started) {
+                snprintf(err, errlen, "cannot start a CPU worker thread: %s", strerror(e));
+                cpu_close(pp);
+                return -ENOMEM;
+            }
+            break;
         }
         c->w[i].started = 1;
+        started++;
     }
     return 0;
 oom:

@@ -331,7 +331,9 @@ static int rewind_for_raw(SqInput *in, off_t data_pos)
         int e = errno ? errno : EIO;
         return sq_in_fail(in, -e, "cannot rewind: %s", strerror(e));
     }
-    in->pb_pos = 0;
+    /* The seek went back to where the peeked bytes came from: they will be
+     * read again from the file, so they must not also come from pb. */
+    in->pb_len = in->pb_pos = 0;
     in->rd = &sq_reader_yuv;
     return 0;
 }
@@ -381,7 +383,9 @@ int sq_input_open(SqInput **out, const char *path, const char *kind,
         in->rd = reader_by_kind(kind);
     else if (is_y4m(in))
         in->rd = &sq_reader_y4m;
-    else if (raw && named_raw(path))
+    else if (raw && (named_raw(path) || !in->seekable))
+        /* A pipe cannot be rewound after libav probed it and gave up, so
+         * with raw geometry given a non-seekable input is read raw. */
         in->rd = &sq_reader_yuv;
     else {
 #ifdef SQ_HAVE_LAV

@@ -170,7 +170,13 @@ static int y4m_open(SqInput *in, const SqRawParams *raw)
         case 'H': r = parse_dim(in, tok + 1, "height", &f.height); break;
         case 'F': r = parse_rate(in, tok + 1); break;
         case 'C': r = parse_chroma(in, tok + 1, &f); break;
-        default: break; /* I, A, X and tags from the future carry nothing we use */
+        case 'I':
+            /* fields are scored as one progressive frame, as libvmaf does;
+             * the caller says so (info.interlace) */
+            if (tok[1] == 't' || tok[1] == 'b' || tok[1] == 'm')
+                in->info.interlace = tok[1];
+            break;
+        default: break; /* A, X and tags from the future carry nothing we use */
         }
     }
     if (r < 0)

@@ -1,0 +1,181 @@
+#ifndef _POSIX_C_SOURCE
+#define _POSIX_C_SOURCE 200809L
+#endif
+#ifndef _DEFAULT_SOURCE
+#define _DEFAULT_SOURCE /* mkstemp, realpath */
+#endif
+
+#include <errno.h>
+#include <fcntl.h>
+#include <limits.h>
+#include <signal.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "outfile.h"
+
+/*
+ * The temporary report the signal handler removes. It is process state by
+ * nature (a signal has no context argument); the CLI has one report at a
+ * time, and the pointer is only changed with the caught signals blocked.
+ */
+static char *volatile sig_tmp;
+static const int caught[] = { SIGINT, SIGTERM, SIGHUP, SIGQUIT };
+
+static void on_signal(int sig)
+{
+    char *t = sig_tmp;
+    if (t)
+        unlink(t);
+    signal(sig, SIG_DFL);
+    raise(sig);
+}
+
+static void set_sig_tmp(char *t)
+{
+    sigset_t set, old;
+    sigemptyset(&set);
+    for (size_t i = 0; i < sizeof caught / sizeof caught[0]; i++)
+        sigaddset(&set, caught[i]);
+    sigprocmask(SIG_BLOCK, &set, &old);
+    sig_tmp = t;
+    sigprocmask(SIG_SETMASK, &old, NULL);
+}
+
+static void fail(char *err, size_t errlen, const char *path, const char *what, int e)
+{
+    if (err && errlen)
+        snprintf(err, errlen, "%s: %s: %s", path, what, strerror(e));
+}
+
+int sq_outfile_is_input(const char *path, const char *const *inputs, int n)
+{
+    struct stat so, si;
+    if (stat(path, &so) != 0)
+        return 0;
+    for (int i = 0; i < n; i++) {
+        int r = strcmp(inputs[i], "-") ? stat(inputs[i], &si) : fstat(STDIN_FILENO, &si);
+        if (r == 0 && si.st_dev == so.st_dev && si.st_ino == so.st_ino)
+            return 1;
+    }
+    return 0;
+}
+
+static char *dup_str(const char *s)
+{
+    size_t n = strlen(s) + 1;
+    char *d = malloc(n);
+    if (d)
+        memcpy(d, s, n);
+    return d;
+}
+
+int sq_outfile_open(SqOutFile *o, const char *path, char *err, size_t errlen)
+{
+    memset(o, 0, sizeof *o);
+    struct stat st;
+    int exists = stat(path, &st) == 0;
+    if (exists && !S_ISREG(st.st_mode)) {
+        if (S_ISDIR(st.st_mode)) {
+            fail(err, errlen, path, "cannot create the output file", EISDIR);
+            return -EISDIR;
+        }
+        /* a device or FIFO: nothing to protect, and rename cannot replace it */
+        o->f = fopen(path, "w");
+        if (!o->f) {
+            int e = errno;
+            fail(err, errlen, path, "cannot open the output", e);
+            return -e;
+        }
+        return 0;
+    }
+    /* Through a symlink, replace the file it names, not the link. */
+    char *real = exists ? realpath(path, NULL) : NULL;
+    o->dest = real ? real : dup_str(path);
+    if (!o->dest) {
+        fail(err, errlen, path, "cannot create the output file", ENOMEM);
+        return -ENOMEM;
+    }
+    const char *slash = strrchr(o->dest, '/');
+    size_t dlen = slash ? (size_t)(slash - o->dest) + 1 : 0;
+    static const char pat[] = ".speedqa-XXXXXX";
+    o->tmp = malloc(dlen + sizeof pat);
+    if (!o->tmp) {
+        sq_outfile_abort(o);
+        fail(err, errlen, path, "cannot create the output file", ENOMEM);
+        return -ENOMEM;
+    }
+    memcpy(o->tmp, o->dest, dlen);
+    memcpy(o->tmp + dlen, pat, sizeof pat);
+    int fd = mkstemp(o->tmp);
+    if (fd < 0) {
+        int e = errno;
+        free(o->tmp);
+        o->tmp = NULL;
+        sq_outfile_abort(o);
+        fail(err, errlen, path, "cannot create the output file", e);
+        return -e;
+    }
+    /* The mode the file would have had from fopen, or the one it has. */
+    mode_t mask = umask(0);
+    umask(mask);
+    fchmod(fd, exists ? st.st_mode & 07777 : 0666 & ~mask);
+    set_sig_tmp(o->tmp);
+    for (size_t i = 0; i < sizeof caught / sizeof caught[0]; i++) {
+        struct sigaction sa;
+        memset(&sa, 0, sizeof sa);
+        sa.sa_handler = on_signal;
+        sigemptyset(&sa.sa_mask);
+        sigaction(caught[i], &sa, NULL);
+    }
+    o->f = fdopen(fd, "w");
+    if (!o->f) {
+        int e = errno;
+        close(fd);
+        sq_outfile_abort(o);
+        fail(err, errlen, path, "cannot create the output file", e);
+        return -e;
+    }
+    return 0;
+}
+
+int sq_outfile_commit(SqOutFile *o, char *err, size_t errlen)
+{
+    const char *name = o->dest ? o->dest : "output";
+    int e = 0;
+    if (fflush(o->f) != 0 || ferror(o->f))
+        e = errno ? errno : EIO;
+    if (!e && o->tmp && fsync(fileno(o->f)) != 0 && errno != EINVAL)
+        e = errno;
+    if (fclose(o->f) != 0 && !e)
+        e = errno ? errno : EIO;
+    o->f = NULL;
+    if (!e && o->tmp && rename(o->tmp, o->dest) != 0)
+        e = errno;
+    if (e) {
+        fail(err, errlen, name, "write failed", e);
+        sq_outfile_abort(o);
+        return -e;
+    }
+    set_sig_tmp(NULL);
+    free(o->tmp);
+    free(o->dest);
+    o->tmp = o->dest = NULL;
+    return 0;
+}
+
+void sq_outfile_abort(SqOutFile *o)
+{
+    if (o->f)
+        fclose(o->f);
+    o->f = NULL;
+    if (o->tmp) {
+        unlink(o->tmp);
+        set_sig_tmp(NULL);
+    }
+    free(o->tmp);
+    free(o->dest);
+    o->tmp = o->dest = NULL;
+}

@@ -1,0 +1,39 @@
+/*
+ * The report file behind -o. A user's file is never truncated or removed
+ * by a run that fails or is interrupted: the report goes to a temporary
+ * file in the destination's folder and is renamed over it only once it is
+ * complete. Outputs that are not regular files (/dev/null, a FIFO, a
+ * terminal) cannot be renamed over and are written in place.
+ */
+#ifndef SQ_OUTPUT_OUTFILE_H
+#define SQ_OUTPUT_OUTFILE_H
+
+#include <stddef.h>
+#include <stdio.h>
+
+typedef struct SqOutFile {
+    FILE *f;
+    char *dest;    /* the file that will hold the report (symlinks resolved) */
+    char *tmp;     /* the temporary file, or NULL when written in place */
+} SqOutFile;
+
+/*
+ * 1 when path (existing) is the same file as one of the n inputs ("-" is
+ * standard input) or as standard output redirected to a file; 0 otherwise.
+ */
+int sq_outfile_is_input(const char *path, const char *const *inputs, int n);
+
+/*
+ * Prepares path for writing: creates the temporary file (so an unwritable
+ * folder fails now, before any scoring) and registers it for removal on
+ * SIGINT, SIGTERM, SIGHUP and SIGQUIT. 0, or -errno with one line in err.
+ */
+int sq_outfile_open(SqOutFile *o, const char *path, char *err, size_t errlen);
+
+/* Flushes, closes and renames the report into place. 0, or -errno with one line in err. */
+int sq_outfile_commit(SqOutFile *o, char *err, size_t errlen);
+
+/* Closes and removes the temporary file; the destination is untouched. */
+void sq_outfile_abort(SqOutFile *o);
+
+#endif
