@@ -280,6 +280,22 @@ def lav_seeds():
 KNOWN = os.path.join(HERE, 'known')
 
 
+def probe_seeds():
+    """Input selection (fuzz_probe.c): raw files under names libav does not
+    know (issue #10 finding 1), pipes, a Y4M signature under a raw name."""
+    def hdr(mode, w, h, fmt, ten_bit=False):
+        return bytes([mode, w - 1, h - 1, fmt | (4 if ten_bit else 0)])
+    fb = frame_bytes
+    write('probe', 'raw-bin-3f', hdr(0, 48, 32, 1) + pattern(3 * fb(48, 32, 1, 8), 1))
+    write('probe', 'raw-noext-10bit', hdr(4, 40, 24, 3, True) + pattern(2 * fb(40, 24, 3, 10), 5))
+    write('probe', 'raw-yuv-ext', hdr(2, 33, 17, 1) + pattern(2 * fb(33, 17, 1, 8), 9))
+    write('probe', 'raw-pipe-bin', hdr(1, 64, 16, 2) + pattern(2 * fb(64, 16, 2, 8), 3))
+    write('probe', 'y4m-bin', hdr(0, 16, 16, 1) + b'YUV4MPEG2 W16 H16 C420jpeg\nFRAME\n' + bytes(384))
+    write('probe', 'noraw-garbage', hdr(8, 16, 16, 1) + b'\x00\x01garbage' * 40)
+    write('probe', 'raw-not-multiple', hdr(0, 16, 16, 1) + bytes(1000))
+    write('probe', 'raw-pipe-y4m-sig', hdr(1, 16, 16, 0) + b'YUV4MPEG2 W16 H16 Cmono\nFRAME\n' + bytes(256))
+
+
 def known_seeds():
     """Inputs of known, unfixed issues: not replayed by the test suite
     (they would fail under the sanitizers); see known/README.md."""
@@ -291,6 +307,7 @@ def known_seeds():
 if __name__ == '__main__':
     y4m_seeds()
     yuv_seeds()
+    probe_seeds()
     option_seeds()
     api_seeds()
     lav_seeds()

@@ -402,6 +402,7 @@ int sq_input_open(SqInput **out, const char *path, const char *kind,
         }
         if (r < 0)
             goto fail;
+        in->info.reader = in->rd->name;
         *out = in;
         return 0;
 #else
@@ -421,6 +422,7 @@ int sq_input_open(SqInput **out, const char *path, const char *kind,
         r = -EINVAL;
     if (r < 0)
         goto fail;
+    in->info.reader = in->rd->name;
     *out = in;
     return 0;
 

@@ -21,6 +21,7 @@ typedef struct SqInputInfo {
     SpeedqaFormat format;
     int fps_num, fps_den;  /* 0/0 when unknown */
     long long frames;      /* -1 when unknown (pipe, y4m) */
+    const char *reader;    /* what reads it: "y4m", "yuv" or "lav" */
     char interlace;        /* Y4M 'I' tag: 't', 'b', 'm' (mixed), or 0 for progressive */
 } SqInputInfo;
 
