@@ -296,6 +296,19 @@ def probe_seeds():
     write('probe', 'raw-pipe-y4m-sig', hdr(1, 16, 16, 0) + b'YUV4MPEG2 W16 H16 Cmono\nFRAME\n' + bytes(256))
 
 
+def writer_seeds():
+    """Writers under write failures (fuzz_writer.c): each writer cut early,
+    mid-report and never, NaN and infinities among the values."""
+    nan, inf = struct.pack('<d', float('nan')), struct.pack('<d', float('inf'))
+    vals = b''.join(struct.pack('<d', v) for v in (0.0, 1.5, 1000.0, 6.773138, -0.0, 1e-310)) * 8
+    for wi, wname in enumerate(('xml', 'json', 'csv')):
+        for cut, cname in ((0, 'at-0'), (150, 'mid'), (0xffff, 'never')):
+            hdr = bytes([wi, 1 if cut == 150 else 2, 3, 7]) + struct.pack('<H', cut)
+            write('writer', '%s-%s' % (wname, cname), hdr + vals)
+        write('writer', '%s-nonfinite-abort' % wname,
+              bytes([wi, 4, 0, 3]) + struct.pack('<H', 0xffff) + nan + inf + nan)
+
+
 def known_seeds():
     """Inputs of known, unfixed issues: not replayed by the test suite
     (they would fail under the sanitizers); see known/README.md."""
@@ -308,6 +321,7 @@ if __name__ == '__main__':
     y4m_seeds()
     yuv_seeds()
     probe_seeds()
+    writer_seeds()
     option_seeds()
     api_seeds()
     lav_seeds()
