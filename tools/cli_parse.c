@@ -23,6 +23,8 @@ enum {
     ARG_XML = 256,
     ARG_JSON,
     ARG_CSV,
+    ARG_SUB,
+    ARG_CPUMASK,
     ARG_FEATURE,
     ARG_THREADS,
     ARG_FRAME_CNT,
@@ -51,6 +53,8 @@ static const struct option long_opts[] = {
     { "xml", no_argument, NULL, ARG_XML },
     { "json", no_argument, NULL, ARG_JSON },
     { "csv", no_argument, NULL, ARG_CSV },
+    { "sub", no_argument, NULL, ARG_SUB },
+    { "cpumask", required_argument, NULL, ARG_CPUMASK },
     { "feature", required_argument, NULL, ARG_FEATURE },
     { "threads", required_argument, NULL, ARG_THREADS },
     { "frame_cnt", required_argument, NULL, ARG_FRAME_CNT },
@@ -123,7 +127,7 @@ static void usage(FILE *f)
 "      Compressed input (mp4, mkv, ...) is not built in: rebuild with\n"
 "      libavformat-dev, libavcodec-dev and libavutil-dev installed.\n"
 #endif
-"      --frame_cnt N         score at most N frames\n"
+"      --frame_cnt N         score at most N frames (0: all)\n"
 "      --frame_skip_ref N    skip the first N reference frames\n"
 "      --frame_skip_dist N   skip the first N distorted frames\n"
 "      --subsample N         report every Nth frame (speed_temporal still sees\n"
@@ -139,12 +143,15 @@ static void usage(FILE *f)
 "Output (default: XML on stdout):\n"
 "  -o, --output PATH         write to PATH (- = stdout); without a format flag\n"
 "                            the format follows its extension (.xml, .json, .csv)\n"
-"      --xml | --json | --csv\n"
+"      --xml | --json | --csv | --sub\n"
+"                            --sub: vmaf's subtitle lines, {n}{n+1}frame: n|...\n"
 "      --precision P         legacy: %.6f like vmaf (default); max: %.17g,\n"
 "                            every value exactly as computed\n"
 "  -q, --quiet               no progress, warnings or backend notes\n"
 "\n"
 "Computation:\n"
+"      --cpumask M           vmaf's bitmask of instruction sets NOT to use\n"
+"                            (decimal or 0x..): bit 3 (8) = AVX2; -1 = C only\n"
 "      --threads N           CPU worker threads (default 1, 0 = one per core);\n"
 "                            capped at the number of CPU cores, since more\n"
 "                            cannot help; the output does not depend on it\n"
@@ -187,7 +194,9 @@ static void list_devices(void)
 
 static void version(void)
 {
-    printf("speedqa %s\n", speedqa_version());
+    /* vmaf's first line, so scripts that grep it find a version */
+    printf("speedqa version %s\n", speedqa_version());
+    puts("scores: Netflix libvmaf's speed_chroma and speed_temporal, bit for bit (commit f85a8536)");
 #ifdef SQ_HAVE_LAV
     puts("input: y4m, yuv, libav (loaded on first compressed input)");
 #else
@@ -278,14 +287,30 @@ int cli_parse(CliSettings *cfg, int argc, char *const *argv)
     cfg->subsample = 1;
     cfg->backend = SPEEDQA_BACKEND_CPU;
     cfg->device = -1;
+    cfg->cpu_mask = ~0u;
     int have_w = 0, have_h = 0, have_p = 0, have_b = 0;
     char ob[64];
 
     opterr = 0;
     optind = 1;
-    int c;
-    while ((c = getopt_long(argc, argv, short_opts, long_opts, NULL)) != -1) {
+    int c, li;
+    while ((c = getopt_long(argc, argv, short_opts, long_opts, &li)) != -1) {
         int bad = 0;
+        /* getopt_long takes any unique prefix ("--sub" for "--subsample"):
+         * vmaf's names must mean what they say, so only whole names count */
+        /* the option's own word: one back, or two when its value was the next word */
+        const int at = optarg && optind >= 2 && optarg == argv[optind - 1] ? optind - 2 : optind - 1;
+        if (c != '?' && c != ':' && at > 0 && !strncmp(argv[at], "--", 2) &&
+            li >= 0 && li < (int)(sizeof long_opts / sizeof long_opts[0])) {
+            const char *a = argv[at] + 2, *eq = strchr(a, '=');
+            const size_t n = eq ? (size_t)(eq - a) : strlen(a);
+            if (strlen(long_opts[li].name) != n || strncmp(long_opts[li].name, a, n)) {
+                cli_error("unknown option '--%.*s' (did you mean --%s? see --help)", (int)n, a,
+                          long_opts[li].name);
+                return SQ_EXIT_USAGE;
+            }
+        }
+        li = -1;
         switch (c) {
         case ARG_REFERENCE: cfg->ref_path = optarg; break;
         case ARG_DISTORTED: cfg->dis_path = optarg; break;
@@ -317,6 +342,21 @@ int cli_parse(CliSettings *cfg, int argc, char *const *argv)
         case ARG_XML: cfg->format = "xml"; break;
         case ARG_JSON: cfg->format = "json"; break;
         case ARG_CSV: cfg->format = "csv"; break;
+        case ARG_SUB: cfg->format = "sub"; break;
+        case ARG_CPUMASK: {
+            /* vmaf: bits set = instruction sets disabled (x86: bit 3 AVX2) */
+            char *end;
+            errno = 0;
+            long long m = strtoll(optarg, &end, 0);
+            if (end == optarg || *end || errno) {
+                cli_error("--cpumask: '%s' is not an integer", optarg);
+                return SQ_EXIT_USAGE;
+            }
+            cfg->cpu_mask = ~0u;
+            if ((unsigned long long)m & (1ull << 3))
+                cfg->cpu_mask &= ~SPEEDQA_CPU_AVX2;
+            break;
+        }
         case ARG_FEATURE:
             if (cfg->n_features == SPEEDQA_MAX_FEATURES) {
                 cli_error("--feature: at most %d features", SPEEDQA_MAX_FEATURES);
@@ -329,7 +369,11 @@ int cli_parse(CliSettings *cfg, int argc, char *const *argv)
             cfg->features[cfg->n_features++] = optarg;
             break;
         case ARG_THREADS: bad = parse_int("--threads", optarg, 0, 1024, &cfg->threads); break;
-        case ARG_FRAME_CNT: bad = parse_ll("--frame_cnt", optarg, 1, LLONG_MAX, &cfg->frame_cnt); break;
+        case ARG_FRAME_CNT:
+            bad = parse_ll("--frame_cnt", optarg, 0, LLONG_MAX, &cfg->frame_cnt);
+            if (!bad && cfg->frame_cnt == 0)
+                cfg->frame_cnt = -1; /* vmaf: 0 means every frame */
+            break;
         case ARG_FRAME_SKIP_REF:
             bad = parse_ll("--frame_skip_ref", optarg, 0, LLONG_MAX, &cfg->skip_ref);
             break;

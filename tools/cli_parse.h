@@ -34,6 +34,7 @@ typedef struct CliSettings {
     SpeedqaBackend backend;
     int device;
     const char *device_name;    /* --device NAME: substring of the device name */
+    unsigned cpu_mask;          /* SPEEDQA_CPU_* levels allowed (--cpumask) */
     int precision_max;          /* --precision max: %.17g instead of %.6f */
 } CliSettings;
 

@@ -511,6 +511,7 @@ static int run_all(const CliSettings *cfg, FILE *out, int *written)
     s.n_threads = ncpu > 0 && (cfg->threads == 0 || cfg->threads > ncpu) ? (int)ncpu : cfg->threads;
     s.backend = cfg->backend;
     s.device = cfg->device;
+    s.cpu_mask = cfg->cpu_mask;
     s.device_name = cfg->device_name;
     s.logger = log_cb;
     s.log_cookie = &log;

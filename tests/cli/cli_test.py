@@ -2,7 +2,7 @@
 """End-to-end tests of the speedqa CLI (stdlib only).
 
 usage: cli_test.py TEST SPEEDQA SAMPLES_DIR GOLDEN_DIR WORK_DIR
-TEST: output, threads, pipe, lav, malformed, sample, example
+TEST: output, threads, pipe, lav, malformed, dropin, sample, example
 (example reads the example program's path from $SPEEDQA_EXAMPLE)
 
 Exit 0 pass, 1 fail, 77 skip (meson's convention).
@@ -534,6 +534,61 @@ def test_malformed():
           (p.returncode, err))
 
 
+# ---------------------------------------------------------------- dropin
+def test_dropin():
+    """vmaf's behaviour: common frames, skips, --frame_cnt 0, --sub, --cpumask, whole names."""
+    ref, dis = sample("ref.y4m"), sample("dis.y4m")
+    full = ok_run(["-r", ref, "-d", dis, "--csv", "--precision", "max", "-q"], "baseline")
+    if full is None:
+        return
+    rows = full.decode().splitlines()
+    # a skip on one side: the common frames are scored, one warning names both counts
+    code, out, err = run(["-r", ref, "-d", dis, "--frame_skip_ref", "3", "--csv"])
+    lines = err.splitlines()
+    check(code == 0 and len(out.splitlines()) == 3 and len(lines) == 1 and
+          "frame counts differ" in lines[0] and "after skipping" in lines[0] and ref in lines[0],
+          "--frame_skip_ref 3 alone: 2 frames, one warning (%d %r)" % (code, err))
+    # --frame_cnt 0 means every frame
+    out = ok_run(["-r", ref, "-d", dis, "--csv", "--precision", "max", "-q", "--frame_cnt", "0"],
+                 "--frame_cnt 0")
+    check(out == full, "--frame_cnt 0 scores every frame")
+    # --sub: vmaf's subtitle lines carry the CSV's values
+    out = ok_run(["-r", ref, "-d", dis, "--sub", "--precision", "max", "-q"], "--sub")
+    if out is not None:
+        names = rows[0].split(",")[1:-1]
+        want = []
+        for r in rows[1:]:
+            f = r.split(",")[:-1]
+            want.append("{%s}{%d}frame: %s|" % (f[0], int(f[0]) + 1, f[0]) +
+                        "".join("%s: %s|" % (n, v) for n, v in zip(names, f[1:])))
+        check(out.decode().splitlines() == want, "--sub lines equal vmaf's layout of the values")
+    o2 = os.path.join(WORK, "out.sub")
+    code, _, err = run(["-r", ref, "-d", dis, "-o", o2, "-q"])
+    check(code == 0 and open(o2, "rb").read().startswith(b"{0}{1}frame: 0|"),
+          "-o x.sub picks the subtitle writer")
+    # --cpumask: vmaf's bitmask of sets to disable; the numbers never change
+    for m in ("8", "0x8", "-1", "0"):
+        out = ok_run(["-r", ref, "-d", dis, "--csv", "--precision", "max", "-q", "--cpumask", m],
+                     "--cpumask %s" % m)
+        check(out == full, "--cpumask %s: same scores" % m)
+    code, out, err = run(["-r", ref, "-d", dis, "--cpumask", "avx"])
+    check(code == 2 and "--cpumask" in err, "--cpumask avx: usage error")
+    # long options are whole names: no prefix abbreviations
+    for a, full_name in (("--sub", None), ("--subs", "--subsample"), ("--thr", "--threads"),
+                         ("--js", "--json"), ("--frame_c", "--frame_cnt")):
+        args = ["-r", ref, "-d", dis, a] + (["2"] if full_name not in (None, "--json") else [])
+        code, out, err = run(args + ["-q"])
+        if full_name is None:
+            check(code == 0, "%s is an option of its own (exit %d)" % (a, code))
+        else:
+            check(code == 2 and "unknown option '%s'" % a in err and full_name in err,
+                  "%s is not taken for %s (%d %r)" % (a, full_name, code, err))
+    # -v: the version first, vmaf's way
+    code, out, err = run(["-v"])
+    check(code == 0 and out.decode().splitlines()[0].startswith("speedqa version "),
+          "-v starts with 'speedqa version'")
+
+
 # ---------------------------------------------------------------- example
 def test_example():
     """doc/example.c, built by the tests, prints the CLI's numbers."""
@@ -563,7 +618,7 @@ def main():
     test, EXE, SAMPLES, GOLDEN, WORK = sys.argv[1:]
     os.makedirs(WORK, exist_ok=True)
     tests = {"sample": test_sample, "output": test_output, "threads": test_threads,
-             "pipe": test_pipe, "lav": test_lav, "malformed": test_malformed,
+             "pipe": test_pipe, "lav": test_lav, "malformed": test_malformed, "dropin": test_dropin,
              "example": test_example}
     r = tests[test]()
     if r == SKIP:

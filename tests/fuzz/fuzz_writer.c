@@ -2,7 +2,7 @@
  * Report writers and the -o file under failure. Input: a 6-byte header,
  * then 8 bytes per value (any double bit pattern: NaN, infinities,
  * subnormals).
- *   writer byte (mod 3: xml, json, csv), flags byte (bit 0 --precision max,
+ *   writer byte (mod 4: xml, json, csv, sub), flags byte (bit 0 --precision max,
  *   bit 1 the failure is EPIPE instead of ENOSPC, bit 2 abort the -o file
  *   instead of committing it), nscores byte (1..8), nframes byte (0..63),
  *   fail_after u16 LE: bytes the output accepts before every write fails
@@ -124,8 +124,9 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
     if (size < 6)
         return 0;
-    static const SqWriter *const ws[] = { &sq_writer_xml, &sq_writer_json, &sq_writer_csv };
-    const SqWriter *w = ws[data[0] % 3];
+    static const SqWriter *const ws[] = { &sq_writer_xml, &sq_writer_json, &sq_writer_csv,
+                                          &sq_writer_sub };
+    const SqWriter *w = ws[data[0] % 4];
     const unsigned flags = data[1];
     const int nscores = 1 + data[2] % MAX_SCORES;
     const size_t nframes = data[3] % MAX_FRAMES;

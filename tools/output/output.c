@@ -8,6 +8,7 @@ static const SqWriter *const writers[] = {
     &sq_writer_xml,
     &sq_writer_json,
     &sq_writer_csv,
+    &sq_writer_sub,
 };
 
 #define N_WRITERS (sizeof writers / sizeof writers[0])

@@ -1,5 +1,5 @@
 /*
- * Output writers: one file each (xml.c, json.c, csv.c), each exporting a
+ * Output writers: one file each (xml.c, json.c, csv.c, sub.c), each exporting a
  * const vtable, looked up by name or file extension in output.c. They lay
  * out the results like Netflix vmaf's writers so existing parsers work.
  */
@@ -37,6 +37,7 @@ typedef struct SqWriter {
 extern const SqWriter sq_writer_xml;
 extern const SqWriter sq_writer_json;
 extern const SqWriter sq_writer_csv;
+extern const SqWriter sq_writer_sub;
 
 /* By name ("json"); NULL if unknown. */
 const SqWriter *sq_writer_by_name(const char *name);
