@@ -514,6 +514,8 @@ def test_malformed():
               "frame counts differ (%s): 3 frames scored, one warning (%d %r)" % (name, code, err))
     # the output file is not left behind after a failure
     out_path = os.path.join(WORK, "fail.json")
+    if os.path.exists(out_path):
+        os.remove(out_path)
     code, out, err = run(R + ["-d", missing, "-o", out_path])
     check(code == 3 and not os.path.exists(out_path), "no output file left after an error")
     # a GPU backend that is not built (or has no device) is a backend error
