@@ -474,6 +474,27 @@ static int write_report(Run *run, FILE *out, double fps)
     return 0;
 }
 
+/*
+ * Full-range samples scored against limited-range ones (a yuvj source, a
+ * TV-range encode) differ everywhere for reasons that are not coding loss;
+ * the scores are still what libvmaf gives, so warn, not refuse.
+ */
+static void colour_check(const Run *run)
+{
+    static const char *const rn[] = { "unknown", "limited", "full" };
+    const SqInputInfo *a = sq_input_info(run->ref), *b = sq_input_info(run->dis);
+    if (run->cfg->quiet)
+        return;
+    if (a->range && b->range && a->range != b->range)
+        cli_warning("colour ranges differ: %s is %s range, %s is %s range; the samples are "
+                    "compared as they are", shown(run->cfg->ref_path), rn[a->range],
+                    shown(run->cfg->dis_path), rn[b->range]);
+    if (a->matrix != 2 && b->matrix != 2 && a->matrix != b->matrix)
+        cli_warning("colour matrices differ: %s has matrix %d, %s has matrix %d (ISO/IEC "
+                    "23091-2 codes); the samples are compared as they are",
+                    shown(run->cfg->ref_path), a->matrix, shown(run->cfg->dis_path), b->matrix);
+}
+
 /* *written: the whole report went to out (even if a read error follows). */
 static int run_all(const CliSettings *cfg, FILE *out, int *written)
 {
@@ -500,6 +521,8 @@ static int run_all(const CliSettings *cfg, FILE *out, int *written)
         ret = SQ_EXIT_INPUT;
         goto end;
     }
+
+    colour_check(&run);
 
     SpeedqaSettings s;
     speedqa_default_settings(&s);

@@ -585,6 +585,29 @@ def test_dropin():
         else:
             check(code == 2 and "unknown option '%s'" % a in err and full_name in err,
                   "%s is not taken for %s (%d %r)" % (a, full_name, code, err))
+    # colour range: full against limited is scored, with one warning
+    def retag(hdr, tag):
+        toks = [t for t in hdr.split() if not t.startswith(b"XCOLORRANGE=")]
+        return b" ".join(toks + ([tag] if tag else [])) + b"\n"
+    hdr, frames = y4m_frames(dis)
+    rhdr, rframes = y4m_frames(ref)
+    full_y4m = write_y4m(os.path.join(WORK, "full.y4m"), retag(hdr, b"XCOLORRANGE=FULL"), frames)
+    lim_y4m = write_y4m(os.path.join(WORK, "limited.y4m"), retag(rhdr, b"XCOLORRANGE=LIMITED"),
+                        rframes)
+    unk_y4m = write_y4m(os.path.join(WORK, "unknown.y4m"), retag(rhdr, None), rframes)
+    code, out, err = run(["-r", lim_y4m, "-d", full_y4m, "--csv", "--precision", "max"])
+    lines = err.splitlines()
+    check(code == 0 and out == full and len(lines) == 1 and "colour ranges differ" in lines[0] and
+          "full range" in lines[0] and "limited range" in lines[0],
+          "XCOLORRANGE FULL vs LIMITED: same scores, one warning (%d %r)" % (code, err))
+    code, out, err = run(["-r", unk_y4m, "-d", full_y4m, "--csv"])
+    check(code == 0 and err == "", "an unknown range on one side: no warning (%r)" % err)
+    if shutil.which("ffmpeg") and b"no libav" not in run(["--version"])[1]:
+        mj = os.path.join(WORK, "dis_fullrange.mkv")
+        if ffmpeg_run(["-i", dis, "-pix_fmt", "yuv420p", "-color_range", "pc", "-c:v", "ffv1", mj]):
+            code, out, err = run(["-r", lim_y4m, "-d", mj, "--csv"])
+            check(code == 0 and "colour ranges differ" in err and err.count("\n") == 1,
+                  "full-range mkv vs limited Y4M: one warning (%d %r)" % (code, err))
     # -v: the version first, vmaf's way
     code, out, err = run(["-v"])
     check(code == 0 and out.decode().splitlines()[0].startswith("speedqa version "),

@@ -362,6 +362,7 @@ int sq_input_open(SqInput **out, const char *path, const char *kind,
         return -ENOMEM;
     }
     in->info.frames = -1;
+    in->info.matrix = 2;
 
     int r;
     if (kind && !reader_by_kind(kind)) {

@@ -17,11 +17,16 @@
 
 typedef struct SqInput SqInput;
 
+enum { SQ_RANGE_UNKNOWN = 0, SQ_RANGE_LIMITED = 1, SQ_RANGE_FULL = 2 };
+
 typedef struct SqInputInfo {
     SpeedqaFormat format;
     int fps_num, fps_den;  /* 0/0 when unknown */
     long long frames;      /* -1 when unknown (pipe, y4m) */
     const char *reader;    /* what reads it: "y4m", "yuv" or "lav" */
+    int range;             /* SQ_RANGE_*: what the file says of its sample range */
+    int matrix;            /* YCbCr matrix as ISO/IEC 23091-2 codes (1 BT.709, 5/6 BT.601,
+                            * 9 BT.2020 ...); 2 = unspecified */
     char interlace;        /* Y4M 'I' tag: 't', 'b', 'm' (mixed), or 0 for progressive */
 } SqInputInfo;
 

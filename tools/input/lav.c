@@ -316,6 +316,12 @@ static int lav_open(SqInput *in, const SqRawParams *raw)
     if (r < 0)
         return r;
     set_info(in, p);
+    /* AVColorRange and AVColorSpace use the ISO/IEC 23091-2 numbers too */
+    const int jpeg = p->pix == AV_PIX_FMT_YUVJ420P || p->pix == AV_PIX_FMT_YUVJ422P ||
+                     p->pix == AV_PIX_FMT_YUVJ444P;
+    in->info.range = jpeg ? SQ_RANGE_FULL : p->frame->color_range == AVCOL_RANGE_JPEG ? SQ_RANGE_FULL
+                   : p->frame->color_range == AVCOL_RANGE_MPEG ? SQ_RANGE_LIMITED : SQ_RANGE_UNKNOWN;
+    in->info.matrix = (int)p->frame->colorspace;
     return 0;
 }
 

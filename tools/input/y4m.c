@@ -176,7 +176,14 @@ static int y4m_open(SqInput *in, const SqRawParams *raw)
             if (tok[1] == 't' || tok[1] == 'b' || tok[1] == 'm')
                 in->info.interlace = tok[1];
             break;
-        default: break; /* A, X and tags from the future carry nothing we use */
+        case 'X':
+            /* ffmpeg's extension: XCOLORRANGE=FULL for yuvj* sources */
+            if (!strcmp(tok, "XCOLORRANGE=FULL"))
+                in->info.range = SQ_RANGE_FULL;
+            else if (!strcmp(tok, "XCOLORRANGE=LIMITED"))
+                in->info.range = SQ_RANGE_LIMITED;
+            break;
+        default: break; /* A and tags from the future carry nothing we use */
         }
     }
     if (r < 0)
