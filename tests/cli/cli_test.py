@@ -2,7 +2,7 @@
 """End-to-end tests of the speedqa CLI (stdlib only).
 
 usage: cli_test.py TEST SPEEDQA SAMPLES_DIR GOLDEN_DIR WORK_DIR
-TEST: output, threads, pipe, lav, malformed, dropin, sample, example
+TEST: output, threads, pipe, lav, malformed, dropin, man, sample, example
 (example reads the example program's path from $SPEEDQA_EXAMPLE)
 
 Exit 0 pass, 1 fail, 77 skip (meson's convention).
@@ -614,6 +614,31 @@ def test_dropin():
           "-v starts with 'speedqa version'")
 
 
+# ---------------------------------------------------------------- man
+def test_man():
+    """speedqa(1), written from --help, names every option --help names."""
+    import re
+    page = os.path.join(WORK, "speedqa.1")
+    tool = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "..", "tools",
+                        "help2man.py")
+    p = subprocess.run([sys.executable, tool, EXE, page], stderr=subprocess.PIPE, text=True)
+    if not check(p.returncode == 0, "help2man.py runs (%s)" % p.stderr.strip()):
+        return
+    roff = open(page).read()
+    helptext = run(["--help"])[1].decode()
+    opts = sorted(set(re.findall(r"(?<![\w-])--[a-z][\w-]*", helptext)))
+    missing = [o for o in opts if o.replace("-", "\\-") not in roff]
+    check(len(opts) > 20 and not missing, "the man page has all %d options (missing %s)" %
+          (len(opts), missing))
+    check(roff.startswith(".TH SPEEDQA 1") and ".SH EXIT CODES" in roff,
+          "man page header and sections")
+    if shutil.which("man"):
+        r = subprocess.run(["man", "-l", page], stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+                           env=dict(os.environ, MANWIDTH="80", MAN_KEEP_FORMATTING="0"))
+        check(r.returncode == 0 and b"threads" in r.stdout and b"EXIT CODES" in r.stdout,
+              "man -l renders it")
+
+
 # ---------------------------------------------------------------- example
 def test_example():
     """doc/example.c, built by the tests, prints the CLI's numbers."""
@@ -644,6 +669,7 @@ def main():
     os.makedirs(WORK, exist_ok=True)
     tests = {"sample": test_sample, "output": test_output, "threads": test_threads,
              "pipe": test_pipe, "lav": test_lav, "malformed": test_malformed, "dropin": test_dropin,
+             "man": test_man,
              "example": test_example}
     r = tests[test]()
     if r == SKIP:
