@@ -14,7 +14,9 @@ CONT = " " * 28
 
 
 def esc(t):
-    return t.replace("\\", "\\e").replace("-", "\\-").replace("'", "\\(aq")
+    t = t.replace("\\", "\\e").replace("-", "\\-").replace("'", "\\(aq")
+    # a line starting with '.' would be read as a roff request
+    return "\\&" + t if t.startswith(".") else t
 
 
 def bold_opt(s):
