@@ -26,6 +26,8 @@ import sys
 import threading
 import time
 
+from cli_test import y4m_frames  # one Y4M splitter for both CLI test files
+
 SKIP = 77
 EXE = SAMPLES = WORK = None
 FAILS = []
@@ -55,22 +57,6 @@ def sample(name):
 
 def work(name):
     return os.path.join(WORK, name)
-
-
-def y4m_split(path):
-    """(header line, [frame payloads]) of an 8-bit 4:2:0 Y4M file."""
-    data = open(path, "rb").read()
-    nl = data.index(b"\n")
-    hdr = data[:nl + 1]
-    toks = hdr.split()
-    w = int([t for t in toks if t.startswith(b"W")][0][1:])
-    h = int([t for t in toks if t.startswith(b"H")][0][1:])
-    fb = w * h + 2 * ((w + 1) // 2) * ((h + 1) // 2)
-    frames, pos = [], nl + 1
-    while pos < len(data):
-        frames.append(data[pos + 6:pos + 6 + fb])
-        pos += 6 + fb
-    return hdr, frames
 
 
 def write(name, data):
@@ -117,8 +103,8 @@ def test_paths():
     if not check(code == 0, "baseline: exit 0 (%r %s)" % (code, err.strip())):
         return
     want3 = b"\n".join(want.split(b"\n")[:4]) + b"\n"
-    rhdr, rframes = y4m_split(ref)
-    dhdr, dframes = y4m_split(dis)
+    rhdr, rframes = y4m_frames(ref)
+    dhdr, dframes = y4m_frames(dis)
     raw_dis = b"".join(dframes)
     raw_ref = b"".join(rframes)
     dis_yuv = write("dis.yuv", raw_dis)
@@ -185,7 +171,7 @@ def leftovers(folder, before):
 
 def test_dataloss():
     ref, dis = sample("ref.y4m"), sample("dis.y4m")
-    hdr, frames = y4m_split(dis)
+    hdr, frames = y4m_frames(dis)
     # 1. the finding: -o names the file stdin reads
     victim = y4m("victim.y4m", hdr, frames)
     before = snapshot(victim)
@@ -348,7 +334,7 @@ def test_endless():
 def test_interlaced():
     ref, dis = sample("ref.y4m"), sample("dis.y4m")
     code, want, err = run(["-r", ref, "-d", dis] + MAX)
-    hdr, frames = y4m_split(dis)
+    hdr, frames = y4m_frames(dis)
     for tag in (b"It", b"Ib", b"Im"):
         toks = [t for t in hdr.split() if not t.startswith(b"I")] + [tag]
         path = y4m("inter_%s.y4m" % tag.decode(), b" ".join(toks) + b"\n", frames)
@@ -366,7 +352,7 @@ def test_interlaced():
 def test_truncated():
     ref, dis = sample("ref.y4m"), sample("dis.y4m")
     code, want, err = run(["-r", ref, "-d", dis] + MAX)
-    hdr, frames = y4m_split(dis)
+    hdr, frames = y4m_frames(dis)
     data = hdr + b"".join(b"FRAME\n" + f for f in frames)
     trunc = write("trunc.y4m", data[:-1000])
     out_path = work("trunc.csv")

@@ -23,6 +23,35 @@ static inline void fuzz_check_info(const SqInputInfo *info)
                "frame rate %d/%d", info->fps_num, info->fps_den);
 }
 
+/* Plane p as a file stores it: chroma ceil-sized for odd sizes. */
+static inline void fuzz_plane_size(const SpeedqaFormat *f, int p, int *w, int *h)
+{
+    *w = f->width;
+    *h = f->height;
+    if (p == 0)
+        return;
+    if (f->fmt == SPEEDQA_PIX_400) {
+        *w = *h = 0;
+        return;
+    }
+    if (f->fmt != SPEEDQA_PIX_444)
+        *w = (*w + 1) >> 1;
+    if (f->fmt == SPEEDQA_PIX_420)
+        *h = (*h + 1) >> 1;
+}
+
+/* Bytes of one frame as a file stores it. */
+static inline size_t fuzz_frame_bytes(const SpeedqaFormat *f)
+{
+    size_t total = 0;
+    for (int p = 0; p < 3; p++) {
+        int w, h;
+        fuzz_plane_size(f, p, &w, &h);
+        total += (size_t)w * (size_t)h * (f->bpc > 8 ? 2 : 1);
+    }
+    return total;
+}
+
 static inline unsigned fuzz_touch_picture(const SqInputInfo *info, const SpeedqaPicture *pic)
 {
     const SpeedqaFormat *f = &info->format;
@@ -32,13 +61,8 @@ static inline unsigned fuzz_touch_picture(const SqInputInfo *info, const Speedqa
     const int bps = f->bpc > 8 ? 2 : 1;
     unsigned sum = 0;
     for (int p = 0; p < planes; p++) {
-        int w = f->width, h = f->height;
-        if (p) {
-            if (f->fmt != SPEEDQA_PIX_444)
-                w = (w + 1) >> 1;
-            if (f->fmt == SPEEDQA_PIX_420)
-                h = (h + 1) >> 1;
-        }
+        int w, h;
+        fuzz_plane_size(f, p, &w, &h);
         FUZZ_CHECK(pic->data[p] != NULL, "plane %d is NULL", p);
         FUZZ_CHECK(pic->stride[p] >= (ptrdiff_t)w * bps || pic->stride[p] <= -(ptrdiff_t)w * bps,
                    "plane %d stride %td below its width %d", p, pic->stride[p], w);

@@ -63,13 +63,8 @@ static int same_as_file(const SqInputInfo *info, const SpeedqaPicture *pic, cons
     const int planes = f->fmt == SPEEDQA_PIX_400 ? 1 : 3, bps = f->bpc > 8 ? 2 : 1;
     size_t off = 0;
     for (int p = 0; p < planes; p++) {
-        int w = f->width, h = f->height;
-        if (p) {
-            if (f->fmt != SPEEDQA_PIX_444)
-                w = (w + 1) >> 1;
-            if (f->fmt == SPEEDQA_PIX_420)
-                h = (h + 1) >> 1;
-        }
+        int w, h;
+        fuzz_plane_size(f, p, &w, &h);
         for (int y = 0; y < h; y++) {
             const uint8_t *row = (const uint8_t *)pic->data[p] + (ptrdiff_t)y * pic->stride[p];
             for (int x = 0; x < w * bps; x++) {
@@ -134,20 +129,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
             break;
         (void)fuzz_touch_picture(info, &pic);
         if (!strcmp(info->reader, "yuv")) {
-            /* the frame as the file stores it, ceil-sized chroma included */
-            const SpeedqaFormat *f = &info->format;
-            size_t w = (size_t)f->width, h = (size_t)f->height, cw = 0, ch = 0;
-            if (f->fmt == SPEEDQA_PIX_420) {
-                cw = (w + 1) / 2;
-                ch = (h + 1) / 2;
-            } else if (f->fmt == SPEEDQA_PIX_422) {
-                cw = (w + 1) / 2;
-                ch = h;
-            } else if (f->fmt == SPEEDQA_PIX_444) {
-                cw = w;
-                ch = h;
-            }
-            const size_t fb = (w * h + 2 * cw * ch) * (f->bpc > 8 ? 2 : 1);
+            const size_t fb = fuzz_frame_bytes(&info->format);
             FUZZ_CHECK(consumed + fb <= size, "raw frame %d reaches past the %zu-byte file", i, size);
             FUZZ_CHECK(same_as_file(info, &pic, data + consumed),
                        "raw frame %d differs from the file's bytes at %zu", i, consumed);

@@ -27,18 +27,8 @@ static unsigned long long frame_bytes(const SqRawParams *p)
         p->height > SQ_INPUT_MAX_DIM || p->bpc < 8 || p->bpc > 16 ||
         (unsigned)p->fmt > SPEEDQA_PIX_444)
         return 0;
-    unsigned long long w = (unsigned)p->width, h = (unsigned)p->height, cw = 0, ch = 0;
-    if (p->fmt == SPEEDQA_PIX_420) {
-        cw = (w + 1) / 2;
-        ch = (h + 1) / 2;
-    } else if (p->fmt == SPEEDQA_PIX_422) {
-        cw = (w + 1) / 2;
-        ch = h;
-    } else if (p->fmt == SPEEDQA_PIX_444) {
-        cw = w;
-        ch = h;
-    }
-    unsigned long long total = (w * h + 2 * cw * ch) * (p->bpc > 8 ? 2 : 1);
+    const SpeedqaFormat f = { p->width, p->height, p->fmt, p->bpc };
+    unsigned long long total = fuzz_frame_bytes(&f); /* dimensions are capped: no wrap */
     return total > SQ_INPUT_MAX_FRAME_BYTES ? 0 : total;
 }
 
