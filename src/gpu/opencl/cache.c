@@ -13,57 +13,8 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "gpu/opencl/cachefmt.h"
 #include "gpu/opencl/cl.h"
-
-static const char sq_cl_magic[8] = { 'S', 'Q', 'C', 'L', 'B', 'I', 'N', 1 };
-
-typedef struct Hash {
-    uint64_t h[4];
-} Hash;
-
-static uint64_t fmix64(uint64_t k)
-{
-    k ^= k >> 33;
-    k *= 0xff51afd7ed558ccdull;
-    k ^= k >> 33;
-    k *= 0xc4ceb9fe1a85ec53ull;
-    k ^= k >> 33;
-    return k;
-}
-
-static void hash_init(Hash *s)
-{
-    for (int i = 0; i < 4; i++)
-        s->h[i] = 0xcbf29ce484222325ull ^ fmix64(0x9e3779b97f4a7c15ull * (uint64_t)(i + 1));
-}
-
-/* Four FNV-1a lanes with distinct seeds; fields are length-prefixed. */
-static void hash_bytes(Hash *s, const void *p, size_t len)
-{
-    const unsigned char *b = p;
-    uint64_t l = len;
-    for (int i = 0; i < 4; i++) {
-        uint64_t h = s->h[i];
-        for (int k = 0; k < 8; k++)
-            h = (h ^ ((l >> (8 * k)) & 0xff)) * 0x100000001b3ull;
-        for (size_t k = 0; k < len; k++)
-            h = (h ^ b[k]) * (0x100000001b3ull + 2 * (uint64_t)i);
-        s->h[i] = h;
-    }
-}
-
-static void hash_str(Hash *s, const char *str)
-{
-    hash_bytes(s, str, strlen(str));
-}
-
-static uint64_t checksum(const unsigned char *p, size_t len)
-{
-    Hash s;
-    hash_init(&s);
-    hash_bytes(&s, p, len);
-    return fmix64(s.h[0]) ^ s.h[1];
-}
 
 /* mkdir -p for the last two components (…/.cache/speedqa). */
 static int make_dir(const char *path)
@@ -86,18 +37,16 @@ static int make_dir(const char *path)
 void sq_cl_cache_key(SqClCacheKey *k, const SqClDevInfo *dev, const char *src, size_t srclen,
                      const char *opts)
 {
-    Hash s;
-    hash_init(&s);
-    hash_str(&s, dev->platform_name);
-    hash_str(&s, dev->name);
-    hash_str(&s, dev->version);
-    hash_str(&s, dev->driver);
-    hash_str(&s, opts);
-    hash_bytes(&s, src, srclen);
+    SqClHash s;
+    sq_cl_hash_init(&s);
+    const char *strs[] = { dev->platform_name, dev->name, dev->version, dev->driver, opts };
+    for (size_t i = 0; i < sizeof(strs) / sizeof(strs[0]); i++)
+        sq_cl_hash_bytes(&s, strs[i], strlen(strs[i]));
+    sq_cl_hash_bytes(&s, src, srclen);
     const uint64_t ptr_bits = sizeof(void *) * 8;
-    hash_bytes(&s, &ptr_bits, sizeof(ptr_bits));
+    sq_cl_hash_bytes(&s, &ptr_bits, sizeof(ptr_bits));
     for (int i = 0; i < 4; i++)
-        k->ident[i] = fmix64(s.h[i]);
+        k->ident[i] = sq_cl_fmix64(s.h[i]);
 
     k->path[0] = '\0';
     char dir[900];
@@ -146,7 +95,6 @@ static int write_all(int fd, const void *p, size_t len)
     return 0;
 }
 
-/* File: magic[8], ident[4] u64, length u64, checksum u64, binary. */
 unsigned char *sq_cl_cache_load(const SqClCacheKey *k, const SqAlloc *a, size_t *len)
 {
     if (!k->path[0])
@@ -154,26 +102,25 @@ unsigned char *sq_cl_cache_load(const SqClCacheKey *k, const SqAlloc *a, size_t 
     const int fd = open(k->path, O_RDONLY | O_CLOEXEC);
     if (fd < 0)
         return NULL;
-    unsigned char *bin = NULL;
-    char magic[8];
-    uint64_t ident[4], n, sum;
+    unsigned char *buf = NULL;
+    const unsigned char *bin;
+    size_t size = 0, n;
     struct stat st;
-    if (fstat(fd, &st) < 0 || read_all(fd, magic, 8) || memcmp(magic, sq_cl_magic, 8) ||
-        read_all(fd, ident, sizeof(ident)) || memcmp(ident, k->ident, sizeof(ident)) ||
-        read_all(fd, &n, 8) || read_all(fd, &sum, 8) || n == 0 ||
-        (uint64_t)st.st_size != 8 + sizeof(ident) + 16 + n)
+    if (fstat(fd, &st) < 0 || st.st_size < SQ_CL_CACHE_HDR)
         goto done;
-    if (!(bin = sq_calloc(a, (size_t)n, 1)))
+    size = (size_t)st.st_size;
+    if (!(buf = sq_malloc(a, size, 1)))
         goto done;
-    if (read_all(fd, bin, (size_t)n) || checksum(bin, (size_t)n) != sum) {
-        sq_free(a, bin);
-        bin = NULL;
+    if (read_all(fd, buf, size) || sq_cl_cache_parse(buf, size, k->ident, &bin, &n)) {
+        sq_free(a, buf);
+        buf = NULL;
         goto done;
     }
-    *len = (size_t)n;
+    memmove(buf, bin, n);
+    *len = n;
 done:
     close(fd);
-    return bin;
+    return buf;
 }
 
 int sq_cl_cache_store(const SqClCacheKey *k, const unsigned char *bin, size_t len)
@@ -183,7 +130,7 @@ int sq_cl_cache_store(const SqClCacheKey *k, const unsigned char *bin, size_t le
     char tmp[1100];
     static const char hex[] = "0123456789abcdef";
     char rnd[9];
-    uint64_t r = fmix64((uint64_t)getpid() ^ ((uint64_t)(uintptr_t)&r << 16) ^ k->ident[2]);
+    uint64_t r = sq_cl_fmix64((uint64_t)getpid() ^ ((uint64_t)(uintptr_t)&r << 16) ^ k->ident[2]);
     for (int i = 0; i < 8; i++)
         rnd[i] = hex[(r >> (4 * i)) & 15];
     rnd[8] = '\0';
@@ -191,9 +138,9 @@ int sq_cl_cache_store(const SqClCacheKey *k, const unsigned char *bin, size_t le
     const int fd = open(tmp, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0600);
     if (fd < 0)
         return -1;
-    const uint64_t n = len, sum = checksum(bin, len);
-    int bad = write_all(fd, sq_cl_magic, 8) || write_all(fd, k->ident, sizeof(k->ident)) ||
-              write_all(fd, &n, 8) || write_all(fd, &sum, 8) || write_all(fd, bin, len);
+    unsigned char hdr[SQ_CL_CACHE_HDR];
+    sq_cl_cache_header(hdr, k->ident, bin, len);
+    int bad = write_all(fd, hdr, sizeof(hdr)) || write_all(fd, bin, len);
     bad |= close(fd) != 0;
     if (bad || rename(tmp, k->path) < 0) {
         unlink(tmp);
