@@ -309,6 +309,31 @@ def writer_seeds():
               bytes([wi, 4, 0, 3]) + struct.pack('<H', 0xffff) + nan + inf + nan)
 
 
+def clcache_seeds():
+    # Layout: mode byte, then material (top of fuzz_clcache.c). Entries are
+    # made by the library's writer inside the target (modes 1-3), so these
+    # seeds do not repeat the file format.
+    binary = pattern(4096, 7)
+    s = []
+    s.append(('valid', bytes([1]) + binary))
+    s.append(('valid-min-1024', bytes([1]) + pattern(1024, 3)))
+    s.append(('below-min-1023', bytes([1]) + pattern(1023, 3)))
+    s.append(('zero-length-binary', bytes([1])))
+    s.append(('cut-100-binary', bytes([1]) + binary[:100]))
+    s.append(('truncated-header', bytes([2 | 4]) + struct.pack('<IB', 30, 0) + binary))
+    s.append(('truncated-binary', bytes([2 | 4]) + struct.pack('<IB', 2000, 0) + binary))
+    s.append(('edit-length', bytes([2]) + struct.pack('<IB', 40, 1) + binary))
+    s.append(('edit-checksum', bytes([2]) + struct.pack('<IB', 50, 0x10) + binary))
+    s.append(('edit-binary', bytes([2]) + struct.pack('<IB', 1000, 0) + binary))
+    s.append(('edit-magic-version', bytes([2]) + struct.pack('<IB', 7, 3) + binary))
+    s.append(('other-identity', bytes([3 | 4 | 0x50]) + binary))
+    s.append(('garbage', bytes([0]) + pattern(300, 11)))
+    s.append(('raw-header-only', bytes([0]) + b'SQCLBIN\x02' + bytes(48)))
+    s.append(('empty', bytes([0])))
+    for name, data in s:
+        write('clcache', name, data)
+
+
 def known_seeds():
     """Inputs of known, unfixed issues: not replayed by the test suite
     (they would fail under the sanitizers); see known/README.md."""
@@ -324,5 +349,6 @@ if __name__ == '__main__':
     writer_seeds()
     option_seeds()
     api_seeds()
+    clcache_seeds()
     lav_seeds()
     known_seeds()

@@ -142,7 +142,15 @@ void sq_cl_cache_key(SqClCacheKey *k, const SqClDevInfo *dev, const char *src, s
                      const char *opts);
 /* Binary of a valid entry (free with sq_free(a, .)), or NULL. */
 unsigned char *sq_cl_cache_load(const SqClCacheKey *k, const SqAlloc *a, size_t *len);
-/* Write atomically (temp file + rename); 0 or -1. */
+/*
+ * Around handing a loaded binary to the driver: hold moves the entry aside
+ * (-1: it could not, so the binary must not be used), release puts it back
+ * when the driver built it (ok) and drops it otherwise. A crash in between
+ * leaves no entry, so it does not repeat on the next run.
+ */
+int sq_cl_cache_hold(const SqClCacheKey *k);
+void sq_cl_cache_release(const SqClCacheKey *k, int ok);
+/* Write atomically (temp file + rename); 0 or -1 (implausible size, no room, a full directory in the way). */
 int sq_cl_cache_store(const SqClCacheKey *k, const unsigned char *bin, size_t len);
 
 #endif

@@ -184,6 +184,10 @@ int sq_cl_build(const SqCl *cl, cl_context ctx, const SqClDevInfo *dev, const ch
     *from_cache = 0;
     sq_cl_cache_key(&key, dev, src, srclen, opts);
     unsigned char *bin = sq_cl_cache_load(&key, a, &blen);
+    if (bin && sq_cl_cache_hold(&key) < 0) {
+        sq_free(a, bin);
+        bin = NULL;
+    }
     if (bin) {
         const unsigned char *bins[1] = { bin };
         cl_int status = CL_SUCCESS;
@@ -191,11 +195,13 @@ int sq_cl_build(const SqCl *cl, cl_context ctx, const SqClDevInfo *dev, const ch
         if (prog && e == CL_SUCCESS && status == CL_SUCCESS &&
             cl->BuildProgram(prog, 1, &dev->device, opts, NULL, NULL) == CL_SUCCESS) {
             sq_free(a, bin);
+            sq_cl_cache_release(&key, 1);
             *out = prog;
             *from_cache = 1;
             return 0;
         }
-        /* Stale or corrupt: rebuild from source below and overwrite it. */
+        /* Stale: rebuild from source below and write a fresh entry. */
+        sq_cl_cache_release(&key, 0);
         if (prog)
             cl->ReleaseProgram(prog);
         sq_free(a, bin);
