@@ -38,8 +38,18 @@ extern "C" {
 #define SPEEDQA_VERSION SPEEDQA_VERSION_INT(SPEEDQA_VERSION_MAJOR, \
     SPEEDQA_VERSION_MINOR, SPEEDQA_VERSION_PATCH)
 
-#if defined(_WIN32)
+/* SPEEDQA_BUILDING: set by the build for the library's own sources only
+ * (exports). Clients of a Windows DLL get dllimport; clients of the static
+ * library define SPEEDQA_STATIC. Elsewhere the public functions simply keep
+ * default visibility (the library is built with -fvisibility=hidden). */
+#if defined(_WIN32) || defined(__CYGWIN__)
+#if defined(SPEEDQA_BUILDING)
 #define SPEEDQA_API __declspec(dllexport)
+#elif defined(SPEEDQA_STATIC)
+#define SPEEDQA_API
+#else
+#define SPEEDQA_API __declspec(dllimport)
+#endif
 #elif defined(__GNUC__)
 #define SPEEDQA_API __attribute__((visibility("default")))
 #else
