@@ -75,4 +75,7 @@ case "$runpath" in '$ORIGIN/'*) ;; *) fail "speedqa RUNPATH is '$runpath', not \
 [ "$(unset LD_LIBRARY_PATH; loaded_lib "$cli")" = "$staged_so" ] ||
     fail "staged speedqa does not resolve the staged libspeedqa.so"
 env -u LD_LIBRARY_PATH "$cli" --version || fail "staged speedqa --version exited $?"
+# the man page is installed, written from this very CLI's --help
+man1=$STAGE/usr/local/share/man/man1/speedqa.1
+[ -s "$man1" ] && grep -q 'threads' "$man1" || fail "speedqa(1) is not installed"
 echo "install check: OK"
