@@ -45,7 +45,7 @@ typedef struct CpuPriv {
     Worker *w;
     /* single-thread mode: previous luma of ref and dis */
     uint8_t *prev[2];
-    uint8_t *prev_rows;      /* luma rows speed_temporal reads (sq_cpu_rows_read) */
+    uint8_t *prev_rows;      /* luma rows speed_temporal reads (sq_plan_rows_read) */
     Planes prev_pl[2];
     int have_prev;
     SqRawResult sync_res;
@@ -262,7 +262,7 @@ static int cpu_open(void **pp, const SqBackendParams *p, char *err, size_t errle
                 goto oom;
             for (int f = 0; f < p->nfeat; f++)
                 if (p->feat[f].kind == SQ_FEATURE_TEMPORAL &&
-                    sq_cpu_rows_read(p->feat[f].plan, c->prev_rows, &p->alloc) < 0)
+                    sq_plan_rows_read(p->feat[f].plan, c->prev_rows, &p->alloc) < 0)
                     goto oom;
             for (int s = 0; s < 2; s++) {
                 if (!(c->prev[s] = sq_malloc(&p->alloc, row, (size_t)h)))
