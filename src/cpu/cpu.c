@@ -137,7 +137,7 @@ static void prescale_plane(const SqPlan *p, SqCpuSide *s, const SqSrc *src)
         float *dst = s->conv + (size_t)y * d->w;
         if (src->hbd)
             s->dsp.vfilt_16bpc(dst, src->cur, src->cur_stride, src->prev, src->prev_stride,
-                               src->scale, d->h, y, &one, 1, all, 1, d->w);
+                               src->scale, d->h, y, &one, 1, all, 1, d->w, src->range);
         else
             s->dsp.vfilt_8bpc(dst, src->cur, src->cur_stride, src->prev, src->prev_stride, d->h, y,
                               &one, 1, all, 1, d->w);
@@ -167,7 +167,8 @@ void sq_cpu_operating_image(const SqPlan *p, SqCpuSide *s, const SqSrc *src)
             dsp->vfilt_f32(s->vrow, s->scaled, sw, sh, row, p->ga, p->taps_a, s->spans, s->nspans, sw);
         else if (src->hbd)
             dsp->vfilt_16bpc(s->vrow, src->cur, src->cur_stride, src->prev, src->prev_stride,
-                             src->scale, sh, row, p->ga, p->taps_a, s->spans, s->nspans, sw);
+                             src->scale, sh, row, p->ga, p->taps_a, s->spans, s->nspans, sw,
+                             src->range);
         else
             dsp->vfilt_8bpc(s->vrow, src->cur, src->cur_stride, src->prev, src->prev_stride,
                             sh, row, p->ga, p->taps_a, s->spans, s->nspans, sw);

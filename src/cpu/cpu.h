@@ -18,6 +18,9 @@ typedef struct SqSrc {
     int64_t cur_stride, prev_stride;
     int hbd;
     float scale;
+    /* NULL, or where the raw samples read are folded in (bpc 9..15 only:
+     * other depths cannot be out of range): cur max, cur OR, prev max, prev OR. */
+    uint32_t *range;
 } SqSrc;
 
 typedef struct SqCpuSide {
