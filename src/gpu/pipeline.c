@@ -20,6 +20,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "core/plan.h"
 #include "gpu/gpu.h"
 #include "math/filter.h"
 #include "math/prescale.h"
@@ -29,6 +30,9 @@
 #define PINNED_BUDGET ((int64_t)512 << 20)
 #define SCRATCH_BUDGET ((int64_t)3 << 30)
 #define MAX_STAGERS 8
+
+_Static_assert(sizeof(((SqRawResult *)0)->range[0][0]) == sizeof(((SqGpuResult *)0)->range),
+               "SqGpuResult.range is SqRawResult.range of one plane");
 
 typedef struct PlaneGeo {
     int need;            /* some feature reads this plane */
@@ -374,7 +378,8 @@ static void plan_scratch(GpuPriv *g)
 static int64_t table_bytes(const SqPlan *pl)
 {
     return pl->prescale < 0 ? 0 : 2 * sq_gpu_align((int64_t)SQ_PS_TAPS * pl->d.scaled_h * 4) +
-                                      2 * sq_gpu_align((int64_t)SQ_PS_TAPS * pl->d.scaled_w * 4);
+                                      2 * sq_gpu_align((int64_t)SQ_PS_TAPS * pl->d.scaled_w * 4) +
+                                      sq_gpu_align(pl->d.h);
 }
 
 /*
@@ -428,8 +433,17 @@ static int upload_plans(GpuPriv *g)
 {
     const int nf = g->p.nfeat;
     SqGpuPlan *hp = sq_calloc(&g->p.alloc, (size_t)nf, sizeof(*hp));
-    if (!hp)
+    size_t mark_bytes = 0;
+    for (int f = 0; f < nf; f++)
+        if (g->p.feat[f].plan->prescale >= 0)
+            mark_bytes += (size_t)g->p.feat[f].plan->d.h;
+    /* row masks of the prescaled features, alive until the uploads are done */
+    uint8_t *marks = sq_calloc(&g->p.alloc, mark_bytes ? mark_bytes : 1, 1), *mark = marks;
+    if (!hp || !marks) {
+        sq_free(&g->p.alloc, hp);
+        sq_free(&g->p.alloc, marks);
         return -ENOMEM;
+    }
     int ret = 0;
     int64_t t = g->off_tables;
     for (int f = 0; f < nf && !ret; f++) {
@@ -445,22 +459,27 @@ static int upload_plans(GpuPriv *g)
         q->nn_floor = pl->nn_floor;
         memcpy(q->ga, pl->ga, sizeof(pl->ga));
         memcpy(q->gm, pl->gm, sizeof(pl->gm));
-        q->ps_iy = q->ps_ix = q->ps_wy = q->ps_wx = -1;
+        q->ps_iy = q->ps_ix = q->ps_wy = q->ps_wx = q->ps_rows = -1;
         if (pl->prescale < 0)
             continue;
+        if ((ret = sq_plan_rows_read(pl, mark, &g->p.alloc)) < 0)
+            break;
         const size_t ny = (size_t)SQ_PS_TAPS * pl->d.scaled_h * 4;
         const size_t nx = (size_t)SQ_PS_TAPS * pl->d.scaled_w * 4;
         q->ps_iy = t;
         q->ps_wy = t + sq_gpu_align((int64_t)ny);
         q->ps_ix = q->ps_wy + sq_gpu_align((int64_t)ny);
         q->ps_wx = q->ps_ix + sq_gpu_align((int64_t)nx);
-        t = q->ps_wx + sq_gpu_align((int64_t)nx);
+        q->ps_rows = q->ps_wx + sq_gpu_align((int64_t)nx);
+        t = q->ps_rows + sq_gpu_align(pl->d.h);
         const int s = SQ_GPU_STREAM_COMPUTE;
-        if ((ret = g->fns->upload(g->dev, s, g->arena + q->ps_iy, pl->ps_iy, ny)) < 0 ||
+        if ((ret = g->fns->upload(g->dev, s, g->arena + q->ps_rows, mark, (size_t)pl->d.h)) < 0 ||
+            (ret = g->fns->upload(g->dev, s, g->arena + q->ps_iy, pl->ps_iy, ny)) < 0 ||
             (ret = g->fns->upload(g->dev, s, g->arena + q->ps_wy, pl->ps_wy, ny)) < 0 ||
             (ret = g->fns->upload(g->dev, s, g->arena + q->ps_ix, pl->ps_ix, nx)) < 0 ||
             (ret = g->fns->upload(g->dev, s, g->arena + q->ps_wx, pl->ps_wx, nx)) < 0)
             break;
+        mark += pl->d.h;
     }
     if (!ret)
         ret = g->fns->upload(g->dev, SQ_GPU_STREAM_COMPUTE, g->arena + g->off_plans, hp,
@@ -469,6 +488,7 @@ static int upload_plans(GpuPriv *g)
     if (!ret && (ret = g->fns->event_record(g->dev, 0, SQ_GPU_STREAM_COMPUTE)) == 0)
         ret = g->fns->event_sync(g->dev, 0);
     sq_free(&g->p.alloc, hp);
+    sq_free(&g->p.alloc, marks);
     return ret;
 }
 
@@ -669,6 +689,7 @@ static void fill_side(const GpuPriv *g, SqGpuSide *sd, int f, int64_t scratch, c
     sd->plan = f;
     sd->hbd = g->p.format.bpc > 8;
     sd->scale = sq_bpc_scale(g->p.format.bpc);
+    sd->range_check = g->p.format.bpc > 8 && g->p.format.bpc < 16;
 }
 
 /* Problem tables of batch slot j: one pair per (frame, feature, plane). */
@@ -805,7 +826,12 @@ static int launch_batch(GpuPriv *g)
         (ret = fn->stream_wait(g->dev, C, 2 * j)) < 0)
         return fail(g, ret, "batch launch");
     if (b->npairs) {
-        if ((ret = fn->upload(g->dev, C, g->arena + g->off_sides, b->sides,
+        /* The kernels fold the sample ranges into zeroed results. The pinned
+         * copy is free: this batch slot's last results were received. */
+        memset(b->res, 0, (size_t)b->npairs * sizeof(SqGpuResult));
+        if ((ret = fn->upload(g->dev, C, g->arena + g->off_results, b->res,
+                              (size_t)b->npairs * sizeof(SqGpuResult))) < 0 ||
+            (ret = fn->upload(g->dev, C, g->arena + g->off_sides, b->sides,
                               2 * (size_t)b->npairs * sizeof(SqGpuSide))) < 0 ||
             (ret = fn->upload(g->dev, C, g->arena + g->off_pairs, b->pairs,
                               (size_t)b->npairs * sizeof(SqGpuPair))) < 0 ||
@@ -924,6 +950,7 @@ int sq_gpu_receive(void *priv, SqRawResult *out, int block, char *err, size_t er
             continue;
         out->score[pr->feat][pr->plane] = b->res[i].score;
         out->err[pr->feat][pr->plane] = b->res[i].err;
+        memcpy(out->range[pr->feat][pr->plane], b->res[i].range, sizeof(b->res[i].range));
     }
     g->received++;
     ret = 0;

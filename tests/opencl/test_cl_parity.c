@@ -259,7 +259,8 @@ static int oracle(const SpeedqaFormat *fmt, const char *const *feats, int nframe
         }
         double *v = r->v[t];
         for (int i = 0; i < nf; i++) {
-            sq_feature_assemble(&ft[i], &raw, i, v);
+            uint32_t undef;
+            sq_feature_assemble(&ft[i], &raw, i, v, &undef);
             v += ft[i].nscores;
         }
         r->count = (int)(v - r->v[t]);
