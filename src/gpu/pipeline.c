@@ -40,7 +40,8 @@ typedef struct PlaneGeo {
     int runs;            /* rows per run (2r + 1), 0: whole plane */
     int64_t row_bytes;
     int64_t stage_bytes; /* bytes as staged (runs or whole) */
-    int64_t stage_off[2], full_off[2]; /* per picture (ref, dis) in a slot */
+    int64_t stage_off[2]; /* per picture (ref, dis) in the pinned staging of a slot */
+    int64_t dev_off[2], full_off[2]; /* in the device slot: staged, device-copied */
 } PlaneGeo;
 
 typedef struct FrameRec {
@@ -91,6 +92,10 @@ typedef struct GpuPriv {
     int64_t arena_bytes;
     int64_t off_plans, off_tables, off_sides, off_pairs, off_results, off_scratch, off_slots;
     int64_t slot_bytes, stage_bytes, desc_bytes;
+    /* Per picture: its staged bytes (pinned offset, length) and its part of
+     * the device slot. The two pictures' parts are disjoint, so a host
+     * picture's upload never overwrites a device picture's copy. */
+    int64_t stage_start[2], stage_len[2], side_base[2];
     int has_prescale;
 
     uint8_t *pinned;
@@ -283,7 +288,7 @@ static void stage_record(const GpuPriv *g, int s, FrameRec *fr, int64_t slot)
         const PlaneGeo *pg = &g->geo[c];
         if (!pg->need)
             continue;
-        fr->base[s][c] = slot + pg->stage_off[s];
+        fr->base[s][c] = slot + pg->dev_off[s];
         fr->stride[s][c] = pg->row_bytes;
         fr->runs[s][c] = pg->runs;
     }
@@ -331,8 +336,11 @@ static void plan_planes(GpuPriv *g)
         g->nplanes[f] = chroma ? 2 : 1;
     }
     const int64_t bps = p->format.bpc > 8 ? 2 : 1;
-    int64_t stage = 0, full = 0;
-    for (int s = 0; s < 2; s++)
+    int64_t stage = 0, base = 0;
+    for (int s = 0; s < 2; s++) {
+        int64_t st = 0, full = 0;
+        g->stage_start[s] = stage;
+        g->side_base[s] = base;
         for (int c = 0; c < 3; c++) {
             PlaneGeo *pg = &g->geo[c];
             if (!pg->need)
@@ -343,13 +351,18 @@ static void plan_planes(GpuPriv *g)
             /* Runs must stay disjoint (2r + 1 < 16) to save anything. */
             pg->runs = whole[c] || 2 * radius[c] + 1 >= (1 << SQ_DECIM_SHIFT) ? 0 : 2 * radius[c] + 1;
             pg->stage_bytes = (pg->runs ? (int64_t)pg->op_h * pg->runs : pg->h) * pg->row_bytes;
-            pg->stage_off[s] = stage;
-            stage = sq_gpu_align(stage + pg->stage_bytes);
-            pg->full_off[s] = full;
+            pg->stage_off[s] = stage + st;
+            pg->dev_off[s] = base + st;
+            st = sq_gpu_align(st + pg->stage_bytes);
+            pg->full_off[s] = base + full;
             full = sq_gpu_align(full + (int64_t)pg->h * pg->row_bytes);
         }
+        g->stage_len[s] = st;
+        stage += st;
+        base += full > st ? full : st;
+    }
     g->stage_bytes = stage;
-    g->slot_bytes = full > stage ? full : stage;
+    g->slot_bytes = base;
 }
 
 static void plan_scratch(GpuPriv *g)
@@ -889,10 +902,11 @@ int sq_gpu_send(void *priv, const SpeedqaPicture *ref, const SpeedqaPicture *dis
     if (!ret && staged)
         stage_frame(g, ref->memory == SPEEDQA_MEM_HOST ? ref : NULL,
                     dis->memory == SPEEDQA_MEM_HOST ? dis : NULL, stage);
-    if (!ret && staged &&
-        (ret = g->fns->upload(g->dev, SQ_GPU_STREAM_COPY, g->arena + slot_off, stage,
-                              (size_t)g->stage_bytes)) < 0)
-        fail(g, ret, "frame upload");
+    for (int s = 0; s < 2 && !ret; s++)
+        if (pic[s]->memory == SPEEDQA_MEM_HOST && g->stage_len[s] &&
+            (ret = g->fns->upload(g->dev, SQ_GPU_STREAM_COPY, g->arena + slot_off + g->side_base[s],
+                                  stage + g->stage_start[s], (size_t)g->stage_len[s])) < 0)
+            fail(g, ret, "frame upload");
     if (!ret) {
         if (g->open_batch < 0) {
             g->open_batch = (int)(g->nbatches % (unsigned)g->nbslots);
