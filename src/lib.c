@@ -1,4 +1,5 @@
 #include <errno.h>
+#include <math.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -51,6 +52,8 @@ const char *speedqa_strerror(int err)
     case ENOSYS: return "backend not built";
     case ENODEV: return "no usable device";
     case EIO: return "backend failure";
+    case ERANGE: return "sample value above the declared bit depth";
+    case EDOM: return "score undefined for this frame";
     default: return "unknown error";
     }
 }
@@ -311,6 +314,17 @@ static int sticky_error(const SpeedqaContext *c)
     return c->sticky;
 }
 
+/* Bad samples in a frame's raw result: one error line, and the context stops (sticky). */
+static int check_range(SpeedqaContext *c, const SqRawResult *raw, unsigned frame)
+{
+    char msg[400];
+    if (sq_features_check_range(c->feat, c->nfeat, raw, c->s.ref.bpc, frame, msg, sizeof(msg)) == 0)
+        return 0;
+    logmsg(&c->s, SPEEDQA_LOG_ERROR, "%s", msg);
+    c->sticky = SPEEDQA_ERR(ERANGE);
+    return c->sticky;
+}
+
 int speedqa_send(SpeedqaContext *c, const SpeedqaPicture *ref, const SpeedqaPicture *dis)
 {
     char err[256] = "";
@@ -325,6 +339,9 @@ int speedqa_send(SpeedqaContext *c, const SpeedqaPicture *ref, const SpeedqaPict
         return SPEEDQA_ERR(EAGAIN);
     if ((ret = c->be->send(c->be_priv, ref, dis, c->new_seq, err, sizeof(err))) < 0)
         return backend_failed(c, ret, err);
+    const SqRawResult *done = c->be->scored ? c->be->scored(c->be_priv) : NULL;
+    if (done && (ret = check_range(c, done, c->sent)) < 0)
+        return ret;
     c->new_seq = 0;
     c->flushing = 0;
     c->sent++;
@@ -352,11 +369,26 @@ int speedqa_receive(SpeedqaContext *c, SpeedqaScores *out)
         return SPEEDQA_ERR(EAGAIN);
     if (ret < 0)
         return backend_failed(c, ret, err);
+    if ((ret = check_range(c, &raw, c->received)) < 0)
+        return ret;
     out->frame = c->received++;
     out->count = c->nscores;
+    out->undefined = 0;
     double *v = out->values;
-    for (int i = 0; i < c->nfeat; i++) {
-        sq_feature_assemble(&c->feat[i], &raw, i, v);
+    for (int i = 0, k = 0; i < c->nfeat; i++) {
+        uint32_t undef;
+        if (sq_feature_assemble(&c->feat[i], &raw, i, v, &undef) < 0) {
+            /* Nothing clips speed_temporal (libvmaf would publish NaN). */
+            int j = 0;
+            while (j + 1 < c->feat[i].nscores && isfinite(v[j]))
+                j++;
+            logmsg(&c->s, SPEEDQA_LOG_ERROR, "frame %u: %s is %g (the SpEED model is undefined "
+                   "on this frame)", out->frame, c->names[k + j], v[j]);
+            c->sticky = SPEEDQA_ERR(EDOM);
+            return c->sticky;
+        }
+        out->undefined |= undef << k;
+        k += c->feat[i].nscores;
         v += c->feat[i].nscores;
     }
     return 0;

@@ -17,6 +17,13 @@
  * Errors are negative errno values (SPEEDQA_ERR(EINVAL) ...). Every failing
  * call also passes one line describing the cause to the settings' logger.
  *
+ * Every score speedqa_receive() returns is finite, or the call fails: a
+ * frame whose samples exceed the declared bit depth fails with -ERANGE, a
+ * speed_temporal score the model leaves undefined with -EDOM. A chroma
+ * score that is undefined (NaN) before the speed_max_val clip is published
+ * as speed_max_val, the number libvmaf publishes, and flagged in
+ * SpeedqaScores.undefined.
+ *
  * Threading: a context is used by one thread at a time; distinct contexts
  * are independent (the library has no global mutable state).
  */
@@ -93,7 +100,9 @@ typedef struct SpeedqaFormat {
 
 /**
  * One picture. Samples are uint8_t when bpc == 8, otherwise native-endian
- * uint16_t holding values below 2^bpc (planes and strides 2-byte aligned).
+ * uint16_t holding values below 2^bpc, LSB-aligned (planes and strides
+ * 2-byte aligned; a larger value in a row a feature reads fails the frame
+ * with -ERANGE).
  * Strides are in bytes and may be negative; |stride| must be at least the row's size in bytes
  * (-EINVAL otherwise). The caller keeps ownership; the library copies what it needs
  * before speedqa_send() returns.
@@ -166,6 +175,13 @@ typedef struct SpeedqaSettings {
 typedef struct SpeedqaScores {
     unsigned frame;          /**< 0-based index of the frame pair, in send order */
     int count;
+    /**
+     * Bit i set: score i is undefined on this frame (NaN before the
+     * speed_max_val clip of speed_chroma) and values[i] holds that
+     * feature's speed_max_val, as libvmaf publishes it. Only speed_chroma
+     * outputs (u, v, uv) can be flagged; values[i] is finite regardless.
+     */
+    uint32_t undefined;
     double values[SPEEDQA_MAX_SCORES];
 } SpeedqaScores;
 
@@ -211,8 +227,19 @@ SPEEDQA_API const char *speedqa_backend_name(const SpeedqaContext *ctx);
  * Submit the next frame pair. Pictures must match the formats given at open.
  * Errors: -EAGAIN the queue of unreceived scores is full: receive first
  *         (nothing consumed);
- *         -EINVAL picture does not match, NULL plane, stride smaller than a row; -ENOMEM; -EIO backend failure
- *         (sticky: later calls fail too).
+ *         -EINVAL picture does not match, NULL plane, stride smaller than a row;
+ *         -ENOMEM; -EIO backend failure (sticky: later calls fail too);
+ *         -ERANGE (sticky) a sample of a row some feature reads is above
+ *         (1 << bpc) - 1 (bpc 9..15), when the frame is scored inside
+ *         send (CPU backend, one thread; otherwise speedqa_receive of that
+ *         frame reports it). The log line names the picture, the 0-based
+ *         frame, the plane, the largest value and the depth, with a hint
+ *         when the samples look MSB-aligned (P010 style). A feature reads
+ *         whole rows: for speed_temporal the luma rows within the
+ *         anti-alias radius of every 16th row (or the rows the prescaler
+ *         reads for them), for speed_chroma the same rows of U and V. The
+ *         previous picture that speed_temporal reads is named as the frame
+ *         it belongs to (frame - 1).
  */
 SPEEDQA_API int speedqa_send(SpeedqaContext *ctx, const SpeedqaPicture *ref,
                              const SpeedqaPicture *dis);
@@ -223,7 +250,11 @@ SPEEDQA_API int speedqa_send(SpeedqaContext *ctx, const SpeedqaPicture *ref,
  * not otherwise make progress: the queue is full (send would answer
  * -EAGAIN) or speedqa_flush() was called. Otherwise returns -EAGAIN when it
  * is still being computed. Errors: -EAGAIN nothing to return now (send
- * more, or flush); -EIO backend failure (sticky).
+ * more, or flush); -EIO backend failure (sticky); -ERANGE (sticky) that
+ * frame read a sample above the declared bit depth (see speedqa_send);
+ * -EDOM (sticky) a speed_temporal score of that frame is not finite
+ * (undefined model: libvmaf would publish NaN). On any error *out is not
+ * a published frame.
  */
 SPEEDQA_API int speedqa_receive(SpeedqaContext *ctx, SpeedqaScores *out);
 

@@ -7,6 +7,7 @@
 #define SQ_CORE_BACKEND_H
 
 #include <stddef.h>
+#include <stdint.h>
 
 #include "core/mem.h"
 #include "core/options.h"
@@ -36,14 +37,23 @@ typedef struct SqBackendParams {
     SqAlloc alloc;
 } SqBackendParams;
 
+/* Which raw samples a plane job read, for the out-of-range check. */
+enum { SQ_RANGE_CUR_MAX, SQ_RANGE_CUR_OR, SQ_RANGE_PREV_MAX, SQ_RANGE_PREV_OR, SQ_RANGE_N };
+
 /*
  * Raw result of one frame: per feature, plane scores before the chroma uv
  * rule and clipping. chroma: [0] = U, [1] = V; temporal: [0] (0 for the
  * first frame of a sequence). err = either side singular.
+ * range[feature][plane][side]: max and OR of every raw sample of the rows
+ * sq_plan_rows_read marks (all columns) that the side read, current
+ * picture and, for speed_temporal, previous picture (side 1 of
+ * speed_use_ref_diff reads the current reference). Filled for bpc 9..15
+ * only, all zero otherwise and for planes that were not scored.
  */
 typedef struct SqRawResult {
     float score[SPEEDQA_MAX_FEATURES][2];
     int err[SPEEDQA_MAX_FEATURES][2];
+    uint32_t range[SPEEDQA_MAX_FEATURES][2][2][SQ_RANGE_N];
 } SqRawResult;
 
 typedef struct SqBackend {
@@ -64,6 +74,13 @@ typedef struct SqBackend {
      * still in flight and block == 0. Only called with a frame outstanding.
      */
     int (*receive)(void *priv, SqRawResult *out, int block, char *err, size_t errlen);
+    /*
+     * Optional: the result of the frame send() just accepted when send()
+     * already scored it (the CPU backend with one thread), else NULL. It
+     * lets the library fail that send() on bad samples; receive() still
+     * returns the same result later.
+     */
+    const SqRawResult *(*scored)(void *priv);
     void (*close)(void **priv);
     /* Optional: describe visible devices (see speedqa_list_devices). */
     int (*list_devices)(char *buf, size_t len);

@@ -31,7 +31,23 @@ void sq_feature_score_name(const SqFeature *f, int i, char *buf, size_t len);
 /*
  * Final outputs of feature index i from a backend's raw result: the chroma
  * uv rule and speed_max_val clipping (temporal: never clipped, as libvmaf).
+ * A chroma value that is NaN before the clip is published as speed_max_val,
+ * as libvmaf's min(score, max_val) does, and sets bit k of *undefined for
+ * output k. Returns -EDOM when an output would still not be finite (a
+ * temporal NaN or infinity: nothing clips it); out is filled regardless.
  */
-void sq_feature_assemble(const SqFeature *f, const SqRawResult *r, int i, double *out);
+int sq_feature_assemble(const SqFeature *f, const SqRawResult *r, int i, double *out,
+                        uint32_t *undefined);
+
+/*
+ * The promise that every score comes from samples within the declared
+ * depth: 0, or -ERANGE with one line naming the picture, frame, plane, the
+ * largest value and the depth in msg, when a sample that a feature read
+ * (r->range) is above (1 << bpc) - 1. frame: 0-based send index of r.
+ * speed_temporal's previous pictures belong to frame - 1 and are reported
+ * first: that is the earlier frame.
+ */
+int sq_features_check_range(const SqFeature *f, int nfeat, const SqRawResult *r, int bpc,
+                            unsigned frame, char *msg, size_t len);
 
 #endif

@@ -34,4 +34,17 @@ int sq_plan_init(SqPlan *p, int w, int h, const SqOptions *o, const SqAlloc *a,
                  const char *what, char *err, size_t errlen);
 void sq_plan_free(SqPlan *p);
 
+/* Marks the rows of a plane of height h within the anti-alias radius of
+ * every 16th row: the rows the decimated vertical pass reads. */
+void sq_plan_filter_rows(const SqPlan *p, int h, uint8_t *mark);
+
+/*
+ * Marks (sets to 1) the rows of the raw input plane (p->d.h rows) that the
+ * feature reads; other rows may hold anything. Without prescale these are
+ * sq_plan_filter_rows (about 9/16 of them at ks = 1); with prescale, the
+ * rows the prescaler reads for those. Every backend reads (and range-checks)
+ * exactly these rows, all columns of each. 0 or -ENOMEM.
+ */
+int sq_plan_rows_read(const SqPlan *p, uint8_t *mark, const SqAlloc *a);
+
 #endif

@@ -45,7 +45,7 @@ typedef struct CpuPriv {
     Worker *w;
     /* single-thread mode: previous luma of ref and dis */
     uint8_t *prev[2];
-    uint8_t *prev_rows;      /* luma rows speed_temporal reads (sq_cpu_rows_read) */
+    uint8_t *prev_rows;      /* luma rows speed_temporal reads (sq_plan_rows_read) */
     Planes prev_pl[2];
     int have_prev;
     SqRawResult sync_res;
@@ -71,9 +71,11 @@ static void plane_size(const SpeedqaFormat *f, int p, int *w, int *h)
     }
 }
 
-static SqSrc make_src(const Planes *cur, int plane, const Planes *prev, int hbd, int bpc)
+static SqSrc make_src(const Planes *cur, int plane, const Planes *prev, int hbd, int bpc,
+                      uint32_t *range)
 {
     SqSrc s = { 0 };
+    s.range = bpc > 8 && bpc < 16 ? range : NULL;
     s.cur = cur->data[plane];
     s.cur_stride = cur->stride[plane];
     if (prev) {
@@ -96,15 +98,16 @@ static void score_frame(const CpuPriv *c, Worker *w, const Planes cur[2], const 
         SqCpuSide *sr = &w->side[i][0], *sd = &w->side[i][1];
         if (f->kind == SQ_FEATURE_CHROMA) {
             for (int ch = 0; ch < 2; ch++) {
-                const SqSrc rs = make_src(&cur[0], ch + 1, NULL, hbd, bpc);
-                const SqSrc ds = make_src(&cur[1], ch + 1, NULL, hbd, bpc);
+                const SqSrc rs = make_src(&cur[0], ch + 1, NULL, hbd, bpc, out->range[i][ch][0]);
+                const SqSrc ds = make_src(&cur[1], ch + 1, NULL, hbd, bpc, out->range[i][ch][1]);
                 out->score[i][ch] = sq_cpu_plane_score(f->plan, sr, sd, &rs, &ds,
                                                        f->opt->weight_var_mode, &out->err[i][ch]);
             }
         } else if (prev) {
             /* speed_use_ref_diff: previous dis minus current ref (spec 2.3). */
-            const SqSrc rs = make_src(&cur[0], 0, &prev[0], hbd, bpc);
-            const SqSrc ds = make_src(&cur[f->opt->use_ref_diff ? 0 : 1], 0, &prev[1], hbd, bpc);
+            const SqSrc rs = make_src(&cur[0], 0, &prev[0], hbd, bpc, out->range[i][0][0]);
+            const SqSrc ds = make_src(&cur[f->opt->use_ref_diff ? 0 : 1], 0, &prev[1], hbd, bpc,
+                                      out->range[i][0][1]);
             out->score[i][0] = sq_cpu_plane_score(f->plan, sr, sd, &rs, &ds, 0, &out->err[i][0]);
         }
     }
@@ -262,7 +265,7 @@ static int cpu_open(void **pp, const SqBackendParams *p, char *err, size_t errle
                 goto oom;
             for (int f = 0; f < p->nfeat; f++)
                 if (p->feat[f].kind == SQ_FEATURE_TEMPORAL &&
-                    sq_cpu_rows_read(p->feat[f].plan, c->prev_rows, &p->alloc) < 0)
+                    sq_plan_rows_read(p->feat[f].plan, c->prev_rows, &p->alloc) < 0)
                     goto oom;
             for (int s = 0; s < 2; s++) {
                 if (!(c->prev[s] = sq_malloc(&p->alloc, row, (size_t)h)))
@@ -391,11 +394,18 @@ static int cpu_receive(void *priv, SqRawResult *out, int block, char *err, size_
     return ret;
 }
 
+static const SqRawResult *cpu_scored(void *priv)
+{
+    const CpuPriv *c = priv;
+    return c->nworkers == 1 && c->sync_ready ? &c->sync_res : NULL;
+}
+
 const SqBackend sq_backend_cpu = {
     .name = "cpu",
     .open = cpu_open,
     .capacity = cpu_capacity,
     .send = cpu_send,
     .receive = cpu_receive,
+    .scored = cpu_scored,
     .close = cpu_close,
 };

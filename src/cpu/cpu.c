@@ -3,7 +3,7 @@
  * stages, through the side's DSP table. Besides SIMD, three savings keep
  * every bit of the math core: the vertical pass runs only at the columns
  * (and prescale only at the rows) the decimated passes read; the input
- * rows a side reads are known in advance (sq_cpu_rows_read); the explicit-Q
+ * rows a side reads are known in advance (sq_plan_rows_read); the explicit-Q
  * QR solve skips products that are exactly +-0. tests/checkkernel checks
  * all of it against a pipeline built from the math core alone.
  */
@@ -39,39 +39,6 @@ static int plan_spans(const SqPlan *p, int32_t *spans, uint8_t *mark)
         n++;
     }
     return n;
-}
-
-/* Rows of a plane of height h within the anti-alias radius of every 16th row. */
-static void filter_rows(const SqPlan *p, int h, uint8_t *mark)
-{
-    const int r = p->taps_a >> 1;
-    for (int i = 0; i < p->d.op_h; i++)
-        for (int k = -r; k <= r; k++)
-            mark[sq_mirror((i << SQ_DECIM_SHIFT) + k, h)] = 1;
-}
-
-/* With prescale: the input rows that the needed scaled rows (srows) read;
- * unused table slots hold row 0, which costs one row at most. */
-static void prescale_rows(const SqPlan *p, const uint8_t *srows, uint8_t *mark)
-{
-    for (int y = 0; y < p->d.scaled_h; y++)
-        for (int j = 0; j < SQ_PS_TAPS && srows[y]; j++)
-            mark[p->ps_iy[y * SQ_PS_TAPS + j]] = 1;
-}
-
-int sq_cpu_rows_read(const SqPlan *p, uint8_t *mark, const SqAlloc *a)
-{
-    if (p->prescale < 0) {
-        filter_rows(p, p->d.h, mark);
-        return 0;
-    }
-    uint8_t *srows = sq_calloc(a, (size_t)p->d.scaled_h, 1);
-    if (!srows)
-        return -ENOMEM;
-    filter_rows(p, p->d.scaled_h, srows);
-    prescale_rows(p, srows, mark);
-    sq_free(a, srows);
-    return 0;
 }
 
 int sq_cpu_side_alloc(SqCpuSide *s, const SqPlan *p, const SqAlloc *a)
@@ -123,8 +90,8 @@ int sq_cpu_side_alloc(SqCpuSide *s, const SqPlan *p, const SqAlloc *a)
         s->srcrows = sq_calloc(a, (size_t)d->h, 1);
         ok = s->conv && s->scaled && s->rows && s->srcrows;
         if (ok) {
-            filter_rows(p, d->scaled_h, s->rows);
-            prescale_rows(p, s->rows, s->srcrows);
+            sq_plan_filter_rows(p, d->scaled_h, s->rows);
+            ok = sq_plan_rows_read(p, s->srcrows, a) == 0;
         }
     }
     if (!ok) {
@@ -170,7 +137,7 @@ static void prescale_plane(const SqPlan *p, SqCpuSide *s, const SqSrc *src)
         float *dst = s->conv + (size_t)y * d->w;
         if (src->hbd)
             s->dsp.vfilt_16bpc(dst, src->cur, src->cur_stride, src->prev, src->prev_stride,
-                               src->scale, d->h, y, &one, 1, all, 1, d->w);
+                               src->scale, d->h, y, &one, 1, all, 1, d->w, src->range);
         else
             s->dsp.vfilt_8bpc(dst, src->cur, src->cur_stride, src->prev, src->prev_stride, d->h, y,
                               &one, 1, all, 1, d->w);
@@ -200,7 +167,8 @@ void sq_cpu_operating_image(const SqPlan *p, SqCpuSide *s, const SqSrc *src)
             dsp->vfilt_f32(s->vrow, s->scaled, sw, sh, row, p->ga, p->taps_a, s->spans, s->nspans, sw);
         else if (src->hbd)
             dsp->vfilt_16bpc(s->vrow, src->cur, src->cur_stride, src->prev, src->prev_stride,
-                             src->scale, sh, row, p->ga, p->taps_a, s->spans, s->nspans, sw);
+                             src->scale, sh, row, p->ga, p->taps_a, s->spans, s->nspans, sw,
+                             src->range);
         else
             dsp->vfilt_8bpc(s->vrow, src->cur, src->cur_stride, src->prev, src->prev_stride,
                             sh, row, p->ga, p->taps_a, s->spans, s->nspans, sw);

@@ -18,6 +18,9 @@ typedef struct SqSrc {
     int64_t cur_stride, prev_stride;
     int hbd;
     float scale;
+    /* NULL, or where the raw samples read are folded in (bpc 9..15 only:
+     * other depths cannot be out of range): cur max, cur OR, prev max, prev OR. */
+    uint32_t *range;
 } SqSrc;
 
 typedef struct SqCpuSide {
@@ -39,16 +42,6 @@ typedef struct SqCpuSide {
     float *k, *lambda, *eig, *sol, *y, *x;
     float *e, *s;    /* entropies and variances, nb each */
 } SqCpuSide;
-
-/*
- * Marks (sets to 1) the rows of the raw input plane (p->d.h rows) that the
- * CPU path reads; other rows may hold anything. Without prescale these are
- * the rows within the anti-alias radius of every 16th row (about 9/16 of
- * them at ks = 1); with prescale, the rows the prescaler reads for those.
- * A backend keeping the previous frame for speed_temporal only needs to
- * copy the marked rows. 0 or -ENOMEM.
- */
-int sq_cpu_rows_read(const SqPlan *p, uint8_t *mark, const SqAlloc *a);
 
 /* Allocate for plan p; the DSP table starts at the best level this CPU has. */
 int sq_cpu_side_alloc(SqCpuSide *s, const SqPlan *p, const SqAlloc *a);

@@ -50,6 +50,8 @@ typedef struct SqGpuPlan {
     SqDims d;
     SqGpuLayout lay;
     int64_t ps_iy, ps_ix, ps_wy, ps_wx; /* arena offsets of the prescale tables */
+    int64_t ps_rows;       /* prescale: arena offset of d.h bytes, 1 = a row the feature
+                            * reads (sq_plan_rows_read), the rows range-checked */
     int32_t prescale, taps_a, taps_m, wvm;
     float sigma_nn, nn_floor;
     int32_t pad[2];
@@ -69,7 +71,8 @@ typedef struct SqGpuSide {
     int32_t cur_runs, prev_runs;
     int32_t plan, hbd;
     float scale;
-    int32_t pad;
+    int32_t range_check;           /* 1 (bpc 9..15): fold the raw samples read into the
+                                    * pair's SqGpuResult.range */
 } SqGpuSide;
 
 /* One plane: sides 2 * index (ref) and 2 * index + 1 (dis). */
@@ -80,10 +83,14 @@ typedef struct SqGpuPair {
     int32_t pad;
 } SqGpuPair;
 
-/* What a pair leaves for the host. */
+/* Per side of SqGpuResult: max and OR of the current, then the previous picture's samples. */
+#define SQ_GPU_RANGE_N 4
+
+/* What a pair leaves for the host; range must be zero before the kernels run. */
 typedef struct SqGpuResult {
     float score;
     int32_t err;
+    uint32_t range[2][SQ_GPU_RANGE_N]; /* ref, dis side: as SqRawResult.range */
 } SqGpuResult;
 
 /* The one argument struct every kernel takes (after the arena base). */

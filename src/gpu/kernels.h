@@ -11,6 +11,7 @@
  *   SQ_SHARED                       block-shared storage, at kernel scope
  *   SQ_SHARED_PTR                   address space of a pointer to it
  *   SQ_DFN                          device helper qualifier
+ *   SQ_ATOMIC_MAX(p, v), SQ_ATOMIC_OR(p, v)  on a SQ_GLOBAL uint32_t * (OpenCL 1.2 core)
  *   SQ_GPU_SHARED_WORK              1: the eigen/solve matrices live in block-shared
  *                                   memory (needs generic pointers: CUDA, HIP, C);
  *                                   0: in the side's global work area (OpenCL C 1.2,
@@ -40,6 +41,8 @@
 #define SQ_SHARED __local
 #define SQ_SHARED_PTR __local
 #define SQ_DFN static inline
+#define SQ_ATOMIC_MAX(p, v) atomic_max((volatile __global uint *)(p), (uint)(v))
+#define SQ_ATOMIC_OR(p, v) atomic_or((volatile __global uint *)(p), (uint)(v))
 #define SQ_GPU_SHARED_WORK 0
 #elif defined(__CUDACC__) || defined(__HIPCC__)
 #if defined(__HIPCC__)
@@ -57,6 +60,8 @@
 #define SQ_SHARED __shared__
 #define SQ_SHARED_PTR
 #define SQ_DFN static __device__ inline
+#define SQ_ATOMIC_MAX(p, v) atomicMax((unsigned int *)(p), (unsigned int)(v))
+#define SQ_ATOMIC_OR(p, v) atomicOr((unsigned int *)(p), (unsigned int)(v))
 #define SQ_GPU_SHARED_WORK 1
 #else
 #error "gpu/kernels.h: define SQ_KERNEL_BEGIN and the other built-ins before including it"
@@ -99,6 +104,62 @@ SQ_DFN int sq_gk_singular(const SQ_GLOBAL int32_t *flags, const SQ_GLOBAL float 
     return !regular || flags[0];
 }
 
+/* ---- out-of-range check: max and OR of the raw samples read ------------ */
+
+/* Largest block size any launch uses (the shared reduction array). */
+#define SQ_GK_MAXTH 256
+
+/* Where side `side` of the problem tables folds its range, or 0 when it does not check. */
+SQ_DFN SQ_GLOBAL uint32_t *sq_gk_range_dst(SQ_GLOBAL unsigned char *arena, const SqKArgs *ka,
+                                          int side)
+{
+    if (side >= ka->nsides || !sq_gk_side(arena, ka, side)->range_check)
+        return 0;
+    return (SQ_GK_PTR(SqGpuResult, ka->results) + (side >> 1))->range[side & 1];
+}
+
+SQ_DFN void sq_gk_fold(uint32_t *acc, uint32_t v)
+{
+    acc[0] = v > acc[0] ? v : acc[0];
+    acc[1] |= v;
+}
+
+/*
+ * Block-wide max / OR of every thread's acc (SQ_GPU_RANGE_N values), then
+ * one atomic per value into dst (0: none). Every thread of the block calls
+ * it: acc goes to shared memory before the first barrier, and the tree
+ * works for any block size.
+ */
+SQ_DFN void sq_gk_range_flush(SQ_SHARED_PTR uint32_t *red, const uint32_t *acc,
+                              SQ_GLOBAL uint32_t *dst)
+{
+    const int tid = SQ_TID, nth = SQ_NTH;
+    for (int k = 0; k < SQ_GPU_RANGE_N; k++)
+        red[k * SQ_GK_MAXTH + tid] = acc[k];
+    for (int s = 1; s < nth; s <<= 1) {
+        SQ_SYNC();
+        if (tid % (2 * s) == 0 && tid + s < nth)
+            for (int k = 0; k < SQ_GPU_RANGE_N; k++) {
+                SQ_SHARED_PTR uint32_t *a = red + k * SQ_GK_MAXTH + tid;
+                const uint32_t b = a[s];
+                *a = k & 1 ? *a | b : (b > *a ? b : *a);
+            }
+    }
+    SQ_SYNC();
+    if (tid == 0 && dst)
+        for (int k = 0; k < SQ_GPU_RANGE_N; k++) {
+            if (k & 1)
+                SQ_ATOMIC_OR(dst + k, red[k * SQ_GK_MAXTH]);
+            else
+                SQ_ATOMIC_MAX(dst + k, red[k * SQ_GK_MAXTH]);
+        }
+}
+
+SQ_DFN uint32_t sq_gk_u16(const SQ_GLOBAL uint8_t *base, int64_t stride, int y, int x)
+{
+    return ((const SQ_GLOBAL uint16_t *)(base + (int64_t)y * stride))[x];
+}
+
 /* ---- prescale path: converted plane, then resampled plane -------------- */
 
 /* Side i and its plan when its feature prescales, else NULL. */
@@ -113,24 +174,37 @@ SQ_DFN const SQ_GLOBAL SqGpuSide *sq_gk_prescaled(SQ_GLOBAL unsigned char *arena
     return (*pl)->prescale >= 0 ? sd : 0;
 }
 
-/* (No barrier in these two: an idle block may return.) */
+/* The whole plane is converted; only the rows the feature reads are range-checked. */
 SQ_KERNEL_BEGIN(convert, 256)
 {
-    const SQ_GLOBAL SqGpuPlan *pl;
+    SQ_SHARED uint32_t red[SQ_GPU_RANGE_N * SQ_GK_MAXTH];
+    const SQ_GLOBAL SqGpuPlan *pl = 0;
     const SQ_GLOBAL SqGpuSide *sd = sq_gk_prescaled(arena, &ka, SQ_BY, &pl);
-    if (!sd)
-        return;
-    const int w = pl->d.w;
-    const int64_t total = (int64_t)w * pl->d.h, lo = (int64_t)SQ_BX * SQ_GK_CHUNK;
-    const int64_t hi = SQ_GK_END(lo, total);
-    const SQ_GLOBAL uint8_t *cur = arena + sd->cur;
-    const SQ_GLOBAL uint8_t *prev = sd->prev >= 0 ? arena + sd->prev : 0;
-    SQ_GLOBAL float *conv = SQ_GK_PTR(float, sd->scratch + pl->lay.conv);
-    for (int64_t t = lo + SQ_TID; t < hi; t += SQ_NTH)
-        conv[t] = sq_src_at(cur, sd->cur_stride, prev, sd->prev_stride, sd->hbd, sd->scale,
-                            (int)(t / w), (int)(t % w));
+    uint32_t acc[SQ_GPU_RANGE_N] = { 0, 0, 0, 0 };
+    SQ_GLOBAL uint32_t *dst = sd ? sq_gk_range_dst(arena, &ka, SQ_BY) : 0;
+    if (sd) {
+        const int w = pl->d.w;
+        const int64_t total = (int64_t)w * pl->d.h, lo = (int64_t)SQ_BX * SQ_GK_CHUNK;
+        const int64_t hi = SQ_GK_END(lo, total);
+        const SQ_GLOBAL uint8_t *cur = arena + sd->cur;
+        const SQ_GLOBAL uint8_t *prev = sd->prev >= 0 ? arena + sd->prev : 0;
+        const SQ_GLOBAL uint8_t *rows = arena + pl->ps_rows;
+        SQ_GLOBAL float *conv = SQ_GK_PTR(float, sd->scratch + pl->lay.conv);
+        for (int64_t t = lo + SQ_TID; t < hi; t += SQ_NTH) {
+            const int y = (int)(t / w), x = (int)(t % w);
+            conv[t] = sq_src_at(cur, sd->cur_stride, prev, sd->prev_stride, sd->hbd, sd->scale,
+                                y, x);
+            if (dst && rows[y]) {
+                sq_gk_fold(acc, sq_gk_u16(cur, sd->cur_stride, y, x));
+                if (prev)
+                    sq_gk_fold(acc + 2, sq_gk_u16(prev, sd->prev_stride, y, x));
+            }
+        }
+    }
+    sq_gk_range_flush(red, acc, dst);
 }
 
+/* (No barrier: an idle block may return.) */
 SQ_KERNEL_BEGIN(prescale, 256)
 {
     const SQ_GLOBAL SqGpuPlan *pl;
@@ -157,6 +231,9 @@ SQ_KERNEL_BEGIN(prescale, 256)
 
 SQ_KERNEL_BEGIN(opimg, 256)
 {
+    SQ_SHARED uint32_t red[SQ_GPU_RANGE_N * SQ_GK_MAXTH];
+    uint32_t acc[SQ_GPU_RANGE_N] = { 0, 0, 0, 0 };
+    SQ_GLOBAL uint32_t *dst = 0;
     const int side_ok = SQ_BY < ka.nsides;
     const SQ_GLOBAL SqGpuSide *sd = sq_gk_side(arena, &ka, side_ok ? SQ_BY : 0);
     const SQ_GLOBAL SqGpuPlan *pl = sq_gk_plan(arena, &ka, sd->plan);
@@ -177,6 +254,16 @@ SQ_KERNEL_BEGIN(opimg, 256)
             for (int c = SQ_TID; c < sw; c += SQ_NTH)
                 vrow[c] = sq_vfilter_raw(cur, sd->cur_stride, prev, sd->prev_stride, sd->hbd,
                                          sd->scale, sh, pl->ga, pl->taps_a, row, c);
+            /* The same samples again, from cache: every column of the rows read. */
+            dst = sq_gk_range_dst(arena, &ka, SQ_BY);
+            const int r = pl->taps_a >> 1;
+            for (int c = SQ_TID; dst && c < sw; c += SQ_NTH)
+                for (int k = 0; k < pl->taps_a; k++) {
+                    const int y = sq_mirror(row - r + k, sh);
+                    sq_gk_fold(acc, sq_gk_u16(cur, sd->cur_stride, y, c));
+                    if (prev)
+                        sq_gk_fold(acc + 2, sq_gk_u16(prev, sd->prev_stride, y, c));
+                }
         }
     }
     SQ_SYNC();
@@ -185,6 +272,7 @@ SQ_KERNEL_BEGIN(opimg, 256)
         for (int j = SQ_TID; j < d->op_w; j += SQ_NTH)
             op[j] = sq_hfilter_f32(vrow, sw, pl->ga, pl->taps_a, j << SQ_DECIM_SHIFT);
     }
+    sq_gk_range_flush(red, acc, dst);
 }
 
 SQ_KERNEL_BEGIN(localmean, 256)

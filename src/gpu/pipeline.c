@@ -20,6 +20,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "core/plan.h"
 #include "gpu/gpu.h"
 #include "math/filter.h"
 #include "math/prescale.h"
@@ -30,13 +31,17 @@
 #define SCRATCH_BUDGET ((int64_t)3 << 30)
 #define MAX_STAGERS 8
 
+_Static_assert(sizeof(((SqRawResult *)0)->range[0][0]) == sizeof(((SqGpuResult *)0)->range),
+               "SqGpuResult.range is SqRawResult.range of one plane");
+
 typedef struct PlaneGeo {
     int need;            /* some feature reads this plane */
     int w, h, op_h;
     int runs;            /* rows per run (2r + 1), 0: whole plane */
     int64_t row_bytes;
     int64_t stage_bytes; /* bytes as staged (runs or whole) */
-    int64_t stage_off[2], full_off[2]; /* per picture (ref, dis) in a slot */
+    int64_t stage_off[2]; /* per picture (ref, dis) in the pinned staging of a slot */
+    int64_t dev_off[2], full_off[2]; /* in the device slot: staged, device-copied */
 } PlaneGeo;
 
 typedef struct FrameRec {
@@ -87,6 +92,10 @@ typedef struct GpuPriv {
     int64_t arena_bytes;
     int64_t off_plans, off_tables, off_sides, off_pairs, off_results, off_scratch, off_slots;
     int64_t slot_bytes, stage_bytes, desc_bytes;
+    /* Per picture: its staged bytes (pinned offset, length) and its part of
+     * the device slot. The two pictures' parts are disjoint, so a host
+     * picture's upload never overwrites a device picture's copy. */
+    int64_t stage_start[2], stage_len[2], side_base[2];
     int has_prescale;
 
     uint8_t *pinned;
@@ -279,7 +288,7 @@ static void stage_record(const GpuPriv *g, int s, FrameRec *fr, int64_t slot)
         const PlaneGeo *pg = &g->geo[c];
         if (!pg->need)
             continue;
-        fr->base[s][c] = slot + pg->stage_off[s];
+        fr->base[s][c] = slot + pg->dev_off[s];
         fr->stride[s][c] = pg->row_bytes;
         fr->runs[s][c] = pg->runs;
     }
@@ -327,8 +336,11 @@ static void plan_planes(GpuPriv *g)
         g->nplanes[f] = chroma ? 2 : 1;
     }
     const int64_t bps = p->format.bpc > 8 ? 2 : 1;
-    int64_t stage = 0, full = 0;
-    for (int s = 0; s < 2; s++)
+    int64_t stage = 0, base = 0;
+    for (int s = 0; s < 2; s++) {
+        int64_t st = 0, full = 0;
+        g->stage_start[s] = stage;
+        g->side_base[s] = base;
         for (int c = 0; c < 3; c++) {
             PlaneGeo *pg = &g->geo[c];
             if (!pg->need)
@@ -339,13 +351,18 @@ static void plan_planes(GpuPriv *g)
             /* Runs must stay disjoint (2r + 1 < 16) to save anything. */
             pg->runs = whole[c] || 2 * radius[c] + 1 >= (1 << SQ_DECIM_SHIFT) ? 0 : 2 * radius[c] + 1;
             pg->stage_bytes = (pg->runs ? (int64_t)pg->op_h * pg->runs : pg->h) * pg->row_bytes;
-            pg->stage_off[s] = stage;
-            stage = sq_gpu_align(stage + pg->stage_bytes);
-            pg->full_off[s] = full;
+            pg->stage_off[s] = stage + st;
+            pg->dev_off[s] = base + st;
+            st = sq_gpu_align(st + pg->stage_bytes);
+            pg->full_off[s] = base + full;
             full = sq_gpu_align(full + (int64_t)pg->h * pg->row_bytes);
         }
+        g->stage_len[s] = st;
+        stage += st;
+        base += full > st ? full : st;
+    }
     g->stage_bytes = stage;
-    g->slot_bytes = full > stage ? full : stage;
+    g->slot_bytes = base;
 }
 
 static void plan_scratch(GpuPriv *g)
@@ -374,7 +391,8 @@ static void plan_scratch(GpuPriv *g)
 static int64_t table_bytes(const SqPlan *pl)
 {
     return pl->prescale < 0 ? 0 : 2 * sq_gpu_align((int64_t)SQ_PS_TAPS * pl->d.scaled_h * 4) +
-                                      2 * sq_gpu_align((int64_t)SQ_PS_TAPS * pl->d.scaled_w * 4);
+                                      2 * sq_gpu_align((int64_t)SQ_PS_TAPS * pl->d.scaled_w * 4) +
+                                      sq_gpu_align(pl->d.h);
 }
 
 /*
@@ -428,8 +446,17 @@ static int upload_plans(GpuPriv *g)
 {
     const int nf = g->p.nfeat;
     SqGpuPlan *hp = sq_calloc(&g->p.alloc, (size_t)nf, sizeof(*hp));
-    if (!hp)
+    size_t mark_bytes = 0;
+    for (int f = 0; f < nf; f++)
+        if (g->p.feat[f].plan->prescale >= 0)
+            mark_bytes += (size_t)g->p.feat[f].plan->d.h;
+    /* row masks of the prescaled features, alive until the uploads are done */
+    uint8_t *marks = sq_calloc(&g->p.alloc, mark_bytes ? mark_bytes : 1, 1), *mark = marks;
+    if (!hp || !marks) {
+        sq_free(&g->p.alloc, hp);
+        sq_free(&g->p.alloc, marks);
         return -ENOMEM;
+    }
     int ret = 0;
     int64_t t = g->off_tables;
     for (int f = 0; f < nf && !ret; f++) {
@@ -445,22 +472,27 @@ static int upload_plans(GpuPriv *g)
         q->nn_floor = pl->nn_floor;
         memcpy(q->ga, pl->ga, sizeof(pl->ga));
         memcpy(q->gm, pl->gm, sizeof(pl->gm));
-        q->ps_iy = q->ps_ix = q->ps_wy = q->ps_wx = -1;
+        q->ps_iy = q->ps_ix = q->ps_wy = q->ps_wx = q->ps_rows = -1;
         if (pl->prescale < 0)
             continue;
+        if ((ret = sq_plan_rows_read(pl, mark, &g->p.alloc)) < 0)
+            break;
         const size_t ny = (size_t)SQ_PS_TAPS * pl->d.scaled_h * 4;
         const size_t nx = (size_t)SQ_PS_TAPS * pl->d.scaled_w * 4;
         q->ps_iy = t;
         q->ps_wy = t + sq_gpu_align((int64_t)ny);
         q->ps_ix = q->ps_wy + sq_gpu_align((int64_t)ny);
         q->ps_wx = q->ps_ix + sq_gpu_align((int64_t)nx);
-        t = q->ps_wx + sq_gpu_align((int64_t)nx);
+        q->ps_rows = q->ps_wx + sq_gpu_align((int64_t)nx);
+        t = q->ps_rows + sq_gpu_align(pl->d.h);
         const int s = SQ_GPU_STREAM_COMPUTE;
-        if ((ret = g->fns->upload(g->dev, s, g->arena + q->ps_iy, pl->ps_iy, ny)) < 0 ||
+        if ((ret = g->fns->upload(g->dev, s, g->arena + q->ps_rows, mark, (size_t)pl->d.h)) < 0 ||
+            (ret = g->fns->upload(g->dev, s, g->arena + q->ps_iy, pl->ps_iy, ny)) < 0 ||
             (ret = g->fns->upload(g->dev, s, g->arena + q->ps_wy, pl->ps_wy, ny)) < 0 ||
             (ret = g->fns->upload(g->dev, s, g->arena + q->ps_ix, pl->ps_ix, nx)) < 0 ||
             (ret = g->fns->upload(g->dev, s, g->arena + q->ps_wx, pl->ps_wx, nx)) < 0)
             break;
+        mark += pl->d.h;
     }
     if (!ret)
         ret = g->fns->upload(g->dev, SQ_GPU_STREAM_COMPUTE, g->arena + g->off_plans, hp,
@@ -469,6 +501,7 @@ static int upload_plans(GpuPriv *g)
     if (!ret && (ret = g->fns->event_record(g->dev, 0, SQ_GPU_STREAM_COMPUTE)) == 0)
         ret = g->fns->event_sync(g->dev, 0);
     sq_free(&g->p.alloc, hp);
+    sq_free(&g->p.alloc, marks);
     return ret;
 }
 
@@ -669,6 +702,7 @@ static void fill_side(const GpuPriv *g, SqGpuSide *sd, int f, int64_t scratch, c
     sd->plan = f;
     sd->hbd = g->p.format.bpc > 8;
     sd->scale = sq_bpc_scale(g->p.format.bpc);
+    sd->range_check = g->p.format.bpc > 8 && g->p.format.bpc < 16;
 }
 
 /* Problem tables of batch slot j: one pair per (frame, feature, plane). */
@@ -805,7 +839,12 @@ static int launch_batch(GpuPriv *g)
         (ret = fn->stream_wait(g->dev, C, 2 * j)) < 0)
         return fail(g, ret, "batch launch");
     if (b->npairs) {
-        if ((ret = fn->upload(g->dev, C, g->arena + g->off_sides, b->sides,
+        /* The kernels fold the sample ranges into zeroed results. The pinned
+         * copy is free: this batch slot's last results were received. */
+        memset(b->res, 0, (size_t)b->npairs * sizeof(SqGpuResult));
+        if ((ret = fn->upload(g->dev, C, g->arena + g->off_results, b->res,
+                              (size_t)b->npairs * sizeof(SqGpuResult))) < 0 ||
+            (ret = fn->upload(g->dev, C, g->arena + g->off_sides, b->sides,
                               2 * (size_t)b->npairs * sizeof(SqGpuSide))) < 0 ||
             (ret = fn->upload(g->dev, C, g->arena + g->off_pairs, b->pairs,
                               (size_t)b->npairs * sizeof(SqGpuPair))) < 0 ||
@@ -863,10 +902,11 @@ int sq_gpu_send(void *priv, const SpeedqaPicture *ref, const SpeedqaPicture *dis
     if (!ret && staged)
         stage_frame(g, ref->memory == SPEEDQA_MEM_HOST ? ref : NULL,
                     dis->memory == SPEEDQA_MEM_HOST ? dis : NULL, stage);
-    if (!ret && staged &&
-        (ret = g->fns->upload(g->dev, SQ_GPU_STREAM_COPY, g->arena + slot_off, stage,
-                              (size_t)g->stage_bytes)) < 0)
-        fail(g, ret, "frame upload");
+    for (int s = 0; s < 2 && !ret; s++)
+        if (pic[s]->memory == SPEEDQA_MEM_HOST && g->stage_len[s] &&
+            (ret = g->fns->upload(g->dev, SQ_GPU_STREAM_COPY, g->arena + slot_off + g->side_base[s],
+                                  stage + g->stage_start[s], (size_t)g->stage_len[s])) < 0)
+            fail(g, ret, "frame upload");
     if (!ret) {
         if (g->open_batch < 0) {
             g->open_batch = (int)(g->nbatches % (unsigned)g->nbslots);
@@ -924,6 +964,7 @@ int sq_gpu_receive(void *priv, SqRawResult *out, int block, char *err, size_t er
             continue;
         out->score[pr->feat][pr->plane] = b->res[i].score;
         out->err[pr->feat][pr->plane] = b->res[i].err;
+        memcpy(out->range[pr->feat][pr->plane], b->res[i].range, sizeof(b->res[i].range));
     }
     g->received++;
     ret = 0;

@@ -195,9 +195,9 @@ static void check_e2e(const CkCtx *c)
         const int fr = ref_side(p, &rr, &rs) & SQ_EST_SINGULAR, fd = ref_side(p, &rd, &ds) & SQ_EST_SINGULAR;
         const float want = sq_side_score(fr, fd, sq_pool(rr.e, rr.s, rd.e, rd.s, p->d.n, p->d.nb,
                                                           p->sigma_nn, p->nn_floor, wvm));
-        /* Rows sq_cpu_rows_read does not mark must not matter. */
+        /* Rows sq_plan_rows_read does not mark must not matter. */
         uint8_t *mark = calloc((size_t)h, 1);
-        sq_cpu_rows_read(p, mark, &alloc);
+        sq_plan_rows_read(p, mark, &alloc);
         const int bps = fmt.bpc > 8 ? 2 : 1;
         Plane *all[4] = { &cr, &cd, &pr, &pd };
         for (int q = 0; q < 4; q++)

@@ -34,7 +34,9 @@ static void fill_plane(uint8_t *buf, int w, int h, ptrdiff_t stride, int hbd, ui
     for (int y = 0; y < h; y++) {
         uint8_t *row = buf + (size_t)stride * y;
         for (int x = 0; x < (int)stride / (hbd ? 2 : 1); x++) {
-            const uint32_t v = x < w ? sample(mode, maxv, (size_t)y * w + x, cst) : ck_rand() & maxv;
+            /* Padding past w holds large values: the range check must not read it. */
+            const uint32_t v = x < w ? sample(mode, maxv, (size_t)y * w + x, cst)
+                                     : hbd ? 0xff00u | ck_rand() : ck_rand() & maxv;
             if (hbd) {
                 const uint16_t v16 = (uint16_t)v;
                 memcpy(row + 2 * (size_t)x, &v16, 2);
@@ -111,6 +113,8 @@ typedef struct VCase {
     float *img;                /* float variant */
     ptrdiff_t fstride;
     uint8_t *mem[3];
+    int msb_shift;             /* 16-bit samples shifted up by this */
+    uint32_t range0[4];        /* vfilt_16bpc's range accumulators on entry */
 } VCase;
 
 static uint8_t *alloc_plane(int w, int h, int bps, ptrdiff_t *stride, uint8_t **mem, int hbd,
@@ -143,7 +147,11 @@ static void vcase_new(VCase *v, int kind)
     v->hbd = kind == 1;
     v->bpc = kind == 1 ? (int[]){ 9, 10, 12, 16, 16, 10 }[ck_irand(0, 5)] : 8;
     v->scale = sq_bpc_scale(v->bpc);
-    const uint32_t maxv = (1u << v->bpc) - 1;
+    /* Some 16-bit planes hold samples above the declared depth, or only
+     * MSB-aligned ones: what the range outputs of vfilt_16bpc report. */
+    const int wide = kind == 1 && ck_chance(30), msb = kind == 1 && !wide && ck_chance(15);
+    const uint32_t maxv = wide ? 0xffffu : (1u << v->bpc) - 1;
+    v->msb_shift = msb ? 16 - v->bpc : 0;
     if (kind == 2) {
         v->fstride = v->w + ck_irand(0, 5);
         v->img = malloc(sizeof(float) * (size_t)v->fstride * v->h);
@@ -156,6 +164,37 @@ static void vcase_new(VCase *v, int kind)
     v->prev = v->temporal ? alloc_plane(v->w, v->h, bps, &v->ps, &v->mem[1], v->hbd, maxv) : NULL;
     if (!v->temporal)
         v->ps = 0;
+    for (int p = 0; p < 2 && v->msb_shift; p++)
+        for (int y = 0; y < v->h && (p ? v->prev : v->cur); y++) {
+            uint8_t *row = (p ? v->prev : v->cur) + (p ? v->ps : v->cs) * y;
+            for (int x = 0; x < v->w; x++) {
+                uint16_t s16;
+                memcpy(&s16, row + 2 * x, 2);
+                s16 = (uint16_t)(s16 << v->msb_shift);
+                memcpy(row + 2 * x, &s16, 2);
+            }
+        }
+    /* Accumulators start from earlier values (rows of other calls). */
+    for (int i = 0; i < 4; i++)
+        v->range0[i] = ck_chance(50) ? 0 : ck_chance(50) ? ck_rand() & 0xffffu : ck_rand() & 0x3ffu;
+}
+
+/* What vfilt_16bpc must fold into range: every sample of the taps rows, all w columns. */
+static void range_oracle(const VCase *v, uint32_t *out)
+{
+    memcpy(out, v->range0, sizeof(v->range0));
+    const int r = v->taps >> 1;
+    for (int p = 0; p < (v->prev ? 2 : 1); p++)
+        for (int k = 0; k < v->taps; k++) {
+            const uint8_t *row = (p ? v->prev : v->cur) +
+                                 (p ? v->ps : v->cs) * sq_mirror(v->row - r + k, v->h);
+            for (int x = 0; x < v->w; x++) {
+                uint16_t s16;
+                memcpy(&s16, row + 2 * x, 2);
+                out[2 * p] = s16 > out[2 * p] ? s16 : out[2 * p];
+                out[2 * p + 1] |= s16;
+            }
+        }
 }
 
 static void vcase_free(VCase *v)
@@ -164,14 +203,17 @@ static void vcase_free(VCase *v)
         free(v->mem[i]);
 }
 
-static void vrun(const SqDsp *d, int kind, const VCase *v, float *dst)
+/* range: NULL, or 4 accumulators that start as v->range0. */
+static void vrun(const SqDsp *d, int kind, const VCase *v, float *dst, uint32_t *range)
 {
+    if (range)
+        memcpy(range, v->range0, sizeof(v->range0));
     if (kind == 0)
         d->vfilt_8bpc(dst, v->cur, v->cs, v->prev, v->ps, v->h, v->row, v->g, v->taps, v->spans,
                       v->nspans, v->w);
     else if (kind == 1)
         d->vfilt_16bpc(dst, v->cur, v->cs, v->prev, v->ps, v->scale, v->h, v->row, v->g, v->taps,
-                       v->spans, v->nspans, v->w);
+                       v->spans, v->nspans, v->w, range);
     else
         d->vfilt_f32(dst, v->img, v->fstride, v->h, v->row, v->g, v->taps, v->spans, v->nspans,
                      v->w);
@@ -186,9 +228,23 @@ static void check_vfilt(const CkCtx *c, const CkLevel *l, int kind, const char *
         vcase_new(&v, kind);
         for (int i = 0; i < 700 + 2 * GUARD; i++)
             a[i] = b[i] = NAN;
-        vrun(&c->ref, kind, &v, a + GUARD);
-        vrun(&l->dsp, kind, &v, b + GUARD);
+        /* Every other case without the range outputs: the filter must not depend on them. */
+        uint32_t ra[4], rb[4], want[4];
+        const int with_range = kind == 1 && n % 2 == 0;
+        vrun(&c->ref, kind, &v, a + GUARD, with_range ? ra : NULL);
+        vrun(&l->dsp, kind, &v, b + GUARD, with_range ? rb : NULL);
         int bad = 0;
+        if (with_range) {
+            range_oracle(&v, want);
+            if (!v.prev) /* prev accumulators are left alone */
+                want[2] = v.range0[2], want[3] = v.range0[3];
+            if (memcmp(ra, want, sizeof(want)))
+                bad = ck_fail("C range %u %u %u %u, want %u %u %u %u", ra[0], ra[1], ra[2], ra[3],
+                              want[0], want[1], want[2], want[3]);
+            else if (memcmp(rb, want, sizeof(want)))
+                bad = ck_fail("range %u %u %u %u, want %u %u %u %u", rb[0], rb[1], rb[2], rb[3],
+                              want[0], want[1], want[2], want[3]);
+        }
         for (int s = 0; s < v.nspans && !bad; s++)
             bad = ck_cmp_f32("dst", a + GUARD + v.spans[2 * s], b + GUARD + v.spans[2 * s],
                              (size_t)(v.spans[2 * s + 1] - v.spans[2 * s]));
@@ -267,7 +323,8 @@ typedef struct BArgs {
 static void bench_v(void *p)
 {
     BArgs *a = p;
-    vrun(a->d, a->kind, a->v, a->dst);
+    uint32_t range[4] = { 0 };
+    vrun(a->d, a->kind, a->v, a->dst, a->kind == 1 ? range : NULL);
 }
 
 static void bench_h(void *p)

@@ -24,6 +24,9 @@ typedef struct SqEmuBlk {
 #define SQ_SHARED
 #define SQ_SHARED_PTR
 #define SQ_DFN static inline
+/* Blocks run one after another: plain read-modify-write is atomic here. */
+#define SQ_ATOMIC_MAX(p, v) (*(p) = *(p) > (v) ? *(p) : (v))
+#define SQ_ATOMIC_OR(p, v) (*(p) |= (v))
 #define SQ_GPU_SHARED_WORK 1
 #include "gpu/kernels.h"
 

@@ -109,9 +109,17 @@ static int recv1(Runner *r, double *out, unsigned long long base, int block, cha
                     : sq_gpu_receive(r->priv, &raw, block, err, errlen);
     if (ret < 0)
         return ret;
+    /* The library's checks, as speedqa_receive makes them. */
+    if ((ret = sq_features_check_range(r->feat, r->nfeat, &raw, r->bp.format.bpc,
+                                       (unsigned)r->received, err, errlen)) < 0)
+        return ret;
     double *v = out + (r->received - base) * (unsigned)r->nscores;
     for (int i = 0; i < r->nfeat; i++) {
-        sq_feature_assemble(&r->feat[i], &raw, i, v);
+        uint32_t undef;
+        if (sq_feature_assemble(&r->feat[i], &raw, i, v, &undef) < 0) {
+            snprintf(err, errlen, "frame %llu: feature %d has a non-finite score", r->received, i);
+            return -EDOM;
+        }
         v += r->feat[i].nscores;
     }
     r->received++;

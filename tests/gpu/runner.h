@@ -41,6 +41,8 @@ void runner_close(Runner *r);
  * Score nframes pairs (frame i: ref[i], dis[i]; new_seq[i] != 0 starts a
  * sequence, frame 0 always does). out: nframes x nscores doubles. Respects
  * the backend's capacity and receives without blocking while it can.
+ * Fails as speedqa_receive does: -ERANGE (message in err) for samples above
+ * the depth, -EDOM for a score that would be published non-finite.
  */
 int runner_run(Runner *r, const SpeedqaPicture *ref, const SpeedqaPicture *dis, int nframes,
                const int *new_seq, double *out, char *err, size_t errlen);

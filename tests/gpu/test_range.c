@@ -1,0 +1,447 @@
+/*
+ * Samples above the declared bit depth fail the frame with -ERANGE and one
+ * log line naming the picture, frame, plane, largest value and depth (with
+ * the MSB-aligned hint when the samples look like P010), on every backend
+ * and path: CPU one thread (send fails) and three threads (receive fails),
+ * C and AVX2, prescale, the null GPU emulator (through the backend
+ * interface) and OpenCL (public API, when a device exists). Samples only
+ * in rows or planes no feature reads do not fail, an in-range maximum
+ * scores as before, and a speed_temporal score that is not finite fails
+ * with -EDOM rather than being published.
+ *
+ *   test_range [null|opencl ...]   GPU runtimes to cover besides the CPU
+ */
+#include <errno.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "common/util.h"
+#include "core/feature.h"
+#include "runner.h"
+
+static int fails;
+
+#define CHECK(cond, ...)                  \
+    do {                                  \
+        if (!(cond)) {                    \
+            printf("FAIL ");              \
+            printf(__VA_ARGS__);          \
+            printf("\n");                 \
+            fails++;                      \
+        }                                 \
+    } while (0)
+
+/* Two-frame clip: ref[t], dis[t] of w x h 4:4:4 (or 4:2:0) at bpc, textured. */
+typedef struct Clip {
+    SpeedqaFormat fmt;
+    uint16_t *buf[2][2];
+    SpeedqaPicture ref[2], dis[2];
+} Clip;
+
+static void plane_dims(const SpeedqaFormat *f, int p, int *w, int *h)
+{
+    *w = p && f->fmt != SPEEDQA_PIX_444 ? f->width >> 1 : f->width;
+    *h = p && f->fmt == SPEEDQA_PIX_420 ? f->height >> 1 : f->height;
+}
+
+static void clip_make(Clip *c, int w, int h, SpeedqaPixelFormat fmt, int bpc)
+{
+    memset(c, 0, sizeof(*c));
+    c->fmt = (SpeedqaFormat){ w, h, fmt, bpc };
+    unsigned seed = 12345;
+    const unsigned maxv = (1u << bpc) - 1;
+    for (int t = 0; t < 2; t++)
+        for (int s = 0; s < 2; s++) {
+            SpeedqaPicture *pic = s ? &c->dis[t] : &c->ref[t];
+            c->buf[t][s] = malloc((size_t)w * h * 3 * sizeof(uint16_t));
+            pic->format = c->fmt;
+            size_t off = 0;
+            for (int p = 0; p < 3; p++) {
+                int pw, ph;
+                plane_dims(&c->fmt, p, &pw, &ph);
+                uint16_t *d = c->buf[t][s] + off;
+                pic->data[p] = d;
+                pic->stride[p] = (ptrdiff_t)pw * 2;
+                for (int y = 0; y < ph; y++)
+                    for (int x = 0; x < pw; x++) {
+                        seed = seed * 1664525u + 1013904223u;
+                        const unsigned v = ((unsigned)(x * x + 3 * y * y + x * y) >> 5) % 200 +
+                                           (seed >> 28) + 20 + 5 * t + 3 * p;
+                        d[(size_t)y * pw + x] = (uint16_t)((v << (bpc - 8)) % (maxv + 1));
+                    }
+                off += (size_t)pw * ph;
+            }
+        }
+}
+
+static void clip_free(Clip *c)
+{
+    for (int t = 0; t < 2; t++)
+        for (int s = 0; s < 2; s++)
+            free(c->buf[t][s]);
+}
+
+static uint16_t *plane_of(Clip *c, int t, int s, int p)
+{
+    return (uint16_t *)(s ? c->dis[t] : c->ref[t]).data[p];
+}
+
+/* The found case: a third of the samples of every plane of distorted frame 0
+ * above 4095, the largest 63866 (at row 0, read by every feature). */
+static void spoil_third(Clip *c, int t, int s)
+{
+    unsigned seed = 777;
+    for (int p = 0; p < 3; p++) {
+        int pw, ph;
+        plane_dims(&c->fmt, p, &pw, &ph);
+        uint16_t *d = plane_of(c, t, s, p);
+        for (size_t i = 0; i < (size_t)pw * ph; i++) {
+            seed = seed * 1664525u + 1013904223u;
+            if (seed % 3 == 0)
+                d[i] = (uint16_t)(4096 + (seed >> 8) % (63866 - 4096));
+        }
+        d[5] = 63866;
+    }
+}
+
+typedef struct Outcome {
+    int send_ret[2], recv_ret[2];
+    int first_fail;       /* frame whose send or receive failed, -1 none */
+    int fail_in_send;
+    int sticky;           /* the call after the failure failed the same way */
+    double v[2][SPEEDQA_MAX_SCORES];
+    int count;
+    char msg[512];
+    int nerr;             /* error lines logged */
+} Outcome;
+
+typedef struct Log {
+    char last[512];
+    int nerr;
+} Log;
+
+static void logger(void *cookie, SpeedqaLogLevel lvl, const char *msg)
+{
+    Log *l = cookie;
+    if (lvl == SPEEDQA_LOG_ERROR) {
+        snprintf(l->last, sizeof(l->last), "%s", msg);
+        l->nerr++;
+    }
+}
+
+/* Public API, send-receive per frame. 0, or the open error. */
+static int api_run(const Clip *c, const char *const *feats, SpeedqaBackend be, int threads,
+                   unsigned cpu_mask, Outcome *o)
+{
+    SpeedqaSettings s;
+    speedqa_default_settings(&s);
+    s.ref = s.dis = c->fmt;
+    s.features = feats;
+    s.backend = be;
+    s.n_threads = threads;
+    s.cpu_mask = cpu_mask;
+    Log log = { "", 0 };
+    s.logger = logger;
+    s.log_cookie = &log;
+    memset(o, 0, sizeof(*o));
+    o->first_fail = -1;
+    SpeedqaContext *ctx;
+    int ret = speedqa_open(&ctx, &s);
+    if (ret < 0)
+        return ret;
+    o->count = speedqa_score_count(ctx);
+    SpeedqaScores sc;
+    int received = 0;
+    for (int t = 0; t < 2 && o->first_fail < 0; t++) {
+        o->send_ret[t] = speedqa_send(ctx, &c->ref[t], &c->dis[t]);
+        if (o->send_ret[t] < 0) {
+            o->first_fail = t;
+            o->fail_in_send = 1;
+            o->sticky = speedqa_receive(ctx, &sc) == o->send_ret[t];
+            break;
+        }
+        if (t == 1)
+            speedqa_flush(ctx);
+        while (o->first_fail < 0) {
+            const int r = speedqa_receive(ctx, &sc);
+            if (r == SPEEDQA_ERR(EAGAIN))
+                break;
+            if (r < 0) {
+                o->first_fail = received; /* the oldest frame not yet received */
+                o->recv_ret[received] = r;
+                o->sticky = speedqa_receive(ctx, &sc) == r && speedqa_send(ctx, &c->ref[0], &c->dis[0]) == r;
+                break;
+            }
+            memcpy(o->v[sc.frame], sc.values, sizeof(double) * (size_t)sc.count);
+            received++;
+        }
+    }
+    snprintf(o->msg, sizeof(o->msg), "%s", log.last);
+    o->nerr = log.nerr;
+    speedqa_close(&ctx);
+    return 0;
+}
+
+/* The null GPU (or another SqGpuFns) through the backend interface, as the library drives it. */
+static int runner_try(const Clip *c, const char *const *feats, const SqGpuFns *fns, double *out,
+                      char *err, size_t errlen)
+{
+    Runner r;
+    int ret = runner_open(&r, NULL, fns, &c->fmt, feats, 1, NULL, err, errlen);
+    if (ret < 0)
+        return ret;
+    ret = runner_run(&r, c->ref, c->dis, 2, NULL, out, err, errlen);
+    runner_close(&r);
+    return ret;
+}
+
+typedef struct Variant {
+    const char *name;
+    SpeedqaBackend be;
+    int threads;
+    unsigned mask;
+} Variant;
+
+static Variant variants[8];
+static int nvariants;
+static const SqGpuFns *gpus[4];
+static int ngpus;
+
+/* Every backend fails frame `frame` with msg (substring), send or receive as documented. */
+static void expect_range(const char *what, const Clip *c, const char *const *feats, int frame,
+                         const char *msg)
+{
+    for (int i = 0; i < nvariants; i++) {
+        const Variant *vr = &variants[i];
+        Outcome o;
+        if (api_run(c, feats, vr->be, vr->threads, vr->mask, &o) < 0) {
+            CHECK(0, "%s [%s]: open failed", what, vr->name);
+            continue;
+        }
+        /* one CPU thread scores inside send: send fails; otherwise the receive */
+        const int in_send = vr->be == SPEEDQA_BACKEND_CPU && vr->threads == 1;
+        const int ok = o.first_fail == frame && o.fail_in_send == in_send &&
+                       (in_send ? o.send_ret[o.first_fail] : o.recv_ret[o.first_fail]) == SPEEDQA_ERR(ERANGE) &&
+                       strstr(o.msg, msg) && o.nerr == 1 && o.sticky;
+        printf("%s %s [%s]: %s of frame %d -> %s \"%s\"\n", ok ? "ok  " : "FAIL", what, vr->name,
+               o.fail_in_send ? "send" : "receive", o.first_fail,
+               speedqa_strerror(o.fail_in_send ? o.send_ret[o.first_fail < 0 ? 0 : o.first_fail]
+                                               : o.recv_ret[o.first_fail < 0 ? 0 : o.first_fail]),
+               o.msg);
+        if (!ok) {
+            printf("     want \"%s\", one error line (got %d), sticky %d\n", msg, o.nerr, o.sticky);
+            fails++;
+        }
+    }
+    for (int g = 0; g < ngpus; g++) {
+        double out[2 * SPEEDQA_MAX_SCORES];
+        char err[400] = "";
+        const int ret = runner_try(c, feats, gpus[g], out, err, sizeof(err));
+        const int ok = ret == -ERANGE && strstr(err, msg);
+        printf("%s %s [%s pipeline]: %d \"%s\"\n", ok ? "ok  " : "FAIL", what, gpus[g]->name, ret, err);
+        fails += !ok;
+    }
+}
+
+/* Every backend scores both frames; values identical across backends and to want (if given). */
+static void expect_scores(const char *what, const Clip *c, const char *const *feats, const double *want)
+{
+    double first[2][SPEEDQA_MAX_SCORES];
+    int n = 0;
+    for (int i = 0; i < nvariants; i++) {
+        const Variant *vr = &variants[i];
+        Outcome o;
+        if (api_run(c, feats, vr->be, vr->threads, vr->mask, &o) < 0) {
+            CHECK(0, "%s [%s]: open failed", what, vr->name);
+            continue;
+        }
+        int ok = o.first_fail < 0 && o.nerr == 0;
+        if (i == 0) {
+            memcpy(first, o.v, sizeof(first));
+            n = o.count;
+        }
+        for (int t = 0; t < 2 && ok; t++)
+            for (int k = 0; k < n; k++)
+                ok &= isfinite(o.v[t][k]) && memcmp(&o.v[t][k], &first[t][k], sizeof(double)) == 0 &&
+                      (!want || o.v[t][k] == want[t * n + k]);
+        printf("%s %s [%s]: %s\n", ok ? "ok  " : "FAIL", what, vr->name,
+               o.first_fail < 0 ? "scored" : o.msg);
+        if (!ok || (i == 0 && getenv("RANGE_VERBOSE")))
+            for (int t = 0; t < 2; t++)
+                for (int k = 0; k < n; k++)
+                    printf("     frame %d score %d: %.17g\n", t, k, o.v[t][k]);
+        fails += !ok;
+    }
+    for (int g = 0; g < ngpus; g++) {
+        double out[2 * SPEEDQA_MAX_SCORES];
+        char err[400] = "";
+        const int ret = runner_try(c, feats, gpus[g], out, err, sizeof(err));
+        int ok = ret == 0;
+        for (int t = 0; t < 2 && ok; t++)
+            for (int k = 0; k < n; k++)
+                ok &= memcmp(&out[t * n + k], &first[t][k], sizeof(double)) == 0;
+        printf("%s %s [%s pipeline]: %d %s\n", ok ? "ok  " : "FAIL", what, gpus[g]->name, ret, err);
+        fails += !ok;
+    }
+}
+
+/* speed_temporal has no clip: a NaN there must fail, never be published. */
+static void temporal_nan_fails(void)
+{
+    const SpeedqaFormat fmt = { 320, 180, SPEEDQA_PIX_420, 8 };
+    const SqAlloc a = { 0 };
+    SqFeature f[2];
+    char err[400];
+    if (sq_feature_open(&f[0], "speed_temporal", &fmt, &a, err, sizeof(err)) < 0 ||
+        sq_feature_open(&f[1], "speed_chroma", &fmt, &a, err, sizeof(err)) < 0) {
+        CHECK(0, "feature open: %s", err);
+        return;
+    }
+    SqRawResult raw;
+    memset(&raw, 0, sizeof(raw));
+    double out[4];
+    uint32_t undef = 7;
+    raw.score[0][0] = NAN;
+    const int rt = sq_feature_assemble(&f[0], &raw, 0, out, &undef);
+    CHECK(rt == -EDOM && undef == 0, "temporal NaN: assemble %d undefined %#x", rt, undef);
+    raw.score[0][0] = INFINITY;
+    CHECK(sq_feature_assemble(&f[0], &raw, 0, out, &undef) == -EDOM, "temporal +inf is not published");
+    raw.score[0][0] = 3.5f;
+    CHECK(sq_feature_assemble(&f[0], &raw, 0, out, &undef) == 0 && out[0] == 3.5, "finite temporal");
+    /* chroma: NaN clips to speed_max_val and is flagged; u NaN makes uv NaN */
+    raw.score[1][0] = NAN;
+    raw.score[1][1] = 2000.0f;
+    const int rc = sq_feature_assemble(&f[1], &raw, 1, out, &undef);
+    CHECK(rc == 0 && out[0] == 1000.0 && out[1] == 1000.0 && out[2] == 1000.0 && undef == 5,
+          "chroma NaN u: %d %g %g %g undefined %#x (want 0 1000 1000 1000 0x5)", rc, out[0], out[1],
+          out[2], undef);
+    /* a singular u defers uv to v: defined */
+    raw.err[1][0] = 1;
+    raw.score[1][1] = 7.0f;
+    CHECK(sq_feature_assemble(&f[1], &raw, 1, out, &undef) == 0 && undef == 1 && out[2] == 7.0,
+          "chroma NaN u, singular: uv = v, only u flagged (undefined %#x)", undef);
+    printf("%s speed_temporal NaN/inf -> -EDOM; chroma NaN -> speed_max_val, flagged\n",
+           fails ? "    " : "ok  ");
+    sq_feature_close(&f[0]);
+    sq_feature_close(&f[1]);
+}
+
+int main(int argc, char **argv)
+{
+    setvbuf(stdout, NULL, _IOLBF, 0);
+    variants[nvariants++] = (Variant){ "cpu 1 thread", SPEEDQA_BACKEND_CPU, 1, ~0u };
+    variants[nvariants++] = (Variant){ "cpu 1 thread C", SPEEDQA_BACKEND_CPU, 1, 0 };
+    variants[nvariants++] = (Variant){ "cpu 3 threads", SPEEDQA_BACKEND_CPU, 3, ~0u };
+    variants[nvariants++] = (Variant){ "cpu 3 threads C", SPEEDQA_BACKEND_CPU, 3, 0 };
+    for (int i = 1; i < argc; i++) {
+        const SqGpuFns *fns = runner_gpu_fns(argv[i]);
+        if (!fns) {
+            printf("skip %s: not built\n", argv[i]);
+            continue;
+        }
+        gpus[ngpus++] = fns;
+        const int api = runner_api_backend(argv[i]);
+        if (api >= 0) {
+            char list[512];
+            if (speedqa_list_devices((SpeedqaBackend)api, list, sizeof(list)) > 0)
+                variants[nvariants++] = (Variant){ argv[i], (SpeedqaBackend)api, 1, ~0u };
+            else {
+                printf("skip %s: no device\n", argv[i]);
+                ngpus--;
+            }
+        }
+    }
+    temporal_nan_fails();
+
+    static const char *const temporal[] = { "speed_temporal", NULL };
+    static const char *const chroma[] = { "speed_chroma", NULL };
+    static const char *const both[] = { "speed_chroma", "speed_temporal", NULL };
+    static const char *const urd[] = { "speed_temporal=speed_use_ref_diff=true", NULL };
+    static const char *const ps2[] = { "speed_temporal=speed_prescale=2", NULL };
+    static const char *const ps05[] = { "speed_chroma=speed_prescale=0.5", NULL };
+    Clip c;
+
+    /* The found case: 12-bit 4:4:4 201x179, distorted frame 0 up to 63866. */
+    clip_make(&c, 201, 179, SPEEDQA_PIX_444, 12);
+    spoil_third(&c, 0, 1);
+    const char *y0 = "distorted frame 0, plane Y: sample value 63866 is above 4095, the largest 12-bit value";
+    const char *u0 = "distorted frame 0, plane U: sample value 63866 is above 4095, the largest 12-bit value";
+    /* frame 0 of speed_temporal reads nothing: its luma is read (and named) at frame 1 */
+    expect_range("12-bit temporal, bad distorted frame 0", &c, temporal, 1, y0);
+    expect_range("12-bit chroma+temporal, bad distorted frame 0", &c, both, 0, u0);
+    expect_range("12-bit temporal prescale 2", &c, ps2, 1, y0);
+    expect_range("12-bit chroma prescale 0.5", &c, ps05, 0, u0);
+    /* speed_use_ref_diff reads the distorted frame only as the previous one */
+    expect_range("12-bit temporal use_ref_diff", &c, urd, 1, y0);
+    clip_free(&c);
+
+    /* The bad picture is the current reference of frame 1. */
+    clip_make(&c, 201, 179, SPEEDQA_PIX_444, 12);
+    plane_of(&c, 1, 0, 0)[201 * 3 + 7] = 5000;
+    expect_range("12-bit temporal, bad reference frame 1", &c, temporal, 1,
+                 "reference frame 1, plane Y: sample value 5000 is above 4095");
+    clip_free(&c);
+
+    /* 10-bit holding MSB-aligned samples (P010 layout): the hint. */
+    clip_make(&c, 640, 360, SPEEDQA_PIX_420, 10);
+    for (int t = 0; t < 2; t++)
+        for (int s = 0; s < 2; s++)
+            for (int p = 0; p < 3; p++) {
+                int pw, ph;
+                plane_dims(&c.fmt, p, &pw, &ph);
+                uint16_t *d = plane_of(&c, t, s, p);
+                for (int i = 0; i < pw * ph; i++)
+                    d[i] = (uint16_t)(d[i] << 6);
+            }
+    unsigned mx = 0;
+    for (int i = 0; i < 640 * 360; i++)
+        mx = plane_of(&c, 0, 0, 0)[i] > mx ? plane_of(&c, 0, 0, 0)[i] : mx;
+    char want[300];
+    snprintf(want, sizeof(want), "reference frame 0, plane Y: sample value %u is above 1023, the largest "
+             "10-bit value (the samples look MSB-aligned, as P010 stores them: shift them right by 6 "
+             "or declare 16-bit)", mx);
+    expect_range("10-bit MSB-aligned, temporal", &c, temporal, 1, want);
+    expect_range("10-bit MSB-aligned, chroma", &c, chroma, 0, "(the samples look MSB-aligned, as P010");
+    clip_free(&c);
+
+    /* In range at the largest value: scores, bit for bit as before the check. */
+    clip_make(&c, 640, 360, SPEEDQA_PIX_420, 10);
+    for (int t = 0; t < 2; t++)
+        for (int s = 0; s < 2; s++)
+            for (int p = 0; p < 3; p++) {
+                int pw, ph;
+                plane_dims(&c.fmt, p, &pw, &ph);
+                uint16_t *d = plane_of(&c, t, s, p);
+                for (int i = 0; i < pw * ph; i += 5 + s)
+                    d[i] = 1023;
+            }
+    /* The values before out-of-range samples were checked (commit e6e0a24). */
+    static const double at_max[2][4] = {
+        { 21.423595428466797, 18.797054290771484, 20.110324859619141, 0 },
+        { 18.531360626220703, 15.480581283569336, 17.005970001220703, 21.614089965820312 },
+    };
+    expect_scores("10-bit at 1023 everywhere", &c, both, &at_max[0][0]);
+    clip_free(&c);
+
+    /* Out of range only where no feature reads: no failure. */
+    clip_make(&c, 640, 360, SPEEDQA_PIX_420, 10);
+    for (int t = 0; t < 2; t++)
+        for (int s = 0; s < 2; s++)
+            plane_of(&c, t, s, 0)[17] = 60000; /* luma: speed_chroma never reads it */
+    expect_scores("10-bit bad luma, speed_chroma only", &c, chroma, NULL);
+    clip_free(&c);
+    clip_make(&c, 640, 360, SPEEDQA_PIX_420, 10);
+    for (int t = 0; t < 2; t++)
+        for (int s = 0; s < 2; s++) {
+            /* rows 8 and 40 are 8 rows from any multiple of 16: outside the 9-tap radius */
+            plane_of(&c, t, s, 0)[640 * 8 + 3] = 60000;
+            plane_of(&c, t, s, 1)[320 * 40 + 100] = 60000;
+        }
+    expect_scores("10-bit bad samples in rows no feature reads", &c, both, NULL);
+    clip_free(&c);
+
+    printf("%d failed\n", fails);
+    return fails ? 1 : 0;
+}
