@@ -48,6 +48,7 @@ typedef struct CpuPriv {
     uint8_t *prev_rows;      /* luma rows speed_temporal reads (sq_plan_rows_read) */
     Planes prev_pl[2];
     int have_prev;
+    int prev_had_prev;       /* the frame before this one was scored with a predecessor */
     SqRawResult sync_res;
     int sync_ready;
     /* threaded mode */
@@ -71,43 +72,58 @@ static void plane_size(const SpeedqaFormat *f, int p, int *w, int *h)
     }
 }
 
-static SqSrc make_src(const Planes *cur, int plane, const Planes *prev, int hbd, int bpc,
-                      uint32_t *range)
+/* range_cur / range_prev: the [max, OR] pairs the check fills, NULL where none is needed. */
+static SqSrc make_src(const Planes *cur, int plane, const Planes *prev, int bpc,
+                      uint32_t *range_cur, uint32_t *range_prev)
 {
     SqSrc s = { 0 };
-    s.range = bpc > 8 && bpc < 16 ? range : NULL;
+    const int check = bpc > 8 && bpc < 16;
+    s.range_cur = check ? range_cur : NULL;
+    s.range_prev = check && prev ? range_prev : NULL;
+    s.bpc = bpc;
     s.cur = cur->data[plane];
     s.cur_stride = cur->stride[plane];
     if (prev) {
         s.prev = prev->data[plane];
         s.prev_stride = prev->stride[plane];
     }
-    s.hbd = hbd;
+    s.hbd = bpc > 8;
     s.scale = sq_bpc_scale(bpc);
     return s;
 }
 
-/* Score every feature of one frame. prev: previous frame's planes or NULL. */
+/*
+ * Score every feature of one frame. prev: previous frame's planes or NULL;
+ * prev_checked: the previous frame had a predecessor itself, so its
+ * pictures were range-checked as current ones and need no second look.
+ */
 static void score_frame(const CpuPriv *c, Worker *w, const Planes cur[2], const Planes *prev,
-                        SqRawResult *out)
+                        int prev_checked, SqRawResult *out)
 {
-    const int hbd = c->p.format.bpc > 8, bpc = c->p.format.bpc;
+    const int bpc = c->p.format.bpc;
     memset(out, 0, sizeof(*out));
     for (int i = 0; i < c->p.nfeat; i++) {
         const SqFeatureDesc *f = &c->p.feat[i];
         SqCpuSide *sr = &w->side[i][0], *sd = &w->side[i][1];
         if (f->kind == SQ_FEATURE_CHROMA) {
             for (int ch = 0; ch < 2; ch++) {
-                const SqSrc rs = make_src(&cur[0], ch + 1, NULL, hbd, bpc, out->range[i][ch][0]);
-                const SqSrc ds = make_src(&cur[1], ch + 1, NULL, hbd, bpc, out->range[i][ch][1]);
+                uint32_t(*rg)[SQ_RANGE_N] = out->range[i][ch];
+                const SqSrc rs = make_src(&cur[0], ch + 1, NULL, bpc, rg[0], NULL);
+                const SqSrc ds = make_src(&cur[1], ch + 1, NULL, bpc, rg[1], NULL);
                 out->score[i][ch] = sq_cpu_plane_score(f->plan, sr, sd, &rs, &ds,
                                                        f->opt->weight_var_mode, &out->err[i][ch]);
             }
         } else if (prev) {
-            /* speed_use_ref_diff: previous dis minus current ref (spec 2.3). */
-            const SqSrc rs = make_src(&cur[0], 0, &prev[0], hbd, bpc, out->range[i][0][0]);
-            const SqSrc ds = make_src(&cur[f->opt->use_ref_diff ? 0 : 1], 0, &prev[1], hbd, bpc,
-                                      out->range[i][0][1]);
+            /* speed_use_ref_diff: previous dis minus current ref (spec 2.3). The
+             * current reference is then checked once (by the ref side), and the
+             * previous dis always: it was never a current picture of this feature. */
+            const int urd = f->opt->use_ref_diff;
+            uint32_t(*rg)[SQ_RANGE_N] = out->range[i][0];
+            const SqSrc rs = make_src(&cur[0], 0, &prev[0], bpc, &rg[0][SQ_RANGE_CUR_MAX],
+                                      prev_checked ? NULL : &rg[0][SQ_RANGE_PREV_MAX]);
+            const SqSrc ds = make_src(&cur[urd ? 0 : 1], 0, &prev[1], bpc,
+                                      urd ? NULL : &rg[1][SQ_RANGE_CUR_MAX],
+                                      prev_checked && !urd ? NULL : &rg[1][SQ_RANGE_PREV_MAX]);
             out->score[i][0] = sq_cpu_plane_score(f->plan, sr, sd, &rs, &ds, 0, &out->err[i][0]);
         }
     }
@@ -170,7 +186,8 @@ static void *worker_main(void *arg)
         const Slot *prev = s->new_seq ? NULL : &c->slot[(n - 1) % c->nslots];
         pthread_mutex_unlock(&c->mu);
         SqRawResult res;
-        score_frame(c, w, s->pl, prev ? prev->pl : NULL, &res);
+        score_frame(c, w, s->pl, prev ? prev->pl : NULL,
+                    prev && !prev->new_seq, &res);
         pthread_mutex_lock(&c->mu);
         s->res = res;
         s->done = 1;
@@ -344,7 +361,9 @@ static int cpu_send(void *priv, const SpeedqaPicture *ref, const SpeedqaPicture 
     if (c->nworkers == 1) {
         const Planes cur[2] = { picture_planes(ref), picture_planes(dis) };
         const int use_prev = c->need[0] && c->have_prev && !new_seq;
-        score_frame(c, &c->w[0], cur, use_prev ? c->prev_pl : NULL, &c->sync_res);
+        score_frame(c, &c->w[0], cur, use_prev ? c->prev_pl : NULL, c->prev_had_prev,
+                    &c->sync_res);
+        c->prev_had_prev = use_prev;
         if (c->need[0]) {
             store_prev(c, ref, 0);
             store_prev(c, dis, 1);

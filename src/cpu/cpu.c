@@ -83,16 +83,17 @@ int sq_cpu_side_alloc(SqCpuSide *s, const SqPlan *p, const SqAlloc *a)
             s->nspans = plan_spans(p, s->spans, mark);
         sq_free(a, mark);
     }
+    if (ok) {
+        s->srcrows = sq_calloc(a, (size_t)d->h, 1);
+        ok = s->srcrows && sq_plan_rows_read(p, s->srcrows, a) == 0;
+    }
     if (ok && p->prescale >= 0) {
         s->conv = sq_calloc(a, (size_t)d->w * d->h, sizeof(float));
         s->scaled = sq_calloc(a, (size_t)d->scaled_w * d->scaled_h, sizeof(float));
         s->rows = sq_calloc(a, (size_t)d->scaled_h, 1);
-        s->srcrows = sq_calloc(a, (size_t)d->h, 1);
-        ok = s->conv && s->scaled && s->rows && s->srcrows;
-        if (ok) {
+        ok = s->conv && s->scaled && s->rows;
+        if (ok)
             sq_plan_filter_rows(p, d->scaled_h, s->rows);
-            ok = sq_plan_rows_read(p, s->srcrows, a) == 0;
-        }
     }
     if (!ok) {
         sq_cpu_side_free(s, a);
@@ -124,6 +125,35 @@ void sq_cpu_side_set_cpu_mask(SqCpuSide *s, unsigned cpu_mask)
     sq_dsp_init(&s->dsp, cpu_mask);
 }
 
+/*
+ * The out-of-range check of one raw picture: the OR of every sample of the
+ * rows [lo, hi) into acc[1], called right after the vertical pass read them.
+ * One bit above the depth is all a bad sample needs, so the hot path is one
+ * OR per sample; the largest value, for the message, is looked for only
+ * then (range_finish).
+ */
+static void range_rows(const SqDsp *dsp, uint32_t *acc, const uint8_t *base, int64_t stride,
+                       int lo, int hi, int w)
+{
+    if (acc)
+        for (int y = lo; y < hi; y++)
+            dsp->or_16bpc(&acc[1], base + (ptrdiff_t)y * stride, w);
+}
+
+static void range_finish(const SqPlan *p, const SqCpuSide *s, uint32_t *acc, const uint8_t *base,
+                         int64_t stride, int bpc)
+{
+    if (!acc || !(acc[1] >> bpc))
+        return;
+    uint32_t mx = 0;
+    for (int y = 0; y < p->d.h; y++) {
+        const uint16_t *r = (const uint16_t *)(base + (ptrdiff_t)y * stride);
+        for (int x = 0; s->srcrows[y] && x < p->d.w; x++)
+            mx = r[x] > mx ? r[x] : mx;
+    }
+    acc[0] = mx;
+}
+
 static void prescale_plane(const SqPlan *p, SqCpuSide *s, const SqSrc *src)
 {
     const SqDims *d = &p->d;
@@ -135,10 +165,12 @@ static void prescale_plane(const SqPlan *p, SqCpuSide *s, const SqSrc *src)
         if (!s->srcrows[y])
             continue;
         float *dst = s->conv + (size_t)y * d->w;
-        if (src->hbd)
+        if (src->hbd) {
             s->dsp.vfilt_16bpc(dst, src->cur, src->cur_stride, src->prev, src->prev_stride,
-                               src->scale, d->h, y, &one, 1, all, 1, d->w, src->range);
-        else
+                               src->scale, d->h, y, &one, 1, all, 1, d->w);
+            range_rows(&s->dsp, src->range_cur, src->cur, src->cur_stride, y, y + 1, d->w);
+            range_rows(&s->dsp, src->range_prev, src->prev, src->prev_stride, y, y + 1, d->w);
+        } else
             s->dsp.vfilt_8bpc(dst, src->cur, src->cur_stride, src->prev, src->prev_stride, d->h, y,
                               &one, 1, all, 1, d->w);
     }
@@ -161,18 +193,30 @@ void sq_cpu_operating_image(const SqPlan *p, SqCpuSide *s, const SqSrc *src)
     const int sw = d->scaled_w, sh = d->scaled_h;
     if (p->prescale >= 0)
         prescale_plane(p, s, src);
+    /* raw rows [0, checked) are range-checked; each once, though windows overlap */
+    int checked = 0;
+    const int r = p->taps_a >> 1;
     for (int i = 0; i < d->op_h; i++) {
         const int row = i << SQ_DECIM_SHIFT;
-        if (p->prescale >= 0)
+        if (p->prescale >= 0) {
             dsp->vfilt_f32(s->vrow, s->scaled, sw, sh, row, p->ga, p->taps_a, s->spans, s->nspans, sw);
-        else if (src->hbd)
+        } else if (src->hbd) {
             dsp->vfilt_16bpc(s->vrow, src->cur, src->cur_stride, src->prev, src->prev_stride,
-                             src->scale, sh, row, p->ga, p->taps_a, s->spans, s->nspans, sw,
-                             src->range);
-        else
+                             src->scale, sh, row, p->ga, p->taps_a, s->spans, s->nspans, sw);
+            /* a window's mirrored rows lie inside it, so this covers them */
+            const int lo = row - r > checked ? row - r : checked;
+            const int hi = row + r + 1 < sh ? row + r + 1 : sh;
+            range_rows(dsp, src->range_cur, src->cur, src->cur_stride, lo, hi, sw);
+            range_rows(dsp, src->range_prev, src->prev, src->prev_stride, lo, hi, sw);
+            checked = hi > checked ? hi : checked;
+        } else
             dsp->vfilt_8bpc(s->vrow, src->cur, src->cur_stride, src->prev, src->prev_stride,
                             sh, row, p->ga, p->taps_a, s->spans, s->nspans, sw);
         dsp->hfilt_dec(s->op + (size_t)i * d->op_w, s->vrow, sw, p->ga, p->taps_a, d->op_w);
+    }
+    if (src->hbd) {
+        range_finish(p, s, src->range_cur, src->cur, src->cur_stride, src->bpc);
+        range_finish(p, s, src->range_prev, src->prev, src->prev_stride, src->bpc);
     }
     const int32_t all[2] = { 0, d->op_w };
     for (int i = 0; i < d->op_h; i++) {

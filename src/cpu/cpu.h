@@ -18,9 +18,15 @@ typedef struct SqSrc {
     int64_t cur_stride, prev_stride;
     int hbd;
     float scale;
-    /* NULL, or where the raw samples read are folded in (bpc 9..15 only:
-     * other depths cannot be out of range): cur max, cur OR, prev max, prev OR. */
-    uint32_t *range;
+    /*
+     * The out-of-range check (bpc 9..15 only: other depths use the whole
+     * container): NULL, or [max, OR] of the raw samples of the rows read
+     * (sq_plan_rows_read), for cur and for prev. The max is only looked for
+     * when the OR has a bit above bpc. The backend leaves range_prev NULL
+     * when that picture was already checked as the current one.
+     */
+    uint32_t *range_cur, *range_prev;
+    int bpc;
 } SqSrc;
 
 typedef struct SqCpuSide {
@@ -28,7 +34,7 @@ typedef struct SqCpuSide {
     int32_t *spans;  /* columns the decimated horizontal pass reads, [begin, end) pairs */
     int nspans;
     uint8_t *rows;   /* prescale: scaled rows the vertical pass reads */
-    uint8_t *srcrows; /* prescale: input rows those scaled rows read */
+    uint8_t *srcrows; /* raw input rows the side reads (sq_plan_rows_read) */
     float *vrow;     /* one vertically filtered row, scaled_w */
     float *op;       /* operating image, op_w x op_h */
     float *dimg;     /* after local-mean removal */

@@ -24,19 +24,19 @@ typedef struct SqDsp {
      * c of the spans (nspans [begin, end) pairs inside [0, w)). prev != NULL
      * filters the temporal difference prev - cur. Columns outside the spans
      * may be written too (with their correct values).
-     * vfilt_16bpc with range != NULL also folds every sample of the taps
-     * source rows it reads, all w columns (not only the spans: every
-     * backend checks whole rows), into range[0] = max(range[0], cur
-     * samples), range[1] |= cur samples, range[2], range[3] the same for
-     * prev: the out-of-range check, while the rows are in cache.
      */
     void (*vfilt_8bpc)(float *dst, const uint8_t *cur, ptrdiff_t cur_stride,
                        const uint8_t *prev, ptrdiff_t prev_stride, int h, int row,
                        const float *g, int taps, const int32_t *spans, int nspans, int w);
     void (*vfilt_16bpc)(float *dst, const uint8_t *cur, ptrdiff_t cur_stride,
                         const uint8_t *prev, ptrdiff_t prev_stride, float scale, int h, int row,
-                        const float *g, int taps, const int32_t *spans, int nspans, int w,
-                        uint32_t *range);
+                        const float *g, int taps, const int32_t *spans, int nspans, int w);
+    /*
+     * *acc |= every one of the w 16-bit samples of row: the out-of-range
+     * check (a bit above the declared depth set anywhere), run on each raw
+     * row right after the vertical pass read it, while it is in cache.
+     */
+    void (*or_16bpc)(uint32_t *acc, const uint8_t *row, int w);
     /* Same over a float image (prescaled plane, local mean): sq_vfilter_f32. */
     void (*vfilt_f32)(float *dst, const float *img, ptrdiff_t stride, int h, int row,
                       const float *g, int taps, const int32_t *spans, int nspans, int w);

@@ -41,6 +41,7 @@ void sq_dsp_init_arch(SqDsp *d, unsigned flags)
         return;
     d->vfilt_8bpc = sq_vfilt_8bpc_avx2;
     d->vfilt_16bpc = sq_vfilt_16bpc_avx2;
+    d->or_16bpc = sq_or_16bpc_avx2;
     d->vfilt_f32 = sq_vfilt_f32_avx2;
     d->hfilt_dec = sq_hfilt_dec_avx2;
     d->local_mean = sq_local_mean_avx2;

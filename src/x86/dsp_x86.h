@@ -10,8 +10,8 @@ void sq_vfilt_8bpc_avx2(float *dst, const uint8_t *cur, ptrdiff_t cur_stride,
                         const float *g, int taps, const int32_t *spans, int nspans, int w);
 void sq_vfilt_16bpc_avx2(float *dst, const uint8_t *cur, ptrdiff_t cur_stride,
                          const uint8_t *prev, ptrdiff_t prev_stride, float scale, int h, int row,
-                         const float *g, int taps, const int32_t *spans, int nspans, int w,
-                         uint32_t *range);
+                         const float *g, int taps, const int32_t *spans, int nspans, int w);
+void sq_or_16bpc_avx2(uint32_t *acc, const uint8_t *row, int w);
 void sq_vfilt_f32_avx2(float *dst, const float *img, ptrdiff_t stride, int h, int row,
                        const float *g, int taps, const int32_t *spans, int nspans, int w);
 void sq_hfilt_dec_avx2(float *dst, const float *src, int w, const float *g, int taps, int nout);

@@ -198,40 +198,27 @@ void sq_vfilt_8bpc_avx2(float *dst, const uint8_t *cur, ptrdiff_t cur_stride,
     }
 }
 
-/* Max and OR of w samples of each of the taps rows, into acc[0], acc[1]. */
-static void range_rows(uint32_t *acc, const void *const *rows, int taps, int w)
+void sq_or_16bpc_avx2(uint32_t *acc, const uint8_t *row, int w)
 {
-    __m256i mx = _mm256_setzero_si256(), bits = mx;
-    uint32_t smx = acc[0], sbits = acc[1];
-    const int w16 = w & ~15;
-    for (int k = 0; k < taps; k++) {
-        const uint8_t *p = rows[k];
-        for (int x = 0; x < w16; x += 16) {
-            const __m256i v = _mm256_loadu_si256((const __m256i *)(p + 2 * (ptrdiff_t)x));
-            mx = _mm256_max_epu16(mx, v);
-            bits = _mm256_or_si256(bits, v);
-        }
-        for (int x = w16; x < w; x++) {
-            const uint32_t v = u16_at(p, x);
-            smx = v > smx ? v : smx;
-            sbits |= v;
-        }
+    __m256i b0 = _mm256_setzero_si256(), b1 = b0;
+    int x = 0;
+    for (; x + 32 <= w; x += 32) {
+        b0 = _mm256_or_si256(b0, _mm256_loadu_si256((const __m256i *)(row + 2 * (ptrdiff_t)x)));
+        b1 = _mm256_or_si256(b1, _mm256_loadu_si256((const __m256i *)(row + 2 * (ptrdiff_t)x + 32)));
     }
-    uint16_t lm[16], lb[16];
-    _mm256_storeu_si256((__m256i *)lm, mx);
-    _mm256_storeu_si256((__m256i *)lb, bits);
-    for (int i = 0; i < 16; i++) {
-        smx = lm[i] > smx ? lm[i] : smx;
-        sbits |= lb[i];
-    }
-    acc[0] = smx;
-    acc[1] = sbits;
+    uint32_t bits = *acc;
+    for (; x < w; x++)
+        bits |= u16_at(row, x);
+    uint16_t lanes[16];
+    _mm256_storeu_si256((__m256i *)lanes, _mm256_or_si256(b0, b1));
+    for (int i = 0; i < 16; i++)
+        bits |= lanes[i];
+    *acc = bits;
 }
 
 void sq_vfilt_16bpc_avx2(float *dst, const uint8_t *cur, ptrdiff_t cur_stride,
                          const uint8_t *prev, ptrdiff_t prev_stride, float scale, int h, int row,
-                         const float *g, int taps, const int32_t *spans, int nspans, int w,
-                         uint32_t *range)
+                         const float *g, int taps, const int32_t *spans, int nspans, int w)
 {
     const void *cr[SQ_MAX_TAPS], *pr[SQ_MAX_TAPS];
     row_ptrs(cr, cur, cur_stride, h, row, taps);
@@ -240,12 +227,6 @@ void sq_vfilt_16bpc_avx2(float *dst, const uint8_t *cur, ptrdiff_t cur_stride,
         vfilt_run(SRC_U16_DIFF, dst, cr, pr, g, taps, spans, nspans, w, scale);
     } else {
         vfilt_run(SRC_U16, dst, cr, NULL, g, taps, spans, nspans, w, scale);
-    }
-    /* Right after the filter: its rows are still in L1/L2. */
-    if (range) {
-        range_rows(range, cr, taps, w);
-        if (prev)
-            range_rows(range + 2, pr, taps, w);
     }
 }
 

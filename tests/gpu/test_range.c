@@ -131,6 +131,19 @@ static void logger(void *cookie, SpeedqaLogLevel lvl, const char *msg)
     }
 }
 
+/* The failing call's line and the count of error lines up to it. */
+static void snapshot(Outcome *o, const Log *log)
+{
+    snprintf(o->msg, sizeof(o->msg), "%s", log->last);
+    o->nerr = log->nerr;
+}
+
+/* Each later call on the failed context logged its own line (want lines in all). */
+static int repeated(const Log *log, int want)
+{
+    return log->nerr == want && strstr(log->last, "an earlier call failed") != NULL;
+}
+
 /* Public API, send-receive per frame. 0, or the open error. */
 static int api_run(const Clip *c, const char *const *feats, SpeedqaBackend be, int threads,
                    unsigned cpu_mask, Outcome *o)
@@ -159,7 +172,8 @@ static int api_run(const Clip *c, const char *const *feats, SpeedqaBackend be, i
         if (o->send_ret[t] < 0) {
             o->first_fail = t;
             o->fail_in_send = 1;
-            o->sticky = speedqa_receive(ctx, &sc) == o->send_ret[t];
+            snapshot(o, &log);
+            o->sticky = speedqa_receive(ctx, &sc) == o->send_ret[t] && repeated(&log, o->nerr + 1);
             break;
         }
         if (t == 1)
@@ -171,15 +185,17 @@ static int api_run(const Clip *c, const char *const *feats, SpeedqaBackend be, i
             if (r < 0) {
                 o->first_fail = received; /* the oldest frame not yet received */
                 o->recv_ret[received] = r;
-                o->sticky = speedqa_receive(ctx, &sc) == r && speedqa_send(ctx, &c->ref[0], &c->dis[0]) == r;
+                snapshot(o, &log);
+                o->sticky = speedqa_receive(ctx, &sc) == r && speedqa_send(ctx, &c->ref[0], &c->dis[0]) == r &&
+                            repeated(&log, o->nerr + 2);
                 break;
             }
             memcpy(o->v[sc.frame], sc.values, sizeof(double) * (size_t)sc.count);
             received++;
         }
     }
-    snprintf(o->msg, sizeof(o->msg), "%s", log.last);
-    o->nerr = log.nerr;
+    if (o->first_fail < 0)
+        snapshot(o, &log);
     speedqa_close(&ctx);
     return 0;
 }
