@@ -255,12 +255,18 @@ static int open_context(SpeedqaContext **ctx, SpeedqaSettings *s, const CliSetti
 }
 
 /* Results of the frames we report (every subsample-th). */
+#define UNDEF_LISTED 8
+
 typedef struct Results {
     int nscores;
     long long subsample;
     size_t n, cap;
     double *values;
     unsigned long long *frame_num;
+    /* Frames whose score was NaN before the speed_max_val clip
+     * (SpeedqaScores.undefined), per score: the first few, and how many. */
+    unsigned long long undef_frame[SPEEDQA_MAX_SCORES][UNDEF_LISTED];
+    long long undef_n[SPEEDQA_MAX_SCORES];
 } Results;
 
 static int results_add(Results *res, const SpeedqaScores *sc)
@@ -282,21 +288,84 @@ static int results_add(Results *res, const SpeedqaScores *sc)
     memcpy(res->values + res->n * (size_t)res->nscores, sc->values,
            (size_t)res->nscores * sizeof *res->values);
     res->frame_num[res->n++] = sc->frame;
+    for (int k = 0; k < res->nscores; k++)
+        if (sc->undefined >> k & 1) {
+            if (res->undef_n[k] < UNDEF_LISTED)
+                res->undef_frame[k][res->undef_n[k]] = sc->frame;
+            res->undef_n[k]++;
+        }
     return 0;
 }
 
+/*
+ * One warning per feature whose scores libvmaf leaves undefined on some
+ * frames (NaN before the clip): the published value is the clip, as in
+ * libvmaf, but the user should know which frames carry it.
+ */
+static void warn_undefined(const Results *res, SpeedqaContext *ctx, const CliSettings *cfg)
+{
+    if (cfg->quiet)
+        return;
+    for (int k = 0; k < res->nscores;) {
+        const char *name = speedqa_score_name(ctx, k);
+        /* speed_chroma's u, v, uv come together: one feature, one warning */
+        const int group = !strncmp(name, "speed_chroma_u", 14) && k + 2 < res->nscores ? 3 : 1;
+        int worst = k;
+        char which[400] = "";
+        size_t len = 0;
+        for (int j = k; j < k + group; j++) {
+            if (!res->undef_n[j])
+                continue;
+            if (res->undef_n[j] > res->undef_n[worst] || !res->undef_n[worst])
+                worst = j;
+            len += (size_t)snprintf(which + len, len < sizeof which ? sizeof which - len : 0, "%s%s",
+                                    len ? ", " : "", speedqa_score_name(ctx, j));
+        }
+        if (res->undef_n[worst]) {
+            char frames[200] = "";
+            size_t fl = 0;
+            const long long n = res->undef_n[worst];
+            for (long long i = 0; i < n && i < UNDEF_LISTED; i++)
+                fl += (size_t)snprintf(frames + fl, fl < sizeof frames ? sizeof frames - fl : 0,
+                                       "%s%llu", i ? ", " : "", res->undef_frame[worst][i]);
+            progress_clear();
+            cli_warning("%s %s undefined on %lld frame%s (%s%s): NaN before the speed_max_val "
+                        "clip; the clip value is reported, as libvmaf does", which,
+                        strchr(which, ',') ? "are" : "is", n, n == 1 ? "" : "s", frames,
+                        n > UNDEF_LISTED ? ", ..." : "");
+        }
+        k += group;
+    }
+}
+
 /* Errors from send/receive/flush: messages come from the logger. */
-static int lib_error(int r, const LogState *log, const char *what)
+static int lib_error(int r, const LogState *log, const CliSettings *cfg, const char *what)
 {
     const char *msg = log->last_error[0] ? log->last_error : speedqa_strerror(r);
+    if (r == -ERANGE) {
+        /* "distorted frame 3, plane U: ..." names a picture: name its file */
+        static const char *const side[2] = { "reference ", "distorted " };
+        for (int i = 0; i < 2; i++)
+            if (!strncmp(msg, side[i], strlen(side[i]))) {
+                const char *rest = msg + strlen(side[i]);
+                cli_error("%s: %s%s", shown(i ? cfg->dis_path : cfg->ref_path), rest,
+                          strstr(rest, "MSB") ? "" : " (is the declared bit depth right?)");
+                return SQ_EXIT_INPUT;
+            }
+        cli_error("%s", msg);
+        return SQ_EXIT_INPUT;
+    }
     cli_error("%s: %s", what, msg);
+    if (r == -EDOM)
+        return SQ_EXIT_INPUT;
     if (r == -ENOMEM)
         return SQ_EXIT_INTERNAL;
     return r == -EIO ? SQ_EXIT_BACKEND : SQ_EXIT_INTERNAL;
 }
 
 /* Receives every score that is ready (all of them after a flush). */
-static int drain(SpeedqaContext *ctx, Results *res, const LogState *log, long long *received)
+static int drain(SpeedqaContext *ctx, Results *res, const LogState *log, const CliSettings *cfg,
+                 long long *received)
 {
     SpeedqaScores sc;
     int r;
@@ -307,7 +376,7 @@ static int drain(SpeedqaContext *ctx, Results *res, const LogState *log, long lo
         }
         (*received)++;
     }
-    return r == -EAGAIN ? 0 : lib_error(r, log, "scoring");
+    return r == -EAGAIN ? 0 : lib_error(r, log, cfg, "scoring");
 }
 
 typedef struct Run {
@@ -383,7 +452,7 @@ static int score(Run *run)
             SpeedqaScores sc;
             r = speedqa_receive(run->ctx, &sc);
             if (r < 0 && r != -EAGAIN)
-                return lib_error(r, run->log, "scoring");
+                return lib_error(r, run->log, run->cfg, "scoring");
             if (r == -EAGAIN) {
                 /* receive should block when the queue is full; don't spin if not */
                 const struct timespec ms = { 0, 1000000 };
@@ -397,16 +466,16 @@ static int score(Run *run)
             }
         }
         if (r < 0)
-            return lib_error(r, run->log, "scoring");
+            return lib_error(r, run->log, run->cfg, "scoring");
         run->sent++;
-        if ((r = drain(run->ctx, &run->res, run->log, &run->received)) != 0)
+        if ((r = drain(run->ctx, &run->res, run->log, run->cfg, &run->received)) != 0)
             return r;
         progress_update(run->received, 0);
     }
     int r = speedqa_flush(run->ctx);
     if (r < 0)
-        return lib_error(r, run->log, "scoring");
-    if ((r = drain(run->ctx, &run->res, run->log, &run->received)) != 0)
+        return lib_error(r, run->log, run->cfg, "scoring");
+    if ((r = drain(run->ctx, &run->res, run->log, run->cfg, &run->received)) != 0)
         return r;
     if (run->received != run->sent) {
         cli_error("the library returned %lld of %lld frames", run->received, run->sent);
@@ -566,6 +635,7 @@ static int run_all(const CliSettings *cfg, FILE *out, int *written)
         goto end;
     }
     progress_update(run.received, 1);
+    warn_undefined(&run.res, run.ctx, cfg);
     ret = write_report(&run, out, elapsed > 0 ? (double)run.sent / elapsed : INFINITY);
     *written = ret == 0;
     if (ret == 0 && run.read_exit) {

@@ -2,7 +2,8 @@
 """Reliability of the speedqa CLI against an outsider's inputs (stdlib only).
 
 usage: reliability_test.py TEST SPEEDQA SAMPLES_DIR WORK_DIR
-TEST: paths, dataloss, outputs, endless, interlaced, truncated, threads, range
+TEST: paths, dataloss, outputs, endless, interlaced, truncated, threads, range,
+      undefined
 
 Each test is a regression test of a finding of issue #10 and of its class:
   paths      the same frames through every input path give the same scores
@@ -13,6 +14,8 @@ Each test is a regression test of a finding of issue #10 and of its class:
   truncated  a truncated last frame: report of the complete frames, exit 3
   threads    --threads beyond what can help is capped (memory stays flat)
   range      samples above the declared depth: one line, exit 3
+  undefined  a chroma score NaN before its clip: libvmaf's 1000, one warning
+             (the input comes from $SPEEDQA_TEST_UNDEFINED --y4m DIR)
 
 Exit 0 pass, 1 fail, 77 skip (meson's convention).
 """
@@ -434,6 +437,33 @@ def test_range():
           "10-bit MSB-aligned: exit 3 with the MSB hint (%r %r)" % (code, err))
 
 
+# ---------------------------------------------------------------- undefined
+def test_undefined():
+    gen = os.environ.get("SPEEDQA_TEST_UNDEFINED")
+    if not gen:
+        print("SKIP: SPEEDQA_TEST_UNDEFINED not set")
+        return SKIP
+    p = subprocess.run([gen, "--y4m", WORK], stdout=subprocess.PIPE, stderr=subprocess.PIPE)
+    if not check(p.returncode == 0, "the case is written (%d)" % p.returncode):
+        return
+    feats = open(work("features.txt")).read().split()
+    args = ["-r", work("ref.y4m"), "-d", work("dis.y4m"), "--csv"]
+    for f in feats:
+        args += ["--feature", f]
+    code, out, err = run(args)
+    rows = [r.split(",") for r in out.decode().splitlines()]
+    lines = err.splitlines()
+    check(code == 0, "exit 0 (%r %r)" % (code, err))
+    check(len(rows) == 5 and rows[3][2] == "1000.000000" and rows[3][4] == "1000.000000",
+          "frame 2 of speed_chroma_u and _uv is 1000, libvmaf's number")
+    check(len(lines) == 1 and lines[0].startswith("speedqa: warning: ") and "undefined" in lines[0] and
+          "(2)" in lines[0] and rows[0][2] in lines[0] and rows[0][4] in lines[0] and
+          rows[0][3] not in lines[0],
+          "one warning naming u and uv (not v) and frame 2 (%r)" % err)
+    code, out, err = run(args + ["-q"])
+    check(err == "", "-q hides it")
+
+
 def main():
     global EXE, SAMPLES, WORK
     if len(sys.argv) != 5:
@@ -443,7 +473,8 @@ def main():
     os.makedirs(WORK, exist_ok=True)
     tests = {"paths": test_paths, "dataloss": test_dataloss, "outputs": test_outputs,
              "endless": test_endless, "interlaced": test_interlaced,
-             "truncated": test_truncated, "threads": test_threads, "range": test_range}
+             "truncated": test_truncated, "threads": test_threads, "range": test_range,
+             "undefined": test_undefined}
     r = tests[test]()
     if r == SKIP:
         return SKIP

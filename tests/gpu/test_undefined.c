@@ -7,6 +7,9 @@
  * device exists, through the public API.
  *
  *   test_undefined [opencl]
+ *   test_undefined --y4m DIR   writes the case as DIR/ref.y4m, DIR/dis.y4m and
+ *                              its --feature arguments to DIR/features.txt, for
+ *                              the CLI's test of its warning (tests/cli)
  */
 #include <math.h>
 #include <stdio.h>
@@ -18,6 +21,43 @@
 /* The generator state of seed 515151 after cases 0..105 (3840x2160): replaying
  * those 105 cases takes seconds, this starts at case 106 directly. */
 #define RNG_AT_106 0xb80b343d905dac62ull
+
+/* The case's pictures as a Y4M file (tight 8-bit 4:2:0 planes, any stride sign). */
+static int write_y4m(const char *path, const Case *c, const SpeedqaPicture *pics)
+{
+    FILE *f = fopen(path, "wb");
+    if (!f)
+        return -1;
+    fprintf(f, "YUV4MPEG2 W%d H%d F25:1 Ip C420jpeg\n", c->fmt.width, c->fmt.height);
+    for (int t = 0; t < c->nframes; t++) {
+        fputs("FRAME\n", f);
+        for (int p = 0; p < 3; p++) {
+            const int w = p ? c->fmt.width >> 1 : c->fmt.width, h = p ? c->fmt.height >> 1 : c->fmt.height;
+            for (int y = 0; y < h; y++)
+                fwrite((const unsigned char *)pics[t].data[p] + (ptrdiff_t)y * pics[t].stride[p], 1,
+                       (size_t)w, f);
+        }
+    }
+    return fclose(f) == 0 ? 0 : -1;
+}
+
+static int dump(const Case *c, const char *dir)
+{
+    char path[1024];
+    snprintf(path, sizeof(path), "%s/ref.y4m", dir);
+    if (write_y4m(path, c, c->ref) < 0)
+        return 1;
+    snprintf(path, sizeof(path), "%s/dis.y4m", dir);
+    if (write_y4m(path, c, c->dis) < 0)
+        return 1;
+    snprintf(path, sizeof(path), "%s/features.txt", dir);
+    FILE *f = fopen(path, "w");
+    if (!f)
+        return 1;
+    for (int i = 0; i < c->nfeat; i++)
+        fprintf(f, "%s\n", c->feat[i]);
+    return fclose(f) == 0 ? 0 : 1;
+}
 
 static int run(const Case *c, SpeedqaBackend be, double v[][SPEEDQA_MAX_SCORES], uint32_t *undef,
                int *count)
@@ -61,6 +101,13 @@ int main(int argc, char **argv)
     if (strncmp(desc, "random-106 224x1428 420 8-bit 4 fr [speed_temporal=speed_prescale=0.9227", 70)) {
         printf("FAIL: not the documented case (the generator changed)\n");
         return 1;
+    }
+    if (argc == 3 && !strcmp(argv[1], "--y4m")) {
+        /* odd sizes would need ceil-sized chroma rows in the file */
+        const int r = c.fmt.fmt == SPEEDQA_PIX_420 && !(c.fmt.width & 1) && !(c.fmt.height & 1)
+                      ? dump(&c, argv[2]) : 1;
+        case_free(&c);
+        return r;
     }
     double v[CASE_MAX_FRAMES][SPEEDQA_MAX_SCORES];
     uint32_t undef[CASE_MAX_FRAMES];
