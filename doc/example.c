@@ -120,7 +120,7 @@ int main(int argc, char **argv)
         speedqa_flush(ctx); /* end of stream: every frame sent becomes receivable */
         while ((ret = speedqa_receive(ctx, &sc)) == 0)
             print_scores(ctx, &sc);
-        if (ret == SPEEDQA_ERR(EAGAIN))
+        if (ret == SPEEDQA_EOF) /* every frame received */
             ret = 0;
     }
     if (ret < 0)

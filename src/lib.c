@@ -20,6 +20,9 @@ struct SpeedqaContext {
     const SqBackend *be;
     void *be_priv;
     unsigned sent, received;
+    /* sequence and index in it of each frame in flight, by send index % ring_len */
+    unsigned (*seq_ring)[2];
+    unsigned ring_len, cur_seq, next_seq_frame;
     int new_seq;
     int flushing;
     int sticky;
@@ -42,6 +45,30 @@ const char *speedqa_version(void)
     return "0.1.0";
 }
 
+unsigned speedqa_version_int(void)
+{
+    return SPEEDQA_VERSION;
+}
+
+int speedqa_pool(const double *values, size_t n, ptrdiff_t stride, SpeedqaPooled *out)
+{
+    if (!values || !out || n == 0 || stride < 1)
+        return SPEEDQA_ERR(EINVAL);
+    double sum = 0.0, inv = 0.0, mn = values[0], mx = values[0];
+    for (size_t i = 0; i < n; i++) {
+        const double x = values[(ptrdiff_t)i * stride];
+        sum += x;
+        inv += 1.0 / (x + 1.0);
+        mn = x < mn ? x : mn;
+        mx = x > mx ? x : mx;
+    }
+    out->min = mn;
+    out->max = mx;
+    out->mean = sum / (double)n;
+    out->harmonic_mean = (double)n / inv - 1.0;
+    return 0;
+}
+
 const char *speedqa_strerror(int err)
 {
     switch (-err) {
@@ -54,6 +81,7 @@ const char *speedqa_strerror(int err)
     case EIO: return "backend failure";
     case ERANGE: return "sample value above the declared bit depth";
     case EDOM: return "score undefined for this frame";
+    case ENODATA: return "end of stream: every flushed frame has been received";
     default: return "unknown error";
     }
 }
@@ -231,6 +259,12 @@ int speedqa_open(SpeedqaContext **out, const SpeedqaSettings *s)
     bp.alloc = alloc;
     if ((ret = open_backend(c, &bp)) < 0)
         goto fail;
+    c->ring_len = (unsigned)c->be->capacity(c->be_priv);
+    if (!(c->seq_ring = sq_calloc(&alloc, c->ring_len, sizeof(*c->seq_ring)))) {
+        logmsg(s, SPEEDQA_LOG_ERROR, "out of memory");
+        ret = SPEEDQA_ERR(ENOMEM);
+        goto fail;
+    }
     c->new_seq = 1;
     *out = c;
     return 0;
@@ -342,6 +376,12 @@ int speedqa_send(SpeedqaContext *c, const SpeedqaPicture *ref, const SpeedqaPict
     const SqRawResult *done = c->be->scored ? c->be->scored(c->be_priv) : NULL;
     if (done && (ret = check_range(c, done, c->sent)) < 0)
         return ret;
+    if (c->new_seq) {
+        c->cur_seq += c->sent > 0;
+        c->next_seq_frame = 0;
+    }
+    c->seq_ring[c->sent % c->ring_len][0] = c->cur_seq;
+    c->seq_ring[c->sent % c->ring_len][1] = c->next_seq_frame++;
     c->new_seq = 0;
     c->flushing = 0;
     c->sent++;
@@ -361,7 +401,7 @@ int speedqa_receive(SpeedqaContext *c, SpeedqaScores *out)
     if (c->sticky)
         return sticky_error(c);
     if (c->sent == c->received)
-        return SPEEDQA_ERR(EAGAIN);
+        return c->flushing ? SPEEDQA_EOF : SPEEDQA_ERR(EAGAIN);
     /* Block when the caller cannot make progress otherwise. */
     const int full = c->sent - c->received >= (unsigned)c->be->capacity(c->be_priv);
     int ret = c->be->receive(c->be_priv, &raw, full || c->flushing, err, sizeof(err));
@@ -371,6 +411,8 @@ int speedqa_receive(SpeedqaContext *c, SpeedqaScores *out)
         return backend_failed(c, ret, err);
     if ((ret = check_range(c, &raw, c->received)) < 0)
         return ret;
+    out->sequence = c->seq_ring[c->received % c->ring_len][0];
+    out->sequence_frame = c->seq_ring[c->received % c->ring_len][1];
     out->frame = c->received++;
     out->count = c->nscores;
     out->undefined = 0;
@@ -430,6 +472,7 @@ void speedqa_close(SpeedqaContext **pc)
     for (int i = 0; i < c->nfeat; i++)
         sq_feature_close(&c->feat[i]);
     const SqAlloc alloc = { c->s.alloc, c->s.free, c->s.alloc_opaque };
+    sq_free(&alloc, c->seq_ring);
     sq_free(&alloc, c);
     *pc = NULL;
 }

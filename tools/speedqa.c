@@ -376,7 +376,7 @@ static int drain(SpeedqaContext *ctx, Results *res, const LogState *log, const C
         }
         (*received)++;
     }
-    return r == -EAGAIN ? 0 : lib_error(r, log, cfg, "scoring");
+    return r == -EAGAIN || r == SPEEDQA_EOF ? 0 : lib_error(r, log, cfg, "scoring");
 }
 
 typedef struct Run {

@@ -173,7 +173,13 @@ typedef struct SpeedqaSettings {
 
 /** Scores of one frame, in the order speedqa_score_name() lists them. */
 typedef struct SpeedqaScores {
-    unsigned frame;          /**< 0-based index of the frame pair, in send order */
+    unsigned frame;          /**< 0-based index of the frame pair, in send order since open */
+    /**
+     * A flush ends a sequence: the next frame sent starts the next one.
+     * sequence: 0-based number of the frame's sequence; sequence_frame: its
+     * index within it (speed_temporal is 0 exactly when this is 0).
+     */
+    unsigned sequence, sequence_frame;
     int count;
     /**
      * Bit i set: score i is undefined on this frame (NaN before the
@@ -189,6 +195,15 @@ typedef struct SpeedqaContext SpeedqaContext;
 
 /** Library version string, e.g. "0.1.0". */
 SPEEDQA_API const char *speedqa_version(void);
+
+/**
+ * Version of the library in use as SPEEDQA_VERSION_INT(major, minor, patch),
+ * to compare with the SPEEDQA_VERSION a program was built against.
+ */
+SPEEDQA_API unsigned speedqa_version_int(void);
+
+/** Returned by speedqa_receive once everything flushed has been received. */
+#define SPEEDQA_EOF SPEEDQA_ERR(ENODATA)
 
 /** Readable text for a negative error code. Never NULL. */
 SPEEDQA_API const char *speedqa_strerror(int err);
@@ -249,8 +264,10 @@ SPEEDQA_API int speedqa_send(SpeedqaContext *ctx, const SpeedqaPicture *ref,
  * send order). Blocks until that frame is finished when the caller could
  * not otherwise make progress: the queue is full (send would answer
  * -EAGAIN) or speedqa_flush() was called. Otherwise returns -EAGAIN when it
- * is still being computed. Errors: -EAGAIN nothing to return now (send
- * more, or flush); -EIO backend failure (sticky); -ERANGE (sticky) that
+ * is still being computed. SPEEDQA_EOF: speedqa_flush() was called and
+ * every frame sent before it has been received (the end of the stream; a
+ * later send starts a new sequence). Errors: -EAGAIN nothing to return now
+ * (send more, or flush); -EIO backend failure (sticky); -ERANGE (sticky) that
  * frame read a sample above the declared bit depth (see speedqa_send);
  * -EDOM (sticky) a speed_temporal score of that frame is not finite
  * (undefined model: libvmaf would publish NaN). On any error *out is not
@@ -272,6 +289,21 @@ SPEEDQA_API int speedqa_flush(SpeedqaContext *ctx);
  * finds none or its runtime is missing, -ENOSYS when it is not built.
  */
 SPEEDQA_API int speedqa_list_devices(SpeedqaBackend backend, char *buf, size_t len);
+
+/** Pooled values of one score over frames, as libvmaf pools them. */
+typedef struct SpeedqaPooled {
+    double min, max;
+    double mean;          /**< sum of x / n, summed in double in frame order */
+    double harmonic_mean; /**< n / sum(1 / (x + 1)) - 1, libvmaf's definition */
+} SpeedqaPooled;
+
+/**
+ * Pool values[0], values[stride], ... values[(n - 1) * stride] (stride in
+ * elements, e.g. the score count when the values are frame-major rows of
+ * SpeedqaScores.values). 0, or -EINVAL for NULL pointers, n == 0 or
+ * stride < 1.
+ */
+SPEEDQA_API int speedqa_pool(const double *values, size_t n, ptrdiff_t stride, SpeedqaPooled *out);
 
 /** Free everything; *ctx becomes NULL. Safe with NULL or *ctx == NULL. */
 SPEEDQA_API void speedqa_close(SpeedqaContext **ctx);

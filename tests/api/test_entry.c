@@ -249,8 +249,70 @@ static void thread_limit(void)
     fails += bad || !seen_ok;
 }
 
+/*
+ * End of stream and sequences: after flush, receive drains the frames, then
+ * says SPEEDQA_EOF (not -EAGAIN); frames keep their send index, and
+ * sequence / sequence_frame restart at each flush with speed_temporal 0 on
+ * a sequence's first frame. Threads and one thread alike.
+ */
+static void eof_and_sequences(int threads)
+{
+    static Pic a[3], b[3];
+    for (int i = 0; i < 3; i++) {
+        make_pic(&a[i], 20u + (unsigned)i);
+        make_pic(&b[i], 40u + (unsigned)i);
+    }
+    LogCapture log = { .quiet = 1 };
+    SpeedqaSettings s;
+    base(&s, &log, NULL);
+    s.n_threads = threads;
+    SpeedqaContext *ctx = NULL;
+    if (speedqa_open(&ctx, &s) < 0) {
+        report(0, "open for the end-of-stream checks", -1, &log);
+        return;
+    }
+    /* sequence 0: frames 0, 1; flush; sequence 1: frames 2, 3, 4; flush */
+    static const int seq_of[5] = { 0, 0, 1, 1, 1 }, idx_of[5] = { 0, 1, 0, 1, 2 };
+    int ok = speedqa_receive(ctx, &(SpeedqaScores){ 0 }) == SPEEDQA_ERR(EAGAIN);
+    int got = 0, eof_seen = 0;
+    for (int f = 0; f < 5; f++) {
+        SpeedqaScores sc;
+        int r;
+        while ((r = speedqa_send(ctx, &a[f % 3].pic, &b[f % 3].pic)) == SPEEDQA_ERR(EAGAIN))
+            if (speedqa_receive(ctx, &sc) == 0)
+                got++; /* checked below, in the second pass over the values */
+        ok &= r == 0;
+        const int flush = f == 1 || f == 4;
+        if (flush)
+            ok &= speedqa_flush(ctx) == 0;
+        while ((r = speedqa_receive(ctx, &sc)) == 0) {
+            ok &= sc.frame == (unsigned)got && sc.sequence == (unsigned)seq_of[got] &&
+                  sc.sequence_frame == (unsigned)idx_of[got] &&
+                  (sc.values[3] == 0.0) == (idx_of[got] == 0);
+            got++;
+        }
+        /* not flushed: more may come (-EAGAIN); flushed and drained: the end */
+        ok &= r == (flush ? SPEEDQA_EOF : SPEEDQA_ERR(EAGAIN));
+        eof_seen += r == SPEEDQA_EOF;
+        if (flush)
+            ok &= speedqa_receive(ctx, &sc) == SPEEDQA_EOF;
+    }
+    ok &= got == 5 && eof_seen == 2 && log.count == 0;
+    speedqa_close(&ctx);
+    char what[80];
+    snprintf(what, sizeof(what), "EOF after flush, sequence numbers (%d thread%s)", threads,
+             threads > 1 ? "s" : "");
+    report(ok, what, got, &log);
+}
+
 int main(void)
 {
+    report(speedqa_version_int() == SPEEDQA_VERSION &&
+           SPEEDQA_VERSION == SPEEDQA_VERSION_INT(SPEEDQA_VERSION_MAJOR, SPEEDQA_VERSION_MINOR,
+                                                   SPEEDQA_VERSION_PATCH),
+           "speedqa_version_int() is the header's SPEEDQA_VERSION", 0, &(LogCapture){ .quiet = 1 });
+    eof_and_sequences(1);
+    eof_and_sequences(3);
     /* option values are whole numbers or errors (libvmaf's atof would take a prefix) */
     open_case("prescale 2,5", "speed_chroma=speed_prescale=2,5", -EINVAL, "not a number");
     open_case("kernelscale 1abc", "speed_chroma=speed_kernelscale=1abc", -EINVAL, "not a number");

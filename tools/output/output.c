@@ -35,18 +35,8 @@ const SqWriter *sq_writer_by_path(const char *path)
 SqPooled sq_pool(const double *values, size_t nframes, int nscores, int k)
 {
     SqPooled p = { 0.0, 0.0, 0.0, 0.0 };
-    double sum = 0.0, inv_sum = 0.0;
-    for (size_t i = 0; i < nframes; i++) {
-        const double s = values[i * (size_t)nscores + (size_t)k];
-        sum += s;
-        inv_sum += 1.0 / (s + 1.0);
-        if (i == 0 || s < p.min)
-            p.min = s;
-        if (i == 0 || s > p.max)
-            p.max = s;
-    }
-    p.mean = sum / (double)nframes;
-    p.harmonic_mean = (double)nframes / inv_sum - 1.0;
+    if (nframes)
+        speedqa_pool(values + k, nframes, nscores, &p);
     return p;
 }
 

@@ -9,9 +9,10 @@
 #include <stddef.h>
 #include <stdio.h>
 
-typedef struct SqPooled {
-    double min, max, mean, harmonic_mean;
-} SqPooled;
+#include "speedqa/speedqa.h"
+
+/* The library's pooling (speedqa_pool): libvmaf's definitions, once. */
+typedef SpeedqaPooled SqPooled;
 
 /* Everything a writer prints. Rows are the reported frames, in order. */
 typedef struct SqReport {
