@@ -18,7 +18,9 @@
  * Promises checked: open fails cleanly (NULL context, every allocation
  * freed, -EINVAL for invalid settings, -ENOMEM only when an allocation was
  * made to fail) and succeeds for valid default settings; every score is
- * finite; frames come out in order, all of them after a flush; the first
+ * finite, or the run stops with -ERANGE, and only when a picture holds a
+ * sample above the declared depth (sample mode 6 writes raw 16-bit
+ * values); frames come out in order, all of them after a flush; the first
  * speed_temporal of a sequence is 0; a bad picture is -EINVAL and changes
  * nothing; the scores equal, bit for bit, those of a rerun on 1 thread with
  * the C reference (cpu_mask 0): threads and SIMD change no bit; nothing
@@ -56,6 +58,7 @@ typedef struct Config {
 typedef struct Pic {
     uint8_t *buf[3];
     SpeedqaPicture pic;
+    int over;          /* holds a sample above (1 << bpc) - 1 somewhere */
 } Pic;
 
 static const double valid_ks[] = {
@@ -289,6 +292,7 @@ static int pic_make(Pic *p, const Config *c, int mode, uint32_t seed, const Pic 
                     if (mode != 6)
                         v &= maxv;
                 }
+                p->over |= v > maxv;
                 if (bps == 2) {
                     const uint16_t t = (uint16_t)v;
                     memcpy(row + 2 * (size_t)x, &t, 2);
@@ -333,13 +337,26 @@ static void take(SpeedqaContext *ctx, Run *r, const int *seq_start, const Speedq
     r->received++;
 }
 
-static void drain(SpeedqaContext *ctx, Run *r, const int *seq_start, const Config *c)
+/* -ERANGE answers samples above the declared depth, and nothing else: 1 when it stopped the run. */
+static int range_stop(int ret, int over_sent)
+{
+    if (ret != -ERANGE)
+        return 0;
+    FUZZ_CHECK(over_sent, "-ERANGE, but no picture sent has a sample above the depth");
+    return 1;
+}
+
+/* 0, or -ERANGE when a frame read samples above the depth (the context stopped). */
+static int drain(SpeedqaContext *ctx, Run *r, const int *seq_start, const Config *c, int over_sent)
 {
     SpeedqaScores sc;
     int ret;
     while ((ret = speedqa_receive(ctx, &sc)) == 0)
         take(ctx, r, seq_start, &sc, c);
+    if (range_stop(ret, over_sent))
+        return ret;
     FUZZ_CHECK(ret == -EAGAIN || ret == SPEEDQA_EOF, "receive returned %d", ret);
+    return 0;
 }
 
 /* A picture that must be refused, built from a good one. */
@@ -394,18 +411,25 @@ static void run(const Config *c, int n_threads, unsigned cpu_mask, long fail_at,
     FUZZ_CHECK(strcmp(speedqa_backend_name(ctx), "cpu") == 0, "backend %s", speedqa_backend_name(ctx));
 
     int seq_start[MAX_FRAMES] = { 0 };
-    int sent = 0, new_seq = 1, sticky = 0;
+    int sent = 0, new_seq = 1, sticky = 0, over_sent = 0;
     for (int i = 0; i < c->nframes && !sticky; i++) {
         const unsigned op = c->op[i];
         if (c->dmode[i] & 0x80)
             bad_picture(ctx, &pics[i][0].pic, c->dmode[i] >> 4);
+        over_sent |= pics[i][0].over | pics[i][1].over;
         int ret;
         while ((ret = speedqa_send(ctx, &pics[i][0].pic, &pics[i][1].pic)) == -EAGAIN) {
             SpeedqaScores sc;
             /* the queue is full: receive blocks until a frame is done */
             ret = speedqa_receive(ctx, &sc);
+            if (range_stop(ret, over_sent))
+                break;
             FUZZ_CHECK(ret == 0, "receive with a full queue returned %d", ret);
             take(ctx, r, seq_start, &sc, c);
+        }
+        if (range_stop(ret, over_sent)) {
+            sticky = ret;
+            break;
         }
         if (ret == -ENOMEM && al.fail_at == -1) {
             sticky = ret;
@@ -421,18 +445,21 @@ static void run(const Config *c, int n_threads, unsigned cpu_mask, long fail_at,
         FUZZ_CHECK(ret == 0, "send of frame %d returned %d", i, ret);
         seq_start[sent++] = new_seq;
         new_seq = 0;
-        if (op & 2)
-            drain(ctx, r, seq_start, c);
+        if ((op & 2) && (sticky = drain(ctx, r, seq_start, c, over_sent)) != 0)
+            break;
         if (op & 1) {
             FUZZ_CHECK(speedqa_flush(ctx) == 0, "flush failed");
-            drain(ctx, r, seq_start, c);
+            if ((sticky = drain(ctx, r, seq_start, c, over_sent)) != 0)
+                break;
             FUZZ_CHECK(r->received == sent, "after flush %d of %d frames received", r->received, sent);
             new_seq = 1;
         }
     }
     if (!sticky) {
         FUZZ_CHECK(speedqa_flush(ctx) == 0, "flush failed");
-        drain(ctx, r, seq_start, c);
+        sticky = drain(ctx, r, seq_start, c, over_sent);
+    }
+    if (!sticky) {
         FUZZ_CHECK(r->received == sent, "at the end %d of %d frames received", r->received, sent);
         FUZZ_CHECK(speedqa_flush(ctx) == 0, "second flush failed");
         SpeedqaScores sc;
