@@ -163,10 +163,7 @@ static void kernel_profile(const Frames *fr, const char *feat, const char *dev)
     SqBackendParams bp;
     memset(&bp, 0, sizeof(bp));
     bp.format = fr->fmt;
-    bp.nfeat = 1;
-    bp.feat[0].kind = ft.spec.kind;
-    bp.feat[0].opt = &ft.spec.opt;
-    bp.feat[0].plan = &ft.plan;
+    sq_features_jobs(&ft, 1, &bp);
     bp.n_threads = 1;
     bp.device = -1;
     bp.device_name = dev;

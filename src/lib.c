@@ -17,6 +17,8 @@ struct SpeedqaContext {
     SqFeature feat[SPEEDQA_MAX_FEATURES];
     int nscores;
     char names[SPEEDQA_MAX_SCORES][320];
+    int njobs;
+    SqJob jobs[SQ_MAX_JOBS];
     const SqBackend *be;
     void *be_priv;
     unsigned sent, received;
@@ -241,12 +243,9 @@ int speedqa_open(SpeedqaContext **out, const SpeedqaSettings *s)
     }
     SqBackendParams bp = { 0 };
     bp.format = s->ref;
-    bp.nfeat = c->nfeat;
-    for (int i = 0; i < c->nfeat; i++) {
-        bp.feat[i].kind = c->feat[i].spec.kind;
-        bp.feat[i].opt = &c->feat[i].spec.opt;
-        bp.feat[i].plan = &c->feat[i].plan;
-    }
+    sq_features_jobs(c->feat, c->nfeat, &bp);
+    c->njobs = bp.njobs;
+    memcpy(c->jobs, bp.jobs, sizeof(c->jobs));
     bp.n_threads = s->n_threads;
     if (bp.n_threads == 0) {
         long n = sysconf(_SC_NPROCESSORS_ONLN);
@@ -352,7 +351,7 @@ static int sticky_error(const SpeedqaContext *c)
 static int check_range(SpeedqaContext *c, const SqRawResult *raw, unsigned frame)
 {
     char msg[400];
-    if (sq_features_check_range(c->feat, c->nfeat, raw, c->s.ref.bpc, frame, msg, sizeof(msg)) == 0)
+    if (sq_jobs_check_range(c->jobs, c->njobs, raw, c->s.ref.bpc, frame, msg, sizeof(msg)) == 0)
         return 0;
     logmsg(&c->s, SPEEDQA_LOG_ERROR, "%s", msg);
     c->sticky = SPEEDQA_ERR(ERANGE);
@@ -419,7 +418,7 @@ int speedqa_receive(SpeedqaContext *c, SpeedqaScores *out)
     double *v = out->values;
     for (int i = 0, k = 0; i < c->nfeat; i++) {
         uint32_t undef;
-        if (sq_feature_assemble(&c->feat[i], &raw, i, v, &undef) < 0) {
+        if (sq_feature_assemble(&c->feat[i], &raw, v, &undef) < 0) {
             /* Nothing clips speed_temporal (libvmaf would publish NaN). */
             int j = 0;
             while (j + 1 < c->feat[i].nscores && isfinite(v[j]))

@@ -1,7 +1,9 @@
 /*
- * What a backend implements. Options, plans, names and score assembly are
- * backend-neutral (core/feature.c); a backend only turns frame pairs into
- * raw per-plane results, in send order, possibly with several in flight.
+ * What a backend implements: it runs plane jobs and returns their raw
+ * results. What a feature means (which planes and pictures it reads, the
+ * previous frame of speed_temporal, use_ref_diff, the pooling mode, score
+ * assembly) is the feature layer's (core/feature.c) and reaches a backend
+ * only as jobs; no backend sees a feature kind or an option.
  */
 #ifndef SQ_CORE_BACKEND_H
 #define SQ_CORE_BACKEND_H
@@ -10,23 +12,47 @@
 #include <stdint.h>
 
 #include "core/mem.h"
-#include "core/options.h"
 #include "core/plan.h"
 #include "speedqa/speedqa.h"
 
-/* What a backend needs to know about each feature instance. */
-typedef struct SqFeatureDesc {
-    SqFeatureKind kind;
-    const SqOptions *opt;
-    const SqPlan *plan;     /* chroma: U/V plane plan; temporal: luma plan */
-} SqFeatureDesc;
+#define SQ_MAX_PLANS SPEEDQA_MAX_FEATURES
+#define SQ_MAX_JOBS (2 * SPEEDQA_MAX_FEATURES)
+
+/* When a side range-checks the previous picture it reads. */
+enum {
+    SQ_CHECK_NEVER = 0,
+    SQ_CHECK_ALWAYS = 1,
+    /* only when the previous frame had no predecessor itself: otherwise
+     * that picture was checked when it was the current one */
+    SQ_CHECK_IF_FIRST = 2,
+};
+
+/* What one side (ref or dis) of a plane job reads. */
+typedef struct SqJobSide {
+    int pic;        /* 0: the frame's reference picture, 1: its distorted one */
+    int plane;      /* 0 Y, 1 U, 2 V */
+    int prev_pic;   /* -1, or the previous frame's picture: the side filters
+                     * (that picture's plane) - (the current one's) */
+    int check_cur;  /* range-check the current picture (0: another side does) */
+    int check_prev; /* SQ_CHECK_* for the previous picture */
+} SqJobSide;
+
+/* One plane pair scored per frame: two sides through one plan, one raw score. */
+typedef struct SqJob {
+    int plan;       /* index into SqBackendParams.plans */
+    int wvm;        /* pooling weight mode (math/score.h) */
+    int needs_prev; /* runs only on frames with a predecessor; raw score 0 otherwise */
+    SqJobSide side[2];
+} SqJob;
 
 #define SQ_DEVICE_GPU_ONLY (-2)
 
 typedef struct SqBackendParams {
     SpeedqaFormat format;   /* ref and dis share it */
-    int nfeat;
-    SqFeatureDesc feat[SPEEDQA_MAX_FEATURES];
+    int nplans;
+    const SqPlan *plans[SQ_MAX_PLANS];
+    int njobs;              /* jobs of every frame, in result order */
+    SqJob jobs[SQ_MAX_JOBS];
     int n_threads;          /* CPU workers (>= 1) */
     int device;             /* GPU index, -1 = first usable, SQ_DEVICE_GPU_ONLY = first
                              * usable GPU (never a CPU device: AUTO then falls back to
@@ -41,19 +67,18 @@ typedef struct SqBackendParams {
 enum { SQ_RANGE_CUR_MAX, SQ_RANGE_CUR_OR, SQ_RANGE_PREV_MAX, SQ_RANGE_PREV_OR, SQ_RANGE_N };
 
 /*
- * Raw result of one frame: per feature, plane scores before the chroma uv
- * rule and clipping. chroma: [0] = U, [1] = V; temporal: [0] (0 for the
- * first frame of a sequence). err = either side singular.
- * range[feature][plane][side]: max and OR of every raw sample of the rows
- * sq_plan_rows_read marks (all columns) that the side read, current
- * picture and, for speed_temporal, previous picture (side 1 of
- * speed_use_ref_diff reads the current reference). Filled for bpc 9..15
- * only, all zero otherwise and for planes that were not scored.
+ * Raw result of one frame, per job: the pooled plane score before any
+ * feature rule, err = either side singular, and range[job][side]: max and
+ * OR of the raw samples of the rows sq_plan_rows_read marks (all columns)
+ * in each picture the side checks (SqJobSide). Ranges are filled for bpc
+ * 9..15 only (zero otherwise, and for jobs that did not run); a max may be
+ * left 0 while the OR has no bit above bpc (the CPU looks for the largest
+ * value only on failure).
  */
 typedef struct SqRawResult {
-    float score[SPEEDQA_MAX_FEATURES][2];
-    int err[SPEEDQA_MAX_FEATURES][2];
-    uint32_t range[SPEEDQA_MAX_FEATURES][2][2][SQ_RANGE_N];
+    float score[SQ_MAX_JOBS];
+    int err[SQ_MAX_JOBS];
+    uint32_t range[SQ_MAX_JOBS][2][SQ_RANGE_N];
 } SqRawResult;
 
 typedef struct SqBackend {

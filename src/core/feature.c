@@ -46,22 +46,49 @@ void sq_feature_score_name(const SqFeature *f, int i, char *buf, size_t len)
     snprintf(buf, len, "%s%s", base, f->spec.suffix);
 }
 
+void sq_features_jobs(SqFeature *f, int nfeat, SqBackendParams *bp)
+{
+    bp->nplans = bp->njobs = 0;
+    for (int i = 0; i < nfeat; i++) {
+        const int pl = bp->nplans++;
+        bp->plans[pl] = &f[i].plan;
+        const SqOptions *o = &f[i].spec.opt;
+        if (f[i].spec.kind == SQ_FEATURE_CHROMA) {
+            for (int ch = 0; ch < 2; ch++) {
+                SqJob *j = &bp->jobs[f[i].job[ch] = bp->njobs++];
+                *j = (SqJob){ .plan = pl, .wvm = o->weight_var_mode, .needs_prev = 0 };
+                j->side[0] = (SqJobSide){ 0, ch + 1, -1, 1, SQ_CHECK_NEVER };
+                j->side[1] = (SqJobSide){ 1, ch + 1, -1, 1, SQ_CHECK_NEVER };
+            }
+            continue;
+        }
+        SqJob *j = &bp->jobs[f[i].job[0] = bp->njobs++];
+        f[i].job[1] = -1;
+        *j = (SqJob){ .plan = pl, .wvm = 0, .needs_prev = 1 };
+        j->side[0] = (SqJobSide){ 0, 0, 0, 1, SQ_CHECK_IF_FIRST };
+        /* use_ref_diff: the current reference is checked by side 0 already, and
+         * the previous distorted picture was never a current one of this job */
+        j->side[1] = o->use_ref_diff ? (SqJobSide){ 0, 0, 1, 0, SQ_CHECK_ALWAYS }
+                                     : (SqJobSide){ 1, 0, 1, 1, SQ_CHECK_IF_FIRST };
+    }
+}
+
 /* libvmaf's MIN(score, max_val): a NaN score compares false and gives max_val. */
 static double clip(float score, double max_val)
 {
     return (double)score < max_val ? (double)score : max_val;
 }
 
-int sq_feature_assemble(const SqFeature *f, const SqRawResult *r, int i, double *out,
-                        uint32_t *undefined)
+int sq_feature_assemble(const SqFeature *f, const SqRawResult *r, double *out, uint32_t *undefined)
 {
     *undefined = 0;
     if (f->spec.kind == SQ_FEATURE_TEMPORAL) {
-        out[0] = r->score[i][0];
+        out[0] = r->score[f->job[0]];
         return isfinite(out[0]) ? 0 : -EDOM;
     }
-    const float uv = sq_chroma_uv(r->score[i][0], r->err[i][0], r->score[i][1], r->err[i][1]);
-    const float raw[3] = { r->score[i][0], r->score[i][1], uv };
+    const int u = f->job[0], v = f->job[1];
+    const float uv = sq_chroma_uv(r->score[u], r->err[u], r->score[v], r->err[v]);
+    const float raw[3] = { r->score[u], r->score[v], uv };
     const double mx = f->spec.opt.max_val;
     int ret = 0;
     for (int k = 0; k < 3; k++) {
@@ -74,43 +101,31 @@ int sq_feature_assemble(const SqFeature *f, const SqRawResult *r, int i, double 
     return ret;
 }
 
-static int range_bad(const SqRawResult *r, int i, int plane, int side, int prev, uint32_t limit)
-{
-    return r->range[i][plane][side][prev ? SQ_RANGE_PREV_MAX : SQ_RANGE_CUR_MAX] > limit;
-}
-
-int sq_features_check_range(const SqFeature *f, int nfeat, const SqRawResult *r, int bpc,
-                            unsigned frame, char *msg, size_t len)
+int sq_jobs_check_range(const SqJob *jobs, int njobs, const SqRawResult *r, int bpc,
+                        unsigned frame, char *msg, size_t len)
 {
     if (bpc <= 8 || bpc >= 16)
         return 0; /* every value of the container is in range */
     const uint32_t limit = (1u << bpc) - 1, low = (1u << (16 - bpc)) - 1;
-    /* prev pass first: those pictures are one frame older */
+    /* previous pictures first: those are one frame older */
     for (int prev = 1; prev >= 0; prev--)
-        for (int i = 0; i < nfeat; i++) {
-            const int chroma = f[i].spec.kind == SQ_FEATURE_CHROMA;
-            if (prev && chroma)
-                continue;
-            for (int plane = 0; plane < (chroma ? 2 : 1); plane++)
-                for (int side = 0; side < 2; side++) {
-                    if (!range_bad(r, i, plane, side, prev, limit))
-                        continue;
-                    const uint32_t *rg = r->range[i][plane][side];
-                    const uint32_t mx = rg[prev ? SQ_RANGE_PREV_MAX : SQ_RANGE_CUR_MAX];
-                    const uint32_t bits = rg[prev ? SQ_RANGE_PREV_OR : SQ_RANGE_CUR_OR];
-                    /* speed_use_ref_diff: side 1 subtracts the current reference */
-                    const int is_ref = side == 0 || (!prev && !chroma && f[i].spec.opt.use_ref_diff);
-                    char hint[160] = "";
-                    if (!(bits & low))
-                        snprintf(hint, sizeof(hint),
-                                 " (the samples look MSB-aligned, as P010 stores them: shift them "
-                                 "right by %d or declare 16-bit)", 16 - bpc);
-                    snprintf(msg, len, "%s frame %u, plane %s: sample value %u is above %u, the largest "
-                             "%d-bit value%s", is_ref ? "reference" : "distorted",
-                             prev ? frame - 1 : frame, chroma ? (plane ? "V" : "U") : "Y", mx, limit,
-                             bpc, hint);
-                    return -ERANGE;
-                }
-        }
+        for (int j = 0; j < njobs; j++)
+            for (int s = 0; s < 2; s++) {
+                const SqJobSide *sd = &jobs[j].side[s];
+                const uint32_t *rg = r->range[j][s];
+                const uint32_t mx = rg[prev ? SQ_RANGE_PREV_MAX : SQ_RANGE_CUR_MAX];
+                const uint32_t bits = rg[prev ? SQ_RANGE_PREV_OR : SQ_RANGE_CUR_OR];
+                if (mx <= limit || (prev && sd->prev_pic < 0))
+                    continue;
+                const int pic = prev ? sd->prev_pic : sd->pic;
+                char hint[160] = "";
+                if (!(bits & low))
+                    snprintf(hint, sizeof(hint), " (the samples look MSB-aligned, as P010 stores them: "
+                             "shift them right by %d or declare 16-bit)", 16 - bpc);
+                snprintf(msg, len, "%s frame %u, plane %c: sample value %u is above %u, the largest "
+                         "%d-bit value%s", pic ? "distorted" : "reference", prev ? frame - 1 : frame,
+                         "YUV"[sd->plane], mx, limit, bpc, hint);
+                return -ERANGE;
+            }
     return 0;
 }

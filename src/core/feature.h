@@ -18,6 +18,7 @@ typedef struct SqFeature {
     SqFeatureSpec spec;
     SqPlan plan;
     int nscores;              /* 3 (u, v, uv) or 1 */
+    int job[2];               /* its jobs in SqBackendParams.jobs: chroma U, V; temporal Y */
 } SqFeature;
 
 /* Parse, validate against the format and plan. */
@@ -29,25 +30,34 @@ void sq_feature_close(SqFeature *f);
 void sq_feature_score_name(const SqFeature *f, int i, char *buf, size_t len);
 
 /*
- * Final outputs of feature index i from a backend's raw result: the chroma
- * uv rule and speed_max_val clipping (temporal: never clipped, as libvmaf).
- * A chroma value that is NaN before the clip is published as speed_max_val,
- * as libvmaf's min(score, max_val) does, and sets bit k of *undefined for
+ * What the features mean, as plane jobs for every frame (bp->plans,
+ * bp->jobs; f[i].job tells where feature i's raw scores will be):
+ * speed_chroma scores U and V, reference against distorted; speed_temporal
+ * filters (previous - current) luma of both sides, only on frames with a
+ * predecessor, and with speed_use_ref_diff its distorted side subtracts the
+ * current reference from the previous distorted picture (spec 2.3).
+ */
+void sq_features_jobs(SqFeature *f, int nfeat, SqBackendParams *bp);
+
+/*
+ * Final outputs of f from a backend's raw result: the chroma uv rule and
+ * speed_max_val clipping (temporal: never clipped, as libvmaf). A chroma
+ * value that is NaN before the clip is published as speed_max_val, as
+ * libvmaf's min(score, max_val) does, and sets bit k of *undefined for
  * output k. Returns -EDOM when an output would still not be finite (a
  * temporal NaN or infinity: nothing clips it); out is filled regardless.
  */
-int sq_feature_assemble(const SqFeature *f, const SqRawResult *r, int i, double *out,
-                        uint32_t *undefined);
+int sq_feature_assemble(const SqFeature *f, const SqRawResult *r, double *out, uint32_t *undefined);
 
 /*
  * The promise that every score comes from samples within the declared
  * depth: 0, or -ERANGE with one line naming the picture, frame, plane, the
- * largest value and the depth in msg, when a sample that a feature read
+ * largest value and the depth in msg, when a sample that a job read
  * (r->range) is above (1 << bpc) - 1. frame: 0-based send index of r.
- * speed_temporal's previous pictures belong to frame - 1 and are reported
- * first: that is the earlier frame.
+ * Previous pictures belong to frame - 1 and are reported first: that is
+ * the earlier frame.
  */
-int sq_features_check_range(const SqFeature *f, int nfeat, const SqRawResult *r, int bpc,
-                            unsigned frame, char *msg, size_t len);
+int sq_jobs_check_range(const SqJob *jobs, int njobs, const SqRawResult *r, int bpc,
+                        unsigned frame, char *msg, size_t len);
 
 #endif

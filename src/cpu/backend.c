@@ -1,9 +1,10 @@
 /*
- * The CPU backend. With one thread, frames are scored inside send() straight
- * from the caller's planes (only the previous luma is kept, for
- * speed_temporal). With N threads, send() copies the planes into a ring of
- * slots and workers score whole frames in parallel; frame n reads slot n
- * and, for speed_temporal, slot n-1. Results leave in send order.
+ * The CPU backend: runs the plane jobs of each frame (core/backend.h). With
+ * one thread, frames are scored inside send() straight from the caller's
+ * planes (only the rows of the planes that jobs read as "previous" are
+ * kept). With N threads, send() copies the planes into a ring of slots and
+ * workers score whole frames in parallel; frame n reads slot n and, for
+ * jobs with a previous picture, slot n-1. Results leave in send order.
  */
 #include <errno.h>
 #include <pthread.h>
@@ -24,7 +25,7 @@ typedef struct Planes {
 } Planes;
 
 typedef struct Worker {
-    SqCpuSide side[SPEEDQA_MAX_FEATURES][2];
+    SqCpuSide side[SQ_MAX_PLANS][2]; /* per plan: a frame's jobs run one after another */
     pthread_t thread;
     int started;
     struct CpuPriv *c;
@@ -40,12 +41,13 @@ typedef struct Slot {
 
 typedef struct CpuPriv {
     SqBackendParams p;
-    int need[3];             /* planes any feature reads */
+    int need[3];             /* planes any job reads */
+    int need_prev[3];        /* planes some job reads from the previous frame */
     int nworkers;
     Worker *w;
-    /* single-thread mode: previous luma of ref and dis */
-    uint8_t *prev[2];
-    uint8_t *prev_rows;      /* luma rows speed_temporal reads (sq_plan_rows_read) */
+    /* single-thread mode: the previous frame's planes that jobs read */
+    uint8_t *prev[2][3];
+    uint8_t *prev_rows[3];   /* their rows the jobs read (sq_plan_rows_read) */
     Planes prev_pl[2];
     int have_prev;
     int prev_had_prev;       /* the frame before this one was scored with a predecessor */
@@ -93,39 +95,33 @@ static SqSrc make_src(const Planes *cur, int plane, const Planes *prev, int bpc,
 }
 
 /*
- * Score every feature of one frame. prev: previous frame's planes or NULL;
- * prev_checked: the previous frame had a predecessor itself, so its
- * pictures were range-checked as current ones and need no second look.
+ * Run every job of one frame. prev: previous frame's planes or NULL (jobs
+ * that need it are skipped, their raw score 0); prev_checked: the previous
+ * frame had a predecessor itself, so its pictures were range-checked as
+ * current ones (SQ_CHECK_IF_FIRST).
  */
 static void score_frame(const CpuPriv *c, Worker *w, const Planes cur[2], const Planes *prev,
                         int prev_checked, SqRawResult *out)
 {
     const int bpc = c->p.format.bpc;
     memset(out, 0, sizeof(*out));
-    for (int i = 0; i < c->p.nfeat; i++) {
-        const SqFeatureDesc *f = &c->p.feat[i];
-        SqCpuSide *sr = &w->side[i][0], *sd = &w->side[i][1];
-        if (f->kind == SQ_FEATURE_CHROMA) {
-            for (int ch = 0; ch < 2; ch++) {
-                uint32_t(*rg)[SQ_RANGE_N] = out->range[i][ch];
-                const SqSrc rs = make_src(&cur[0], ch + 1, NULL, bpc, rg[0], NULL);
-                const SqSrc ds = make_src(&cur[1], ch + 1, NULL, bpc, rg[1], NULL);
-                out->score[i][ch] = sq_cpu_plane_score(f->plan, sr, sd, &rs, &ds,
-                                                       f->opt->weight_var_mode, &out->err[i][ch]);
-            }
-        } else if (prev) {
-            /* speed_use_ref_diff: previous dis minus current ref (spec 2.3). The
-             * current reference is then checked once (by the ref side), and the
-             * previous dis always: it was never a current picture of this feature. */
-            const int urd = f->opt->use_ref_diff;
-            uint32_t(*rg)[SQ_RANGE_N] = out->range[i][0];
-            const SqSrc rs = make_src(&cur[0], 0, &prev[0], bpc, &rg[0][SQ_RANGE_CUR_MAX],
-                                      prev_checked ? NULL : &rg[0][SQ_RANGE_PREV_MAX]);
-            const SqSrc ds = make_src(&cur[urd ? 0 : 1], 0, &prev[1], bpc,
-                                      urd ? NULL : &rg[1][SQ_RANGE_CUR_MAX],
-                                      prev_checked && !urd ? NULL : &rg[1][SQ_RANGE_PREV_MAX]);
-            out->score[i][0] = sq_cpu_plane_score(f->plan, sr, sd, &rs, &ds, 0, &out->err[i][0]);
+    for (int j = 0; j < c->p.njobs; j++) {
+        const SqJob *jb = &c->p.jobs[j];
+        if (jb->needs_prev && !prev)
+            continue;
+        SqSrc src[2];
+        for (int k = 0; k < 2; k++) {
+            const SqJobSide *sd = &jb->side[k];
+            const int pv = sd->prev_pic >= 0 && prev;
+            const int chk_prev = sd->check_prev == SQ_CHECK_ALWAYS ||
+                                 (sd->check_prev == SQ_CHECK_IF_FIRST && !prev_checked);
+            src[k] = make_src(&cur[sd->pic], sd->plane, pv ? &prev[sd->prev_pic] : NULL, bpc,
+                              sd->check_cur ? &out->range[j][k][SQ_RANGE_CUR_MAX] : NULL,
+                              chk_prev ? &out->range[j][k][SQ_RANGE_PREV_MAX] : NULL);
         }
+        out->score[j] = sq_cpu_plane_score(c->p.plans[jb->plan], &w->side[jb->plan][0],
+                                           &w->side[jb->plan][1], &src[0], &src[1], jb->wvm,
+                                           &out->err[j]);
     }
 }
 
@@ -211,7 +207,7 @@ static void cpu_close(void **pp)
     for (int i = 0; c->w && i < c->nworkers; i++) {
         if (c->w[i].started)
             pthread_join(c->w[i].thread, NULL);
-        for (int f = 0; f < c->p.nfeat; f++) {
+        for (int f = 0; f < c->p.nplans; f++) {
             sq_cpu_side_free(&c->w[i].side[f][0], &c->p.alloc);
             sq_cpu_side_free(&c->w[i].side[f][1], &c->p.alloc);
         }
@@ -223,9 +219,11 @@ static void cpu_close(void **pp)
         sq_free(&a, c->slot[i].buf[1]);
     }
     sq_free(&a, c->slot);
-    sq_free(&a, c->prev_rows);
-    sq_free(&a, c->prev[0]);
-    sq_free(&a, c->prev[1]);
+    for (int p = 0; p < 3; p++) {
+        sq_free(&a, c->prev_rows[p]);
+        sq_free(&a, c->prev[0][p]);
+        sq_free(&a, c->prev[1][p]);
+    }
     if (c->sync_init) {
         pthread_mutex_destroy(&c->mu);
         pthread_cond_destroy(&c->cv_job);
@@ -243,12 +241,12 @@ static int cpu_open(void **pp, const SqBackendParams *p, char *err, size_t errle
         goto oom;
     *pp = c;
     c->p = *p;
-    for (int i = 0; i < p->nfeat; i++) {
-        if (p->feat[i].kind == SQ_FEATURE_CHROMA)
-            c->need[1] = c->need[2] = 1;
-        else
-            c->need[0] = 1;
-    }
+    for (int j = 0; j < p->njobs; j++)
+        for (int k = 0; k < 2; k++) {
+            c->need[p->jobs[j].side[k].plane] = 1;
+            if (p->jobs[j].side[k].prev_pic >= 0)
+                c->need_prev[p->jobs[j].side[k].plane] = 1;
+        }
     c->nworkers = p->n_threads < 1 ? 1 : p->n_threads;
     /* Frames in flight are copies: bound their memory, and score huge
      * frames synchronously rather than commit gigabytes of copies. */
@@ -265,30 +263,33 @@ static int cpu_open(void **pp, const SqBackendParams *p, char *err, size_t errle
         goto oom;
     for (int i = 0; i < c->nworkers; i++) {
         c->w[i].c = c;
-        for (int f = 0; f < p->nfeat; f++) {
-            if (sq_cpu_side_alloc(&c->w[i].side[f][0], p->feat[f].plan, &p->alloc) < 0 ||
-                sq_cpu_side_alloc(&c->w[i].side[f][1], p->feat[f].plan, &p->alloc) < 0)
+        for (int f = 0; f < p->nplans; f++) {
+            if (sq_cpu_side_alloc(&c->w[i].side[f][0], p->plans[f], &p->alloc) < 0 ||
+                sq_cpu_side_alloc(&c->w[i].side[f][1], p->plans[f], &p->alloc) < 0)
                 goto oom;
             sq_cpu_side_set_cpu_mask(&c->w[i].side[f][0], p->cpu_mask);
             sq_cpu_side_set_cpu_mask(&c->w[i].side[f][1], p->cpu_mask);
         }
     }
     if (c->nworkers == 1) {
-        if (c->need[0]) {
+        for (int pl = 0; pl < 3; pl++) {
+            if (!c->need_prev[pl])
+                continue;
             int w, h;
-            plane_size(&p->format, 0, &w, &h);
+            plane_size(&p->format, pl, &w, &h);
             const size_t row = (size_t)w * (p->format.bpc > 8 ? 2 : 1);
-            if (!(c->prev_rows = sq_calloc(&p->alloc, (size_t)h, 1)))
+            if (!(c->prev_rows[pl] = sq_calloc(&p->alloc, (size_t)h, 1)))
                 goto oom;
-            for (int f = 0; f < p->nfeat; f++)
-                if (p->feat[f].kind == SQ_FEATURE_TEMPORAL &&
-                    sq_plan_rows_read(p->feat[f].plan, c->prev_rows, &p->alloc) < 0)
-                    goto oom;
+            for (int j = 0; j < p->njobs; j++)
+                for (int k = 0; k < 2; k++)
+                    if (p->jobs[j].side[k].prev_pic >= 0 && p->jobs[j].side[k].plane == pl &&
+                        sq_plan_rows_read(p->plans[p->jobs[j].plan], c->prev_rows[pl], &p->alloc) < 0)
+                        goto oom;
             for (int s = 0; s < 2; s++) {
-                if (!(c->prev[s] = sq_malloc(&p->alloc, row, (size_t)h)))
+                if (!(c->prev[s][pl] = sq_malloc(&p->alloc, row, (size_t)h)))
                     goto oom;
-                c->prev_pl[s].data[0] = c->prev[s];
-                c->prev_pl[s].stride[0] = (int64_t)row;
+                c->prev_pl[s].data[pl] = c->prev[s][pl];
+                c->prev_pl[s].stride[pl] = (int64_t)row;
             }
         }
         return 0;
@@ -342,14 +343,20 @@ static int cpu_capacity(void *priv)
     return c->nworkers == 1 ? 1 : c->cap;
 }
 
+/* Keep the rows of pic that the next frame's jobs read as its previous picture. */
 static void store_prev(CpuPriv *c, const SpeedqaPicture *pic, int side)
 {
-    int w, h;
-    plane_size(&c->p.format, 0, &w, &h);
-    const size_t row = (size_t)c->prev_pl[side].stride[0];
-    for (int y = 0; y < h; y++)
-        if (c->prev_rows[y])
-            memcpy(c->prev[side] + (size_t)y * row, (const uint8_t *)pic->data[0] + (ptrdiff_t)y * pic->stride[0], row);
+    for (int p = 0; p < 3; p++) {
+        if (!c->need_prev[p])
+            continue;
+        int w, h;
+        plane_size(&c->p.format, p, &w, &h);
+        const size_t row = (size_t)c->prev_pl[side].stride[p];
+        for (int y = 0; y < h; y++)
+            if (c->prev_rows[p][y])
+                memcpy(c->prev[side][p] + (size_t)y * row,
+                       (const uint8_t *)pic->data[p] + (ptrdiff_t)y * pic->stride[p], row);
+    }
 }
 
 static int cpu_send(void *priv, const SpeedqaPicture *ref, const SpeedqaPicture *dis, int new_seq,
@@ -360,11 +367,12 @@ static int cpu_send(void *priv, const SpeedqaPicture *ref, const SpeedqaPicture 
     (void)errlen;
     if (c->nworkers == 1) {
         const Planes cur[2] = { picture_planes(ref), picture_planes(dis) };
-        const int use_prev = c->need[0] && c->have_prev && !new_seq;
+        const int keep = c->need_prev[0] || c->need_prev[1] || c->need_prev[2];
+        const int use_prev = keep && c->have_prev && !new_seq;
         score_frame(c, &c->w[0], cur, use_prev ? c->prev_pl : NULL, c->prev_had_prev,
                     &c->sync_res);
         c->prev_had_prev = use_prev;
-        if (c->need[0]) {
+        if (keep) {
             store_prev(c, ref, 0);
             store_prev(c, dis, 1);
             c->have_prev = 1;

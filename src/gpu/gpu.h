@@ -52,14 +52,14 @@ typedef struct SqGpuPlan {
     int64_t ps_iy, ps_ix, ps_wy, ps_wx; /* arena offsets of the prescale tables */
     int64_t ps_rows;       /* prescale: arena offset of d.h bytes, 1 = a row the feature
                             * reads (sq_plan_rows_read), the rows range-checked */
-    int32_t prescale, taps_a, taps_m, wvm;
+    int32_t prescale, taps_a, taps_m;
     float sigma_nn, nn_floor;
-    int32_t pad[2];
+    int32_t pad[3];
     float ga[SQ_MAX_TAPS + 1], gm[SQ_MAX_TAPS + 1];
 } SqGpuPlan;
 
 /*
- * One side (ref or dis) of one plane of one feature of one frame. A raw
+ * One side (ref or dis) of one plane job (core/backend.h) of one frame. A raw
  * plane is either stored whole (runs == 0: row y at base + y * stride) or
  * as runs (runs = 2r + 1 rows around every 16th row: op row i's run holds
  * rows 16i - r .. 16i + r at base + (i * runs + k) * stride, k = row - 16i + r).
@@ -75,12 +75,11 @@ typedef struct SqGpuSide {
                                     * pair's SqGpuResult.range */
 } SqGpuSide;
 
-/* One plane: sides 2 * index (ref) and 2 * index + 1 (dis). */
+/* One plane job of one frame: sides 2 * index (ref) and 2 * index + 1 (dis). */
 typedef struct SqGpuPair {
     int64_t terms;                 /* arena offset of nb pooling terms */
     int32_t plan, wvm;
-    int32_t frame, feat, plane;    /* host bookkeeping */
-    int32_t pad;
+    int32_t frame, job;            /* host bookkeeping */
 } SqGpuPair;
 
 /* Per side of SqGpuResult: max and OR of the current, then the previous picture's samples. */

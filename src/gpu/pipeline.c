@@ -31,8 +31,8 @@
 #define SCRATCH_BUDGET ((int64_t)3 << 30)
 #define MAX_STAGERS 8
 
-_Static_assert(sizeof(((SqRawResult *)0)->range[0][0]) == sizeof(((SqGpuResult *)0)->range),
-               "SqGpuResult.range is SqRawResult.range of one plane");
+_Static_assert(sizeof(((SqRawResult *)0)->range[0]) == sizeof(((SqGpuResult *)0)->range),
+               "SqGpuResult.range is SqRawResult.range of one job");
 
 typedef struct PlaneGeo {
     int need;            /* some feature reads this plane */
@@ -82,8 +82,7 @@ typedef struct GpuPriv {
     char msg[320];
 
     PlaneGeo geo[3];
-    int nplanes[SPEEDQA_MAX_FEATURES];
-    int64_t side_off[SPEEDQA_MAX_FEATURES][2][2], pair_off[SPEEDQA_MAX_FEATURES][2];
+    int64_t side_off[SQ_MAX_JOBS][2], pair_off[SQ_MAX_JOBS]; /* in a frame's scratch */
     int64_t frame_scratch;
     int pairs_per_frame;
     int batch, cap, nslots, nbslots;
@@ -324,16 +323,15 @@ static void plan_planes(GpuPriv *g)
 {
     const SqBackendParams *p = &g->p;
     int radius[3] = { 0, 0, 0 }, whole[3] = { 0, 0, 0 };
-    for (int f = 0; f < p->nfeat; f++) {
-        const SqPlan *pl = p->feat[f].plan;
-        const int chroma = p->feat[f].kind == SQ_FEATURE_CHROMA;
-        for (int c = chroma ? 1 : 0; c <= (chroma ? 2 : 0); c++) {
+    for (int j = 0; j < p->njobs; j++) {
+        const SqPlan *pl = p->plans[p->jobs[j].plan];
+        for (int k = 0; k < 2; k++) {
+            const int c = p->jobs[j].side[k].plane;
             g->geo[c].need = 1;
             if (pl->prescale >= 0)
                 whole[c] = 1;
             radius[c] = sq_imax(radius[c], pl->taps_a >> 1);
         }
-        g->nplanes[f] = chroma ? 2 : 1;
     }
     const int64_t bps = p->format.bpc > 8 ? 2 : 1;
     int64_t stage = 0, base = 0;
@@ -368,20 +366,17 @@ static void plan_planes(GpuPriv *g)
 static void plan_scratch(GpuPriv *g)
 {
     int64_t o = 0;
-    g->pairs_per_frame = 0;
-    for (int f = 0; f < g->p.nfeat; f++) {
+    g->pairs_per_frame = g->p.njobs;
+    for (int j = 0; j < g->p.njobs; j++) {
         SqGpuLayout l;
-        const SqPlan *pl = g->p.feat[f].plan;
+        const SqPlan *pl = g->p.plans[g->p.jobs[j].plan];
         layout_side(pl, &l);
-        for (int c = 0; c < g->nplanes[f]; c++) {
-            for (int s = 0; s < 2; s++) {
-                g->side_off[f][c][s] = o;
-                o += l.bytes;
-            }
-            g->pair_off[f][c] = o;
-            o = sq_gpu_align(o + (int64_t)pl->d.nb * 4);
-            g->pairs_per_frame++;
+        for (int s = 0; s < 2; s++) {
+            g->side_off[j][s] = o;
+            o += l.bytes;
         }
+        g->pair_off[j] = o;
+        o = sq_gpu_align(o + (int64_t)pl->d.nb * 4);
         if (pl->prescale >= 0)
             g->has_prescale = 1;
     }
@@ -405,10 +400,10 @@ static int64_t layout_arena(GpuPriv *g, int b)
     const int64_t max_pairs = (int64_t)b * g->pairs_per_frame;
     int64_t o = 0;
     g->off_plans = o;
-    o = sq_gpu_align(o + g->p.nfeat * (int64_t)sizeof(SqGpuPlan));
+    o = sq_gpu_align(o + g->p.nplans * (int64_t)sizeof(SqGpuPlan));
     g->off_tables = o;
-    for (int f = 0; f < g->p.nfeat; f++)
-        o += table_bytes(g->p.feat[f].plan);
+    for (int f = 0; f < g->p.nplans; f++)
+        o += table_bytes(g->p.plans[f]);
     g->off_sides = o;
     o = sq_gpu_align(o + 2 * max_pairs * (int64_t)sizeof(SqGpuSide));
     g->off_pairs = o;
@@ -444,12 +439,12 @@ static void choose_batch(GpuPriv *g, int64_t max_alloc)
 /* Plans and prescale tables: uploaded once, from a temporary host copy. */
 static int upload_plans(GpuPriv *g)
 {
-    const int nf = g->p.nfeat;
+    const int nf = g->p.nplans;
     SqGpuPlan *hp = sq_calloc(&g->p.alloc, (size_t)nf, sizeof(*hp));
     size_t mark_bytes = 0;
     for (int f = 0; f < nf; f++)
-        if (g->p.feat[f].plan->prescale >= 0)
-            mark_bytes += (size_t)g->p.feat[f].plan->d.h;
+        if (g->p.plans[f]->prescale >= 0)
+            mark_bytes += (size_t)g->p.plans[f]->d.h;
     /* row masks of the prescaled features, alive until the uploads are done */
     uint8_t *marks = sq_calloc(&g->p.alloc, mark_bytes ? mark_bytes : 1, 1), *mark = marks;
     if (!hp || !marks) {
@@ -460,14 +455,13 @@ static int upload_plans(GpuPriv *g)
     int ret = 0;
     int64_t t = g->off_tables;
     for (int f = 0; f < nf && !ret; f++) {
-        const SqPlan *pl = g->p.feat[f].plan;
+        const SqPlan *pl = g->p.plans[f];
         SqGpuPlan *q = &hp[f];
         q->d = pl->d;
         layout_side(pl, &q->lay);
         q->prescale = pl->prescale;
         q->taps_a = pl->taps_a;
         q->taps_m = pl->taps_m;
-        q->wvm = g->p.feat[f].kind == SQ_FEATURE_CHROMA ? g->p.feat[f].opt->weight_var_mode : 0;
         q->sigma_nn = pl->sigma_nn;
         q->nn_floor = pl->nn_floor;
         memcpy(q->ga, pl->ga, sizeof(pl->ga));
@@ -546,9 +540,9 @@ int sq_gpu_open(void **priv, const SqBackendParams *p, const SqGpuFns *fns, char
     g->p = *p;
     g->fns = fns;
     g->open_batch = -1;
-    for (int f = 0; f < p->nfeat; f++)
-        if (p->feat[f].plan->d.n > SQ_GPU_NMAX || p->feat[f].plan->taps_a > SQ_MAX_TAPS) {
-            snprintf(err, errlen, "%s: block size %d unsupported", fns->name, p->feat[f].plan->d.b);
+    for (int f = 0; f < p->nplans; f++)
+        if (p->plans[f]->d.n > SQ_GPU_NMAX || p->plans[f]->taps_a > SQ_MAX_TAPS) {
+            snprintf(err, errlen, "%s: block size %d unsupported", fns->name, p->plans[f]->d.b);
             sq_free(&p->alloc, g);
             return -EINVAL;
         }
@@ -715,31 +709,23 @@ static void build_tables(GpuPriv *g, int j, unsigned long long first)
         const FrameRec *fr = &g->frames[n % (unsigned)g->nslots];
         const FrameRec *pv = fr->has_prev ? &g->frames[(n - 1) % (unsigned)g->nslots] : NULL;
         const int64_t fs = g->off_scratch + bi * g->frame_scratch;
-        for (int f = 0; f < g->p.nfeat; f++) {
-            const SqFeatureDesc *fd = &g->p.feat[f];
-            const int chroma = fd->kind == SQ_FEATURE_CHROMA;
-            if (!chroma && !pv)
-                continue; /* first frame of a sequence: temporal score 0 */
-            for (int c = 0; c < g->nplanes[f]; c++, np++) {
-                SqGpuPair *pr = &b->pairs[np];
-                memset(pr, 0, sizeof(*pr));
-                pr->terms = fs + g->pair_off[f][c];
-                pr->plan = f;
-                pr->wvm = chroma ? fd->opt->weight_var_mode : 0;
-                pr->frame = bi;
-                pr->feat = f;
-                pr->plane = c;
-                SqGpuSide *sd = &b->sides[2 * np];
-                if (chroma) {
-                    fill_side(g, &sd[0], f, fs + g->side_off[f][c][0], fr, 0, c + 1, NULL, 0);
-                    fill_side(g, &sd[1], f, fs + g->side_off[f][c][1], fr, 1, c + 1, NULL, 0);
-                } else {
-                    /* speed_use_ref_diff: previous dis minus current ref */
-                    fill_side(g, &sd[0], f, fs + g->side_off[f][c][0], fr, 0, 0, pv, 0);
-                    fill_side(g, &sd[1], f, fs + g->side_off[f][c][1], fr,
-                              fd->opt->use_ref_diff ? 0 : 1, 0, pv, 1);
-                }
+        for (int j = 0; j < g->p.njobs; j++) {
+            const SqJob *jb = &g->p.jobs[j];
+            if (jb->needs_prev && !pv)
+                continue; /* first frame of a sequence: its raw score is 0 */
+            SqGpuPair *pr = &b->pairs[np];
+            memset(pr, 0, sizeof(*pr));
+            pr->terms = fs + g->pair_off[j];
+            pr->plan = jb->plan;
+            pr->wvm = jb->wvm;
+            pr->frame = bi;
+            pr->job = j;
+            for (int k = 0; k < 2; k++) {
+                const SqJobSide *js = &jb->side[k];
+                fill_side(g, &b->sides[2 * np + k], jb->plan, fs + g->side_off[j][k], fr, js->pic,
+                          js->plane, js->prev_pic >= 0 ? pv : NULL, js->prev_pic);
             }
+            np++;
         }
     }
     b->npairs = np;
@@ -763,12 +749,12 @@ static int launch_kernels(GpuPriv *g, int npairs)
     ka.nsides = 2 * npairs;
     ka.npairs = npairs;
     int64_t op_h = 0, cov = 0, nb = 0, pix = 0, spix = 0;
-    for (int f = 0; f < g->p.nfeat; f++) {
-        const SqDims *d = &g->p.feat[f].plan->d;
+    for (int f = 0; f < g->p.nplans; f++) {
+        const SqDims *d = &g->p.plans[f]->d;
         op_h = op_h > d->op_h ? op_h : d->op_h;
         cov = cov > (int64_t)d->trunc_h * (sq_cov_nlags(d->b) + 1) ? cov : (int64_t)d->trunc_h * (sq_cov_nlags(d->b) + 1);
         nb = nb > d->nb ? nb : d->nb;
-        if (g->p.feat[f].plan->prescale >= 0) {
+        if (g->p.plans[f]->prescale >= 0) {
             pix = pix > (int64_t)d->w * d->h ? pix : (int64_t)d->w * d->h;
             spix = spix > (int64_t)d->scaled_w * d->scaled_h ? spix : (int64_t)d->scaled_w * d->scaled_h;
         }
@@ -962,9 +948,9 @@ int sq_gpu_receive(void *priv, SqRawResult *out, int block, char *err, size_t er
         const SqGpuPair *pr = &b->pairs[i];
         if (pr->frame != fr->index)
             continue;
-        out->score[pr->feat][pr->plane] = b->res[i].score;
-        out->err[pr->feat][pr->plane] = b->res[i].err;
-        memcpy(out->range[pr->feat][pr->plane], b->res[i].range, sizeof(b->res[i].range));
+        out->score[pr->job] = b->res[i].score;
+        out->err[pr->job] = b->res[i].err;
+        memcpy(out->range[pr->job], b->res[i].range, sizeof(b->res[i].range));
     }
     g->received++;
     ret = 0;

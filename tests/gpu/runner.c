@@ -76,12 +76,7 @@ int runner_open(Runner *r, const SqBackend *be, const SqGpuFns *fns, const Speed
     }
     SqBackendParams *bp = &r->bp;
     bp->format = *fmt;
-    bp->nfeat = r->nfeat;
-    for (int i = 0; i < r->nfeat; i++) {
-        bp->feat[i].kind = r->feat[i].spec.kind;
-        bp->feat[i].opt = &r->feat[i].spec.opt;
-        bp->feat[i].plan = &r->feat[i].plan;
-    }
+    sq_features_jobs(r->feat, r->nfeat, bp);
     bp->n_threads = n_threads;
     bp->device = -1;
     bp->device_name = fns ? runner_device_name : NULL;
@@ -110,13 +105,13 @@ static int recv1(Runner *r, double *out, unsigned long long base, int block, cha
     if (ret < 0)
         return ret;
     /* The library's checks, as speedqa_receive makes them. */
-    if ((ret = sq_features_check_range(r->feat, r->nfeat, &raw, r->bp.format.bpc,
-                                       (unsigned)r->received, err, errlen)) < 0)
+    if ((ret = sq_jobs_check_range(r->bp.jobs, r->bp.njobs, &raw, r->bp.format.bpc,
+                                   (unsigned)r->received, err, errlen)) < 0)
         return ret;
     double *v = out + (r->received - base) * (unsigned)r->nscores;
     for (int i = 0; i < r->nfeat; i++) {
         uint32_t undef;
-        if (sq_feature_assemble(&r->feat[i], &raw, i, v, &undef) < 0) {
+        if (sq_feature_assemble(&r->feat[i], &raw, v, &undef) < 0) {
             snprintf(err, errlen, "frame %llu: feature %d has a non-finite score", r->received, i);
             return -EDOM;
         }

@@ -315,28 +315,32 @@ static void temporal_nan_fails(void)
         CHECK(0, "feature open: %s", err);
         return;
     }
+    SqBackendParams bp;
+    memset(&bp, 0, sizeof(bp));
+    sq_features_jobs(f, 2, &bp);
+    const int t = f[0].job[0], u = f[1].job[0], v = f[1].job[1];
     SqRawResult raw;
     memset(&raw, 0, sizeof(raw));
     double out[4];
     uint32_t undef = 7;
-    raw.score[0][0] = NAN;
-    const int rt = sq_feature_assemble(&f[0], &raw, 0, out, &undef);
+    raw.score[t] = NAN;
+    const int rt = sq_feature_assemble(&f[0], &raw, out, &undef);
     CHECK(rt == -EDOM && undef == 0, "temporal NaN: assemble %d undefined %#x", rt, undef);
-    raw.score[0][0] = INFINITY;
-    CHECK(sq_feature_assemble(&f[0], &raw, 0, out, &undef) == -EDOM, "temporal +inf is not published");
-    raw.score[0][0] = 3.5f;
-    CHECK(sq_feature_assemble(&f[0], &raw, 0, out, &undef) == 0 && out[0] == 3.5, "finite temporal");
+    raw.score[t] = INFINITY;
+    CHECK(sq_feature_assemble(&f[0], &raw, out, &undef) == -EDOM, "temporal +inf is not published");
+    raw.score[t] = 3.5f;
+    CHECK(sq_feature_assemble(&f[0], &raw, out, &undef) == 0 && out[0] == 3.5, "finite temporal");
     /* chroma: NaN clips to speed_max_val and is flagged; u NaN makes uv NaN */
-    raw.score[1][0] = NAN;
-    raw.score[1][1] = 2000.0f;
-    const int rc = sq_feature_assemble(&f[1], &raw, 1, out, &undef);
+    raw.score[u] = NAN;
+    raw.score[v] = 2000.0f;
+    const int rc = sq_feature_assemble(&f[1], &raw, out, &undef);
     CHECK(rc == 0 && out[0] == 1000.0 && out[1] == 1000.0 && out[2] == 1000.0 && undef == 5,
           "chroma NaN u: %d %g %g %g undefined %#x (want 0 1000 1000 1000 0x5)", rc, out[0], out[1],
           out[2], undef);
     /* a singular u defers uv to v: defined */
-    raw.err[1][0] = 1;
-    raw.score[1][1] = 7.0f;
-    CHECK(sq_feature_assemble(&f[1], &raw, 1, out, &undef) == 0 && undef == 1 && out[2] == 7.0,
+    raw.err[u] = 1;
+    raw.score[v] = 7.0f;
+    CHECK(sq_feature_assemble(&f[1], &raw, out, &undef) == 0 && undef == 1 && out[2] == 7.0,
           "chroma NaN u, singular: uv = v, only u flagged (undefined %#x)", undef);
     printf("%s speed_temporal NaN/inf -> -EDOM; chroma NaN -> speed_max_val, flagged\n",
            fails ? "    " : "ok  ");

@@ -240,6 +240,11 @@ static int oracle(const SpeedqaFormat *fmt, const char *const *feats, int nframe
     }
     const int hbd = fmt->bpc > 8;
     const float scale = sq_bpc_scale(fmt->bpc);
+    /* only where each feature's raw scores go: what they mean is derived
+     * here, apart from the library's jobs, so the oracle checks those too */
+    SqBackendParams bp;
+    memset(&bp, 0, sizeof(bp));
+    sq_features_jobs(ft, nf, &bp);
     for (int t = 0; t < nframes; t++) {
         const int has_prev = t > 0 && !(flush_mask >> t & 1);
         SqRawResult raw;
@@ -249,19 +254,21 @@ static int oracle(const SpeedqaFormat *fmt, const char *const *feats, int nframe
             if (ft[i].spec.kind == SQ_FEATURE_CHROMA) {
                 for (int c = 0; c < 2; c++) {
                     const Src rs = plane_src(&ref[t], NULL, c + 1), ds = plane_src(&dis[t], NULL, c + 1);
-                    raw.score[i][c] = oracle_plane(p, &rs, &ds, hbd, scale, ft[i].spec.opt.weight_var_mode,
-                                                   &raw.err[i][c]);
+                    raw.score[ft[i].job[c]] = oracle_plane(p, &rs, &ds, hbd, scale,
+                                                           ft[i].spec.opt.weight_var_mode,
+                                                           &raw.err[ft[i].job[c]]);
                 }
             } else if (has_prev) {
                 const Src rs = plane_src(&ref[t], &ref[t - 1], 0);
                 const Src ds = plane_src(ft[i].spec.opt.use_ref_diff ? &ref[t] : &dis[t], &dis[t - 1], 0);
-                raw.score[i][0] = oracle_plane(p, &rs, &ds, hbd, scale, 0, &raw.err[i][0]);
+                raw.score[ft[i].job[0]] = oracle_plane(p, &rs, &ds, hbd, scale, 0,
+                                                       &raw.err[ft[i].job[0]]);
             }
         }
         double *v = r->v[t];
         for (int i = 0; i < nf; i++) {
             uint32_t undef;
-            sq_feature_assemble(&ft[i], &raw, i, v, &undef);
+            sq_feature_assemble(&ft[i], &raw, v, &undef);
             v += ft[i].nscores;
         }
         r->count = (int)(v - r->v[t]);
