@@ -44,7 +44,50 @@ static void logmsg(const SpeedqaSettings *s, SpeedqaLogLevel lvl, const char *fm
 
 const char *speedqa_version(void)
 {
-    return "0.1.0";
+    return SPEEDQA_VERSION_STRING;
+}
+
+const char *speedqa_pix_fmt_name(SpeedqaPixelFormat f)
+{
+    static const char *const n[] = { "400", "420", "422", "444" };
+    return (unsigned)f < 4 ? n[f] : "unknown";
+}
+
+int speedqa_check_features(const char *const *features, char *err, size_t errlen)
+{
+    char tmp[2];
+    if (!err || !errlen) {
+        err = tmp;
+        errlen = sizeof(tmp);
+    }
+    err[0] = '\0';
+    SqFeatureSpec spec[SPEEDQA_MAX_FEATURES];
+    for (int i = 0; features && features[i]; i++) {
+        if (i == SPEEDQA_MAX_FEATURES) {
+            snprintf(err, errlen, "more than %d features", SPEEDQA_MAX_FEATURES);
+            return SPEEDQA_ERR(EINVAL);
+        }
+        const int ret = sq_feature_parse(&spec[i], features[i], err, errlen);
+        if (ret < 0)
+            return ret;
+        /* the same kind and options twice would give the same output names */
+        for (int j = 0; j < i; j++)
+            if (spec[j].kind == spec[i].kind && !strcmp(spec[j].suffix, spec[i].suffix)) {
+                snprintf(err, errlen, "feature '%s' is requested twice", features[i]);
+                return SPEEDQA_ERR(EINVAL);
+            }
+    }
+    return 0;
+}
+
+void *speedqa_buffer_alloc(size_t size)
+{
+    return sq_malloc(NULL, size, 1);
+}
+
+void speedqa_buffer_free(void *ptr)
+{
+    sq_free(NULL, ptr);
 }
 
 unsigned speedqa_version_int(void)
@@ -96,12 +139,6 @@ void speedqa_default_settings(SpeedqaSettings *s)
     s->device = -1;
     s->cpu_mask = ~0u;
     s->log_level = SPEEDQA_LOG_WARNING;
-}
-
-static const char *fmt_name(SpeedqaPixelFormat f)
-{
-    static const char *const n[] = { "4:0:0", "4:2:0", "4:2:2", "4:4:4" };
-    return (unsigned)f < 4 ? n[f] : "unknown";
 }
 
 static int check_format(const SpeedqaSettings *s, const SpeedqaFormat *f, const char *side)
@@ -179,8 +216,8 @@ int speedqa_open(SpeedqaContext **out, const SpeedqaSettings *s)
         return ret;
     if (!same_format(&s->ref, &s->dis)) {
         logmsg(s, SPEEDQA_LOG_ERROR, "reference %dx%d %s %d-bit and distorted %dx%d %s %d-bit differ",
-               s->ref.width, s->ref.height, fmt_name(s->ref.fmt), s->ref.bpc, s->dis.width,
-               s->dis.height, fmt_name(s->dis.fmt), s->dis.bpc);
+               s->ref.width, s->ref.height, speedqa_pix_fmt_name(s->ref.fmt), s->ref.bpc, s->dis.width,
+               s->dis.height, speedqa_pix_fmt_name(s->dis.fmt), s->dis.bpc);
         return SPEEDQA_ERR(EINVAL);
     }
     if ((unsigned)s->backend > SPEEDQA_BACKEND_OPENCL) {
@@ -295,8 +332,8 @@ static int check_picture(const SpeedqaContext *c, const SpeedqaPicture *p, const
     }
     if (!same_format(&p->format, &c->s.ref)) {
         logmsg(&c->s, SPEEDQA_LOG_ERROR, "%s picture %dx%d %s %d-bit does not match the opened %dx%d %s %d-bit",
-               side, p->format.width, p->format.height, fmt_name(p->format.fmt), p->format.bpc,
-               c->s.ref.width, c->s.ref.height, fmt_name(c->s.ref.fmt), c->s.ref.bpc);
+               side, p->format.width, p->format.height, speedqa_pix_fmt_name(p->format.fmt), p->format.bpc,
+               c->s.ref.width, c->s.ref.height, speedqa_pix_fmt_name(c->s.ref.fmt), c->s.ref.bpc);
         return SPEEDQA_ERR(EINVAL);
     }
     if (p->memory != SPEEDQA_MEM_HOST &&

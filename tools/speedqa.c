@@ -137,16 +137,6 @@ static long long input_frames(const SqInput *in, const char *path)
     return (long long)st.st_size / (long long)(frame_bytes(&info->format) + 6);
 }
 
-static const char *fmt_name(SpeedqaPixelFormat f)
-{
-    switch (f) {
-    case SPEEDQA_PIX_400: return "400";
-    case SPEEDQA_PIX_420: return "420";
-    case SPEEDQA_PIX_422: return "422";
-    case SPEEDQA_PIX_444: return "444";
-    }
-    return "?";
-}
 
 static int exit_for_read(int r)
 {
@@ -192,26 +182,6 @@ static int skip_input(SqInput *in, const char *path, const char *flag, long long
     return 0;
 }
 
-/*
- * speedqa_open said EINVAL: either the features are wrong (a usage error)
- * or they cannot run on this input (4:0:0 with speed_chroma, too small).
- * Opening the same features on a roomy probe format tells them apart.
- */
-static int features_ok(const SpeedqaSettings *s)
-{
-    SpeedqaSettings p = *s;
-    LogState quiet = { "", 1, 0 };
-    p.ref = p.dis = (SpeedqaFormat){ 1024, 1024, SPEEDQA_PIX_444, 8 };
-    p.backend = SPEEDQA_BACKEND_CPU;
-    p.n_threads = 1;
-    p.logger = log_cb;
-    p.log_cookie = &quiet;
-    SpeedqaContext *ctx = NULL;
-    int r = speedqa_open(&ctx, &p);
-    speedqa_close(&ctx);
-    return r != -EINVAL;
-}
-
 static int open_context(SpeedqaContext **ctx, SpeedqaSettings *s, const CliSettings *cfg,
                         LogState *log)
 {
@@ -235,19 +205,22 @@ static int open_context(SpeedqaContext **ctx, SpeedqaSettings *s, const CliSetti
     case ENOMEM:
         cli_error("out of memory opening the features (%s)", msg);
         return SQ_EXIT_INTERNAL;
-    case EINVAL:
-        if (!features_ok(s)) {
-            cli_error("--feature: %s", msg);
+    case EINVAL: {
+        /* the features themselves, or this input for them? */
+        char ferr[400];
+        if (speedqa_check_features(s->features, ferr, sizeof ferr) < 0) {
+            cli_error("--feature: %s", ferr);
             return SQ_EXIT_USAGE;
         }
         if (strcmp(cfg->ref_path, cfg->dis_path) == 0)
             cli_error("%s (%dx%d %s %d-bit): %s", shown(cfg->ref_path), s->ref.width,
-                      s->ref.height, fmt_name(s->ref.fmt), s->ref.bpc, msg);
+                      s->ref.height, speedqa_pix_fmt_name(s->ref.fmt), s->ref.bpc, msg);
         else
             cli_error("%s and %s (%dx%d %s %d-bit): %s", shown(cfg->ref_path),
-                      shown(cfg->dis_path), s->ref.width, s->ref.height, fmt_name(s->ref.fmt),
+                      shown(cfg->dis_path), s->ref.width, s->ref.height, speedqa_pix_fmt_name(s->ref.fmt),
                       s->ref.bpc, msg);
         return SQ_EXIT_INPUT;
+    }
     default:
         cli_error("cannot open the features: %s", msg);
         return SQ_EXIT_BACKEND;
@@ -513,7 +486,7 @@ static int write_report(Run *run, FILE *out, double fps)
     SqPooled pooled[SPEEDQA_MAX_SCORES];
     for (int k = 0; k < n; k++) {
         names[k] = speedqa_score_name(run->ctx, k);
-        pooled[k] = sq_pool(run->res.values, run->res.n, n, k);
+        pooled[k] = sq_report_pool(run->res.values, run->res.n, n, k);
     }
     const SpeedqaFormat *f = &sq_input_info(run->ref)->format;
     const SqReport rep = {
@@ -585,8 +558,8 @@ static int run_all(const CliSettings *cfg, FILE *out, int *written)
     if (fr->width != fd->width || fr->height != fd->height || fr->fmt != fd->fmt ||
         fr->bpc != fd->bpc) {
         cli_error("%s is %dx%d %s %d-bit but %s is %dx%d %s %d-bit; they must match",
-                  shown(cfg->ref_path), fr->width, fr->height, fmt_name(fr->fmt), fr->bpc,
-                  shown(cfg->dis_path), fd->width, fd->height, fmt_name(fd->fmt), fd->bpc);
+                  shown(cfg->ref_path), fr->width, fr->height, speedqa_pix_fmt_name(fr->fmt), fr->bpc,
+                  shown(cfg->dis_path), fd->width, fd->height, speedqa_pix_fmt_name(fd->fmt), fd->bpc);
         ret = SQ_EXIT_INPUT;
         goto end;
     }

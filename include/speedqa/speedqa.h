@@ -38,9 +38,9 @@
 extern "C" {
 #endif
 
-#define SPEEDQA_VERSION_MAJOR 0
-#define SPEEDQA_VERSION_MINOR 1
-#define SPEEDQA_VERSION_PATCH 0
+/* SPEEDQA_VERSION_MAJOR, _MINOR, _PATCH and SPEEDQA_VERSION_STRING, written
+ * by meson from the project version (the one place it is set). */
+#include "speedqa/version.h"
 #define SPEEDQA_VERSION_INT(a, b, c) (((a) << 16) | ((b) << 8) | (c))
 #define SPEEDQA_VERSION SPEEDQA_VERSION_INT(SPEEDQA_VERSION_MAJOR, \
     SPEEDQA_VERSION_MINOR, SPEEDQA_VERSION_PATCH)
@@ -201,6 +201,25 @@ SPEEDQA_API const char *speedqa_version(void);
  * to compare with the SPEEDQA_VERSION a program was built against.
  */
 SPEEDQA_API unsigned speedqa_version_int(void);
+
+/** "420", "422", "444", "400" (vmaf's -p spelling), or "unknown". Never NULL. */
+SPEEDQA_API const char *speedqa_pix_fmt_name(SpeedqaPixelFormat fmt);
+
+/**
+ * Check feature strings (SpeedqaSettings.features syntax) without a
+ * context: 0 when every name and option is valid, else -EINVAL with one line
+ * in err. A speedqa_open that fails with -EINVAL on features this accepts
+ * failed on the format (4:0:0 with speed_chroma, a plane too small).
+ */
+SPEEDQA_API int speedqa_check_features(const char *const *features, char *err, size_t errlen);
+
+/**
+ * Memory for picture planes the caller fills: 64-byte aligned, on huge
+ * pages when it is frame-sized (far fewer page faults on the first frames).
+ * NULL on failure. Free with speedqa_buffer_free (NULL is fine).
+ */
+SPEEDQA_API void *speedqa_buffer_alloc(size_t size);
+SPEEDQA_API void speedqa_buffer_free(void *ptr);
 
 /** Returned by speedqa_receive once everything flushed has been received. */
 #define SPEEDQA_EOF SPEEDQA_ERR(ENODATA)

@@ -305,8 +305,48 @@ static void eof_and_sequences(int threads)
     report(ok, what, got, &log);
 }
 
+/* The helpers a client needs without a context. */
+static void helpers(void)
+{
+    LogCapture none = { .quiet = 1 };
+    char err[300];
+    const char *good[] = { "speed_chroma=speed_kernelscale=0.5", "speed_temporal", NULL };
+    const char *unknown[] = { "speed_luma", NULL };
+    const char *badopt[] = { "speed_chroma=speed_prescale=2,5", NULL };
+    const char *twice[] = { "speed_temporal", "speed_temporal", NULL };
+    report(speedqa_check_features(good, err, sizeof(err)) == 0 &&
+           speedqa_check_features(NULL, err, sizeof(err)) == 0,
+           "check_features: valid lists pass", 0, &none);
+    int r = speedqa_check_features(unknown, err, sizeof(err));
+    report(r == SPEEDQA_ERR(EINVAL) && strstr(err, "unknown feature"), "check_features: unknown name",
+           r, &none);
+    r = speedqa_check_features(badopt, err, sizeof(err));
+    report(r == SPEEDQA_ERR(EINVAL) && strstr(err, "not a number"), "check_features: bad value", r,
+           &none);
+    r = speedqa_check_features(twice, err, sizeof(err));
+    report(r == SPEEDQA_ERR(EINVAL) && strstr(err, "twice"), "check_features: the same feature twice",
+           r, &none);
+    report(speedqa_check_features(unknown, NULL, 0) == SPEEDQA_ERR(EINVAL),
+           "check_features: no message buffer", 0, &none);
+    report(!strcmp(speedqa_pix_fmt_name(SPEEDQA_PIX_420), "420") &&
+           !strcmp(speedqa_pix_fmt_name(SPEEDQA_PIX_400), "400") &&
+           !strcmp(speedqa_pix_fmt_name((SpeedqaPixelFormat)9), "unknown"),
+           "pix_fmt_name: vmaf's spellings", 0, &none);
+    unsigned char *b = speedqa_buffer_alloc((size_t)8 << 20), *t = speedqa_buffer_alloc(100);
+    const int aligned = b && t && !((uintptr_t)b & 63) && !((uintptr_t)t & 63);
+    if (b)
+        memset(b, 1, (size_t)8 << 20);
+    speedqa_buffer_free(b);
+    speedqa_buffer_free(t);
+    speedqa_buffer_free(NULL);
+    report(aligned, "buffer_alloc: 64-byte aligned, frame-sized and small", 0, &none);
+    report(!strcmp(speedqa_version(), SPEEDQA_VERSION_STRING), "version string from the one place",
+           0, &none);
+}
+
 int main(void)
 {
+    helpers();
     report(speedqa_version_int() == SPEEDQA_VERSION &&
            SPEEDQA_VERSION == SPEEDQA_VERSION_INT(SPEEDQA_VERSION_MAJOR, SPEEDQA_VERSION_MINOR,
                                                    SPEEDQA_VERSION_PATCH),

@@ -148,7 +148,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
         fnum[i] = i * (1 + (flags >> 4));
     SqPooled pooled[MAX_SCORES];
     for (int k = 0; k < nscores; k++)
-        pooled[k] = nframes ? sq_pool(values, nframes, nscores, k) : (SqPooled){ 0, 0, 0, 0 };
+        pooled[k] = nframes ? sq_report_pool(values, nframes, nscores, k) : (SqPooled){ 0, 0, 0, 0 };
     const SqReport rep = {
         .version = "fuzz", .width = 1920, .height = 1080, .fps = (double)fail_after / 7.0,
         .precision_max = flags & 1, .nscores = nscores, .names = all_names, .nframes = nframes,

@@ -20,25 +20,6 @@
 
 #include "input_priv.h"
 
-/*
- * Frame buffers are megabytes that every frame rewrites: ask for huge pages
- * so the first frame takes a handful of page faults instead of thousands
- * (a visible share of a short clip's run time).
- */
-static void *sq_big_alloc(size_t size)
-{
-    const size_t huge = (size_t)2 << 20;
-    void *p = NULL;
-    if (size < huge)
-        return malloc(size);
-    if (posix_memalign(&p, huge, (size + huge - 1) & ~(huge - 1)))
-        return NULL;
-#ifdef MADV_HUGEPAGE
-    madvise(p, (size + huge - 1) & ~(huge - 1), MADV_HUGEPAGE);
-#endif
-    return p;
-}
-
 int sq_in_fail(SqInput *in, int code, const char *fmt, ...)
 {
     int n = snprintf(in->msg, sizeof in->msg, "%s: ", in->name);
@@ -49,17 +30,6 @@ int sq_in_fail(SqInput *in, int code, const char *fmt, ...)
     vsnprintf(in->msg + n, sizeof in->msg - (size_t)n, fmt, ap);
     va_end(ap);
     return code;
-}
-
-const char *sq_in_fmt_name(SpeedqaPixelFormat fmt)
-{
-    switch (fmt) {
-    case SPEEDQA_PIX_400: return "mono";
-    case SPEEDQA_PIX_420: return "420";
-    case SPEEDQA_PIX_422: return "422";
-    case SPEEDQA_PIX_444: return "444";
-    }
-    return "?";
 }
 
 int sq_in_set_format(SqInput *in, const SpeedqaFormat *f)
@@ -96,10 +66,11 @@ int sq_in_set_format(SqInput *in, const SpeedqaFormat *f)
         return sq_in_fail(in, -EINVAL,
                           "frame size %llu bytes (%dx%d %s %d-bit) exceeds the limit %llu",
                           (unsigned long long)total, f->width, f->height,
-                          sq_in_fmt_name(f->fmt), f->bpc,
+                          speedqa_pix_fmt_name(f->fmt), f->bpc,
                           (unsigned long long)SQ_INPUT_MAX_FRAME_BYTES);
 
-    in->buf = sq_big_alloc((size_t)total);
+    /* the library's picture memory: huge pages for frame-sized buffers */
+    in->buf = speedqa_buffer_alloc((size_t)total);
     if (!in->buf)
         return sq_in_fail(in, -ENOMEM, "cannot allocate a %llu-byte frame buffer",
                           (unsigned long long)total);
@@ -236,7 +207,7 @@ static void destroy(SqInput *in)
         in->rd->close(in);
     if (in->f && in->own_f)
         fclose(in->f);
-    free(in->buf);
+    speedqa_buffer_free(in->buf);
     free(in->name);
     free(in);
 }
@@ -320,7 +291,7 @@ static int rewind_for_raw(SqInput *in, off_t data_pos)
     if (in->rd && in->rd->close)
         in->rd->close(in);
     in->priv = NULL;
-    free(in->buf);
+    speedqa_buffer_free(in->buf);
     in->buf = NULL;
     in->frame_bytes = 0;
     in->info.fps_num = in->info.fps_den = 0;

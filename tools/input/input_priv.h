@@ -83,8 +83,6 @@ int sq_in_fail(SqInput *in, int code, const char *fmt, ...)
  * the frame buffer. Fails with a message naming the offending value. */
 int sq_in_set_format(SqInput *in, const SpeedqaFormat *fmt);
 
-/* "420", "422", "444" or "mono", for messages. */
-const char *sq_in_fmt_name(SpeedqaPixelFormat fmt);
 
 /* Next byte (peeked bytes first), or EOF. */
 int sq_in_getc(SqInput *in);

@@ -26,7 +26,7 @@ static int yuv_open(SqInput *in, const SqRawParams *raw)
             return sq_in_fail(in, -EINVAL,
                               "size %llu is not a multiple of the frame size %zu (%dx%d %s %d-bit)",
                               size, in->frame_bytes, f.width, f.height,
-                              sq_in_fmt_name(f.fmt), f.bpc);
+                              speedqa_pix_fmt_name(f.fmt), f.bpc);
         in->info.frames = (long long)(size / in->frame_bytes);
     }
     return 0;

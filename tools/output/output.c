@@ -32,7 +32,7 @@ const SqWriter *sq_writer_by_path(const char *path)
     return NULL;
 }
 
-SqPooled sq_pool(const double *values, size_t nframes, int nscores, int k)
+SqPooled sq_report_pool(const double *values, size_t nframes, int nscores, int k)
 {
     SqPooled p = { 0.0, 0.0, 0.0, 0.0 };
     if (nframes)

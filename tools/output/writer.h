@@ -49,7 +49,7 @@ const SqWriter *sq_writer_by_path(const char *path);
  * Pooled statistics of score k over the report's rows, the way libvmaf
  * pools: double sums in row order, harmonic mean n / sum(1 / (x + 1)) - 1.
  */
-SqPooled sq_pool(const double *values, size_t nframes, int nscores, int k);
+SqPooled sq_report_pool(const double *values, size_t nframes, int nscores, int k);
 
 /* One value as the report's precision prints it, into buf (32 bytes). */
 const char *sq_fmt_value(char *buf, size_t len, double v, int precision_max);
