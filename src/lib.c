@@ -9,6 +9,7 @@
 
 #include "core/backend.h"
 #include "core/feature.h"
+#include "core/format.h"
 #include "speedqa/speedqa.h"
 
 struct SpeedqaContext {
@@ -348,9 +349,8 @@ static int check_picture(const SpeedqaContext *c, const SpeedqaPicture *p, const
             logmsg(&c->s, SPEEDQA_LOG_ERROR, "%s picture plane %d is NULL", side, i);
             return SPEEDQA_ERR(EINVAL);
         }
-        int w = p->format.width;
-        if (i && p->format.fmt != SPEEDQA_PIX_444)
-            w >>= 1;
+        int w, h;
+        sq_plane_size(&p->format, i, &w, &h);
         const int64_t row = (int64_t)w * (p->format.bpc > 8 ? 2 : 1);
         const int64_t st = (int64_t)p->stride[i];
         /* rows closer than a row apart overlap: no picture is laid out so */

@@ -5,13 +5,8 @@
 #include <string.h>
 
 #include "core/feature.h"
+#include "core/format.h"
 #include "math/score.h"
-
-static void chroma_size(const SpeedqaFormat *fmt, int *w, int *h)
-{
-    *w = fmt->fmt == SPEEDQA_PIX_444 ? fmt->width : fmt->width >> 1;
-    *h = fmt->fmt == SPEEDQA_PIX_420 ? fmt->height >> 1 : fmt->height;
-}
 
 int sq_feature_open(SqFeature *f, const char *str, const SpeedqaFormat *fmt,
                     const SqAlloc *a, char *err, size_t errlen)
@@ -27,7 +22,7 @@ int sq_feature_open(SqFeature *f, const char *str, const SpeedqaFormat *fmt,
             snprintf(err, errlen, "speed_chroma needs chroma planes; the input is 4:0:0");
             return -EINVAL;
         }
-        chroma_size(fmt, &w, &h);
+        sq_plane_size(fmt, 1, &w, &h);
         what = "speed_chroma (chroma)";
     }
     f->nscores = f->spec.kind == SQ_FEATURE_CHROMA ? 3 : 1;

@@ -13,6 +13,7 @@
 #include <string.h>
 
 #include "core/backend.h"
+#include "core/format.h"
 #include "cpu/cpu.h"
 #include "math/filter.h"
 
@@ -61,18 +62,6 @@ typedef struct CpuPriv {
     pthread_cond_t cv_job, cv_done;
     int quit, sync_init;
 } CpuPriv;
-
-static void plane_size(const SpeedqaFormat *f, int p, int *w, int *h)
-{
-    *w = f->width;
-    *h = f->height;
-    if (p) {
-        if (f->fmt != SPEEDQA_PIX_444)
-            *w = f->width >> 1;
-        if (f->fmt == SPEEDQA_PIX_420)
-            *h = f->height >> 1;
-    }
-}
 
 /* range_cur / range_prev: the [max, OR] pairs the check fills, NULL where none is needed. */
 static SqSrc make_src(const Planes *cur, int plane, const Planes *prev, int bpc,
@@ -144,7 +133,7 @@ static void copy_planes(const CpuPriv *c, const SpeedqaPicture *pic, uint8_t *bu
         if (!c->need[p])
             continue;
         int w, h;
-        plane_size(&c->p.format, p, &w, &h);
+        sq_plane_size(&c->p.format, p, &w, &h);
         const size_t row = (size_t)w * bps;
         for (int y = 0; y < h; y++)
             memcpy(buf + (size_t)y * row, (const uint8_t *)pic->data[p] + (ptrdiff_t)y * pic->stride[p], row);
@@ -160,7 +149,7 @@ static size_t copy_size(const CpuPriv *c)
     size_t total = 0;
     for (int p = 0; p < 3; p++) {
         int w, h;
-        plane_size(&c->p.format, p, &w, &h);
+        sq_plane_size(&c->p.format, p, &w, &h);
         if (c->need[p])
             total += (size_t)w * h * bps;
     }
@@ -276,7 +265,7 @@ static int cpu_open(void **pp, const SqBackendParams *p, char *err, size_t errle
             if (!c->need_prev[pl])
                 continue;
             int w, h;
-            plane_size(&p->format, pl, &w, &h);
+            sq_plane_size(&p->format, pl, &w, &h);
             const size_t row = (size_t)w * (p->format.bpc > 8 ? 2 : 1);
             if (!(c->prev_rows[pl] = sq_calloc(&p->alloc, (size_t)h, 1)))
                 goto oom;
@@ -350,7 +339,7 @@ static void store_prev(CpuPriv *c, const SpeedqaPicture *pic, int side)
         if (!c->need_prev[p])
             continue;
         int w, h;
-        plane_size(&c->p.format, p, &w, &h);
+        sq_plane_size(&c->p.format, p, &w, &h);
         const size_t row = (size_t)c->prev_pl[side].stride[p];
         for (int y = 0; y < h; y++)
             if (c->prev_rows[p][y])
