@@ -465,6 +465,26 @@ int sq_input_skip(SqInput *in, long long n, char *err, size_t errlen)
     return 1;
 }
 
+int sq_input_read_into(SqInput *in, unsigned char *buf, SpeedqaPicture *pic, char *err,
+                       size_t errlen)
+{
+    if (!in || !buf) {
+        copy_msg(err, errlen, "sq_input_read_into: NULL argument");
+        return -EINVAL;
+    }
+    /* the readers fill in->buf: lend them the caller's buffer for one frame */
+    unsigned char *own = in->buf;
+    in->buf = buf;
+    const int r = sq_input_read(in, pic, err, errlen);
+    in->buf = own;
+    return r;
+}
+
+size_t sq_input_frame_bytes(const SqInput *in)
+{
+    return in ? in->frame_bytes : 0;
+}
+
 void sq_input_close(SqInput **in)
 {
     if (!in)

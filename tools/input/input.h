@@ -54,6 +54,16 @@ const SqInputInfo *sq_input_info(const SqInput *in);
  */
 int sq_input_read(SqInput *in, SpeedqaPicture *pic, char *err, size_t errlen);
 
+/*
+ * Same as sq_input_read, but into buf (sq_input_frame_bytes of them): the
+ * picture points into buf, which stays the caller's (read-ahead rings).
+ */
+int sq_input_read_into(SqInput *in, unsigned char *buf, SpeedqaPicture *pic, char *err,
+                       size_t errlen);
+
+/* Bytes of one frame as the readers store it. */
+size_t sq_input_frame_bytes(const SqInput *in);
+
 /* Skip n frames (same return convention as read, 1 = all skipped). */
 int sq_input_skip(SqInput *in, long long n, char *err, size_t errlen);
 

@@ -1,0 +1,171 @@
+#include <errno.h>
+#include <pthread.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "input_priv.h"
+#include "prefetch.h"
+
+#define MAX_DEPTH 4
+/* Frames read ahead of an input hold at most this many bytes. */
+#define AHEAD_BUDGET ((size_t)256 << 20)
+
+typedef struct Slot {
+    unsigned char *buf;
+    SpeedqaPicture pic;
+} Slot;
+
+struct SqPrefetch {
+    SqInput *in;
+    int depth;
+    Slot slot[MAX_DEPTH];
+    /* frames [head, tail) are read and waiting; the caller holds head - 1 */
+    unsigned long long head, tail;
+    int held;            /* the caller holds slot (head - 1) % depth */
+    int end;             /* reader finished: its last result in final, final_msg */
+    int final;
+    char final_msg[1100];
+    int quit;
+    int started;
+    int cancelable;      /* the reader's stack holds nothing but our own reads */
+    pthread_t thread;
+    pthread_mutex_t mu;
+    pthread_cond_t cv;
+};
+
+static void *reader_main(void *arg)
+{
+    SqPrefetch *p = arg;
+    pthread_setcancelstate(PTHREAD_CANCEL_DISABLE, NULL);
+    pthread_mutex_lock(&p->mu);
+    for (;;) {
+        /* a slot is free when neither waiting nor held by the caller */
+        while (!p->quit && p->tail - p->head + (unsigned)p->held >= (unsigned)p->depth)
+            pthread_cond_wait(&p->cv, &p->mu);
+        if (p->quit)
+            break;
+        Slot *s = &p->slot[p->tail % (unsigned)p->depth];
+        pthread_mutex_unlock(&p->mu);
+        char err[1100] = "";
+        /* a pipe may block here for good: stop cancels the thread in the read */
+        pthread_setcancelstate(PTHREAD_CANCEL_ENABLE, NULL);
+        const int r = sq_input_read_into(p->in, s->buf, &s->pic, err, sizeof err);
+        pthread_setcancelstate(PTHREAD_CANCEL_DISABLE, NULL);
+        pthread_mutex_lock(&p->mu);
+        if (r != 1) {
+            p->end = 1;
+            p->final = r;
+            snprintf(p->final_msg, sizeof p->final_msg, "%s", err);
+            pthread_cond_broadcast(&p->cv);
+            break;
+        }
+        p->tail++;
+        pthread_cond_broadcast(&p->cv);
+    }
+    pthread_mutex_unlock(&p->mu);
+    return NULL;
+}
+
+int sq_prefetch_start(SqPrefetch **out, SqInput *in, int depth, char *err, size_t errlen)
+{
+    *out = NULL;
+    /* libav's state cannot survive a cancelled read, and a pipe can block
+     * a read for good: such an input is read by the caller itself */
+    const int lav = !strcmp(in->rd->name, "lav");
+    if (lav && !in->seekable) {
+        snprintf(err, errlen, "no read-ahead for a compressed pipe");
+        return -ENOTSUP;
+    }
+    SqPrefetch *p = calloc(1, sizeof *p);
+    if (!p) {
+        snprintf(err, errlen, "out of memory for the read-ahead");
+        return -ENOMEM;
+    }
+    const size_t fb = sq_input_frame_bytes(in);
+    const size_t fit = fb ? AHEAD_BUDGET / fb : MAX_DEPTH;
+    depth = depth > MAX_DEPTH ? MAX_DEPTH : depth;
+    depth = (size_t)depth > fit ? (int)fit : depth;
+    p->depth = depth < 2 ? 2 : depth;
+    p->in = in;
+    p->cancelable = !lav;
+    for (int i = 0; i < p->depth; i++)
+        if (!(p->slot[i].buf = speedqa_buffer_alloc(fb))) {
+            sq_prefetch_stop(&p);
+            snprintf(err, errlen, "out of memory for %d read-ahead frames", depth);
+            return -ENOMEM;
+        }
+    if (pthread_mutex_init(&p->mu, NULL)) {
+        sq_prefetch_stop(&p);
+        snprintf(err, errlen, "cannot create the read-ahead lock");
+        return -ENOMEM;
+    }
+    if (pthread_cond_init(&p->cv, NULL)) {
+        pthread_mutex_destroy(&p->mu);
+        p->depth = -p->depth; /* tell stop: no lock to tear down */
+        sq_prefetch_stop(&p);
+        snprintf(err, errlen, "cannot create the read-ahead condition");
+        return -ENOMEM;
+    }
+    if (pthread_create(&p->thread, NULL, reader_main, p)) {
+        pthread_cond_destroy(&p->cv);
+        pthread_mutex_destroy(&p->mu);
+        p->depth = -p->depth;
+        sq_prefetch_stop(&p);
+        snprintf(err, errlen, "cannot start the read-ahead thread");
+        return -ENOMEM;
+    }
+    p->started = 1;
+    *out = p;
+    return 0;
+}
+
+int sq_prefetch_next(SqPrefetch *p, SpeedqaPicture *pic, char *err, size_t errlen)
+{
+    pthread_mutex_lock(&p->mu);
+    if (p->held) {
+        p->held = 0; /* the frame handed out last time is done with */
+        pthread_cond_broadcast(&p->cv);
+    }
+    while (p->head == p->tail && !p->end)
+        pthread_cond_wait(&p->cv, &p->mu);
+    int r;
+    if (p->head < p->tail) {
+        *pic = p->slot[p->head % (unsigned)p->depth].pic;
+        p->head++;
+        p->held = 1;
+        r = 1;
+    } else {
+        r = p->final;
+        if (r < 0 && err && errlen)
+            snprintf(err, errlen, "%s", p->final_msg);
+    }
+    pthread_mutex_unlock(&p->mu);
+    return r;
+}
+
+void sq_prefetch_stop(SqPrefetch **pp)
+{
+    SqPrefetch *p = *pp;
+    if (!p)
+        return;
+    if (p->depth > 0 && p->started) {
+        pthread_mutex_lock(&p->mu);
+        p->quit = 1;
+        const int running = !p->end;
+        pthread_cond_broadcast(&p->cv);
+        pthread_mutex_unlock(&p->mu);
+        /* the reader may sit in a read that never returns (a stalled pipe
+         * whose other side outlives us): cancel it there */
+        if (running && p->cancelable)
+            pthread_cancel(p->thread);
+        pthread_join(p->thread, NULL);
+        pthread_cond_destroy(&p->cv);
+        pthread_mutex_destroy(&p->mu);
+    }
+    const int n = p->depth < 0 ? -p->depth : p->depth;
+    for (int i = 0; i < n && i < MAX_DEPTH; i++)
+        speedqa_buffer_free(p->slot[i].buf);
+    free(p);
+    *pp = NULL;
+}

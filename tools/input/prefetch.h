@@ -1,0 +1,32 @@
+/*
+ * Read-ahead for one input: a thread reads the next frames into a small
+ * ring of buffers while the caller scores the current one, so reading (the
+ * kernel's copies, decoding) overlaps scoring, and the two inputs of a job
+ * are read in parallel.
+ */
+#ifndef SQ_INPUT_PREFETCH_H
+#define SQ_INPUT_PREFETCH_H
+
+#include <stddef.h>
+
+#include "input.h"
+
+typedef struct SqPrefetch SqPrefetch;
+
+/*
+ * Starts reading in (already opened, skips done) with depth frames ahead
+ * (at least 2; fewer when frames are large). 0, or a negative errno with
+ * one line in err. The input must not be used directly until stop.
+ */
+int sq_prefetch_start(SqPrefetch **out, SqInput *in, int depth, char *err, size_t errlen);
+
+/*
+ * The next frame, as sq_input_read: 1 with *pic valid until the next call
+ * (or stop), 0 at the end, negative on error (message in err, sticky).
+ */
+int sq_prefetch_next(SqPrefetch *p, SpeedqaPicture *pic, char *err, size_t errlen);
+
+/* Stops the reader (even one blocked on a pipe that never delivers), frees everything. */
+void sq_prefetch_stop(SqPrefetch **p);
+
+#endif
