@@ -8,6 +8,7 @@
 #define SQ_GPU_CUDA_API_H
 
 #include <stddef.h>
+#include <string.h>
 
 typedef int CUresult;
 typedef int CUdevice;
@@ -18,18 +19,22 @@ typedef struct CUfunc_st *CUfunction;
 typedef struct CUstream_st *CUstream;
 typedef struct CUevent_st *CUevent;
 
-#define CUDA_SUCCESS 0
-#define CUDA_ERROR_OUT_OF_MEMORY 2
-#define CUDA_ERROR_NOT_INITIALIZED 3
-#define CUDA_ERROR_NO_DEVICE 100
-#define CUDA_ERROR_INVALID_DEVICE 101
-#define CUDA_ERROR_NOT_READY 600
-#define CU_STREAM_NON_BLOCKING 1
-#define CU_EVENT_DEFAULT 0
-#define CU_MEMORYTYPE_HOST 1
-#define CU_MEMORYTYPE_DEVICE 2
-#define CU_DEVICE_ATTRIBUTE_COMPUTE_CAPABILITY_MAJOR 75
-#define CU_DEVICE_ATTRIBUTE_COMPUTE_CAPABILITY_MINOR 76
+/* Enumerators rather than macros: a failed call is quoted after macro
+ * expansion (gpu/cudahip/device.c), and these keep their names there. */
+enum {
+    CUDA_SUCCESS = 0,
+    CUDA_ERROR_OUT_OF_MEMORY = 2,
+    CUDA_ERROR_NOT_INITIALIZED = 3,
+    CUDA_ERROR_NO_DEVICE = 100,
+    CUDA_ERROR_INVALID_DEVICE = 101,
+    CUDA_ERROR_NOT_READY = 600,
+    CU_STREAM_NON_BLOCKING = 1,
+    CU_EVENT_DEFAULT = 0,
+    CU_MEMORYTYPE_HOST = 1,
+    CU_MEMORYTYPE_DEVICE = 2,
+    CU_DEVICE_ATTRIBUTE_COMPUTE_CAPABILITY_MAJOR = 75,
+    CU_DEVICE_ATTRIBUTE_COMPUTE_CAPABILITY_MINOR = 76,
+};
 
 typedef struct CUDA_MEMCPY2D {
     size_t srcXInBytes, srcY;
@@ -84,18 +89,8 @@ typedef struct CUDA_MEMCPY2D {
     X(cuGetErrorName, "cuGetErrorName", CUresult, (CUresult r, const char **s))                 \
     X(cuGetErrorString, "cuGetErrorString", CUresult, (CUresult r, const char **s))
 
-typedef struct SqCudaApi {
-    void *lib;
-#define SQ_CUDA_FIELD(field, sym, ret, args) ret (*field) args;
-    SQ_CUDA_FUNCS(SQ_CUDA_FIELD)
-#undef SQ_CUDA_FIELD
-} SqCudaApi;
-
-/*
- * Open `libname` (NULL: "libcuda.so.1") and resolve every function.
- * -ENODEV with a message when the library or a symbol is missing.
- */
-int sq_cuda_load(SqCudaApi *api, const char *libname, char *err, size_t errlen);
-void sq_cuda_unload(SqCudaApi *api);
+/* The symbol to try when `sym` is missing, else NULL: drivers before 12.8
+ * have no cuEventElapsedTime_v2. */
+#define SQ_CUDA_FALLBACK(sym) (!strcmp(sym, "cuEventElapsedTime_v2") ? "cuEventElapsedTime" : NULL)
 
 #endif

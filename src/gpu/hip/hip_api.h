@@ -14,14 +14,17 @@ typedef struct ihipModuleSymbol_t *hipFunction_t;
 typedef struct ihipStream_t *hipStream_t;
 typedef struct ihipEvent_t *hipEvent_t;
 
-#define hipSuccess 0
-#define hipErrorOutOfMemory 2
-#define hipErrorNotInitialized 3
-#define hipErrorNoDevice 100
-#define hipErrorInvalidDevice 101
-#define hipErrorNotReady 600
-#define hipStreamNonBlocking 1
-#define hipMemcpyDeviceToDevice 3
+/* Enumerators, not macros, for the reason given in cuda_api.h. */
+enum {
+    hipSuccess = 0,
+    hipErrorOutOfMemory = 2,
+    hipErrorNotInitialized = 3,
+    hipErrorNoDevice = 100,
+    hipErrorInvalidDevice = 101,
+    hipErrorNotReady = 600,
+    hipStreamNonBlocking = 1,
+    hipMemcpyDeviceToDevice = 3,
+};
 
 /* X(field, symbol, return, parameters) */
 #define SQ_HIP_FUNCS(X)                                                                         \
@@ -39,7 +42,7 @@ typedef struct ihipEvent_t *hipEvent_t;
     X(hipHostMalloc, "hipHostMalloc", hipError_t, (void **p, size_t bytes, unsigned flags))     \
     X(hipHostFree, "hipHostFree", hipError_t, (void *p))                                        \
     X(hipMemcpyHtoDAsync, "hipMemcpyHtoDAsync", hipError_t,                                     \
-      (void *dst, void *src, size_t n, hipStream_t s))                                          \
+      (void *dst, const void *src, size_t n, hipStream_t s))                                    \
     X(hipMemcpyDtoHAsync, "hipMemcpyDtoHAsync", hipError_t,                                     \
       (void *dst, void *src, size_t n, hipStream_t s))                                          \
     X(hipMemcpy2DAsync, "hipMemcpy2DAsync", hipError_t,                                         \
@@ -60,15 +63,7 @@ typedef struct ihipEvent_t *hipEvent_t;
     X(hipGetErrorName, "hipGetErrorName", const char *, (hipError_t r))                         \
     X(hipGetErrorString, "hipGetErrorString", const char *, (hipError_t r))
 
-typedef struct SqHipApi {
-    void *lib;
-#define SQ_HIP_FIELD(field, sym, ret, args) ret (*field) args;
-    SQ_HIP_FUNCS(SQ_HIP_FIELD)
-#undef SQ_HIP_FIELD
-} SqHipApi;
-
-/* Open libamdhip64 and resolve every function; -ENODEV with a message if not possible. */
-int sq_hip_load(SqHipApi *api, char *err, size_t errlen);
-void sq_hip_unload(SqHipApi *api);
+/* No symbol of the runtime has another name to fall back on. */
+#define SQ_HIP_FALLBACK(sym) ((const char *)NULL)
 
 #endif

@@ -1,0 +1,106 @@
+/*
+ * One plumbing source for the CUDA and HIP backends: HIP's module API is
+ * CUDA's driver API under other names, so device.c and loader.c are written
+ * once against the rt* names below and built once per runtime (cuda/cuda.c,
+ * hip/hip.c). What truly differs (CUDA's primary context and compute
+ * capability, HIP's current device, CUDA's 2D copy) stays as #if blocks in
+ * device.c; everything else is a name here.
+ */
+#ifndef SQ_GPU_CUDAHIP_RT_H
+#define SQ_GPU_CUDAHIP_RT_H
+
+#include <stdint.h>
+
+#if defined(SQ_GPU_RT_CUDA) == defined(SQ_GPU_RT_HIP)
+#error "define exactly one of SQ_GPU_RT_CUDA and SQ_GPU_RT_HIP"
+#endif
+
+/* RT_PICK(cuda, hip): the name in this build's runtime. */
+#if defined(SQ_GPU_RT_CUDA)
+#include "gpu/cuda/cuda.h"
+#include "gpu/cuda/cuda_api.h"
+#define RT_PICK(cuda, hip) cuda
+#define SQ_RT_LIBS "libcuda.so.1"
+#else
+#include "gpu/hip/hip.h"
+#include "gpu/hip/hip_api.h"
+#define RT_PICK(cuda, hip) hip
+#define SQ_RT_LIBS "libamdhip64.so", "libamdhip64.so.6", "libamdhip64.so.5"
+#endif
+
+#define SQ_RT_NAME RT_PICK("cuda", "hip")
+#define SQ_RT_LABEL RT_PICK("CUDA", "HIP")
+#define SQ_RT_LIB_WHAT RT_PICK("CUDA driver", "HIP runtime")
+#define SQ_RT_FUNCS RT_PICK(SQ_CUDA_FUNCS, SQ_HIP_FUNCS)
+#define SQ_RT_FALLBACK RT_PICK(SQ_CUDA_FALLBACK, SQ_HIP_FALLBACK)
+#define SQ_RT_CODE RT_PICK(sq_cuda_fatbin, sq_hip_code)
+#define SQ_RT_FNS RT_PICK(sq_gpu_cuda_fns, sq_gpu_hip_fns)
+#define SQ_RT_BACKEND RT_PICK(sq_backend_cuda, sq_backend_hip)
+/* HIP: host-memory pictures only. */
+#define SQ_RT_DEVICE_MEMORY RT_PICK(SPEEDQA_MEM_CUDA, -1)
+#define sq_rt_load RT_PICK(sq_cuda_load, sq_hip_load)
+#define sq_rt_unload RT_PICK(sq_cuda_unload, sq_hip_unload)
+#define sq_rt_open_lib RT_PICK(sq_cuda_open_lib, sq_hip_open_lib)
+
+#define rtResult RT_PICK(CUresult, hipError_t)
+#define rtDevPtr RT_PICK(CUdeviceptr, void *)
+#define rtModule RT_PICK(CUmodule, hipModule_t)
+#define rtFunction RT_PICK(CUfunction, hipFunction_t)
+#define rtStream RT_PICK(CUstream, hipStream_t)
+#define rtEvent RT_PICK(CUevent, hipEvent_t)
+#define RT_SUCCESS RT_PICK(CUDA_SUCCESS, hipSuccess)
+#define RT_ERROR_OUT_OF_MEMORY RT_PICK(CUDA_ERROR_OUT_OF_MEMORY, hipErrorOutOfMemory)
+#define RT_ERROR_NOT_INITIALIZED RT_PICK(CUDA_ERROR_NOT_INITIALIZED, hipErrorNotInitialized)
+#define RT_ERROR_NO_DEVICE RT_PICK(CUDA_ERROR_NO_DEVICE, hipErrorNoDevice)
+#define RT_ERROR_INVALID_DEVICE RT_PICK(CUDA_ERROR_INVALID_DEVICE, hipErrorInvalidDevice)
+#define RT_ERROR_NOT_READY RT_PICK(CUDA_ERROR_NOT_READY, hipErrorNotReady)
+#define RT_STREAM_NON_BLOCKING RT_PICK(CU_STREAM_NON_BLOCKING, hipStreamNonBlocking)
+/* A device address as the runtime's functions take it. No parentheses
+ * around `a` (only ever a name): failed calls are quoted as written. */
+#define RT_DPTR(a) RT_PICK((CUdeviceptr)a, (void *)(uintptr_t)a)
+
+#define rtInit RT_PICK(cuInit, hipInit)
+#define rtGetDeviceCount RT_PICK(cuDeviceGetCount, hipGetDeviceCount)
+#define rtModuleLoadData RT_PICK(cuModuleLoadData, hipModuleLoadData)
+#define rtModuleUnload RT_PICK(cuModuleUnload, hipModuleUnload)
+#define rtModuleGetFunction RT_PICK(cuModuleGetFunction, hipModuleGetFunction)
+#define rtMalloc RT_PICK(cuMemAlloc, hipMalloc)
+#define rtFree RT_PICK(cuMemFree, hipFree)
+#define rtHostMalloc RT_PICK(cuMemHostAlloc, hipHostMalloc)
+#define rtHostFree RT_PICK(cuMemFreeHost, hipHostFree)
+#define rtMemcpyHtoDAsync RT_PICK(cuMemcpyHtoDAsync, hipMemcpyHtoDAsync)
+#define rtMemcpyDtoHAsync RT_PICK(cuMemcpyDtoHAsync, hipMemcpyDtoHAsync)
+#define rtStreamCreate RT_PICK(cuStreamCreate, hipStreamCreateWithFlags)
+#define rtStreamDestroy RT_PICK(cuStreamDestroy, hipStreamDestroy)
+#define rtStreamWaitEvent RT_PICK(cuStreamWaitEvent, hipStreamWaitEvent)
+#define rtEventCreate(e) RT_PICK(cuEventCreate(e, CU_EVENT_DEFAULT), hipEventCreate(e))
+#define rtEventDestroy RT_PICK(cuEventDestroy, hipEventDestroy)
+#define rtEventRecord RT_PICK(cuEventRecord, hipEventRecord)
+#define rtEventQuery RT_PICK(cuEventQuery, hipEventQuery)
+#define rtEventSynchronize RT_PICK(cuEventSynchronize, hipEventSynchronize)
+#define rtEventElapsedTime RT_PICK(cuEventElapsedTime, hipEventElapsedTime)
+#define rtLaunchKernel RT_PICK(cuLaunchKernel, hipModuleLaunchKernel)
+
+typedef struct SqRtApi {
+    void *lib;
+#define SQ_RT_FIELD(field, sym, ret, args) ret (*field) args;
+    SQ_RT_FUNCS(SQ_RT_FIELD)
+#undef SQ_RT_FIELD
+} SqRtApi;
+
+/*
+ * Open `libname` (NULL: the runtime's usual names, in turn) and resolve
+ * every function. -ENODEV with a message when the library or a symbol is
+ * missing.
+ */
+int sq_rt_load(SqRtApi *api, const char *libname, char *err, size_t errlen);
+void sq_rt_unload(SqRtApi *api);
+
+/* SQ_RT_FNS.open with another runtime library (cuda.h: for the tests). */
+int sq_rt_open_lib(SqGpuDev **dev, const char *libname, int device, const char *name,
+                   int nevents, const SqAlloc *a, char *err, size_t errlen);
+
+/* The embedded device code (generated by embed.py). */
+extern const unsigned char SQ_RT_CODE[];
+
+#endif
