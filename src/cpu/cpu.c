@@ -353,7 +353,7 @@ int sq_cpu_qr_solve(const SqDsp *dsp, const float *kmat, int n, const float *y, 
     dsp->matmul(h, n, pm, n, a, n, n, n, n); /* h = R */
     dsp->matmul(bm, nb, pm, n, y, nb, n, nb, n);
     for (int i = n - 1; i >= 0; i--)
-        if (fabs((double)h[i * n + i]) < SQ_SOLVE_EPS)
+        if (!sq_solve_pivot_ok(h[i * n + i]))
             return -1;
     dsp->backsub(bm, h, n, nb);
     return 0;

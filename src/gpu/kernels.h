@@ -467,7 +467,7 @@ SQ_DFN void sq_gk_solve(const SQ_GLOBAL float *kmat, int n, const SQ_GLOBAL floa
     if (tid == 0) {
         int fail = 0;
         for (int i = n - 1; i >= 0; i--)
-            if (sq_fabs(h[i * n + i]) < SQ_SOLVE_EPS)
+            if (!sq_solve_pivot_ok(h[i * n + i]))
                 fail = 1;
         if (n > 0)
             flags[0] = fail;
