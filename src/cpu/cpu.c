@@ -373,11 +373,7 @@ int sq_cpu_solve(const SqPlan *p, SqCpuSide *s)
                     yr[bi * d->nbh + bj] = src[bj * d->b];
             }
         }
-    int regular = 1;
-    for (int i = 0; i < n; i++)
-        if ((double)s->lambda[i] < 1e-6)
-            regular = 0;
-    if (!regular || sq_cpu_qr_solve(&s->dsp, s->k, n, s->y, nb, s->sol) < 0) {
+    if (!sq_eigen_regular(s->lambda, n) || sq_cpu_qr_solve(&s->dsp, s->k, n, s->y, nb, s->sol) < 0) {
         memset(s->x, 0, sizeof(float) * (size_t)n * nb);
         return SQ_EST_SINGULAR;
     }

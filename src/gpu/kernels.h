@@ -94,14 +94,10 @@ SQ_DFN const SQ_GLOBAL SqGpuPlan *sq_gk_plan(SQ_GLOBAL unsigned char *arena, con
     return SQ_GK_PTR(const SqGpuPlan, ka->plans) + i;
 }
 
-/* sq_est_params' rule: singular when the solve failed or any eigenvalue < 1e-6. */
+/* sq_est_params' rule; the solve ran regardless, so its failure is in flags[0]. */
 SQ_DFN int sq_gk_singular(const SQ_GLOBAL int32_t *flags, const SQ_GLOBAL float *lambda, int n)
 {
-    int regular = 1;
-    for (int i = 0; i < n; i++)
-        if ((double)lambda[i] < 1e-6)
-            regular = 0;
-    return !regular || flags[0];
+    return !sq_eigen_regular(lambda, n) || flags[0];
 }
 
 /* ---- out-of-range check: max and OR of the raw samples read ------------ */
