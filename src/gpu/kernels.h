@@ -536,7 +536,7 @@ SQ_KERNEL_BEGIN(entropy, 256)
     }
 }
 
-/* Thread per pair: sq_pool's ordered sum, then the singular-side rule. */
+/* Thread per pair: sq_pool's ordered sum of the entropy kernel's terms, then the singular rule. */
 SQ_KERNEL_BEGIN(pool, 256)
 {
     const int lo = SQ_BX * SQ_GK_CHUNK, hi = SQ_GK_END(lo, ka.npairs);
@@ -544,11 +544,8 @@ SQ_KERNEL_BEGIN(pool, 256)
         const SQ_GLOBAL SqGpuPair *pr = SQ_GK_PTR(const SqGpuPair, ka.pairs) + i;
         const SQ_GLOBAL SqGpuPlan *pl = sq_gk_plan(arena, &ka, pr->plan);
         const int n = pl->d.n, nb = pl->d.nb;
-        const SQ_GLOBAL float *terms = SQ_GK_PTR(const float, pr->terms);
-        float score = 0.0f;
-        for (int m = 0; m < nb; m++)
-            score = score + terms[m];
-        const float pooled = score / (float)nb;
+        const float pooled =
+            sq_pool_mean(SQ_GK_PTR(const float, pr->terms), 0, 0, 0, 0, nb, 0.0f, 0);
         int err[2];
         for (int side = 0; side < 2; side++) {
             const SQ_GLOBAL SqGpuSide *sd = sq_gk_side(arena, &ka, 2 * i + side);
