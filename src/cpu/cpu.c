@@ -179,10 +179,8 @@ static void prescale_plane(const SqPlan *p, SqCpuSide *s, const SqSrc *src)
         if (!s->rows[y])
             continue;
         for (int x = 0; x < d->scaled_w; x++)
-            s->scaled[(size_t)y * d->scaled_w + x] =
-                sq_prescale_at(s->conv, d->w, p->prescale, p->ps_iy + y * SQ_PS_TAPS,
-                               p->ps_wy + y * SQ_PS_TAPS, p->ps_ix + x * SQ_PS_TAPS,
-                               p->ps_wx + x * SQ_PS_TAPS);
+            s->scaled[(size_t)y * d->scaled_w + x] = sq_prescale_px(
+                s->conv, d->w, p->prescale, p->ps_iy, p->ps_wy, p->ps_ix, p->ps_wx, y, x);
     }
 }
 

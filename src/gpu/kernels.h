@@ -218,8 +218,7 @@ SQ_KERNEL_BEGIN(prescale, 256)
     const SQ_GLOBAL float *wx = SQ_GK_PTR(const float, pl->ps_wx);
     for (int64_t t = lo + SQ_TID; t < hi; t += SQ_NTH) {
         const int y = (int)(t / sw), x = (int)(t % sw);
-        scaled[t] = sq_prescale_at(conv, pl->d.w, pl->prescale, iy + y * SQ_PS_TAPS,
-                                   wy + y * SQ_PS_TAPS, ix + x * SQ_PS_TAPS, wx + x * SQ_PS_TAPS);
+        scaled[t] = sq_prescale_px(conv, pl->d.w, pl->prescale, iy, wy, ix, wx, y, x);
     }
 }
 

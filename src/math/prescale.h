@@ -67,4 +67,14 @@ SQ_FN float sq_prescale_at(const SQ_GLOBAL float *src, int64_t stride, int metho
     return val / wsum;
 }
 
+/* Output (y, x): the rows of the axis tables that belong to it. */
+SQ_FN float sq_prescale_px(const SQ_GLOBAL float *src, int64_t stride, int method,
+                           const SQ_GLOBAL int32_t *iy, const SQ_GLOBAL float *wy,
+                           const SQ_GLOBAL int32_t *ix, const SQ_GLOBAL float *wx, int y, int x)
+{
+    return sq_prescale_at(src, stride, method, iy + (int64_t)y * SQ_PS_TAPS,
+                          wy + (int64_t)y * SQ_PS_TAPS, ix + (int64_t)x * SQ_PS_TAPS,
+                          wx + (int64_t)x * SQ_PS_TAPS);
+}
+
 #endif
