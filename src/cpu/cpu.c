@@ -179,10 +179,8 @@ static void prescale_plane(const SqPlan *p, SqCpuSide *s, const SqSrc *src)
         if (!s->rows[y])
             continue;
         for (int x = 0; x < d->scaled_w; x++)
-            s->scaled[(size_t)y * d->scaled_w + x] =
-                sq_prescale_at(s->conv, d->w, p->prescale, p->ps_iy + y * SQ_PS_TAPS,
-                               p->ps_wy + y * SQ_PS_TAPS, p->ps_ix + x * SQ_PS_TAPS,
-                               p->ps_wx + x * SQ_PS_TAPS);
+            s->scaled[(size_t)y * d->scaled_w + x] = sq_prescale_px(
+                s->conv, d->w, p->prescale, p->ps_iy, p->ps_wy, p->ps_ix, p->ps_wx, y, x);
     }
 }
 
@@ -353,7 +351,7 @@ int sq_cpu_qr_solve(const SqDsp *dsp, const float *kmat, int n, const float *y, 
     dsp->matmul(h, n, pm, n, a, n, n, n, n); /* h = R */
     dsp->matmul(bm, nb, pm, n, y, nb, n, nb, n);
     for (int i = n - 1; i >= 0; i--)
-        if (fabs((double)h[i * n + i]) < SQ_SOLVE_EPS)
+        if (!sq_solve_pivot_ok(h[i * n + i]))
             return -1;
     dsp->backsub(bm, h, n, nb);
     return 0;
@@ -373,11 +371,7 @@ int sq_cpu_solve(const SqPlan *p, SqCpuSide *s)
                     yr[bi * d->nbh + bj] = src[bj * d->b];
             }
         }
-    int regular = 1;
-    for (int i = 0; i < n; i++)
-        if ((double)s->lambda[i] < 1e-6)
-            regular = 0;
-    if (!regular || sq_cpu_qr_solve(&s->dsp, s->k, n, s->y, nb, s->sol) < 0) {
+    if (!sq_eigen_regular(s->lambda, n) || sq_cpu_qr_solve(&s->dsp, s->k, n, s->y, nb, s->sol) < 0) {
         memset(s->x, 0, sizeof(float) * (size_t)n * nb);
         return SQ_EST_SINGULAR;
     }

@@ -94,14 +94,10 @@ SQ_DFN const SQ_GLOBAL SqGpuPlan *sq_gk_plan(SQ_GLOBAL unsigned char *arena, con
     return SQ_GK_PTR(const SqGpuPlan, ka->plans) + i;
 }
 
-/* sq_est_params' rule: singular when the solve failed or any eigenvalue < 1e-6. */
+/* sq_est_params' rule; the solve ran regardless, so its failure is in flags[0]. */
 SQ_DFN int sq_gk_singular(const SQ_GLOBAL int32_t *flags, const SQ_GLOBAL float *lambda, int n)
 {
-    int regular = 1;
-    for (int i = 0; i < n; i++)
-        if ((double)lambda[i] < 1e-6)
-            regular = 0;
-    return !regular || flags[0];
+    return !sq_eigen_regular(lambda, n) || flags[0];
 }
 
 /* ---- out-of-range check: max and OR of the raw samples read ------------ */
@@ -222,8 +218,7 @@ SQ_KERNEL_BEGIN(prescale, 256)
     const SQ_GLOBAL float *wx = SQ_GK_PTR(const float, pl->ps_wx);
     for (int64_t t = lo + SQ_TID; t < hi; t += SQ_NTH) {
         const int y = (int)(t / sw), x = (int)(t % sw);
-        scaled[t] = sq_prescale_at(conv, pl->d.w, pl->prescale, iy + y * SQ_PS_TAPS,
-                                   wy + y * SQ_PS_TAPS, ix + x * SQ_PS_TAPS, wx + x * SQ_PS_TAPS);
+        scaled[t] = sq_prescale_px(conv, pl->d.w, pl->prescale, iy, wy, ix, wx, y, x);
     }
 }
 
@@ -467,7 +462,7 @@ SQ_DFN void sq_gk_solve(const SQ_GLOBAL float *kmat, int n, const SQ_GLOBAL floa
     if (tid == 0) {
         int fail = 0;
         for (int i = n - 1; i >= 0; i--)
-            if (sq_fabs(h[i * n + i]) < SQ_SOLVE_EPS)
+            if (!sq_solve_pivot_ok(h[i * n + i]))
                 fail = 1;
         if (n > 0)
             flags[0] = fail;
@@ -540,7 +535,7 @@ SQ_KERNEL_BEGIN(entropy, 256)
     }
 }
 
-/* Thread per pair: sq_pool's ordered sum, then the singular-side rule. */
+/* Thread per pair: sq_pool's ordered sum of the entropy kernel's terms, then the singular rule. */
 SQ_KERNEL_BEGIN(pool, 256)
 {
     const int lo = SQ_BX * SQ_GK_CHUNK, hi = SQ_GK_END(lo, ka.npairs);
@@ -548,11 +543,8 @@ SQ_KERNEL_BEGIN(pool, 256)
         const SQ_GLOBAL SqGpuPair *pr = SQ_GK_PTR(const SqGpuPair, ka.pairs) + i;
         const SQ_GLOBAL SqGpuPlan *pl = sq_gk_plan(arena, &ka, pr->plan);
         const int n = pl->d.n, nb = pl->d.nb;
-        const SQ_GLOBAL float *terms = SQ_GK_PTR(const float, pr->terms);
-        float score = 0.0f;
-        for (int m = 0; m < nb; m++)
-            score = score + terms[m];
-        const float pooled = score / (float)nb;
+        const float pooled =
+            sq_pool_mean(SQ_GK_PTR(const float, pr->terms), 0, 0, 0, 0, nb, 0.0f, 0);
         int err[2];
         for (int side = 0; side < 2; side++) {
             const SQ_GLOBAL SqGpuSide *sd = sq_gk_side(arena, &ka, 2 * i + side);

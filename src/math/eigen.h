@@ -12,6 +12,23 @@
 
 #define SQ_EIGEN_MAX_ITER 500
 
+/* An eigenvalue below this makes the covariance singular. */
+#define SQ_EIGEN_LAMBDA_MIN 1e-6
+
+/*
+ * 1 when no eigenvalue is below SQ_EIGEN_LAMBDA_MIN. sq_est_params, the CPU
+ * and the GPU kernels all decide singularity here, so they cannot drift
+ * apart on a NaN (it passes) or on the precision of the comparison (double:
+ * a float constant would move the cut).
+ */
+SQ_FN int sq_eigen_regular(const SQ_GLOBAL float *lambda, int n)
+{
+    for (int i = 0; i < n; i++)
+        if ((double)lambda[i] < SQ_EIGEN_LAMBDA_MIN)
+            return 0;
+    return 1;
+}
+
 SQ_FN float sq_sqrtf_d(float x) { return (float)sq_sqrt((double)x); }
 SQ_FN float sq_hypf(float a, float b) { return sq_sqrtf_d(a * a + b * b); }
 SQ_FN float sq_sgnf(float x) { return x >= 0.0f ? 1.0f : -1.0f; }

@@ -65,12 +65,8 @@ SQ_FN int sq_est_params(const SQ_GLOBAL float *img, int64_t stride, const SqDims
         for (int m = 0; m < nb; m++)
             y[(int64_t)row * nb + m] = sq_block_sample(img, stride, d->b, d->nbh, row, m);
 
-    int regular = 1;
-    for (int i = 0; i < n; i++)
-        if ((double)lambda[i] < 1e-6)
-            regular = 0;
     SQ_GLOBAL float *x = ws + 5 * (int64_t)n * n;
-    if (!regular || sq_qr_solve(k, n, y, nb, ws) < 0) {
+    if (!sq_eigen_regular(lambda, n) || sq_qr_solve(k, n, y, nb, ws) < 0) {
         flags |= SQ_EST_SINGULAR;
         for (int64_t i = 0; i < (int64_t)n * nb; i++)
             x[i] = 0.0f;

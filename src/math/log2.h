@@ -15,14 +15,29 @@
 
 #include "math/prelude.h"
 
+/*
+ * The constants of the method, named so the AVX2 lanes (src/x86/linalg_avx2.c)
+ * take the same bits: a retyped digit there would break bit-identity only on
+ * the machines that have AVX2.
+ */
+#define SQ_LOG2_LG1 6.666666666666735130e-01
+#define SQ_LOG2_LG2 3.999999999940941908e-01
+#define SQ_LOG2_LG3 2.857142874366239149e-01
+#define SQ_LOG2_LG4 2.222219843214978396e-01
+#define SQ_LOG2_LG5 1.818357216161805012e-01
+#define SQ_LOG2_LG6 1.531383769920937332e-01
+#define SQ_LOG2_LG7 1.479819860511658591e-01
+#define SQ_LOG2_INV_LN2_HI 1.44269504072144627571e+00
+#define SQ_LOG2_INV_LN2_LO 1.67517131648865118353e-10
+/* High word of sqrt(2)/2: where the mantissa range starts. */
+#define SQ_LOG2_SQRTH_HI 0x3fe6a09eu
+
 SQ_FN double sq_log2(double x)
 {
-    const double lg1 = 6.666666666666735130e-01, lg2 = 3.999999999940941908e-01,
-                 lg3 = 2.857142874366239149e-01, lg4 = 2.222219843214978396e-01,
-                 lg5 = 1.818357216161805012e-01, lg6 = 1.531383769920937332e-01,
-                 lg7 = 1.479819860511658591e-01;
-    const double inv_ln2_hi = 1.44269504072144627571e+00;
-    const double inv_ln2_lo = 1.67517131648865118353e-10;
+    const double lg1 = SQ_LOG2_LG1, lg2 = SQ_LOG2_LG2, lg3 = SQ_LOG2_LG3, lg4 = SQ_LOG2_LG4,
+                 lg5 = SQ_LOG2_LG5, lg6 = SQ_LOG2_LG6, lg7 = SQ_LOG2_LG7;
+    const double inv_ln2_hi = SQ_LOG2_INV_LN2_HI;
+    const double inv_ln2_lo = SQ_LOG2_INV_LN2_LO;
 
     uint64_t u = sq_f64_bits(x);
     int k = 0;
@@ -40,9 +55,9 @@ SQ_FN double sq_log2(double x)
 
     /* Normalise the mantissa into [sqrt(2)/2, sqrt(2)). */
     uint32_t hx = (uint32_t)(u >> 32);
-    hx += 0x3ff00000u - 0x3fe6a09eu;
+    hx += 0x3ff00000u - SQ_LOG2_SQRTH_HI;
     k += (int)(hx >> 20) - 0x3ff;
-    hx = (hx & 0x000fffffu) + 0x3fe6a09eu;
+    hx = (hx & 0x000fffffu) + SQ_LOG2_SQRTH_HI;
     const double m = sq_bits_f64(((uint64_t)hx << 32) | (u & 0xffffffffull));
 
     const double f = m - 1.0;

@@ -1,7 +1,7 @@
 /*
  * Resampling by speed_prescale (spec 4.2), one output sample per call.
  * Source indices (already mirrored) and weights come from per-axis tables
- * built once on the host (src/prescale_tables.c), because they need
+ * built once on the host (sq_prescale_axis, src/core/taps.c), because they need
  * floor/sin whose last bit differs between libm and GPU libraries.
  * Per axis and output index there are SQ_PS_TAPS slots:
  *   nearest:  idx[0]
@@ -65,6 +65,16 @@ SQ_FN float sq_prescale_at(const SQ_GLOBAL float *src, int64_t stride, int metho
         }
     }
     return val / wsum;
+}
+
+/* Output (y, x): the rows of the axis tables that belong to it. */
+SQ_FN float sq_prescale_px(const SQ_GLOBAL float *src, int64_t stride, int method,
+                           const SQ_GLOBAL int32_t *iy, const SQ_GLOBAL float *wy,
+                           const SQ_GLOBAL int32_t *ix, const SQ_GLOBAL float *wx, int y, int x)
+{
+    return sq_prescale_at(src, stride, method, iy + (int64_t)y * SQ_PS_TAPS,
+                          wy + (int64_t)y * SQ_PS_TAPS, ix + (int64_t)x * SQ_PS_TAPS,
+                          wx + (int64_t)x * SQ_PS_TAPS);
 }
 
 #endif

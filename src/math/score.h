@@ -76,16 +76,28 @@ SQ_FN float sq_pool_term(float er, float sr, float ed, float sd, float base, int
     return sq_fabsf(a - b);
 }
 
-/* The pooled score; the sum over blocks runs in increasing m. */
+/*
+ * Mean of the nb block terms, a float sum in increasing m from +0: the one
+ * order of every backend, since a float sum in any other order rounds
+ * differently. Term m is terms[m] when terms is given (the GPU computes
+ * them one thread per block first), else sq_pool_term of the sides' e, s.
+ */
+SQ_FN float sq_pool_mean(const SQ_GLOBAL float *terms, const SQ_GLOBAL float *er,
+                         const SQ_GLOBAL float *sr, const SQ_GLOBAL float *ed,
+                         const SQ_GLOBAL float *sd, int nb, float base, int wvm)
+{
+    float score = 0.0f;
+    for (int m = 0; m < nb; m++)
+        score = score + (terms ? terms[m] : sq_pool_term(er[m], sr[m], ed[m], sd[m], base, wvm));
+    return score / (float)nb;
+}
+
+/* The pooled score of a plane from both sides' entropies and variances. */
 SQ_FN float sq_pool(const SQ_GLOBAL float *er, const SQ_GLOBAL float *sr,
                     const SQ_GLOBAL float *ed, const SQ_GLOBAL float *sd, int n, int nb,
                     float sigma_nn, float nn_floor, int wvm)
 {
-    const float base = sq_pool_base(n, sigma_nn, nn_floor);
-    float score = 0.0f;
-    for (int m = 0; m < nb; m++)
-        score = score + sq_pool_term(er[m], sr[m], ed[m], sd[m], base, wvm);
-    return score / (float)nb;
+    return sq_pool_mean(0, er, sr, ed, sd, nb, sq_pool_base(n, sigma_nn, nn_floor), wvm);
 }
 
 /* Exactly one side singular: 0; otherwise the pooled value (0 when both are). */

@@ -13,6 +13,16 @@
 
 #define SQ_SOLVE_EPS 1e-6
 
+/*
+ * The solve gives up on a diagonal entry of R below SQ_SOLVE_EPS. Every
+ * backend asks this one predicate: a NaN pivot passes (the comparison is
+ * false), and a backend that spelt the test as >= would fail it instead.
+ */
+SQ_FN int sq_solve_pivot_ok(float rii)
+{
+    return !(sq_fabs(rii) < SQ_SOLVE_EPS);
+}
+
 /* Entry (i, j) of l * r with leading dimensions ldl, ldr over depth terms. */
 SQ_FN float sq_matmul_entry_ld(const SQ_GLOBAL float *l, int64_t ldl, const SQ_GLOBAL float *r,
                                int64_t ldr, int depth, int i, int j)
@@ -84,7 +94,7 @@ SQ_FN float sq_backsub_entry(const SQ_GLOBAL float *rm, int n, const SQ_GLOBAL f
     return t / rm[i * n + i];
 }
 
-/* Returns 0, or -1 if a diagonal entry of R is below SQ_SOLVE_EPS (X unset). */
+/* Returns 0, or -1 when a pivot fails sq_solve_pivot_ok (X unset). */
 SQ_FN int sq_qr_solve(const SQ_GLOBAL float *kmat, int n, const SQ_GLOBAL float *y,
                       int nb, SQ_GLOBAL float *ws)
 {
@@ -118,7 +128,7 @@ SQ_FN int sq_qr_solve(const SQ_GLOBAL float *kmat, int n, const SQ_GLOBAL float 
     sq_matmul(h, p, n, a, n); /* h = R */
     sq_matmul(bm, p, n, y, nb);
     for (int i = n - 1; i >= 0; i--) {
-        if (sq_fabs(h[i * n + i]) < SQ_SOLVE_EPS)
+        if (!sq_solve_pivot_ok(h[i * n + i]))
             return -1;
         for (int j = 0; j < nb; j++)
             bm[(int64_t)i * nb + j] = sq_backsub_entry(h, n, bm, nb, i, j, bm[(int64_t)i * nb + j]);

@@ -44,7 +44,11 @@ AI __m256 load8(int mode, const void *cur, const void *prev, int c, __m256 scale
     }
 }
 
-/* 16-bit rows may start at odd addresses (the API allows any stride). */
+/*
+ * speedqa_send refuses 16-bit planes at odd addresses or strides, so this
+ * load is aligned; memcpy only keeps it clear of strict aliasing, as the
+ * row arrives as bytes.
+ */
 AI uint32_t u16_at(const void *row, int c)
 {
     uint16_t v;

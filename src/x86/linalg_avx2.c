@@ -212,10 +212,11 @@ AI __m256d log2_pd(__m256d x, int *special)
         _mm256_cmpgt_epi64(u, _mm256_set1_epi64x(0x7fefffffffffffffll)));
     *special = !_mm256_testz_si256(spec, spec);
 
-    __m256i hx = _mm256_add_epi64(_mm256_srli_epi64(u, 32), _mm256_set1_epi64x(0x3ff00000 - 0x3fe6a09e));
+    __m256i hx = _mm256_add_epi64(_mm256_srli_epi64(u, 32),
+                                  _mm256_set1_epi64x(0x3ff00000u - SQ_LOG2_SQRTH_HI));
     const __m256i k = _mm256_sub_epi64(_mm256_srli_epi64(hx, 20), _mm256_set1_epi64x(0x3ff));
     hx = _mm256_add_epi64(_mm256_and_si256(hx, _mm256_set1_epi64x(0xfffff)),
-                          _mm256_set1_epi64x(0x3fe6a09e));
+                          _mm256_set1_epi64x(SQ_LOG2_SQRTH_HI));
     const __m256d m = _mm256_castsi256_pd(_mm256_or_si256(
         _mm256_slli_epi64(hx, 32), _mm256_and_si256(u, _mm256_set1_epi64x(0xffffffffll))));
     const __m256i kperm = _mm256_permutevar8x32_epi32(k, _mm256_setr_epi32(0, 2, 4, 6, 0, 2, 4, 6));
@@ -230,21 +231,18 @@ AI __m256d log2_pd(__m256d x, int *special)
     const __m256d s = _mm256_div_pd(f, ADD(C(2.0), f));
     const __m256d z = MUL(s, s);
     const __m256d w = MUL(z, z);
-    const __m256d t1 = MUL(w, ADD(C(3.999999999940941908e-01),
-                                  MUL(w, ADD(C(2.222219843214978396e-01),
-                                             MUL(w, C(1.531383769920937332e-01))))));
-    const __m256d t2 = MUL(z, ADD(C(6.666666666666735130e-01),
-                                  MUL(w, ADD(C(2.857142874366239149e-01),
-                                             MUL(w, ADD(C(1.818357216161805012e-01),
-                                                        MUL(w, C(1.479819860511658591e-01))))))));
+    const __m256d t1 =
+        MUL(w, ADD(C(SQ_LOG2_LG2), MUL(w, ADD(C(SQ_LOG2_LG4), MUL(w, C(SQ_LOG2_LG6))))));
+    const __m256d t2 = MUL(
+        z, ADD(C(SQ_LOG2_LG1),
+               MUL(w, ADD(C(SQ_LOG2_LG3), MUL(w, ADD(C(SQ_LOG2_LG5), MUL(w, C(SQ_LOG2_LG7))))))));
     const __m256d r = ADD(t2, t1);
     __m256d hi = SUB(f, hfsq);
     hi = _mm256_castsi256_pd(_mm256_and_si256(_mm256_castpd_si256(hi),
                                               _mm256_set1_epi64x((long long)0xffffffff00000000ull)));
     const __m256d lo = ADD(SUB(SUB(f, hi), hfsq), MUL(s, ADD(hfsq, r)));
-    const __m256d val_hi = MUL(hi, C(1.44269504072144627571e+00));
-    __m256d val_lo = ADD(MUL(ADD(lo, hi), C(1.67517131648865118353e-10)),
-                         MUL(lo, C(1.44269504072144627571e+00)));
+    const __m256d val_hi = MUL(hi, C(SQ_LOG2_INV_LN2_HI));
+    __m256d val_lo = ADD(MUL(ADD(lo, hi), C(SQ_LOG2_INV_LN2_LO)), MUL(lo, C(SQ_LOG2_INV_LN2_HI)));
     const __m256d sum = ADD(y, val_hi);
     val_lo = ADD(val_lo, ADD(SUB(y, sum), val_hi));
     return ADD(val_lo, sum);

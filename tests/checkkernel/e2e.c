@@ -1,7 +1,7 @@
 /*
  * End to end: whole-plane scores of the CPU backend with the C table and
- * with each SIMD table, against a reference pipeline written straight from
- * the math core (every column of the vertical pass, sq_est_params), on
+ * with each SIMD table, against the math core's serial reference
+ * (sq_operating_image, every column of the vertical pass; sq_est_params), on
  * random planes, sizes, bit depths and options. Scores, singular flags and
  * every per-block entropy and variance must be bit-identical.
  */
@@ -14,23 +14,20 @@
 #include "cpu/cpu.h"
 #include "math/est.h"
 #include "math/filter.h"
-#include "math/prescale.h"
+#include "math/opimg.h"
 
 #define NCASES 40
 
 typedef struct RefSide {
-    float *conv, *scaled, *vrow, *op, *dimg, *mrow, *wsf, *e, *s;
+    float *ws, *dimg, *wsf, *e, *s;
     double *wsd;
 } RefSide;
 
-static void ref_alloc(RefSide *r, const SqDims *d)
+static void ref_alloc(RefSide *r, const SqPlan *p)
 {
-    r->conv = calloc((size_t)d->w * d->h, sizeof(float));
-    r->scaled = calloc((size_t)d->scaled_w * d->scaled_h, sizeof(float));
-    r->vrow = calloc((size_t)d->scaled_w, sizeof(float));
-    r->op = calloc((size_t)d->op_w * d->op_h, sizeof(float));
+    const SqDims *d = &p->d;
+    r->ws = calloc((size_t)sq_opimg_ws_floats(d, p->prescale), sizeof(float));
     r->dimg = calloc((size_t)d->op_w * d->op_h, sizeof(float));
-    r->mrow = calloc((size_t)d->op_w, sizeof(float));
     r->wsd = calloc((size_t)sq_est_ws_doubles(d), sizeof(double));
     r->wsf = calloc((size_t)sq_est_ws_floats(d), sizeof(float));
     r->e = calloc((size_t)d->nb, sizeof(float));
@@ -39,44 +36,17 @@ static void ref_alloc(RefSide *r, const SqDims *d)
 
 static void ref_free(RefSide *r)
 {
-    free(r->conv), free(r->scaled), free(r->vrow), free(r->op), free(r->dimg);
-    free(r->mrow), free(r->wsd), free(r->wsf), free(r->e), free(r->s);
+    free(r->ws), free(r->dimg), free(r->wsd), free(r->wsf), free(r->e), free(r->s);
 }
 
 /* The CPU backend as first written: full-resolution rows, math core only. */
 static int ref_side(const SqPlan *p, RefSide *s, const SqSrc *src)
 {
     const SqDims *d = &p->d;
-    const int sw = d->scaled_w, sh = d->scaled_h;
-    if (p->prescale >= 0) {
-        for (int y = 0; y < d->h; y++)
-            for (int x = 0; x < d->w; x++)
-                s->conv[(size_t)y * d->w + x] = sq_src_at(src->cur, src->cur_stride, src->prev,
-                                                          src->prev_stride, src->hbd, src->scale, y, x);
-        for (int y = 0; y < sh; y++)
-            for (int x = 0; x < sw; x++)
-                s->scaled[(size_t)y * sw + x] =
-                    sq_prescale_at(s->conv, d->w, p->prescale, p->ps_iy + y * SQ_PS_TAPS,
-                                   p->ps_wy + y * SQ_PS_TAPS, p->ps_ix + x * SQ_PS_TAPS,
-                                   p->ps_wx + x * SQ_PS_TAPS);
-    }
-    for (int i = 0; i < d->op_h; i++) {
-        const int row = i << SQ_DECIM_SHIFT;
-        for (int c = 0; c < sw; c++)
-            s->vrow[c] = p->prescale >= 0
-                ? sq_vfilter_f32(s->scaled, sw, sh, p->ga, p->taps_a, row, c)
-                : sq_vfilter_raw(src->cur, src->cur_stride, src->prev, src->prev_stride,
-                                 src->hbd, src->scale, sh, p->ga, p->taps_a, row, c);
-        for (int j = 0; j < d->op_w; j++)
-            s->op[i * d->op_w + j] = sq_hfilter_f32(s->vrow, sw, p->ga, p->taps_a, j << SQ_DECIM_SHIFT);
-    }
-    for (int i = 0; i < d->op_h; i++) {
-        for (int j = 0; j < d->op_w; j++)
-            s->mrow[j] = sq_vfilter_f32(s->op, d->op_w, d->op_h, p->gm, p->taps_m, i, j);
-        for (int j = 0; j < d->op_w; j++)
-            s->dimg[i * d->op_w + j] =
-                sq_local_mean_at(s->mrow, d->op_w, s->op + i * d->op_w, p->gm, p->taps_m, j);
-    }
+    const SqOpFilter f = { p->prescale, p->taps_a, p->taps_m, p->ga, p->gm,
+                           p->ps_iy, p->ps_ix, p->ps_wy, p->ps_wx };
+    sq_operating_image(src->cur, src->cur_stride, src->prev, src->prev_stride, src->hbd,
+                       src->scale, d, &f, s->ws, s->dimg);
     return sq_est_params(s->dimg, d->op_w, d, p->sigma_nn, s->wsd, s->wsf, s->e, s->s);
 }
 
@@ -190,8 +160,8 @@ static void check_e2e(const CkCtx *c)
         const SqSrc ds = src_of(urd ? &cr : &cd, chroma ? NULL : &pd, fmt.bpc);
 
         RefSide rr, rd;
-        ref_alloc(&rr, &p->d);
-        ref_alloc(&rd, &p->d);
+        ref_alloc(&rr, p);
+        ref_alloc(&rd, p);
         const int fr = ref_side(p, &rr, &rs) & SQ_EST_SINGULAR, fd = ref_side(p, &rd, &ds) & SQ_EST_SINGULAR;
         const float want = sq_side_score(fr, fd, sq_pool(rr.e, rr.s, rd.e, rd.s, p->d.n, p->d.nb,
                                                           p->sigma_nn, p->nn_floor, wvm));

@@ -2,6 +2,7 @@
 // (nvcc -x cu -arch=sm_90 -c). Every entry point is instantiated in a kernel.
 #include "math/est.h"
 #include "math/filter.h"
+#include "math/opimg.h"
 #include "math/prescale.h"
 
 __global__ void sq_core_compile_check(const uint8_t *raw, float *img, double *wsd, float *wsf,
@@ -17,4 +18,6 @@ __global__ void sq_core_compile_check(const uint8_t *raw, float *img, double *ws
     out[4] = (float)sq_est_params(img, 120, &d, 0.29f, wsd, wsf, e, s);
     out[5] = sq_pool(e, s, e, s, d.n, d.nb, 0.29f, 0.0f, 3);
     out[6] = sq_chroma_uv(out[4], 0, out[5], 1);
+    const SqOpFilter f = { SQ_PS_BICUBIC, 9, 3, g, g, idx, idx, w, w };
+    sq_operating_image(raw, 1920, raw, 1920, 1, 0.25f, &d, &f, img, out + 7);
 }

@@ -3,6 +3,7 @@
 #include "math/est.h"
 #include "math/filter.h"
 #include "math/log2.h"
+#include "math/opimg.h"
 
 __kernel void check_log2(__global const double *x, __global double *y)
 {
@@ -33,4 +34,17 @@ __kernel void check_chop(__global float *d, __global float *e, int m)
     sq_eigen_chop(d, e, m);
     if (m >= 2)
         sq_qr_step(d, e, m);
+}
+
+/* Compiled, not run: the serial reference must stay OpenCL C too. */
+__kernel void check_opimg(__global const uchar *raw, int stride, int w, int h,
+                          __global const float *g, __global const int *idx,
+                          __global const float *wt, __global float *ws, __global float *dimg)
+{
+    SqDims d;
+    sq_dims_est(&d, w / 16, h / 16, SQ_BLOCK);
+    d.w = d.scaled_w = w;
+    d.h = d.scaled_h = h;
+    const SqOpFilter f = { SQ_PS_BILINEAR, 9, 3, g, g, idx, idx, wt, wt };
+    sq_operating_image(raw, stride, 0, 0, 0, 1.0f, &d, &f, ws, dimg);
 }

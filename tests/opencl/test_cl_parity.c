@@ -30,7 +30,7 @@
 #include "core/feature.h"
 #include "math/est.h"
 #include "math/filter.h"
-#include "math/prescale.h"
+#include "math/opimg.h"
 
 
 #define MAX_FRAMES 8
@@ -137,56 +137,12 @@ static int run(SpeedqaBackend be, const SpeedqaFormat *fmt, const char *const *f
     return ret < 0 ? ret : 0;
 }
 
-/* ---- oracle: the math core's serial orchestration (est.h, score.h) ----- */
+/* ---- oracle: the math core's serial orchestration (opimg.h, est.h, score.h) */
 
 typedef struct Src {
     const uint8_t *cur, *prev;
     int64_t cur_stride, prev_stride;
 } Src;
-
-/* Operating image after local-mean removal, straight from math/filter.h. */
-static void oracle_dimg(const SqPlan *p, const Src *s, int hbd, float scale, float *dimg)
-{
-    const SqDims *d = &p->d;
-    const int sw = d->scaled_w, sh = d->scaled_h, ow = d->op_w, oh = d->op_h;
-    float *conv = NULL, *scaled = NULL;
-    float *vrow = malloc(sizeof(float) * (size_t)sw), *op = malloc(sizeof(float) * (size_t)ow * oh);
-    float *mrow = malloc(sizeof(float) * (size_t)ow);
-    if (p->prescale >= 0) {
-        conv = malloc(sizeof(float) * (size_t)d->w * d->h);
-        scaled = malloc(sizeof(float) * (size_t)sw * sh);
-        for (int y = 0; y < d->h; y++)
-            for (int x = 0; x < d->w; x++)
-                conv[(size_t)y * d->w + x] = sq_src_at(s->cur, s->cur_stride, s->prev, s->prev_stride,
-                                                       hbd, scale, y, x);
-        for (int y = 0; y < sh; y++)
-            for (int x = 0; x < sw; x++)
-                scaled[(size_t)y * sw + x] =
-                    sq_prescale_at(conv, d->w, p->prescale, p->ps_iy + y * SQ_PS_TAPS,
-                                   p->ps_wy + y * SQ_PS_TAPS, p->ps_ix + x * SQ_PS_TAPS,
-                                   p->ps_wx + x * SQ_PS_TAPS);
-    }
-    for (int i = 0; i < oh; i++) {
-        const int row = i << SQ_DECIM_SHIFT;
-        for (int c = 0; c < sw; c++)
-            vrow[c] = scaled ? sq_vfilter_f32(scaled, sw, sh, p->ga, p->taps_a, row, c)
-                             : sq_vfilter_raw(s->cur, s->cur_stride, s->prev, s->prev_stride, hbd,
-                                              scale, sh, p->ga, p->taps_a, row, c);
-        for (int j = 0; j < ow; j++)
-            op[i * ow + j] = sq_hfilter_f32(vrow, sw, p->ga, p->taps_a, j << SQ_DECIM_SHIFT);
-    }
-    for (int i = 0; i < oh; i++) {
-        for (int j = 0; j < ow; j++)
-            mrow[j] = sq_vfilter_f32(op, ow, oh, p->gm, p->taps_m, i, j);
-        for (int j = 0; j < ow; j++)
-            dimg[i * ow + j] = sq_local_mean_at(mrow, ow, op + i * ow, p->gm, p->taps_m, j);
-    }
-    free(conv);
-    free(scaled);
-    free(vrow);
-    free(op);
-    free(mrow);
-}
 
 static float oracle_plane(const SqPlan *p, const Src *ref, const Src *dis, int hbd, float scale,
                           int wvm, int *err)
@@ -195,12 +151,17 @@ static float oracle_plane(const SqPlan *p, const Src *ref, const Src *dis, int h
     double *wsd = malloc(sizeof(double) * (size_t)sq_est_ws_doubles(d));
     float *wsf = malloc(sizeof(float) * (size_t)sq_est_ws_floats(d));
     float *dimg = malloc(sizeof(float) * (size_t)d->op_w * d->op_h);
+    float *ows = malloc(sizeof(float) * (size_t)sq_opimg_ws_floats(d, p->prescale));
+    const SqOpFilter f = { p->prescale, p->taps_a, p->taps_m, p->ga, p->gm,
+                           p->ps_iy, p->ps_ix, p->ps_wy, p->ps_wx };
     float *e[2], *sv[2];
     int fl[2];
     for (int k = 0; k < 2; k++) {
         e[k] = malloc(sizeof(float) * (size_t)d->nb);
         sv[k] = malloc(sizeof(float) * (size_t)d->nb);
-        oracle_dimg(p, k ? dis : ref, hbd, scale, dimg);
+        const Src *src = k ? dis : ref;
+        sq_operating_image(src->cur, src->cur_stride, src->prev, src->prev_stride, hbd, scale, d,
+                           &f, ows, dimg);
         fl[k] = sq_est_params(dimg, d->op_w, d, p->sigma_nn, wsd, wsf, e[k], sv[k]) & SQ_EST_SINGULAR;
     }
     const float pooled = sq_pool(e[0], sv[0], e[1], sv[1], d->n, d->nb, p->sigma_nn, p->nn_floor, wvm);
@@ -212,6 +173,7 @@ static float oracle_plane(const SqPlan *p, const Src *ref, const Src *dis, int h
     free(wsd);
     free(wsf);
     free(dimg);
+    free(ows);
     return sq_side_score(fl[0], fl[1], pooled);
 }
 
