@@ -20,6 +20,7 @@
 
 #include "cli_parse.h"
 #include "input.h"
+#include "prefetch.h"
 #include "output/outfile.h"
 #include "output/writer.h"
 #include "speedqa/speedqa.h"
@@ -355,6 +356,7 @@ static int drain(SpeedqaContext *ctx, Results *res, const LogState *log, const C
 typedef struct Run {
     const CliSettings *cfg;
     SqInput *ref, *dis;
+    SqPrefetch *ahead[2];   /* read-ahead of ref, dis; NULL: read in this thread */
     SpeedqaContext *ctx;
     LogState *log;
     Results res;
@@ -390,6 +392,14 @@ static void counts_differ(Run *run, int ref_ended)
                 shown(lpath), more, run->sent);
 }
 
+/* Frame of input i (0 ref, 1 dis): from its read-ahead thread when it has one. */
+static int next_frame(Run *run, int i, SpeedqaPicture *pic, char *err, size_t errlen)
+{
+    if (run->ahead[i])
+        return sq_prefetch_next(run->ahead[i], pic, err, errlen);
+    return sq_input_read(i ? run->dis : run->ref, pic, err, errlen);
+}
+
 static int score(Run *run)
 {
     char err[1100];
@@ -398,9 +408,9 @@ static int score(Run *run)
         if (cfg->frame_cnt >= 0 && run->sent == cfg->frame_cnt)
             break;
         SpeedqaPicture pr, pd;
-        int rr = sq_input_read(run->ref, &pr, err, sizeof err);
+        int rr = next_frame(run, 0, &pr, err, sizeof err);
         /* the distorted side is only read while the reference has frames */
-        int rd = rr == 1 ? sq_input_read(run->dis, &pd, err, sizeof err) : 0;
+        int rd = rr == 1 ? next_frame(run, 1, &pd, err, sizeof err) : 0;
         if (rr < 0 || rd < 0) {
             run->read_exit = exit_for_read(rr < 0 ? rr : rd);
             snprintf(run->read_err, sizeof run->read_err, "%s", err);
@@ -408,7 +418,7 @@ static int score(Run *run)
         }
         if (rr == 0) {
             /* ref ended: does dis end here too? one read tells */
-            rd = sq_input_read(run->dis, &pd, err, sizeof err);
+            rd = next_frame(run, 1, &pd, err, sizeof err);
             if (rd == 1)
                 counts_differ(run, 1);
             break;
@@ -600,6 +610,16 @@ static int run_all(const CliSettings *cfg, FILE *out, int *written)
     if (cfg->frame_cnt > 0 && (progress.total < 0 || progress.total > cfg->frame_cnt))
         progress.total = cfg->frame_cnt;
 
+    /* each input read on its own thread, a few frames ahead of the scoring */
+    for (int i = 0; i < 2; i++) {
+        char perr[200];
+        const int pr = sq_prefetch_start(&run.ahead[i], i ? run.dis : run.ref, 3, perr, sizeof perr);
+        if (pr < 0 && pr != -ENOTSUP) {
+            cli_error("%s", perr);
+            ret = SQ_EXIT_INTERNAL;
+            goto end;
+        }
+    }
     const double t0 = now_s();
     ret = score(&run);
     const double elapsed = now_s() - t0;
@@ -618,6 +638,8 @@ static int run_all(const CliSettings *cfg, FILE *out, int *written)
 
 end:
     speedqa_close(&run.ctx);
+    sq_prefetch_stop(&run.ahead[0]);
+    sq_prefetch_stop(&run.ahead[1]);
     sq_input_close(&run.ref);
     sq_input_close(&run.dis);
     free(run.res.values);

@@ -3,6 +3,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 
 #include "input_priv.h"
 #include "prefetch.h"
@@ -27,12 +28,25 @@ struct SqPrefetch {
     int final;
     char final_msg[1100];
     int quit;
+    int reading;         /* the reader is inside a read */
     int started;
     int cancelable;      /* the reader's stack holds nothing but our own reads */
     pthread_t thread;
     pthread_mutex_t mu;
     pthread_cond_t cv;
 };
+
+/* A cancelled read leaves the reader's own buffer in place again. */
+typedef struct Lent {
+    SqInput *in;
+    unsigned char *own;
+} Lent;
+
+static void give_back(void *arg)
+{
+    Lent *l = arg;
+    l->in->buf = l->own;
+}
 
 static void *reader_main(void *arg)
 {
@@ -46,13 +60,22 @@ static void *reader_main(void *arg)
         if (p->quit)
             break;
         Slot *s = &p->slot[p->tail % (unsigned)p->depth];
+        p->reading = 1;
         pthread_mutex_unlock(&p->mu);
         char err[1100] = "";
+        /* the readers fill in->buf: lend them this slot's buffer for one frame */
+        Lent lent = { p->in, p->in->buf };
+        p->in->buf = s->buf;
+        int r;
+        pthread_cleanup_push(give_back, &lent);
         /* a pipe may block here for good: stop cancels the thread in the read */
         pthread_setcancelstate(PTHREAD_CANCEL_ENABLE, NULL);
-        const int r = sq_input_read_into(p->in, s->buf, &s->pic, err, sizeof err);
+        r = sq_input_read(p->in, &s->pic, err, sizeof err);
         pthread_setcancelstate(PTHREAD_CANCEL_DISABLE, NULL);
+        pthread_cleanup_pop(1);
         pthread_mutex_lock(&p->mu);
+        p->reading = 0;
+        pthread_cond_broadcast(&p->cv);
         if (r != 1) {
             p->end = 1;
             p->final = r;
@@ -152,12 +175,21 @@ void sq_prefetch_stop(SqPrefetch **pp)
     if (p->depth > 0 && p->started) {
         pthread_mutex_lock(&p->mu);
         p->quit = 1;
-        const int running = !p->end;
         pthread_cond_broadcast(&p->cv);
+        /* a read of a file ends soon; one of a stalled pipe whose other side
+         * outlives us may never: give it a moment, then cancel it there */
+        struct timespec until;
+        clock_gettime(CLOCK_REALTIME, &until);
+        until.tv_nsec += 200 * 1000000L;
+        if (until.tv_nsec >= 1000000000L) {
+            until.tv_sec++;
+            until.tv_nsec -= 1000000000L;
+        }
+        while (p->reading && pthread_cond_timedwait(&p->cv, &p->mu, &until) == 0)
+            ;
+        const int stuck = p->reading;
         pthread_mutex_unlock(&p->mu);
-        /* the reader may sit in a read that never returns (a stalled pipe
-         * whose other side outlives us): cancel it there */
-        if (running && p->cancelable)
+        if (stuck && p->cancelable)
             pthread_cancel(p->thread);
         pthread_join(p->thread, NULL);
         pthread_cond_destroy(&p->cv);
