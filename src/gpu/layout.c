@@ -191,15 +191,8 @@ int sq_gpu_upload_plans(GpuPriv *g)
     for (int f = 0; f < nf && !ret; f++) {
         const SqPlan *pl = g->p.plans[f];
         SqGpuPlan *q = &hp[f];
-        q->d = pl->d;
+        q->core = pl->core;
         layout_side(pl, &q->lay);
-        q->prescale = pl->prescale;
-        q->taps_a = pl->taps_a;
-        q->taps_m = pl->taps_m;
-        q->sigma_nn = pl->sigma_nn;
-        q->nn_floor = pl->nn_floor;
-        memcpy(q->ga, pl->ga, sizeof(pl->ga));
-        memcpy(q->gm, pl->gm, sizeof(pl->gm));
         q->ps_iy = q->ps_ix = q->ps_wy = q->ps_wx = q->ps_rows = -1;
         if (pl->prescale < 0)
             continue;
