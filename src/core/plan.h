@@ -12,16 +12,13 @@
 
 #include "core/mem.h"
 #include "core/options.h"
+#include "core/plan_core.h"
 #include "math/dims.h"
 
 typedef struct SqPlan {
-    SqDims d;              /* w, h, scaled and estimation geometry */
-    int prescale;          /* SQ_PS_* method, or -1 when skipped */
-    int taps_a, taps_m;    /* anti-alias and local-mean window widths */
-    float ga[SQ_MAX_TAPS], gm[SQ_MAX_TAPS];
+    SQ_PLAN_CORE_MEMBERS   /* d, prescale, taps, sigma_nn, nn_floor (core/plan_core.h) */
     int32_t *ps_iy, *ps_ix; /* prescale tables (SQ_PS_TAPS per output), or NULL */
     float *ps_wy, *ps_wx;
-    float sigma_nn, nn_floor;
     int wvm;
     SqAlloc alloc;
 } SqPlan;

@@ -7,13 +7,13 @@
  * jobs with a previous picture, slot n-1. Results leave in send order.
  */
 #include <errno.h>
-#include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "core/backend.h"
 #include "core/format.h"
+#include "core/pool.h"
 #include "cpu/cpu.h"
 #include "math/filter.h"
 
@@ -27,16 +27,12 @@ typedef struct Planes {
 
 typedef struct Worker {
     SqCpuSide side[SQ_MAX_PLANS][2]; /* per plan: a frame's jobs run one after another */
-    pthread_t thread;
-    int started;
-    struct CpuPriv *c;
 } Worker;
 
 typedef struct Slot {
     uint8_t *buf[2];         /* ref, dis copies (threaded mode) */
     Planes pl[2];
     int new_seq;
-    int done;
     SqRawResult res;
 } Slot;
 
@@ -54,13 +50,11 @@ typedef struct CpuPriv {
     int prev_had_prev;       /* the frame before this one was scored with a predecessor */
     SqRawResult sync_res;
     int sync_ready;
-    /* threaded mode */
+    /* threaded mode: pool item n scores frame n on pool thread t with w[t] */
     int nslots, cap;
     Slot *slot;
-    unsigned long long sent, received, next_job;
-    pthread_mutex_t mu;
-    pthread_cond_t cv_job, cv_done;
-    int quit, sync_init;
+    unsigned long long sent, received;
+    SqPool *pool;
 } CpuPriv;
 
 /* range_cur / range_prev: the [max, OR] pairs the check fills, NULL where none is needed. */
@@ -156,30 +150,14 @@ static size_t copy_size(const CpuPriv *c)
     return total;
 }
 
-static void *worker_main(void *arg)
+static void score_slot(void *ctx, int64_t frame, int thread)
 {
-    Worker *w = arg;
-    CpuPriv *c = w->c;
-    pthread_mutex_lock(&c->mu);
-    for (;;) {
-        while (!c->quit && c->next_job == c->sent)
-            pthread_cond_wait(&c->cv_job, &c->mu);
-        if (c->quit)
-            break;
-        const unsigned long long n = c->next_job++;
-        Slot *s = &c->slot[n % c->nslots];
-        const Slot *prev = s->new_seq ? NULL : &c->slot[(n - 1) % c->nslots];
-        pthread_mutex_unlock(&c->mu);
-        SqRawResult res;
-        score_frame(c, w, s->pl, prev ? prev->pl : NULL,
-                    prev && !prev->new_seq, &res);
-        pthread_mutex_lock(&c->mu);
-        s->res = res;
-        s->done = 1;
-        pthread_cond_broadcast(&c->cv_done);
-    }
-    pthread_mutex_unlock(&c->mu);
-    return NULL;
+    CpuPriv *c = ctx;
+    const unsigned long long n = (unsigned long long)frame;
+    Slot *s = &c->slot[n % c->nslots];
+    const Slot *prev = s->new_seq ? NULL : &c->slot[(n - 1) % c->nslots];
+    score_frame(c, &c->w[thread], s->pl, prev ? prev->pl : NULL, prev && !prev->new_seq,
+                &s->res);
 }
 
 static void cpu_close(void **pp)
@@ -187,15 +165,8 @@ static void cpu_close(void **pp)
     CpuPriv *c = *pp;
     if (!c)
         return;
-    if (c->sync_init) {
-        pthread_mutex_lock(&c->mu);
-        c->quit = 1;
-        pthread_cond_broadcast(&c->cv_job);
-        pthread_mutex_unlock(&c->mu);
-    }
+    sq_pool_stop(&c->pool);
     for (int i = 0; c->w && i < c->nworkers; i++) {
-        if (c->w[i].started)
-            pthread_join(c->w[i].thread, NULL);
         for (int f = 0; f < c->p.nplans; f++) {
             sq_cpu_side_free(&c->w[i].side[f][0], &c->p.alloc);
             sq_cpu_side_free(&c->w[i].side[f][1], &c->p.alloc);
@@ -212,11 +183,6 @@ static void cpu_close(void **pp)
         sq_free(&a, c->prev_rows[p]);
         sq_free(&a, c->prev[0][p]);
         sq_free(&a, c->prev[1][p]);
-    }
-    if (c->sync_init) {
-        pthread_mutex_destroy(&c->mu);
-        pthread_cond_destroy(&c->cv_job);
-        pthread_cond_destroy(&c->cv_done);
     }
     sq_free(&a, c);
     *pp = NULL;
@@ -251,7 +217,6 @@ static int cpu_open(void **pp, const SqBackendParams *p, char *err, size_t errle
     if (!c->w)
         goto oom;
     for (int i = 0; i < c->nworkers; i++) {
-        c->w[i].c = c;
         for (int f = 0; f < p->nplans; f++) {
             if (sq_cpu_side_alloc(&c->w[i].side[f][0], p->plans[f], &p->alloc) < 0 ||
                 sq_cpu_side_alloc(&c->w[i].side[f][1], p->plans[f], &p->alloc) < 0)
@@ -291,33 +256,15 @@ static int cpu_open(void **pp, const SqBackendParams *p, char *err, size_t errle
         if (!(c->slot[i].buf[0] = sq_malloc(&p->alloc, bytes, 1)) ||
             !(c->slot[i].buf[1] = sq_malloc(&p->alloc, bytes, 1)))
             goto oom;
-    if (pthread_mutex_init(&c->mu, NULL))
-        goto oom;
-    if (pthread_cond_init(&c->cv_job, NULL)) {
-        pthread_mutex_destroy(&c->mu);
-        goto oom;
-    }
-    if (pthread_cond_init(&c->cv_done, NULL)) {
-        pthread_cond_destroy(&c->cv_job);
-        pthread_mutex_destroy(&c->mu);
-        goto oom;
-    }
-    c->sync_init = 1;
     /* Workers share one job queue, so fewer than asked (a thread limit, an
      * address-space limit) only costs speed; none at all cannot score. */
-    int started = 0;
-    for (int i = 0; i < c->nworkers; i++) {
-        const int e = pthread_create(&c->w[i].thread, NULL, worker_main, &c->w[i]);
-        if (e) {
-            if (!started) {
-                snprintf(err, errlen, "cannot start a CPU worker thread: %s", strerror(e));
-                cpu_close(pp);
-                return -ENOMEM;
-            }
-            break;
-        }
-        c->w[i].started = 1;
-        started++;
+    const int ret = sq_pool_start(&c->pool, c->nworkers, c->cap, &p->alloc);
+    if (ret == -ENOMEM)
+        goto oom;
+    if (ret < 0) {
+        snprintf(err, errlen, "cannot start a CPU worker thread: %s", strerror(-ret));
+        cpu_close(pp);
+        return -ENOMEM;
     }
     return 0;
 oom:
@@ -352,8 +299,6 @@ static int cpu_send(void *priv, const SpeedqaPicture *ref, const SpeedqaPicture 
                     char *err, size_t errlen)
 {
     CpuPriv *c = priv;
-    (void)err;
-    (void)errlen;
     if (c->nworkers == 1) {
         const Planes cur[2] = { picture_planes(ref), picture_planes(dis) };
         const int keep = c->need_prev[0] || c->need_prev[1] || c->need_prev[2];
@@ -369,18 +314,16 @@ static int cpu_send(void *priv, const SpeedqaPicture *ref, const SpeedqaPicture 
         c->sync_ready = 1;
         return 0;
     }
-    pthread_mutex_lock(&c->mu);
     Slot *s = &c->slot[c->sent % c->nslots];
-    pthread_mutex_unlock(&c->mu);
     /* The slot is not read by any worker: see nslots. */
     copy_planes(c, ref, s->buf[0], &s->pl[0]);
     copy_planes(c, dis, s->buf[1], &s->pl[1]);
     s->new_seq = new_seq;
-    s->done = 0;
-    pthread_mutex_lock(&c->mu);
+    if (sq_pool_submit(c->pool, score_slot, c, (int64_t)c->sent) < 0) {
+        snprintf(err, errlen, "cpu: queue full");
+        return -EAGAIN;
+    }
     c->sent++;
-    pthread_cond_signal(&c->cv_job);
-    pthread_mutex_unlock(&c->mu);
     return 0;
 }
 
@@ -396,18 +339,10 @@ static int cpu_receive(void *priv, SqRawResult *out, int block, char *err, size_
         c->sync_ready = 0;
         return 0;
     }
-    pthread_mutex_lock(&c->mu);
-    Slot *s = &c->slot[c->received % c->nslots];
-    while (!s->done && block)
-        pthread_cond_wait(&c->cv_done, &c->mu);
-    int ret = -EAGAIN;
-    if (s->done) {
-        *out = s->res;
-        c->received++;
-        ret = 0;
-    }
-    pthread_mutex_unlock(&c->mu);
-    return ret;
+    if (sq_pool_collect(c->pool, block) < 0)
+        return -EAGAIN;
+    *out = c->slot[c->received++ % c->nslots].res;
+    return 0;
 }
 
 static const SqRawResult *cpu_scored(void *priv)

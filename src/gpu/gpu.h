@@ -13,6 +13,7 @@
 #ifndef SQ_GPU_GPU_H
 #define SQ_GPU_GPU_H
 
+#include "core/plan_core.h"
 #include "math/dims.h"
 #include "math/prelude.h"
 
@@ -45,17 +46,14 @@ typedef struct SqGpuLayout {
     int64_t bytes;         /* total, aligned */
 } SqGpuLayout;
 
-/* One feature's plan as the kernels read it (uploaded once at open). */
+/* One plan as the kernels read it (uploaded once at open): the host plan's
+ * core as it is, then where this device put its buffers. */
 typedef struct SqGpuPlan {
-    SqDims d;
+    SQ_PLAN_CORE_MEMBERS
     SqGpuLayout lay;
     int64_t ps_iy, ps_ix, ps_wy, ps_wx; /* arena offsets of the prescale tables */
     int64_t ps_rows;       /* prescale: arena offset of d.h bytes, 1 = a row the feature
                             * reads (sq_plan_rows_read), the rows range-checked */
-    int32_t prescale, taps_a, taps_m;
-    float sigma_nn, nn_floor;
-    int32_t pad[3];
-    float ga[SQ_MAX_TAPS + 1], gm[SQ_MAX_TAPS + 1];
 } SqGpuPlan;
 
 /*

@@ -180,7 +180,7 @@ static int api_run(const Clip *c, const char *const *feats, SpeedqaBackend be, i
             speedqa_flush(ctx);
         while (o->first_fail < 0) {
             const int r = speedqa_receive(ctx, &sc);
-            if (r == SPEEDQA_ERR(EAGAIN))
+            if (r == SPEEDQA_ERR(EAGAIN) || r == SPEEDQA_EOF)
                 break;
             if (r < 0) {
                 o->first_fail = received; /* the oldest frame not yet received */

@@ -1,0 +1,174 @@
+#include "core/pool.h"
+
+#include <errno.h>
+#include <pthread.h>
+
+typedef struct Item {
+    SqPoolFn fn;
+    void *ctx;
+    int64_t arg;
+    int done;
+} Item;
+
+typedef struct Thread {
+    pthread_t th;
+    int index;
+    SqPool *p;
+} Thread;
+
+struct SqPool {
+    SqAlloc a;
+    pthread_mutex_t mu;
+    pthread_cond_t work, done;
+    int nthreads, depth, quit;
+    Thread *th;
+    /* A ring: items [collected, submitted) are uncollected, of which
+     * [started, submitted) wait for a thread. An item keeps its place until
+     * collected, so a thread can mark it done without holding it. */
+    Item *q;
+    uint64_t collected, started, submitted;
+};
+
+static void *thread_main(void *arg)
+{
+    Thread *t = arg;
+    SqPool *p = t->p;
+    pthread_mutex_lock(&p->mu);
+    for (;;) {
+        while (!p->quit && p->started == p->submitted)
+            pthread_cond_wait(&p->work, &p->mu);
+        if (p->quit)
+            break;
+        Item *it = &p->q[p->started++ % (uint64_t)p->depth];
+        pthread_mutex_unlock(&p->mu);
+        it->fn(it->ctx, it->arg, t->index);
+        pthread_mutex_lock(&p->mu);
+        it->done = 1;
+        pthread_cond_broadcast(&p->done);
+    }
+    pthread_mutex_unlock(&p->mu);
+    return NULL;
+}
+
+static void pool_free(SqPool *p)
+{
+    const SqAlloc a = p->a;
+    sq_free(&a, p->th);
+    sq_free(&a, p->q);
+    sq_free(&a, p);
+}
+
+int sq_pool_start(SqPool **out, int nthreads, int depth, const SqAlloc *a)
+{
+    *out = NULL;
+    SqPool *p = sq_calloc(a, 1, sizeof(*p));
+    if (!p)
+        return -ENOMEM;
+    p->a = *a;
+    p->depth = depth;
+    p->th = sq_calloc(a, (size_t)nthreads, sizeof(*p->th));
+    p->q = sq_calloc(a, (size_t)depth, sizeof(*p->q));
+    if (!p->th || !p->q) {
+        pool_free(p);
+        return -ENOMEM;
+    }
+    if (pthread_mutex_init(&p->mu, NULL)) {
+        pool_free(p);
+        return -ENOMEM;
+    }
+    if (pthread_cond_init(&p->work, NULL)) {
+        pthread_mutex_destroy(&p->mu);
+        pool_free(p);
+        return -ENOMEM;
+    }
+    if (pthread_cond_init(&p->done, NULL)) {
+        pthread_cond_destroy(&p->work);
+        pthread_mutex_destroy(&p->mu);
+        pool_free(p);
+        return -ENOMEM;
+    }
+    int e = 0;
+    for (int i = 0; i < nthreads; i++) {
+        p->th[i].index = i;
+        p->th[i].p = p;
+        if ((e = pthread_create(&p->th[i].th, NULL, thread_main, &p->th[i])) != 0)
+            break;
+        p->nthreads++;
+    }
+    if (!p->nthreads) {
+        sq_pool_stop(&p);
+        return -e;
+    }
+    *out = p;
+    return 0;
+}
+
+int sq_pool_threads(const SqPool *p)
+{
+    return p ? p->nthreads : 0;
+}
+
+int sq_pool_submit(SqPool *p, SqPoolFn fn, void *ctx, int64_t arg)
+{
+    pthread_mutex_lock(&p->mu);
+    if (p->submitted - p->collected >= (uint64_t)p->depth) {
+        pthread_mutex_unlock(&p->mu);
+        return -EAGAIN;
+    }
+    Item *it = &p->q[p->submitted++ % (uint64_t)p->depth];
+    it->fn = fn;
+    it->ctx = ctx;
+    it->arg = arg;
+    it->done = 0;
+    pthread_cond_signal(&p->work);
+    pthread_mutex_unlock(&p->mu);
+    return 0;
+}
+
+int sq_pool_collect(SqPool *p, int block)
+{
+    pthread_mutex_lock(&p->mu);
+    Item *it = &p->q[p->collected % (uint64_t)p->depth];
+    while (!it->done && block)
+        pthread_cond_wait(&p->done, &p->mu);
+    const int done = it->done;
+    if (done)
+        p->collected++;
+    pthread_mutex_unlock(&p->mu);
+    return done ? 0 : -EAGAIN;
+}
+
+void sq_pool_for(SqPool *p, int nparts, SqPoolFn fn, void *ctx)
+{
+    const int caller = sq_pool_threads(p);
+    int queued = 0;
+    for (int k = 1; k < nparts; k++) {
+        /* a full queue: the caller takes the part */
+        if (p && sq_pool_submit(p, fn, ctx, k) == 0)
+            queued++;
+        else
+            fn(ctx, k, caller);
+    }
+    if (nparts > 0)
+        fn(ctx, 0, caller);
+    while (queued--)
+        sq_pool_collect(p, 1);
+}
+
+void sq_pool_stop(SqPool **pp)
+{
+    SqPool *p = *pp;
+    if (!p)
+        return;
+    pthread_mutex_lock(&p->mu);
+    p->quit = 1;
+    pthread_cond_broadcast(&p->work);
+    pthread_mutex_unlock(&p->mu);
+    for (int i = 0; i < p->nthreads; i++)
+        pthread_join(p->th[i].th, NULL);
+    pthread_cond_destroy(&p->done);
+    pthread_cond_destroy(&p->work);
+    pthread_mutex_destroy(&p->mu);
+    pool_free(p);
+    *pp = NULL;
+}

@@ -1,0 +1,49 @@
+/*
+ * One small thread pool for every backend's host threads: the CPU
+ * backend's frame workers (queued items, collected in submission order)
+ * and the GPU pipeline's staging helpers (a parallel loop). No global
+ * state: each context owns its pool.
+ */
+#ifndef SQ_CORE_POOL_H
+#define SQ_CORE_POOL_H
+
+#include <stdint.h>
+
+#include "core/mem.h"
+
+typedef struct SqPool SqPool;
+
+/* thread: 0 .. sq_pool_threads() - 1 for a pool thread, sq_pool_threads()
+ * for the caller of sq_pool_for, so per-thread scratch can be indexed. */
+typedef void (*SqPoolFn)(void *ctx, int64_t arg, int thread);
+
+/*
+ * Start up to nthreads (>= 1) threads and a queue of depth (>= 1) items.
+ * Fewer threads start when pthread_create fails: a thread limit only costs
+ * speed. -ENOMEM: no memory; the negative pthread error when no thread
+ * started. On failure nothing stays allocated.
+ */
+int sq_pool_start(SqPool **out, int nthreads, int depth, const SqAlloc *a);
+int sq_pool_threads(const SqPool *p);
+
+/* Queue fn(ctx, arg, thread): 0, or -EAGAIN when depth items are uncollected. */
+int sq_pool_submit(SqPool *p, SqPoolFn fn, void *ctx, int64_t arg);
+
+/*
+ * Release the oldest uncollected item once it has run: 0, or -EAGAIN when
+ * block == 0 and it has not. Whatever it wrote is visible to the caller.
+ * Only called with an item uncollected.
+ */
+int sq_pool_collect(SqPool *p, int block);
+
+/*
+ * fn(ctx, k, thread) for every k in 0 .. nparts - 1, spread over the pool
+ * threads and the caller; returns when all have run. p == NULL runs them all
+ * in the caller. Only on a pool with no uncollected items.
+ */
+void sq_pool_for(SqPool *p, int nparts, SqPoolFn fn, void *ctx);
+
+/* Queued items that have not started never run; running ones finish. */
+void sq_pool_stop(SqPool **p);
+
+#endif

@@ -1,0 +1,213 @@
+/*
+ * Device layout of the GPU pipeline: what one frame occupies (staged
+ * planes, per-job scratch), how many frames a batch holds, where each part
+ * of the one arena allocation lies, and the plans uploaded at open.
+ */
+#include <errno.h>
+#include <string.h>
+
+#include "core/format.h"
+#include "gpu/pipeline_priv.h"
+#include "math/filter.h"
+#include "math/prescale.h"
+
+/* Hands out aligned byte ranges one after another. */
+static int64_t take(int64_t *o, int64_t bytes)
+{
+    const int64_t at = *o;
+    *o = sq_gpu_align(at + bytes);
+    return at;
+}
+
+static void layout_side(const SqPlan *pl, SqGpuLayout *l)
+{
+    const SqDims *d = &pl->d;
+    int64_t o = 0;
+    memset(l, 0, sizeof(*l));
+    if (pl->prescale >= 0) {
+        l->conv = take(&o, (int64_t)d->w * d->h * 4);
+        l->scaled = take(&o, (int64_t)d->scaled_w * d->scaled_h * 4);
+    }
+    l->vrow = take(&o, (int64_t)d->op_h * d->scaled_w * 4);
+    l->op = take(&o, (int64_t)d->op_h * d->op_w * 4);
+    l->mrow = take(&o, (int64_t)d->op_h * d->op_w * 4);
+    l->dimg = take(&o, (int64_t)d->op_h * d->op_w * 4);
+    l->rows = take(&o, (int64_t)d->trunc_h * sq_cov_row_doubles(d->b) * 8);
+    l->k = take(&o, (int64_t)d->n * d->n * 4);
+    l->lambda = take(&o, (int64_t)d->n * 4);
+    l->y = take(&o, (int64_t)d->n * d->nb * 4);
+    l->x = take(&o, (int64_t)d->n * d->nb * 4);
+    l->flags = take(&o, 2 * 4);
+    l->work = take(&o, (int64_t)(SQ_GPU_WORK_EIGEN(d->n) + SQ_GPU_WORK_SOLVE(d->n)) * 4);
+    l->bytes = o;
+}
+
+/* Which planes are read, and whether only the runs around every 16th row are. */
+void sq_gpu_plan_planes(GpuPriv *g)
+{
+    const SqBackendParams *p = &g->p;
+    int radius[3] = { 0, 0, 0 }, whole[3] = { 0, 0, 0 };
+    for (int j = 0; j < p->njobs; j++) {
+        const SqPlan *pl = p->plans[p->jobs[j].plan];
+        for (int k = 0; k < 2; k++) {
+            const int c = p->jobs[j].side[k].plane;
+            g->geo[c].need = 1;
+            if (pl->prescale >= 0)
+                whole[c] = 1;
+            radius[c] = sq_imax(radius[c], pl->taps_a >> 1);
+        }
+    }
+    const int64_t bps = p->format.bpc > 8 ? 2 : 1;
+    int64_t stage = 0, base = 0;
+    for (int s = 0; s < 2; s++) {
+        int64_t st = 0, full = 0;
+        g->stage_start[s] = stage;
+        g->side_base[s] = base;
+        for (int c = 0; c < 3; c++) {
+            PlaneGeo *pg = &g->geo[c];
+            if (!pg->need)
+                continue;
+            sq_plane_size(&p->format, c, &pg->w, &pg->h);
+            pg->op_h = pg->h >> SQ_DECIM_SHIFT;
+            pg->row_bytes = pg->w * bps;
+            /* Runs must stay disjoint (2r + 1 < 16) to save anything. */
+            pg->runs = whole[c] || 2 * radius[c] + 1 >= (1 << SQ_DECIM_SHIFT) ? 0 : 2 * radius[c] + 1;
+            pg->stage_bytes = (pg->runs ? (int64_t)pg->op_h * pg->runs : pg->h) * pg->row_bytes;
+            pg->stage_off[s] = stage + st;
+            pg->dev_off[s] = base + st;
+            st = sq_gpu_align(st + pg->stage_bytes);
+            pg->full_off[s] = base + full;
+            full = sq_gpu_align(full + (int64_t)pg->h * pg->row_bytes);
+        }
+        g->stage_len[s] = st;
+        stage += st;
+        base += full > st ? full : st;
+    }
+    g->stage_bytes = stage;
+    g->slot_bytes = base;
+}
+
+void sq_gpu_plan_scratch(GpuPriv *g)
+{
+    int64_t o = 0;
+    g->pairs_per_frame = g->p.njobs;
+    for (int j = 0; j < g->p.njobs; j++) {
+        SqGpuLayout l;
+        const SqPlan *pl = g->p.plans[g->p.jobs[j].plan];
+        layout_side(pl, &l);
+        for (int s = 0; s < 2; s++) {
+            g->side_off[j][s] = o;
+            o += l.bytes;
+        }
+        g->pair_off[j] = o;
+        o = sq_gpu_align(o + (int64_t)pl->d.nb * 4);
+        if (pl->prescale >= 0)
+            g->has_prescale = 1;
+    }
+    g->frame_scratch = o;
+}
+
+static int64_t table_bytes(const SqPlan *pl)
+{
+    return pl->prescale < 0 ? 0 : 2 * sq_gpu_align((int64_t)SQ_PS_TAPS * pl->d.scaled_h * 4) +
+                                      2 * sq_gpu_align((int64_t)SQ_PS_TAPS * pl->d.scaled_w * 4) +
+                                      sq_gpu_align(pl->d.h);
+}
+
+/*
+ * The arena for batches of b frames: plans, prescale tables, problem
+ * tables, results, per-batch scratch, then the 2b + 1 frame slots. Sets the
+ * offsets, returns the size.
+ */
+static int64_t layout_arena(GpuPriv *g, int b)
+{
+    const int64_t max_pairs = (int64_t)b * g->pairs_per_frame;
+    ArenaMap *at = &g->at;
+    int64_t o = 0;
+    at->plans = take(&o, g->p.nplans * (int64_t)sizeof(SqGpuPlan));
+    at->tables = o;
+    for (int f = 0; f < g->p.nplans; f++)
+        o += table_bytes(g->p.plans[f]);
+    at->sides = take(&o, 2 * max_pairs * (int64_t)sizeof(SqGpuSide));
+    at->pairs = take(&o, max_pairs * (int64_t)sizeof(SqGpuPair));
+    at->results = take(&o, max_pairs * (int64_t)sizeof(SqGpuResult));
+    at->scratch = o;
+    o += b * g->frame_scratch;
+    at->slots = o;
+    o += (2 * b + 1) * g->slot_bytes;
+    return o;
+}
+
+/*
+ * Frames per batch: the most that keep staging and scratch within their
+ * budgets and, when the runtime has a largest allocation (max_alloc > 0,
+ * OpenCL), the arena within it. Only ever lowers an earlier choice.
+ */
+void sq_gpu_choose_batch(GpuPriv *g, int64_t max_alloc)
+{
+    int b = g->batch ? g->batch : MAX_BATCH;
+    while (b > 1 && ((2 * b + 1) * g->stage_bytes > PINNED_BUDGET ||
+                     b * g->frame_scratch > SCRATCH_BUDGET ||
+                     (max_alloc > 0 && layout_arena(g, b) > max_alloc)))
+        b--;
+    g->batch = b;
+    g->cap = 2 * b;
+    g->nslots = g->cap + 1;  /* frame n may still read slot n - 1 */
+    g->nbslots = g->cap;     /* a batch holds at least one frame */
+    g->arena_bytes = layout_arena(g, b);
+}
+
+/* Plans and prescale tables: uploaded once, from a temporary host copy. */
+int sq_gpu_upload_plans(GpuPriv *g)
+{
+    const int nf = g->p.nplans;
+    SqGpuPlan *hp = sq_calloc(&g->p.alloc, (size_t)nf, sizeof(*hp));
+    size_t mark_bytes = 0;
+    for (int f = 0; f < nf; f++)
+        if (g->p.plans[f]->prescale >= 0)
+            mark_bytes += (size_t)g->p.plans[f]->d.h;
+    /* row masks of the prescaled features, alive until the uploads are done */
+    uint8_t *marks = sq_calloc(&g->p.alloc, mark_bytes ? mark_bytes : 1, 1), *mark = marks;
+    if (!hp || !marks) {
+        sq_free(&g->p.alloc, hp);
+        sq_free(&g->p.alloc, marks);
+        return -ENOMEM;
+    }
+    const SqGpuFns *fn = g->fns;
+    const int s = SQ_GPU_STREAM_COMPUTE;
+    int ret = 0;
+    int64_t t = g->at.tables;
+    for (int f = 0; f < nf && !ret; f++) {
+        const SqPlan *pl = g->p.plans[f];
+        SqGpuPlan *q = &hp[f];
+        q->core = pl->core;
+        layout_side(pl, &q->lay);
+        q->ps_iy = q->ps_ix = q->ps_wy = q->ps_wx = q->ps_rows = -1;
+        if (pl->prescale < 0)
+            continue;
+        if ((ret = sq_plan_rows_read(pl, mark, &g->p.alloc)) < 0)
+            break;
+        const int64_t ny = (int64_t)SQ_PS_TAPS * pl->d.scaled_h * 4;
+        const int64_t nx = (int64_t)SQ_PS_TAPS * pl->d.scaled_w * 4;
+        q->ps_iy = take(&t, ny);
+        q->ps_wy = take(&t, ny);
+        q->ps_ix = take(&t, nx);
+        q->ps_wx = take(&t, nx);
+        q->ps_rows = take(&t, pl->d.h);
+        if ((ret = fn->upload(g->dev, s, g->arena + q->ps_rows, mark, (size_t)pl->d.h)) < 0 ||
+            (ret = fn->upload(g->dev, s, g->arena + q->ps_iy, pl->ps_iy, (size_t)ny)) < 0 ||
+            (ret = fn->upload(g->dev, s, g->arena + q->ps_wy, pl->ps_wy, (size_t)ny)) < 0 ||
+            (ret = fn->upload(g->dev, s, g->arena + q->ps_ix, pl->ps_ix, (size_t)nx)) < 0 ||
+            (ret = fn->upload(g->dev, s, g->arena + q->ps_wx, pl->ps_wx, (size_t)nx)) < 0)
+            break;
+        mark += pl->d.h;
+    }
+    if (!ret)
+        ret = fn->upload(g->dev, s, g->arena + g->at.plans, hp, (size_t)nf * sizeof(*hp));
+    /* pageable sources: wait before freeing them (open only) */
+    if (!ret && (ret = fn->event_record(g->dev, ev_plans_uploaded(g), s)) == 0)
+        ret = fn->event_sync(g->dev, ev_plans_uploaded(g));
+    sq_free(&g->p.alloc, hp);
+    sq_free(&g->p.alloc, marks);
+    return ret;
+}

@@ -1,0 +1,145 @@
+/*
+ * State shared by the files of the generic GPU pipeline (pipeline.c: the
+ * SqBackend entry points; layout.c: device layout and plan upload;
+ * staging.c: frames into pinned staging and the arena; launch.c: batches,
+ * kernels, results). Not seen by the runtimes.
+ */
+#ifndef SQ_GPU_PIPELINE_PRIV_H
+#define SQ_GPU_PIPELINE_PRIV_H
+
+#include <stdint.h>
+
+#include "core/plan.h"
+#include "core/pool.h"
+#include "gpu/gpu.h"
+
+#define MAX_BATCH 32
+/* Budgets that bound the batch size for large frames. */
+#define PINNED_BUDGET ((int64_t)512 << 20)
+#define SCRATCH_BUDGET ((int64_t)3 << 30)
+#define MAX_STAGERS 8
+
+typedef struct PlaneGeo {
+    int need;            /* some feature reads this plane */
+    int w, h, op_h;
+    int runs;            /* rows per run (2r + 1), 0: whole plane */
+    int64_t row_bytes;
+    int64_t stage_bytes; /* bytes as staged (runs or whole) */
+    int64_t stage_off[2]; /* per picture (ref, dis) in the pinned staging of a slot */
+    int64_t dev_off[2], full_off[2]; /* in the device slot: staged, device-copied */
+} PlaneGeo;
+
+typedef struct FrameRec {
+    int bslot, index;    /* batch slot, position in the batch */
+    int has_prev;
+    int64_t base[2][3], stride[2][3];
+    int runs[2][3];
+} FrameRec;
+
+typedef struct BatchRec {
+    int nframes, npairs;
+    int launched, done;
+    SqGpuSide *sides;    /* pinned */
+    SqGpuPair *pairs;    /* pinned, right after sides */
+    SqGpuResult *res;    /* pinned */
+} BatchRec;
+
+/* Offsets of the arena's parts (layout_arena). */
+typedef struct ArenaMap {
+    int64_t plans, tables, sides, pairs, results, scratch, slots;
+} ArenaMap;
+
+typedef struct GpuPriv {
+    SqBackendParams p;
+    const SqGpuFns *fns;
+    SqGpuDev *dev;
+    int sticky;
+    char msg[320];
+
+    /* what a frame is: set by plan_planes and plan_scratch */
+    PlaneGeo geo[3];
+    int64_t side_off[SQ_MAX_JOBS][2], pair_off[SQ_MAX_JOBS]; /* in a frame's scratch */
+    int64_t frame_scratch;
+    int pairs_per_frame;
+    int has_prescale;
+    int64_t slot_bytes, stage_bytes;
+    /* Per picture: its staged bytes (pinned offset, length) and its part of
+     * the device slot. The two pictures' parts are disjoint, so a host
+     * picture's upload never overwrites a device picture's copy. */
+    int64_t stage_start[2], stage_len[2], side_base[2];
+
+    /* how many of them are in flight: set by choose_batch */
+    int batch, cap, nslots, nbslots;
+    SqGpuAddr arena;
+    int64_t arena_bytes;
+    ArenaMap at;
+
+    uint8_t *pinned;
+    int64_t pinned_bytes, desc_bytes;
+    FrameRec *frames;    /* nslots */
+    BatchRec *batches;   /* nbslots */
+    unsigned long long sent, received, nbatches;
+    int open_batch;      /* batch slot being filled, -1 none */
+
+    int profile;
+    double prof_ms[SQ_K_COUNT];
+    int prof_batches;
+
+    SqPool *stagers;     /* NULL: the caller stages alone */
+} GpuPriv;
+
+/*
+ * The event pool: per batch slot, "its frames are uploaded" (copy stream)
+ * and "its results are downloaded" (compute stream); then the profile
+ * marks (a start and one after each kernel); then one for open's plan
+ * upload. nbslots only ever shrinks after the device opened its events,
+ * so sq_gpu_nevents at open covers every later index.
+ */
+static inline int ev_upload_done(const GpuPriv *g, int bslot)
+{
+    (void)g;
+    return 2 * bslot;
+}
+static inline int ev_batch_done(const GpuPriv *g, int bslot)
+{
+    (void)g;
+    return 2 * bslot + 1;
+}
+static inline int ev_profile_start(const GpuPriv *g)
+{
+    return 2 * g->nbslots;
+}
+static inline int ev_profile_after(const GpuPriv *g, int kernel)
+{
+    return ev_profile_start(g) + 1 + kernel;
+}
+static inline int ev_plans_uploaded(const GpuPriv *g)
+{
+    return ev_profile_after(g, SQ_K_COUNT - 1) + 1;
+}
+static inline int sq_gpu_nevents(const GpuPriv *g)
+{
+    return ev_plans_uploaded(g) + 1;
+}
+
+/* pipeline.c */
+int sq_gpu_fail(GpuPriv *g, int ret, const char *what);
+
+/* layout.c */
+void sq_gpu_plan_planes(GpuPriv *g);
+void sq_gpu_plan_scratch(GpuPriv *g);
+void sq_gpu_choose_batch(GpuPriv *g, int64_t max_alloc);
+int sq_gpu_upload_plans(GpuPriv *g);
+
+/* staging.c */
+int sq_gpu_start_stagers(GpuPriv *g, int n_threads);
+int sq_gpu_put_frame(GpuPriv *g, FrameRec *fr, int slot, const SpeedqaPicture *ref,
+                     const SpeedqaPicture *dis, char *err, size_t errlen);
+
+/* launch.c */
+int sq_gpu_add_frame(GpuPriv *g, FrameRec *fr);
+int sq_gpu_launch_batch(GpuPriv *g);
+int sq_gpu_wait_batch(GpuPriv *g, int bslot, int block);
+void sq_gpu_take_result(const GpuPriv *g, int bslot, int index, SqRawResult *out);
+
+#endif

@@ -1,0 +1,160 @@
+/*
+ * Frames into the device: host pictures are copied (only the rows the
+ * features read) into the pinned staging of their frame slot, split over
+ * the staging threads, then uploaded on the copy stream; device pictures
+ * are copied device to device, whole.
+ */
+#include <errno.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "gpu/pipeline_priv.h"
+
+/* One frame's staging, split into nparts row ranges. */
+typedef struct StageJob {
+    const GpuPriv *g;
+    const SpeedqaPicture *pic[2]; /* NULL: a device picture, not staged */
+    uint8_t *stage;
+    int nparts;
+} StageJob;
+
+/* Rows [i0, i1) of op rows: each run of rows around row 16i, clipped to the plane. */
+static void stage_runs(const PlaneGeo *pg, const uint8_t *src, ptrdiff_t stride, uint8_t *dst,
+                       int i0, int i1)
+{
+    const size_t rb = (size_t)pg->row_bytes;
+    const int r = pg->runs >> 1;
+    for (int i = i0; i < i1; i++) {
+        const int lo = sq_imax(0, (i << SQ_DECIM_SHIFT) - r);
+        const int hi = sq_imin(pg->h - 1, (i << SQ_DECIM_SHIFT) + r);
+        uint8_t *d = dst + ((int64_t)i * pg->runs + lo - (i << SQ_DECIM_SHIFT) + r) * (int64_t)rb;
+        if (stride == (ptrdiff_t)rb)
+            memcpy(d, src + (ptrdiff_t)lo * stride, rb * (size_t)(hi - lo + 1));
+        else
+            for (int y = lo; y <= hi; y++)
+                memcpy(d + (size_t)(y - lo) * rb, src + (ptrdiff_t)y * stride, rb);
+    }
+}
+
+static void stage_rows(const PlaneGeo *pg, const uint8_t *src, ptrdiff_t stride, uint8_t *dst,
+                       int y0, int y1)
+{
+    const size_t rb = (size_t)pg->row_bytes;
+    if (stride == (ptrdiff_t)rb)
+        memcpy(dst + (size_t)y0 * rb, src + (ptrdiff_t)y0 * stride, rb * (size_t)(y1 - y0));
+    else
+        for (int y = y0; y < y1; y++)
+            memcpy(dst + (size_t)y * rb, src + (ptrdiff_t)y * stride, rb);
+}
+
+/* Part k of both host pictures (a pool loop body). */
+static void stage_part(void *ctx, int64_t k, int thread)
+{
+    const StageJob *job = ctx;
+    (void)thread;
+    for (int s = 0; s < 2; s++) {
+        const SpeedqaPicture *pic = job->pic[s];
+        if (!pic)
+            continue;
+        for (int c = 0; c < 3; c++) {
+            const PlaneGeo *pg = &job->g->geo[c];
+            if (!pg->need)
+                continue;
+            const int n = pg->runs ? pg->op_h : pg->h;
+            const int a = (int)(n * k / job->nparts), b = (int)(n * (k + 1) / job->nparts);
+            uint8_t *dst = job->stage + pg->stage_off[s];
+            if (pg->runs)
+                stage_runs(pg, pic->data[c], pic->stride[c], dst, a, b);
+            else
+                stage_rows(pg, pic->data[c], pic->stride[c], dst, a, b);
+        }
+    }
+}
+
+/* n_threads - 1 helpers (the caller stages too), all of them or -EAGAIN. */
+int sq_gpu_start_stagers(GpuPriv *g, int n_threads)
+{
+    const int want = sq_imin(n_threads - 1, MAX_STAGERS);
+    if (want < 1)
+        return 0;
+    const int ret = sq_pool_start(&g->stagers, want, want, &g->p.alloc);
+    if (ret == -ENOMEM)
+        return ret;
+    if (ret < 0 || sq_pool_threads(g->stagers) < want) {
+        sq_pool_stop(&g->stagers);
+        return -EAGAIN;
+    }
+    return 0;
+}
+
+static void stage_record(const GpuPriv *g, int s, FrameRec *fr, int64_t slot)
+{
+    for (int c = 0; c < 3; c++) {
+        const PlaneGeo *pg = &g->geo[c];
+        if (!pg->need)
+            continue;
+        fr->base[s][c] = slot + pg->dev_off[s];
+        fr->stride[s][c] = pg->row_bytes;
+        fr->runs[s][c] = pg->runs;
+    }
+}
+
+/* Device planes: whole planes, device to device (negative strides kept). */
+static int copy_device_picture(GpuPriv *g, const SpeedqaPicture *pic, int s, FrameRec *fr,
+                               int64_t slot)
+{
+    for (int c = 0; c < 3; c++) {
+        const PlaneGeo *pg = &g->geo[c];
+        if (!pg->need)
+            continue;
+        const int64_t rb = pg->row_bytes, h = pg->h;
+        const ptrdiff_t stride = pic->stride[c];
+        const SqGpuAddr src = (SqGpuAddr)(uintptr_t)pic->data[c];
+        const int64_t dst = slot + pg->full_off[s];
+        const ptrdiff_t pitch = stride < 0 ? -stride : stride;
+        if (pitch < rb)
+            return -EINVAL; /* rows overlap: not a picture */
+        const SqGpuAddr low = stride < 0 ? src - (SqGpuAddr)((h - 1) * pitch) : src;
+        int ret = g->fns->copy2d(g->dev, SQ_GPU_STREAM_COPY, g->arena + dst, (size_t)rb, low,
+                                 (size_t)pitch, (size_t)rb, (size_t)h);
+        if (ret < 0)
+            return sq_gpu_fail(g, ret, "device picture copy");
+        fr->base[s][c] = stride < 0 ? dst + (h - 1) * rb : dst;
+        fr->stride[s][c] = stride < 0 ? -rb : rb;
+        fr->runs[s][c] = 0;
+    }
+    return 0;
+}
+
+/*
+ * Both pictures into frame slot `slot` (described in fr). -EINVAL with a
+ * message for a device picture that is not one; other errors are sticky.
+ */
+int sq_gpu_put_frame(GpuPriv *g, FrameRec *fr, int slot, const SpeedqaPicture *ref,
+                     const SpeedqaPicture *dis, char *err, size_t errlen)
+{
+    const SpeedqaPicture *pic[2] = { ref, dis };
+    const int64_t slot_off = g->at.slots + slot * g->slot_bytes;
+    StageJob job = { .g = g, .stage = g->pinned + slot * g->stage_bytes,
+                     .nparts = sq_pool_threads(g->stagers) + 1 };
+    int ret;
+    for (int s = 0; s < 2; s++) {
+        if (pic[s]->memory == SPEEDQA_MEM_HOST) {
+            stage_record(g, s, fr, slot_off);
+            job.pic[s] = pic[s];
+        } else if ((ret = copy_device_picture(g, pic[s], s, fr, slot_off)) < 0) {
+            if (ret == -EINVAL)
+                snprintf(err, errlen, "%s: device picture stride is smaller than a row",
+                         g->fns->name);
+            return ret;
+        }
+    }
+    if (job.pic[0] || job.pic[1])
+        sq_pool_for(g->stagers, job.nparts, stage_part, &job);
+    for (int s = 0; s < 2; s++)
+        if (job.pic[s] && g->stage_len[s] &&
+            (ret = g->fns->upload(g->dev, SQ_GPU_STREAM_COPY, g->arena + slot_off + g->side_base[s],
+                                  job.stage + g->stage_start[s], (size_t)g->stage_len[s])) < 0)
+            return sq_gpu_fail(g, ret, "frame upload");
+    return 0;
+}
