@@ -18,7 +18,7 @@
 #include <unistd.h>
 
 #include "core/backend.h"
-#include "core/feature.h"
+#include "feature/feature.h"
 #include "gpu/gpu.h"
 #include "speedqa/speedqa.h"
 

@@ -24,7 +24,7 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "core/feature.h"
+#include "feature/feature.h"
 #include "cpu/cpu.h"
 #include "math/filter.h"
 #include "math/score.h"

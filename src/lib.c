@@ -8,7 +8,7 @@
 #include <unistd.h>
 
 #include "core/backend.h"
-#include "core/feature.h"
+#include "feature/feature.h"
 #include "core/format.h"
 #include "speedqa/speedqa.h"
 

@@ -2,7 +2,7 @@
  * What a backend implements: it runs plane jobs and returns their raw
  * results. What a feature means (which planes and pictures it reads, the
  * previous frame of speed_temporal, use_ref_diff, the pooling mode, score
- * assembly) is the feature layer's (core/feature.c) and reaches a backend
+ * assembly) is the feature layer's (feature/feature.c) and reaches a backend
  * only as jobs; no backend sees a feature kind or an option.
  */
 #ifndef SQ_CORE_BACKEND_H
@@ -12,7 +12,7 @@
 #include <stdint.h>
 
 #include "core/mem.h"
-#include "core/plan.h"
+#include "feature/plan.h"
 #include "speedqa/speedqa.h"
 
 #define SQ_MAX_PLANS SPEEDQA_MAX_FEATURES

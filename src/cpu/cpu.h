@@ -9,7 +9,7 @@
 #include <stdint.h>
 
 #include "core/mem.h"
-#include "core/plan.h"
+#include "feature/plan.h"
 #include "cpu/dsp.h"
 
 /* Where the core's input samples come from (see sq_src_at). */

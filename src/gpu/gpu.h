@@ -13,7 +13,7 @@
 #ifndef SQ_GPU_GPU_H
 #define SQ_GPU_GPU_H
 
-#include "core/plan_core.h"
+#include "feature/plan_core.h"
 #include "math/dims.h"
 #include "math/prelude.h"
 

@@ -9,7 +9,7 @@
 
 #include <stdint.h>
 
-#include "core/plan.h"
+#include "feature/plan.h"
 #include "core/pool.h"
 #include "gpu/gpu.h"
 

@@ -1,7 +1,7 @@
 /*
  * Resampling by speed_prescale (spec 4.2), one output sample per call.
  * Source indices (already mirrored) and weights come from per-axis tables
- * built once on the host (sq_prescale_axis, src/core/taps.c), because they need
+ * built once on the host (sq_prescale_axis, src/feature/taps.c), because they need
  * floor/sin whose last bit differs between libm and GPU libraries.
  * Per axis and output index there are SQ_PS_TAPS slots:
  *   nearest:  idx[0]

@@ -10,7 +10,7 @@
 #include <string.h>
 
 #include "checkkernel.h"
-#include "core/feature.h"
+#include "feature/feature.h"
 #include "cpu/cpu.h"
 #include "math/est.h"
 #include "math/filter.h"

@@ -15,7 +15,7 @@
 #include <math.h>
 #include <string.h>
 
-#include "core/options.h"
+#include "feature/options.h"
 #include "fuzz_common.h"
 #include "speedqa/speedqa.h"
 

@@ -10,7 +10,7 @@
 #include <stddef.h>
 
 #include "core/backend.h"
-#include "core/feature.h"
+#include "feature/feature.h"
 #include "gpu/gpu.h"
 
 typedef struct Runner {

@@ -18,7 +18,7 @@
 #include <string.h>
 
 #include "common/util.h"
-#include "core/feature.h"
+#include "feature/feature.h"
 #include "runner.h"
 
 static int fails;

@@ -27,7 +27,7 @@
 #include "common/json.h"
 #include "common/synth.h"
 #include "common/util.h"
-#include "core/feature.h"
+#include "feature/feature.h"
 #include "math/est.h"
 #include "math/filter.h"
 #include "math/opimg.h"

@@ -5,7 +5,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "core/options.h"
+#include "feature/options.h"
 #include "math/prescale.h"
 
 typedef enum { OPT_DOUBLE, OPT_INT, OPT_BOOL, OPT_STRING } OptType;

@@ -3,8 +3,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "core/plan.h"
-#include "core/taps.h"
+#include "feature/plan.h"
+#include "feature/taps.h"
 #include "math/filter.h"
 #include "math/prescale.h"
 

@@ -4,8 +4,8 @@
  * the host libm (which is what Netflix used) and handed to every backend,
  * so no device ever evaluates a transcendental for them.
  */
-#ifndef SQ_CORE_TAPS_H
-#define SQ_CORE_TAPS_H
+#ifndef SQ_FEATURE_TAPS_H
+#define SQ_FEATURE_TAPS_H
 
 #include <stdint.h>
 

@@ -4,15 +4,15 @@
  * Built once at open; read-only afterwards, so any number of workers and
  * any backend can share it.
  */
-#ifndef SQ_CORE_PLAN_H
-#define SQ_CORE_PLAN_H
+#ifndef SQ_FEATURE_PLAN_H
+#define SQ_FEATURE_PLAN_H
 
 #include <stddef.h>
 #include <stdint.h>
 
 #include "core/mem.h"
-#include "core/options.h"
-#include "core/plan_core.h"
+#include "feature/options.h"
+#include "feature/plan_core.h"
 #include "math/dims.h"
 
 typedef struct SqPlan {

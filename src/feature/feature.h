@@ -3,15 +3,15 @@
  * per-stream state (previous luma for speed_temporal). Score assembly for
  * both features lives here once, whatever backend computes the planes.
  */
-#ifndef SQ_CORE_FEATURE_H
-#define SQ_CORE_FEATURE_H
+#ifndef SQ_FEATURE_FEATURE_H
+#define SQ_FEATURE_FEATURE_H
 
 #include <stddef.h>
 #include <stdint.h>
 
-#include "core/options.h"
+#include "feature/options.h"
 #include "core/backend.h"
-#include "core/plan.h"
+#include "feature/plan.h"
 #include "speedqa/speedqa.h"
 
 typedef struct SqFeature {

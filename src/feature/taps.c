@@ -1,6 +1,6 @@
 #include <math.h>
 
-#include "core/taps.h"
+#include "feature/taps.h"
 
 int sq_window_size(int scale, double kernelscale)
 {

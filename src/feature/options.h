@@ -3,8 +3,8 @@
  * libvmaf's option parsing and value normalisation (spec 2.5, 3), and the
  * emitted score names with their option suffixes.
  */
-#ifndef SQ_CORE_OPTIONS_H
-#define SQ_CORE_OPTIONS_H
+#ifndef SQ_FEATURE_OPTIONS_H
+#define SQ_FEATURE_OPTIONS_H
 
 #include <stddef.h>
 

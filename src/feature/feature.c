@@ -4,7 +4,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "core/feature.h"
+#include "feature/feature.h"
 #include "core/format.h"
 #include "math/score.h"
 

@@ -8,8 +8,8 @@
  * struct copy, overlaid with the same fields unnamed, so code keeps writing
  * plan->taps_a rather than plan->core.taps_a.
  */
-#ifndef SQ_CORE_PLAN_CORE_H
-#define SQ_CORE_PLAN_CORE_H
+#ifndef SQ_FEATURE_PLAN_CORE_H
+#define SQ_FEATURE_PLAN_CORE_H
 
 #include "math/dims.h"
 
