@@ -16,6 +16,7 @@
 #include "gpu/gpu.h"
 #include "gpu/opencl/cl.h"
 #include "gpu/opencl/fns.h"
+#include "gpu/opencl/fns_priv.h"
 
 #define ADDR_SHIFT 40
 #define ADDR_OFF(a) ((size_t)((a) & ((1ull << ADDR_SHIFT) - 1)))
@@ -30,34 +31,7 @@ static const char *const kernel_names[SQ_K_COUNT] = {
 #undef SQ_KERNEL
 };
 
-typedef struct HostBuf {
-    void *ptr;
-    cl_mem mem;
-    size_t size;
-} HostBuf;
-
-struct SqGpuDev {
-    SqAlloc a;
-    SqCl cl;
-    SqClDevInfo info;
-    int flat;
-    cl_context ctx;
-    cl_command_queue q[SQ_GPU_NSTREAMS];
-    cl_program prog;
-    cl_kernel k[SQ_K_COUNT];
-    size_t kwg[SQ_K_COUNT];
-    cl_mem *bufs;
-    int nbufs;
-    HostBuf *hosts;
-    int nhosts;
-    cl_event *ev;
-    int nev;
-    int from_cache;
-    int failed;           /* first error, sticky */
-    char errbuf[512];
-};
-
-static int fail(SqGpuDev *d, int ret, const char *fmt, ...)
+int sq_cl_fail(SqGpuDev *d, int ret, const char *fmt, ...)
 {
     if (!d->failed) {
         va_list ap;
@@ -69,47 +43,19 @@ static int fail(SqGpuDev *d, int ret, const char *fmt, ...)
     return d->failed;
 }
 
-static int cl_fail(SqGpuDev *d, const char *call, cl_int e, const char *file, int line)
+int sq_cl_fail_call(SqGpuDev *d, const char *call, cl_int e, const char *file, int line)
 {
     char buf[48];
     const int ret = e == CL_OUT_OF_HOST_MEMORY || e == CL_MEM_OBJECT_ALLOCATION_FAILURE ? -ENOMEM : -EIO;
-    return fail(d, ret, "%s failed: %s (%s:%d)", call, sq_cl_strerror(e, buf, sizeof(buf)), file, line);
+    return sq_cl_fail(d, ret, "%s failed: %s (%s:%d)", call, sq_cl_strerror(e, buf, sizeof(buf)), file,
+                      line);
 }
-
-/* Every OpenCL call goes through this: log call, error name and file:line, then cleanup. */
-#define CL(call)                                                              \
-    do {                                                                      \
-        const cl_int e_ = (call);                                             \
-        if (e_ != CL_SUCCESS) {                                               \
-            ret = cl_fail(d, #call, e_, __FILE__, __LINE__);                  \
-            goto error;                                                       \
-        }                                                                     \
-    } while (0)
-
-/* For the creators, which report through an out parameter. */
-#define CL_OBJ(var, call)                                                     \
-    do {                                                                      \
-        cl_int e_ = CL_SUCCESS;                                               \
-        var = (call);                                                         \
-        if (e_ == CL_SUCCESS && !(var))                                       \
-            e_ = CL_OUT_OF_RESOURCES;                                         \
-        if (e_ != CL_SUCCESS) {                                               \
-            ret = cl_fail(d, #call, e_, __FILE__, __LINE__);                  \
-            goto error;                                                       \
-        }                                                                     \
-    } while (0)
-
-#define STICKY()                                                              \
-    do {                                                                      \
-        if (d->failed)                                                        \
-            return d->failed;                                                 \
-    } while (0)
 
 static int decode(SqGpuDev *d, SqGpuAddr a, cl_mem *mem, size_t *off)
 {
     const int slot = ADDR_SLOT(a);
     if (slot < 0 || slot >= d->nbufs || !d->bufs[slot])
-        return fail(d, -EINVAL, "OpenCL: device address %#llx is not an allocation", (unsigned long long)a);
+        return sq_cl_fail(d, -EINVAL, "OpenCL: device address %#llx is not an allocation", (unsigned long long)a);
     *mem = d->bufs[slot];
     *off = ADDR_OFF(a);
     return 0;
@@ -185,7 +131,7 @@ int sq_cl_open_dev(SqGpuDev **pd, int device, const char *name, int nevents, con
     const SqCl *cl = &d->cl;
     const int nev = nevents > 0 ? nevents : 1;
     if (!(d->ev = sq_calloc(a, (size_t)nev, sizeof(*d->ev)))) {
-        ret = fail(d, -ENOMEM, "out of memory for OpenCL events");
+        ret = sq_cl_fail(d, -ENOMEM, "out of memory for OpenCL events");
         goto error;
     }
     d->nev = nev;
@@ -244,7 +190,7 @@ static int cl_alloc(SqGpuDev *d, size_t bytes, SqGpuAddr *out)
     if (slot < 0) {
         cl_mem *nb = sq_calloc(&d->a, (size_t)d->nbufs + 8, sizeof(*nb));
         if (!nb)
-            return fail(d, -ENOMEM, "out of memory for the OpenCL buffer table");
+            return sq_cl_fail(d, -ENOMEM, "out of memory for the OpenCL buffer table");
         if (d->nbufs)
             memcpy(nb, d->bufs, sizeof(*nb) * (size_t)d->nbufs);
         sq_free(&d->a, d->bufs);
@@ -253,8 +199,9 @@ static int cl_alloc(SqGpuDev *d, size_t bytes, SqGpuAddr *out)
         d->nbufs += 8;
     }
     if ((uint64_t)bytes >= (1ull << ADDR_SHIFT) || (d->info.max_alloc && bytes > d->info.max_alloc))
-        return fail(d, -ENOMEM, "OpenCL: %zu MiB in one buffer exceed the device's largest allocation (%llu MiB)",
-                    bytes >> 20, (unsigned long long)(d->info.max_alloc >> 20));
+        return sq_cl_fail(d, -ENOMEM,
+                          "OpenCL: %zu MiB in one buffer exceed the device's largest allocation (%llu MiB)",
+                          bytes >> 20, (unsigned long long)(d->info.max_alloc >> 20));
     CL_OBJ(m, d->cl.CreateBuffer(d->ctx, CL_MEM_READ_WRITE, bytes ? bytes : 1, NULL, &e_));
     d->bufs[slot] = m;
     *out = (SqGpuAddr)(slot + 1) << ADDR_SHIFT;
@@ -293,7 +240,7 @@ static int cl_host_alloc(SqGpuDev *d, size_t bytes, void **out)
     STICKY();
     HostBuf *nh = sq_calloc(&d->a, (size_t)d->nhosts + 1, sizeof(*nh));
     if (!nh)
-        return fail(d, -ENOMEM, "out of memory for the OpenCL host buffer table");
+        return sq_cl_fail(d, -ENOMEM, "out of memory for the OpenCL host buffer table");
     if (d->nhosts)
         memcpy(nh, d->hosts, sizeof(*nh) * (size_t)d->nhosts);
     sq_free(&d->a, d->hosts);
@@ -385,14 +332,14 @@ static int cl_launch(SqGpuDev *d, int stream, int kernel, const unsigned grid[3]
     size_t off = 0;
     STICKY();
     if (kernel < 0 || kernel >= SQ_K_COUNT)
-        return fail(d, -EINVAL, "OpenCL: kernel id %d out of range", kernel);
+        return sq_cl_fail(d, -EINVAL, "OpenCL: kernel id %d out of range", kernel);
     if (!grid[0] || !grid[1] || !grid[2])
         return 0;
     if ((ret = decode(d, arena, &m, &off)) < 0)
         return ret;
     if (off)
-        return fail(d, -EINVAL, "OpenCL: kernels take a whole allocation, not %#llx",
-                    (unsigned long long)arena);
+        return sq_cl_fail(d, -EINVAL, "OpenCL: kernels take a whole allocation, not %#llx",
+                          (unsigned long long)arena);
     const SqCl *cl = &d->cl;
     cl_kernel k = d->k[kernel];
     /* sq_k_<name>(__global uchar *arena, SqKArgs ka): the struct by value, as CUDA */
@@ -404,88 +351,6 @@ static int cl_launch(SqGpuDev *d, int stream, int kernel, const unsigned grid[3]
     const size_t global[3] = { (size_t)grid[0] * local, grid[1], grid[2] };
     const size_t lsz[3] = { local, 1, 1 };
     CL(cl->EnqueueNDRangeKernel(d->q[stream], k, 3, NULL, global, lsz, 0, NULL, NULL));
-    return 0;
-error:
-    return ret;
-}
-
-static int cl_event_record(SqGpuDev *d, int event, int stream)
-{
-    int ret = 0;
-    cl_event e = NULL;
-    STICKY();
-    if (event < 0 || event >= d->nev)
-        return fail(d, -EINVAL, "OpenCL: event %d out of range", event);
-    CL(d->cl.EnqueueMarkerWithWaitList(d->q[stream], 0, NULL, &e));
-    if (d->ev[event])
-        d->cl.ReleaseEvent(d->ev[event]);
-    d->ev[event] = e;
-    /* Submit now: a query must see the work make progress. */
-    CL(d->cl.Flush(d->q[stream]));
-    return 0;
-error:
-    return ret;
-}
-
-static int event_status(SqGpuDev *d, cl_event e)
-{
-    int ret = 0;
-    cl_int st = CL_COMPLETE;
-    CL(d->cl.GetEventInfo(e, CL_EVENT_COMMAND_EXECUTION_STATUS, sizeof(st), &st, NULL));
-    if (st < 0)
-        return cl_fail(d, "command before event", st, __FILE__, __LINE__);
-    return st == CL_COMPLETE;
-error:
-    return ret;
-}
-
-static int cl_event_query(SqGpuDev *d, int event)
-{
-    STICKY();
-    if (event < 0 || event >= d->nev)
-        return fail(d, -EINVAL, "OpenCL: event %d out of range", event);
-    return d->ev[event] ? event_status(d, d->ev[event]) : 1;
-}
-
-static int cl_event_sync(SqGpuDev *d, int event)
-{
-    int ret = 0;
-    STICKY();
-    if (event < 0 || event >= d->nev)
-        return fail(d, -EINVAL, "OpenCL: event %d out of range", event);
-    if (!d->ev[event])
-        return 0;
-    CL(d->cl.WaitForEvents(1, &d->ev[event]));
-    ret = event_status(d, d->ev[event]);
-    return ret < 0 ? ret : 0;
-error:
-    return ret;
-}
-
-static int cl_stream_wait(SqGpuDev *d, int stream, int event)
-{
-    int ret = 0;
-    STICKY();
-    if (event < 0 || event >= d->nev)
-        return fail(d, -EINVAL, "OpenCL: event %d out of range", event);
-    if (!d->ev[event])
-        return 0;
-    CL(d->cl.EnqueueBarrierWithWaitList(d->q[stream], 1, &d->ev[event], NULL));
-    return 0;
-error:
-    return ret;
-}
-
-static int cl_event_elapsed(SqGpuDev *d, int from, int to, float *ms)
-{
-    int ret = 0;
-    cl_ulong t0 = 0, t1 = 0;
-    STICKY();
-    if (from < 0 || from >= d->nev || to < 0 || to >= d->nev || !d->ev[from] || !d->ev[to])
-        return fail(d, -EINVAL, "OpenCL: events %d, %d not recorded", from, to);
-    CL(d->cl.GetEventProfilingInfo(d->ev[from], CL_PROFILING_COMMAND_END, sizeof(t0), &t0, NULL));
-    CL(d->cl.GetEventProfilingInfo(d->ev[to], CL_PROFILING_COMMAND_END, sizeof(t1), &t1, NULL));
-    *ms = (float)((double)(cl_long)(t1 - t0) * 1e-6);
     return 0;
 error:
     return ret;
@@ -515,11 +380,11 @@ const SqGpuFns sq_cl_fns = {
     .download = cl_download,
     .copy2d = cl_copy2d,
     .launch = cl_launch,
-    .event_record = cl_event_record,
-    .event_query = cl_event_query,
-    .event_sync = cl_event_sync,
-    .stream_wait = cl_stream_wait,
-    .event_elapsed = cl_event_elapsed,
+    .event_record = sq_cl_event_record,
+    .event_query = sq_cl_event_query,
+    .event_sync = sq_cl_event_sync,
+    .stream_wait = sq_cl_stream_wait,
+    .event_elapsed = sq_cl_event_elapsed,
     .max_alloc = cl_max_alloc,
     .device_memory = -1,
 };
