@@ -141,18 +141,35 @@ int sq_pool_collect(SqPool *p, int block)
 void sq_pool_for(SqPool *p, int nparts, SqPoolFn fn, void *ctx)
 {
     const int caller = sq_pool_threads(p);
-    int queued = 0;
-    for (int k = 1; k < nparts; k++) {
-        /* a full queue: the caller takes the part */
-        if (p && sq_pool_submit(p, fn, ctx, k) == 0)
-            queued++;
-        else
+    if (!p || nparts <= 1) {
+        for (int k = 0; k < nparts; k++)
             fn(ctx, k, caller);
+        return;
     }
-    if (nparts > 0)
-        fn(ctx, 0, caller);
-    while (queued--)
-        sq_pool_collect(p, 1);
+    /* One lock and one wake-up for all the parts: a loop runs per frame, so
+     * a signal and a lock round trip per part would cost more than a part. */
+    pthread_mutex_lock(&p->mu);
+    int queued = 0;
+    for (int k = 1; k < nparts && p->submitted - p->collected < (uint64_t)p->depth; k++, queued++) {
+        Item *it = &p->q[p->submitted++ % (uint64_t)p->depth];
+        it->fn = fn;
+        it->ctx = ctx;
+        it->arg = k;
+        it->done = 0;
+    }
+    pthread_cond_broadcast(&p->work);
+    pthread_mutex_unlock(&p->mu);
+    for (int k = 1 + queued; k < nparts; k++) /* more parts than queue room */
+        fn(ctx, k, caller);
+    fn(ctx, 0, caller);
+    pthread_mutex_lock(&p->mu);
+    for (; queued; queued--) {
+        Item *it = &p->q[p->collected % (uint64_t)p->depth];
+        while (!it->done)
+            pthread_cond_wait(&p->done, &p->mu);
+        p->collected++;
+    }
+    pthread_mutex_unlock(&p->mu);
 }
 
 void sq_pool_stop(SqPool **pp)
