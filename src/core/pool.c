@@ -108,18 +108,26 @@ int sq_pool_threads(const SqPool *p)
     return p ? p->nthreads : 0;
 }
 
-int sq_pool_submit(SqPool *p, SqPoolFn fn, void *ctx, int64_t arg)
+/* Under p->mu: queue one item if there is room. 1 queued, 0 full. */
+static int enqueue(SqPool *p, SqPoolFn fn, void *ctx, int64_t arg)
 {
-    pthread_mutex_lock(&p->mu);
-    if (p->submitted - p->collected >= (uint64_t)p->depth) {
-        pthread_mutex_unlock(&p->mu);
-        return -EAGAIN;
-    }
+    if (p->submitted - p->collected >= (uint64_t)p->depth)
+        return 0;
     Item *it = &p->q[p->submitted++ % (uint64_t)p->depth];
     it->fn = fn;
     it->ctx = ctx;
     it->arg = arg;
     it->done = 0;
+    return 1;
+}
+
+int sq_pool_submit(SqPool *p, SqPoolFn fn, void *ctx, int64_t arg)
+{
+    pthread_mutex_lock(&p->mu);
+    if (!enqueue(p, fn, ctx, arg)) {
+        pthread_mutex_unlock(&p->mu);
+        return -EAGAIN;
+    }
     pthread_cond_signal(&p->work);
     pthread_mutex_unlock(&p->mu);
     return 0;
@@ -150,13 +158,8 @@ void sq_pool_for(SqPool *p, int nparts, SqPoolFn fn, void *ctx)
      * a signal and a lock round trip per part would cost more than a part. */
     pthread_mutex_lock(&p->mu);
     int queued = 0;
-    for (int k = 1; k < nparts && p->submitted - p->collected < (uint64_t)p->depth; k++, queued++) {
-        Item *it = &p->q[p->submitted++ % (uint64_t)p->depth];
-        it->fn = fn;
-        it->ctx = ctx;
-        it->arg = k;
-        it->done = 0;
-    }
+    while (1 + queued < nparts && enqueue(p, fn, ctx, 1 + queued))
+        queued++;
     pthread_cond_broadcast(&p->work);
     pthread_mutex_unlock(&p->mu);
     for (int k = 1 + queued; k < nparts; k++) /* more parts than queue room */

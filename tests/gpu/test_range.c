@@ -348,6 +348,21 @@ static void temporal_nan_fails(void)
     sq_feature_close(&f[1]);
 }
 
+/* Every step-th sample (step + side for the distorted one) of every plane:
+ * set to value, or when shift > 0 shifted left by it (value ignored). */
+static void every_sample(Clip *c, int step, uint16_t value, int shift)
+{
+    for (int t = 0; t < 2; t++)
+        for (int s = 0; s < 2; s++)
+            for (int p = 0; p < 3; p++) {
+                int pw, ph;
+                plane_dims(&c->fmt, p, &pw, &ph);
+                uint16_t *d = plane_of(c, t, s, p);
+                for (int i = 0; i < pw * ph; i += step == 1 ? 1 : step + s)
+                    d[i] = shift ? (uint16_t)(d[i] << shift) : value;
+            }
+}
+
 int main(int argc, char **argv)
 {
     setvbuf(stdout, NULL, _IOLBF, 0);
@@ -406,15 +421,7 @@ int main(int argc, char **argv)
 
     /* 10-bit holding MSB-aligned samples (P010 layout): the hint. */
     clip_make(&c, 640, 360, SPEEDQA_PIX_420, 10);
-    for (int t = 0; t < 2; t++)
-        for (int s = 0; s < 2; s++)
-            for (int p = 0; p < 3; p++) {
-                int pw, ph;
-                plane_dims(&c.fmt, p, &pw, &ph);
-                uint16_t *d = plane_of(&c, t, s, p);
-                for (int i = 0; i < pw * ph; i++)
-                    d[i] = (uint16_t)(d[i] << 6);
-            }
+    every_sample(&c, 1, 0, 6);
     unsigned mx = 0;
     for (int i = 0; i < 640 * 360; i++)
         mx = plane_of(&c, 0, 0, 0)[i] > mx ? plane_of(&c, 0, 0, 0)[i] : mx;
@@ -428,15 +435,7 @@ int main(int argc, char **argv)
 
     /* In range at the largest value: scores, bit for bit as before the check. */
     clip_make(&c, 640, 360, SPEEDQA_PIX_420, 10);
-    for (int t = 0; t < 2; t++)
-        for (int s = 0; s < 2; s++)
-            for (int p = 0; p < 3; p++) {
-                int pw, ph;
-                plane_dims(&c.fmt, p, &pw, &ph);
-                uint16_t *d = plane_of(&c, t, s, p);
-                for (int i = 0; i < pw * ph; i += 5 + s)
-                    d[i] = 1023;
-            }
+    every_sample(&c, 5, 1023, 0);
     /* The values before out-of-range samples were checked (commit e6e0a24). */
     static const double at_max[2][4] = {
         { 21.423595428466797, 18.797054290771484, 20.110324859619141, 0 },
