@@ -58,11 +58,14 @@ void sq_gpu_plan_planes(GpuPriv *g)
         }
     }
     const int64_t bps = p->format.bpc > 8 ? 2 : 1;
-    int64_t stage = 0, base = 0;
+    /* The device slot mirrors the pinned staging (side 0's staged rows,
+     * then side 1's), so two host pictures go up in one copy. A device
+     * picture is copied whole instead, into a region that only the staged
+     * rows of its own side may share: side 1's from where its staged rows
+     * start, side 0's after everything of side 1. */
+    int64_t stage = 0, full[2] = { 0, 0 };
     for (int s = 0; s < 2; s++) {
-        int64_t st = 0, full = 0;
         g->stage_start[s] = stage;
-        g->side_base[s] = base;
         for (int c = 0; c < 3; c++) {
             PlaneGeo *pg = &g->geo[c];
             if (!pg->need)
@@ -73,18 +76,20 @@ void sq_gpu_plan_planes(GpuPriv *g)
             /* Runs must stay disjoint (2r + 1 < 16) to save anything. */
             pg->runs = whole[c] || 2 * radius[c] + 1 >= (1 << SQ_DECIM_SHIFT) ? 0 : 2 * radius[c] + 1;
             pg->stage_bytes = (pg->runs ? (int64_t)pg->op_h * pg->runs : pg->h) * pg->row_bytes;
-            pg->stage_off[s] = stage + st;
-            pg->dev_off[s] = base + st;
-            st = sq_gpu_align(st + pg->stage_bytes);
-            pg->full_off[s] = base + full;
-            full = sq_gpu_align(full + (int64_t)pg->h * pg->row_bytes);
+            pg->stage_off[s] = pg->dev_off[s] = stage;
+            stage = sq_gpu_align(stage + pg->stage_bytes);
+            pg->full_off[s] = full[s];
+            full[s] = sq_gpu_align(full[s] + (int64_t)pg->h * pg->row_bytes);
         }
-        g->stage_len[s] = st;
-        stage += st;
-        base += full > st ? full : st;
+        g->stage_len[s] = stage - g->stage_start[s];
+    }
+    const int64_t side1_end = g->stage_start[1] + (g->stage_len[1] > full[1] ? g->stage_len[1] : full[1]);
+    for (int c = 0; c < 3; c++) {
+        g->geo[c].full_off[1] += g->stage_start[1];
+        g->geo[c].full_off[0] += side1_end;
     }
     g->stage_bytes = stage;
-    g->slot_bytes = base;
+    g->slot_bytes = side1_end + full[0];
 }
 
 void sq_gpu_plan_scratch(GpuPriv *g)

@@ -66,7 +66,7 @@ typedef struct GpuPriv {
     /* Per picture: its staged bytes (pinned offset, length) and its part of
      * the device slot. The two pictures' parts are disjoint, so a host
      * picture's upload never overwrites a device picture's copy. */
-    int64_t stage_start[2], stage_len[2], side_base[2];
+    int64_t stage_start[2], stage_len[2]; /* per side, in pinned and device slots alike */
 
     /* how many of them are in flight: set by choose_batch */
     int batch, cap, nslots, nbslots;

@@ -151,10 +151,14 @@ int sq_gpu_put_frame(GpuPriv *g, FrameRec *fr, int slot, const SpeedqaPicture *r
     }
     if (job.pic[0] || job.pic[1])
         sq_pool_for(g->stagers, job.nparts, stage_part, &job);
-    for (int s = 0; s < 2; s++)
-        if (job.pic[s] && g->stage_len[s] &&
-            (ret = g->fns->upload(g->dev, SQ_GPU_STREAM_COPY, g->arena + slot_off + g->side_base[s],
-                                  job.stage + g->stage_start[s], (size_t)g->stage_len[s])) < 0)
+    /* staged sides sit at the same offsets in pinned and device memory:
+     * the span of the host ones goes up in one copy */
+    const int first = job.pic[0] ? 0 : 1, last = job.pic[1] ? 1 : 0;
+    if (job.pic[first]) {
+        const int64_t a = g->stage_start[first], b = g->stage_start[last] + g->stage_len[last];
+        if (b > a && (ret = g->fns->upload(g->dev, SQ_GPU_STREAM_COPY, g->arena + slot_off + a,
+                                           job.stage + a, (size_t)(b - a))) < 0)
             return sq_gpu_fail(g, ret, "frame upload");
+    }
     return 0;
 }
