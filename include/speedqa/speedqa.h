@@ -104,14 +104,31 @@ typedef struct SpeedqaFormat {
  * 2-byte aligned; a larger value in a row a feature reads fails the frame
  * with -ERANGE).
  * Strides are in bytes and may be negative; |stride| must be at least the row's size in bytes
- * (-EINVAL otherwise). The caller keeps ownership; the library copies what it needs
- * before speedqa_send() returns.
+ * (-EINVAL otherwise).
+ *
+ * Ownership. Without a release callback (release == NULL, the slow path)
+ * the caller keeps the planes and the library copies what it needs before
+ * speedqa_send() returns. With one, a send that succeeds lends the planes
+ * to the library: it reads them in place (no copy) for as long as it needs
+ * them (the frame's own scoring, and the next frame's speed_temporal, which
+ * reads this one as its previous frame), then calls
+ * release(release_opaque, data[0]) exactly once. The caller must not
+ * change the planes until then. release may run on any library thread,
+ * before or after speedqa_send() returns; every lent picture is released
+ * by speedqa_flush()'s end of sequence once scored, and at the latest by
+ * speedqa_close(). A send that fails lends nothing: no release comes and
+ * the caller still owns the planes. Zero-initialise pictures
+ * (SpeedqaPicture p = { 0 }) so that fields added later read as defaults.
  */
+typedef void (*SpeedqaRelease)(void *opaque, const void *data0);
+
 typedef struct SpeedqaPicture {
     const void *data[3];   /**< Y, U, V (U and V ignored for 4:0:0) */
     ptrdiff_t stride[3];
     SpeedqaFormat format;
     SpeedqaMemory memory;
+    SpeedqaRelease release; /**< NULL: copied at send (see above) */
+    void *release_opaque;
 } SpeedqaPicture;
 
 typedef enum SpeedqaBackend {

@@ -1,12 +1,17 @@
 /*
  * The CPU backend: runs the plane jobs of each frame (core/backend.h). With
  * one thread, frames are scored inside send() straight from the caller's
- * planes (only the rows of the planes that jobs read as "previous" are
- * kept). With N threads, send() copies the planes into a ring of slots and
- * workers score whole frames in parallel; frame n reads slot n and, for
- * jobs with a previous picture, slot n-1. Results leave in send order.
+ * planes; the previous frame that jobs read is the lent picture itself
+ * (held until the next frame is scored), or, for a picture without a
+ * release callback, a copy of the rows they read. With N threads, each
+ * frame takes a slot of a ring: a lent picture is read in place, others
+ * are copied into the slot; workers score whole frames in parallel, frame
+ * n reading slot n and, for jobs with a previous picture, slot n-1. A
+ * slot's lent pictures go back when both frames that read them are done
+ * (a count per slot). Results leave in send order.
  */
 #include <errno.h>
+#include <stdatomic.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -29,9 +34,19 @@ typedef struct Worker {
     SqCpuSide side[SQ_MAX_PLANS][2]; /* per plan: a frame's jobs run one after another */
 } Worker;
 
+/* A lent picture: what gives it back (fn NULL: nothing lent). */
+typedef struct Lent {
+    SpeedqaRelease fn;
+    void *opaque;
+    const void *data0;
+} Lent;
+
 typedef struct Slot {
     uint8_t *buf[2];         /* ref, dis copies (threaded mode) */
     Planes pl[2];
+    Lent lent[2];
+    atomic_int refs;         /* frames still to read the slot: its own, the next one's */
+    int next_ref;            /* caller thread: refs counts the next frame's read */
     int new_seq;
     SqRawResult res;
 } Slot;
@@ -40,12 +55,14 @@ typedef struct CpuPriv {
     SqBackendParams p;
     int need[3];             /* planes any job reads */
     int need_prev[3];        /* planes some job reads from the previous frame */
+    int keep;                /* some job reads the previous frame */
     int nworkers;
     Worker *w;
     /* single-thread mode: the previous frame's planes that jobs read */
     uint8_t *prev[2][3];
     uint8_t *prev_rows[3];   /* their rows the jobs read (sq_plan_rows_read) */
     Planes prev_pl[2];
+    Lent held[2];            /* the previous frame's lent pictures, read in place */
     int have_prev;
     int prev_had_prev;       /* the frame before this one was scored with a predecessor */
     SqRawResult sync_res;
@@ -118,6 +135,28 @@ static Planes picture_planes(const SpeedqaPicture *pic)
     return p;
 }
 
+static Lent lend(const SpeedqaPicture *pic)
+{
+    return (Lent){ pic->release, pic->release_opaque, pic->data[0] };
+}
+
+static void give_back(Lent *l)
+{
+    const SpeedqaRelease fn = l->fn;
+    l->fn = NULL;
+    if (fn)
+        fn(l->opaque, l->data0);
+}
+
+/* One frame is done reading slot s: the last one gives its pictures back. */
+static void slot_unref(Slot *s)
+{
+    if (atomic_fetch_sub_explicit(&s->refs, 1, memory_order_acq_rel) == 1) {
+        give_back(&s->lent[0]);
+        give_back(&s->lent[1]);
+    }
+}
+
 /* Pack the needed planes of pic into buf (tight rows) and describe them in pl. */
 static void copy_planes(const CpuPriv *c, const SpeedqaPicture *pic, uint8_t *buf, Planes *pl)
 {
@@ -158,6 +197,24 @@ static void score_slot(void *ctx, int64_t frame, int thread)
     const Slot *prev = s->new_seq ? NULL : &c->slot[(n - 1) % c->nslots];
     score_frame(c, &c->w[thread], s->pl, prev ? prev->pl : NULL, prev && !prev->new_seq,
                 &s->res);
+    if (prev && c->keep)
+        slot_unref((Slot *)prev);
+    slot_unref(s);
+}
+
+static void cpu_end_seq(void *priv)
+{
+    CpuPriv *c = priv;
+    if (c->nworkers == 1) {
+        give_back(&c->held[0]);
+        give_back(&c->held[1]);
+        return;
+    }
+    Slot *last = c->sent ? &c->slot[(c->sent - 1) % c->nslots] : NULL;
+    if (last && last->next_ref) {
+        last->next_ref = 0;
+        slot_unref(last);
+    }
 }
 
 static void cpu_close(void **pp)
@@ -165,7 +222,14 @@ static void cpu_close(void **pp)
     CpuPriv *c = *pp;
     if (!c)
         return;
+    /* queued frames never run once the pool stops: give back all that is lent */
     sq_pool_stop(&c->pool);
+    for (int i = 0; c->slot && i < c->nslots; i++) {
+        give_back(&c->slot[i].lent[0]);
+        give_back(&c->slot[i].lent[1]);
+    }
+    give_back(&c->held[0]);
+    give_back(&c->held[1]);
     for (int i = 0; c->w && i < c->nworkers; i++) {
         for (int f = 0; f < c->p.nplans; f++) {
             sq_cpu_side_free(&c->w[i].side[f][0], &c->p.alloc);
@@ -200,7 +264,7 @@ static int cpu_open(void **pp, const SqBackendParams *p, char *err, size_t errle
         for (int k = 0; k < 2; k++) {
             c->need[p->jobs[j].side[k].plane] = 1;
             if (p->jobs[j].side[k].prev_pic >= 0)
-                c->need_prev[p->jobs[j].side[k].plane] = 1;
+                c->need_prev[p->jobs[j].side[k].plane] = c->keep = 1;
         }
     c->nworkers = p->n_threads < 1 ? 1 : p->n_threads;
     /* Frames in flight are copies: bound their memory, and score huge
@@ -242,8 +306,6 @@ static int cpu_open(void **pp, const SqBackendParams *p, char *err, size_t errle
             for (int s = 0; s < 2; s++) {
                 if (!(c->prev[s][pl] = sq_malloc(&p->alloc, row, (size_t)h)))
                     goto oom;
-                c->prev_pl[s].data[pl] = c->prev[s][pl];
-                c->prev_pl[s].stride[pl] = (int64_t)row;
             }
         }
         return 0;
@@ -279,15 +341,28 @@ static int cpu_capacity(void *priv)
     return c->nworkers == 1 ? 1 : c->cap;
 }
 
-/* Keep the rows of pic that the next frame's jobs read as its previous picture. */
+/*
+ * Keep what the next frame's jobs read of pic as its previous picture: a
+ * lent picture itself (the one held so far goes back), else a copy of the
+ * rows they read.
+ */
 static void store_prev(CpuPriv *c, const SpeedqaPicture *pic, int side)
 {
+    give_back(&c->held[side]);
+    if (pic->release) {
+        c->held[side] = lend(pic);
+        c->prev_pl[side] = picture_planes(pic);
+        return;
+    }
+    const size_t bps = c->p.format.bpc > 8 ? 2 : 1;
     for (int p = 0; p < 3; p++) {
         if (!c->need_prev[p])
             continue;
         int w, h;
         sq_plane_size(&c->p.format, p, &w, &h);
-        const size_t row = (size_t)c->prev_pl[side].stride[p];
+        const size_t row = (size_t)w * bps;
+        c->prev_pl[side].data[p] = c->prev[side][p];
+        c->prev_pl[side].stride[p] = (int64_t)row;
         for (int y = 0; y < h; y++)
             if (c->prev_rows[p][y])
                 memcpy(c->prev[side][p] + (size_t)y * row,
@@ -310,18 +385,39 @@ static int cpu_send(void *priv, const SpeedqaPicture *ref, const SpeedqaPicture 
             store_prev(c, ref, 0);
             store_prev(c, dis, 1);
             c->have_prev = 1;
+        } else {
+            Lent lr = lend(ref), ld = lend(dis);
+            give_back(&lr);
+            give_back(&ld);
         }
         c->sync_ready = 1;
         return 0;
     }
     Slot *s = &c->slot[c->sent % c->nslots];
-    /* The slot is not read by any worker: see nslots. */
-    copy_planes(c, ref, s->buf[0], &s->pl[0]);
-    copy_planes(c, dis, s->buf[1], &s->pl[1]);
+    /* The slot is not read by any worker, and what it lent went back: see nslots. */
+    const SpeedqaPicture *pic[2] = { ref, dis };
+    for (int k = 0; k < 2; k++) {
+        if (pic[k]->release)
+            s->pl[k] = picture_planes(pic[k]);
+        else
+            copy_planes(c, pic[k], s->buf[k], &s->pl[k]);
+    }
     s->new_seq = new_seq;
+    atomic_store_explicit(&s->refs, 1 + c->keep, memory_order_relaxed);
+    for (int k = 0; k < 2; k++)
+        s->lent[k] = lend(pic[k]);
+    Slot *last = c->sent ? &c->slot[(c->sent - 1) % c->nslots] : NULL;
     if (sq_pool_submit(c->pool, score_slot, c, (int64_t)c->sent) < 0) {
+        s->lent[0].fn = s->lent[1].fn = NULL; /* nothing taken */
         snprintf(err, errlen, "cpu: queue full");
         return -EAGAIN;
+    }
+    s->next_ref = c->keep;
+    if (last && last->next_ref) {
+        /* this frame's worker reads the last one unless a sequence starts */
+        last->next_ref = 0;
+        if (new_seq)
+            slot_unref(last);
     }
     c->sent++;
     return 0;
@@ -358,5 +454,7 @@ const SqBackend sq_backend_cpu = {
     .send = cpu_send,
     .receive = cpu_receive,
     .scored = cpu_scored,
+    .end_seq = cpu_end_seq,
     .close = cpu_close,
+    .holds_pictures = 1,
 };
