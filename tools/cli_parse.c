@@ -35,6 +35,7 @@ enum {
     ARG_DEVICE,
     ARG_LIST_DEVICES,
     ARG_PRECISION,
+    ARG_READ_ONLY,
     ARG_HELP,
 };
 
@@ -65,6 +66,7 @@ static const struct option long_opts[] = {
     { "device", required_argument, NULL, ARG_DEVICE },
     { "list-devices", no_argument, NULL, ARG_LIST_DEVICES },
     { "precision", required_argument, NULL, ARG_PRECISION },
+    { "read-only", no_argument, NULL, ARG_READ_ONLY },
     { "help", no_argument, NULL, ARG_HELP },
     { NULL, 0, NULL, 0 },
 };
@@ -160,6 +162,9 @@ static void usage(FILE *f)
 "      --device N|NAME       GPU index, or a substring of its name, for GPU\n"
 "                            backends (default: first usable)\n"
 "      --list-devices        list what every backend sees, then exit\n"
+"      --read-only           read (decode) both inputs as a run would, score\n"
+"                            nothing, print the frame rate: the input floor\n"
+"                            of a throughput measurement\n"
 "\n"
 "Other:\n"
 "  -v, --version             print the version and exit\n"
@@ -347,6 +352,7 @@ int cli_parse(CliSettings *cfg, int argc, char *const *argv)
         case ARG_OUTPUT: cfg->output_path = strcmp(optarg, "-") ? optarg : NULL; break;
         case ARG_NO_PREDICTION: break;
         case ARG_QUIET: cfg->quiet = 1; break;
+        case ARG_READ_ONLY: cfg->read_only = 1; break;
         case ARG_VERSION: version(); return SQ_EXIT_OK;
         case ARG_HELP: usage(stdout); return SQ_EXIT_OK;
         case ARG_XML: cfg->format = "xml"; break;

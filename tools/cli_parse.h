@@ -36,6 +36,7 @@ typedef struct CliSettings {
     const char *device_name;    /* --device NAME: substring of the device name */
     unsigned cpu_mask;          /* SPEEDQA_CPU_* levels allowed (--cpumask) */
     int precision_max;          /* --precision max: %.17g instead of %.6f */
+    int read_only;              /* --read-only: read both inputs, score nothing */
 } CliSettings;
 
 /*

@@ -361,6 +361,7 @@ typedef struct Run {
     LogState *log;
     Results res;
     long long sent, received;
+    unsigned touched;       /* --read-only: a sum that keeps the reads */
     /* A read that failed after some frames were scored: the report of the
      * complete frames is still written, then this error is printed. */
     int read_exit;
@@ -429,6 +430,16 @@ static int score(Run *run)
         }
 
         int r;
+        if (!run->ctx) {
+            /* --read-only: what scoring would read, and nothing more */
+            run->touched += sq_input_touch(&pr) + sq_input_touch(&pd);
+            if (pr.release)
+                pr.release(pr.release_opaque, pr.data[0]);
+            if (pd.release)
+                pd.release(pd.release_opaque, pd.data[0]);
+            run->sent++;
+            continue;
+        }
         run->log->last_error[0] = '\0';
         while ((r = speedqa_send(run->ctx, &pr, &pd)) == -EAGAIN) {
             /* queue full: receive blocks until a frame is done */
@@ -455,6 +466,8 @@ static int score(Run *run)
             return r;
         progress_update(run->received, 0);
     }
+    if (!run->ctx)
+        return 0;
     int r = speedqa_flush(run->ctx);
     if (r < 0)
         return lib_error(r, run->log, run->cfg, "scoring");
@@ -547,6 +560,48 @@ static void colour_check(const Run *run)
                     shown(run->cfg->ref_path), a->matrix, shown(run->cfg->dis_path), b->matrix);
 }
 
+/*
+ * A mapped input is lent to the library frame by frame, no thread needed;
+ * any other is read on its own thread, a few frames ahead of the scoring.
+ */
+static int start_readers(Run *run)
+{
+    if (sq_input_mapped(run->ref) || sq_input_mapped(run->dis))
+        sq_outfile_exit_on(SIGBUS, "speedqa: error: an input file shrank while it was being "
+                           "read (SIGBUS); no report written\n", SQ_EXIT_INPUT);
+    for (int i = 0; i < 2; i++) {
+        char perr[200];
+        if (sq_input_mapped(i ? run->dis : run->ref))
+            continue;
+        const int pr = sq_prefetch_start(&run->ahead[i], i ? run->dis : run->ref, 3, perr, sizeof perr);
+        if (pr < 0 && pr != -ENOTSUP) {
+            cli_error("%s", perr);
+            return SQ_EXIT_INTERNAL;
+        }
+    }
+    return 0;
+}
+
+/* --read-only: the inputs read (lent frames given back at once), nothing scored. */
+static int read_only(Run *run)
+{
+    int ret = start_readers(run);
+    if (ret)
+        return ret;
+    const double t0 = now_s();
+    ret = score(run);
+    const double t = now_s() - t0;
+    if (!ret && run->read_exit) {
+        cli_error("%s", run->read_err);
+        return run->read_exit;
+    }
+    if (!ret)
+        fprintf(stderr, "speedqa: --read-only: %lld frame pairs read in %.3f s: %.1f fps "
+                "(checksum %u), nothing scored\n", run->sent, t,
+                t > 0 ? (double)run->sent / t : 0.0, run->touched);
+    return ret;
+}
+
 /* *written: the whole report went to out (even if a read error follows). */
 static int run_all(const CliSettings *cfg, FILE *out, int *written)
 {
@@ -590,6 +645,10 @@ static int run_all(const CliSettings *cfg, FILE *out, int *written)
     s.device_name = cfg->device_name;
     s.logger = log_cb;
     s.log_cookie = &log;
+    if (cfg->read_only) {
+        ret = read_only(&run);
+        goto end;
+    }
     if ((ret = open_context(&run.ctx, &s, cfg, &log)) != 0)
         goto end;
     if (cfg->backend == SPEEDQA_BACKEND_AUTO && !cfg->quiet)
@@ -610,16 +669,8 @@ static int run_all(const CliSettings *cfg, FILE *out, int *written)
     if (cfg->frame_cnt > 0 && (progress.total < 0 || progress.total > cfg->frame_cnt))
         progress.total = cfg->frame_cnt;
 
-    /* each input read on its own thread, a few frames ahead of the scoring */
-    for (int i = 0; i < 2; i++) {
-        char perr[200];
-        const int pr = sq_prefetch_start(&run.ahead[i], i ? run.dis : run.ref, 3, perr, sizeof perr);
-        if (pr < 0 && pr != -ENOTSUP) {
-            cli_error("%s", perr);
-            ret = SQ_EXIT_INTERNAL;
-            goto end;
-        }
-    }
+    if ((ret = start_readers(&run)) != 0)
+        goto end;
     const double t0 = now_s();
     ret = score(&run);
     const double elapsed = now_s() - t0;

@@ -3,7 +3,7 @@
 
 usage: reliability_test.py TEST SPEEDQA SAMPLES_DIR WORK_DIR
 TEST: paths, dataloss, outputs, endless, interlaced, truncated, threads, range,
-      undefined
+      undefined, mapped
 
 Each test is a regression test of a finding of issue #10 and of its class:
   paths      the same frames through every input path give the same scores
@@ -16,6 +16,8 @@ Each test is a regression test of a finding of issue #10 and of its class:
   range      samples above the declared depth: one line, exit 3
   undefined  a chroma score NaN before its clip: libvmaf's 1000, one warning
              (the input comes from $SPEEDQA_TEST_UNDEFINED --y4m DIR)
+  mapped     memory-mapped files (issue #12) score exactly like read(); a file
+             cut while mapped: one line, exit 3; resident memory stays flat
 
 Exit 0 pass, 1 fail, 77 skip (meson's convention).
 """
@@ -372,6 +374,99 @@ def test_truncated():
     check(code == 3 and out.splitlines() == wl[:5], "same on stdout (%r)" % code)
 
 
+# ---------------------------------------------------------------- mapped
+def frames10(w, h, n, seed):
+    """n textured 10-bit 4:2:0 frames (LE 16-bit samples)."""
+    out = []
+    for t in range(n):
+        vals = [((x * x + 3 * y * y + x * y + 7 * t * x + seed * y) >> 3) % 1024
+                for y in range(h) for x in range(w)]
+        vals += [(x * 5 + y * 3 + t + seed) % 1024 for y in range(h // 2) for x in range(w)]
+        out.append(b"".join(v.to_bytes(2, "little") for v in vals))
+    return out
+
+
+def test_mapped():
+    """Mapped files (the default) score exactly like read() (SPEEDQA_IO=read)."""
+    read_env = dict(os.environ, SPEEDQA_IO="read")
+
+    def both(args, what):
+        a = run(args + MAX)
+        p = subprocess.run([EXE] + args + MAX, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+                           env=read_env, timeout=120)
+        check(a[0] == 0 and p.returncode == 0 and a[1] == p.stdout and a[1].count(b"\n") > 2,
+              "%s: mapped == read() (exit %r %r)" % (what, a[0], p.returncode))
+    ref, dis = sample("ref.y4m"), sample("dis.y4m")
+    for t in ("1", "3"):
+        both(["-r", ref, "-d", dis, "--threads", t], "8-bit Y4M, --threads " + t)
+        both(["-r", ref, "-d", dis, "--threads", t, "--frame_skip_ref", "1"],
+             "8-bit Y4M, a skipped frame, --threads " + t)
+    w, h = 320, 180
+    fr, fd = frames10(w, h, 6, 0), frames10(w, h, 6, 5)
+    # headers of both parities: 16-bit samples at odd offsets must be copied
+    for tag in (b"", b" XA"):
+        hdr = b"YUV4MPEG2 W320 H180 F25:1 C420p10" + tag + b"\n"
+        r10 = y4m("r10%d.y4m" % len(tag), hdr, fr)
+        d10 = y4m("d10%d.y4m" % len(tag), hdr, fd)
+        for t in ("1", "3"):
+            both(["-r", r10, "-d", d10, "--threads", t],
+                 "10-bit Y4M, header of %d bytes, --threads %s" % (len(hdr), t))
+    d10raw = write("d10.yuv", b"".join(fd))
+    both(["-r", r10, "-d", d10raw, "-w", "320", "-h", "180", "-p", "420", "-b", "10",
+          "--threads", "3"], "10-bit raw .yuv")
+    # the truncated last frame: same report and exit either way
+    hdr, frames = y4m_frames(dis)
+    trunc = write("mtrunc.y4m", (hdr + b"".join(b"FRAME\n" + f for f in frames))[:-1000])
+    a = run(["-r", ref, "-d", trunc] + MAX)
+    p = subprocess.run([EXE, "-r", ref, "-d", trunc] + MAX, stdout=subprocess.PIPE,
+                       stderr=subprocess.PIPE, env=read_env)
+    check(a[0] == 3 and p.returncode == 3 and a[1] == p.stdout,
+          "truncated last frame: exit 3 and the same report both ways")
+
+    # a file that shrinks under the mapping: one line, exit 3, no report
+    w, h = 640, 360
+    frame = bytes((x * 7 + y * 3) & 255 for y in range(8) for x in range(w)) * (h // 8)
+    frame += bytes(w * h // 2)
+    hdr = b"YUV4MPEG2 W640 H360 F25:1 C420jpeg\n"
+    n = 150
+    for attempt in range(4):
+        big = y4m("shrink.y4m", hdr, [frame] * n)
+        out_path = work("shrink.csv")
+        if os.path.exists(out_path):
+            os.remove(out_path)
+        before = set(os.listdir(WORK))
+        proc = subprocess.Popen([EXE, "-r", big, "-d", big, "--threads", "1", "-q", "--csv",
+                                 "-o", out_path], stderr=subprocess.PIPE)
+        time.sleep(0.3)
+        os.truncate(big, len(hdr) + 10)
+        _, err = proc.communicate(timeout=120)
+        if proc.returncode == 0:
+            n *= 3  # it finished before the cut: a longer file
+            continue
+        err = err.decode("utf-8", "replace")
+        check(proc.returncode == 3 and one_error_line(err, "shrank"),
+              "a file cut while mapped: exit 3, one line (%r %r)" % (proc.returncode, err))
+        check(not os.path.exists(out_path) and not leftovers(WORK, before),
+              "no report file is left")
+        break
+    else:
+        check(False, "the cut never came before the end of the run")
+
+    # resident memory stays flat however long the file: 60 frames against 480
+    frames = [bytes(((x * 7 + y * 3 + t) & 255) for y in range(8) for x in range(w)) * (h // 8) +
+              bytes(w * h // 2) for t in range(4)]
+    long_clip = y4m("long.y4m", hdr, frames * 120)
+    c1, rss1 = peak_rss_kb(["-r", long_clip, "-d", long_clip, "--threads", "2", "-q",
+                            "--frame_cnt", "60"])
+    c2, rss2 = peak_rss_kb(["-r", long_clip, "-d", long_clip, "--threads", "2", "-q"])
+    print("peak RSS, 640x360 mapped: 60 frames %d KiB, 480 frames %d KiB (file %d KiB)" %
+          (rss1, rss2, os.path.getsize(long_clip) // 1024))
+    check(c1 == 0 and c2 == 0 and rss2 < rss1 + 24 * 1024,
+          "480 frames cost at most 24 MiB more resident memory than 60")
+    os.remove(long_clip)
+    os.remove(big)
+
+
 # ---------------------------------------------------------------- threads
 def peak_rss_kb(args):
     """Peak resident memory of one speedqa run, in KiB (Linux ru_maxrss)."""
@@ -474,7 +569,7 @@ def main():
     tests = {"paths": test_paths, "dataloss": test_dataloss, "outputs": test_outputs,
              "endless": test_endless, "interlaced": test_interlaced,
              "truncated": test_truncated, "threads": test_threads, "range": test_range,
-             "undefined": test_undefined}
+             "undefined": test_undefined, "mapped": test_mapped}
     r = tests[test]()
     if r == SKIP:
         return SKIP

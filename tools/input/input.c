@@ -88,7 +88,7 @@ int sq_in_getc(SqInput *in)
 {
     if (in->pb_pos < in->pb_len)
         return in->pb[in->pb_pos++];
-    return getc(in->f);
+    return in->map ? sq_in_map_getc(in) : getc(in->f);
 }
 
 size_t sq_in_read_bytes(SqInput *in, void *dst, size_t n)
@@ -97,8 +97,11 @@ size_t sq_in_read_bytes(SqInput *in, void *dst, size_t n)
     size_t done = 0;
     while (done < n && in->pb_pos < in->pb_len)
         d[done++] = in->pb[in->pb_pos++];
-    if (done < n)
+    if (done < n && in->map) {
+        done += sq_in_map_copy(in, d + done, n - done);
+    } else if (done < n) {
         done += fread(d + done, 1, n - done, in->f);
+    }
     return done;
 }
 
@@ -111,6 +114,8 @@ size_t sq_in_discard(SqInput *in, size_t n)
     }
     if (done == n)
         return done;
+    if (in->map)
+        return done + sq_in_map_skip(in, n - done);
 
     if (in->seekable) {
         /* fseeko happily moves past EOF, so clamp to the size we measured
@@ -142,7 +147,7 @@ size_t sq_in_discard(SqInput *in, size_t n)
 
 int sq_in_ioerror(const SqInput *in)
 {
-    return ferror(in->f) != 0;
+    return !in->map && ferror(in->f) != 0;
 }
 
 #if defined(__BYTE_ORDER__) && defined(__ORDER_BIG_ENDIAN__) && \
@@ -177,7 +182,8 @@ static int payload_result(SqInput *in, size_t got, int first_missing_is_eof)
 int sq_in_read_payload(SqInput *in, int first_missing_is_eof)
 {
     errno = 0;
-    size_t got = sq_in_read_bytes(in, in->buf, in->frame_bytes);
+    in->frame = in->buf;
+    size_t got = in->map ? sq_in_map_payload(in) : sq_in_read_bytes(in, in->buf, in->frame_bytes);
     int r = payload_result(in, got, first_missing_is_eof);
 #if SQ_NEED_SWAP
     if (r == 1 && in->info.format.bpc > 8)
@@ -205,6 +211,7 @@ static void destroy(SqInput *in)
         return;
     if (in->rd && in->rd->close)
         in->rd->close(in);
+    sq_in_unmap(in);
     if (in->f && in->own_f)
         fclose(in->f);
     speedqa_buffer_free(in->buf);
@@ -395,6 +402,7 @@ int sq_input_open(SqInput **out, const char *path, const char *kind,
     if (r < 0)
         goto fail;
     in->info.reader = in->rd->name;
+    sq_in_map(in);
     *out = in;
     return 0;
 
@@ -430,25 +438,45 @@ static int step(SqInput *in, int (*fn)(SqInput *), char *err, size_t errlen)
     return r;
 }
 
+/* The next frame into *pic; lend: a mapped frame may be lent (else it is copied into in->buf). */
+static int read_frame(SqInput *in, SpeedqaPicture *pic, int lend, char *err, size_t errlen)
+{
+    in->frame = NULL;
+    int r = step(in, in->rd->read, err, errlen);
+    if (r != 1)
+        return r;
+
+    const unsigned char *base = in->frame ? in->frame : in->buf;
+    const int odd = in->info.format.bpc > 8 && ((uintptr_t)base & 1);
+    if (in->map && (!lend || odd) && base != in->buf) {
+        memcpy(in->buf, base, in->frame_bytes);
+        base = in->buf;
+    }
+    memset(pic, 0, sizeof *pic);
+    pic->format = in->info.format;
+    pic->memory = SPEEDQA_MEM_HOST;
+    int planes = in->info.format.fmt == SPEEDQA_PIX_400 ? 1 : 3;
+    for (int i = 0; i < planes; i++) {
+        pic->data[i] = base + in->plane_off[i];
+        pic->stride[i] = in->stride[i];
+    }
+    if (base != in->buf)
+        sq_in_map_lend(in, pic);
+    return 1;
+}
+
 int sq_input_read(SqInput *in, SpeedqaPicture *pic, char *err, size_t errlen)
 {
     if (!in || !pic) {
         copy_msg(err, errlen, "sq_input_read: NULL argument");
         return -EINVAL;
     }
-    int r = step(in, in->rd->read, err, errlen);
-    if (r != 1)
-        return r;
+    return read_frame(in, pic, 1, err, errlen);
+}
 
-    memset(pic, 0, sizeof *pic);
-    pic->format = in->info.format;
-    pic->memory = SPEEDQA_MEM_HOST;
-    int planes = in->info.format.fmt == SPEEDQA_PIX_400 ? 1 : 3;
-    for (int i = 0; i < planes; i++) {
-        pic->data[i] = in->buf + in->plane_off[i];
-        pic->stride[i] = in->stride[i];
-    }
-    return 1;
+int sq_input_mapped(const SqInput *in)
+{
+    return in && in->map;
 }
 
 int sq_input_skip(SqInput *in, long long n, char *err, size_t errlen)
@@ -475,8 +503,10 @@ int sq_input_read_into(SqInput *in, unsigned char *buf, SpeedqaPicture *pic, cha
     /* the readers fill in->buf: lend them the caller's buffer for one frame */
     unsigned char *own = in->buf;
     in->buf = buf;
-    const int r = sq_input_read(in, pic, err, errlen);
+    const int r = pic ? read_frame(in, pic, 0, err, errlen) : -EINVAL;
     in->buf = own;
+    if (!pic)
+        copy_msg(err, errlen, "sq_input_read_into: NULL argument");
     return r;
 }
 

@@ -1,7 +1,8 @@
 /*
  * Video readers shared by the CLI and the tests: Y4M and raw planar YUV.
  * Each reader fills a SpeedqaPicture whose planes point into the reader's
- * own buffer, valid until the next read or close.
+ * own buffer, valid until the next read or close (or, for a mapped file,
+ * into the mapping: see sq_input_mapped).
  */
 #ifndef SQ_INPUT_H
 #define SQ_INPUT_H
@@ -53,6 +54,20 @@ const SqInputInfo *sq_input_info(const SqInput *in);
  * negative = error (truncated frame, bad FRAME line, I/O), message in err.
  */
 int sq_input_read(SqInput *in, SpeedqaPicture *pic, char *err, size_t errlen);
+
+/*
+ * Regular Y4M and raw files are memory-mapped (unless SPEEDQA_IO=read):
+ * sq_input_read then returns pictures that point into the mapping and
+ * carry a release callback (lent to the library, see speedqa.h): the
+ * mapping lasts until the input is closed and every lent frame is given
+ * back. Only lend such a picture to the library: a caller reading it
+ * itself must do so before the input is closed. A file that
+ * shrinks while mapped raises SIGBUS on access.
+ */
+int sq_input_mapped(const SqInput *in);
+
+/* Read every cache line of pic's planes (a read-only floor); the sum. */
+unsigned sq_input_touch(const SpeedqaPicture *pic);
 
 /*
  * Same as sq_input_read, but into buf (sq_input_frame_bytes of them): the

@@ -67,6 +67,12 @@ struct SqInput {
 
     void *priv;              /* reader-private state, freed by rd->close */
 
+    /* Mapped reading (map.c): the file's bytes, the offset of the next one,
+     * and where the frame just read lies (the mapping or buf). */
+    struct SqMap *map;
+    size_t map_pos;
+    const unsigned char *frame;
+
     long long frame_no;      /* 0-based index of the next frame */
     int state;               /* 0 reading, 1 clean end, < 0 sticky error */
     char msg[1024];
@@ -95,6 +101,19 @@ size_t sq_in_read_bytes(SqInput *in, void *dst, size_t n);
 size_t sq_in_discard(SqInput *in, size_t n);
 
 int sq_in_ioerror(const SqInput *in);
+
+typedef struct SqMap SqMap;
+/* Map a seekable Y4M or raw input after its reader opened it (nothing
+ * happens when it cannot be or SPEEDQA_IO=read). */
+void sq_in_map(SqInput *in);
+void sq_in_unmap(SqInput *in);
+int sq_in_map_getc(SqInput *in);
+size_t sq_in_map_skip(SqInput *in, size_t n);
+size_t sq_in_map_copy(SqInput *in, void *dst, size_t n);
+/* Point in->frame at the next payload: the bytes there (short: truncated). */
+size_t sq_in_map_payload(SqInput *in);
+/* Lend the frame just read: pic gets a release that marks it given back. */
+void sq_in_map_lend(SqInput *in, SpeedqaPicture *pic);
 
 /* Reads one frame payload into in->buf. first_missing_is_eof: 1 when zero
  * bytes at this point is a clean end (raw), 0 when a payload must follow

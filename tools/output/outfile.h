@@ -33,6 +33,13 @@ int sq_outfile_open(SqOutFile *o, const char *path, char *err, size_t errlen);
 /* Flushes, closes and renames the report into place. 0, or -errno with one line in err. */
 int sq_outfile_commit(SqOutFile *o, char *err, size_t errlen);
 
+/*
+ * On signal sig (SIGBUS: a mapped input shrank under us), remove the
+ * temporary report, write line to stderr and _exit(code): a clear error
+ * and a nonzero exit instead of a crash. line must stay valid.
+ */
+void sq_outfile_exit_on(int sig, const char *line, int code);
+
 /* Closes and removes the temporary file; the destination is untouched. */
 void sq_outfile_abort(SqOutFile *o);
 
