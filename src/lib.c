@@ -271,9 +271,12 @@ static int check_picture(const SpeedqaContext *c, const SpeedqaPicture *p, const
                    (long long)st, (long long)row);
             return SPEEDQA_ERR(EINVAL);
         }
-        if (p->format.bpc > 8 && (((uintptr_t)p->data[i] | (uintptr_t)p->stride[i]) & 1)) {
+        /* host rows may sit anywhere (sq_load_u16); device copies need even ones */
+        if (p->memory != SPEEDQA_MEM_HOST && p->format.bpc > 8 &&
+            (((uintptr_t)p->data[i] | (uintptr_t)p->stride[i]) & 1)) {
             logmsg(&c->s, SPEEDQA_LOG_ERROR,
-                   "%s picture plane %d: 16-bit samples need an even address and stride", side, i);
+                   "%s picture plane %d: 16-bit device samples need an even address and stride",
+                   side, i);
             return SPEEDQA_ERR(EINVAL);
         }
     }

@@ -100,9 +100,10 @@ typedef struct SpeedqaFormat {
 
 /**
  * One picture. Samples are uint8_t when bpc == 8, otherwise native-endian
- * uint16_t holding values below 2^bpc, LSB-aligned (planes and strides
- * 2-byte aligned; a larger value in a row a feature reads fails the frame
- * with -ERANGE).
+ * uint16_t holding values below 2^bpc, LSB-aligned (a larger value in a row
+ * a feature reads fails the frame with -ERANGE). Host planes and strides
+ * may have any alignment, odd addresses of 16-bit samples included (a
+ * frame in a mapped file); device planes need even ones.
  * Strides are in bytes and may be negative; |stride| must be at least the row's size in bytes
  * (-EINVAL otherwise).
  *

@@ -147,9 +147,11 @@ static void range_finish(const SqPlan *p, const SqCpuSide *s, uint32_t *acc, con
         return;
     uint32_t mx = 0;
     for (int y = 0; y < p->d.h; y++) {
-        const uint16_t *r = (const uint16_t *)(base + (ptrdiff_t)y * stride);
-        for (int x = 0; s->srcrows[y] && x < p->d.w; x++)
-            mx = r[x] > mx ? r[x] : mx;
+        const uint8_t *r = base + (ptrdiff_t)y * stride;
+        for (int x = 0; s->srcrows[y] && x < p->d.w; x++) {
+            const uint32_t v = sq_load_u16(r, x);
+            mx = v > mx ? v : mx;
+        }
     }
     acc[0] = mx;
 }

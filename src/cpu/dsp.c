@@ -27,10 +27,9 @@ static void vfilt_8bpc_c(float *dst, const uint8_t *cur, ptrdiff_t cur_stride,
 
 static void or_16bpc_c(uint32_t *acc, const uint8_t *row, int w)
 {
-    const uint16_t *p = (const uint16_t *)row;
     uint16_t bits = 0; /* 16-bit lanes: the loop vectorises without widening */
     for (int x = 0; x < w; x++)
-        bits |= p[x];
+        bits |= (uint16_t)sq_load_u16(row, x);
     *acc |= bits;
 }
 
@@ -39,7 +38,6 @@ static void vfilt_16bpc_c(float *dst, const uint8_t *cur, ptrdiff_t cur_stride,
                           const float *g, int taps, const int32_t *spans, int nspans, int w)
 {
     (void)w;
-    /* 16-bit planes are 2-byte aligned: speedqa_send refuses others. */
     for (int s = 0; s < nspans; s++)
         for (int c = spans[2 * s]; c < spans[2 * s + 1]; c++)
             dst[c] = sq_vfilter_raw(cur, cur_stride, prev, prev_stride, 1, scale, h, g, taps, row, c);

@@ -33,12 +33,30 @@ SQ_FN float sq_bpc_scale(int bpc)
     return s;
 }
 
+/*
+ * Sample x of a row of 16-bit containers. Host pictures may put them at odd
+ * addresses (a 10-bit Y4M frame read in place from a mapped file), so the
+ * host build loads through memcpy (one unaligned load on x86 and arm64);
+ * device arenas are always aligned.
+ */
+SQ_FN uint32_t sq_load_u16(const SQ_GLOBAL uint8_t *row, int64_t x)
+{
+#if defined(__OPENCL_VERSION__) || defined(__CUDACC__) || defined(__HIPCC__) || \
+    !defined(__GNUC__)
+    return ((const SQ_GLOBAL uint16_t *)row)[x];
+#else
+    uint16_t v;
+    __builtin_memcpy(&v, row + 2 * x, sizeof v);
+    return v;
+#endif
+}
+
 /* One converted sample of a raw plane (8-bit or 16-bit containers). */
 SQ_FN float sq_raw_at(const SQ_GLOBAL uint8_t *base, int64_t stride, int hbd,
                       float scale, int y, int x)
 {
     const SQ_GLOBAL uint8_t *row = base + (int64_t)y * stride;
-    uint32_t v = hbd ? (uint32_t)((const SQ_GLOBAL uint16_t *)row)[x] : (uint32_t)row[x];
+    uint32_t v = hbd ? sq_load_u16(row, x) : (uint32_t)row[x];
     return sq_sample_to_float(v, scale);
 }
 

@@ -6,7 +6,8 @@
  * speed_temporal above all) changes a score: every score must equal, bit
  * for bit, the copy-on-send run of the same frames. Also: all pictures are
  * back after a flush is drained and after close, none is released twice,
- * a failing send lends nothing, and sides can mix lent and copied.
+ * a failing send lends nothing, sides can mix lent and copied, and planes
+ * at odd addresses (16-bit samples unaligned) score like aligned ones.
  *
  * usage: test_lend [cpu|cuda|opencl|hip] (77 when that backend has no device)
  */
@@ -27,7 +28,7 @@
 static int fails;
 
 typedef struct Buf {
-    uint16_t data[W * H * 3 / 2]; /* 8-bit runs use the bytes of the first half */
+    uint16_t data[W * H * 3 / 2 + 1]; /* 8-bit runs use the first half; + 1: odd starts */
     int lent;
 } Buf;
 
@@ -39,7 +40,9 @@ typedef struct Lender {
 } Lender;
 
 typedef struct Run {
-    int bpc, threads, mode; /* mode 0: copies, 1: both lent, 2: ref lent on even frames only */
+    /* mode 0: copies, 1: both lent, 2: ref lent on even frames only, 3: both lent,
+     * every plane at an odd address (16-bit samples unaligned: a mapped Y4M) */
+    int bpc, threads, mode;
     const char *feature;
     SpeedqaBackend backend;
 } Run;
@@ -68,13 +71,13 @@ static unsigned sample(int f, int side, int plane, int x, int y, int bpc)
     return bpc > 8 ? (v * 4 + (unsigned)(x % 4)) % 1024 : v % 256;
 }
 
-/* Fill buffer b with frame f of side and describe it in pic. */
-static void fill(Buf *b, int f, int side, int bpc, SpeedqaPicture *pic)
+/* Fill buffer b with frame f of side (from byte odd on) and describe it in pic. */
+static void fill(Buf *b, int f, int side, int bpc, int odd, SpeedqaPicture *pic)
 {
     const int bps = bpc > 8 ? 2 : 1;
     memset(pic, 0, sizeof *pic);
     pic->format = (SpeedqaFormat){ W, H, SPEEDQA_PIX_420, bpc };
-    unsigned char *p = (unsigned char *)b->data;
+    unsigned char *p = (unsigned char *)b->data + odd;
     for (int c = 0; c < 3; c++) {
         const int w = c ? W / 2 : W, h = c ? H / 2 : H;
         pic->data[c] = p;
@@ -82,8 +85,9 @@ static void fill(Buf *b, int f, int side, int bpc, SpeedqaPicture *pic)
         for (int y = 0; y < h; y++)
             for (int x = 0; x < w; x++) {
                 const unsigned v = sample(f, side, c, x, y, bpc);
+                const uint16_t v16 = (uint16_t)v;
                 if (bps == 2)
-                    ((uint16_t *)p)[(size_t)y * w + x] = (uint16_t)v;
+                    memcpy(p + 2 * ((size_t)y * w + x), &v16, 2);
                 else
                     p[(size_t)y * w + x] = (unsigned char)v;
             }
@@ -163,7 +167,7 @@ static int run(const Run *r, Lender *l, SpeedqaScores *out, long *lent_count)
         SpeedqaPicture pic[2];
         int idx[2];
         for (int s = 0; s < 2; s++) {
-            const int lend = r->mode == 1 || (r->mode == 2 && s == 0 && f % 2 == 0);
+            const int lend = r->mode == 1 || r->mode == 3 || (r->mode == 2 && s == 0 && f % 2 == 0);
             while ((idx[s] = take(l)) < 0) {
                 /* every buffer is in the library: wait for a frame to finish */
                 SpeedqaScores sc;
@@ -172,7 +176,7 @@ static int run(const Run *r, Lender *l, SpeedqaScores *out, long *lent_count)
                 if (ret == 0)
                     out[got++] = sc;
             }
-            fill(&l->buf[idx[s]], f, s, r->bpc, &pic[s]);
+            fill(&l->buf[idx[s]], f, s, r->bpc, r->mode == 3, &pic[s]);
             if (lend) {
                 pic[s].release = on_release;
                 pic[s].release_opaque = l;
@@ -233,8 +237,8 @@ static void refused(SpeedqaBackend be)
         return;
     }
     SpeedqaPicture a, b;
-    fill(&l.buf[0], 0, 0, 8, &a);
-    fill(&l.buf[1], 0, 1, 8, &b);
+    fill(&l.buf[0], 0, 0, 8, 0, &a);
+    fill(&l.buf[1], 0, 1, 8, 0, &b);
     l.buf[0].lent = l.buf[1].lent = 1;
     a.release = b.release = on_release;
     a.release_opaque = b.release_opaque = &l;
@@ -272,7 +276,7 @@ int main(int argc, char **argv)
                 Run r = { bpc, threads[ti], 0, feats[fi], be };
                 lender_init(&l);
                 int ret = run(&r, &l, want, &lent);
-                for (int mode = 1; mode <= 2 && ret == 0; mode++) {
+                for (int mode = 1; mode <= 3 && ret == 0; mode++) {
                     Lender m;
                     lender_init(&m);
                     r.mode = mode;
@@ -286,7 +290,7 @@ int main(int argc, char **argv)
                     const int ok = same && m.released == lent && m.double_release == 0 && lent > 0;
                     printf("%s %s %d-bit %-40s threads %d %s: %ld lent, %ld back, %ld twice%s\n",
                            ok ? "ok  " : "FAIL", bname, bpc, feats[fi] ? feats[fi] : "(both)",
-                           threads[ti], mode == 1 ? "lent      " : "ref, even ", lent,
+                           threads[ti], mode == 1 ? "lent      " : mode == 2 ? "ref, even " : "lent, odd ", lent,
                            m.released, m.double_release, same ? "" : ", scores differ");
                     fails += !ok;
                     lender_free(&m);

@@ -447,8 +447,7 @@ static int read_frame(SqInput *in, SpeedqaPicture *pic, int lend, char *err, siz
         return r;
 
     const unsigned char *base = in->frame ? in->frame : in->buf;
-    const int odd = in->info.format.bpc > 8 && ((uintptr_t)base & 1);
-    if (in->map && (!lend || odd) && base != in->buf) {
+    if (in->map && !lend && base != in->buf) {
         memcpy(in->buf, base, in->frame_bytes);
         base = in->buf;
     }

@@ -65,15 +65,6 @@ static int mapping_wanted(const SqInput *in)
            (in->rd == &sq_reader_y4m || in->rd == &sq_reader_yuv);
 }
 
-/* 16-bit samples must be 2-byte aligned: a frame at an odd offset is copied anyway. */
-static int odd_payload(const SqInput *in, size_t first)
-{
-    if (in->info.format.bpc <= 8)
-        return 0;
-    /* Y4M: "FRAME\n" precedes the first payload (frame parameters are rare) */
-    return ((first + (in->rd == &sq_reader_y4m ? 6 : 0)) & 1) != 0;
-}
-
 void sq_in_map(SqInput *in)
 {
     if (!mapping_wanted(in))
@@ -82,8 +73,7 @@ void sq_in_map(SqInput *in)
     const int fd = fileno(in->f);
     const off_t pos = ftello(in->f);
     if (fd < 0 || pos < 0 || fstat(fd, &st) != 0 || st.st_size <= 0 ||
-        (uint64_t)st.st_size > (uint64_t)SIZE_MAX ||
-        odd_payload(in, (size_t)pos - (in->pb_len - in->pb_pos)))
+        (uint64_t)st.st_size > (uint64_t)SIZE_MAX)
         return;
     SqMap *m = calloc(1, sizeof *m);
     if (!m)
