@@ -564,7 +564,7 @@ static void colour_check(const Run *run)
  * A mapped input is lent to the library frame by frame, no thread needed;
  * any other is read on its own thread, a few frames ahead of the scoring.
  */
-static int start_readers(Run *run)
+static int start_readers(Run *run, int threads)
 {
     if (sq_input_mapped(run->ref) || sq_input_mapped(run->dis))
         sq_outfile_exit_on(SIGBUS, "speedqa: error: an input file shrank while it was being "
@@ -573,7 +573,10 @@ static int start_readers(Run *run)
         char perr[200];
         if (sq_input_mapped(i ? run->dis : run->ref))
             continue;
-        const int pr = sq_prefetch_start(&run->ahead[i], i ? run->dis : run->ref, 3, perr, sizeof perr);
+        /* enough buffers for the frames the library holds and a few ahead */
+        const int depth = 2 * threads + 6;
+        const int pr = sq_prefetch_start(&run->ahead[i], i ? run->dis : run->ref, depth, perr,
+                                         sizeof perr);
         if (pr < 0 && pr != -ENOTSUP) {
             cli_error("%s", perr);
             return SQ_EXIT_INTERNAL;
@@ -585,7 +588,7 @@ static int start_readers(Run *run)
 /* --read-only: the inputs read (lent frames given back at once), nothing scored. */
 static int read_only(Run *run)
 {
-    int ret = start_readers(run);
+    int ret = start_readers(run, 1);
     if (ret)
         return ret;
     const double t0 = now_s();
@@ -669,7 +672,7 @@ static int run_all(const CliSettings *cfg, FILE *out, int *written)
     if (cfg->frame_cnt > 0 && (progress.total < 0 || progress.total > cfg->frame_cnt))
         progress.total = cfg->frame_cnt;
 
-    if ((ret = start_readers(&run)) != 0)
+    if ((ret = start_readers(&run, s.n_threads)) != 0)
         goto end;
     const double t0 = now_s();
     ret = score(&run);

@@ -8,22 +8,24 @@
 #include "input_priv.h"
 #include "prefetch.h"
 
-#define MAX_DEPTH 4
-/* Frames read ahead of an input hold at most this many bytes. */
+#define MAX_DEPTH 40
+/* Frames read ahead of an input or lent hold at most this many bytes. */
 #define AHEAD_BUDGET ((size_t)256 << 20)
 
 typedef struct Slot {
     unsigned char *buf;
     SpeedqaPicture pic;
+    struct SqPrefetch *owner;
+    int lent;            /* handed out, not given back yet */
 } Slot;
 
 struct SqPrefetch {
     SqInput *in;
     int depth;
     Slot slot[MAX_DEPTH];
-    /* frames [head, tail) are read and waiting; the caller holds head - 1 */
+    /* frames [head, tail) are read and waiting; slots are used in order, so
+     * the reader waits until slot tail % depth is no longer lent */
     unsigned long long head, tail;
-    int held;            /* the caller holds slot (head - 1) % depth */
     int end;             /* reader finished: its last result in final, final_msg */
     int final;
     char final_msg[1100];
@@ -54,8 +56,9 @@ static void *reader_main(void *arg)
     pthread_setcancelstate(PTHREAD_CANCEL_DISABLE, NULL);
     pthread_mutex_lock(&p->mu);
     for (;;) {
-        /* a slot is free when neither waiting nor held by the caller */
-        while (!p->quit && p->tail - p->head + (unsigned)p->held >= (unsigned)p->depth)
+        /* a slot is free when neither waiting nor lent */
+        while (!p->quit && (p->tail - p->head >= (unsigned)p->depth ||
+                            p->slot[p->tail % (unsigned)p->depth].lent))
             pthread_cond_wait(&p->cv, &p->mu);
         if (p->quit)
             break;
@@ -109,15 +112,17 @@ int sq_prefetch_start(SqPrefetch **out, SqInput *in, int depth, char *err, size_
     const size_t fit = fb ? AHEAD_BUDGET / fb : MAX_DEPTH;
     depth = depth > MAX_DEPTH ? MAX_DEPTH : depth;
     depth = (size_t)depth > fit ? (int)fit : depth;
-    p->depth = depth < 2 ? 2 : depth;
+    p->depth = depth < 3 ? 3 : depth;
     p->in = in;
     p->cancelable = !lav;
-    for (int i = 0; i < p->depth; i++)
+    for (int i = 0; i < p->depth; i++) {
+        p->slot[i].owner = p;
         if (!(p->slot[i].buf = speedqa_buffer_alloc(fb))) {
             sq_prefetch_stop(&p);
             snprintf(err, errlen, "out of memory for %d read-ahead frames", depth);
             return -ENOMEM;
         }
+    }
     if (pthread_mutex_init(&p->mu, NULL)) {
         sq_prefetch_stop(&p);
         snprintf(err, errlen, "cannot create the read-ahead lock");
@@ -143,20 +148,32 @@ int sq_prefetch_start(SqPrefetch **out, SqInput *in, int depth, char *err, size_
     return 0;
 }
 
+/* The library is done with a lent frame (any thread). */
+static void give_back_slot(void *opaque, const void *data0)
+{
+    Slot *s = opaque;
+    SqPrefetch *p = s->owner;
+    (void)data0;
+    pthread_mutex_lock(&p->mu);
+    s->lent = 0;
+    pthread_cond_broadcast(&p->cv);
+    pthread_mutex_unlock(&p->mu);
+}
+
 int sq_prefetch_next(SqPrefetch *p, SpeedqaPicture *pic, char *err, size_t errlen)
 {
     pthread_mutex_lock(&p->mu);
-    if (p->held) {
-        p->held = 0; /* the frame handed out last time is done with */
-        pthread_cond_broadcast(&p->cv);
-    }
     while (p->head == p->tail && !p->end)
         pthread_cond_wait(&p->cv, &p->mu);
     int r;
     if (p->head < p->tail) {
-        *pic = p->slot[p->head % (unsigned)p->depth].pic;
+        Slot *s = &p->slot[p->head % (unsigned)p->depth];
+        *pic = s->pic;
+        pic->release = give_back_slot;
+        pic->release_opaque = s;
+        s->lent = 1;
         p->head++;
-        p->held = 1;
+        pthread_cond_broadcast(&p->cv);
         r = 1;
     } else {
         r = p->final;
