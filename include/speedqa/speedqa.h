@@ -167,8 +167,9 @@ typedef struct SpeedqaSettings {
      * many frames in parallel; GPU backends use them to copy host pictures
      * into pinned staging (host-memory throughput at 1080p and above needs
      * 4 or more). Scores never depend on it. More threads than CPU cores
-     * cannot help (the speedqa tool caps --threads there); each CPU worker
-     * keeps frame copies in flight, at most 1 GiB in all.
+     * cannot help (the speedqa tool caps --threads there). A CPU worker
+     * keeps about two frames in flight: lent pictures in place, others as
+     * copies (at most 1 GiB of them in all).
      */
     int n_threads;
     SpeedqaBackend backend;  /**< default SPEEDQA_BACKEND_CPU */
