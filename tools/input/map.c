@@ -26,6 +26,10 @@
 
 #include "input_priv.h"
 
+#ifndef MADV_POPULATE_READ
+#define MADV_POPULATE_READ 22 /* Linux 5.14 */
+#endif
+
 /* Frames lent at once, at most: far above any library queue. */
 #define RING 4096
 /* Unmap given-back frames in steps of at least this many bytes. */
@@ -47,6 +51,7 @@ struct SqMap {
     unsigned long long next, low; /* ring: entries [low, next) may be lent */
     size_t done_end;      /* every frame ending at or before this is given back */
     size_t dropped;       /* [0, dropped) is unmapped (page multiple) */
+    int populate;         /* map each frame's pages before lending it */
     MapEntry ring[RING];
 };
 
@@ -87,6 +92,11 @@ void sq_in_map(SqInput *in)
     m->base = p;
     m->len = (size_t)st.st_size;
     m->page = (size_t)sysconf(_SC_PAGESIZE);
+    /* One call maps a frame's pages instead of a fault per 64 KiB in the
+     * library's threads: it pays where many threads stage one frame at a
+     * time (GPU backends) and the faults contend (bench/cli_throughput.py). */
+    const char *pop = getenv("SPEEDQA_MAP_POPULATE");
+    m->populate = pop && !strcmp(pop, "1");
     for (int i = 0; i < RING; i++)
         m->ring[i].m = m;
     in->map = m;
@@ -174,6 +184,11 @@ void sq_in_map_lend(SqInput *in, SpeedqaPicture *pic)
     if (m->next - m->low >= RING)
         return; /* no entry free: the library copies this one (never in practice) */
     e->end = in->map_pos;
+    if (m->populate) {
+        const size_t a = (size_t)(in->frame - m->base) / m->page * m->page;
+        /* an old kernel says EINVAL: the pages fault in as usual */
+        madvise((void *)(m->base + a), in->map_pos - a, MADV_POPULATE_READ);
+    }
     atomic_fetch_add_explicit(&m->refs, 1, memory_order_relaxed);
     atomic_store_explicit(&e->lent, 1, memory_order_relaxed);
     m->next++;
