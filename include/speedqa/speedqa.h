@@ -117,8 +117,9 @@ typedef struct SpeedqaFormat {
  * change the planes until then. release may run on any library thread,
  * before or after speedqa_send() returns; every lent picture is released
  * by speedqa_flush()'s end of sequence once scored, and at the latest by
- * speedqa_close(). A send that fails lends nothing: no release comes and
- * the caller still owns the planes. Zero-initialise pictures
+ * speedqa_close(). A send that fails reads the planes no more once it
+ * returns: either no release comes (-EAGAIN, -EINVAL) or it has come
+ * already (a failure after the frame was taken). Zero-initialise pictures
  * (SpeedqaPicture p = { 0 }) so that fields added later read as defaults.
  */
 typedef void (*SpeedqaRelease)(void *opaque, const void *data0);

@@ -57,6 +57,9 @@ void sq_gpu_close(void **priv)
     GpuPriv *g = *priv;
     if (!g)
         return;
+    /* a queued stage that never ran would never give its pictures back */
+    if (g->stagers)
+        sq_gpu_drain_staging(g);
     sq_pool_stop(&g->stagers);
     if (g->dev) {
         const SqGpuFns *fn = g->fns;
@@ -76,6 +79,7 @@ void sq_gpu_close(void **priv)
     const SqAlloc a = g->p.alloc;
     sq_free(&a, g->frames);
     sq_free(&a, g->batches);
+    sq_free(&a, g->lent);
     sq_free(&a, g);
     *priv = NULL;
 }
@@ -237,6 +241,9 @@ int sq_gpu_send(void *priv, const SpeedqaPicture *ref, const SpeedqaPicture *dis
     int ret = sq_gpu_put_frame(g, fr, slot, ref, dis, err, errlen);
     if (!ret)
         ret = sq_gpu_add_frame(g, fr);
+    /* a failed send reads nothing once it returns */
+    if (ret < 0 && g->stagers)
+        sq_gpu_drain_staging(g);
     leave(g);
     if (ret == -EINVAL && !g->sticky)
         return ret;

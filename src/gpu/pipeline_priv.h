@@ -17,7 +17,7 @@
 /* Budgets that bound the batch size for large frames. */
 #define PINNED_BUDGET ((int64_t)512 << 20)
 #define SCRATCH_BUDGET ((int64_t)3 << 30)
-#define MAX_STAGERS 8
+#define MAX_STAGERS 16
 
 typedef struct PlaneGeo {
     int need;            /* some feature reads this plane */
@@ -86,6 +86,11 @@ typedef struct GpuPriv {
     int prof_batches;
 
     SqPool *stagers;     /* NULL: the caller stages alone */
+    /* Lent host pictures are staged on the stagers, a frame per thread,
+     * while send returns: frame slots [uploaded, queued) wait there, their
+     * pictures in lent[slot]; the caller uploads them in order. */
+    SpeedqaPicture (*lent)[2];
+    unsigned long long queued, uploaded;
 } GpuPriv;
 
 /*
@@ -133,6 +138,10 @@ int sq_gpu_upload_plans(GpuPriv *g);
 
 /* staging.c */
 int sq_gpu_start_stagers(GpuPriv *g, int n_threads);
+/* Upload the frames staged on the stagers: all (wait), or those done. 0 or sticky. */
+int sq_gpu_finish_staging(GpuPriv *g, int wait);
+/* Let every queued stage run (its pictures go back), uploading nothing: failures, close. */
+void sq_gpu_drain_staging(GpuPriv *g);
 int sq_gpu_put_frame(GpuPriv *g, FrameRec *fr, int slot, const SpeedqaPicture *ref,
                      const SpeedqaPicture *dis, char *err, size_t errlen);
 

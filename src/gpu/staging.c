@@ -1,8 +1,10 @@
 /*
  * Frames into the device: host pictures are copied (only the rows the
- * features read) into the pinned staging of their frame slot, split over
- * the staging threads, then uploaded on the copy stream; device pictures
- * are copied device to device, whole.
+ * features read) into the pinned staging of their frame slot, then
+ * uploaded on the copy stream; device pictures are copied device to
+ * device, whole. A frame of lent host pictures is staged by one staging
+ * thread while send returns (frames in parallel, each picture given back
+ * once copied); others are split over the staging threads inside send.
  */
 #include <errno.h>
 #include <stdio.h>
@@ -77,7 +79,11 @@ int sq_gpu_start_stagers(GpuPriv *g, int n_threads)
     const int want = sq_imin(n_threads - 1, MAX_STAGERS);
     if (want < 1)
         return 0;
-    const int ret = sq_pool_start(&g->stagers, want, want, &g->p.alloc);
+    g->lent = sq_calloc(&g->p.alloc, (size_t)g->nslots, sizeof(*g->lent));
+    if (!g->lent)
+        return -ENOMEM;
+    /* room for every frame in flight: a queued stage never waits for a slot */
+    const int ret = sq_pool_start(&g->stagers, want, g->nslots, &g->p.alloc);
     if (ret == -ENOMEM)
         return ret;
     if (ret < 0 || sq_pool_threads(g->stagers) < want) {
@@ -126,9 +132,63 @@ static int copy_device_picture(GpuPriv *g, const SpeedqaPicture *pic, int s, Fra
     return 0;
 }
 
+static void give_back(const SpeedqaPicture *pic)
+{
+    if (pic->release)
+        pic->release(pic->release_opaque, pic->data[0]);
+}
+
+/* Both pictures' staged span of a slot up, in one copy. */
+static int upload_slot(GpuPriv *g, int slot, int first, int last)
+{
+    const int64_t slot_off = g->at.slots + slot * g->slot_bytes;
+    const int64_t a = g->stage_start[first], b = g->stage_start[last] + g->stage_len[last];
+    const uint8_t *stage = g->pinned + slot * g->stage_bytes;
+    int ret;
+    if (b > a && (ret = g->fns->upload(g->dev, SQ_GPU_STREAM_COPY, g->arena + slot_off + a,
+                                       stage + a, (size_t)(b - a))) < 0)
+        return sq_gpu_fail(g, ret, "frame upload");
+    return 0;
+}
+
+/* A queued frame (pool item): its whole staging on one thread, then its pictures go back. */
+static void stage_queued(void *ctx, int64_t frame, int thread)
+{
+    GpuPriv *g = ctx;
+    const int slot = (int)((unsigned long long)frame % (unsigned)g->nslots);
+    SpeedqaPicture *pic = g->lent[slot];
+    StageJob job = { .g = g, .pic = { &pic[0], &pic[1] },
+                     .stage = g->pinned + slot * g->stage_bytes, .nparts = 1 };
+    (void)thread;
+    stage_part(&job, 0, 0);
+    give_back(&pic[0]);
+    give_back(&pic[1]);
+}
+
+void sq_gpu_drain_staging(GpuPriv *g)
+{
+    for (; g->uploaded < g->queued; g->uploaded++)
+        sq_pool_collect(g->stagers, 1);
+}
+
+int sq_gpu_finish_staging(GpuPriv *g, int wait)
+{
+    while (g->uploaded < g->queued) {
+        if (sq_pool_collect(g->stagers, wait) < 0)
+            return 0;
+        const int ret = upload_slot(g, (int)(g->uploaded % (unsigned)g->nslots), 0, 1);
+        g->uploaded++;
+        if (ret < 0)
+            return ret;
+    }
+    return 0;
+}
+
 /*
  * Both pictures into frame slot `slot` (described in fr). -EINVAL with a
  * message for a device picture that is not one; other errors are sticky.
+ * Lent pictures are given back (now, or by the staging thread), others
+ * are not read after the call.
  */
 int sq_gpu_put_frame(GpuPriv *g, FrameRec *fr, int slot, const SpeedqaPicture *ref,
                      const SpeedqaPicture *dis, char *err, size_t errlen)
@@ -138,6 +198,20 @@ int sq_gpu_put_frame(GpuPriv *g, FrameRec *fr, int slot, const SpeedqaPicture *r
     StageJob job = { .g = g, .stage = g->pinned + slot * g->stage_bytes,
                      .nparts = sq_pool_threads(g->stagers) + 1 };
     int ret;
+    if (g->stagers && ref->memory == SPEEDQA_MEM_HOST && dis->memory == SPEEDQA_MEM_HOST &&
+        ref->release && dis->release) {
+        stage_record(g, 0, fr, slot_off);
+        stage_record(g, 1, fr, slot_off);
+        g->lent[slot][0] = *ref;
+        g->lent[slot][1] = *dis;
+        if (sq_pool_submit(g->stagers, stage_queued, g, (int64_t)g->sent) == 0) {
+            g->queued++;
+            return sq_gpu_finish_staging(g, 0); /* what is done goes up now */
+        }
+    }
+    /* a parallel loop needs the queue empty */
+    if (g->stagers && (ret = sq_gpu_finish_staging(g, 1)) < 0)
+        return ret;
     for (int s = 0; s < 2; s++) {
         if (pic[s]->memory == SPEEDQA_MEM_HOST) {
             stage_record(g, s, fr, slot_off);
@@ -151,14 +225,10 @@ int sq_gpu_put_frame(GpuPriv *g, FrameRec *fr, int slot, const SpeedqaPicture *r
     }
     if (job.pic[0] || job.pic[1])
         sq_pool_for(g->stagers, job.nparts, stage_part, &job);
+    give_back(ref);
+    give_back(dis);
     /* staged sides sit at the same offsets in pinned and device memory:
      * the span of the host ones goes up in one copy */
     const int first = job.pic[0] ? 0 : 1, last = job.pic[1] ? 1 : 0;
-    if (job.pic[first]) {
-        const int64_t a = g->stage_start[first], b = g->stage_start[last] + g->stage_len[last];
-        if (b > a && (ret = g->fns->upload(g->dev, SQ_GPU_STREAM_COPY, g->arena + slot_off + a,
-                                           job.stage + a, (size_t)(b - a))) < 0)
-            return sq_gpu_fail(g, ret, "frame upload");
-    }
-    return 0;
+    return job.pic[first] ? upload_slot(g, slot, first, last) : 0;
 }
