@@ -16,6 +16,9 @@
 
 #include "checkkernel.h"
 #include "speedqa/speedqa.h"
+#ifdef CK_AVX512_EMU
+#include "x86/dsp_x86.h"
+#endif
 
 static uint64_t rng_state;
 static const char *cur_func, *cur_level;
@@ -172,6 +175,27 @@ int main(int argc, char **argv)
         sq_dsp_init(&c.lvl[c.nlvl].dsp, SPEEDQA_CPU_AVX2);
         c.nlvl++;
     }
+    if (flags & SPEEDQA_CPU_AVX512) {
+        c.lvl[c.nlvl].name = "avx512";
+        c.lvl[c.nlvl].flags = SPEEDQA_CPU_AVX2 | SPEEDQA_CPU_AVX512;
+        sq_dsp_init(&c.lvl[c.nlvl].dsp, c.lvl[c.nlvl].flags);
+        c.nlvl++;
+    }
+    if (flags & SPEEDQA_CPU_NEON) {
+        c.lvl[c.nlvl].name = "neon";
+        c.lvl[c.nlvl].flags = SPEEDQA_CPU_NEON;
+        sq_dsp_init(&c.lvl[c.nlvl].dsp, SPEEDQA_CPU_NEON);
+        c.nlvl++;
+    }
+#ifdef CK_AVX512_EMU
+    /* The AVX-512 sources on SIMDe (x86/simd512.h), over the AVX2 table. */
+    c.nlvl = 0;
+    c.lvl[0].name = "avx512e";
+    c.lvl[0].flags = SPEEDQA_CPU_AVX2;
+    sq_dsp_init(&c.lvl[0].dsp, SPEEDQA_CPU_AVX2);
+    sq_dsp_fill_avx512emu(&c.lvl[0].dsp);
+    c.nlvl = 1;
+#endif
     if (!c.nlvl)
         printf("no SIMD level on this CPU (flags %#x): only the C composites run\n", flags);
     ck_filter(&c);
