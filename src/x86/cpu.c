@@ -70,5 +70,6 @@ static void fill_avx2(SqDsp *d)
     d->backsub = sq_backsub_avx2;
     d->block_var = sq_block_var_avx2;
     d->entropy = sq_entropy_avx2;
+    d->prescale_row = sq_prescale_row_avx2;
     d->vgran = 8;
 }

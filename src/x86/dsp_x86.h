@@ -25,6 +25,9 @@ void sq_matmul_avx2(float *out, ptrdiff_t ldo, const float *l, ptrdiff_t ldl,
                     const float *r, ptrdiff_t ldr, int rows, int cols, int depth);
 void sq_backsub_avx2(float *x, const float *rm, int n, int nb);
 void sq_block_var_avx2(float *s, const float *x, const float *y, int n, int nb);
+void sq_prescale_row_avx2(float *dst, const float *src, ptrdiff_t stride, int method,
+                          const int32_t *iy, const float *wy, const int32_t *ix, const float *wx,
+                          int w);
 void sq_entropy_avx2(float *e, const float *lambda, int n, const float *s, int nb, float sigma_nn);
 
 
