@@ -2,8 +2,10 @@
  * checkkernel [--seed N] [--bench] [--test NAME]
  *
  * Prints the seed first; a failure prints the function, the level and the
- * parameters of the case, and --seed N replays the same cases. Without a
- * SIMD level (no AVX2, or SPEEDQA_CPU_MASK=0) only the C composites run
+ * parameters of the case, and --seed N replays the same cases. Levels:
+ * every one the machine has (AVX2, AVX-512, NEON), each against C; built as
+ * checkkernel_avx512emu, the AVX-512 sources on SIMDe instead. Without a
+ * SIMD level (none on the CPU, or SPEEDQA_CPU_MASK=0) only the C composites run
  * (cpu.c's solvers and plane scores against the math core) and the exit
  * status is 77 (meson: skipped) unless they fail.
  */
