@@ -15,8 +15,6 @@
  * performs exactly its own sequence of operations, so the bits are those
  * of two separate runs.
  */
-#define SQ_EIG2_MAX 64
-
 static void qr_iterate2(float *const d[2], float *const e[2], int n, int ret[2])
 {
     int b[2] = { n - 1, n - 1 }, iter[2] = { 0, 0 }, a0[2] = { 0, 0 };
@@ -67,35 +65,27 @@ void sq_cpu_eigenvalues2(const SqDsp *dsp, const float *const k[2], int n, float
         }
         return;
     }
-    if (n > SQ_EIG2_MAX) {
-        for (int q = 0; q < 2; q++)
-            ret[q] = sq_cpu_eigenvalues(dsp, k[q], n, lambda[q], ws[q]);
-        return;
-    }
-    float *d[2], *e[2], keep[2][2][SQ_EIG2_MAX];
+    float *d[2], *e[2];
     for (int q = 0; q < 2; q++) {
         float *a = ws[q];
         d[q] = a + n * n;
         e[q] = d[q] + n;
         memcpy(a, k[q], sizeof(float) * (size_t)n * n);
         dsp->tridiag(a, n, d[q], e[q], e[q] + n);
-        memcpy(keep[q][0], d[q], sizeof(float) * (size_t)n);
-        memcpy(keep[q][1], e[q], sizeof(float) * (size_t)(n - 1));
     }
     qr_iterate2(d, e, n, ret);
     for (int q = 0; q < 2; q++) {
-        /* A NaN's sign is the compiler's pick (it may move a negation):
-         * then the plain iteration gives the bits sq_eigenvalues gives. A
-         * NaN sign changes nothing but other NaNs' signs, so results
-         * without NaN are those of the plain iteration already. */
+        /* A NaN's sign is the compiler's pick (it may move a negation, and
+         * does differently per file and flags): then sq_cpu_eigenvalues
+         * itself redoes the problem, so the bits are the plain path's. A
+         * NaN's sign changes nothing but other NaNs' signs, so results
+         * without NaN are the plain path's already. */
         int nan = 0;
         for (int i = 0; i < n; i++)
             nan |= d[q][i] != d[q][i];
-        if (nan) {
-            memcpy(d[q], keep[q][0], sizeof(float) * (size_t)n);
-            memcpy(e[q], keep[q][1], sizeof(float) * (size_t)(n - 1));
-            ret[q] = sq_eigen_qr_iterate(d[q], e[q], n);
-        }
-        memcpy(lambda[q], d[q], sizeof(float) * (size_t)n);
+        if (nan)
+            ret[q] = sq_cpu_eigenvalues(dsp, k[q], n, lambda[q], ws[q]);
+        else
+            memcpy(lambda[q], d[q], sizeof(float) * (size_t)n);
     }
 }
