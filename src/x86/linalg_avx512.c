@@ -83,7 +83,7 @@ void SQ_X512(sq_tridiag)(float *a, int n, float *d, float *e, float *ws)
 /*
  * nv (1..4) vectors of columns j .. of nr (1 or 2) output rows, the last
  * vector masked by mt: two rows share the loads of r and keep 8 sums in
- * flight (as linalg_avx2.c, where that measured 1.4x).
+ * flight (as linalg_avx2.c, where that measured 1.16x).
  */
 AI void mm_rows(float *o, ptrdiff_t ldo, const float *li, ptrdiff_t ldl, const float *r,
                 ptrdiff_t ldr, int depth, int j, int nv, int nr, __mmask16 mt)
