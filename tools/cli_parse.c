@@ -154,7 +154,8 @@ static void usage(FILE *f)
 "\n"
 "Computation:\n"
 "      --cpumask M           vmaf's bitmask of instruction sets NOT to use\n"
-"                            (decimal or 0x..): bit 3 (8) = AVX2; -1 = C only\n"
+"                            (decimal or 0x..): x86 bit 3 (8) = AVX2, bit 4\n"
+"                            (16) = AVX-512; arm bit 0 (1) = NEON; -1 = C only\n"
 "      --threads N           CPU worker threads (default 1, 0 = one per core);\n"
 "                            capped at the number of CPU cores, since more\n"
 "                            cannot help; the output does not depend on it\n"
@@ -360,7 +361,8 @@ int cli_parse(CliSettings *cfg, int argc, char *const *argv)
         case ARG_CSV: cfg->format = "csv"; break;
         case ARG_SUB: cfg->format = "sub"; break;
         case ARG_CPUMASK: {
-            /* vmaf: bits set = instruction sets disabled (x86: bit 3 AVX2) */
+            /* vmaf: bits set = instruction sets disabled (x86: bit 3 AVX2,
+             * bit 4 AVX-512; arm: bit 0 NEON) */
             char *end;
             errno = 0;
             long long m = strtoll(optarg, &end, 0);
@@ -371,6 +373,10 @@ int cli_parse(CliSettings *cfg, int argc, char *const *argv)
             cfg->cpu_mask = ~0u;
             if ((unsigned long long)m & (1ull << 3))
                 cfg->cpu_mask &= ~SPEEDQA_CPU_AVX2;
+            if ((unsigned long long)m & (1ull << 4))
+                cfg->cpu_mask &= ~SPEEDQA_CPU_AVX512;
+            if ((unsigned long long)m & (1ull << 0))
+                cfg->cpu_mask &= ~SPEEDQA_CPU_NEON;
             break;
         }
         case ARG_FEATURE:

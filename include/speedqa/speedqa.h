@@ -151,8 +151,15 @@ typedef enum SpeedqaLogLevel {
 /** Receives one message line (no trailing newline). */
 typedef void (*SpeedqaLogger)(void *cookie, SpeedqaLogLevel level, const char *msg);
 
-/** CPU instruction set levels, for SpeedqaSettings.cpu_mask. */
-#define SPEEDQA_CPU_AVX2 (1u << 0)
+/**
+ * CPU instruction set levels, for SpeedqaSettings.cpu_mask (and the
+ * environment variable SPEEDQA_CPU_MASK, which masks them further). Each
+ * level replaces only its own functions: AVX2 alone is cpu_mask
+ * SPEEDQA_CPU_AVX2, C only is 0. The numbers never depend on the mask.
+ */
+#define SPEEDQA_CPU_AVX2 (1u << 0)   /**< x86-64 AVX2 */
+#define SPEEDQA_CPU_AVX512 (1u << 1) /**< x86-64 AVX-512 F/BW/DQ/VL */
+#define SPEEDQA_CPU_NEON (1u << 2)   /**< arm64 Advanced SIMD */
 
 typedef struct SpeedqaSettings {
     SpeedqaFormat ref, dis;  /**< must describe the same geometry (default: unset, must be filled) */

@@ -180,9 +180,9 @@ static void prescale_plane(const SqPlan *p, SqCpuSide *s, const SqSrc *src)
     for (int y = 0; y < d->scaled_h; y++) {
         if (!s->rows[y])
             continue;
-        for (int x = 0; x < d->scaled_w; x++)
-            s->scaled[(size_t)y * d->scaled_w + x] = sq_prescale_px(
-                s->conv, d->w, p->prescale, p->ps_iy, p->ps_wy, p->ps_ix, p->ps_wx, y, x);
+        s->dsp.prescale_row(s->scaled + (size_t)y * d->scaled_w, s->conv, d->w, p->prescale,
+                            p->ps_iy + (size_t)y * SQ_PS_TAPS, p->ps_wy + (size_t)y * SQ_PS_TAPS,
+                            p->ps_ix, p->ps_wx, d->scaled_w);
     }
 }
 
@@ -400,8 +400,20 @@ int sq_cpu_side(const SqPlan *p, SqCpuSide *s, const SqSrc *src)
 float sq_cpu_plane_score(const SqPlan *p, SqCpuSide *ref, SqCpuSide *dis,
                          const SqSrc *ref_src, const SqSrc *dis_src, int wvm, int *err)
 {
-    const int fr = sq_cpu_side(p, ref, ref_src) & SQ_EST_SINGULAR;
-    const int fd = sq_cpu_side(p, dis, dis_src) & SQ_EST_SINGULAR;
+    /* sq_cpu_side on both, with the two eigenvalue problems side by side
+     * (the eigen-cap flag is not part of a plane's score). */
+    sq_cpu_operating_image(p, ref, ref_src);
+    sq_cpu_covariance(p, ref);
+    sq_cpu_operating_image(p, dis, dis_src);
+    sq_cpu_covariance(p, dis);
+    const float *const k[2] = { ref->k, dis->k };
+    float *const lambda[2] = { ref->lambda, dis->lambda }, *const ws[2] = { ref->eig, dis->eig };
+    int ret[2];
+    sq_cpu_eigenvalues2(&ref->dsp, k, p->d.n, lambda, ws, ret);
+    const int fr = sq_cpu_solve(p, ref) & SQ_EST_SINGULAR;
+    sq_cpu_entropy(p, ref);
+    const int fd = sq_cpu_solve(p, dis) & SQ_EST_SINGULAR;
+    sq_cpu_entropy(p, dis);
     const float pooled = sq_pool(ref->e, ref->s, dis->e, dis->s, p->d.n, p->d.nb,
                                  p->sigma_nn, p->nn_floor, wvm);
     *err = fr || fd;

@@ -82,4 +82,9 @@ int sq_cpu_qr_solve(const SqDsp *dsp, const float *kmat, int n, const float *y, 
 /* sq_eigenvalues with the DSP's tridiagonalisation. ws: sq_eigen_ws_floats(n). */
 int sq_cpu_eigenvalues(const SqDsp *dsp, const float *k, int n, float *lambda, float *ws);
 
+/* sq_cpu_eigenvalues on two independent matrices at once (their QR steps
+ * interleaved for latency); ret[q] is what sq_cpu_eigenvalues returns for q. */
+void sq_cpu_eigenvalues2(const SqDsp *dsp, const float *const k[2], int n, float *const lambda[2],
+                         float *const ws[2], int ret[2]);
+
 #endif

@@ -11,6 +11,7 @@
 #include "math/cov.h"
 #include "math/eigen.h"
 #include "math/filter.h"
+#include "math/prescale.h"
 #include "math/score.h"
 #include "math/solve.h"
 #include "speedqa/speedqa.h"
@@ -122,6 +123,15 @@ static void entropy_c(float *e, const float *lambda, int n, const float *s, int 
         e[m] = sq_block_entropy(lambda, n, s[m], sigma_nn);
 }
 
+static void prescale_row_c(float *dst, const float *src, ptrdiff_t stride, int method,
+                           const int32_t *iy, const float *wy, const int32_t *ix, const float *wx,
+                           int w)
+{
+    for (int x = 0; x < w; x++)
+        dst[x] = sq_prescale_at(src, stride, method, iy, wy, ix + (size_t)x * SQ_PS_TAPS,
+                                wx + (size_t)x * SQ_PS_TAPS);
+}
+
 size_t sq_cov_ws_doubles(int trunc_w, int trunc_h)
 {
     /* Transposed, zero-padded copy used by the SIMD versions. */
@@ -161,6 +171,7 @@ void sq_dsp_init(SqDsp *d, unsigned flags)
     d->backsub = backsub_c;
     d->block_var = block_var_c;
     d->entropy = entropy_c;
+    d->prescale_row = prescale_row_c;
     d->vgran = 1;
     sq_dsp_init_arch(d, flags & sq_cpu_flags());
 }

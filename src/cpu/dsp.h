@@ -75,6 +75,14 @@ typedef struct SqDsp {
     void (*block_var)(float *s, const float *x, const float *y, int n, int nb);
     /* e[m] = sq_block_entropy(lambda, n, s[m], sigma_nn). */
     void (*entropy)(float *e, const float *lambda, int n, const float *s, int nb, float sigma_nn);
+    /*
+     * Output row y of speed_prescale (math/prescale.h): dst[x] =
+     * sq_prescale_at(src, stride, method, iy, wy, ix + SQ_PS_TAPS x,
+     * wx + SQ_PS_TAPS x) for x < w; iy, wy are row y's table entries.
+     */
+    void (*prescale_row)(float *dst, const float *src, ptrdiff_t stride, int method,
+                         const int32_t *iy, const float *wy, const int32_t *ix, const float *wx,
+                         int w);
     /* Column granularity of vfilt_*: spans closer than this are merged. */
     int vgran;
 } SqDsp;

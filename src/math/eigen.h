@@ -214,6 +214,115 @@ SQ_FN void sq_qr_step(SQ_GLOBAL float *d, SQ_GLOBAL float *e, int m)
 }
 
 /*
+ * sq_qr_step in three parts, so that a CPU loop can interleave the
+ * rotations of independent problems (cpu/cpu.c): sq_qr_begin (the shift;
+ * m == 2 done at once), m - 1 calls of sq_qr_rot (rotation k), sq_qr_end.
+ * The operations and their order are sq_qr_step's; a compiler may still
+ * pick another NaN sign for a NaN result (negations are free to move), so
+ * the caller falls back to sq_qr_step when a NaN comes out, and
+ * checkkernel's eigenvalues2 holds the two to the same bits.
+ */
+typedef struct SqQrState {
+    float x, z, ap, bp, aq, bq, bk, zk;
+} SqQrState;
+
+/* Returns 1 when the step is done already (m == 2: closed form). */
+SQ_FN int sq_qr_begin(SqQrState *st, SQ_GLOBAL float *d, SQ_GLOBAL float *e, int m)
+{
+    const float ta = d[m - 2], tb = d[m - 1], tab = e[m - 2];
+    const float dt = (float)((double)(ta - tb) / 2.0);
+    float mu;
+    if (dt > 0.0f)
+        mu = tb - tab * (tab / (dt + sq_hypf(dt, tab)));
+    else if (dt == 0.0f)
+        mu = tb - sq_fabsf(tab);
+    else
+        mu = tb + tab * (tab / (-dt + sq_hypf(dt, tab)));
+    if (1e-6 * sq_fabs(mu) > sq_fabs(d[0]) + sq_fabs(e[0]))
+        mu = 0.0f;
+
+    float x = d[0] - mu, z = e[0];
+    float ap = d[0], bp = e[0], aq = d[1];
+    if (m == 2) {
+        float c, s;
+        sq_givens(x, z, &c, &s);
+        float d0 = c * (c * ap - s * bp) + s * (s * aq - c * bp);
+        float e0 = c * (s * ap + c * bp) - s * (s * bp + c * aq);
+        float d1 = s * (s * ap + c * bp) + c * (s * bp + c * aq);
+        d[0] = d0;
+        e[0] = e0;
+        d[1] = d1;
+        return 1;
+    }
+    st->x = x;
+    st->z = z;
+    st->ap = ap;
+    st->bp = bp;
+    st->aq = aq;
+    st->bq = e[1];
+    st->bk = 0.0f;
+    st->zk = 0.0f;
+    return 0;
+}
+
+/* Rotation k (0 <= k < m - 1) of a step that sq_qr_begin started (m > 2). */
+SQ_FN void sq_qr_rot(SqQrState *st, SQ_GLOBAL float *d, SQ_GLOBAL float *e, int m, int k)
+{
+    float c, s;
+    sq_givens(st->x, st->z, &c, &s);
+    const float ap = st->ap, bp = st->bp, aq = st->aq, bq = st->bq, bk = st->bk, zk = st->zk;
+    const float bk1 = c * bk - s * zk;
+    const float ap1 = c * (c * ap - s * bp) + s * (s * aq - c * bp);
+    const float bp1 = c * (s * ap + c * bp) - s * (s * bp + c * aq);
+    const float zp1 = -s * bq;
+    const float aq1 = s * (s * ap + c * bp) + c * (s * bp + c * aq);
+    const float bq1 = c * bq;
+    const float ak = ap1;
+    st->bk = bp1;
+    st->zk = zp1;
+    st->ap = aq1;
+    st->bp = bq1;
+    if (k < m - 2)
+        st->aq = d[k + 2];
+    if (k < m - 3)
+        st->bq = e[k + 2];
+    d[k] = ak;
+    if (k > 0)
+        e[k - 1] = bk1;
+    if (k < m - 2)
+        e[k + 1] = st->bp;
+    st->x = st->bk;
+    st->z = st->zk;
+}
+
+SQ_FN void sq_qr_end(const SqQrState *st, SQ_GLOBAL float *d, SQ_GLOBAL float *e, int m)
+{
+    d[m - 1] = st->ap;
+    e[m - 2] = st->bk;
+}
+
+/*
+ * The next unreduced block [*a0, b] of sq_eigen_qr_iterate's loop (the same
+ * tests, for an interleaving caller), lowering
+ * *b past deflated entries; 0 when the iteration is over (b == 0 or the cap).
+ */
+SQ_FN int sq_eigen_next_block(const SQ_GLOBAL float *e, int *b, int iter, int *a0)
+{
+    while (*b > 0 && iter < SQ_EIGEN_MAX_ITER) {
+        if (e[*b - 1] == 0.0f) {
+            (*b)--;
+            continue;
+        }
+        int a = *b - 1;
+        while (a > 0 && e[a - 1] != 0.0f)
+            a--;
+        *a0 = a;
+        return 1;
+    }
+    return 0;
+}
+
+/*
  * The implicit QR iteration of sq_eigenvalues on the tridiagonal (d, e),
  * in place: d becomes the eigenvalues. Returns the number of QR steps, or
  * -1 when the cap was hit (d is then the current diagonal, as upstream).

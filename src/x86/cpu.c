@@ -1,7 +1,8 @@
 /*
  * x86 CPU detection and the DSP init ladder. Built with the baseline flags:
- * only the *_avx2.c library is compiled with -mavx2, and its functions are
- * reached only through the table, after cpuid and the OS (XCR0) said yes.
+ * only the *_avx2.c and *_avx512.c libraries are compiled with their ISA's
+ * flags, and their functions are reached only through the table, after cpuid
+ * and the OS (XCR0) said yes.
  */
 #include <cpuid.h>
 #include <stdint.h>
@@ -16,6 +17,8 @@ static uint64_t xgetbv0(void)
     __asm__ volatile(".byte 0x0f, 0x01, 0xd0" : "=a"(lo), "=d"(hi) : "c"(0));
     return ((uint64_t)hi << 32) | lo;
 }
+
+static void fill_avx2(SqDsp *d);
 
 unsigned sq_arch_cpu_flags(void)
 {
@@ -32,13 +35,28 @@ unsigned sq_arch_cpu_flags(void)
     __cpuid_count(7, 0, a, b, c, d);
     if ((b >> 5) & 1)
         flags |= SPEEDQA_CPU_AVX2;
+#ifdef SQ_HAVE_AVX512
+    /* F (16), DQ (17), BW (30), VL (31); the OS saves opmask, ZMM0-15
+     * upper halves and ZMM16-31 (XCR0 bits 5, 6, 7) besides XMM/YMM. */
+    const unsigned need = (1u << 16) | (1u << 17) | (1u << 30) | (1u << 31);
+    if ((b & need) == need && (xgetbv0() & 0xe6) == 0xe6)
+        flags |= SPEEDQA_CPU_AVX512;
+#endif
     return flags;
 }
 
 void sq_dsp_init_arch(SqDsp *d, unsigned flags)
 {
-    if (!(flags & SPEEDQA_CPU_AVX2))
-        return;
+    if (flags & SPEEDQA_CPU_AVX2)
+        fill_avx2(d);
+#ifdef SQ_HAVE_AVX512
+    if (flags & SPEEDQA_CPU_AVX512)
+        sq_dsp_fill_avx512(d);
+#endif
+}
+
+static void fill_avx2(SqDsp *d)
+{
     d->vfilt_8bpc = sq_vfilt_8bpc_avx2;
     d->vfilt_16bpc = sq_vfilt_16bpc_avx2;
     d->or_16bpc = sq_or_16bpc_avx2;
@@ -52,5 +70,6 @@ void sq_dsp_init_arch(SqDsp *d, unsigned flags)
     d->backsub = sq_backsub_avx2;
     d->block_var = sq_block_var_avx2;
     d->entropy = sq_entropy_avx2;
+    d->prescale_row = sq_prescale_row_avx2;
     d->vgran = 8;
 }

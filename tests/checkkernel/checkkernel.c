@@ -2,8 +2,10 @@
  * checkkernel [--seed N] [--bench] [--test NAME]
  *
  * Prints the seed first; a failure prints the function, the level and the
- * parameters of the case, and --seed N replays the same cases. Without a
- * SIMD level (no AVX2, or SPEEDQA_CPU_MASK=0) only the C composites run
+ * parameters of the case, and --seed N replays the same cases. Levels:
+ * every one the machine has (AVX2, AVX-512, NEON), each against C; built as
+ * checkkernel_avx512emu, the AVX-512 sources on SIMDe instead. Without a
+ * SIMD level (none on the CPU, or SPEEDQA_CPU_MASK=0) only the C composites run
  * (cpu.c's solvers and plane scores against the math core) and the exit
  * status is 77 (meson: skipped) unless they fail.
  */
@@ -16,6 +18,9 @@
 
 #include "checkkernel.h"
 #include "speedqa/speedqa.h"
+#ifdef CK_AVX512_EMU
+#include "x86/dsp_x86.h"
+#endif
 
 static uint64_t rng_state;
 static const char *cur_func, *cur_level;
@@ -172,11 +177,33 @@ int main(int argc, char **argv)
         sq_dsp_init(&c.lvl[c.nlvl].dsp, SPEEDQA_CPU_AVX2);
         c.nlvl++;
     }
+    if (flags & SPEEDQA_CPU_AVX512) {
+        c.lvl[c.nlvl].name = "avx512";
+        c.lvl[c.nlvl].flags = SPEEDQA_CPU_AVX2 | SPEEDQA_CPU_AVX512;
+        sq_dsp_init(&c.lvl[c.nlvl].dsp, c.lvl[c.nlvl].flags);
+        c.nlvl++;
+    }
+    if (flags & SPEEDQA_CPU_NEON) {
+        c.lvl[c.nlvl].name = "neon";
+        c.lvl[c.nlvl].flags = SPEEDQA_CPU_NEON;
+        sq_dsp_init(&c.lvl[c.nlvl].dsp, SPEEDQA_CPU_NEON);
+        c.nlvl++;
+    }
+#ifdef CK_AVX512_EMU
+    /* The AVX-512 sources on SIMDe (x86/simd512.h), over the AVX2 table. */
+    c.nlvl = 0;
+    c.lvl[0].name = "avx512e";
+    c.lvl[0].flags = SPEEDQA_CPU_AVX2;
+    sq_dsp_init(&c.lvl[0].dsp, SPEEDQA_CPU_AVX2);
+    sq_dsp_fill_avx512emu(&c.lvl[0].dsp);
+    c.nlvl = 1;
+#endif
     if (!c.nlvl)
         printf("no SIMD level on this CPU (flags %#x): only the C composites run\n", flags);
     ck_filter(&c);
     ck_cov(&c);
     ck_linalg(&c);
+    ck_prescale(&c);
     ck_e2e(&c);
     printf("checkkernel: %d functions, %d failed (seed %llu)\n", total_funcs, total_fails, seed);
     return total_fails ? 1 : c.nlvl ? 0 : 77;

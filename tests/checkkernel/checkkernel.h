@@ -50,6 +50,7 @@ void ck_bench_row(const char *func, double ns_c, const char *level, double ns_op
 void ck_filter(const CkCtx *c);
 void ck_cov(const CkCtx *c);
 void ck_linalg(const CkCtx *c);
+void ck_prescale(const CkCtx *c);
 void ck_e2e(const CkCtx *c);
 
 #endif

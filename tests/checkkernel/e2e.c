@@ -185,6 +185,8 @@ static void check_e2e(const CkCtx *c)
             const unsigned mask = lv < 0 ? 0 : c->lvl[lv].flags;
             sq_cpu_side_set_cpu_mask(&sr, mask);
             sq_cpu_side_set_cpu_mask(&sd, mask);
+            if (lv >= 0) /* the level's own table (the emulated one is no cpu_mask) */
+                sr.dsp = sd.dsp = c->lvl[lv].dsp;
             int e = -1;
             const float got = sq_cpu_plane_score(p, &sr, &sd, &rs, &ds, wvm, &e);
             const char *lname = lv < 0 ? "c" : c->lvl[lv].name;

@@ -232,6 +232,28 @@ static void check_solvers(const CkLevel *l, const char *lname, const SqDsp *d)
             ck_fail("n %d kind %d: rc %d vs %d", n, kind, ra, rb);
     }
     ck_end();
+    /* Two problems interleaved: each must be its own sq_eigenvalues run,
+     * whichever needs more steps or deflates first. */
+    ck_begin("eigenvalues2", lname);
+    for (int t = 0; t < NCASES; t++) {
+        const int n = rand_n(), kind0 = ck_irand(0, 5), kind1 = ck_irand(0, 5);
+        static float k[2][32 * 32], la[2][32], lb[2][32], wa[32 * 32 + 128], wb[2][32 * 32 + 128];
+        rand_sym(k[0], n, kind0);
+        if (ck_chance(10))
+            memcpy(k[1], k[0], sizeof(k[0]));
+        else
+            rand_sym(k[1], n, kind1);
+        const float *const kp[2] = { k[0], k[1] };
+        float *const lp[2] = { lb[0], lb[1] }, *const wp[2] = { wb[0], wb[1] };
+        int rb[2];
+        sq_cpu_eigenvalues2(d, kp, n, lp, wp, rb);
+        for (int q = 0; q < 2; q++) {
+            const int ra = sq_eigenvalues(k[q], n, la[q], wa);
+            if (ra != rb[q] || ck_cmp_f32("lambda", la[q], lb[q], (size_t)n))
+                ck_fail("n %d kinds %d %d, problem %d: rc %d vs %d", n, kind0, kind1, q, ra, rb[q]);
+        }
+    }
+    ck_end();
     (void)l;
 }
 
@@ -255,6 +277,14 @@ static void bench_fn(void *p)
     case 6: sq_cpu_qr_solve(b->d, b->k, 25, b->y, 312, b->ws); break;
     case 7: sq_qr_solve(b->k, 25, b->y, 312, b->ws); break;
     case 8: sq_cpu_eigenvalues(b->d, b->k, 25, d, b->ws); break;
+    case 10: { /* two problems, interleaved: per problem, compare with case 8 */
+        float d2[32];
+        const float *const kp[2] = { b->k, b->a + 1024 };
+        float *const lp[2] = { d, d2 }, *const wp[2] = { b->ws, b->ws + 2048 };
+        int r2[2];
+        sq_cpu_eigenvalues2(b->d, kp, 25, lp, wp, r2);
+        break;
+    }
     default: sq_eigenvalues(b->k, 25, d, b->ws); break;
     }
 }
@@ -267,8 +297,9 @@ static void bench_linalg(const CkCtx *c, const CkLevel *l)
         "  qr_solve, math core (C)", "eigenvalues (25), cpu.c", "  eigenvalues, math core (C)" };
     float *k = malloc(sizeof(float) * 1250), *y = malloc(sizeof(float) * 25 * 312);
     float *ws = calloc((size_t)sq_solve_ws_floats(25, 312), sizeof(float));
-    float *a = calloc(1024, sizeof(float)), *x = malloc(sizeof(float) * 25 * 312);
+    float *a = calloc(1024 + 625, sizeof(float)), *x = malloc(sizeof(float) * 25 * 312);
     rand_sym(k, 25, 1);
+    rand_sym(a + 1024, 25, 1); /* the second problem of case 10 */
     for (int i = 625; i < 1250; i++)
         k[i] = (i - 625) % 26 == 0 ? 1.0f : ck_frand(-1e-3f, 1e-3f);
     for (int i = 0; i < 25 * 312; i++) {
@@ -284,6 +315,12 @@ static void bench_linalg(const CkCtx *c, const CkLevel *l)
             x[i] = ck_frand(0.0f, 3.0f);
         ck_bench_row(names[w], tc, l->name, ck_time(bench_fn, &bo));
     }
+    /* both sides' eigenvalues: two runs after another vs interleaved (level's table) */
+    BArgs b8 = { &l->dsp, k, y, ws, a, x, 8 }, b10 = { &l->dsp, k, y, ws, a, x, 10 };
+    const double t8 = ck_time(bench_fn, &b8);
+    b8.k = a + 1024;
+    ck_bench_row("eigenvalues 2 x 25: 2 runs | 2 in 1", t8 + ck_time(bench_fn, &b8), l->name,
+                 ck_time(bench_fn, &b10));
     free(k);
     free(y);
     free(ws);

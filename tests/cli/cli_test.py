@@ -569,7 +569,7 @@ def test_dropin():
     check(code == 0 and open(o2, "rb").read().startswith(b"{0}{1}frame: 0|"),
           "-o x.sub picks the subtitle writer")
     # --cpumask: vmaf's bitmask of sets to disable; the numbers never change
-    for m in ("8", "0x8", "-1", "0"):
+    for m in ("8", "0x8", "16", "24", "1", "-1", "0"):
         out = ok_run(["-r", ref, "-d", dis, "--csv", "--precision", "max", "-q", "--cpumask", m],
                      "--cpumask %s" % m)
         check(out == full, "--cpumask %s: same scores" % m)
