@@ -297,8 +297,8 @@ SQ_FN uint32_t sq_sd_to_f32(uint64_t a)
     if (shift >= 54) /* below half the smallest subnormal */
         return sign;
     uint64_t q = m >> shift;
-    const uint64_t rem = m & ((1ull << shift) - 1), half = 1ull << (shift - 1);
-    if (rem > half || (rem == half && (q & 1)))
+    const uint64_t rem = m & ((1ull << shift) - 1), tie = 1ull << (shift - 1);
+    if (rem > tie || (rem == tie && (q & 1)))
         q++;
     if (ef <= 0)
         return sign | (uint32_t)q;
