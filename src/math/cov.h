@@ -53,7 +53,7 @@ SQ_FN void sq_cov_row_lag(const SQ_GLOBAL float *img, int64_t stride, int trunc_
             if (lag == nlags)
                 acc = sq_d_add(acc, sq_d_from_float(r0[t]));
             else if (t >= x0 && t < x1)
-                acc = sq_d_add(acc, sq_d_mul(sq_d_from_float(r0[t]), sq_d_from_float(r1[t + dc])));
+                acc = sq_d_add(acc, sq_d_mul_ff(r0[t], r1[t + dc]));
         }
     } else {
         for (int c = 0; c < 2 * b; c++)

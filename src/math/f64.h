@@ -36,6 +36,10 @@ SQ_FN int sq_d_lt(sq_f64 a, sq_f64 b) { return sq_sd_lt(a.u, b.u); }
 SQ_FN sq_f64 sq_d_from_float(float x) { return sq_d_from_bits(sq_sd_from_f32(sq_f32_bits(x))); }
 SQ_FN float sq_d_to_float(sq_f64 x) { return sq_bits_f32(sq_sd_to_f32(x.u)); }
 SQ_FN sq_f64 sq_d_from_int(int64_t v) { return sq_d_from_bits(sq_sd_from_i64(v)); }
+SQ_FN sq_f64 sq_d_mul_ff(float a, float b)
+{
+    return sq_d_from_bits(sq_sd_mul_f32(sq_f32_bits(a), sq_f32_bits(b)));
+}
 
 #else
 
@@ -55,6 +59,8 @@ SQ_FN int sq_d_lt(sq_f64 a, sq_f64 b) { return a < b; }
 SQ_FN sq_f64 sq_d_from_float(float x) { return (double)x; }
 SQ_FN float sq_d_to_float(sq_f64 x) { return (float)x; }
 SQ_FN sq_f64 sq_d_from_int(int64_t v) { return (double)v; }
+/* (double)a * (double)b: exact, which the soft version uses to skip rounding. */
+SQ_FN sq_f64 sq_d_mul_ff(float a, float b) { return (double)a * (double)b; }
 
 #endif
 

@@ -306,6 +306,24 @@ SQ_FN uint32_t sq_sd_to_f32(uint64_t a)
     return sign | (bits >= 0x7f800000u ? 0x7f800000u : (uint32_t)bits);
 }
 
+/*
+ * (double)a * (double)b of two floats, from their bits: the product of two
+ * 24-bit significands is exact in a double and its exponent stays far
+ * inside the normal range, so two normal floats need no rounding at all.
+ */
+SQ_FN uint64_t sq_sd_mul_f32(uint32_t a, uint32_t b)
+{
+    const uint32_t ea = (a >> 23) & 0xff, eb = (b >> 23) & 0xff;
+    if (ea == 0 || eb == 0 || ea == 0xff || eb == 0xff) /* zeros, subnormals, inf, NaN */
+        return sq_sd_mul(sq_sd_from_f32(a), sq_sd_from_f32(b));
+    const uint64_t p = (uint64_t)((a & 0x7fffffu) | 0x800000u) * ((b & 0x7fffffu) | 0x800000u);
+    const int top = (int)(p >> 47); /* p in [2^46, 2^48): leading bit 46 + top */
+    const uint64_t sign = (uint64_t)((a ^ b) >> 31) << 63;
+    /* value = p * 2^(ea + eb - 300) = 1.f * 2^(46 + top + ea + eb - 300) */
+    return sign | ((uint64_t)(46 + top + (int)(ea + eb) - 300 + 1023) << 52) |
+           ((p << (6 - top)) & SQ_SD_FRAC);
+}
+
 SQ_FN uint64_t sq_sd_from_i64(int64_t v)
 {
     if (v == 0)

@@ -8,6 +8,7 @@
  * (soft_core.c) against the same core on hardware doubles.
  *
  * usage: test_softdouble OP [COUNT]   OP: add sub mul div sqrt cmp cvt core
+ * (cvt: double <-> float, int64 -> double, and the exact float x float product)
  * COUNT random operands (pairs for binary ops) per operation, default
  * 2000000; SPEEDQA_SOFTDOUBLE_OPS overrides it (CI runs 10^8 once).
  */
@@ -213,7 +214,7 @@ static void test_cvt(long count)
     n = bad = 0;
     for (long i = 0; i < 4 + count; i++) {
         const int64_t v = i == 0 ? INT64_MIN : i == 1 ? INT64_MAX : i == 2 ? 0 : i == 3 ? -1
-                        : (int64_t)(rnd() >> (rnd() % 64)) * ((i & 1) ? -1 : 1);
+                        : (int64_t)((i & 1) ? 0 - (rnd() >> (rnd() % 64)) : rnd() >> (rnd() % 64));
         volatile int64_t vv = v;
         const uint64_t want = u_of((double)vv), got = sq_sd_from_i64(v);
         n++;
@@ -222,6 +223,20 @@ static void test_cvt(long count)
         }
     }
     report("from_int64", n, bad, fa, 0, fg, fw);
+
+    n = bad = 0;
+    uint64_t fb = 0;
+    for (long i = 0; i < count; i++) {
+        const uint32_t a = (i & 3) ? (uint32_t)rnd() : sq_sd_to_f32(specials[rnd() % NSPEC]);
+        const uint32_t b = (i & 4) ? (uint32_t)rnd() : (a ^ (uint32_t)(rnd() % 7)) + 0x00800000u;
+        volatile float x = f_of(a), y = f_of(b);
+        const uint64_t want = u_of((double)x * (double)y), got = sq_sd_mul_f32(a, b);
+        n++;
+        if (got != want && !bad++) {
+            fa = a; fb = b; fg = got; fw = want;
+        }
+    }
+    report("mul_f32", n, bad, fa, fb, fg, fw);
 }
 
 /* The SQ_D constants of the core: value and bits must be the same number. */
