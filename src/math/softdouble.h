@@ -33,7 +33,7 @@ SQ_FN int sq_sd_clz64(uint64_t x)
     return (int)clz(x);
 #elif defined(__CUDA_ARCH__) || defined(__HIP_DEVICE_COMPILE__)
     return __clzll((long long)x);
-#elif defined(__GNUC__)
+#elif defined(__GNUC__) && !defined(SQ_SD_PORTABLE) /* SQ_SD_PORTABLE: tests of the fallbacks */
     return x ? __builtin_clzll(x) : 64;
 #else
     int n = 0;
@@ -50,7 +50,7 @@ SQ_FN uint64_t sq_sd_mulhi(uint64_t a, uint64_t b)
     return mul_hi(a, b);
 #elif defined(__CUDA_ARCH__) || defined(__HIP_DEVICE_COMPILE__)
     return __umul64hi(a, b);
-#elif defined(__SIZEOF_INT128__)
+#elif defined(__SIZEOF_INT128__) && !defined(SQ_SD_PORTABLE)
     return (uint64_t)(((unsigned __int128)a * b) >> 64);
 #else
     const uint64_t a0 = a & 0xffffffffu, a1 = a >> 32, b0 = b & 0xffffffffu, b1 = b >> 32;

@@ -15,6 +15,8 @@ int soft_est_params(const float *img, int w, int h, int b, float sigma_nn, float
 float soft_pool_base(int n, float sigma_nn, float nn_floor);
 float soft_pool_term(float er, float sr, float ed, float sd, float base, int wvm);
 float soft_chroma_uv(float u, float v);
+/* softdouble.h's plain-C clz/mulhi against the builtins (soft_portable.c); 1 on a difference. */
+int soft_portable_check(long count);
 /* Random checks of the above against the hardware build; returns the failure count. */
 int soft_core_check(long count);
 

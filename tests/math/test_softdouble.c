@@ -292,8 +292,10 @@ int main(int argc, char **argv)
         test_binary("add", sd_add, hw_add, count);
     if (all || !strcmp(op, "sub"))
         test_binary("sub", sd_sub, hw_sub, count);
-    if (all || !strcmp(op, "mul"))
+    if (all || !strcmp(op, "mul")) {
         test_binary("mul", sd_mul, hw_mul, count);
+        fails += soft_portable_check(count / 10);
+    }
     if (all || !strcmp(op, "div"))
         test_binary("div", sd_div, hw_div, count);
     if (all || !strcmp(op, "sqrt"))
