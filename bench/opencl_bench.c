@@ -5,9 +5,12 @@
  * the per-kernel time of a batch; the CPU backend for reference.
  *
  *   opencl_bench [-d DEVICE_SUBSTRING] [-s WxH] [-n FRAMES] [-g STAGING_THREADS]
- *                [-c CPU_FRAMES] [-t CPU_THREADS]
+ *                [-c CPU_FRAMES] [-t CPU_THREADS] [-f hw|soft|both]
  * (-g: n_threads of the OpenCL context, the host threads that stage a frame;
- * 4 by default, as bench/gpu_bench.c does for CUDA.)
+ * 4 by default, as bench/gpu_bench.c does for CUDA. -f: the doubles of the
+ * program, through SPEEDQA_OPENCL_SOFT_F64: hardware where the device has
+ * them, soft, or both one after the other with their ratio; without -f the
+ * environment decides.)
  */
 #include <errno.h>
 #include <stdio.h>
@@ -199,6 +202,12 @@ static void kernel_profile(const Frames *fr, const char *feat, const char *dev)
     sq_feature_close(&ft);
 }
 
+/* What a SPEEDQA_OPENCL_SOFT_F64 value asks for (NULL: the environment's own). */
+static const char *path_name(const char *v)
+{
+    return !v ? "default" : strcmp(v, "0") ? "soft" : "hardware";
+}
+
 static double open_ms(const Frames *fr, const char *dev)
 {
     SpeedqaContext *ctx;
@@ -215,6 +224,7 @@ int main(int argc, char **argv)
 {
     const char *dev = getenv("SPEEDQA_OPENCL_DEVICE");
     int w = 1920, h = 1080, n = 240, ncpu = 24, cpu_threads = 0, gpu_threads = 4;
+    const char *f64 = NULL;
     for (int i = 1; i + 1 < argc; i += 2) {
         if (!strcmp(argv[i], "-d"))
             dev = argv[i + 1];
@@ -228,7 +238,21 @@ int main(int argc, char **argv)
             cpu_threads = atoi(argv[i + 1]);
         else if (!strcmp(argv[i], "-g"))
             gpu_threads = atoi(argv[i + 1]);
+        else if (!strcmp(argv[i], "-f"))
+            f64 = argv[i + 1];
     }
+    /* paths[] are the SPEEDQA_OPENCL_SOFT_F64 values to time: "0" hardware, "1" soft. */
+    const char *paths[2] = { NULL, NULL };
+    int npaths = 1;
+    if (f64 && !strcmp(f64, "both")) {
+        paths[0] = "0";
+        paths[1] = "1";
+        npaths = 2;
+    } else if (f64) {
+        paths[0] = !strcmp(f64, "soft") ? "1" : "0";
+    }
+    if (paths[0])
+        setenv("SPEEDQA_OPENCL_SOFT_F64", paths[0], 1);
     /*
      * Cold: an empty cache folder (and no driver-side JIT cache), set before
      * the OpenCL runtime first starts; warm: the same folder again.
@@ -252,11 +276,16 @@ int main(int argc, char **argv)
         return 1;
 
     const double rss0 = vm_mib("VmRSS:");
-    const double cold = open_ms(&fr, dev), warm = open_ms(&fr, dev), warm2 = open_ms(&fr, dev);
-    printf("open (chroma + temporal, %dx%d): cold %.0f ms, warm %.0f / %.0f ms (program binary from %s/speedqa)\n",
-           w, h, cold, warm, warm2, dir);
-    if (cold < 0)
-        return 1;
+    for (int p = 0; p < npaths; p++) {
+        if (paths[p])
+            setenv("SPEEDQA_OPENCL_SOFT_F64", paths[p], 1);
+        const double cold = open_ms(&fr, dev), warm = open_ms(&fr, dev), warm2 = open_ms(&fr, dev);
+        printf("open (chroma + temporal, %dx%d, %s doubles): cold %.0f ms, warm %.0f / %.0f ms "
+               "(program binary from %s/speedqa)\n",
+               w, h, path_name(paths[p]), cold, warm, warm2, dir);
+        if (cold < 0)
+            return 1;
+    }
 
     static const char *const sets[3][3] = {
         { "speed_chroma", NULL }, { "speed_temporal", NULL }, { "speed_chroma", "speed_temporal", NULL } };
@@ -264,18 +293,31 @@ int main(int argc, char **argv)
     printf("%dx%d 8-bit 4:2:0, host memory, %d frames, %d staging threads (CPU: %d frames, %d threads):\n",
            w, h, n, gpu_threads, ncpu, cpu_threads ? cpu_threads : (int)sysconf(_SC_NPROCESSORS_ONLN));
     for (int i = 0; i < 3; i++) {
-        const double hwm0 = vm_mib("VmHWM:");
-        const double g = fps(SPEEDQA_BACKEND_OPENCL, &fr, sets[i], dev, gpu_threads, n);
-        const double hwm1 = vm_mib("VmHWM:");
-        const double c = ncpu > 0 ? fps(SPEEDQA_BACKEND_CPU, &fr, sets[i], NULL, cpu_threads, ncpu) : 0;
-        printf("  %-15s opencl %8.1f fps (%.3f ms/frame)   cpu %7.1f fps   peak RSS %.0f MiB (+%.0f)\n",
-               labels[i], g, g > 0 ? 1e3 / g : 0, c, hwm1, hwm1 - hwm0);
+        double g[2] = { 0, 0 };
+        for (int p = 0; p < npaths; p++) {
+            if (paths[p])
+                setenv("SPEEDQA_OPENCL_SOFT_F64", paths[p], 1);
+            const double hwm0 = vm_mib("VmHWM:");
+            g[p] = fps(SPEEDQA_BACKEND_OPENCL, &fr, sets[i], dev, gpu_threads, n);
+            const double hwm1 = vm_mib("VmHWM:");
+            const double c = ncpu > 0 && p == 0 ? fps(SPEEDQA_BACKEND_CPU, &fr, sets[i], NULL, cpu_threads, ncpu) : 0;
+            printf("  %-15s opencl %8.1f fps (%.3f ms/frame, %s doubles)   cpu %7.1f fps   peak RSS %.0f MiB (+%.0f)\n",
+                   labels[i], g[p], g[p] > 0 ? 1e3 / g[p] : 0, path_name(paths[p]), c, hwm1, hwm1 - hwm0);
+        }
+        if (npaths == 2 && g[0] > 0 && g[1] > 0)
+            printf("  %-15s soft / hardware doubles: %.3f of the fps (%.1f%% slower)\n", labels[i],
+                   g[1] / g[0], 100.0 * (g[0] / g[1] - 1.0));
     }
     printf("process RSS: %.0f MiB at start, %.0f MiB now, peak %.0f MiB\n", rss0, vm_mib("VmRSS:"),
            vm_mib("VmHWM:"));
     printf("per-kernel device time (profiling on, batches waited for):\n");
-    kernel_profile(&fr, "speed_chroma", dev);
-    kernel_profile(&fr, "speed_temporal", dev);
+    for (int p = 0; p < npaths; p++) {
+        if (paths[p])
+            setenv("SPEEDQA_OPENCL_SOFT_F64", paths[p], 1);
+        printf(" %s doubles:\n", path_name(paths[p]));
+        kernel_profile(&fr, "speed_chroma", dev);
+        kernel_profile(&fr, "speed_temporal", dev);
+    }
     free(fr.buf);
     return 0;
 }

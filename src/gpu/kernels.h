@@ -301,7 +301,7 @@ SQ_KERNEL_BEGIN(covrows, 256)
     const int64_t rd = sq_cov_row_doubles(b);
     const int total = d->trunc_h * nseq, lo = SQ_BX * SQ_GK_CHUNK, hi = SQ_GK_END(lo, total);
     const SQ_GLOBAL float *dimg = SQ_GK_PTR(const float, sd->scratch + pl->lay.dimg);
-    SQ_GLOBAL double *rows = SQ_GK_PTR(double, sd->scratch + pl->lay.rows);
+    SQ_GLOBAL sq_f64 *rows = SQ_GK_PTR(sq_f64, sd->scratch + pl->lay.rows);
     for (int t = lo + SQ_TID; t < hi; t += SQ_NTH) {
         const int y = t / nseq, lag = t % nseq;
         sq_cov_row_lag(dimg, d->op_w, d->trunc_w, d->trunc_h, b, d->sub_w, y, lag,
@@ -312,7 +312,7 @@ SQ_KERNEL_BEGIN(covrows, 256)
 /* Block per side: the n window sums of the plain sum, then K, then Y. */
 SQ_KERNEL_BEGIN(covk, 256)
 {
-    SQ_SHARED double sx[SQ_GPU_NMAX];
+    SQ_SHARED sq_f64 sx[SQ_GPU_NMAX];
     SQ_SHARED float mean[SQ_GPU_NMAX];
     const int side_ok = SQ_BX < ka.nsides;
     const SQ_GLOBAL SqGpuSide *sd = sq_gk_side(arena, &ka, side_ok ? SQ_BX : 0);
@@ -320,7 +320,7 @@ SQ_KERNEL_BEGIN(covk, 256)
     const SQ_GLOBAL SqDims *d = &pl->d;
     const int b = d->b, n = side_ok ? d->n : 0, nb = d->nb, nlags = sq_cov_nlags(b);
     const int64_t rd = sq_cov_row_doubles(b);
-    const SQ_GLOBAL double *rows = SQ_GK_PTR(const double, sd->scratch + pl->lay.rows);
+    const SQ_GLOBAL sq_f64 *rows = SQ_GK_PTR(const sq_f64, sd->scratch + pl->lay.rows);
     for (int p = SQ_TID; p < n; p += SQ_NTH) {
         sx[p] = sq_cov_window_sum(rows, rd, b, d->sub_h, nlags, p / b, p % b);
         mean[p] = sq_cov_mean(sx[p], d->npatch);
@@ -332,7 +332,7 @@ SQ_KERNEL_BEGIN(covk, 256)
         const int p = t / n > t % n ? t / n : t % n, q = t / n > t % n ? t % n : t / n;
         int r0, c0;
         const int seq = sq_cov_pair_seq(b, p, q, &r0, &c0);
-        const double sxy = sq_cov_window_sum(rows, rd, b, d->sub_h, seq, r0, c0);
+        const sq_f64 sxy = sq_cov_window_sum(rows, rd, b, d->sub_h, seq, r0, c0);
         k[t] = sq_cov_entry(sxy, sx[p], sx[q], mean[p], mean[q], d->npatch);
     }
     const SQ_GLOBAL float *dimg = SQ_GK_PTR(const float, sd->scratch + pl->lay.dimg);

@@ -25,18 +25,19 @@
 #define SQ_MATH_COV_H
 
 #include "math/dims.h"
+#include "math/f64.h"
 #include "math/prelude.h"
 
 /* Step 1 for one (row y, lag); lag == nlags is the plain sum. out: 2b doubles. */
 SQ_FN void sq_cov_row_lag(const SQ_GLOBAL float *img, int64_t stride, int trunc_w,
                           int trunc_h, int b, int sub_w, int y, int lag,
-                          SQ_GLOBAL double *out)
+                          SQ_GLOBAL sq_f64 *out)
 {
     const int nlags = sq_cov_nlags(b);
     int dr = 0, dc = 0;
     if (lag < nlags)
         sq_cov_lag_of(b, lag, &dr, &dc);
-    double acc = 0.0;
+    sq_f64 acc = SQ_D_ZERO;
     if (y + dr < trunc_h) {
         const SQ_GLOBAL float *r0 = img + (int64_t)y * stride;
         const SQ_GLOBAL float *r1 = img + (int64_t)(y + dr) * stride;
@@ -50,24 +51,24 @@ SQ_FN void sq_cov_row_lag(const SQ_GLOBAL float *img, int64_t stride, int trunc_
             if (t == trunc_w)
                 break;
             if (lag == nlags)
-                acc = acc + (double)r0[t];
+                acc = sq_d_add(acc, sq_d_from_float(r0[t]));
             else if (t >= x0 && t < x1)
-                acc = acc + (double)r0[t] * (double)r1[t + dc];
+                acc = sq_d_add(acc, sq_d_mul_ff(r0[t], r1[t + dc]));
         }
     } else {
         for (int c = 0; c < 2 * b; c++)
-            out[c] = 0.0;
+            out[c] = SQ_D_ZERO;
     }
 }
 
 /* Step 2: sum of one sequence over the sub_h rows of the window at (r0, c0). */
-SQ_FN double sq_cov_window_sum(const SQ_GLOBAL double *rows, int64_t row_doubles,
+SQ_FN sq_f64 sq_cov_window_sum(const SQ_GLOBAL sq_f64 *rows, int64_t row_doubles,
                                int b, int sub_h, int seq, int r0, int c0)
 {
-    double acc = 0.0;
+    sq_f64 acc = SQ_D_ZERO;
     for (int i = 0; i < sub_h; i++) {
-        const SQ_GLOBAL double *ck = rows + (int64_t)(r0 + i) * row_doubles + seq * 2 * b;
-        acc = acc + (ck[b + c0] - ck[c0]);
+        const SQ_GLOBAL sq_f64 *ck = rows + (int64_t)(r0 + i) * row_doubles + seq * 2 * b;
+        acc = sq_d_add(acc, sq_d_sub(ck[b + c0], ck[c0]));
     }
     return acc;
 }
@@ -82,18 +83,21 @@ SQ_FN int sq_cov_pair_seq(int b, int p, int q, int *r0, int *c0)
     return sq_cov_lag_index(b, rp - rq, cp - cq);
 }
 
-SQ_FN float sq_cov_mean(double sx, int64_t npatch)
+SQ_FN float sq_cov_mean(sq_f64 sx, int64_t npatch)
 {
-    return (float)(sx / (double)npatch);
+    return sq_d_to_float(sq_d_div(sx, sq_d_from_int(npatch)));
 }
 
 /* Step 3: one covariance entry from the raw moments of its two windows. */
-SQ_FN float sq_cov_entry(double sxy, double sx_p, double sx_q, float mean_p,
+SQ_FN float sq_cov_entry(sq_f64 sxy, sq_f64 sx_p, sq_f64 sx_q, float mean_p,
                          float mean_q, int64_t npatch)
 {
-    const double mp = (double)mean_p, mq = (double)mean_q, nn = (double)npatch;
-    const double c = sxy - mq * sx_p - mp * sx_q + nn * mp * mq;
-    return (float)(c / nn);
+    const sq_f64 mp = sq_d_from_float(mean_p), mq = sq_d_from_float(mean_q);
+    const sq_f64 nn = sq_d_from_int(npatch);
+    /* sxy - mq * sx_p - mp * sx_q + nn * mp * mq, left to right */
+    const sq_f64 c = sq_d_add(sq_d_sub(sq_d_sub(sxy, sq_d_mul(mq, sx_p)), sq_d_mul(mp, sx_q)),
+                              sq_d_mul(sq_d_mul(nn, mp), mq));
+    return sq_d_to_float(sq_d_div(c, nn));
 }
 
 #endif

@@ -8,12 +8,13 @@
 #ifndef SQ_MATH_EIGEN_H
 #define SQ_MATH_EIGEN_H
 
+#include "math/f64.h"
 #include "math/prelude.h"
 
 #define SQ_EIGEN_MAX_ITER 500
 
-/* An eigenvalue below this makes the covariance singular. */
-#define SQ_EIGEN_LAMBDA_MIN 1e-6
+/* An eigenvalue below this (a double) makes the covariance singular. */
+#define SQ_EIGEN_LAMBDA_MIN SQ_D_1EM6
 
 /*
  * 1 when no eigenvalue is below SQ_EIGEN_LAMBDA_MIN. sq_est_params, the CPU
@@ -24,12 +25,11 @@
 SQ_FN int sq_eigen_regular(const SQ_GLOBAL float *lambda, int n)
 {
     for (int i = 0; i < n; i++)
-        if ((double)lambda[i] < SQ_EIGEN_LAMBDA_MIN)
+        if (sq_d_lt(sq_d_from_float(lambda[i]), SQ_EIGEN_LAMBDA_MIN))
             return 0;
     return 1;
 }
 
-SQ_FN float sq_sqrtf_d(float x) { return (float)sq_sqrt((double)x); }
 SQ_FN float sq_hypf(float a, float b) { return sq_sqrtf_d(a * a + b * b); }
 SQ_FN float sq_sgnf(float x) { return x >= 0.0f ? 1.0f : -1.0f; }
 
@@ -87,7 +87,7 @@ SQ_FN float sq_tridiag_gamma(const SQ_GLOBAL float *x, const SQ_GLOBAL float *v,
         float prod = x[r] * v[r];
         w = w + prod;
     }
-    return (float)(-0.5 * (double)tau * (double)w);
+    return sq_d_to_float(sq_d_mul(sq_d_mul(SQ_D_MHALF, sq_d_from_float(tau)), sq_d_from_float(w)));
 }
 
 /* In place on a (n x n). d, e receive diagonal and sub-diagonal. ws: 2n floats. */
@@ -129,8 +129,8 @@ SQ_FN void sq_tridiag(SQ_GLOBAL float *a, int n, SQ_GLOBAL float *d, SQ_GLOBAL f
 SQ_FN void sq_eigen_chop(SQ_GLOBAL float *d, SQ_GLOBAL float *e, int m)
 {
     for (int k = 0; k + 1 < m; k++) {
-        double lim = 1e-6 * (sq_fabs(d[k]) + sq_fabs(d[k + 1]));
-        if (sq_fabs(e[k]) < lim)
+        const sq_f64 lim = sq_d_mul(SQ_D_1EM6, sq_d_add(sq_d_absf(d[k]), sq_d_absf(d[k + 1])));
+        if (sq_d_lt(sq_d_absf(e[k]), lim))
             e[k] = 0.0f;
     }
 }
@@ -143,13 +143,13 @@ SQ_FN void sq_givens(float a, float b, float *c, float *s)
     } else if (sq_fabsf(b) > sq_fabsf(a)) {
         float t = -a / b;
         float u = 1.0f + t * t;
-        float s1 = (float)(1.0 / sq_sqrt((double)u));
+        float s1 = sq_d_to_float(sq_d_div(SQ_D_ONE, sq_d_sqrt(sq_d_from_float(u))));
         *s = s1;
         *c = s1 * t;
     } else {
         float t = -b / a;
         float u = 1.0f + t * t;
-        float c1 = (float)(1.0 / sq_sqrt((double)u));
+        float c1 = sq_d_to_float(sq_d_div(SQ_D_ONE, sq_d_sqrt(sq_d_from_float(u))));
         *c = c1;
         *s = c1 * t;
     }
@@ -159,7 +159,7 @@ SQ_FN void sq_givens(float a, float b, float *c, float *s)
 SQ_FN void sq_qr_step(SQ_GLOBAL float *d, SQ_GLOBAL float *e, int m)
 {
     const float ta = d[m - 2], tb = d[m - 1], tab = e[m - 2];
-    const float dt = (float)((double)(ta - tb) / 2.0);
+    const float dt = sq_d_to_float(sq_d_div(sq_d_from_float(ta - tb), SQ_D_TWO));
     float mu;
     if (dt > 0.0f)
         mu = tb - tab * (tab / (dt + sq_hypf(dt, tab)));
@@ -167,7 +167,7 @@ SQ_FN void sq_qr_step(SQ_GLOBAL float *d, SQ_GLOBAL float *e, int m)
         mu = tb - sq_fabsf(tab);
     else
         mu = tb + tab * (tab / (-dt + sq_hypf(dt, tab)));
-    if (1e-6 * sq_fabs(mu) > sq_fabs(d[0]) + sq_fabs(e[0]))
+    if (sq_d_lt(sq_d_add(sq_d_absf(d[0]), sq_d_absf(e[0])), sq_d_mul(SQ_D_1EM6, sq_d_absf(mu))))
         mu = 0.0f;
 
     float x = d[0] - mu, z = e[0];

@@ -18,7 +18,7 @@
 
 /* Patch covariance k (n x n) of img's truncated region (steps 1-2). */
 SQ_FN void sq_covariance(const SQ_GLOBAL float *img, int64_t stride, const SqDims *d,
-                         SQ_GLOBAL double *rows, SQ_GLOBAL double *sx,
+                         SQ_GLOBAL sq_f64 *rows, SQ_GLOBAL sq_f64 *sx,
                          SQ_GLOBAL float *mean, SQ_GLOBAL float *k)
 {
     const int b = d->b, n = d->n, nlags = sq_cov_nlags(b);
@@ -35,7 +35,7 @@ SQ_FN void sq_covariance(const SQ_GLOBAL float *img, int64_t stride, const SqDim
         for (int q = 0; q <= p; q++) {
             int r0, c0;
             const int seq = sq_cov_pair_seq(b, p, q, &r0, &c0);
-            const double sxy = sq_cov_window_sum(rows, rd, b, d->sub_h, seq, r0, c0);
+            const sq_f64 sxy = sq_cov_window_sum(rows, rd, b, d->sub_h, seq, r0, c0);
             const float v = sq_cov_entry(sxy, sx[p], sx[q], mean[p], mean[q], d->npatch);
             k[p * n + q] = v;
             k[q * n + p] = v;
@@ -49,11 +49,11 @@ SQ_FN void sq_covariance(const SQ_GLOBAL float *img, int64_t stride, const SqDim
  * SQ_EST_EIGEN_CAP (iteration cap hit).
  */
 SQ_FN int sq_est_params(const SQ_GLOBAL float *img, int64_t stride, const SqDims *d,
-                        float sigma_nn, SQ_GLOBAL double *wsd, SQ_GLOBAL float *wsf,
+                        float sigma_nn, SQ_GLOBAL sq_f64 *wsd, SQ_GLOBAL float *wsf,
                         SQ_GLOBAL float *e, SQ_GLOBAL float *s)
 {
     const int n = d->n, nb = d->nb;
-    SQ_GLOBAL double *rows = wsd, *sx = wsd + (int64_t)d->trunc_h * sq_cov_row_doubles(d->b);
+    SQ_GLOBAL sq_f64 *rows = wsd, *sx = wsd + (int64_t)d->trunc_h * sq_cov_row_doubles(d->b);
     SQ_GLOBAL float *mean = wsf, *k = mean + n, *lambda = k + n * n, *y = lambda + n;
     SQ_GLOBAL float *ws = y + (int64_t)n * nb;
     int flags = 0;

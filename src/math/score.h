@@ -5,6 +5,7 @@
 #ifndef SQ_MATH_SCORE_H
 #define SQ_MATH_SCORE_H
 
+#include "math/f64.h"
 #include "math/log2.h"
 #include "math/prelude.h"
 
@@ -36,7 +37,8 @@ SQ_FN float sq_block_entropy(const SQ_GLOBAL float *lambda, int n, float s, floa
     for (int k = 0; k < n; k++) {
         const float l = lambda[k] < 0.0f ? 0.0f : lambda[k];
         const float arg = l * s + sigma_nn;
-        e = (float)((double)e + (sq_log2((double)arg) + SQ_LOG2_2PIE));
+        e = sq_d_to_float(sq_d_add(sq_d_from_float(e),
+                                   sq_d_add(sq_log2(sq_d_from_float(arg)), SQ_D_LOG2_2PIE)));
     }
     return e;
 }
@@ -44,7 +46,14 @@ SQ_FN float sq_block_entropy(const SQ_GLOBAL float *lambda, int n, float s, floa
 SQ_FN float sq_pool_base(int n, float sigma_nn, float nn_floor)
 {
     const float arg = (1.0f + nn_floor) * sigma_nn;
-    return (float)((double)n * (sq_log2((double)arg) + SQ_LOG2_2PIE));
+    return sq_d_to_float(
+        sq_d_mul(sq_d_from_int(n), sq_d_add(sq_log2(sq_d_from_float(arg)), SQ_D_LOG2_2PIE)));
+}
+
+/* 1.0 + (double)(sr + sd) / 2.0 */
+SQ_FN sq_f64 sq_pool_mid(float sr, float sd)
+{
+    return sq_d_add(SQ_D_ONE, sq_d_div(sq_d_from_float(sr + sd), SQ_D_TWO));
 }
 
 /* |a - b| of one block for speed_weight_var_mode wvm (0 for skipped blocks). */
@@ -52,27 +61,30 @@ SQ_FN float sq_pool_term(float er, float sr, float ed, float sd, float base, int
 {
     if (er < base && ed < base)
         return 0.0f;
-    double lr, ld;
+    const sq_f64 dsr = sq_d_from_float(sr), dsd = sq_d_from_float(sd);
+    sq_f64 lr, ld;
     switch (wvm) {
-    case 0: lr = sq_log2((double)(1.0f + sr)); ld = sq_log2((double)(1.0f + sd)); break;
-    case 1: lr = sq_log2((double)(1.0f + sr)); ld = lr; break;
-    case 2: lr = sq_log2((double)(1.0f + sd)); ld = lr; break;
-    case 3: lr = sq_log2(1.0 + (double)(sr + sd) / 2.0); ld = lr; break;
+    case 0: lr = sq_log2(sq_d_from_float(1.0f + sr)); ld = sq_log2(sq_d_from_float(1.0f + sd)); break;
+    case 1: lr = sq_log2(sq_d_from_float(1.0f + sr)); ld = lr; break;
+    case 2: lr = sq_log2(sq_d_from_float(1.0f + sd)); ld = lr; break;
+    case 3: lr = sq_log2(sq_pool_mid(sr, sd)); ld = lr; break;
     case 4:
-        lr = sq_log2((double)(1.0f + sr));
-        ld = sq_log2(1.0 + (double)(sr + sd) / 2.0);
+        lr = sq_log2(sq_d_from_float(1.0f + sr));
+        ld = sq_log2(sq_pool_mid(sr, sd));
         break;
     case 5:
-        lr = sq_log2((double)(1.0f + sr));
-        ld = sq_log2(1.0 + (0.75 * (double)sr + 0.25 * (double)sd));
+        lr = sq_log2(sq_d_from_float(1.0f + sr));
+        ld = sq_log2(sq_d_add(SQ_D_ONE, sq_d_add(sq_d_mul(SQ_D_3QUARTERS, dsr),
+                                                 sq_d_mul(SQ_D_QUARTER, dsd))));
         break;
     default:
-        lr = sq_log2((double)(1.0f + sr));
-        ld = sq_log2(1.0 + (0.25 * (double)sr + 0.75 * (double)sd));
+        lr = sq_log2(sq_d_from_float(1.0f + sr));
+        ld = sq_log2(sq_d_add(SQ_D_ONE, sq_d_add(sq_d_mul(SQ_D_QUARTER, dsr),
+                                                 sq_d_mul(SQ_D_3QUARTERS, dsd))));
         break;
     }
-    const float a = (float)((double)er * lr);
-    const float b = (float)((double)ed * ld);
+    const float a = sq_d_to_float(sq_d_mul(sq_d_from_float(er), lr));
+    const float b = sq_d_to_float(sq_d_mul(sq_d_from_float(ed), ld));
     return sq_fabsf(a - b);
 }
 
@@ -113,7 +125,7 @@ SQ_FN float sq_chroma_uv(float u, int err_u, float v, int err_v)
         return v;
     if (err_v && !err_u)
         return u;
-    return (float)(((double)u + (double)v) / 2.0);
+    return sq_d_to_float(sq_d_div(sq_d_add(sq_d_from_float(u), sq_d_from_float(v)), SQ_D_TWO));
 }
 
 #endif

@@ -9,9 +9,11 @@
 #ifndef SQ_MATH_SOLVE_H
 #define SQ_MATH_SOLVE_H
 
+#include "math/f64.h"
 #include "math/prelude.h"
 
-#define SQ_SOLVE_EPS 1e-6
+/* A double, 1e-6. */
+#define SQ_SOLVE_EPS SQ_D_1EM6
 
 /*
  * The solve gives up on a diagonal entry of R below SQ_SOLVE_EPS. Every
@@ -20,7 +22,7 @@
  */
 SQ_FN int sq_solve_pivot_ok(float rii)
 {
-    return !(sq_fabs(rii) < SQ_SOLVE_EPS);
+    return !sq_d_lt(sq_d_absf(rii), SQ_SOLVE_EPS);
 }
 
 /* Entry (i, j) of l * r with leading dimensions ldl, ldr over depth terms. */
@@ -57,7 +59,7 @@ SQ_FN float sq_norm2f(const SQ_GLOBAL float *u, int n)
         float sq = u[r] * u[r];
         ss = ss + sq;
     }
-    return (float)sq_sqrt((double)ss);
+    return sq_sqrtf_d(ss);
 }
 
 /* Reflector of step k: u from column k of z (entries above k already 0). */

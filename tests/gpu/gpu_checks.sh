@@ -6,6 +6,10 @@
 #   clparity clapi clbench   OpenCL (device named by $CL_DEVICE, default NVIDIA):
 #                            the same parity program, the public-API parity
 #                            (tests/opencl), throughput
+#   clsoftcore clsoftparity clsoftapi clsoftbench   the same OpenCL checks with
+#                            SPEEDQA_OPENCL_SOFT_F64=1 (soft doubles, math/f64.h):
+#                            the math core, both parity programs, and the bench
+#                            timing soft against hardware doubles (-f both)
 #   memcheck racecheck initcheck  compute-sanitizer on the CUDA parity
 #   par                      run the steps after it up to the next "seq" in parallel
 # Environment: MAXSIZE (random case bound, 3840x2160), BENCH_SIZES (gpu_bench -s),
@@ -59,6 +63,16 @@ for s in $STEPS; do
   clapi) set -- run clapi 240 env SPEEDQA_OPENCL_DEVICE="$CL_DEVICE" \
       SPEEDQA_PARITY_SECONDS=${PARITY_SECONDS:-0} SPEEDQA_PARITY_NO_ORACLE=1 \
       $B/tests/opencl/test_cl_parity $G /tmp/sq-clapi "$NR" ${SEED:-20261130} "$W" "$H" ;;
+  clsoftcore) set -- run clsoftcore 120 env SPEEDQA_OPENCL_SOFT_F64=1 SPEEDQA_OPENCL_PLATFORM="$CL_DEVICE" \
+      $B/tests/opencl/test_cl_core $G ;;
+  clsoftparity) set -- run clsoftparity 300 env SPEEDQA_OPENCL_SOFT_F64=1 SPEEDQA_GPU_DEVICE="$CL_DEVICE" \
+      SPEEDQA_PARITY_SECONDS=${PARITY_SECONDS:-0} \
+      $T/test_gpu_parity opencl $G /tmp/sq-clsoftparity "$NR" ${SEED:-20261130} "$W" "$H" 8 ;;
+  clsoftapi) set -- run clsoftapi 300 env SPEEDQA_OPENCL_SOFT_F64=1 SPEEDQA_OPENCL_DEVICE="$CL_DEVICE" \
+      SPEEDQA_PARITY_SECONDS=${PARITY_SECONDS:-0} SPEEDQA_PARITY_NO_ORACLE=1 \
+      $B/tests/opencl/test_cl_parity $G /tmp/sq-clsoftapi "$NR" ${SEED:-20261130} "$W" "$H" ;;
+  clsoftbench) set -- run clsoftbench 240 $B/tests/opencl/opencl_bench -d "$CL_DEVICE" -s 1920x1080 \
+      -g 4 -n 4000 -c 0 -f both ;;
   clbench) set -- run clbench 120 $B/tests/opencl/opencl_bench -d "$CL_DEVICE" -s 1920x1080 \
       -g 4 -n 4000 -c 8 ;;
   memcheck) set -- run memcheck 150 "$CS" --tool memcheck --leak-check full --error-exitcode 9 \

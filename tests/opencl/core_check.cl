@@ -1,18 +1,19 @@
 /* Kernels that run pieces of the shared math core as OpenCL C, for the
- * core parity test against the C build of the same headers. */
+ * core parity test against the C build of the same headers (built with
+ * -DSQ_SOFT_F64 too: sq_f64 buffers hold the same bits either way). */
 #include "math/est.h"
 #include "math/filter.h"
 #include "math/log2.h"
 #include "math/opimg.h"
 
-__kernel void check_log2(__global const double *x, __global double *y)
+__kernel void check_log2(__global const sq_f64 *x, __global sq_f64 *y)
 {
     size_t i = get_global_id(0);
     y[i] = sq_log2(x[i]);
 }
 
 __kernel void check_est(__global const float *img, int w, int h, int b, float snn,
-                        __global double *wsd, __global float *wsf, __global float *e,
+                        __global sq_f64 *wsd, __global float *wsf, __global float *e,
                         __global float *s, __global int *flags)
 {
     SqDims d;

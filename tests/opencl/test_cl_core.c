@@ -1,6 +1,7 @@
 /*
  * The shared math core compiled as OpenCL C (here on PoCL, on the H200 with
- * NVIDIA's OpenCL) must give the C build's bits: log2 on random inputs,
+ * NVIDIA's OpenCL), with hardware or (SPEEDQA_OPENCL_SOFT_F64=1) soft
+ * doubles, must give the C build's bits: log2 on random inputs,
  * the decimated vertical filter on random 8/16-bit planes with temporal
  * differences, and est_params (covariance, eigen, QR solve, entropies) on
  * the Netflix unit images and random textures. Exit 77 without a device.
@@ -240,7 +241,14 @@ int main(int argc, char **argv)
     q = clCreateCommandQueue(ctx, dev, 0, &e);
     const char *src = sq_cl_core_check;
     prog = clCreateProgramWithSource(ctx, 1, &src, NULL, &e);
-    e = clBuildProgram(prog, 1, &dev, "-cl-fp32-correctly-rounded-divide-sqrt", NULL, NULL);
+    /* SPEEDQA_OPENCL_SOFT_F64=1: the device runs the core on soft doubles. */
+    const char *soft = getenv("SPEEDQA_OPENCL_SOFT_F64");
+    const int soft_f64 = soft && soft[0] && strcmp(soft, "0") != 0;
+    printf("doubles: %s\n", soft_f64 ? "soft (SQ_SOFT_F64)" : "hardware");
+    e = clBuildProgram(prog, 1, &dev,
+                       soft_f64 ? "-cl-fp32-correctly-rounded-divide-sqrt -DSQ_SOFT_F64=1"
+                                : "-cl-fp32-correctly-rounded-divide-sqrt",
+                       NULL, NULL);
     if (e) {
         char log[16384] = "";
         clGetProgramBuildInfo(prog, dev, CL_PROGRAM_BUILD_LOG, sizeof(log), log, NULL);

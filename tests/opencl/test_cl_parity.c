@@ -10,6 +10,7 @@
  *
  * usage: test_cl_parity GOLDEN_DIR WORK_DIR [RANDOM_CASES [SEED [MAX_W MAX_H]]]
  * SPEEDQA_OPENCL_DEVICE=substring picks the device (e.g. NVIDIA);
+ * SPEEDQA_OPENCL_SOFT_F64=1 runs the backend on soft doubles (math/f64.h);
  * SPEEDQA_PARITY_SECONDS=s stops drawing random cases after s seconds.
  * Exit 77 when no OpenCL device is usable.
  */
@@ -718,6 +719,19 @@ int main(int argc, char **argv)
         return 77;
     }
     printf("OpenCL devices:\n%s", list);
+    /* SPEEDQA_OPENCL_SOFT_F64=1: every device must be on the soft-double path. */
+    const char *soft = getenv("SPEEDQA_OPENCL_SOFT_F64");
+    if (soft && soft[0] && strcmp(soft, "0") != 0) {
+        int n_soft = 0;
+        for (const char *p = list; (p = strstr(p, "fp64: soft")); p++)
+            n_soft++;
+        if (n_soft != ndev) {
+            printf("FAIL SPEEDQA_OPENCL_SOFT_F64 is set, but %d of %d devices list fp64: soft\n",
+                   n_soft, ndev);
+            return 1;
+        }
+        printf("soft doubles forced on every device\n");
+    }
     /* a usable device at all? */
     {
         SpeedqaSettings s;

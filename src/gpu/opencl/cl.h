@@ -114,11 +114,19 @@ int sq_cl_enumerate(const SqCl *cl, SqClDevInfo *out, int max);
  * Pick a device: by name substring (case-insensitive) if name is set, else
  * by flat index, else (index < 0) the first GPU with what speedqa needs,
  * then the first other device with it. -ENODEV with a message naming what
- * is missing (no device, no such index/name, cl_khr_fp64, correctly rounded
+ * is missing (no device, no such index/name, correctly rounded
  * divide/sqrt, denormals).
  */
 int sq_cl_select(const SqCl *cl, int index, const char *name, SqClDevInfo *out, int *flat,
                  char *err, size_t errlen);
+
+/*
+ * Whether the program for d is built with soft doubles (math/f64.h
+ * SQ_SOFT_F64): when d has no cl_khr_fp64, or when the environment variable
+ * SPEEDQA_OPENCL_SOFT_F64 is set to anything but "" or "0" (tests, benches).
+ */
+int sq_cl_soft_f64(const SqClDevInfo *d);
+int sq_cl_soft_f64_forced(void);
 
 /* list_devices of the backend table (see speedqa_list_devices). */
 int sq_cl_list_devices(char *buf, size_t len);

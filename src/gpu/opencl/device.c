@@ -1,6 +1,7 @@
 /* Platform/device enumeration and selection, list_devices, program build. */
 #include <errno.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <strings.h>
 
@@ -69,11 +70,23 @@ int sq_cl_enumerate(const SqCl *cl, SqClDevInfo *out, int max)
     return count;
 }
 
-/* What the device lacks for bit-exact SpEED, or NULL. */
+int sq_cl_soft_f64_forced(void)
+{
+    const char *v = getenv("SPEEDQA_OPENCL_SOFT_F64");
+    return v && v[0] && strcmp(v, "0") != 0;
+}
+
+int sq_cl_soft_f64(const SqClDevInfo *d)
+{
+    return !d->fp64 || sq_cl_soft_f64_forced();
+}
+
+/*
+ * What the device lacks for bit-exact SpEED, or NULL. Doubles are not
+ * needed: without cl_khr_fp64 the program is built with soft doubles.
+ */
 static const char *missing(const SqClDevInfo *d)
 {
-    if (!d->fp64)
-        return "the cl_khr_fp64 extension (double precision, needed by the covariance)";
     if (!d->cr_divsqrt)
         return "correctly rounded float divide/sqrt (CL_FP_CORRECTLY_ROUNDED_DIVIDE_SQRT)";
     if (!d->denorms)
@@ -150,10 +163,13 @@ int sq_cl_list_devices(char *buf, size_t len)
         const SqClDevInfo *d = &all[i];
         const char *why = missing(d);
         const int w = snprintf(buf + used, len - used,
-                               "%d: %s (%s, %s, driver %s, %u compute units, %llu MiB%s%s)\n", i,
-                               d->name, d->platform_name, d->version, d->driver, d->units,
-                               (unsigned long long)(d->mem >> 20), why ? "; unusable: lacks " : "",
-                               why ? why : "");
+                               "%d: %s (%s, %s, driver %s, %u compute units, %llu MiB, fp64: %s%s%s)\n",
+                               i, d->name, d->platform_name, d->version, d->driver, d->units,
+                               (unsigned long long)(d->mem >> 20),
+                               !sq_cl_soft_f64(d) ? "hardware"
+                               : d->fp64          ? "soft (forced by SPEEDQA_OPENCL_SOFT_F64)"
+                                                  : "soft",
+                               why ? "; unusable: lacks " : "", why ? why : "");
         if (w < 0)
             break;
         used += (size_t)w;

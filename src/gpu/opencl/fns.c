@@ -138,7 +138,9 @@ int sq_cl_open_dev(SqGpuDev **pd, int device, const char *name, int nevents, con
     CL_OBJ(d->ctx, cl->CreateContext(NULL, 1, &d->info.device, NULL, NULL, &e_));
     for (int i = 0; i < SQ_GPU_NSTREAMS; i++)
         CL_OBJ(d->q[i], cl->CreateCommandQueue(d->ctx, d->info.device, CL_QUEUE_PROFILING_ENABLE, &e_));
-    ret = sq_cl_build(cl, d->ctx, &d->info, sq_cl_kernels, sq_cl_kernels_len, SQ_CL_BUILD_OPTIONS,
+    d->soft_f64 = sq_cl_soft_f64(&d->info);
+    ret = sq_cl_build(cl, d->ctx, &d->info, sq_cl_kernels, sq_cl_kernels_len,
+                      d->soft_f64 ? SQ_CL_BUILD_OPTIONS SQ_CL_SOFT_F64_OPTION : SQ_CL_BUILD_OPTIONS,
                       a, &d->prog, &d->from_cache, d->errbuf, sizeof(d->errbuf));
     if (ret < 0) {
         d->failed = ret;
@@ -364,6 +366,11 @@ const char *sq_cl_dev_name(const SqGpuDev *d)
 int sq_cl_dev_from_cache(const SqGpuDev *d)
 {
     return d->from_cache;
+}
+
+int sq_cl_dev_soft_f64(const SqGpuDev *d)
+{
+    return d->soft_f64;
 }
 
 const SqGpuFns sq_cl_fns = {

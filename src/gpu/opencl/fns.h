@@ -6,6 +6,8 @@
 
 /* Never -cl-mad-enable or -cl-fast-relaxed-math: the float stages must round like C. */
 #define SQ_CL_BUILD_OPTIONS "-cl-std=CL1.2 -cl-fp32-correctly-rounded-divide-sqrt"
+/* Added for a device on soft doubles (sq_cl_soft_f64); part of the cache key like all options. */
+#define SQ_CL_SOFT_F64_OPTION " -DSQ_SOFT_F64=1"
 
 extern const SqGpuFns sq_cl_fns;
 
@@ -16,5 +18,7 @@ int sq_cl_open_dev(SqGpuDev **dev, int device, const char *name, int nevents, co
 const char *sq_cl_dev_name(const SqGpuDev *dev);
 /* 1 when the program binary came from the cache. */
 int sq_cl_dev_from_cache(const SqGpuDev *dev);
+/* 1 when the program runs on soft doubles (sq_cl_soft_f64). */
+int sq_cl_dev_soft_f64(const SqGpuDev *dev);
 
 #endif

@@ -32,6 +32,7 @@ struct SqGpuDev {
     cl_event *ev;
     int nev;
     int from_cache;
+    int soft_f64;         /* program built with soft doubles (math/f64.h) */
     int failed;           /* first error, sticky */
     char errbuf[512];
 };
