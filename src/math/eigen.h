@@ -155,8 +155,8 @@ SQ_FN void sq_givens(float a, float b, float *c, float *s)
     }
 }
 
-/* One implicit QR step on an unreduced block d[0..m), e[0..m-1). */
-SQ_FN void sq_qr_step(SQ_GLOBAL float *d, SQ_GLOBAL float *e, int m)
+/* The Wilkinson shift of a step on the unreduced block d[0..m), e[0..m-1). */
+SQ_FN float sq_qr_shift(const SQ_GLOBAL float *d, const SQ_GLOBAL float *e, int m)
 {
     const float ta = d[m - 2], tb = d[m - 1], tab = e[m - 2];
     const float dt = sq_d_to_float(sq_d_div(sq_d_from_float(ta - tb), SQ_D_TWO));
@@ -169,20 +169,34 @@ SQ_FN void sq_qr_step(SQ_GLOBAL float *d, SQ_GLOBAL float *e, int m)
         mu = tb + tab * (tab / (-dt + sq_hypf(dt, tab)));
     if (sq_d_lt(sq_d_add(sq_d_absf(d[0]), sq_d_absf(e[0])), sq_d_mul(SQ_D_1EM6, sq_d_absf(mu))))
         mu = 0.0f;
+    return mu;
+}
 
-    float x = d[0] - mu, z = e[0];
-    float ap = d[0], bp = e[0], aq = d[1];
+/* The whole step of a 2 x 2 block, closed form, from its first rotation (x, z). */
+SQ_FN void sq_qr_pair(SQ_GLOBAL float *d, SQ_GLOBAL float *e, float x, float z)
+{
+    const float ap = d[0], bp = e[0], aq = d[1];
     float c, s;
+    sq_givens(x, z, &c, &s);
+    float d0 = c * (c * ap - s * bp) + s * (s * aq - c * bp);
+    float e0 = c * (s * ap + c * bp) - s * (s * bp + c * aq);
+    float d1 = s * (s * ap + c * bp) + c * (s * bp + c * aq);
+    d[0] = d0;
+    e[0] = e0;
+    d[1] = d1;
+}
+
+/* One implicit QR step on an unreduced block d[0..m), e[0..m-1). */
+SQ_FN void sq_qr_step(SQ_GLOBAL float *d, SQ_GLOBAL float *e, int m)
+{
+    const float mu = sq_qr_shift(d, e, m);
+    float x = d[0] - mu, z = e[0];
     if (m == 2) {
-        sq_givens(x, z, &c, &s);
-        float d0 = c * (c * ap - s * bp) + s * (s * aq - c * bp);
-        float e0 = c * (s * ap + c * bp) - s * (s * bp + c * aq);
-        float d1 = s * (s * ap + c * bp) + c * (s * bp + c * aq);
-        d[0] = d0;
-        e[0] = e0;
-        d[1] = d1;
+        sq_qr_pair(d, e, x, z);
         return;
     }
+    float ap = d[0], bp = e[0], aq = d[1];
+    float c, s;
     float bq = e[1], bk = 0.0f, zk = 0.0f;
     for (int k = 0; k < m - 1; k++) {
         sq_givens(x, z, &c, &s);
@@ -229,36 +243,17 @@ typedef struct SqQrState {
 /* Returns 1 when the step is done already (m == 2: closed form). */
 SQ_FN int sq_qr_begin(SqQrState *st, SQ_GLOBAL float *d, SQ_GLOBAL float *e, int m)
 {
-    const float ta = d[m - 2], tb = d[m - 1], tab = e[m - 2];
-    const float dt = (float)((double)(ta - tb) / 2.0);
-    float mu;
-    if (dt > 0.0f)
-        mu = tb - tab * (tab / (dt + sq_hypf(dt, tab)));
-    else if (dt == 0.0f)
-        mu = tb - sq_fabsf(tab);
-    else
-        mu = tb + tab * (tab / (-dt + sq_hypf(dt, tab)));
-    if (1e-6 * sq_fabs(mu) > sq_fabs(d[0]) + sq_fabs(e[0]))
-        mu = 0.0f;
-
-    float x = d[0] - mu, z = e[0];
-    float ap = d[0], bp = e[0], aq = d[1];
+    const float mu = sq_qr_shift(d, e, m);
+    const float x = d[0] - mu, z = e[0];
     if (m == 2) {
-        float c, s;
-        sq_givens(x, z, &c, &s);
-        float d0 = c * (c * ap - s * bp) + s * (s * aq - c * bp);
-        float e0 = c * (s * ap + c * bp) - s * (s * bp + c * aq);
-        float d1 = s * (s * ap + c * bp) + c * (s * bp + c * aq);
-        d[0] = d0;
-        e[0] = e0;
-        d[1] = d1;
+        sq_qr_pair(d, e, x, z);
         return 1;
     }
     st->x = x;
     st->z = z;
-    st->ap = ap;
-    st->bp = bp;
-    st->aq = aq;
+    st->ap = d[0];
+    st->bp = e[0];
+    st->aq = d[1];
     st->bq = e[1];
     st->bk = 0.0f;
     st->zk = 0.0f;
