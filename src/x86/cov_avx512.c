@@ -106,24 +106,3 @@ void SQ_X512(sq_cov_rows)(double *dl, const float *img, ptrdiff_t stride, int tr
     }
 }
 
-void SQ_X512(sq_cov_sums)(double *sums, const double *dl, int sub_h)
-{
-    /* 212 = 3 x 64 + 20: blocks of 4 vectors of 8 k, then 2 + a masked half. */
-    for (int r0 = 0; r0 < SQ_BLOCK; r0++) {
-        for (int k = 0; k < SQ_COV_LD; k += 32) {
-            const int left = SQ_COV_LD - k, nv = left >= 32 ? 4 : (left + 7) / 8;
-            const __mmask8 mt = sq_mask8(left - 8 * (nv - 1));
-            __m512d a[4];
-            for (int q = 0; q < 4; q++)
-                a[q] = _mm512_setzero_pd();
-            for (int i = 0; i < sub_h; i++) {
-                const double *p = dl + (size_t)(r0 + i) * SQ_COV_LD + k;
-                for (int q = 0; q < nv; q++)
-                    a[q] = _mm512_add_pd(a[q], _mm512_maskz_loadu_pd(q == nv - 1 ? mt : 0xff, p + 8 * q));
-            }
-            double *o = sums + r0 * SQ_COV_LD + k;
-            for (int q = 0; q < nv; q++)
-                _mm512_mask_storeu_pd(o + 8 * q, q == nv - 1 ? mt : 0xff, a[q]);
-        }
-    }
-}

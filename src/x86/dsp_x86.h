@@ -51,18 +51,13 @@ void SQ_X512(sq_vfilt_16bpc)(float *dst, const uint8_t *cur, ptrdiff_t cur_strid
                              int row, const float *g, int taps, const int32_t *spans, int nspans,
                              int w);
 void SQ_X512(sq_or_16bpc)(uint32_t *acc, const uint8_t *row, int w);
-void SQ_X512(sq_vfilt_f32)(float *dst, const float *img, ptrdiff_t stride, int h, int row,
-                           const float *g, int taps, const int32_t *spans, int nspans, int w);
 void SQ_X512(sq_local_mean)(float *dst, const float *op, const float *mrow, int w,
                             const float *g, int taps);
 void SQ_X512(sq_cov_rows)(double *dl, const float *img, ptrdiff_t stride, int trunc_w,
                           int trunc_h, double *ws);
-void SQ_X512(sq_cov_sums)(double *sums, const double *dl, int sub_h);
-void SQ_X512(sq_tridiag)(float *a, int n, float *d, float *e, float *ws);
 void SQ_X512(sq_matmul)(float *out, ptrdiff_t ldo, const float *l, ptrdiff_t ldl,
                         const float *r, ptrdiff_t ldr, int rows, int cols, int depth);
 void SQ_X512(sq_backsub)(float *x, const float *rm, int n, int nb);
-void SQ_X512(sq_block_var)(float *s, const float *x, const float *y, int n, int nb);
 void SQ_X512(sq_entropy)(float *e, const float *lambda, int n, const float *s, int nb,
                          float sigma_nn);
 

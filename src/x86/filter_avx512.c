@@ -152,15 +152,6 @@ void SQ_X512(sq_vfilt_16bpc)(float *dst, const uint8_t *cur, ptrdiff_t cur_strid
     }
 }
 
-void SQ_X512(sq_vfilt_f32)(float *dst, const float *img, ptrdiff_t stride, int h, int row,
-                           const float *g, int taps, const int32_t *spans, int nspans, int w)
-{
-    const void *cr[SQ_MAX_TAPS];
-    (void)w;
-    row_ptrs(cr, (const uint8_t *)img, stride * (ptrdiff_t)sizeof(float), h, row, taps);
-    vfilt_run(SRC_F32, dst, cr, NULL, g, taps, spans, nspans, 1.0f);
-}
-
 void SQ_X512(sq_or_16bpc)(uint32_t *acc, const uint8_t *row, int w)
 {
     __m512i b0 = _mm512_setzero_si512(), b1 = b0;

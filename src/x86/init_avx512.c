@@ -3,12 +3,15 @@
  * version. Kept separate so the emulated test build (x86/simd512.h) checks
  * exactly the table the library installs.
  *
- * Width per slot: hfilt_dec stays AVX2 (a 16-output version needs a 16 x 16
- * transpose per 16 outputs for a pass that is ~5% of the time). The others
- * take 512 bits; the development machine of issue #14 had no AVX-512 (an
- * AMD EPYC guest without it), so the choice is not a measurement on it:
- * `checkkernel --bench` prints C / AVX2 / AVX-512 per slot on a machine that
- * has it, and a slot where AVX2 is faster goes back to it here.
+ * Width per slot, from `checkkernel --bench` on the lent H200 machine's
+ * Xeon (AVX-512, 2026-12-01; ns per call, AVX2 -> AVX-512): 512 bits pay for
+ * vfilt_8bpc (1516 -> 1434, diff 1988 -> 1858), vfilt_16bpc (2361 -> 1664,
+ * diff 2931 -> 2406), local_mean (48 -> 35), cov_rows (40316 -> 33304),
+ * matmul (7112 -> 4953), backsub (3908 -> 3756) and entropy (23830 ->
+ * 18908); AVX2 stays faster for vfilt_f32 (27 vs 59), cov_sums (4688 vs
+ * 9297), tridiag (3935 vs 4959), block_var (1641 vs 1944) and hfilt_dec
+ * (151 vs 158), so those slots keep the AVX2 rung's versions. or_16bpc (not
+ * timed) takes 512 bits with vfilt_16bpc, whose rows it reads.
  */
 #include "cpu/dsp.h"
 #include "x86/dsp_x86.h"
@@ -18,14 +21,10 @@ void SQ_X512(sq_dsp_fill)(SqDsp *d)
     d->vfilt_8bpc = SQ_X512(sq_vfilt_8bpc);
     d->vfilt_16bpc = SQ_X512(sq_vfilt_16bpc);
     d->or_16bpc = SQ_X512(sq_or_16bpc);
-    d->vfilt_f32 = SQ_X512(sq_vfilt_f32);
     d->local_mean = SQ_X512(sq_local_mean);
     d->cov_rows = SQ_X512(sq_cov_rows);
-    d->cov_sums = SQ_X512(sq_cov_sums);
-    d->tridiag = SQ_X512(sq_tridiag);
     d->matmul = SQ_X512(sq_matmul);
     d->backsub = SQ_X512(sq_backsub);
-    d->block_var = SQ_X512(sq_block_var);
     d->entropy = SQ_X512(sq_entropy);
     d->vgran = 16;
 }

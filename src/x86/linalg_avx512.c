@@ -13,73 +13,6 @@
 #include "x86/dsp_x86.h"
 #include "x86/simd512.h"
 
-void SQ_X512(sq_tridiag)(float *a, int n, float *d, float *e, float *ws)
-{
-    float *v = ws, *x = ws + n;
-    for (int i = 0; i + 2 < n; i++) {
-        float ss = 0.0f;
-        for (int r = i + 2; r < n; r++) {
-            float sq = a[r * n + i] * a[r * n + i];
-            ss = ss + sq;
-        }
-        const float xnorm = sq_sqrtf_d(ss);
-        float tau = 0.0f;
-        if (xnorm != 0.0f) {
-            const float alpha = a[(i + 1) * n + i];
-            const float beta = -sq_sgnf(alpha) * sq_hypf(alpha, xnorm);
-            tau = (beta - alpha) / beta;
-            const float s = alpha - beta;
-            if (s != 0.0f) {
-                for (int r = i + 1; r < n; r++)
-                    a[r * n + i] = a[r * n + i] / s;
-                a[(i + 1) * n + i] = beta;
-            }
-        }
-        v[i + 1] = 1.0f;
-        for (int r = i + 2; r < n; r++)
-            v[r] = a[r * n + i];
-        if (tau == 0.0f)
-            continue;
-        /* x[r] = sum over c of (tau * a[r][c]) * v[c]; a[r][c] = a[c][r]
-         * (the active block [i + 1, n)^2 is symmetric), 16 rows r a vector. */
-        const __m512 vt = _mm512_set1_ps(tau);
-        for (int r = i + 1; r < n; r += 16) {
-            const __mmask16 m = sq_mask16(n - r);
-            __m512 acc = _mm512_setzero_ps();
-            for (int c = i + 1; c < n; c++) {
-                const __m512 t = _mm512_mul_ps(vt, _mm512_maskz_loadu_ps(m, a + c * n + r));
-                acc = _mm512_add_ps(acc, _mm512_mul_ps(t, _mm512_set1_ps(v[c])));
-            }
-            _mm512_mask_storeu_ps(x + r, m, acc);
-        }
-        float w = 0.0f;
-        for (int r = i + 1; r < n; r++) {
-            float prod = x[r] * v[r];
-            w = w + prod;
-        }
-        const float gamma = (float)(-0.5 * (double)tau * (double)w);
-        for (int r = i + 1; r < n; r++) {
-            float gv = gamma * v[r];
-            x[r] = x[r] + gv;
-        }
-        for (int r = i + 1; r < n; r++) {
-            float *ar = a + r * n;
-            const __m512 xr = _mm512_set1_ps(x[r]), vr = _mm512_set1_ps(v[r]);
-            for (int c = i + 1; c < n; c += 16) {
-                const __mmask16 m = sq_mask16(n - c);
-                const __m512 t1 = _mm512_mul_ps(xr, _mm512_maskz_loadu_ps(m, v + c));
-                const __m512 t2 = _mm512_mul_ps(vr, _mm512_maskz_loadu_ps(m, x + c));
-                _mm512_mask_storeu_ps(ar + c, m, _mm512_sub_ps(_mm512_maskz_loadu_ps(m, ar + c),
-                                                               _mm512_add_ps(t1, t2)));
-            }
-        }
-    }
-    for (int k = 0; k < n; k++)
-        d[k] = a[k * n + k];
-    for (int k = 0; k + 1 < n; k++)
-        e[k] = a[(k + 1) * n + k];
-}
-
 /*
  * nv (1..4) vectors of columns j .. of nr (1 or 2) output rows, the last
  * vector masked by mt: two rows share the loads of r and keep 8 sums in
@@ -162,22 +95,6 @@ void SQ_X512(sq_backsub)(float *x, const float *rm, int n, int nb)
                                                      _mm512_set1_ps(rm[i * n + k])));
             _mm512_mask_storeu_ps(xi + j, m, _mm512_div_ps(t0, dg));
         }
-    }
-}
-
-void SQ_X512(sq_block_var)(float *s, const float *x, const float *y, int n, int nb)
-{
-    const __m512 fn = _mm512_set1_ps((float)n);
-    for (int m = 0; m < nb; m += 16) {
-        const __mmask16 k16 = sq_mask16(nb - m);
-        __m512 acc = _mm512_setzero_ps();
-        for (int k = 0; k < n; k++) {
-            const __m512 prod = _mm512_mul_ps(_mm512_maskz_loadu_ps(k16, x + (size_t)k * nb + m),
-                                              _mm512_maskz_loadu_ps(k16, y + (size_t)k * nb + m));
-            const __m512 zk = _mm512_div_ps(prod, fn);
-            acc = k == 0 ? zk : _mm512_add_ps(acc, zk);
-        }
-        _mm512_mask_storeu_ps(s + m, k16, acc);
     }
 }
 
