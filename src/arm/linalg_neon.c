@@ -20,23 +20,11 @@ void sq_tridiag_neon(float *a, int n, float *d, float *e, float *ws)
 {
     float *v = ws, *x = ws + n;
     for (int i = 0; i + 2 < n; i++) {
-        float ss = 0.0f;
-        for (int r = i + 2; r < n; r++) {
-            float sq = a[r * n + i] * a[r * n + i];
-            ss = ss + sq;
-        }
-        const float xnorm = sq_sqrtf_d(ss);
-        float tau = 0.0f;
-        if (xnorm != 0.0f) {
-            const float alpha = a[(i + 1) * n + i];
-            const float beta = -sq_sgnf(alpha) * sq_hypf(alpha, xnorm);
-            tau = (beta - alpha) / beta;
-            const float s = alpha - beta;
-            if (s != 0.0f) {
-                for (int r = i + 1; r < n; r++)
-                    a[r * n + i] = a[r * n + i] / s;
-                a[(i + 1) * n + i] = beta;
-            }
+        float tau, s, beta;
+        if (sq_tridiag_reflector(a, n, i, &tau, &s, &beta)) {
+            for (int r = i + 1; r < n; r++)
+                a[r * n + i] = a[r * n + i] / s;
+            a[(i + 1) * n + i] = beta;
         }
         v[i + 1] = 1.0f;
         for (int r = i + 2; r < n; r++)

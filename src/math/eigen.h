@@ -186,52 +186,12 @@ SQ_FN void sq_qr_pair(SQ_GLOBAL float *d, SQ_GLOBAL float *e, float x, float z)
     d[1] = d1;
 }
 
-/* One implicit QR step on an unreduced block d[0..m), e[0..m-1). */
-SQ_FN void sq_qr_step(SQ_GLOBAL float *d, SQ_GLOBAL float *e, int m)
-{
-    const float mu = sq_qr_shift(d, e, m);
-    float x = d[0] - mu, z = e[0];
-    if (m == 2) {
-        sq_qr_pair(d, e, x, z);
-        return;
-    }
-    float ap = d[0], bp = e[0], aq = d[1];
-    float c, s;
-    float bq = e[1], bk = 0.0f, zk = 0.0f;
-    for (int k = 0; k < m - 1; k++) {
-        sq_givens(x, z, &c, &s);
-        const float bk1 = c * bk - s * zk;
-        const float ap1 = c * (c * ap - s * bp) + s * (s * aq - c * bp);
-        const float bp1 = c * (s * ap + c * bp) - s * (s * bp + c * aq);
-        const float zp1 = -s * bq;
-        const float aq1 = s * (s * ap + c * bp) + c * (s * bp + c * aq);
-        const float bq1 = c * bq;
-        const float ak = ap1;
-        bk = bp1;
-        zk = zp1;
-        ap = aq1;
-        bp = bq1;
-        if (k < m - 2)
-            aq = d[k + 2];
-        if (k < m - 3)
-            bq = e[k + 2];
-        d[k] = ak;
-        if (k > 0)
-            e[k - 1] = bk1;
-        if (k < m - 2)
-            e[k + 1] = bp;
-        x = bk;
-        z = zk;
-    }
-    d[m - 1] = ap;
-    e[m - 2] = bk;
-}
-
 /*
- * sq_qr_step in three parts, so that a CPU loop can interleave the
+ * A QR step in three parts, so that a CPU loop can interleave the
  * rotations of independent problems (cpu/cpu.c): sq_qr_begin (the shift;
- * m == 2 done at once), m - 1 calls of sq_qr_rot (rotation k), sq_qr_end.
- * The operations and their order are sq_qr_step's; a compiler may still
+ * m == 2 done at once), m - 1 calls of sq_qr_rot (rotation k), sq_qr_end;
+ * sq_qr_step is the three in a row. An interleaving caller runs the same
+ * operations in the same order per problem; a compiler may still
  * pick another NaN sign for a NaN result (negations are free to move), so
  * the caller falls back to sq_qr_step when a NaN comes out, and
  * checkkernel's eigenvalues2 holds the two to the same bits.
@@ -295,6 +255,18 @@ SQ_FN void sq_qr_end(const SqQrState *st, SQ_GLOBAL float *d, SQ_GLOBAL float *e
     d[m - 1] = st->ap;
     e[m - 2] = st->bk;
 }
+
+/* One implicit QR step on an unreduced block d[0..m), e[0..m-1). */
+SQ_FN void sq_qr_step(SQ_GLOBAL float *d, SQ_GLOBAL float *e, int m)
+{
+    SqQrState st;
+    if (sq_qr_begin(&st, d, e, m))
+        return;
+    for (int k = 0; k < m - 1; k++)
+        sq_qr_rot(&st, d, e, m, k);
+    sq_qr_end(&st, d, e, m);
+}
+
 
 /*
  * The next unreduced block [*a0, b] of sq_eigen_qr_iterate's loop (the same
