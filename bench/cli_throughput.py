@@ -11,7 +11,7 @@ the best of 3 runs, in fps, as a share of the floor and the peak resident
 memory: both files read by two cats in parallel (the floor), one
 `cat ref dis`, speedqa --read-only (its own readers, nothing scored;
 mapped, and with SPEEDQA_IO=read), and speedqa for each thread count and
-backend (also with SPEEDQA_IO=read and SPEEDQA_MAP_POPULATE=1), both features (and the old binary, when given). --h264 also
+backend (also with SPEEDQA_IO=read and SPEEDQA_MAP_POPULATE=0), both features (and the old binary, when given). --h264 also
 encodes the pair with ffmpeg (libx264, yuv420p) and compares scoring with
 speedqa --read-only on the same mp4 files (the decode floor).
 """
@@ -123,14 +123,14 @@ def main():
     row("speedqa --read-only (SPEEDQA_IO=read)", best([[a.speedqa] + ro], io_read))
     runs = [("--threads %s" % t, ["--threads", t], None) for t in a.threads.split(",") if t]
     top = a.threads.split(",")[-1]
-    pop = dict(os.environ, SPEEDQA_MAP_POPULATE="1")
+    pop = dict(os.environ, SPEEDQA_MAP_POPULATE="0")
     runs.append(("--threads %s, SPEEDQA_IO=read" % top, ["--threads", top], io_read))
-    runs.append(("--threads %s, SPEEDQA_MAP_POPULATE=1" % top, ["--threads", top], pop))
+    runs.append(("--threads %s, SPEEDQA_MAP_POPULATE=0" % top, ["--threads", top], pop))
     for b in [b for b in a.backends.split(",") if b]:
         for t in a.gpu_threads.split(","):
             runs.append(("--backend %s --threads %s" % (b, t), ["--backend", b, "--threads", t],
                          None))
-            runs.append(("--backend %s --threads %s, POPULATE=1" % (b, t),
+            runs.append(("--backend %s --threads %s, POPULATE=0" % (b, t),
                          ["--backend", b, "--threads", t], pop))
             runs.append(("--backend %s --threads %s, SPEEDQA_IO=read" % (b, t),
                          ["--backend", b, "--threads", t], io_read))

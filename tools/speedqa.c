@@ -569,10 +569,14 @@ static int start_readers(Run *run, int threads)
     if (sq_input_mapped(run->ref) || sq_input_mapped(run->dis))
         sq_outfile_exit_on(SIGBUS, "speedqa: error: an input file shrank while it was being "
                            "read (SIGBUS); no report written\n", SQ_EXIT_INPUT);
+    /* the pages of the next frames are mapped ahead on a core the workers leave free */
+    const long ncpu = sysconf(_SC_NPROCESSORS_ONLN);
     for (int i = 0; i < 2; i++) {
         char perr[200];
-        if (sq_input_mapped(i ? run->dis : run->ref))
+        if (sq_input_mapped(i ? run->dis : run->ref)) {
+            sq_input_prefault(i ? run->dis : run->ref, ncpu > threads);
             continue;
+        }
         /* enough buffers for the frames the library holds and a few ahead */
         const int depth = 2 * threads + 6;
         const int pr = sq_prefetch_start(&run->ahead[i], i ? run->dis : run->ref, depth, perr,

@@ -66,6 +66,14 @@ int sq_input_read(SqInput *in, SpeedqaPicture *pic, char *err, size_t errlen);
  */
 int sq_input_mapped(const SqInput *in);
 
+/*
+ * A mapped input: on != 0 starts a thread that maps the pages of the next
+ * frames before the library reads them (no page faults on the scoring
+ * path). It pays when a core is left for it; call before the first read.
+ * SPEEDQA_MAP_POPULATE=0/1 (2: in the reader) overrides it.
+ */
+void sq_input_prefault(SqInput *in, int on);
+
 /* Read every cache line of pic's planes (a read-only floor); the sum. */
 unsigned sq_input_touch(const SpeedqaPicture *pic);
 

@@ -16,6 +16,7 @@
 #endif
 
 #include <errno.h>
+#include <pthread.h>
 #include <stdatomic.h>
 #include <stdint.h>
 #include <stdlib.h>
@@ -32,6 +33,8 @@
 
 /* Frames lent at once, at most: far above any library queue. */
 #define RING 4096
+/* The populating thread keeps this many frames ahead of the reader mapped. */
+#define AHEAD_FRAMES 3
 /* Unmap given-back frames in steps of at least this many bytes. */
 #define DROP_STEP ((size_t)8 << 20)
 
@@ -51,7 +54,20 @@ struct SqMap {
     unsigned long long next, low; /* ring: entries [low, next) may be lent */
     size_t done_end;      /* every frame ending at or before this is given back */
     size_t dropped;       /* [0, dropped) is unmapped (page multiple) */
-    int populate;         /* map each frame's pages before lending it */
+    /*
+     * populate 1: a thread maps the pages of the next frames (one call per
+     * frame, MADV_POPULATE_READ) before the library's threads read them, so
+     * they do not take a page fault per 64 KiB on the scoring path; 2: the
+     * reader does it itself before lending; 0: neither; -1: as the caller
+     * says (sq_input_prefault). SPEEDQA_MAP_POPULATE=0/1/2 overrides it;
+     * bench/cli_throughput.py measures them.
+     */
+    int populate;
+    pthread_t th;
+    pthread_mutex_t mu;
+    pthread_cond_t cv;
+    size_t want, mapped;  /* populate [mapped, want); the reader raises want */
+    int quit, started;
     MapEntry ring[RING];
 };
 
@@ -68,6 +84,57 @@ static int mapping_wanted(const SqInput *in)
     /* stdin stays a stream: whoever reads it next finds it where reading left it */
     return in->seekable && in->own_f && in->rd != NULL &&
            (in->rd == &sq_reader_y4m || in->rd == &sq_reader_yuv);
+}
+
+static void *populating(void *arg)
+{
+    SqMap *m = arg;
+    pthread_mutex_lock(&m->mu);
+    while (!m->quit) {
+        if (m->mapped >= m->want) {
+            pthread_cond_wait(&m->cv, &m->mu);
+            continue;
+        }
+        const size_t a = m->mapped, b = m->want;
+        pthread_mutex_unlock(&m->mu);
+        /* an old kernel says EINVAL: the pages fault in as usual */
+        madvise((void *)(m->base + a), b - a, MADV_POPULATE_READ);
+        pthread_mutex_lock(&m->mu);
+        m->mapped = b;
+    }
+    pthread_mutex_unlock(&m->mu);
+    return NULL;
+}
+
+static int start_populating(SqMap *m)
+{
+    if (pthread_mutex_init(&m->mu, NULL))
+        return -1;
+    if (pthread_cond_init(&m->cv, NULL)) {
+        pthread_mutex_destroy(&m->mu);
+        return -1;
+    }
+    if (pthread_create(&m->th, NULL, populating, m)) {
+        pthread_cond_destroy(&m->cv);
+        pthread_mutex_destroy(&m->mu);
+        return -1;
+    }
+    m->started = 1;
+    return 0;
+}
+
+static void stop_populating(SqMap *m)
+{
+    if (!m->started)
+        return;
+    pthread_mutex_lock(&m->mu);
+    m->quit = 1;
+    pthread_cond_signal(&m->cv);
+    pthread_mutex_unlock(&m->mu);
+    pthread_join(m->th, NULL);
+    pthread_cond_destroy(&m->cv);
+    pthread_mutex_destroy(&m->mu);
+    m->started = 0;
 }
 
 void sq_in_map(SqInput *in)
@@ -92,17 +159,25 @@ void sq_in_map(SqInput *in)
     m->base = p;
     m->len = (size_t)st.st_size;
     m->page = (size_t)sysconf(_SC_PAGESIZE);
-    /* One call maps a frame's pages instead of a fault per 64 KiB in the
-     * library's threads: it pays where many threads stage one frame at a
-     * time (GPU backends) and the faults contend (bench/cli_throughput.py). */
     const char *pop = getenv("SPEEDQA_MAP_POPULATE");
-    m->populate = pop && !strcmp(pop, "1");
+    m->populate = !pop ? -1 : !strcmp(pop, "2") ? 2 : !strcmp(pop, "0") ? 0 : 1;
     for (int i = 0; i < RING; i++)
         m->ring[i].m = m;
     in->map = m;
     /* peeked bytes not yet consumed are read again from the mapping */
     in->map_pos = (size_t)pos - (in->pb_len - in->pb_pos);
     in->pb_pos = in->pb_len;
+    m->mapped = in->map_pos / m->page * m->page;
+    if (m->populate == 1 && start_populating(m) != 0)
+        m->populate = 0; /* the pages fault in as usual */
+}
+
+void sq_input_prefault(SqInput *in, int on)
+{
+    SqMap *m = in ? in->map : NULL;
+    if (!m || m->populate != -1)
+        return;
+    m->populate = on && start_populating(m) == 0;
 }
 
 static void map_unref(SqMap *m)
@@ -117,6 +192,7 @@ void sq_in_unmap(SqInput *in)
 {
     if (!in->map)
         return;
+    stop_populating(in->map);
     map_unref(in->map);
     in->map = NULL;
 }
@@ -184,10 +260,20 @@ void sq_in_map_lend(SqInput *in, SpeedqaPicture *pic)
     if (m->next - m->low >= RING)
         return; /* no entry free: the library copies this one (never in practice) */
     e->end = in->map_pos;
-    if (m->populate) {
+    if (m->populate == 2) {
         const size_t a = (size_t)(in->frame - m->base) / m->page * m->page;
-        /* an old kernel says EINVAL: the pages fault in as usual */
         madvise((void *)(m->base + a), in->map_pos - a, MADV_POPULATE_READ);
+    } else if (m->populate == 1) {
+        size_t ahead = in->map_pos + AHEAD_FRAMES * in->frame_bytes;
+        ahead = ahead < m->len ? ahead / m->page * m->page : m->len;
+        pthread_mutex_lock(&m->mu);
+        if (m->mapped < in->map_pos / m->page * m->page)
+            m->mapped = in->map_pos / m->page * m->page; /* fell behind: skip to here */
+        if (ahead > m->want) {
+            m->want = ahead;
+            pthread_cond_signal(&m->cv);
+        }
+        pthread_mutex_unlock(&m->mu);
     }
     atomic_fetch_add_explicit(&m->refs, 1, memory_order_relaxed);
     atomic_store_explicit(&e->lent, 1, memory_order_relaxed);
