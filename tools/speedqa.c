@@ -393,6 +393,13 @@ static void counts_differ(Run *run, int ref_ended)
                 shown(lpath), more, run->sent);
 }
 
+/* A lent frame that will not be sent (or whose send failed) goes back; twice is harmless. */
+static void give_back(int r, const SpeedqaPicture *pic)
+{
+    if (r == 1 && pic->release)
+        pic->release(pic->release_opaque, pic->data[0]);
+}
+
 /* Frame of input i (0 ref, 1 dis): from its read-ahead thread when it has one. */
 static int next_frame(Run *run, int i, SpeedqaPicture *pic, char *err, size_t errlen)
 {
@@ -415,6 +422,8 @@ static int score(Run *run)
         if (rr < 0 || rd < 0) {
             run->read_exit = exit_for_read(rr < 0 ? rr : rd);
             snprintf(run->read_err, sizeof run->read_err, "%s", err);
+            give_back(rr, &pr);
+            give_back(rd, &pd);
             break;
         }
         if (rr == 0) {
@@ -422,10 +431,12 @@ static int score(Run *run)
             rd = next_frame(run, 1, &pd, err, sizeof err);
             if (rd == 1)
                 counts_differ(run, 1);
+            give_back(rd, &pd);
             break;
         }
         if (rd == 0) {
             counts_differ(run, 0);
+            give_back(rr, &pr);
             break;
         }
 
@@ -433,10 +444,8 @@ static int score(Run *run)
         if (!run->ctx) {
             /* --read-only: what scoring would read, and nothing more */
             run->touched += sq_input_touch(&pr) + sq_input_touch(&pd);
-            if (pr.release)
-                pr.release(pr.release_opaque, pr.data[0]);
-            if (pd.release)
-                pd.release(pd.release_opaque, pd.data[0]);
+            give_back(1, &pr);
+            give_back(1, &pd);
             run->sent++;
             continue;
         }
@@ -445,22 +454,31 @@ static int score(Run *run)
             /* queue full: receive blocks until a frame is done */
             SpeedqaScores sc;
             r = speedqa_receive(run->ctx, &sc);
-            if (r < 0 && r != -EAGAIN)
+            if (r < 0 && r != -EAGAIN) {
+                give_back(1, &pr);
+                give_back(1, &pd);
                 return lib_error(r, run->log, run->cfg, "scoring");
+            }
             if (r == -EAGAIN) {
                 /* receive should block when the queue is full; don't spin if not */
                 const struct timespec ms = { 0, 1000000 };
                 nanosleep(&ms, NULL);
             } else {
                 if (results_add(&run->res, &sc) < 0) {
+                    give_back(1, &pr);
+                    give_back(1, &pd);
                     cli_error("out of memory storing the scores");
                     return SQ_EXIT_INTERNAL;
                 }
                 run->received++;
             }
         }
-        if (r < 0)
+        if (r < 0) {
+            /* not taken, or given back already: either way it is ours again */
+            give_back(1, &pr);
+            give_back(1, &pd);
             return lib_error(r, run->log, run->cfg, "scoring");
+        }
         run->sent++;
         if ((r = drain(run->ctx, &run->res, run->log, run->cfg, &run->received)) != 0)
             return r;
@@ -574,6 +592,7 @@ static int start_readers(Run *run, int threads)
     for (int i = 0; i < 2; i++) {
         char perr[200];
         if (sq_input_mapped(i ? run->dis : run->ref)) {
+            sq_input_lend(i ? run->dis : run->ref);
             sq_input_prefault(i ? run->dis : run->ref, ncpu > threads);
             continue;
         }

@@ -124,7 +124,10 @@ static const char *check_pic(const SpeedqaPicture *pic, int w, int h,
         for (int y = 0; y < ph; y++) {
             const unsigned char *row = (const unsigned char *)pic->data[p] + y * pic->stride[p];
             for (int x = 0; x < pw; x++) {
-                unsigned got = bpc > 8 ? ((const uint16_t *)(const void *)row)[x] : row[x];
+                uint16_t v16 = row[x];
+                if (bpc > 8) /* a mapped frame's samples may sit at odd addresses */
+                    memcpy(&v16, row + 2 * x, 2);
+                const unsigned got = v16;
                 unsigned want = sample(frame, p, x, y, bpc);
                 if (got != want) {
                     snprintf(buf, len, "frame %d plane %d (%d,%d): got %u want %u",

@@ -459,7 +459,7 @@ static int read_frame(SqInput *in, SpeedqaPicture *pic, int lend, char *err, siz
         pic->data[i] = base + in->plane_off[i];
         pic->stride[i] = in->stride[i];
     }
-    if (base != in->buf)
+    if (base != in->buf && in->lend)
         sq_in_map_lend(in, pic);
     return 1;
 }
@@ -476,6 +476,12 @@ int sq_input_read(SqInput *in, SpeedqaPicture *pic, char *err, size_t errlen)
 int sq_input_mapped(const SqInput *in)
 {
     return in && in->map;
+}
+
+void sq_input_lend(SqInput *in)
+{
+    if (in)
+        in->lend = 1;
 }
 
 int sq_input_skip(SqInput *in, long long n, char *err, size_t errlen)

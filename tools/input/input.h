@@ -57,14 +57,21 @@ int sq_input_read(SqInput *in, SpeedqaPicture *pic, char *err, size_t errlen);
 
 /*
  * Regular Y4M and raw files are memory-mapped (unless SPEEDQA_IO=read):
- * sq_input_read then returns pictures that point into the mapping and
- * carry a release callback (lent to the library, see speedqa.h): the
- * mapping lasts until the input is closed and every lent frame is given
- * back. Only lend such a picture to the library: a caller reading it
- * itself must do so before the input is closed. A file that
- * shrinks while mapped raises SIGBUS on access.
+ * sq_input_read returns pictures that point into the mapping, valid until
+ * the input is closed. A file that shrinks while mapped raises SIGBUS on
+ * access.
  */
 int sq_input_mapped(const SqInput *in);
+
+/*
+ * From now on, frames of a mapped input carry a release callback: they
+ * are lent (see speedqa.h), and every one must be released, by the
+ * library after a send that took it, or by the caller (releasing twice is
+ * harmless). The pages of frames given back are unmapped as reading goes
+ * on, and the mapping lasts until the input is closed and every frame is
+ * back, so a context may be closed after its inputs.
+ */
+void sq_input_lend(SqInput *in);
 
 /*
  * A mapped input: on != 0 starts a thread that maps the pages of the next

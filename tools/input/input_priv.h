@@ -71,6 +71,7 @@ struct SqInput {
      * and where the frame just read lies (the mapping or buf). */
     struct SqMap *map;
     size_t map_pos;
+    int lend;                /* sq_input_lend: mapped frames carry a release */
     const unsigned char *frame;
 
     long long frame_no;      /* 0-based index of the next frame */

@@ -235,8 +235,9 @@ static void map_release(void *opaque, const void *data0)
     MapEntry *e = opaque;
     (void)data0;
     SqMap *m = e->m;
-    atomic_store_explicit(&e->lent, 0, memory_order_release);
-    map_unref(m);
+    /* a second release (a caller unsure whether a failed send took it) is a no-op */
+    if (atomic_exchange_explicit(&e->lent, 0, memory_order_acq_rel))
+        map_unref(m);
 }
 
 /* Frames given back since the last call: unmap their pages once enough are. */
