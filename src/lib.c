@@ -323,13 +323,6 @@ int speedqa_send(SpeedqaContext *c, const SpeedqaPicture *ref, const SpeedqaPict
         return SPEEDQA_ERR(EAGAIN);
     if ((ret = c->be->send(c->be_priv, ref, dis, c->new_seq, err, sizeof(err))) < 0)
         return backend_failed(c, ret, err);
-    if (!c->be->holds_pictures) {
-        /* the backend has copied what it needs */
-        if (ref->release)
-            ref->release(ref->release_opaque, ref->data[0]);
-        if (dis->release)
-            dis->release(dis->release_opaque, dis->data[0]);
-    }
     const SqRawResult *done = c->be->scored ? c->be->scored(c->be_priv) : NULL;
     if (done && (ret = check_range(c, done, c->sent)) < 0) {
         /* the frame was scored: its pictures go back before send fails */

@@ -89,11 +89,10 @@ typedef struct SqBackend {
     int (*capacity)(void *priv);
     /*
      * Queue the next frame pair (formats already checked). new_seq: this
-     * frame has no temporal predecessor. A backend with holds_pictures
-     * reads pictures that carry a release callback in place after the
-     * call and releases each exactly once (any thread); the others only
-     * read them during the call and the library releases them after it.
-     * Negative errno on failure (message in err): nothing was taken.
+     * frame has no temporal predecessor. A picture with a release
+     * callback may be read after the call; the backend releases it exactly
+     * once (any thread), when it no longer reads it. Negative errno on
+     * failure (message in err): nothing was taken.
      */
     int (*send)(void *priv, const SpeedqaPicture *ref, const SpeedqaPicture *dis, int new_seq,
                 char *err, size_t errlen);
@@ -114,7 +113,6 @@ typedef struct SqBackend {
     void (*end_seq)(void *priv);
     /* Frees everything; every picture still held is released first. */
     void (*close)(void **priv);
-    int holds_pictures;
     /* Optional: describe visible devices (see speedqa_list_devices). */
     int (*list_devices)(char *buf, size_t len);
 } SqBackend;

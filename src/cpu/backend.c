@@ -456,5 +456,4 @@ const SqBackend sq_backend_cpu = {
     .scored = cpu_scored,
     .end_seq = cpu_end_seq,
     .close = cpu_close,
-    .holds_pictures = 1,
 };

@@ -210,6 +210,6 @@ int sq_gpu_profile(void *priv, double *ms);
     const SqBackend var = { .name = label, .open = var##_open,                         \
                             .capacity = sq_gpu_capacity, .send = sq_gpu_send,          \
                             .receive = sq_gpu_receive, .close = sq_gpu_close,          \
-                            .list_devices = list, .holds_pictures = 1 };
+                            .list_devices = list };
 
 #endif
