@@ -183,8 +183,8 @@ static void kernel_profile(const Frames *fr, const char *feat, const char *dev)
     sq_gpu_set_profile(priv, 1);
     int ret = 0;
     for (int i = 0; i < n && ret >= 0; i++) {
-        while ((ret = sq_gpu_send(priv, &fr->ref[i % KFRAMES], &fr->dis[i % KFRAMES], i == 0, err,
-                                  sizeof(err))) == -EAGAIN)
+        const SpeedqaPicture *const pics[2] = { &fr->ref[i % KFRAMES], &fr->dis[i % KFRAMES] };
+        while ((ret = sq_gpu_send(priv, pics, i == 0, err, sizeof(err))) == -EAGAIN)
             ret = sq_gpu_receive(priv, &raw, 1, err, sizeof(err));
     }
     double ms[SQ_K_COUNT];

@@ -20,11 +20,14 @@ struct SpeedqaContext {
     char names[SPEEDQA_MAX_SCORES][320];
     int njobs;
     SqJob jobs[SQ_MAX_JOBS];
+    int ndis;                /* distorted streams: > 1 is a ladder */
+    uint32_t ended;          /* ladder streams that have ended in this sequence */
     const SqBackend *be;
     void *be_priv;
     unsigned sent, received;
-    /* sequence and index in it of each frame in flight, by send index % ring_len */
-    unsigned (*seq_ring)[2];
+    /* sequence, index in it and the streams present (bit d) of each frame
+     * in flight, by send index % ring_len */
+    unsigned (*seq_ring)[3];
     unsigned ring_len, cur_seq, next_seq_frame;
     int new_seq;
     int flushing;
@@ -140,6 +143,11 @@ int speedqa_open(SpeedqaContext **out, const SpeedqaSettings *s)
         logmsg(s, SPEEDQA_LOG_ERROR, "n_threads %d is negative", s->n_threads);
         return SPEEDQA_ERR(EINVAL);
     }
+    if (s->n_distorted < 0 || s->n_distorted > SPEEDQA_MAX_DISTORTED) {
+        logmsg(s, SPEEDQA_LOG_ERROR, "n_distorted %d is outside 0..%d", s->n_distorted,
+               SPEEDQA_MAX_DISTORTED);
+        return SPEEDQA_ERR(EINVAL);
+    }
     /* zero now, so that a later version can give these bytes a meaning */
     for (size_t i = 0; i < sizeof(s->reserved); i++)
         if (s->reserved[i]) {
@@ -193,7 +201,19 @@ int speedqa_open(SpeedqaContext **out, const SpeedqaSettings *s)
     SqBackendParams bp = { 0 };
     bp.format = s->ref;
     sq_features_jobs(c->feat, c->nfeat, &bp);
+    c->ndis = s->n_distorted > 1 ? s->n_distorted : 1;
+    sq_jobs_ladder(&bp, c->ndis);
     c->njobs = bp.njobs;
+    if (c->ndis > 1 && c->s.backend == SPEEDQA_BACKEND_AUTO) {
+        logmsg(s, SPEEDQA_LOG_INFO, "auto: a ladder runs on the cpu backend");
+        c->s.backend = SPEEDQA_BACKEND_CPU;
+    }
+    if (c->ndis > 1 && !backends[c->s.backend]->ladder) {
+        logmsg(s, SPEEDQA_LOG_ERROR, "%s backend: ladders (n_distorted > 1) run on the cpu "
+               "backend only", backends[c->s.backend]->name);
+        ret = SPEEDQA_ERR(ENOSYS);
+        goto fail;
+    }
     memcpy(c->jobs, bp.jobs, sizeof(c->jobs));
     bp.n_threads = s->n_threads;
     if (bp.n_threads == 0) {
@@ -302,26 +322,22 @@ static int sticky_error(const SpeedqaContext *c)
 static int check_range(SpeedqaContext *c, const SqRawResult *raw, unsigned frame)
 {
     char msg[400];
-    if (sq_jobs_check_range(c->jobs, c->njobs, raw, c->s.ref.bpc, frame, msg, sizeof(msg)) == 0)
+    if (sq_jobs_check_range(c->jobs, c->njobs, c->ndis, raw, c->s.ref.bpc, frame, msg,
+                            sizeof(msg)) == 0)
         return 0;
     logmsg(&c->s, SPEEDQA_LOG_ERROR, "%s", msg);
     c->sticky = SPEEDQA_ERR(ERANGE);
     return c->sticky;
 }
 
-int speedqa_send(SpeedqaContext *c, const SpeedqaPicture *ref, const SpeedqaPicture *dis)
+/* Hand a checked frame to the backend. pics: the reference, then each stream's picture or NULL. */
+static int send_frame(SpeedqaContext *c, const SpeedqaPicture *const *pics)
 {
     char err[256] = "";
     int ret;
-    if (!c)
-        return SPEEDQA_ERR(EINVAL);
-    if (c->sticky)
-        return sticky_error(c);
-    if ((ret = check_picture(c, ref, "reference")) < 0 || (ret = check_picture(c, dis, "distorted")) < 0)
-        return ret;
     if (c->sent - c->received >= (unsigned)c->be->capacity(c->be_priv))
         return SPEEDQA_ERR(EAGAIN);
-    if ((ret = c->be->send(c->be_priv, ref, dis, c->new_seq, err, sizeof(err))) < 0)
+    if ((ret = c->be->send(c->be_priv, pics, c->new_seq, err, sizeof(err))) < 0)
         return backend_failed(c, ret, err);
     const SqRawResult *done = c->be->scored ? c->be->scored(c->be_priv) : NULL;
     if (done && (ret = check_range(c, done, c->sent)) < 0) {
@@ -333,53 +349,127 @@ int speedqa_send(SpeedqaContext *c, const SpeedqaPicture *ref, const SpeedqaPict
     if (c->new_seq) {
         c->cur_seq += c->sent > 0;
         c->next_seq_frame = 0;
+        c->ended = 0;
     }
-    c->seq_ring[c->sent % c->ring_len][0] = c->cur_seq;
-    c->seq_ring[c->sent % c->ring_len][1] = c->next_seq_frame++;
+    unsigned present = 0;
+    for (int d = 0; d < c->ndis; d++)
+        present |= (unsigned)(pics[1 + d] != NULL) << d;
+    c->ended |= ~present & ((1u << c->ndis) - 1);
+    unsigned *ring = c->seq_ring[c->sent % c->ring_len];
+    ring[0] = c->cur_seq;
+    ring[1] = c->next_seq_frame++;
+    ring[2] = present;
     c->new_seq = 0;
     c->flushing = 0;
     c->sent++;
     return 0;
 }
 
-int speedqa_receive(SpeedqaContext *c, SpeedqaScores *out)
+int speedqa_send(SpeedqaContext *c, const SpeedqaPicture *ref, const SpeedqaPicture *dis)
 {
-    char err[256] = "";
-    SqRawResult raw;
+    int ret;
     if (!c)
         return SPEEDQA_ERR(EINVAL);
-    if (!out) {
-        logmsg(&c->s, SPEEDQA_LOG_ERROR, "speedqa_receive: the scores pointer is NULL");
+    if (c->sticky)
+        return sticky_error(c);
+    if (c->ndis > 1) {
+        logmsg(&c->s, SPEEDQA_LOG_ERROR, "a ladder context of %d streams takes speedqa_send_ladder()",
+               c->ndis);
         return SPEEDQA_ERR(EINVAL);
     }
+    if ((ret = check_picture(c, ref, "reference")) < 0 || (ret = check_picture(c, dis, "distorted")) < 0)
+        return ret;
+    const SpeedqaPicture *const pics[2] = { ref, dis };
+    return send_frame(c, pics);
+}
+
+int speedqa_send_ladder(SpeedqaContext *c, const SpeedqaPicture *ref,
+                        const SpeedqaPicture *const *dis, int n)
+{
+    const SpeedqaPicture *pics[SQ_MAX_PICS];
+    int ret, any = 0;
+    if (!c)
+        return SPEEDQA_ERR(EINVAL);
+    if (c->sticky)
+        return sticky_error(c);
+    if (n != c->ndis || !dis) {
+        logmsg(&c->s, SPEEDQA_LOG_ERROR, "speedqa_send_ladder: %d distorted pictures for a context "
+               "of %d streams", dis ? n : 0, c->ndis);
+        return SPEEDQA_ERR(EINVAL);
+    }
+    if ((ret = check_picture(c, ref, "reference")) < 0)
+        return ret;
+    pics[0] = ref;
+    for (int d = 0; d < n; d++) {
+        char side[32];
+        snprintf(side, sizeof(side), n > 1 ? "distorted %d" : "distorted", d + 1);
+        pics[1 + d] = dis[d];
+        if (!dis[d])
+            continue;
+        if (!c->new_seq && (c->ended >> d & 1)) {
+            logmsg(&c->s, SPEEDQA_LOG_ERROR, "%s stream has ended in this sequence (a NULL "
+                   "picture); flush to start a new one", side);
+            return SPEEDQA_ERR(EINVAL);
+        }
+        if ((ret = check_picture(c, dis[d], side)) < 0)
+            return ret;
+        any = 1;
+    }
+    if (!any) {
+        logmsg(&c->s, SPEEDQA_LOG_ERROR, "speedqa_send_ladder: every distorted picture is NULL");
+        return SPEEDQA_ERR(EINVAL);
+    }
+    return send_frame(c, pics);
+}
+
+/* The oldest frame's raw result, range-checked, and its ring entry. */
+static int receive_raw(SpeedqaContext *c, SqRawResult *raw, const unsigned **ring)
+{
+    char err[256] = "";
     if (c->sticky)
         return sticky_error(c);
     if (c->sent == c->received)
         return c->flushing ? SPEEDQA_EOF : SPEEDQA_ERR(EAGAIN);
     /* Block when the caller cannot make progress otherwise. */
     const int full = c->sent - c->received >= (unsigned)c->be->capacity(c->be_priv);
-    int ret = c->be->receive(c->be_priv, &raw, full || c->flushing, err, sizeof(err));
+    int ret = c->be->receive(c->be_priv, raw, full || c->flushing, err, sizeof(err));
     if (ret == -EAGAIN)
         return SPEEDQA_ERR(EAGAIN);
     if (ret < 0)
         return backend_failed(c, ret, err);
-    if ((ret = check_range(c, &raw, c->received)) < 0)
+    if ((ret = check_range(c, raw, c->received)) < 0)
         return ret;
-    out->sequence = c->seq_ring[c->received % c->ring_len][0];
-    out->sequence_frame = c->seq_ring[c->received % c->ring_len][1];
-    out->frame = c->received++;
-    out->count = c->nscores;
+    *ring = c->seq_ring[c->received % c->ring_len];
+    return 0;
+}
+
+/* Stream d's named scores from a raw result (job block d). */
+static int assemble(SpeedqaContext *c, const SqRawResult *raw, int d, const unsigned *ring,
+                    SpeedqaScores *out)
+{
+    out->sequence = ring[0];
+    out->sequence_frame = ring[1];
+    out->frame = c->received;
     out->undefined = 0;
+    if (!(ring[2] >> d & 1)) {
+        out->count = 0;
+        return 0;
+    }
+    out->count = c->nscores;
     double *v = out->values;
+    const int base = d * (c->njobs / c->ndis);
     for (int i = 0, k = 0; i < c->nfeat; i++) {
         uint32_t undef;
-        if (sq_feature_assemble(&c->feat[i], &raw, v, &undef) < 0) {
+        if (sq_feature_assemble_at(&c->feat[i], raw, base, v, &undef) < 0) {
             /* Nothing clips speed_temporal (libvmaf would publish NaN). */
             int j = 0;
             while (j + 1 < c->feat[i].nscores && isfinite(v[j]))
                 j++;
-            logmsg(&c->s, SPEEDQA_LOG_ERROR, "frame %u: %s is %g (the SpEED model is undefined "
-                   "on this frame)", out->frame, c->names[k + j], v[j]);
+            char who[32] = "";
+            if (c->ndis > 1)
+                snprintf(who, sizeof(who), "distorted %d, ", d + 1);
+            logmsg(&c->s, SPEEDQA_LOG_ERROR, "%sframe %u: %s is %g (the SpEED model is undefined "
+                   "on this frame)", who, out->frame, c->names[k + j], v[j]);
             c->sticky = SPEEDQA_ERR(EDOM);
             return c->sticky;
         }
@@ -387,6 +477,43 @@ int speedqa_receive(SpeedqaContext *c, SpeedqaScores *out)
         k += c->feat[i].nscores;
         v += c->feat[i].nscores;
     }
+    return 0;
+}
+
+int speedqa_receive(SpeedqaContext *c, SpeedqaScores *out)
+{
+    if (!c)
+        return SPEEDQA_ERR(EINVAL);
+    if (!out) {
+        logmsg(&c->s, SPEEDQA_LOG_ERROR, "speedqa_receive: the scores pointer is NULL");
+        return SPEEDQA_ERR(EINVAL);
+    }
+    if (c->ndis > 1) {
+        logmsg(&c->s, SPEEDQA_LOG_ERROR, "a ladder context of %d streams takes "
+               "speedqa_receive_ladder()", c->ndis);
+        return SPEEDQA_ERR(EINVAL);
+    }
+    return speedqa_receive_ladder(c, out, 1);
+}
+
+int speedqa_receive_ladder(SpeedqaContext *c, SpeedqaScores *out, int n)
+{
+    SqRawResult raw;
+    const unsigned *ring = NULL;
+    if (!c)
+        return SPEEDQA_ERR(EINVAL);
+    if (!out || n != c->ndis) {
+        logmsg(&c->s, SPEEDQA_LOG_ERROR, "speedqa_receive_ladder: room for %d streams' scores in a "
+               "context of %d", out ? n : 0, c->ndis);
+        return SPEEDQA_ERR(EINVAL);
+    }
+    int ret = receive_raw(c, &raw, &ring);
+    if (ret < 0)
+        return ret;
+    for (int d = 0; d < n; d++)
+        if ((ret = assemble(c, &raw, d, ring, &out[d])) < 0)
+            return ret;
+    c->received++;
     return 0;
 }
 

@@ -70,6 +70,8 @@ extern "C" {
 #define SPEEDQA_MAX_SCORES 32
 /** Largest number of feature instances one context runs. */
 #define SPEEDQA_MAX_FEATURES 8
+/** Largest number of distorted streams one ladder context scores. */
+#define SPEEDQA_MAX_DISTORTED 16
 
 typedef enum SpeedqaPixelFormat {
     SPEEDQA_PIX_400 = 0, /**< luma only */
@@ -195,7 +197,18 @@ typedef struct SpeedqaSettings {
     void *(*alloc)(void *opaque, size_t size);
     void (*free)(void *opaque, void *ptr);
     void *alloc_opaque;
-    uint8_t reserved[64];    /**< must be zero (-EINVAL otherwise), for later use */
+    /**
+     * Ladder: the number of distorted streams scored against the one
+     * reference, 1 .. SPEEDQA_MAX_DISTORTED (0 = 1, default). Above 1, frames
+     * go in with speedqa_send_ladder() and come out with
+     * speedqa_receive_ladder(); the reference side of every feature (its
+     * operating image, covariance, eigenvalues, solve and entropies) is
+     * computed once per frame and shared, and each stream's scores are bit
+     * for bit those of its own single-stream context. Ladders run on the CPU
+     * backend (AUTO picks it; a GPU backend answers -ENOSYS).
+     */
+    int n_distorted;
+    uint8_t reserved[60];    /**< must be zero (-EINVAL otherwise), for later use */
 } SpeedqaSettings;
 
 /** Scores of one frame, in the order speedqa_score_name() lists them. */
@@ -304,6 +317,27 @@ SPEEDQA_API const char *speedqa_backend_name(const SpeedqaContext *ctx);
  */
 SPEEDQA_API int speedqa_send(SpeedqaContext *ctx, const SpeedqaPicture *ref,
                              const SpeedqaPicture *dis);
+
+/**
+ * Ladder send (SpeedqaSettings.n_distorted streams): ref and dis[0 .. n-1],
+ * n == n_distorted. dis[d] == NULL: stream d has ended (it had fewer
+ * frames); it stays ended until speedqa_flush() starts a new sequence, and
+ * a picture for it before then is -EINVAL. At least one stream must have a
+ * picture. Otherwise as speedqa_send(); a lent reference picture is released
+ * once, like any other. speedqa_send() on a ladder context of n > 1 is
+ * -EINVAL, as this is with n != n_distorted.
+ */
+SPEEDQA_API int speedqa_send_ladder(SpeedqaContext *ctx, const SpeedqaPicture *ref,
+                                    const SpeedqaPicture *const *dis, int n);
+
+/**
+ * Ladder receive: as speedqa_receive(), filling out[d] for each stream d of
+ * the oldest frame (n == n_distorted). out[d].count is 0 for a stream that
+ * had ended before that frame. Every out[d] carries the same frame and
+ * sequence numbers. A failure (-ERANGE, -EDOM) names the stream (1-based,
+ * "distorted 2") and stops the context, as it would a single one.
+ */
+SPEEDQA_API int speedqa_receive_ladder(SpeedqaContext *ctx, SpeedqaScores *out, int n);
 
 /**
  * Take the scores of the oldest frame not yet received (frames come out in

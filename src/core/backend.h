@@ -16,7 +16,11 @@
 #include "speedqa/speedqa.h"
 
 #define SQ_MAX_PLANS SPEEDQA_MAX_FEATURES
-#define SQ_MAX_JOBS (2 * SPEEDQA_MAX_FEATURES)
+/* Jobs of one distorted stream, and of a ladder of SPEEDQA_MAX_DISTORTED. */
+#define SQ_MAX_STREAM_JOBS (2 * SPEEDQA_MAX_FEATURES)
+#define SQ_MAX_JOBS (SQ_MAX_STREAM_JOBS * SPEEDQA_MAX_DISTORTED)
+/* Pictures of one frame: the reference, then each distorted stream. */
+#define SQ_MAX_PICS (1 + SPEEDQA_MAX_DISTORTED)
 
 /* When a side range-checks the previous picture it reads. */
 enum {
@@ -29,7 +33,7 @@ enum {
 
 /* What one side (ref or dis) of a plane job reads. */
 typedef struct SqJobSide {
-    int pic;        /* 0: the frame's reference picture, 1: its distorted one */
+    int pic;        /* 0: the frame's reference picture, 1 + d: distorted stream d's */
     int plane;      /* 0 Y, 1 U, 2 V */
     int prev_pic;   /* -1, or the previous frame's picture: the side filters
                      * (that picture's plane) - (the current one's) */
@@ -53,6 +57,13 @@ typedef struct SqBackendParams {
     const SqPlan *plans[SQ_MAX_PLANS];
     int njobs;              /* jobs of every frame, in result order */
     SqJob jobs[SQ_MAX_JOBS];
+    /*
+     * Distorted streams (a ladder when > 1): job d * (njobs / ndis) + j is
+     * stream d's copy of job j, reading picture 1 + d where j reads 1.
+     * Pictures are 1 + ndis per frame. Only backends with ladder set take
+     * ndis > 1.
+     */
+    int ndis;
     int n_threads;          /* CPU workers (>= 1) */
     int device;             /* GPU index, -1 = first usable, SQ_DEVICE_GPU_ONLY = first
                              * usable GPU (never a CPU device: AUTO then falls back to
@@ -87,15 +98,18 @@ typedef struct SqBackend {
     int (*open)(void **priv, const SqBackendParams *p, char *err, size_t errlen);
     /* Most frames that may be sent and not yet received. */
     int (*capacity)(void *priv);
+    int ladder;     /* takes ndis > 1; a job side 0 shared by every stream is computed once */
     /*
-     * Queue the next frame pair (formats already checked). new_seq: this
-     * frame has no temporal predecessor. A picture with a release
+     * Queue the next frame: pics[0] the reference, pics[1 + d] distorted
+     * stream d's picture, NULL once that stream has ended in this sequence
+     * (its jobs do not run; their results stay zero). Formats are checked
+     * already. new_seq: this frame has no temporal predecessor. A picture with a release
      * callback may be read after the call; the backend releases it exactly
      * once (any thread), when it no longer reads it. Negative errno on
      * failure (message in err): nothing was taken.
      */
-    int (*send)(void *priv, const SpeedqaPicture *ref, const SpeedqaPicture *dis, int new_seq,
-                char *err, size_t errlen);
+    int (*send)(void *priv, const SpeedqaPicture *const *pics, int new_seq, char *err,
+                size_t errlen);
     /*
      * Result of the oldest frame not yet received: 0, or -EAGAIN if it is
      * still in flight and block == 0. Only called with a frame outstanding.

@@ -42,9 +42,10 @@ typedef struct Lent {
 } Lent;
 
 typedef struct Slot {
-    uint8_t *buf[2];         /* ref, dis copies (threaded mode) */
-    Planes pl[2];
-    Lent lent[2];
+    uint8_t *buf[SQ_MAX_PICS]; /* copies of the frame's pictures (threaded mode) */
+    Planes pl[SQ_MAX_PICS];
+    Lent lent[SQ_MAX_PICS];
+    uint32_t present;        /* bit k: picture k exists (a ladder stream may have ended) */
     atomic_int refs;         /* frames still to read the slot: its own, the next one's */
     int next_ref;            /* caller thread: refs counts the next frame's read */
     int new_seq;
@@ -56,13 +57,16 @@ typedef struct CpuPriv {
     int need[3];             /* planes any job reads */
     int need_prev[3];        /* planes some job reads from the previous frame */
     int keep;                /* some job reads the previous frame */
+    int npics;               /* 1 + ndis */
+    int per;                 /* jobs of one stream */
+    int share[SQ_MAX_STREAM_JOBS]; /* ladder: job j's side 0 is the same in every stream */
     int nworkers;
     Worker *w;
     /* single-thread mode: the previous frame's planes that jobs read */
-    uint8_t *prev[2][3];
+    uint8_t *prev[SQ_MAX_PICS][3];
     uint8_t *prev_rows[3];   /* their rows the jobs read (sq_plan_rows_read) */
-    Planes prev_pl[2];
-    Lent held[2];            /* the previous frame's lent pictures, read in place */
+    Planes prev_pl[SQ_MAX_PICS];
+    Lent held[SQ_MAX_PICS];  /* the previous frame's lent pictures, read in place */
     int have_prev;
     int prev_had_prev;       /* the frame before this one was scored with a predecessor */
     SqRawResult sync_res;
@@ -94,34 +98,57 @@ static SqSrc make_src(const Planes *cur, int plane, const Planes *prev, int bpc,
     return s;
 }
 
-/*
- * Run every job of one frame. prev: previous frame's planes or NULL (jobs
- * that need it are skipped, their raw score 0); prev_checked: the previous
- * frame had a predecessor itself, so its pictures were range-checked as
- * current ones (SQ_CHECK_IF_FIRST).
- */
-static void score_frame(const CpuPriv *c, Worker *w, const Planes cur[2], const Planes *prev,
-                        int prev_checked, SqRawResult *out)
+/* Sources of one job: range_cur / range_prev point into out where the job checks. */
+static void job_srcs(const CpuPriv *c, const SqJob *jb, SqRawResult *out, int j, const Planes *cur,
+                     const Planes *prev, int prev_checked, SqSrc src[2])
 {
-    const int bpc = c->p.format.bpc;
+    for (int k = 0; k < 2; k++) {
+        const SqJobSide *sd = &jb->side[k];
+        const int pv = sd->prev_pic >= 0 && prev;
+        const int chk_prev = sd->check_prev == SQ_CHECK_ALWAYS ||
+                             (sd->check_prev == SQ_CHECK_IF_FIRST && !prev_checked);
+        src[k] = make_src(&cur[sd->pic], sd->plane, pv ? &prev[sd->prev_pic] : NULL,
+                          c->p.format.bpc,
+                          sd->check_cur ? &out->range[j][k][SQ_RANGE_CUR_MAX] : NULL,
+                          chk_prev ? &out->range[j][k][SQ_RANGE_PREV_MAX] : NULL);
+    }
+}
+
+/*
+ * Run every job of one frame. cur, prev: the pictures' planes (prev NULL:
+ * jobs that need it are skipped, their raw score 0); present: bit k,
+ * picture k exists (a stream that has ended has none: its jobs are
+ * skipped); prev_checked: the previous frame had a predecessor itself, so
+ * its pictures were range-checked as current ones (SQ_CHECK_IF_FIRST). In a
+ * ladder, job j of every stream runs in a row, so that a shared side 0
+ * (the reference's) is computed by the first of them and stays in the
+ * worker's side buffers for the others.
+ */
+static void score_frame(const CpuPriv *c, Worker *w, const Planes *cur, const Planes *prev,
+                        int prev_checked, uint32_t present, SqRawResult *out)
+{
     memset(out, 0, sizeof(*out));
-    for (int j = 0; j < c->p.njobs; j++) {
-        const SqJob *jb = &c->p.jobs[j];
-        if (jb->needs_prev && !prev)
-            continue;
-        SqSrc src[2];
-        for (int k = 0; k < 2; k++) {
-            const SqJobSide *sd = &jb->side[k];
-            const int pv = sd->prev_pic >= 0 && prev;
-            const int chk_prev = sd->check_prev == SQ_CHECK_ALWAYS ||
-                                 (sd->check_prev == SQ_CHECK_IF_FIRST && !prev_checked);
-            src[k] = make_src(&cur[sd->pic], sd->plane, pv ? &prev[sd->prev_pic] : NULL, bpc,
-                              sd->check_cur ? &out->range[j][k][SQ_RANGE_CUR_MAX] : NULL,
-                              chk_prev ? &out->range[j][k][SQ_RANGE_PREV_MAX] : NULL);
+    for (int j = 0; j < c->per; j++) {
+        int first = -1;
+        for (int d = 0; d < c->p.ndis; d++) {
+            const int idx = d * c->per + j;
+            const SqJob *jb = &c->p.jobs[idx];
+            if ((jb->needs_prev && !prev) || !(present >> (1 + d) & 1))
+                continue;
+            const SqPlan *plan = c->p.plans[jb->plan];
+            SqCpuSide *sides = w->side[jb->plan];
+            SqSrc src[2];
+            job_srcs(c, jb, out, idx, cur, prev, prev_checked, src);
+            if (first < 0 || !c->share[j]) {
+                out->score[idx] = sq_cpu_plane_score(plan, &sides[0], &sides[1], &src[0], &src[1],
+                                                     jb->wvm, &out->err[idx]);
+                first = idx;
+                continue;
+            }
+            sq_cpu_side(plan, &sides[1], &src[1]);
+            out->score[idx] = sq_cpu_pair_score(plan, &sides[0], &sides[1], jb->wvm, &out->err[idx]);
+            memcpy(out->range[idx][0], out->range[first][0], sizeof(out->range[idx][0]));
         }
-        out->score[j] = sq_cpu_plane_score(c->p.plans[jb->plan], &w->side[jb->plan][0],
-                                           &w->side[jb->plan][1], &src[0], &src[1], jb->wvm,
-                                           &out->err[j]);
     }
 }
 
@@ -149,12 +176,11 @@ static void give_back(Lent *l)
 }
 
 /* One frame is done reading slot s: the last one gives its pictures back. */
-static void slot_unref(Slot *s)
+static void slot_unref(Slot *s, int npics)
 {
-    if (atomic_fetch_sub_explicit(&s->refs, 1, memory_order_acq_rel) == 1) {
-        give_back(&s->lent[0]);
-        give_back(&s->lent[1]);
-    }
+    if (atomic_fetch_sub_explicit(&s->refs, 1, memory_order_acq_rel) == 1)
+        for (int k = 0; k < npics; k++)
+            give_back(&s->lent[k]);
 }
 
 /* Pack the needed planes of pic into buf (tight rows) and describe them in pl. */
@@ -196,24 +222,25 @@ static void score_slot(void *ctx, int64_t frame, int thread)
     Slot *s = &c->slot[n % c->nslots];
     const Slot *prev = s->new_seq ? NULL : &c->slot[(n - 1) % c->nslots];
     score_frame(c, &c->w[thread], s->pl, prev ? prev->pl : NULL, prev && !prev->new_seq,
-                &s->res);
+                s->present, &s->res);
     if (prev && c->keep)
-        slot_unref((Slot *)prev);
-    slot_unref(s);
+        slot_unref((Slot *)prev, c->npics);
+    slot_unref(s, c->npics);
 }
 
 static void cpu_end_seq(void *priv)
 {
     CpuPriv *c = priv;
     if (c->nworkers == 1) {
-        give_back(&c->held[0]);
-        give_back(&c->held[1]);
+        for (int k = 0; k < c->npics; k++)
+            give_back(&c->held[k]);
+        c->have_prev = 0;
         return;
     }
     Slot *last = c->sent ? &c->slot[(c->sent - 1) % c->nslots] : NULL;
     if (last && last->next_ref) {
         last->next_ref = 0;
-        slot_unref(last);
+        slot_unref(last, c->npics);
     }
 }
 
@@ -224,12 +251,11 @@ static void cpu_close(void **pp)
         return;
     /* queued frames never run once the pool stops: give back all that is lent */
     sq_pool_stop(&c->pool);
-    for (int i = 0; c->slot && i < c->nslots; i++) {
-        give_back(&c->slot[i].lent[0]);
-        give_back(&c->slot[i].lent[1]);
-    }
-    give_back(&c->held[0]);
-    give_back(&c->held[1]);
+    for (int i = 0; c->slot && i < c->nslots; i++)
+        for (int k = 0; k < SQ_MAX_PICS; k++)
+            give_back(&c->slot[i].lent[k]);
+    for (int k = 0; k < SQ_MAX_PICS; k++)
+        give_back(&c->held[k]);
     for (int i = 0; c->w && i < c->nworkers; i++) {
         for (int f = 0; f < c->p.nplans; f++) {
             sq_cpu_side_free(&c->w[i].side[f][0], &c->p.alloc);
@@ -238,15 +264,14 @@ static void cpu_close(void **pp)
     }
     const SqAlloc a = c->p.alloc;
     sq_free(&a, c->w);
-    for (int i = 0; c->slot && i < c->nslots; i++) {
-        sq_free(&a, c->slot[i].buf[0]);
-        sq_free(&a, c->slot[i].buf[1]);
-    }
+    for (int i = 0; c->slot && i < c->nslots; i++)
+        for (int k = 0; k < SQ_MAX_PICS; k++)
+            sq_free(&a, c->slot[i].buf[k]);
     sq_free(&a, c->slot);
     for (int p = 0; p < 3; p++) {
         sq_free(&a, c->prev_rows[p]);
-        sq_free(&a, c->prev[0][p]);
-        sq_free(&a, c->prev[1][p]);
+        for (int k = 0; k < SQ_MAX_PICS; k++)
+            sq_free(&a, c->prev[k][p]);
     }
     sq_free(&a, c);
     *pp = NULL;
@@ -260,6 +285,19 @@ static int cpu_open(void **pp, const SqBackendParams *p, char *err, size_t errle
         goto oom;
     *pp = c;
     c->p = *p;
+    if (c->p.ndis < 1)
+        c->p.ndis = 1;
+    c->npics = 1 + c->p.ndis;
+    c->per = p->njobs / c->p.ndis;
+    for (int j = 0; j < c->per; j++) {
+        c->share[j] = 1;
+        for (int d = 1; d < c->p.ndis; d++) {
+            const SqJobSide *a0 = &p->jobs[j].side[0], *b0 = &p->jobs[d * c->per + j].side[0];
+            c->share[j] &= a0->pic == b0->pic && a0->plane == b0->plane &&
+                           a0->prev_pic == b0->prev_pic && a0->pic == 0 &&
+                           (a0->prev_pic < 0 || a0->prev_pic == 0);
+        }
+    }
     for (int j = 0; j < p->njobs; j++)
         for (int k = 0; k < 2; k++) {
             c->need[p->jobs[j].side[k].plane] = 1;
@@ -271,7 +309,7 @@ static int cpu_open(void **pp, const SqBackendParams *p, char *err, size_t errle
      * frames synchronously rather than commit gigabytes of copies. */
     const size_t bytes = copy_size(c);
     if (c->nworkers > 1) {
-        const size_t fit = RING_BUDGET / (2 * (bytes ? bytes : 1));
+        const size_t fit = RING_BUDGET / ((size_t)c->npics * (bytes ? bytes : 1));
         const size_t want = 2 * (size_t)c->nworkers + 2;
         c->cap = (int)(fit > want + 2 ? want : fit > 4 ? fit - 2 : 0);
         if (c->cap < 2)
@@ -303,7 +341,7 @@ static int cpu_open(void **pp, const SqBackendParams *p, char *err, size_t errle
                     if (p->jobs[j].side[k].prev_pic >= 0 && p->jobs[j].side[k].plane == pl &&
                         sq_plan_rows_read(p->plans[p->jobs[j].plan], c->prev_rows[pl], &p->alloc) < 0)
                         goto oom;
-            for (int s = 0; s < 2; s++) {
+            for (int s = 0; s < c->npics; s++) {
                 if (!(c->prev[s][pl] = sq_malloc(&p->alloc, row, (size_t)h)))
                     goto oom;
             }
@@ -315,9 +353,9 @@ static int cpu_open(void **pp, const SqBackendParams *p, char *err, size_t errle
     if (!c->slot)
         goto oom;
     for (int i = 0; i < c->nslots; i++)
-        if (!(c->slot[i].buf[0] = sq_malloc(&p->alloc, bytes, 1)) ||
-            !(c->slot[i].buf[1] = sq_malloc(&p->alloc, bytes, 1)))
-            goto oom;
+        for (int k = 0; k < c->npics; k++)
+            if (!(c->slot[i].buf[k] = sq_malloc(&p->alloc, bytes, 1)))
+                goto oom;
     /* Workers share one job queue, so fewer than asked (a thread limit, an
      * address-space limit) only costs speed; none at all cannot score. */
     const int ret = sq_pool_start(&c->pool, c->nworkers, c->cap, &p->alloc);
@@ -370,45 +408,54 @@ static void store_prev(CpuPriv *c, const SpeedqaPicture *pic, int side)
     }
 }
 
-static int cpu_send(void *priv, const SpeedqaPicture *ref, const SpeedqaPicture *dis, int new_seq,
-                    char *err, size_t errlen)
+static int cpu_send(void *priv, const SpeedqaPicture *const *pics, int new_seq, char *err,
+                    size_t errlen)
 {
     CpuPriv *c = priv;
+    uint32_t present = 0;
+    for (int k = 0; k < c->npics; k++)
+        present |= (uint32_t)(pics[k] != NULL) << k;
     if (c->nworkers == 1) {
-        const Planes cur[2] = { picture_planes(ref), picture_planes(dis) };
-        const int keep = c->need_prev[0] || c->need_prev[1] || c->need_prev[2];
-        const int use_prev = keep && c->have_prev && !new_seq;
-        score_frame(c, &c->w[0], cur, use_prev ? c->prev_pl : NULL, c->prev_had_prev,
+        Planes cur[SQ_MAX_PICS] = { 0 };
+        for (int k = 0; k < c->npics; k++)
+            if (pics[k])
+                cur[k] = picture_planes(pics[k]);
+        const int use_prev = c->keep && c->have_prev && !new_seq;
+        score_frame(c, &c->w[0], cur, use_prev ? c->prev_pl : NULL, c->prev_had_prev, present,
                     &c->sync_res);
         c->prev_had_prev = use_prev;
-        if (keep) {
-            store_prev(c, ref, 0);
-            store_prev(c, dis, 1);
-            c->have_prev = 1;
-        } else {
-            Lent lr = lend(ref), ld = lend(dis);
-            give_back(&lr);
-            give_back(&ld);
+        for (int k = 0; k < c->npics; k++) {
+            if (c->keep && pics[k]) {
+                store_prev(c, pics[k], k);
+            } else if (pics[k]) {
+                Lent l = lend(pics[k]);
+                give_back(&l);
+            } else {
+                give_back(&c->held[k]); /* an ended stream's last picture */
+            }
         }
+        c->have_prev = c->keep;
         c->sync_ready = 1;
         return 0;
     }
     Slot *s = &c->slot[c->sent % c->nslots];
     /* The slot is not read by any worker, and what it lent went back: see nslots. */
-    const SpeedqaPicture *pic[2] = { ref, dis };
-    for (int k = 0; k < 2; k++) {
-        if (pic[k]->release)
-            s->pl[k] = picture_planes(pic[k]);
-        else
-            copy_planes(c, pic[k], s->buf[k], &s->pl[k]);
+    for (int k = 0; k < c->npics; k++) {
+        memset(&s->pl[k], 0, sizeof(s->pl[k]));
+        if (pics[k] && pics[k]->release)
+            s->pl[k] = picture_planes(pics[k]);
+        else if (pics[k])
+            copy_planes(c, pics[k], s->buf[k], &s->pl[k]);
     }
     s->new_seq = new_seq;
+    s->present = present;
     atomic_store_explicit(&s->refs, 1 + c->keep, memory_order_relaxed);
-    for (int k = 0; k < 2; k++)
-        s->lent[k] = lend(pic[k]);
+    for (int k = 0; k < c->npics; k++)
+        s->lent[k] = pics[k] ? lend(pics[k]) : (Lent){ 0 };
     Slot *last = c->sent ? &c->slot[(c->sent - 1) % c->nslots] : NULL;
     if (sq_pool_submit(c->pool, score_slot, c, (int64_t)c->sent) < 0) {
-        s->lent[0].fn = s->lent[1].fn = NULL; /* nothing taken */
+        for (int k = 0; k < c->npics; k++)
+            s->lent[k].fn = NULL; /* nothing taken */
         snprintf(err, errlen, "cpu: queue full");
         return -EAGAIN;
     }
@@ -417,7 +464,7 @@ static int cpu_send(void *priv, const SpeedqaPicture *ref, const SpeedqaPicture 
         /* this frame's worker reads the last one unless a sequence starts */
         last->next_ref = 0;
         if (new_seq)
-            slot_unref(last);
+            slot_unref(last, c->npics);
     }
     c->sent++;
     return 0;
@@ -449,6 +496,7 @@ static const SqRawResult *cpu_scored(void *priv)
 
 const SqBackend sq_backend_cpu = {
     .name = "cpu",
+    .ladder = 1,
     .open = cpu_open,
     .capacity = cpu_capacity,
     .send = cpu_send,

@@ -393,6 +393,7 @@ int sq_cpu_side(const SqPlan *p, SqCpuSide *s, const SqSrc *src)
     sq_cpu_covariance(p, s);
     int flags = sq_cpu_eigen(p, s);
     flags |= sq_cpu_solve(p, s);
+    s->singular = flags & SQ_EST_SINGULAR;
     sq_cpu_entropy(p, s);
     return flags;
 }
@@ -410,12 +411,18 @@ float sq_cpu_plane_score(const SqPlan *p, SqCpuSide *ref, SqCpuSide *dis,
     float *const lambda[2] = { ref->lambda, dis->lambda }, *const ws[2] = { ref->eig, dis->eig };
     int ret[2];
     sq_cpu_eigenvalues2(&ref->dsp, k, p->d.n, lambda, ws, ret);
-    const int fr = sq_cpu_solve(p, ref) & SQ_EST_SINGULAR;
+    ref->singular = sq_cpu_solve(p, ref) & SQ_EST_SINGULAR;
     sq_cpu_entropy(p, ref);
-    const int fd = sq_cpu_solve(p, dis) & SQ_EST_SINGULAR;
+    dis->singular = sq_cpu_solve(p, dis) & SQ_EST_SINGULAR;
     sq_cpu_entropy(p, dis);
+    return sq_cpu_pair_score(p, ref, dis, wvm, err);
+}
+
+float sq_cpu_pair_score(const SqPlan *p, const SqCpuSide *ref, const SqCpuSide *dis, int wvm,
+                        int *err)
+{
     const float pooled = sq_pool(ref->e, ref->s, dis->e, dis->s, p->d.n, p->d.nb,
                                  p->sigma_nn, p->nn_floor, wvm);
-    *err = fr || fd;
-    return sq_side_score(fr, fd, pooled);
+    *err = ref->singular || dis->singular;
+    return sq_side_score(ref->singular, dis->singular, pooled);
 }

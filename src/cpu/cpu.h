@@ -47,6 +47,7 @@ typedef struct SqCpuSide {
     float *wsf;      /* the float blocks below */
     float *k, *lambda, *eig, *sol, *y, *x;
     float *e, *s;    /* entropies and variances, nb each */
+    int singular;    /* the last solve failed (SQ_EST_SINGULAR): e and s are its fallback */
 } SqCpuSide;
 
 /* Allocate for plan p; the DSP table starts at the best level this CPU has. */
@@ -65,12 +66,17 @@ int sq_cpu_eigen(const SqPlan *p, SqCpuSide *s);        /* -> s->lambda; SQ_EST_
 int sq_cpu_solve(const SqPlan *p, SqCpuSide *s);        /* -> s->x; SQ_EST_SINGULAR */
 void sq_cpu_entropy(const SqPlan *p, SqCpuSide *s);     /* -> s->s, s->e */
 
-/* Full side: operating image, then est_params into s->e, s->s. Returns SQ_EST_* flags. */
+/* Full side: operating image, then est_params into s->e, s->s, s->singular. Returns SQ_EST_* flags. */
 int sq_cpu_side(const SqPlan *p, SqCpuSide *s, const SqSrc *src);
 
 /* One plane pair's score; *err = either side singular. */
 float sq_cpu_plane_score(const SqPlan *p, SqCpuSide *ref, SqCpuSide *dis,
                          const SqSrc *ref_src, const SqSrc *dis_src, int wvm, int *err);
+
+/* The score of two sides already computed (a ladder's shared reference side
+ * and one stream's distorted side, sq_cpu_side): as sq_cpu_plane_score. */
+float sq_cpu_pair_score(const SqPlan *p, const SqCpuSide *ref, const SqCpuSide *dis, int wvm,
+                        int *err);
 
 /*
  * sq_qr_solve (math/solve.h) bit for bit, skipping the products of the

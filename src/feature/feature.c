@@ -68,6 +68,23 @@ void sq_features_jobs(SqFeature *f, int nfeat, SqBackendParams *bp)
     }
 }
 
+void sq_jobs_ladder(SqBackendParams *bp, int ndis)
+{
+    const int per = bp->njobs;
+    for (int d = 1; d < ndis; d++)
+        for (int j = 0; j < per; j++) {
+            SqJob *jb = &bp->jobs[d * per + j];
+            *jb = bp->jobs[j];
+            for (int k = 0; k < 2; k++) {
+                SqJobSide *sd = &jb->side[k];
+                sd->pic += sd->pic == 1 ? d : 0;
+                sd->prev_pic += sd->prev_pic == 1 ? d : 0;
+            }
+        }
+    bp->njobs = per * ndis;
+    bp->ndis = ndis;
+}
+
 /* libvmaf's MIN(score, max_val): a NaN score compares false and gives max_val. */
 static double clip(float score, double max_val)
 {
@@ -76,12 +93,18 @@ static double clip(float score, double max_val)
 
 int sq_feature_assemble(const SqFeature *f, const SqRawResult *r, double *out, uint32_t *undefined)
 {
+    return sq_feature_assemble_at(f, r, 0, out, undefined);
+}
+
+int sq_feature_assemble_at(const SqFeature *f, const SqRawResult *r, int job_base, double *out,
+                           uint32_t *undefined)
+{
     *undefined = 0;
     if (f->spec.kind == SQ_FEATURE_TEMPORAL) {
-        out[0] = r->score[f->job[0]];
+        out[0] = r->score[job_base + f->job[0]];
         return isfinite(out[0]) ? 0 : -EDOM;
     }
-    const int u = f->job[0], v = f->job[1];
+    const int u = job_base + f->job[0], v = job_base + f->job[1];
     const float uv = sq_chroma_uv(r->score[u], r->err[u], r->score[v], r->err[v]);
     const float raw[3] = { r->score[u], r->score[v], uv };
     const double mx = f->spec.opt.max_val;
@@ -96,7 +119,7 @@ int sq_feature_assemble(const SqFeature *f, const SqRawResult *r, double *out, u
     return ret;
 }
 
-int sq_jobs_check_range(const SqJob *jobs, int njobs, const SqRawResult *r, int bpc,
+int sq_jobs_check_range(const SqJob *jobs, int njobs, int ndis, const SqRawResult *r, int bpc,
                         unsigned frame, char *msg, size_t len)
 {
     if (bpc <= 8 || bpc >= 16)
@@ -113,12 +136,16 @@ int sq_jobs_check_range(const SqJob *jobs, int njobs, const SqRawResult *r, int 
                 if (mx <= limit || (prev && sd->prev_pic < 0))
                     continue;
                 const int pic = prev ? sd->prev_pic : sd->pic;
-                char hint[160] = "";
+                char hint[160] = "", who[32] = "reference";
+                if (pic && ndis > 1)
+                    snprintf(who, sizeof(who), "distorted %d", pic);
+                else if (pic)
+                    snprintf(who, sizeof(who), "distorted");
                 if (!(bits & low))
                     snprintf(hint, sizeof(hint), " (the samples look MSB-aligned, as P010 stores them: "
                              "shift them right by %d or declare 16-bit)", 16 - bpc);
                 snprintf(msg, len, "%s frame %u, plane %c: sample value %u is above %u, the largest "
-                         "%d-bit value%s", pic ? "distorted" : "reference", prev ? frame - 1 : frame,
+                         "%d-bit value%s", who, prev ? frame - 1 : frame,
                          "YUV"[sd->plane], mx, limit, bpc, hint);
                 return -ERANGE;
             }

@@ -40,6 +40,13 @@ void sq_feature_score_name(const SqFeature *f, int i, char *buf, size_t len);
 void sq_features_jobs(SqFeature *f, int nfeat, SqBackendParams *bp);
 
 /*
+ * A ladder of ndis distorted streams: the jobs of sq_features_jobs, once
+ * per stream (stream d's read picture 1 + d where the single stream's read
+ * 1, and its jobs follow stream d - 1's), and bp->ndis set.
+ */
+void sq_jobs_ladder(SqBackendParams *bp, int ndis);
+
+/*
  * Final outputs of f from a backend's raw result: the chroma uv rule and
  * speed_max_val clipping (temporal: never clipped, as libvmaf). A chroma
  * value that is NaN before the clip is published as speed_max_val, as
@@ -48,6 +55,9 @@ void sq_features_jobs(SqFeature *f, int nfeat, SqBackendParams *bp);
  * temporal NaN or infinity: nothing clips it); out is filled regardless.
  */
 int sq_feature_assemble(const SqFeature *f, const SqRawResult *r, double *out, uint32_t *undefined);
+/* The same for ladder stream d, whose jobs start at job_base (d * jobs per stream). */
+int sq_feature_assemble_at(const SqFeature *f, const SqRawResult *r, int job_base, double *out,
+                           uint32_t *undefined);
 
 /*
  * The promise that every score comes from samples within the declared
@@ -55,9 +65,10 @@ int sq_feature_assemble(const SqFeature *f, const SqRawResult *r, double *out, u
  * largest value and the depth in msg, when a sample that a job read
  * (r->range) is above (1 << bpc) - 1. frame: 0-based send index of r.
  * Previous pictures belong to frame - 1 and are reported first: that is
- * the earlier frame.
+ * the earlier frame. ndis > 1: a ladder, whose distorted pictures are
+ * named by stream ("distorted 2", 1-based).
  */
-int sq_jobs_check_range(const SqJob *jobs, int njobs, const SqRawResult *r, int bpc,
+int sq_jobs_check_range(const SqJob *jobs, int njobs, int ndis, const SqRawResult *r, int bpc,
                         unsigned frame, char *msg, size_t len);
 
 #endif

@@ -178,7 +178,7 @@ typedef struct SqGpuFns {
 int sq_gpu_open(void **priv, const SqBackendParams *p, const SqGpuFns *fns, char *err,
                 size_t errlen);
 int sq_gpu_capacity(void *priv);
-int sq_gpu_send(void *priv, const SpeedqaPicture *ref, const SpeedqaPicture *dis, int new_seq,
+int sq_gpu_send(void *priv, const SpeedqaPicture *const *pics, int new_seq,
                 char *err, size_t errlen);
 int sq_gpu_receive(void *priv, SqRawResult *out, int block, char *err, size_t errlen);
 void sq_gpu_close(void **priv);

@@ -215,11 +215,11 @@ int sq_gpu_profile(void *priv, double *ms)
     return g->prof_batches;
 }
 
-int sq_gpu_send(void *priv, const SpeedqaPicture *ref, const SpeedqaPicture *dis, int new_seq,
-                char *err, size_t errlen)
+int sq_gpu_send(void *priv, const SpeedqaPicture *const *pic, int new_seq, char *err,
+                size_t errlen)
 {
     GpuPriv *g = priv;
-    const SpeedqaPicture *pic[2] = { ref, dis };
+    const SpeedqaPicture *ref = pic[0], *dis = pic[1];
     if (g->sticky)
         return report(g, err, errlen);
     for (int s = 0; s < 2; s++)

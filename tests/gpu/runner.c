@@ -105,7 +105,7 @@ static int recv1(Runner *r, double *out, unsigned long long base, int block, cha
     if (ret < 0)
         return ret;
     /* The library's checks, as speedqa_receive makes them. */
-    if ((ret = sq_jobs_check_range(r->bp.jobs, r->bp.njobs, &raw, r->bp.format.bpc,
+    if ((ret = sq_jobs_check_range(r->bp.jobs, r->bp.njobs, 1, &raw, r->bp.format.bpc,
                                    (unsigned)r->received, err, errlen)) < 0)
         return ret;
     double *v = out + (r->received - base) * (unsigned)r->nscores;
@@ -131,8 +131,9 @@ int runner_run(Runner *r, const SpeedqaPicture *ref, const SpeedqaPicture *dis, 
             if ((ret = recv1(r, out, base, 1, err, errlen)) < 0)
                 return ret;
         const int ns = i == 0 || (new_seq && new_seq[i]);
-        ret = r->be ? r->be->send(r->priv, &ref[i], &dis[i], ns, err, errlen)
-                    : sq_gpu_send(r->priv, &ref[i], &dis[i], ns, err, errlen);
+        const SpeedqaPicture *const pics[2] = { &ref[i], &dis[i] };
+        ret = r->be ? r->be->send(r->priv, pics, ns, err, errlen)
+                    : sq_gpu_send(r->priv, pics, ns, err, errlen);
         if (ret < 0)
             return ret;
         r->sent++;

@@ -206,7 +206,8 @@ static int scenario(Case *c, const SqAlloc *a, int threads, char *err, size_t le
         SqRawResult raw;
         int again = sq_gpu_receive(r.priv, &raw, 1, err2, sizeof(err2));
         CHECK(again == ret && calls == before, "error not sticky (%d then %d)", ret, again);
-        again = sq_gpu_send(r.priv, &c->ref[0], &c->dis[0], 0, err2, sizeof(err2));
+        const SpeedqaPicture *const pics[2] = { &c->ref[0], &c->dis[0] };
+        again = sq_gpu_send(r.priv, pics, 0, err2, sizeof(err2));
         CHECK(again == ret && !strcmp(err, err2), "send after error: %d '%s'", again, err2);
     }
     calls_before_close = calls;
