@@ -36,6 +36,8 @@ enum {
     ARG_LIST_DEVICES,
     ARG_PRECISION,
     ARG_READ_ONLY,
+    ARG_BATCH,
+    ARG_RESUME,
     ARG_HELP,
 };
 
@@ -67,16 +69,36 @@ static const struct option long_opts[] = {
     { "list-devices", no_argument, NULL, ARG_LIST_DEVICES },
     { "precision", required_argument, NULL, ARG_PRECISION },
     { "read-only", no_argument, NULL, ARG_READ_ONLY },
+    { "batch", required_argument, NULL, ARG_BATCH },
+    { "resume", no_argument, NULL, ARG_RESUME },
     { "help", no_argument, NULL, ARG_HELP },
     { NULL, 0, NULL, 0 },
 };
 
 static const char short_opts[] = ":r:d:w:h:p:b:m:o:nqv";
 
+/* A batch thread's error lines go to its pair's result, not to stderr. */
+static _Thread_local char *capture_buf;
+static _Thread_local size_t capture_len;
+static _Thread_local int capture_echo;
+
+void cli_capture(char *buf, size_t len, int echo)
+{
+    capture_buf = buf;
+    capture_len = len;
+    capture_echo = echo;
+}
+
 static void vmsg(const char *kind, const char *fmt, va_list ap)
 {
     char line[2048];
     vsnprintf(line, sizeof line, fmt, ap);
+    if (capture_buf && !strcmp(kind, "error")) {
+        if (!capture_buf[0]) /* the first error is the cause */
+            snprintf(capture_buf, capture_len, "%s", line);
+        if (!capture_echo)
+            return;
+    }
     fprintf(stderr, "speedqa: %s: %s\n", kind, line);
 }
 
@@ -98,9 +120,13 @@ void cli_warning(const char *fmt, ...)
 
 int cli_finish_stdout(void)
 {
+    /* a long text (--help) may have failed while it was written already */
+    const int early = ferror(stdout) ? errno : 0;
     errno = 0;
     if (fflush(stdout) == 0 && !ferror(stdout))
         return SQ_EXIT_OK;
+    if (!errno)
+        errno = early;
     /* a reader that went away (| head) wanted no more: end quietly */
     if (errno != EPIPE)
         cli_error("<stdout>: write failed: %s", errno ? strerror(errno) : "I/O error");
@@ -110,14 +136,19 @@ int cli_finish_stdout(void)
 static void usage(FILE *f)
 {
     fputs(
-"usage: speedqa -r REF -d DIS [options]\n"
+"usage: speedqa -r REF -d DIS [-d DIS2 ...] [options]\n"
+"       speedqa --batch MANIFEST [-o RESULTS.jsonl] [--resume] [options]\n"
 "\n"
 "Scores DIS against REF with the SpEED-QA features speed_chroma and\n"
 "speed_temporal, with Netflix libvmaf's numbers and output formats.\n"
 "\n"
 "Input (a path, or - for stdin on one side):\n"
 "  -r, --reference PATH      reference video\n"
-"  -d, --distorted PATH      distorted video\n"
+"  -d, --distorted PATH      distorted video; repeat it to score a ladder of\n"
+"                            renditions against one reference (its side is\n"
+"                            computed once); then -o needs {name} (the file's\n"
+"                            base name without extension) or {i} (1-based),\n"
+"                            e.g. -o out/{name}.json: one report each\n"
 "      Y4M is recognised by its header; raw planar YUV (.yuv) needs all of:\n"
 "  -w, --width N             luma width\n"
 "  -h, --height N            luma height\n"
@@ -166,6 +197,16 @@ static void usage(FILE *f)
 "      --read-only           read (decode) both inputs as a run would, score\n"
 "                            nothing, print the frame rate: the input floor\n"
 "                            of a throughput measurement\n"
+"\n"
+"Batch (see doc/cli.md):\n"
+"      --batch MANIFEST      score every pair of MANIFEST (CSV with a header\n"
+"                            naming ref, dis and optionally features, output;\n"
+"                            or JSON lines) in one process: pairs in parallel\n"
+"                            up to --threads, pairs sharing a reference as one\n"
+"                            ladder; -o gets one JSON line per pair, in\n"
+"                            manifest order (stdout without -o); exit 3 when\n"
+"                            any pair failed (its line says why)\n"
+"      --resume              keep the pairs -o already holds a result for\n"
 "\n"
 "Other:\n"
 "  -v, --version             print the version and exit\n"
@@ -329,7 +370,15 @@ int cli_parse(CliSettings *cfg, int argc, char *const *argv)
         li = -1;
         switch (c) {
         case ARG_REFERENCE: cfg->ref_path = optarg; break;
-        case ARG_DISTORTED: cfg->dis_path = optarg; break;
+        case ARG_DISTORTED:
+            if (cfg->n_dis == SQ_CLI_MAX_DIS) {
+                cli_error("-d/--distorted: at most %d distorted inputs (use --batch)",
+                          SQ_CLI_MAX_DIS);
+                return SQ_EXIT_USAGE;
+            }
+            cfg->dis_paths[cfg->n_dis++] = optarg;
+            cfg->dis_path = cfg->dis_paths[0];
+            break;
         case ARG_WIDTH:
             bad = parse_int("--width", optarg, 1, SQ_INPUT_MAX_DIM, &cfg->raw.width);
             have_w = 1;
@@ -354,6 +403,8 @@ int cli_parse(CliSettings *cfg, int argc, char *const *argv)
         case ARG_NO_PREDICTION: break;
         case ARG_QUIET: cfg->quiet = 1; break;
         case ARG_READ_ONLY: cfg->read_only = 1; break;
+        case ARG_BATCH: cfg->batch_path = optarg; break;
+        case ARG_RESUME: cfg->resume = 1; break;
         case ARG_VERSION: version(); return SQ_EXIT_OK;
         case ARG_HELP: usage(stdout); return SQ_EXIT_OK;
         case ARG_XML: cfg->format = "xml"; break;
@@ -435,19 +486,6 @@ int cli_parse(CliSettings *cfg, int argc, char *const *argv)
         cli_error("unexpected argument '%s' (inputs go after -r and -d; see --help)", argv[optind]);
         return SQ_EXIT_USAGE;
     }
-    if (!cfg->ref_path || !cfg->dis_path) {
-        cli_error("%s is required (see --help)",
-                  !cfg->ref_path ? "-r/--reference" : "-d/--distorted");
-        return SQ_EXIT_USAGE;
-    }
-    if (!cfg->ref_path[0] || !cfg->dis_path[0]) {
-        cli_error("%s: empty path", !cfg->ref_path[0] ? "--reference" : "--distorted");
-        return SQ_EXIT_USAGE;
-    }
-    if (!strcmp(cfg->ref_path, "-") && !strcmp(cfg->dis_path, "-")) {
-        cli_error("-r and -d cannot both read stdin ('-')");
-        return SQ_EXIT_USAGE;
-    }
     if (have_w || have_h || have_p || have_b) {
         if (!(have_w && have_h && have_p && have_b)) {
             cli_error("raw YUV needs all of -w -h -p -b (missing %s)",
@@ -458,5 +496,53 @@ int cli_parse(CliSettings *cfg, int argc, char *const *argv)
         cfg->have_raw = 1;
     }
     cfg->features[cfg->n_features] = NULL;
+    if (cfg->batch_path) {
+        if (cfg->ref_path || cfg->n_dis || cfg->read_only) {
+            cli_error("--batch takes its inputs from the manifest, not from %s",
+                      cfg->ref_path ? "-r" : cfg->n_dis ? "-d" : "--read-only");
+            return SQ_EXIT_USAGE;
+        }
+        if (cfg->resume && !cfg->output_path) {
+            cli_error("--resume needs -o RESULTS.jsonl (the results to resume)");
+            return SQ_EXIT_USAGE;
+        }
+        return -1;
+    }
+    if (cfg->resume) {
+        cli_error("--resume goes with --batch");
+        return SQ_EXIT_USAGE;
+    }
+    if (!cfg->ref_path || !cfg->dis_path) {
+        cli_error("%s is required (see --help)",
+                  !cfg->ref_path ? "-r/--reference" : "-d/--distorted");
+        return SQ_EXIT_USAGE;
+    }
+    for (int i = 0; i < cfg->n_dis; i++) {
+        if (!cfg->ref_path[0] || !cfg->dis_paths[i][0]) {
+            cli_error("%s: empty path", !cfg->ref_path[0] ? "--reference" : "--distorted");
+            return SQ_EXIT_USAGE;
+        }
+        for (int j = 0; j < i; j++)
+            if (!strcmp(cfg->dis_paths[j], "-") && !strcmp(cfg->dis_paths[i], "-")) {
+                cli_error("two -d cannot both read stdin ('-')");
+                return SQ_EXIT_USAGE;
+            }
+        if (!strcmp(cfg->ref_path, "-") && !strcmp(cfg->dis_paths[i], "-")) {
+            cli_error("-r and -d cannot both read stdin ('-')");
+            return SQ_EXIT_USAGE;
+        }
+    }
+    if (cfg->n_dis > 1) {
+        if (!cfg->output_path || (!strstr(cfg->output_path, "{name}") &&
+                                  !strstr(cfg->output_path, "{i}"))) {
+            cli_error("%d distorted inputs need one report each: -o with {name} or {i}, "
+                      "e.g. -o out/{name}.json", cfg->n_dis);
+            return SQ_EXIT_USAGE;
+        }
+        if (cfg->read_only) {
+            cli_error("--read-only takes one -d");
+            return SQ_EXIT_USAGE;
+        }
+    }
     return -1;
 }

@@ -18,8 +18,13 @@ enum {
     SQ_EXIT_OUTPUT = 5,   /* the output file cannot be written */
 };
 
+/* Most -d one command takes (scored as ladders of SPEEDQA_MAX_DISTORTED). */
+#define SQ_CLI_MAX_DIS 64
+
 typedef struct CliSettings {
-    const char *ref_path, *dis_path;
+    const char *ref_path, *dis_path;  /* dis_path: dis_paths[0] */
+    const char *dis_paths[SQ_CLI_MAX_DIS];
+    int n_dis;
     SqRawParams raw;
     int have_raw;               /* all of -w -h -p -b given */
     const char *features[SPEEDQA_MAX_FEATURES + 1]; /* NULL-terminated */
@@ -37,6 +42,8 @@ typedef struct CliSettings {
     unsigned cpu_mask;          /* SPEEDQA_CPU_* levels allowed (--cpumask) */
     int precision_max;          /* --precision max: %.17g instead of %.6f */
     int read_only;              /* --read-only: read both inputs, score nothing */
+    const char *batch_path;     /* --batch MANIFEST */
+    int resume;                 /* --resume */
 } CliSettings;
 
 /*
@@ -51,6 +58,13 @@ int cli_parse(CliSettings *cfg, int argc, char *const *argv);
  * flushed, else SQ_EXIT_OUTPUT (one error line, none for a closed pipe).
  */
 int cli_finish_stdout(void);
+
+/*
+ * This thread's error lines (cli_error) are kept in buf (the first one
+ * since buf was emptied), and printed too when echo, until
+ * cli_capture(NULL, 0, 0); warnings always print.
+ */
+void cli_capture(char *buf, size_t len, int echo);
 
 /* Prints "speedqa: error: " + message + newline to stderr. */
 void cli_error(const char *fmt, ...)

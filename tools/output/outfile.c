@@ -9,6 +9,7 @@
 #include <fcntl.h>
 #include <limits.h>
 #include <signal.h>
+#include <stdatomic.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
@@ -17,18 +18,28 @@
 #include "outfile.h"
 
 /*
- * The temporary report the signal handler removes. It is process state by
- * nature (a signal has no context argument); the CLI has one report at a
- * time, and the pointer is only changed with the caught signals blocked.
+ * The temporary reports the signal handler removes. They are process state
+ * by nature (a signal has no context argument). A ladder or a batch has
+ * several reports open at once, from several threads: each takes a free
+ * slot atomically; beyond SIG_TMP_MAX a temporary file could outlive a
+ * signal (never the user's file: that is only ever renamed over).
  */
-static char *volatile sig_tmp;
+#define SIG_TMP_MAX 256
+static _Atomic(char *) sig_tmp[SIG_TMP_MAX];
 static const int caught[] = { SIGINT, SIGTERM, SIGHUP, SIGQUIT };
+
+static void unlink_tmps(void)
+{
+    for (int i = 0; i < SIG_TMP_MAX; i++) {
+        char *t = atomic_load(&sig_tmp[i]);
+        if (t)
+            unlink(t);
+    }
+}
 
 static void on_signal(int sig)
 {
-    char *t = sig_tmp;
-    if (t)
-        unlink(t);
+    unlink_tmps();
     signal(sig, SIG_DFL);
     raise(sig);
 }
@@ -39,9 +50,7 @@ static volatile int exit_code;
 static void on_exit_signal(int sig)
 {
     (void)sig;
-    char *t = sig_tmp;
-    if (t)
-        unlink(t);
+    unlink_tmps();
     const char *l = exit_line;
     if (l) {
         ssize_t ignored = write(STDERR_FILENO, l, strlen(l));
@@ -61,15 +70,14 @@ void sq_outfile_exit_on(int sig, const char *line, int code)
     sigaction(sig, &sa, NULL);
 }
 
-static void set_sig_tmp(char *t)
+/* add: register t in a free slot; else forget it. */
+static void set_sig_tmp(char *t, int add)
 {
-    sigset_t set, old;
-    sigemptyset(&set);
-    for (size_t i = 0; i < sizeof caught / sizeof caught[0]; i++)
-        sigaddset(&set, caught[i]);
-    sigprocmask(SIG_BLOCK, &set, &old);
-    sig_tmp = t;
-    sigprocmask(SIG_SETMASK, &old, NULL);
+    for (int i = 0; t && i < SIG_TMP_MAX; i++) {
+        char *expect = add ? NULL : t;
+        if (atomic_compare_exchange_strong(&sig_tmp[i], &expect, add ? t : NULL))
+            return;
+    }
 }
 
 static void fail(char *err, size_t errlen, const char *path, const char *what, int e)
@@ -150,7 +158,7 @@ int sq_outfile_open(SqOutFile *o, const char *path, char *err, size_t errlen)
     mode_t mask = umask(0);
     umask(mask);
     fchmod(fd, exists ? st.st_mode & 07777 : 0666 & ~mask);
-    set_sig_tmp(o->tmp);
+    set_sig_tmp(o->tmp, 1);
     for (size_t i = 0; i < sizeof caught / sizeof caught[0]; i++) {
         struct sigaction sa;
         memset(&sa, 0, sizeof sa);
@@ -187,7 +195,7 @@ int sq_outfile_commit(SqOutFile *o, char *err, size_t errlen)
         sq_outfile_abort(o);
         return -e;
     }
-    set_sig_tmp(NULL);
+    set_sig_tmp(o->tmp, 0);
     free(o->tmp);
     free(o->dest);
     o->tmp = o->dest = NULL;
@@ -200,8 +208,8 @@ void sq_outfile_abort(SqOutFile *o)
         fclose(o->f);
     o->f = NULL;
     if (o->tmp) {
+        set_sig_tmp(o->tmp, 0);
         unlink(o->tmp);
-        set_sig_tmp(NULL);
     }
     free(o->tmp);
     free(o->dest);

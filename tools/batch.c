@@ -1,0 +1,457 @@
+/*
+ * --batch (batch.h). Pairs are grouped by reference and features; a group
+ * is one job (a ladder on the CPU backend), groups run on worker threads
+ * (CPU: up to --threads at once, each with a share of the threads; a GPU
+ * backend: one worker whose context is kept from pair to pair, so the
+ * device start-up is paid once). Result lines are written in manifest
+ * order as soon as every earlier pair is done, and flushed, so that an
+ * interrupted batch can be resumed.
+ */
+#ifndef _FILE_OFFSET_BITS
+#define _FILE_OFFSET_BITS 64
+#endif
+
+#include <errno.h>
+#include <pthread.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "batch.h"
+#include "job.h"
+#include "manifest.h"
+#include "output/outfile.h"
+#include "output/writer.h"
+
+typedef struct Task {
+    int *pair;          /* indices into the manifest */
+    int n;
+} Task;
+
+typedef struct Batch {
+    const CliSettings *cfg;
+    SqPair *pairs;
+    int npairs;
+    char **line;        /* result line of each pair (no newline), NULL until done */
+    int *kept;          /* the line comes from the results being resumed */
+    Task *task;
+    int ntasks, next_task;
+    int workers, threads_each;
+    int next_write;     /* pairs before it are written */
+    FILE *out;
+    int write_failed;
+    int failed;         /* worst exit of a pair */
+    int nfailed;
+    pthread_mutex_t mu;
+} Batch;
+
+static double now_s(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
+}
+
+static int same_str(const char *a, const char *b)
+{
+    return (!a && !b) || (a && b && !strcmp(a, b));
+}
+
+static int same_group(const SqPair *a, const SqPair *b)
+{
+    if (strcmp(a->ref, b->ref) || a->nfeat != b->nfeat)
+        return 0;
+    for (int k = 0; k < a->nfeat; k++)
+        if (strcmp(a->features[k], b->features[k]))
+            return 0;
+    return 1;
+}
+
+/* The result line of one pair. */
+static char *result_line(const Batch *b, const SqPair *p, const SqJobStream *st)
+{
+    char *buf = NULL;
+    size_t len = 0;
+    FILE *f = open_memstream(&buf, &len);
+    if (!f)
+        return NULL;
+    fputs("{\"ref\": ", f);
+    sq_json_string(f, p->ref);
+    fputs(", \"dis\": ", f);
+    sq_json_string(f, p->dis);
+    if (p->output) {
+        fputs(", \"output\": ", f);
+        sq_json_string(f, p->output);
+    }
+    if (st->exit) {
+        fputs(", \"error\": ", f);
+        sq_json_string(f, st->err[0] ? st->err : "failed");
+    } else {
+        static const char *const pool_names[4] = { "min", "max", "mean", "harmonic_mean" };
+        fprintf(f, ", \"frames\": %lld, \"pooled_metrics\": {", st->frames);
+        for (int k = 0; k < st->nscores; k++) {
+            const SqPooled *q = &st->pooled[k];
+            const double v[4] = { q->min, q->max, q->mean, q->harmonic_mean };
+            fprintf(f, "%s", k ? ", " : "");
+            sq_json_string(f, st->names[k]);
+            fputs(": {", f);
+            for (int j = 0; j < 4; j++) {
+                char num[40];
+                fprintf(f, "%s\"%s\": %s", j ? ", " : "", pool_names[j],
+                        sq_fmt_value(num, sizeof num, v[j], b->cfg->precision_max));
+            }
+            fputc('}', f);
+        }
+        fputc('}', f);
+    }
+    fputc('}', f);
+    if (fclose(f) != 0) {
+        free(buf);
+        return NULL;
+    }
+    return buf;
+}
+
+/* Under mu: write every line whose predecessors are all written. */
+static void write_ready(Batch *b)
+{
+    while (b->next_write < b->npairs && b->line[b->next_write]) {
+        if (!b->write_failed &&
+            (fprintf(b->out, "%s\n", b->line[b->next_write]) < 0 || fflush(b->out) != 0))
+            b->write_failed = errno ? errno : EIO;
+        b->next_write++;
+    }
+}
+
+/* Score one group: per-pair reports go through the temp-file protocol. */
+static void run_task(Batch *b, const Task *t, SqJobCache *cache)
+{
+    SqJobStream *st = calloc((size_t)t->n, sizeof *st);
+    SqOutFile *of = calloc((size_t)t->n, sizeof *of);
+    const SqPair *p0 = &b->pairs[t->pair[0]];
+    if (!st || !of) {
+        pthread_mutex_lock(&b->mu);
+        for (int i = 0; i < t->n; i++) {
+            b->line[t->pair[i]] = strdup("{\"error\": \"out of memory\"}");
+            b->failed = SQ_EXIT_INTERNAL;
+        }
+        write_ready(b);
+        pthread_mutex_unlock(&b->mu);
+        free(st);
+        free(of);
+        return;
+    }
+    /* pairs whose report cannot be created fail alone, before scoring */
+    int *run_idx = calloc((size_t)t->n, sizeof *run_idx), nrun = 0;
+    SqJobStream *runst = calloc((size_t)t->n, sizeof *runst);
+    for (int i = 0; run_idx && runst && i < t->n; i++) {
+        const SqPair *p = &b->pairs[t->pair[i]];
+        st[i].path = p->dis;
+        if (p->output) {
+            const char *inputs[2] = { p->ref, p->dis };
+            char err[1200];
+            if (sq_outfile_is_input(p->output, inputs, 2)) {
+                st[i].exit = SQ_EXIT_USAGE;
+                snprintf(st[i].err, sizeof st[i].err, "%s: the output file is one of the inputs; "
+                         "refusing to overwrite it", p->output);
+                continue;
+            }
+            if (sq_outfile_open(&of[i], p->output, err, sizeof err) < 0) {
+                st[i].exit = SQ_EXIT_OUTPUT;
+                snprintf(st[i].err, sizeof st[i].err, "%s", err);
+                continue;
+            }
+            st[i].out = of[i].f;
+            st[i].out_path = p->output;
+        }
+        run_idx[nrun++] = i;
+    }
+    if (run_idx && runst && nrun) {
+        for (int k = 0; k < nrun; k++)
+            runst[k] = st[run_idx[k]];
+        const SqJob job = { .cfg = b->cfg, .ref_path = p0->ref,
+                            .features = p0->nfeat ? (const char *const *)p0->features : NULL,
+                            .threads = b->threads_each, .batch = 1, .cache = cache };
+        sq_job_run(&job, runst, nrun);
+        for (int k = 0; k < nrun; k++)
+            st[run_idx[k]] = runst[k];
+    } else if (!run_idx || !runst) {
+        for (int i = 0; i < t->n; i++) {
+            st[i].exit = SQ_EXIT_INTERNAL;
+            snprintf(st[i].err, sizeof st[i].err, "out of memory");
+        }
+    }
+    for (int i = 0; i < t->n; i++) {
+        if (!of[i].f)
+            continue;
+        char err[1200];
+        if (!st[i].written) {
+            sq_outfile_abort(&of[i]);
+        } else if (sq_outfile_commit(&of[i], err, sizeof err) < 0) {
+            if (!st[i].exit) {
+                st[i].exit = SQ_EXIT_OUTPUT;
+                snprintf(st[i].err, sizeof st[i].err, "%s", err);
+            }
+        }
+    }
+    pthread_mutex_lock(&b->mu);
+    for (int i = 0; i < t->n; i++) {
+        char *l = result_line(b, &b->pairs[t->pair[i]], &st[i]);
+        b->line[t->pair[i]] = l ? l : strdup("{\"error\": \"out of memory\"}");
+        if (st[i].exit) {
+            b->nfailed++;
+            if (st[i].exit > b->failed)
+                b->failed = st[i].exit;
+        }
+    }
+    write_ready(b);
+    pthread_mutex_unlock(&b->mu);
+    free(run_idx);
+    free(runst);
+    free(st);
+    free(of);
+}
+
+static void *worker(void *arg)
+{
+    Batch *b = arg;
+    SqJobCache *cache = sq_job_cache_new();
+    for (;;) {
+        pthread_mutex_lock(&b->mu);
+        const int t = b->next_task < b->ntasks ? b->next_task++ : -1;
+        pthread_mutex_unlock(&b->mu);
+        if (t < 0)
+            break;
+        run_task(b, &b->task[t], cache);
+    }
+    sq_job_cache_free(&cache);
+    return NULL;
+}
+
+/* Group the pairs still to score: by reference and features, in first-seen order. */
+static int make_tasks(Batch *b)
+{
+    int *taken = calloc((size_t)b->npairs, sizeof *taken);
+    b->task = calloc((size_t)b->npairs, sizeof *b->task);
+    if (!taken || !b->task) {
+        free(taken);
+        return -1;
+    }
+    for (int i = 0; i < b->npairs; i++) {
+        if (taken[i] || b->line[i])
+            continue;
+        Task *t = &b->task[b->ntasks++];
+        if (!(t->pair = malloc(sizeof(int) * (size_t)(b->npairs - i)))) {
+            free(taken);
+            return -1;
+        }
+        for (int j = i; j < b->npairs; j++)
+            if (!taken[j] && !b->line[j] && same_group(&b->pairs[i], &b->pairs[j])) {
+                taken[j] = 1;
+                t->pair[t->n++] = j;
+            }
+    }
+    free(taken);
+    return 0;
+}
+
+/*
+ * --resume: the lines of the results file that scored a pair of this
+ * manifest are kept (a failed pair is scored again). *prefix: the kept
+ * lines are the file's whole content and the results of the first pairs,
+ * in order, so new lines can simply be appended (after *keep_bytes).
+ */
+static int load_resume(Batch *b, const char *path, int *prefix, long long *keep_bytes)
+{
+    *prefix = 1;
+    *keep_bytes = 0;
+    FILE *f = fopen(path, "rb");
+    if (!f)
+        return errno == ENOENT ? 0 : -errno;
+    char *line = NULL;
+    size_t cap = 0;
+    ssize_t len;
+    int order = 0;
+    long long pos = 0;
+    char *ref = malloc(8192), *dis = malloc(8192), *out = malloc(8192);
+    if (!ref || !dis || !out) {
+        fclose(f);
+        free(ref);
+        free(dis);
+        free(out);
+        return -ENOMEM;
+    }
+    while ((len = getline(&line, &cap, f)) > 0) {
+        const int complete = line[len - 1] == '\n';
+        if (complete)
+            line[len - 1] = '\0';
+        int failed = 1, match = -1;
+        if (complete && sq_result_line_parse(line, ref, dis, out, 8192, &failed) == 0 && !failed)
+            for (int i = 0; i < b->npairs && match < 0; i++)
+                if (!b->line[i] && !strcmp(b->pairs[i].ref, ref) && !strcmp(b->pairs[i].dis, dis) &&
+                    same_str(b->pairs[i].output ? b->pairs[i].output : "", out))
+                    match = i;
+        if (match >= 0) {
+            b->line[match] = strdup(line);
+            b->kept[match] = 1;
+            if (match != order)
+                *prefix = 0;
+            order++;
+            pos += len;
+            if (*prefix)
+                *keep_bytes = pos;
+        } else if (complete) {
+            *prefix = 0; /* a failed pair or another manifest's: the file is rebuilt */
+            pos += len;
+        }
+        /* an incomplete last line is a torn write: dropped */
+    }
+    free(line);
+    free(ref);
+    free(dis);
+    free(out);
+    fclose(f);
+    return 0;
+}
+
+int sq_batch_run(const CliSettings *cfg)
+{
+    char err[1200];
+    Batch b = { .cfg = cfg };
+    pthread_mutex_init(&b.mu, NULL);
+    int ret = 0;
+    if (sq_manifest_load(cfg->batch_path, &b.pairs, &b.npairs, err, sizeof err) < 0) {
+        cli_error("%s", err);
+        pthread_mutex_destroy(&b.mu);
+        return SQ_EXIT_USAGE;
+    }
+    b.line = calloc((size_t)b.npairs, sizeof *b.line);
+    b.kept = calloc((size_t)b.npairs, sizeof *b.kept);
+    if (!b.line || !b.kept) {
+        cli_error("out of memory");
+        ret = SQ_EXIT_INTERNAL;
+        goto end;
+    }
+    /* no pair's report may be an input, or the manifest, or the results */
+    for (int i = 0; i < b.npairs; i++) {
+        const SqPair *p = &b.pairs[i];
+        if (cfg->output_path && (!strcmp(cfg->output_path, p->ref) || !strcmp(cfg->output_path, p->dis) ||
+                                 same_str(p->output, cfg->output_path))) {
+            cli_error("%s:%d: %s is the results file", cfg->batch_path, p->line, cfg->output_path);
+            ret = SQ_EXIT_USAGE;
+            goto end;
+        }
+    }
+    int prefix = 1;
+    long long keep_bytes = 0;
+    if (cfg->resume) {
+        const int r = load_resume(&b, cfg->output_path, &prefix, &keep_bytes);
+        if (r < 0) {
+            cli_error("%s: cannot read the results to resume: %s", cfg->output_path, strerror(-r));
+            ret = SQ_EXIT_OUTPUT;
+            goto end;
+        }
+    }
+    /* Results go straight to a new (or resumed) file, line by line, so an
+     * interrupted batch keeps what it did; a file that exists is replaced only
+     * once the batch is done (temp + rename), unless --resume appends to it. */
+    SqOutFile of = { 0 };
+    struct stat sb;
+    const int exists = cfg->output_path && stat(cfg->output_path, &sb) == 0 && S_ISREG(sb.st_mode) &&
+                       sb.st_size > 0;
+    int direct = cfg->output_path && (!exists || (cfg->resume && prefix));
+    if (!cfg->output_path) {
+        b.out = stdout;
+    } else if (direct) {
+        if (exists && truncate(cfg->output_path, (off_t)keep_bytes) != 0) {
+            cli_error("%s: cannot resume: %s", cfg->output_path, strerror(errno));
+            ret = SQ_EXIT_OUTPUT;
+            goto end;
+        }
+        b.out = fopen(cfg->output_path, "a");
+        if (!b.out) {
+            cli_error("%s: cannot write the results: %s", cfg->output_path, strerror(errno));
+            ret = SQ_EXIT_OUTPUT;
+            goto end;
+        }
+        /* kept lines are in the file already: start writing after them */
+        while (b.next_write < b.npairs && b.kept[b.next_write])
+            b.next_write++;
+    } else {
+        if (sq_outfile_open(&of, cfg->output_path, err, sizeof err) < 0) {
+            cli_error("%s", err);
+            ret = SQ_EXIT_OUTPUT;
+            goto end;
+        }
+        b.out = of.f;
+    }
+    int kept = 0;
+    for (int i = 0; i < b.npairs; i++)
+        kept += b.kept[i];
+    if (make_tasks(&b) < 0) {
+        cli_error("out of memory");
+        ret = SQ_EXIT_INTERNAL;
+        if (of.f)
+            sq_outfile_abort(&of);
+        goto end;
+    }
+    const int threads = sq_cli_threads(cfg) > 0 ? sq_cli_threads(cfg) : 1;
+    const int gpu = cfg->backend != SPEEDQA_BACKEND_CPU && cfg->backend != SPEEDQA_BACKEND_AUTO;
+    b.workers = gpu ? 1 : threads < b.ntasks ? threads : b.ntasks > 0 ? b.ntasks : 1;
+    b.threads_each = gpu ? threads : threads / b.workers > 0 ? threads / b.workers : 1;
+    const double t0 = now_s();
+    pthread_mutex_lock(&b.mu);
+    write_ready(&b); /* kept lines before the first new pair (a rebuilt file) */
+    pthread_mutex_unlock(&b.mu);
+    pthread_t tid[1024];
+    int started = 0;
+    for (int w = 1; w < b.workers && w < 1024; w++)
+        if (pthread_create(&tid[started], NULL, worker, &b) == 0)
+            started++;
+    worker(&b);
+    for (int w = 0; w < started; w++)
+        pthread_join(tid[w], NULL);
+    pthread_mutex_lock(&b.mu);
+    write_ready(&b);
+    pthread_mutex_unlock(&b.mu);
+    if (b.out == stdout) {
+        if (fflush(stdout) != 0 && !b.write_failed)
+            b.write_failed = errno ? errno : EIO;
+    } else if (direct) {
+        if ((fflush(b.out) != 0 || fsync(fileno(b.out)) != 0) && errno != EINVAL && !b.write_failed)
+            b.write_failed = errno ? errno : EIO;
+        if (fclose(b.out) != 0 && !b.write_failed)
+            b.write_failed = errno ? errno : EIO;
+    } else if (b.write_failed) {
+        sq_outfile_abort(&of);
+    } else if (sq_outfile_commit(&of, err, sizeof err) < 0) {
+        cli_error("%s", err);
+        ret = SQ_EXIT_OUTPUT;
+    }
+    if (b.write_failed) {
+        if (b.write_failed != EPIPE)
+            cli_error("%s: write failed: %s", cfg->output_path ? cfg->output_path : "<stdout>",
+                      strerror(b.write_failed));
+        ret = SQ_EXIT_OUTPUT;
+    }
+    if (!cfg->quiet)
+        fprintf(stderr, "speedqa: batch: %d pairs: %d scored, %d failed, %d kept from %s; "
+                "%.2f s\n", b.npairs, b.npairs - kept - b.nfailed, b.nfailed, kept,
+                cfg->output_path ? cfg->output_path : "-", now_s() - t0);
+    if (!ret)
+        ret = b.failed;
+end:
+    for (int i = 0; b.line && i < b.npairs; i++)
+        free(b.line[i]);
+    for (int t = 0; b.task && t < b.ntasks; t++)
+        free(b.task[t].pair);
+    free(b.task);
+    free(b.line);
+    free(b.kept);
+    sq_manifest_free(&b.pairs, b.npairs);
+    pthread_mutex_destroy(&b.mu);
+    return ret;
+}

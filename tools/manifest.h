@@ -1,0 +1,43 @@
+/*
+ * Batch manifests (CSV with a header, or JSON lines) and the bits of JSON
+ * the batch reads back from a results file it resumes.
+ */
+#ifndef SQ_TOOLS_MANIFEST_H
+#define SQ_TOOLS_MANIFEST_H
+
+#include <stddef.h>
+#include <stdio.h>
+
+#include "speedqa/speedqa.h"
+
+typedef struct SqPair {
+    char *ref, *dis, *output;   /* output NULL: no per-frame report */
+    char *features[SPEEDQA_MAX_FEATURES + 1]; /* NULL-terminated */
+    int nfeat;                  /* 0: the default pair of features */
+    int line;                   /* 1-based line in the manifest */
+} SqPair;
+
+/*
+ * Every pair of the manifest at path. CSV: a header row naming the columns
+ * ref and dis (required), features (feature strings separated by ';') and
+ * output, in any order, other columns ignored; RFC 4180 quoting. JSON lines
+ * (the first record, after blank lines and comments, starts with '{'): one object per line with those
+ * keys, features a string (';'-separated) or an array of strings. Blank
+ * lines and lines starting with '#' are skipped. 0, or a negative errno
+ * with one line (naming the file and line) in err.
+ */
+int sq_manifest_load(const char *path, SqPair **pairs, int *n, char *err, size_t errlen);
+void sq_manifest_free(SqPair **pairs, int n);
+
+/* s as a JSON string (quotes included). */
+void sq_json_string(FILE *f, const char *s);
+
+/*
+ * A results line read back: 0 when it is one JSON object with string "ref"
+ * and "dis" (copied to ref, dis; output to output or ""), *failed set when
+ * it has an "error"; -1 when it is not such a line (a torn last line).
+ */
+int sq_result_line_parse(const char *line, char *ref, char *dis, char *output, size_t len,
+                         int *failed);
+
+#endif
