@@ -50,7 +50,8 @@ static void plane_size(SpeedqaPixelFormat fmt, int i, int w, int h, int *pw, int
     *ph = i && fmt == SPEEDQA_PIX_420 ? (h + 1) >> 1 : h;
 }
 
-/* A testsrc2 Y4M of the given format, made once per name. */
+/* A testsrc2 Y4M of the given format, made once per name (testsrc2 rounds
+ * sizes to even ones: odd sizes are cropped from the next even one). */
 static void make_src(char *path, size_t len, int w, int h, const char *pix)
 {
     snprintf(path, len, "%s/src_%dx%d_%s.y4m", workdir, w, h, pix);
@@ -60,7 +61,8 @@ static void make_src(char *path, size_t len, int w, int h, const char *pix)
     char cmd[1024];
     snprintf(cmd, sizeof cmd,
              "ffmpeg -nostdin -loglevel error -y -f lavfi -i testsrc2=size=%dx%d:rate=25 "
-             "-frames:v 5 -pix_fmt %s -strict -1 '%s'", w, h, pix, path);
+             "-frames:v 5 -vf crop=%d:%d:0:0:exact=1 -pix_fmt %s -strict -1 '%s'", (w + 1) & ~1,
+             (h + 1) & ~1, w, h, pix, path);
     if (sh(cmd) != 0)
         exit(1);
 }
@@ -69,8 +71,8 @@ static void make_src(char *path, size_t len, int w, int h, const char *pix)
  * Scale src (Y4M) to w x h with ffmpeg (extra: more ffmpeg options) and
  * with the scaler, and compare. dst_sign < 0 writes our planes bottom-up.
  */
-static void check(const char *label, const char *src, int w, int h, const char *extra,
-                  int dst_sign)
+static void check_vf(const char *label, const char *src, int w, int h, const char *extra,
+                     const char *vfopt, int dst_sign)
 {
     char err[256] = "", ref[600], cmd[2048], pix[32];
     SqInput *in = NULL;
@@ -83,8 +85,8 @@ static void check(const char *label, const char *src, int w, int h, const char *
     pix_name(f.fmt, f.bpc, pix, sizeof pix);
     snprintf(ref, sizeof ref, "%s/ref.raw", workdir);
     snprintf(cmd, sizeof cmd,
-             "ffmpeg -nostdin -loglevel error -y %s -i '%s' -vf scale=%d:%d:flags=bicubic "
-             "-pix_fmt %s -f rawvideo '%s'", extra, src, w, h, pix, ref);
+             "ffmpeg -nostdin -loglevel error -y %s -i '%s' -vf scale=%d:%d:flags=bicubic%s "
+             "-pix_fmt %s -f rawvideo '%s'", extra, src, w, h, vfopt, pix, ref);
     FILE *rf = NULL;
     SqScaler *s = NULL;
     int bps = f.bpc > 8 ? 2 : 1, np = f.fmt == SPEEDQA_PIX_400 ? 1 : 3;
@@ -170,6 +172,12 @@ done:
         free(mem[i]);
     sq_scaler_close(&s);
     sq_input_close(&in);
+}
+
+static void check(const char *label, const char *src, int w, int h, const char *extra,
+                  int dst_sign)
+{
+    check_vf(label, src, w, h, extra, "", dst_sign);
 }
 
 /* Failures that must be clean: a negative errno, a message, no scaler. */
@@ -295,6 +303,19 @@ int main(int argc, char **argv)
     check("gray up", p, 1280, 720, "", 1);
     make_src(p, sizeof p, 640, 360, "gray10le");
     check("gray10 odd down", p, 427, 241, "", 1);
+    make_src(p, sizeof p, 333, 187, "yuv444p10le");
+    check("444p10 odd source up", p, 1920, 1080, "", 1);
+    make_src(p, sizeof p, 481, 271, "yuv422p");
+    check("422 odd source up", p, 960, 540, "", 1);
+
+    /* A source tagged full range: ffmpeg 5.1 would squeeze it to limited
+     * range unless told to keep it (scale.h); told so, it equals ours. */
+    make_src(p, sizeof p, 960, 540, "yuv420p");
+    snprintf(cmd, sizeof cmd, "sed '1s/$/ XCOLORRANGE=FULL/' '%s' > '%s/full.y4m'", p, workdir);
+    if (sh(cmd) != 0)
+        return 1;
+    snprintf(p, sizeof p, "%s/full.y4m", workdir);
+    check_vf("420 full range, ffmpeg out_range=full", p, 1920, 1080, "", ":out_range=full", 1);
 
     printf("%s\n", failures ? "FAILED" : "all passed");
     return failures ? 1 : 0;
