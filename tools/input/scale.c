@@ -27,9 +27,12 @@
  * the libswscale handle: dlsym searches the library's own dependencies, so
  * they come from the libavutil that this libswscale was built against.
  *
- * The planes go through aligned buffers of ours: libswscale picks some
- * SIMD paths by pointer and stride alignment and may read or write a few
- * bytes past a row, so the result must not depend on the caller's memory.
+ * The planes go through aligned, padded buffers of ours. libswscale's
+ * numbers here do not depend on the caller's alignment (the test writes
+ * through odd strides), but it takes int strides, its SIMD loads and
+ * stores may run past a row's end, and with a negative (bottom-up)
+ * destination stride it corrupted the heap for 10-bit output. Two plane
+ * copies per frame are cheap next to the scaling.
  */
 #ifndef _POSIX_C_SOURCE
 #define _POSIX_C_SOURCE 200809L
@@ -210,9 +213,12 @@ static int init_sws(SqScaler *s, char *err, size_t errlen)
         if (ret < 0 && !strcmp(opt[i].key, "threads"))
             ret = 0; /* ffmpeg 4's libswscale has no threads: it is single-threaded */
     }
-    /* The scale filter's MPEG-2 vertical chroma siting, for yuv420p only:
-     * 128/256 of a luma row below the chroma row's top (ffmpeg 5.1 leaves
-     * the 10-bit and other formats at libswscale's default). */
+    /* The scale filter's MPEG-2 vertical chroma siting, for yuv420p only
+     * (ffmpeg 5.1 leaves the 10-bit and other formats at libswscale's
+     * default, -513). libswscale 6 resolves that default to the same
+     * siting, so the test cannot tell them apart; set as the filter sets
+     * it, in case another libswscale resolves it differently. The input's
+     * Y4M chroma tag (C420jpeg, C420mpeg2) is ignored, as by ffmpeg 5.1. */
     if (ret >= 0 && s->src.fmt == SPEEDQA_PIX_420 && s->src.bpc == 8) {
         ret = s->f.av_opt_set_int(s->sws, "src_v_chr_pos", 128, 0);
         if (ret >= 0)
