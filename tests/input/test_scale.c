@@ -277,6 +277,18 @@ int main(int argc, char **argv)
         failures++;
     }
 
+    /* the same at 10 bits */
+    snprintf(rend, sizeof rend, "%s/rendition_960x540_x264_10bit.y4m", workdir);
+    snprintf(cmd, sizeof cmd,
+             "ffmpeg -nostdin -loglevel error -y -f lavfi -i testsrc2=size=1920x1080:rate=25 "
+             "-frames:v 5 -vf scale=960:540 -pix_fmt yuv420p10le -c:v libx264 -preset veryfast "
+             "-crf 35 '%s/rendition10.mp4' && ffmpeg -nostdin -loglevel error -y -i "
+             "'%s/rendition10.mp4' -strict -1 '%s'", workdir, workdir, rend);
+    if (sh(cmd) == 0)
+        check("x264 10-bit rendition up", rend, 1920, 1080, "", 1);
+    else
+        printf("skip x264 10-bit rendition: this libx264 has no 10-bit encoder\n");
+
     /* 10-bit 4:2:0 (ffmpeg leaves its chroma siting at libswscale's default) */
     make_src(p, sizeof p, 960, 540, "yuv420p10le");
     check("420p10 up", p, 1920, 1080, "", 1);
