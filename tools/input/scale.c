@@ -42,7 +42,6 @@
 
 #include <dlfcn.h>
 #include <errno.h>
-#include <limits.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -147,7 +146,8 @@ static void layout(const SqScaler *s, int w, int h, Planes *pl, unsigned char *b
     for (int i = 0; i < s->nplanes; i++) {
         int pw, ph;
         plane_size(&s->src, i, w, h, &pw, &ph);
-        size_t stride = ((size_t)pw * s->bps + SQ_SLACK / 4 + SQ_ALIGN - 1) & ~(size_t)(SQ_ALIGN - 1);
+        size_t stride = ((size_t)pw * s->bps + SQ_SLACK / 4 + SQ_ALIGN - 1) &
+                        ~(size_t)(SQ_ALIGN - 1);
         pl->p[i] = buf ? buf + *off : NULL;
         pl->stride[i] = (int)stride;
         *off += (stride * (size_t)ph + SQ_SLACK + SQ_ALIGN - 1) & ~(size_t)(SQ_ALIGN - 1);
@@ -156,8 +156,10 @@ static void layout(const SqScaler *s, int w, int h, Planes *pl, unsigned char *b
 
 static int load_sws(SqScaler *s, char *err, size_t errlen)
 {
+    const char *name = sonames[0];
     for (size_t i = 0; i < sizeof sonames / sizeof sonames[0] && !s->dl; i++)
-        s->dl = dlopen(sonames[i], RTLD_NOW | RTLD_LOCAL);
+        if ((s->dl = dlopen(sonames[i], RTLD_NOW | RTLD_LOCAL)))
+            name = sonames[i];
     if (!s->dl) {
         msg(err, errlen, "scaling needs libswscale (%s not found; install libswscale6)",
             sonames[0]);
@@ -168,7 +170,7 @@ static int load_sws(SqScaler *s, char *err, size_t errlen)
      * -Wpedantic quiet about the cast. */
 #define SQ_SWS_SYM(fn)                                                          \
     if (!(sym = dlsym(s->dl, #fn))) {                                           \
-        msg(err, errlen, "scaling needs libswscale (%s lacks " #fn ")", sonames[0]); \
+        msg(err, errlen, "scaling needs libswscale (%s lacks " #fn ")", name);      \
         return -ENOSYS;                                                         \
     }                                                                           \
     memcpy(&s->f.fn, &sym, sizeof s->f.fn);
@@ -294,6 +296,11 @@ static void copy_plane(uint8_t *dst, ptrdiff_t dst_stride, const uint8_t *src,
         memcpy(dst + y * dst_stride, src + y * src_stride, row);
 }
 
+static size_t row_bytes(ptrdiff_t stride)
+{
+    return stride < 0 ? (size_t)0 - (size_t)stride : (size_t)stride;
+}
+
 int sq_scaler_run(SqScaler *s, const SpeedqaPicture *src, uint8_t *const dst[3],
                   const ptrdiff_t dst_stride[3], char *err, size_t errlen)
 {
@@ -304,7 +311,7 @@ int sq_scaler_run(SqScaler *s, const SpeedqaPicture *src, uint8_t *const dst[3],
     const SpeedqaFormat *f = &src->format;
     if (f->width != s->src.width || f->height != s->src.height || f->fmt != s->src.fmt ||
         f->bpc != s->src.bpc || src->memory != SPEEDQA_MEM_HOST) {
-        msg(err, errlen, "scaling: picture is not the %dx%d host picture the scaler was opened for",
+        msg(err, errlen, "scaling: not the %dx%d host picture the scaler was opened for",
             s->src.width, s->src.height);
         return -EINVAL;
     }
@@ -312,8 +319,8 @@ int sq_scaler_run(SqScaler *s, const SpeedqaPicture *src, uint8_t *const dst[3],
         int sw, sh, dw, dh;
         plane_size(&s->src, i, s->src.width, s->src.height, &sw, &sh);
         plane_size(&s->src, i, s->dst_w, s->dst_h, &dw, &dh);
-        if (!src->data[i] || !dst[i] || (size_t)(src->stride[i] < 0 ? -src->stride[i] : src->stride[i]) < (size_t)sw * s->bps ||
-            (size_t)(dst_stride[i] < 0 ? -dst_stride[i] : dst_stride[i]) < (size_t)dw * s->bps) {
+        if (!src->data[i] || !dst[i] || row_bytes(src->stride[i]) < (size_t)sw * s->bps ||
+            row_bytes(dst_stride[i]) < (size_t)dw * s->bps) {
             msg(err, errlen, "scaling: plane %d missing or its stride too small", i);
             return -EINVAL;
         }
@@ -322,14 +329,16 @@ int sq_scaler_run(SqScaler *s, const SpeedqaPicture *src, uint8_t *const dst[3],
         for (int i = 0; i < s->nplanes; i++) {
             int w, h;
             plane_size(&s->src, i, s->dst_w, s->dst_h, &w, &h);
-            copy_plane(dst[i], dst_stride[i], src->data[i], src->stride[i], (size_t)w * s->bps, h);
+            copy_plane(dst[i], dst_stride[i], src->data[i], src->stride[i],
+                       (size_t)w * s->bps, h);
         }
         return 0;
     }
     for (int i = 0; i < s->nplanes; i++) {
         int w, h;
         plane_size(&s->src, i, s->src.width, s->src.height, &w, &h);
-        copy_plane(s->in.p[i], s->in.stride[i], src->data[i], src->stride[i], (size_t)w * s->bps, h);
+        copy_plane(s->in.p[i], s->in.stride[i], src->data[i], src->stride[i],
+                   (size_t)w * s->bps, h);
     }
     int ret = s->f.sws_scale(s->sws, (const uint8_t *const *)s->in.p, s->in.stride, 0,
                              s->src.height, s->out.p, s->out.stride);
@@ -340,7 +349,8 @@ int sq_scaler_run(SqScaler *s, const SpeedqaPicture *src, uint8_t *const dst[3],
     for (int i = 0; i < s->nplanes; i++) {
         int w, h;
         plane_size(&s->src, i, s->dst_w, s->dst_h, &w, &h);
-        copy_plane(dst[i], dst_stride[i], s->out.p[i], s->out.stride[i], (size_t)w * s->bps, h);
+        copy_plane(dst[i], dst_stride[i], s->out.p[i], s->out.stride[i],
+                   (size_t)w * s->bps, h);
     }
     return 0;
 }
