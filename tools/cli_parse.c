@@ -38,6 +38,7 @@ enum {
     ARG_READ_ONLY,
     ARG_BATCH,
     ARG_RESUME,
+    ARG_SCALE,
     ARG_HELP,
 };
 
@@ -71,6 +72,7 @@ static const struct option long_opts[] = {
     { "read-only", no_argument, NULL, ARG_READ_ONLY },
     { "batch", required_argument, NULL, ARG_BATCH },
     { "resume", no_argument, NULL, ARG_RESUME },
+    { "scale", no_argument, NULL, ARG_SCALE },
     { "help", no_argument, NULL, ARG_HELP },
     { NULL, 0, NULL, 0 },
 };
@@ -160,6 +162,9 @@ static void usage(FILE *f)
 "      Compressed input (mp4, mkv, ...) is not built in: rebuild with\n"
 "      libavformat-dev, libavcodec-dev and libavutil-dev installed.\n"
 #endif
+"      --scale               distorted inputs of another size are scaled to the\n"
+"                            reference size first, with libswscale bicubic:\n"
+"                            the same frames as ffmpeg's scale=W:H:flags=bicubic\n"
 "      --frame_cnt N         score at most N frames (0: all)\n"
 "      --frame_skip_ref N    skip the first N reference frames\n"
 "      --frame_skip_dist N   skip the first N distorted frames\n"
@@ -405,6 +410,7 @@ int cli_parse(CliSettings *cfg, int argc, char *const *argv)
         case ARG_READ_ONLY: cfg->read_only = 1; break;
         case ARG_BATCH: cfg->batch_path = optarg; break;
         case ARG_RESUME: cfg->resume = 1; break;
+        case ARG_SCALE: cfg->scale = 1; break;
         case ARG_VERSION: version(); return SQ_EXIT_OK;
         case ARG_HELP: usage(stdout); return SQ_EXIT_OK;
         case ARG_XML: cfg->format = "xml"; break;

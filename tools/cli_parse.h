@@ -44,6 +44,7 @@ typedef struct CliSettings {
     int read_only;              /* --read-only: read both inputs, score nothing */
     const char *batch_path;     /* --batch MANIFEST */
     int resume;                 /* --resume */
+    int scale;                  /* --scale: distorted frames scaled to the reference size */
 } CliSettings;
 
 /*

@@ -22,6 +22,7 @@
 #include "job.h"
 #include "input.h"
 #include "prefetch.h"
+#include "scale.h"
 #include "output/outfile.h"
 
 /* Library messages: errors are kept for our one-line report, warnings are
@@ -236,6 +237,9 @@ typedef struct Stream {
     SqJobStream *st;
     SqInput *in;
     SqPrefetch *ahead;
+    SqScaler *scaler;   /* --scale and another size: frames are scaled into sbuf */
+    uint8_t *sbuf;
+    SpeedqaPicture scaled;
     Results res;
     int active;         /* still has frames to send */
     long long sent, received;
@@ -442,6 +446,50 @@ static int send_frame(Run *run, const SpeedqaPicture *pr, const SpeedqaPicture *
     return r < 0 ? lib_error(r, run, "scoring") : 0;
 }
 
+/* The frame scaled into the stream's buffer (copied at send: no release); the read one goes back. */
+static int scale_frame(Stream *s, SpeedqaPicture *pic)
+{
+    int r = sq_scaler_run(s->scaler, pic, (uint8_t *const *)s->scaled.data, s->scaled.stride,
+                          s->read_err, sizeof s->read_err);
+    give_back(1, pic);
+    *pic = s->scaled;
+    return r;
+}
+
+/* --scale: a scaler for a stream whose size differs, and the buffer it scales into. */
+static int setup_scaler(Stream *s, const SpeedqaFormat *ref, const CliSettings *cfg)
+{
+    const SpeedqaFormat *f = &sq_input_info(s->in)->format;
+    char err[600];
+    int r = sq_scaler_open(&s->scaler, f, ref->width, ref->height, err, sizeof err);
+    if (r < 0) {
+        cli_error("%s: --scale: %s", shown(s->st->path), err);
+        return r == -ENOMEM ? SQ_EXIT_INTERNAL : SQ_EXIT_INPUT;
+    }
+    SpeedqaFormat to = *ref;
+    const size_t bps = to.bpc > 8 ? 2 : 1;
+    const size_t row = (size_t)to.width * bps;
+    const int cw = to.fmt == SPEEDQA_PIX_444 ? to.width : (to.width + 1) / 2;
+    const int ch = to.fmt == SPEEDQA_PIX_420 ? (to.height + 1) / 2 : to.height;
+    const size_t crow = (size_t)cw * bps;
+    const size_t total = row * (size_t)to.height + (to.fmt ? 2 * crow * (size_t)ch : 0);
+    if (!(s->sbuf = malloc(total))) {
+        cli_error("out of memory for --scale");
+        return SQ_EXIT_INTERNAL;
+    }
+    s->scaled = (SpeedqaPicture){ .format = to };
+    s->scaled.data[0] = s->sbuf;
+    s->scaled.stride[0] = (ptrdiff_t)row;
+    for (int p = 1; to.fmt && p < 3; p++) {
+        s->scaled.data[p] = s->sbuf + row * (size_t)to.height + (size_t)(p - 1) * crow * (size_t)ch;
+        s->scaled.stride[p] = (ptrdiff_t)crow;
+    }
+    if (sq_input_info(s->in)->range == 2 && !cfg->quiet)
+        cli_warning("%s is tagged full range: ffmpeg's scale filter would convert it to limited "
+                    "range, --scale scales the samples as they are", shown(s->st->path));
+    return 0;
+}
+
 static int score(Run *run)
 {
     const CliSettings *cfg = run->cfg;
@@ -471,6 +519,10 @@ static int score(Run *run)
                 s->active = 0;
             } else if (rd[d] == 0) {
                 counts_differ(run, s, 0);
+                s->active = 0;
+            } else if (s->scaler && scale_frame(s, &pd[d]) < 0) {
+                rd[d] = 0;
+                s->read_exit = SQ_EXIT_INPUT;
                 s->active = 0;
             } else {
                 live++;
@@ -773,16 +825,26 @@ static int run_ladder(const SqJob *job, SqJobStream *const *st, int n, char *lin
         if (!r)
             r = skip_input(sd->in, st[d]->path, "--frame_skip_dist", cfg->skip_dis);
         const SpeedqaFormat *fd = r ? NULL : &sq_input_info(sd->in)->format;
+        if (fd && cfg->scale && fd->fmt == fr->fmt && fd->bpc == fr->bpc &&
+            (fd->width != fr->width || fd->height != fr->height)) {
+            r = setup_scaler(sd, fr, cfg);
+            fd = r ? NULL : fr;
+        }
         if (fd && !same_format(fr, fd)) {
-            cli_error("%s is %dx%d %s %d-bit but %s is %dx%d %s %d-bit; they must match",
+            cli_error("%s is %dx%d %s %d-bit but %s is %dx%d %s %d-bit; they must match%s",
                       shown(job->ref_path), fr->width, fr->height, speedqa_pix_fmt_name(fr->fmt),
                       fr->bpc, shown(st[d]->path), fd->width, fd->height,
-                      speedqa_pix_fmt_name(fd->fmt), fd->bpc);
+                      speedqa_pix_fmt_name(fd->fmt), fd->bpc,
+                      fd->fmt == fr->fmt && fd->bpc == fr->bpc && !cfg->scale
+                          ? " (--scale scales a rendition to the reference size)" : "");
             r = SQ_EXIT_INPUT;
         }
         if (r) {
             stream_fail(st[d], r, line);
             sq_input_close(&sd->in);
+            sq_scaler_close(&sd->scaler);
+            free(sd->sbuf);
+            sd->sbuf = NULL;
             continue;
         }
         colour_check(&run, sd);
@@ -871,6 +933,8 @@ end:
     for (int d = 0; d < LADDER_MAX; d++) {
         sq_prefetch_stop(&s[d].ahead);
         sq_input_close(&s[d].in);
+        sq_scaler_close(&s[d].scaler);
+        free(s[d].sbuf);
         free(s[d].res.values);
         free(s[d].res.frame_num);
     }

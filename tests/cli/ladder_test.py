@@ -4,6 +4,7 @@
 usage: ladder_test.py TEST SPEEDQA GOLDEN_DIR WORK_DIR
 TEST: ladder   every rendition's report == its own run, bit for bit (--precision max),
                on the golden clips; -o patterns; a failing rendition fails alone
+      scale    --scale == scoring ffmpeg's bicubic upscale of a rendition, bit for bit
       batch    --batch == separate runs; manifest order; CSV and JSON lines; a
                failing pair isolated; exit code; --resume keeps, retries, repairs
 
@@ -257,12 +258,53 @@ def test_batch():
     check(code == 2 and "ref and dis" in err, "a header without ref,dis (%s)" % err.strip())
 
 
+def test_scale():
+    """--scale == scoring ffmpeg's scale=W:H:flags=bicubic output (a 960x540 x264 rendition of 1080p)."""
+    ff = shutil.which("ffmpeg")
+    if not ff:
+        print("skip: no ffmpeg")
+        return 77
+    def ffmpeg(*args):
+        p = subprocess.run([ff, "-v", "error", "-y"] + list(args), stdout=subprocess.PIPE,
+                           stderr=subprocess.PIPE)
+        return p.returncode == 0
+    src = os.path.join(WORK, "src1080.y4m")
+    mp4 = os.path.join(WORK, "rend540.mp4")
+    rend = os.path.join(WORK, "rend540.y4m")
+    up = os.path.join(WORK, "rend540_up.y4m")
+    ok = ffmpeg("-f", "lavfi", "-i", "testsrc2=size=1920x1080:rate=25", "-frames:v", "6",
+                "-pix_fmt", "yuv420p", src)
+    ok = ok and ffmpeg("-i", src, "-vf", "scale=960:540", "-c:v", "libx264", "-crf", "30", mp4)
+    ok = ok and ffmpeg("-i", mp4, "-pix_fmt", "yuv420p", rend)
+    ok = ok and ffmpeg("-i", rend, "-vf", "scale=1920:1080:flags=bicubic", "-pix_fmt", "yuv420p", up)
+    if not ok:
+        print("skip: this ffmpeg cannot make the clips (libx264?)")
+        return 77
+    code, _, err = run(["-r", src, "-d", rend, "--json", "-q"])
+    check(code == 3 and "--scale" in err, "another size without --scale: refused, --scale suggested "
+          "(%s)" % err.strip())
+    code, want, err = score(src, up)
+    check(code == 0, "ffmpeg's scaled rendition scores (%s)" % err.strip())
+    code, got, err = score(src, rend, ["--scale"])
+    if not check(code == 0, "--scale: exit 0 (%d %s)" % (code, err.strip())):
+        return 0
+    check(strip(got) == strip(want), "--scale == ffmpeg scale=1920:1080:flags=bicubic, bit for bit")
+    # in a ladder next to a full-size rendition, and in a batch
+    code, _, err = run(["-r", src, "-d", rend, "-d", up, "--scale", "--json", "--precision", "max",
+                        "-q", "-o", os.path.join(WORK, "sc{i}.json")])
+    a, b = (json.load(open(os.path.join(WORK, "sc%d.json" % i))) for i in (1, 2))
+    check(code == 0 and strip(a) == strip(want) and strip(b) == strip(want),
+          "--scale in a ladder: both renditions == the scaled run")
+    return 0
+
+
 def main():
     global EXE, GOLDEN, WORK
     test, EXE, GOLDEN, WORK = sys.argv[1:5]
     shutil.rmtree(WORK, ignore_errors=True)
     os.makedirs(WORK)
-    {"ladder": test_ladder, "batch": test_batch}[test]()
+    if {"ladder": test_ladder, "batch": test_batch, "scale": test_scale}[test]() == 77:
+        return 77
     if FAILS:
         print("%d failures" % len(FAILS))
         return 1
