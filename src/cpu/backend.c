@@ -31,7 +31,9 @@ typedef struct Planes {
 } Planes;
 
 typedef struct Worker {
-    SqCpuSide side[SQ_MAX_PLANS][2]; /* per plan: a frame's jobs run one after another */
+    /* per plan: a frame's jobs run one after another; [2] is a ladder's
+     * second distorted side, scored together with [1] */
+    SqCpuSide side[SQ_MAX_PLANS][3];
 } Worker;
 
 /* A lent picture: what gives it back (fn NULL: nothing lent). */
@@ -129,7 +131,8 @@ static void score_frame(const CpuPriv *c, Worker *w, const Planes *cur, const Pl
 {
     memset(out, 0, sizeof(*out));
     for (int j = 0; j < c->per; j++) {
-        int first = -1;
+        int first = -1, pend = -1; /* pend: a distorted side waiting for a partner */
+        SqSrc pend_src;
         for (int d = 0; d < c->p.ndis; d++) {
             const int idx = d * c->per + j;
             const SqJob *jb = &c->p.jobs[idx];
@@ -145,9 +148,26 @@ static void score_frame(const CpuPriv *c, Worker *w, const Planes *cur, const Pl
                 first = idx;
                 continue;
             }
-            sq_cpu_side(plan, &sides[1], &src[1]);
-            out->score[idx] = sq_cpu_pair_score(plan, &sides[0], &sides[1], jb->wvm, &out->err[idx]);
+            /* the shared reference side stays in sides[0]; distorted sides
+             * go two at a time (their eigenvalue problems interleaved) */
             memcpy(out->range[idx][0], out->range[first][0], sizeof(out->range[idx][0]));
+            if (pend < 0) {
+                pend = idx;
+                pend_src = src[1];
+                continue;
+            }
+            sq_cpu_sides2(plan, &sides[1], &sides[2], &pend_src, &src[1]);
+            out->score[pend] = sq_cpu_pair_score(plan, &sides[0], &sides[1], c->p.jobs[pend].wvm,
+                                                 &out->err[pend]);
+            out->score[idx] = sq_cpu_pair_score(plan, &sides[0], &sides[2], jb->wvm, &out->err[idx]);
+            pend = -1;
+        }
+        if (pend >= 0) {
+            const SqJob *jb = &c->p.jobs[pend];
+            SqCpuSide *sides = w->side[jb->plan];
+            sq_cpu_side(c->p.plans[jb->plan], &sides[1], &pend_src);
+            out->score[pend] = sq_cpu_pair_score(c->p.plans[jb->plan], &sides[0], &sides[1], jb->wvm,
+                                                 &out->err[pend]);
         }
     }
 }
@@ -257,10 +277,9 @@ static void cpu_close(void **pp)
     for (int k = 0; k < SQ_MAX_PICS; k++)
         give_back(&c->held[k]);
     for (int i = 0; c->w && i < c->nworkers; i++) {
-        for (int f = 0; f < c->p.nplans; f++) {
-            sq_cpu_side_free(&c->w[i].side[f][0], &c->p.alloc);
-            sq_cpu_side_free(&c->w[i].side[f][1], &c->p.alloc);
-        }
+        for (int f = 0; f < c->p.nplans; f++)
+            for (int k = 0; k < 3; k++)
+                sq_cpu_side_free(&c->w[i].side[f][k], &c->p.alloc);
     }
     const SqAlloc a = c->p.alloc;
     sq_free(&a, c->w);
@@ -320,11 +339,12 @@ static int cpu_open(void **pp, const SqBackendParams *p, char *err, size_t errle
         goto oom;
     for (int i = 0; i < c->nworkers; i++) {
         for (int f = 0; f < p->nplans; f++) {
-            if (sq_cpu_side_alloc(&c->w[i].side[f][0], p->plans[f], &p->alloc) < 0 ||
-                sq_cpu_side_alloc(&c->w[i].side[f][1], p->plans[f], &p->alloc) < 0)
-                goto oom;
-            sq_cpu_side_set_cpu_mask(&c->w[i].side[f][0], p->cpu_mask);
-            sq_cpu_side_set_cpu_mask(&c->w[i].side[f][1], p->cpu_mask);
+            /* the third side only for a ladder of more than two streams */
+            for (int k = 0; k < (c->p.ndis > 2 ? 3 : 2); k++) {
+                if (sq_cpu_side_alloc(&c->w[i].side[f][k], p->plans[f], &p->alloc) < 0)
+                    goto oom;
+                sq_cpu_side_set_cpu_mask(&c->w[i].side[f][k], p->cpu_mask);
+            }
         }
     }
     if (c->nworkers == 1) {

@@ -398,23 +398,28 @@ int sq_cpu_side(const SqPlan *p, SqCpuSide *s, const SqSrc *src)
     return flags;
 }
 
-float sq_cpu_plane_score(const SqPlan *p, SqCpuSide *ref, SqCpuSide *dis,
-                         const SqSrc *ref_src, const SqSrc *dis_src, int wvm, int *err)
+void sq_cpu_sides2(const SqPlan *p, SqCpuSide *a, SqCpuSide *b, const SqSrc *sa, const SqSrc *sb)
 {
     /* sq_cpu_side on both, with the two eigenvalue problems side by side
      * (the eigen-cap flag is not part of a plane's score). */
-    sq_cpu_operating_image(p, ref, ref_src);
-    sq_cpu_covariance(p, ref);
-    sq_cpu_operating_image(p, dis, dis_src);
-    sq_cpu_covariance(p, dis);
-    const float *const k[2] = { ref->k, dis->k };
-    float *const lambda[2] = { ref->lambda, dis->lambda }, *const ws[2] = { ref->eig, dis->eig };
+    sq_cpu_operating_image(p, a, sa);
+    sq_cpu_covariance(p, a);
+    sq_cpu_operating_image(p, b, sb);
+    sq_cpu_covariance(p, b);
+    const float *const k[2] = { a->k, b->k };
+    float *const lambda[2] = { a->lambda, b->lambda }, *const ws[2] = { a->eig, b->eig };
     int ret[2];
-    sq_cpu_eigenvalues2(&ref->dsp, k, p->d.n, lambda, ws, ret);
-    ref->singular = sq_cpu_solve(p, ref) & SQ_EST_SINGULAR;
-    sq_cpu_entropy(p, ref);
-    dis->singular = sq_cpu_solve(p, dis) & SQ_EST_SINGULAR;
-    sq_cpu_entropy(p, dis);
+    sq_cpu_eigenvalues2(&a->dsp, k, p->d.n, lambda, ws, ret);
+    a->singular = sq_cpu_solve(p, a) & SQ_EST_SINGULAR;
+    sq_cpu_entropy(p, a);
+    b->singular = sq_cpu_solve(p, b) & SQ_EST_SINGULAR;
+    sq_cpu_entropy(p, b);
+}
+
+float sq_cpu_plane_score(const SqPlan *p, SqCpuSide *ref, SqCpuSide *dis,
+                         const SqSrc *ref_src, const SqSrc *dis_src, int wvm, int *err)
+{
+    sq_cpu_sides2(p, ref, dis, ref_src, dis_src);
     return sq_cpu_pair_score(p, ref, dis, wvm, err);
 }
 

@@ -69,6 +69,9 @@ void sq_cpu_entropy(const SqPlan *p, SqCpuSide *s);     /* -> s->s, s->e */
 /* Full side: operating image, then est_params into s->e, s->s, s->singular. Returns SQ_EST_* flags. */
 int sq_cpu_side(const SqPlan *p, SqCpuSide *s, const SqSrc *src);
 
+/* sq_cpu_side on two independent sides, their eigenvalue problems interleaved. */
+void sq_cpu_sides2(const SqPlan *p, SqCpuSide *a, SqCpuSide *b, const SqSrc *sa, const SqSrc *sb);
+
 /* One plane pair's score; *err = either side singular. */
 float sq_cpu_plane_score(const SqPlan *p, SqCpuSide *ref, SqCpuSide *dis,
                          const SqSrc *ref_src, const SqSrc *dis_src, int wvm, int *err);

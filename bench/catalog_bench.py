@@ -1,0 +1,135 @@
+#!/usr/bin/env python3
+"""Catalog-scale benchmarks of issue #15, each against its baseline measured in the same run.
+
+  ladder: one reference (576x324, 48 frames, 8-bit 4:2:0) against 4 renditions:
+          `speedqa -r REF -d A -d B -d C -d D --threads 1` against the 4 separate
+          `speedqa -r REF -d X --threads 1` runs one after another.
+  batch:  200 short pairs (576x324, 24 frames; every pair its own reference path,
+          so nothing is shared as a ladder): `speedqa --batch` against 200 speedqa
+          processes, run `-P` at a time by xargs (the best of -P 1 and -P ncpu is the
+          baseline), for each backend given.
+
+usage: catalog_bench.py SPEEDQA GOLDEN_DIR WORK_DIR [--backends cpu,cuda] [--reps 3]
+Prints one line per measurement and a JSON summary on the last line. Best of --reps.
+"""
+import argparse
+import json
+import lzma
+import os
+import shutil
+import subprocess
+import sys
+import time
+
+
+def y4m_cut(src, dst, nframes, seed=0):
+    """The first nframes of an 8-bit 4:2:0 Y4M; seed > 0 nudges bytes (a different rendition)."""
+    data = open(src, "rb").read()
+    nl = data.index(b"\n")
+    hdr = data[:nl + 1]
+    toks = hdr.split()
+    w = int([t for t in toks if t.startswith(b"W")][0][1:])
+    h = int([t for t in toks if t.startswith(b"H")][0][1:])
+    fsz = w * h * 3 // 2
+    out, pos = [hdr], nl + 1
+    for _ in range(nframes):
+        e = data.index(b"\n", pos) + 1
+        fr = bytearray(data[pos:e + fsz])
+        for k in range(e - pos + seed, len(fr), 89 + seed) if seed else ():
+            fr[k] = (fr[k] + 5) & 0xFF
+        out.append(bytes(fr))
+        pos = e + fsz
+    open(dst, "wb").write(b"".join(out))
+    return dst
+
+
+def timed(cmd, **kw):
+    t = time.perf_counter()
+    p = subprocess.run(cmd, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, **kw)
+    dt = time.perf_counter() - t
+    if p.returncode != 0:
+        raise SystemExit("failed (%d): %s\n%s" % (p.returncode, " ".join(cmd[:8]), p.stderr.decode()))
+    return dt
+
+
+def best(reps, fn):
+    return min(fn() for _ in range(reps))
+
+
+def main():
+    ap = argparse.ArgumentParser()
+    ap.add_argument("exe")
+    ap.add_argument("golden")
+    ap.add_argument("work")
+    ap.add_argument("--backends", default="cpu")
+    ap.add_argument("--reps", type=int, default=3)
+    ap.add_argument("--pairs", type=int, default=200)
+    a = ap.parse_args()
+    os.makedirs(a.work, exist_ok=True)
+    full_ref = os.path.join(a.work, "ref48.y4m")
+    full_dis = os.path.join(a.work, "dis48.y4m")
+    for src, dst in (("seeding_576x324_420p8_48f.y4m.xz", full_ref),
+                     ("seeding_576x324_420p8_48f_x264crf40.y4m.xz", full_dis)):
+        if not os.path.exists(dst):
+            with lzma.open(os.path.join(a.golden, "clips", src)) as f, open(dst, "wb") as g:
+                shutil.copyfileobj(f, g)
+    ncpu = os.cpu_count() or 1
+    summary = {"ncpu": ncpu}
+
+    # ladder of 4, one thread
+    rends = [full_dis] + [y4m_cut(full_dis, os.path.join(a.work, "r%d.y4m" % i), 48, seed=i)
+                          for i in (1, 2, 3)]
+    base = [a.exe, "-r", full_ref, "--threads", "1", "--json", "-q"]
+    sep = best(a.reps, lambda: sum(timed(base + ["-d", d, "-o", os.devnull]) for d in rends))
+    lad_cmd = base + sum((["-d", d] for d in rends), []) + ["-o", os.path.join(a.work, "l{i}.json")]
+    lad = best(a.reps, lambda: timed(lad_cmd))
+    print("ladder of 4 (576x324, 48 frames, 1 thread): 4 separate runs %.3f s, ladder %.3f s: "
+          "%.2fx the time" % (sep, lad, lad / sep))
+    summary["ladder"] = {"separate_s": sep, "ladder_s": lad, "ratio": lad / sep}
+
+    # 200 short pairs
+    pdir = os.path.join(a.work, "pairs")
+    os.makedirs(pdir, exist_ok=True)
+    ref24 = y4m_cut(full_ref, os.path.join(pdir, "ref24.y4m"), 24)
+    dis24 = [y4m_cut(full_dis, os.path.join(pdir, "dis24_%d.y4m" % i), 24, seed=i) for i in range(4)]
+    rows = []
+    for i in range(a.pairs):
+        r = os.path.join(pdir, "ref_%03d.y4m" % i)
+        if not os.path.lexists(r):
+            os.symlink(os.path.basename(ref24), r)
+        rows.append((r, dis24[i % 4]))
+    man = os.path.join(a.work, "pairs.csv")
+    with open(man, "w") as f:
+        f.write("ref,dis\n")
+        for r, d in rows:
+            f.write("%s,%s\n" % (r, d))
+    args_file = os.path.join(a.work, "pairs.args")
+    with open(args_file, "w") as f:
+        for r, d in rows:
+            f.write("%s\n%s\n" % (r, d))
+    summary["batch"] = {}
+    for be in a.backends.split(","):
+        cmd = "%s -r \"$1\" -d \"$2\" --backend %s --threads 1 --json -q -o /dev/null" % (a.exe, be)
+        procs = {}
+        for par in sorted({1, ncpu}):
+            procs[par] = best(a.reps, lambda: timed(
+                ["xargs", "-d", "\\n", "-n", "2", "-P", str(par), "sh", "-c", cmd, "sh"],
+                stdin=open(args_file)))
+        threads = str(ncpu)
+        res = os.path.join(a.work, "res-%s.jsonl" % be)
+        bt = best(a.reps, lambda: timed([a.exe, "--batch", man, "--backend", be, "--threads", threads,
+                                          "-q", "-o", res]))
+        floor = min(procs.values())
+        lines = open(res).read().splitlines()
+        ok = len(lines) == a.pairs and all("error" not in l for l in lines)
+        print("%d pairs (576x324, 24 frames), %s: processes %s; batch --threads %s %.3f s: %.2fx "
+              "faster than the best process run%s" % (
+                  a.pairs, be, ", ".join("-P %d %.3f s" % kv for kv in sorted(procs.items())),
+                  threads, bt, floor / bt, "" if ok else " (RESULTS INCOMPLETE)"))
+        summary["batch"][be] = {"processes_s": {str(k): v for k, v in procs.items()},
+                                "batch_s": bt, "speedup": floor / bt, "complete": ok}
+    print(json.dumps(summary))
+
+
+if __name__ == "__main__":
+    main()
