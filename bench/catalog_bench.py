@@ -128,6 +128,10 @@ def main():
                   threads, bt, floor / bt, "" if ok else " (RESULTS INCOMPLETE)"))
         summary["batch"][be] = {"processes_s": {str(k): v for k, v in procs.items()},
                                 "batch_s": bt, "speedup": floor / bt, "complete": ok}
+    outs = {be: open(os.path.join(a.work, "res-%s.jsonl" % be)).read() for be in a.backends.split(",")}
+    same = len(set(outs.values())) == 1
+    print("batch results identical across backends %s: %s" % (a.backends, same))
+    summary["backends_identical"] = same
     print(json.dumps(summary))
 
 

@@ -517,6 +517,9 @@ static int load_csv(char *text, const char *path, SqPair **pairs, int *n, char *
         snprintf(where, sizeof where, "%s:%d", path, at);
         ret = csv_record(&p, fl, &nfl, &lineno);
         lineno++;
+        if (ret)
+            for (int i = 0; i < nfl; i++)
+                free(fl[i]);
         if (ret == -EINVAL || ret == -E2BIG) {
             snprintf(err, errlen, "%s: %s", where, ret == -EINVAL ? "a quote is not closed or "
                      "text follows a closing quote" : "too many columns");
