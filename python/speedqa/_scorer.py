@@ -268,7 +268,8 @@ class Scorer:
         for idx, (obj, iface) in enumerate(iface_list):
             shape = tuple(iface["shape"])
             dt = np.dtype(iface["typestr"])
-            if dt.kind != "u" or dt.itemsize != self._dtype.itemsize:
+            # signed types too: PyTorch has no uint16 (samples < 2^15 are the same bits)
+            if dt.kind not in "ui" or dt.itemsize != self._dtype.itemsize:
                 raise _einval("%s plane %d: CUDA array typestr %s, a %d-bit video needs %s"
                               % (side, idx, iface["typestr"], self.bitdepth, self._dtype.name))
             if dt.itemsize > 1 and dt.byteorder not in ("=", "|") and \
