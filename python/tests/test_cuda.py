@@ -67,11 +67,11 @@ def test_cuda_interface_reaches_library_as_device_memory():
               np.zeros((h // 2, w // 2), np.uint8)]
     with speedqa.Scorer(w, h, "420", 8) as s:  # CPU backend: device memory is refused
         with pytest.raises(speedqa.Error) as e:
-            s.send([FakeDeviceArray(p) for p in planes], planes)
+            s.send([FakeDeviceArray(planes[0])] + planes[1:], planes)
         assert "mixes" in e.value.message
         with pytest.raises(speedqa.Error) as e:
             s.send([FakeDeviceArray(p) for p in planes], [FakeDeviceArray(p) for p in planes])
-        assert e.value.message and "mixes" not in e.value.message
+        assert "memory" in e.value.message  # the library's own message
         with pytest.raises(speedqa.Error) as e:  # non-contiguous columns: no silent copy
             s.send([FakeDeviceArray(np.zeros((h, 2 * w), np.uint8)[:, ::2])] +
                    [FakeDeviceArray(p) for p in planes[1:]], planes)
