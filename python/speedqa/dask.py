@@ -190,7 +190,7 @@ def main(argv=None):
         if args.backend in GPU_BACKENDS:
             kw["resources"] = {"GPU": 1}
         cluster = LocalCluster(n_workers=args.local_workers, threads_per_worker=1,
-                               processes=True, dashboard_address=None, **kw)
+                               processes=True, host="127.0.0.1", dashboard_address=":0", **kw)
         client = Client(cluster)
     try:
         lines = run_batch(client, entries, args.output, args.backend, args.threads,

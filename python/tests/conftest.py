@@ -43,6 +43,10 @@ def _find_cli():
 
 _find_lib()
 _find_cli()
+# absolute: tests chdir, and worker processes inherit the environment
+for _k in ("SPEEDQA_LIB", "SPEEDQA_CLI"):
+    if os.environ.get(_k) and os.sep in os.environ[_k]:
+        os.environ[_k] = os.path.abspath(os.environ[_k])
 
 
 @pytest.fixture(scope="session")
