@@ -147,6 +147,38 @@ def _cuda_sync(stream):
         raise Error(-_errno.EIO, "cuStreamSynchronize on the array's stream failed (%d)" % r)
 
 
+class _LogSink:
+    """The library's log lines of the current call (the logger callback);
+    passes them on to a user logger(level, line) too."""
+
+    def __init__(self, user):
+        self.user = user
+        self.lines = []
+        self.lock = threading.Lock()
+
+    def __call__(self, cookie, level, msg):
+        text = msg.decode("utf-8", "replace") if msg else ""
+        with self.lock:
+            self.lines.append((level, text))
+            del self.lines[:-16]
+        if self.user is not None:
+            try:
+                self.user(level, text)
+            except Exception:  # noqa: BLE001 - never raise into C
+                pass
+
+    def clear(self):
+        with self.lock:
+            self.lines.clear()
+
+    def last(self):
+        """The last error line of the call (else the last line), or None."""
+        with self.lock:
+            errs = [m for lvl, m in self.lines if lvl == L.LOG_ERROR] or \
+                [m for _, m in self.lines]
+        return errs[-1] if errs else None
+
+
 class Scorer:
     """Scores frame pairs with libspeedqa.
 
@@ -176,21 +208,9 @@ class Scorer:
         self._shapes = plane_shapes(self.width, self.height, fmt)
         self._max_shapes = file_plane_shapes(self.width, self.height, fmt)
         self._dtype = np.dtype(np.uint8) if self.bitdepth <= 8 else np.dtype("=u2")
-        self._messages = []
-        self._msg_lock = threading.Lock()
-        self._user_logger = logger
-
-        def _log(cookie, level, msg):
-            text = msg.decode("utf-8", "replace") if msg else ""
-            with self._msg_lock:
-                self._messages.append((level, text))
-                del self._messages[:-16]
-            if self._user_logger is not None:
-                try:
-                    self._user_logger(level, text)
-                except Exception:
-                    pass
-        self._log_cb = L.Logger(_log)
+        # the callback holds the sink, not the Scorer (no reference cycle)
+        self._sink = _LogSink(logger)
+        self._log_cb = L.Logger(self._sink)
 
         s = L.Settings()
         lib.speedqa_default_settings(ctypes.byref(s))
@@ -216,8 +236,13 @@ class Scorer:
         if cpu_mask is not None:
             s.cpu_mask = int(cpu_mask)
         s.logger = self._log_cb
-        s.log_level = self._LEVELS.get(log_level, log_level) if isinstance(log_level, str) \
-            else int(log_level)
+        if isinstance(log_level, str):
+            if log_level.lower() not in self._LEVELS:
+                raise _einval("unknown log_level %r (one of %s)"
+                              % (log_level, ", ".join(self._LEVELS)))
+            s.log_level = self._LEVELS[log_level.lower()]
+        else:
+            s.log_level = int(log_level)
         r = self._call(lib.speedqa_open, ctypes.byref(self._ctx), ctypes.byref(s))
         if r < 0:
             self._ctx = ctypes.c_void_p()
@@ -228,15 +253,11 @@ class Scorer:
 
     # -- errors ------------------------------------------------------------
     def _call(self, fn, *args):
-        with self._msg_lock:
-            self._messages.clear()
+        self._sink.clear()
         return fn(*args)
 
     def _error(self, code):
-        with self._msg_lock:
-            errs = [m for lvl, m in self._messages if lvl == L.LOG_ERROR] or \
-                [m for _, m in self._messages]
-        return Error(code, errs[-1] if errs else None)
+        return Error(code, self._sink.last())
 
     # -- pictures ----------------------------------------------------------
     def _host_plane(self, a, idx, side):

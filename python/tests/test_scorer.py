@@ -338,3 +338,13 @@ def test_version_and_document_shape(cli, pair):
     assert list(got) == list(doc)
     assert isinstance(got["fps"], float)
     json.dumps(got)
+
+
+def test_logger_receives_library_lines():
+    lines = []
+    with pytest.raises(speedqa.Error) as e:
+        speedqa.Scorer(64, 64, "420", 8, features=["bogus"],
+                       logger=lambda level, line: lines.append((level, line)))
+    assert (L.LOG_ERROR, e.value.message) in lines
+    with pytest.raises(speedqa.Error):
+        speedqa.Scorer(64, 64, "420", 8, log_level="loud")
