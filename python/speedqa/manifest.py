@@ -51,9 +51,12 @@ def _lines(text):
 def parse_manifest(text, name="manifest"):
     """A list of entries {"ref", "dis", "features" (list or None), "output" (or
     absent), "line"}. ManifestError on a malformed manifest."""
-    stripped = text.lstrip()
+    if text.startswith("\ufeff"):
+        text = text[1:]
+    # JSON lines when the first character is '{' (also after '#' lines)
+    first = next((line for _, line in _lines(text)), "")
     entries = []
-    if stripped.startswith("{"):
+    if first.lstrip().startswith("{"):
         for no, line in _lines(text):
             try:
                 obj = json.loads(line)

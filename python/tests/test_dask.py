@@ -99,7 +99,7 @@ def test_parse_manifest_csv_and_jsonl():
         ("r1.y4m", "d 1.y4m", ["speed_chroma=speed_kernelscale=0.5", "speed_temporal"],
          "o,1.json"),
         ('r"2".y4m', "d2.y4m", None, None)]
-    jl = ('\n{"ref": "a", "dis": "b", "features": ["speed_temporal"], "output": "x.json"}\n'
+    jl = ('# comment first\n\n{"ref": "a", "dis": "b", "features": ["speed_temporal"], "output": "x.json"}\n'
           '# skip\n\n{"dis": "d", "ref": "c", "features": "speed_chroma;speed_temporal"}\n'
           '{"ref": "e", "dis": "f"}\n')
     es = M.parse_manifest(jl)
