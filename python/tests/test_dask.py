@@ -276,3 +276,45 @@ def test_worker_killed_mid_run(short_pairs, pair, tmp_path, monkeypatch):
         assert "error" not in g, g
         want = a if g["ref"] == "r.y4m" else b
         assert g["frames"] == 48 and g["pooled_metrics"] == want["pooled_metrics"]
+
+
+def test_gpu_backend_requests_gpu_resource(pair, tmp_path, monkeypatch):
+    """backend cuda: tasks ask for GPU=1; a worker offering it runs them (here
+    the library answers for the GPU: scores, or one error line per pair)."""
+    import threading
+    monkeypatch.chdir(tmp_path)
+    ref, dis = pair("444p8")
+    cut(ref, tmp_path / "r.y4m", 2)
+    cut(dis, tmp_path / "d.y4m", 2)
+    entries = [{"ref": "r.y4m", "dis": "d.y4m", "features": None}] * 2
+    c = distributed.LocalCluster(n_workers=1, processes=False, resources={"GPU": 1},
+                                 dashboard_address=":0")
+    client = distributed.Client(c)
+    seen = []
+    orig = client.submit
+
+    def submit(*a, **kw):
+        seen.append(kw.get("resources"))
+        return orig(*a, **kw)
+    client.submit = submit
+    out = {}
+    try:
+        t = threading.Thread(target=lambda: out.setdefault(
+            "lines", SD.run_batch(client, entries, "res.jsonl", backend="cuda")))
+        t.start()
+        t.join(60)
+        assert not t.is_alive(), "GPU tasks were never scheduled"
+    finally:
+        client.close()
+        c.close()
+    assert seen == [{"GPU": 1}] * 2
+    lines = out["lines"]
+    assert len(lines) == 2 and read_lines("res.jsonl") == lines
+    for ln in lines:
+        if "error" in ln:
+            try:
+                speedqa.Scorer(640, 360, "444", 8, backend="cuda")
+            except speedqa.Error as e:
+                assert e.message in ln["error"]
+        else:
+            assert ln["pooled_metrics"] == speedqa.score_files("r.y4m", "d.y4m")["pooled_metrics"]
