@@ -13,7 +13,7 @@ import pytest
 
 import speedqa
 from speedqa import manifest as M
-from conftest import PAIRS, ROOT, strip_fps, write_y4m, y4m_split
+from conftest import ROOT, strip_fps, write_y4m, y4m_split
 
 distributed = pytest.importorskip("distributed")
 import speedqa.dask as SD  # noqa: E402
