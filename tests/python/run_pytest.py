@@ -15,7 +15,7 @@ def main():
             print("%s is not importable by %s: skipped" % (mod, sys.executable))
             return 77
     env = dict(os.environ, PYTHONDONTWRITEBYTECODE="1")
-    cmd = [sys.executable, "-m", "pytest", "-q", "-p", "no:cacheprovider", "-rs", tests]
+    cmd = [sys.executable, "-m", "pytest", "-q", "-p", "no:cacheprovider", "-rs", "--durations=5", tests]
     print(" ".join(cmd), flush=True)
     return subprocess.call(cmd, env=env)
 
