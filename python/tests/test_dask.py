@@ -212,7 +212,7 @@ def test_batch_equals_cli_batch(cli, cluster, short_pairs, monkeypatch, precisio
     rows = [dict(r, output=r["output"].replace(".json", "-cli.json") if r["output"] else "")
             for r in rows]
     man = write_csv("m-cli.csv", rows, order=("ref", "dis", "features", "output"))
-    p = subprocess.run([cli, "--batch", man, "-o", "cli.jsonl", "--precision", precision, "-q"],
+    p = subprocess.run([cli, "--batch", man, "-o", "cli.jsonl", "--precision", precision],
                        capture_output=True, text=True, timeout=120)
     assert p.returncode == 0, p.stderr
     cli_lines = read_lines("cli.jsonl")
