@@ -74,9 +74,27 @@ def run_batch(client, entries, results_path, backend="cpu", threads=1, precision
     """Score entries on client; write results_path (JSON lines, manifest order).
     Returns the result lines (dicts). on_task_done(n_done, n_tasks) is called
     on the client after each task (tests use it)."""
+    _m.format_value(0.0, precision)
+    # the results go next to results_path, renamed into place when complete
+    tmp = "%s.tmp-%d" % (results_path, os.getpid())
+    out = open(tmp, "w")
+    try:
+        with out:
+            lines = _run(client, entries, out, backend, threads, precision, chunk_frames,
+                         on_task_done)
+        os.replace(tmp, results_path)
+    except BaseException:
+        try:
+            os.unlink(tmp)
+        except OSError:
+            pass
+        raise
+    return lines
+
+
+def _run(client, entries, out, backend, threads, precision, chunk_frames, on_task_done):
     from distributed import as_completed
 
-    _m.format_value(0.0, precision)
     plans = plan(entries, chunk_frames)
     resources = {"GPU": 1} if backend in GPU_BACKENDS else None
     token = uuid.uuid4().hex[:12]
@@ -101,18 +119,18 @@ def run_batch(client, entries, results_path, backend="cpu", threads=1, precision
         if isinstance(p, str):
             lines[i] = _m.result_line(entries[i], error=p, precision=precision)
 
-    tmp = "%s.tmp-%d" % (results_path, os.getpid())
     written = 0
     ntasks, ndone = len(futures), 0
-    with open(tmp, "w") as out:
-        def flush_prefix():
-            nonlocal written
-            while written < len(lines) and lines[written] is not None:
-                out.write(json.dumps(lines[written]) + "\n")
-                written += 1
-            out.flush()
 
-        flush_prefix()
+    def flush_prefix():
+        nonlocal written
+        while written < len(lines) and lines[written] is not None:
+            out.write(json.dumps(lines[written]) + "\n")
+            written += 1
+        out.flush()
+
+    flush_prefix()
+    try:
         for fut in as_completed(list(futures)):
             i, c = futures.pop(fut)
             try:
@@ -129,8 +147,10 @@ def run_batch(client, entries, results_path, backend="cpu", threads=1, precision
                     flush_prefix()
             if on_task_done is not None:
                 on_task_done(ndone, ntasks)
-        flush_prefix()
-    os.replace(tmp, results_path)
+    finally:
+        for f in futures:  # an interrupted run leaves nothing queued
+            f.cancel()
+    flush_prefix()
     return lines
 
 
@@ -195,6 +215,10 @@ def main(argv=None):
     try:
         lines = run_batch(client, entries, args.output, args.backend, args.threads,
                           args.precision, args.chunk_frames)
+    except OSError as e:
+        print("speedqa.dask: error: %s: %s" % (e.filename or args.output, e.strerror),
+              file=sys.stderr)
+        return 1
     finally:
         client.close()
         if cluster is not None:

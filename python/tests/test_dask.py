@@ -318,3 +318,11 @@ def test_gpu_backend_requests_gpu_resource(pair, tmp_path, monkeypatch):
                 assert e.message in ln["error"]
         else:
             assert ln["pooled_metrics"] == speedqa.score_files("r.y4m", "d.y4m")["pooled_metrics"]
+
+
+def test_results_file_unwritable(cluster, tmp_path, monkeypatch):
+    monkeypatch.chdir(tmp_path)
+    with pytest.raises(OSError):
+        SD.run_batch(cluster, [{"ref": "a.y4m", "dis": "b.y4m", "features": None}],
+                     "no/such/dir/res.jsonl")
+    assert os.listdir(tmp_path) == []
