@@ -1,0 +1,20 @@
+"""speedqa: SpEED-QA video quality features (speed_chroma, speed_temporal)
+with Netflix libvmaf's numbers, through libspeedqa (ctypes).
+
+    import speedqa
+    with speedqa.Scorer(1920, 1080, "420", 8) as s:
+        for ref, dis in frames:          # (Y, U, V) numpy planes each
+            for r in s.send(ref, dis):
+                print(r["frame"], r["speed_chroma_uv"], r["speed_temporal"])
+        rest = s.flush()
+
+    doc = speedqa.score_files("ref.y4m", "dis.y4m")   # the vmaf JSON document
+
+The library is SPEEDQA_LIB when set, else the system's libspeedqa.
+"""
+from ._scorer import Error, Scorer, check_features, parse_pix_fmt, pool, version
+from ._files import open_video, score_files, format_value
+
+__all__ = ["Error", "Scorer", "check_features", "parse_pix_fmt", "pool", "version",
+           "open_video", "score_files", "format_value"]
+__version__ = "0.1.0"

@@ -1,0 +1,460 @@
+"""Scorer: numpy (or CUDA array) frames in, libvmaf-named scores out."""
+import ctypes
+import errno as _errno
+import re
+import threading
+
+import numpy as np
+
+from . import _lib as L
+
+
+class Error(Exception):
+    """A libspeedqa failure: code is the negative errno the library returned,
+    errno its positive value, message the library's one-line log message (or
+    its strerror text when it logged nothing)."""
+
+    def __init__(self, code, message=None):
+        code = -abs(int(code))
+        if not message:
+            try:
+                message = L.lib().speedqa_strerror(code).decode("utf-8", "replace")
+            except OSError:
+                message = _errno.errorcode.get(-code, str(code))
+        super().__init__(message)
+        self.code = code
+        self.errno = -code
+        self.message = message
+
+    def __str__(self):
+        name = _errno.errorcode.get(self.errno, str(self.errno))
+        return "%s (%s)" % (self.message, name)
+
+
+def _einval(msg):
+    return Error(-_errno.EINVAL, msg)
+
+
+_PIX = {"400": L.PIX_400, "420": L.PIX_420, "422": L.PIX_422, "444": L.PIX_444}
+
+
+def parse_pix_fmt(pix_fmt, bitdepth=None):
+    """'420' (or 420, or the enum value) and ffmpeg-style names 'yuv420p',
+    'yuv420p10le', 'gray', 'gray12le' -> (fmt, bits per sample or None).
+    A bit depth in the name must agree with bitdepth when both are given."""
+    if isinstance(pix_fmt, int) and not isinstance(pix_fmt, bool):
+        if pix_fmt in (0, 1, 2, 3):
+            return pix_fmt, bitdepth
+        pix_fmt = str(pix_fmt)
+    s = str(pix_fmt).lower().strip()
+    if s in _PIX:
+        return _PIX[s], bitdepth
+    m = re.fullmatch(r"(?:yuv(420|422|444)p|(gray|mono))(\d*)(le)?", s)
+    if not m:
+        raise _einval("unknown pixel format %r (420, 422, 444, 400 or yuv420p style)"
+                      % (pix_fmt,))
+    fmt = _PIX[m.group(1)] if m.group(1) else L.PIX_400
+    bpc = int(m.group(3)) if m.group(3) else 8
+    if bitdepth is not None and int(bitdepth) != bpc:
+        raise _einval("pixel format %r is %d-bit, bitdepth says %d" % (pix_fmt, bpc, bitdepth))
+    return fmt, bpc
+
+
+def plane_shapes(width, height, fmt):
+    """Plane shapes (rows, columns) the library reads: libvmaf's rounded-down chroma."""
+    if fmt == L.PIX_400:
+        return [(height, width)]
+    cw = width if fmt == L.PIX_444 else width >> 1
+    ch = height >> 1 if fmt == L.PIX_420 else height
+    return [(height, width), (ch, cw), (ch, cw)]
+
+
+def file_plane_shapes(width, height, fmt):
+    """Plane shapes as Y4M / raw files store them (rounded-up chroma)."""
+    if fmt == L.PIX_400:
+        return [(height, width)]
+    cw = width if fmt == L.PIX_444 else (width + 1) >> 1
+    ch = (height + 1) >> 1 if fmt == L.PIX_420 else height
+    return [(height, width), (ch, cw), (ch, cw)]
+
+
+def pool(values):
+    """Pool a sequence of numbers as libvmaf does (speedqa_pool):
+    {"min", "max", "mean", "harmonic_mean"}."""
+    arr = np.ascontiguousarray(np.asarray(values, dtype=np.float64).ravel())
+    out = L.Pooled()
+    r = L.lib().speedqa_pool(arr.ctypes.data_as(ctypes.POINTER(ctypes.c_double)),
+                             arr.size, 1, ctypes.byref(out))
+    if r < 0:
+        raise Error(r, "speedqa_pool: %s" % ("no values" if arr.size == 0 else
+                                             L.lib().speedqa_strerror(r).decode()))
+    return {"min": out.min, "max": out.max, "mean": out.mean,
+            "harmonic_mean": out.harmonic_mean}
+
+
+def check_features(features):
+    """Raise Error with the library's message unless every feature string is valid."""
+    arr, _keep = _feature_array(features)
+    buf = ctypes.create_string_buffer(512)
+    r = L.lib().speedqa_check_features(arr, buf, len(buf))
+    if r < 0:
+        raise Error(r, buf.value.decode("utf-8", "replace"))
+
+
+def _feature_array(features):
+    if features is None:
+        return None, None
+    if isinstance(features, (str, bytes)):
+        features = [features]
+    enc = [f.encode() if isinstance(f, str) else bytes(f) for f in features]
+    arr = (ctypes.c_char_p * (len(enc) + 1))(*enc, None)
+    return arr, enc
+
+
+def version():
+    return L.lib().speedqa_version().decode()
+
+
+class _Plane:
+    """One plane as the library takes it: address, byte stride, memory kind."""
+    __slots__ = ("ptr", "stride", "shape", "keep")
+
+    def __init__(self, ptr, stride, shape, keep):
+        self.ptr, self.stride, self.shape, self.keep = ptr, stride, shape, keep
+
+
+def _cuda_interface(obj):
+    try:
+        return obj.__cuda_array_interface__
+    except AttributeError:
+        return None
+    except Exception:  # e.g. a CPU torch tensor raises
+        return None
+
+
+def _cuda_sync(stream):
+    """Wait for the producer's stream (CUDA array interface v3 'stream')."""
+    if stream is None:
+        return
+    try:
+        cuda = ctypes.CDLL("libcuda.so.1")
+    except OSError:
+        return
+    cuda.cuStreamSynchronize.argtypes = [ctypes.c_void_p]
+    cuda.cuStreamSynchronize.restype = ctypes.c_int
+    r = cuda.cuStreamSynchronize(ctypes.c_void_p(int(stream)))
+    if r != 0:
+        raise Error(-_errno.EIO, "cuStreamSynchronize on the array's stream failed (%d)" % r)
+
+
+class _LogSink:
+    """The library's log lines of the current call (the logger callback);
+    passes them on to a user logger(level, line) too."""
+
+    def __init__(self, user):
+        self.user = user
+        self.lines = []
+        self.lock = threading.Lock()
+
+    def __call__(self, cookie, level, msg):
+        text = msg.decode("utf-8", "replace") if msg else ""
+        with self.lock:
+            self.lines.append((level, text))
+            del self.lines[:-16]
+        if self.user is not None:
+            try:
+                self.user(level, text)
+            except Exception:  # noqa: BLE001 - never raise into C
+                pass
+
+    def clear(self):
+        with self.lock:
+            self.lines.clear()
+
+    def last(self):
+        """The last error line of the call (else the last line), or None."""
+        with self.lock:
+            errs = [m for lvl, m in self.lines if lvl == L.LOG_ERROR] or \
+                [m for _, m in self.lines]
+        return errs[-1] if errs else None
+
+
+class Scorer:
+    """Scores frame pairs with libspeedqa.
+
+    Scorer(width, height, pix_fmt, bitdepth, features=None, backend="cpu",
+           threads=1, device=None, cpu_mask=None, log_level="warning", logger=None)
+
+    send(ref, dis) takes one frame pair and returns the results that became
+    available (a list of dicts, maybe empty: with threads > 1 results lag);
+    flush() ends the sequence and returns the rest. Each result dict has the
+    libvmaf score names as keys, plus "frame" (the 0-based pair index since
+    open), "sequence" and "sequence_frame".
+    """
+
+    _LEVELS = {"error": L.LOG_ERROR, "warning": L.LOG_WARNING, "info": L.LOG_INFO,
+               "debug": L.LOG_DEBUG}
+
+    def __init__(self, width, height, pix_fmt="420", bitdepth=8, features=None,
+                 backend="cpu", threads=1, device=None, cpu_mask=None,
+                 log_level="warning", logger=None):
+        lib = L.lib()
+        self._ctx = ctypes.c_void_p()
+        fmt, bpc = parse_pix_fmt(pix_fmt, bitdepth)
+        if bpc is None:
+            bpc = 8
+        self.width, self.height, self.fmt, self.bitdepth = int(width), int(height), fmt, int(bpc)
+        self.pix_fmt = lib.speedqa_pix_fmt_name(fmt).decode()
+        self._shapes = plane_shapes(self.width, self.height, fmt)
+        self._max_shapes = file_plane_shapes(self.width, self.height, fmt)
+        self._dtype = np.dtype(np.uint8) if self.bitdepth <= 8 else np.dtype("=u2")
+        # the callback holds the sink, not the Scorer (no reference cycle)
+        self._sink = _LogSink(logger)
+        self._log_cb = L.Logger(self._sink)
+
+        s = L.Settings()
+        lib.speedqa_default_settings(ctypes.byref(s))
+        f = L.Format(self.width, self.height, fmt, self.bitdepth)
+        s.ref = f
+        s.dis = L.Format(self.width, self.height, fmt, self.bitdepth)
+        self._features, self._features_keep = _feature_array(features)
+        s.features = self._features
+        s.n_threads = int(threads)
+        if isinstance(backend, str):
+            if backend.lower() not in L.BACKENDS:
+                raise _einval("unknown backend %r (one of %s)" % (backend, ", ".join(L.BACKENDS)))
+            s.backend = L.BACKENDS[backend.lower()]
+        else:
+            s.backend = int(backend)
+        self._device_name = None
+        if device is not None:
+            if isinstance(device, str) and not device.lstrip("-").isdigit():
+                self._device_name = device.encode()
+                s.device_name = self._device_name
+            else:
+                s.device = int(device)
+        if cpu_mask is not None:
+            s.cpu_mask = int(cpu_mask)
+        s.logger = self._log_cb
+        if isinstance(log_level, str):
+            if log_level.lower() not in self._LEVELS:
+                raise _einval("unknown log_level %r (one of %s)"
+                              % (log_level, ", ".join(self._LEVELS)))
+            s.log_level = self._LEVELS[log_level.lower()]
+        else:
+            s.log_level = int(log_level)
+        r = self._call(lib.speedqa_open, ctypes.byref(self._ctx), ctypes.byref(s))
+        if r < 0:
+            self._ctx = ctypes.c_void_p()
+            raise self._error(r)
+        n = lib.speedqa_score_count(self._ctx)
+        self.names = [lib.speedqa_score_name(self._ctx, i).decode() for i in range(n)]
+        self.backend = lib.speedqa_backend_name(self._ctx).decode()
+
+    # -- errors ------------------------------------------------------------
+    def _call(self, fn, *args):
+        self._sink.clear()
+        return fn(*args)
+
+    def _error(self, code):
+        return Error(code, self._sink.last())
+
+    # -- pictures ----------------------------------------------------------
+    def _host_plane(self, a, idx, side):
+        a = np.asarray(a)
+        if a.dtype != self._dtype:
+            if a.dtype.kind == "u" and a.dtype.itemsize == self._dtype.itemsize:
+                a = a.astype(self._dtype)  # byte order
+            else:
+                raise _einval("%s plane %d: dtype %s, a %d-bit video needs %s"
+                              % (side, idx, a.dtype, self.bitdepth, self._dtype.name))
+        if a.ndim != 2:
+            raise _einval("%s plane %d: %d dimensions, expected 2 (rows, columns)"
+                          % (side, idx, a.ndim))
+        self._check_shape(a.shape, idx, side)
+        if a.strides[1] != a.itemsize:
+            a = np.ascontiguousarray(a)
+        return _Plane(a.ctypes.data, a.strides[0], a.shape, a)
+
+    def _check_shape(self, shape, idx, side):
+        lo, hi = self._shapes[idx], self._max_shapes[idx]
+        if not (lo[0] <= shape[0] <= hi[0] and lo[1] <= shape[1] <= hi[1]):
+            want = "%dx%d" % lo if lo == hi else "%dx%d or %dx%d" % (lo + hi)
+            raise _einval("%s plane %d: shape %dx%d, expected %s (rows x columns) for %dx%d %s"
+                          % (side, idx, shape[0], shape[1], want, self.width, self.height,
+                             self.pix_fmt))
+
+    def _cuda_planes(self, iface_list, side):
+        planes = []
+        for idx, (obj, iface) in enumerate(iface_list):
+            shape = tuple(iface["shape"])
+            dt = np.dtype(iface["typestr"])
+            # signed types too: PyTorch has no uint16 (samples < 2^15 are the same bits)
+            if dt.kind not in "ui" or dt.itemsize != self._dtype.itemsize:
+                raise _einval("%s plane %d: CUDA array typestr %s, a %d-bit video needs %s"
+                              % (side, idx, iface["typestr"], self.bitdepth, self._dtype.name))
+            if dt.itemsize > 1 and dt.byteorder not in ("=", "|") and \
+                    dt.byteorder != ("<" if np.little_endian else ">"):
+                raise _einval("%s plane %d: non-native byte order CUDA array" % (side, idx))
+            ptr = int(iface["data"][0])
+            strides = iface.get("strides")
+            if strides is None:
+                strides = tuple(int(np.prod(shape[i + 1:], dtype=np.int64)) * dt.itemsize
+                                for i in range(len(shape)))
+            planes.append((obj, shape, tuple(strides), ptr, dt.itemsize, iface.get("stream")))
+        out = []
+        for idx, (obj, shape, strides, ptr, isz, stream) in enumerate(planes):
+            if len(shape) != 2:
+                raise _einval("%s plane %d: %d dimensions, expected 2" % (side, idx, len(shape)))
+            self._check_shape(shape, idx, side)
+            if strides[1] != isz:
+                raise _einval("%s plane %d: CUDA array columns are not contiguous "
+                              "(stride %d bytes)" % (side, idx, strides[1]))
+            _cuda_sync(stream)
+            out.append(_Plane(ptr, strides[0], shape, obj))
+        return out
+
+    def _split(self, pic, side):
+        """The planes of one picture argument, as (object, cuda_interface or None)."""
+        nplanes = len(self._shapes)
+        iface = _cuda_interface(pic)
+        if isinstance(pic, (list, tuple)):
+            items = list(pic)
+            if nplanes == 1 and len(items) in (1, 3):
+                items = items[:1]
+            if len(items) != nplanes:
+                raise _einval("%s: %d planes given, %s needs %d"
+                              % (side, len(items), self.pix_fmt, nplanes))
+            return [(p, _cuda_interface(p)) for p in items]
+        if iface is not None:
+            shape = tuple(iface["shape"])
+            if nplanes == 1 and len(shape) == 2:
+                return [(pic, iface)]
+            if len(shape) == 3 and self.fmt == L.PIX_444:
+                dt = np.dtype(iface["typestr"])
+                strides = iface.get("strides") or tuple(
+                    int(np.prod(shape[i + 1:], dtype=np.int64)) * dt.itemsize for i in range(3))
+                ptr = int(iface["data"][0])
+                if shape[0] == 3:
+                    subs = [(shape[1:], strides[1:], ptr + i * strides[0]) for i in range(3)]
+                elif shape[2] == 3:
+                    subs = [(shape[:2], strides[:2], ptr + i * strides[2]) for i in range(3)]
+                else:
+                    raise _einval("%s: shape %s is neither 3xHxW nor HxWx3" % (side, shape))
+                return [(pic, {"shape": s, "strides": st, "data": (p, False),
+                               "typestr": iface["typestr"], "stream": iface.get("stream")})
+                        for s, st, p in subs]
+            raise _einval("%s: a CUDA array of shape %s; give a tuple of planes" % (side, shape))
+        a = np.asarray(pic)
+        if nplanes == 1 and a.ndim == 2:
+            return [(a, None)]
+        if a.ndim == 3 and self.fmt == L.PIX_444:
+            h, w = self.height, self.width
+            if a.shape[0] == 3 and a.shape[1:] == (h, w):
+                return [(a[i], None) for i in range(3)]
+            if a.shape[2] == 3 and a.shape[:2] == (h, w):
+                return [(a[:, :, i], None) for i in range(3)]
+            raise _einval("%s: shape %s is neither 3x%dx%d nor %dx%dx3"
+                          % (side, a.shape, h, w, h, w))
+        raise _einval("%s: expected a tuple of %d planes%s, got an array of shape %s"
+                      % (side, nplanes, " (or a 3xHxW / HxWx3 array)"
+                         if self.fmt == L.PIX_444 else "", a.shape))
+
+    def _picture(self, pic, side):
+        items = self._split(pic, side)
+        cuda = [i is not None for _, i in items]
+        if any(cuda) and not all(cuda):
+            raise _einval("%s: mixes CUDA and host planes" % side)
+        if all(cuda):
+            planes = self._cuda_planes(items, side)
+            memory = L.MEM_CUDA
+        else:
+            planes = [self._host_plane(p, i, side) for i, (p, _) in enumerate(items)]
+            memory = L.MEM_HOST
+        p = L.Picture()
+        for i, pl in enumerate(planes):
+            p.data[i] = pl.ptr
+            p.stride[i] = pl.stride
+        p.format = L.Format(self.width, self.height, self.fmt, self.bitdepth)
+        p.memory = memory
+        return p, planes
+
+    # -- scoring -----------------------------------------------------------
+    def _result(self, sc):
+        d = {"frame": sc.frame, "sequence": sc.sequence, "sequence_frame": sc.sequence_frame}
+        for i, name in enumerate(self.names):
+            d[name] = sc.values[i]
+        return d
+
+    def _drain(self, out, until_eof=False):
+        lib = L.lib()
+        sc = L.Scores()
+        while True:
+            r = self._call(lib.speedqa_receive, self._ctx, ctypes.byref(sc))
+            if r == 0:
+                out.append(self._result(sc))
+                continue
+            if r == L.EAGAIN and not until_eof:
+                return out
+            if r == L.EOF_CODE and until_eof:
+                return out
+            raise self._error(r)
+
+    def _check_open(self):
+        if not self._ctx:
+            raise Error(-_errno.EBADF, "the Scorer is closed")
+
+    def send(self, ref, dis):
+        """Score one frame pair; returns the results now available (list of dicts)."""
+        self._check_open()
+        pref, keep_r = self._picture(ref, "ref")
+        pdis, keep_d = self._picture(dis, "dis")
+        lib = L.lib()
+        out = []
+        while True:
+            r = self._call(lib.speedqa_send, self._ctx, ctypes.byref(pref), ctypes.byref(pdis))
+            if r != L.EAGAIN:
+                break
+            # queue full: speedqa_receive blocks for the oldest frame
+            sc = L.Scores()
+            r2 = self._call(lib.speedqa_receive, self._ctx, ctypes.byref(sc))
+            if r2 == 0:
+                out.append(self._result(sc))
+            elif r2 != L.EAGAIN:
+                raise self._error(r2)
+        del keep_r, keep_d  # the library copied the planes (no release callback)
+        if r < 0:
+            raise self._error(r)
+        return self._drain(out)
+
+    def flush(self):
+        """End the sequence; returns every result not yet returned."""
+        self._check_open()
+        r = self._call(L.lib().speedqa_flush, self._ctx)
+        if r < 0:
+            raise self._error(r)
+        return self._drain([], until_eof=True)
+
+    def score(self, frames):
+        """Score an iterable of (ref, dis) pairs, then flush; returns every result."""
+        out = []
+        for ref, dis in frames:
+            out += self.send(ref, dis)
+        return out + self.flush()
+
+    def close(self):
+        if self._ctx:
+            L.lib().speedqa_close(ctypes.byref(self._ctx))
+            self._ctx = ctypes.c_void_p()
+
+    def __enter__(self):
+        return self
+
+    def __exit__(self, *exc):
+        self.close()
+
+    def __del__(self):
+        try:
+            self.close()
+        except Exception:
+            pass
