@@ -33,6 +33,8 @@ typedef struct Task {
 
 typedef struct Batch {
     const CliSettings *cfg;
+    CliSettings *dev_cfg;   /* --device all: worker w's settings name device w */
+    int next_worker;
     SqPair *pairs;
     int npairs;
     char **line;        /* result line of each pair (no newline), NULL until done */
@@ -127,7 +129,7 @@ static void write_ready(Batch *b)
 }
 
 /* Score one group: per-pair reports go through the temp-file protocol. */
-static void run_task(Batch *b, const Task *t, SqJobCache *cache)
+static void run_task(Batch *b, const Task *t, SqJobCache *cache, const CliSettings *cfg)
 {
     SqJobStream *st = calloc((size_t)t->n, sizeof *st);
     SqOutFile *of = calloc((size_t)t->n, sizeof *of);
@@ -172,7 +174,7 @@ static void run_task(Batch *b, const Task *t, SqJobCache *cache)
     if (run_idx && runst && nrun) {
         for (int k = 0; k < nrun; k++)
             runst[k] = st[run_idx[k]];
-        const SqJob job = { .cfg = b->cfg, .ref_path = p0->ref,
+        const SqJob job = { .cfg = cfg, .ref_path = p0->ref,
                             .features = p0->nfeat ? (const char *const *)p0->features : NULL,
                             .threads = b->threads_each, .batch = 1, .cache = cache };
         sq_job_run(&job, runst, nrun);
@@ -219,13 +221,17 @@ static void *worker(void *arg)
 {
     Batch *b = arg;
     SqJobCache *cache = sq_job_cache_new();
+    pthread_mutex_lock(&b->mu);
+    const CliSettings *cfg = b->dev_cfg ? &b->dev_cfg[b->next_worker] : b->cfg;
+    b->next_worker++;
+    pthread_mutex_unlock(&b->mu);
     for (;;) {
         pthread_mutex_lock(&b->mu);
         const int t = b->next_task < b->ntasks ? b->next_task++ : -1;
         pthread_mutex_unlock(&b->mu);
         if (t < 0)
             break;
-        run_task(b, &b->task[t], cache);
+        run_task(b, &b->task[t], cache, cfg);
     }
     sq_job_cache_free(&cache);
     return NULL;
@@ -400,7 +406,29 @@ int sq_batch_run(const CliSettings *cfg)
     }
     const int threads = sq_cli_threads(cfg) > 0 ? sq_cli_threads(cfg) : 1;
     const int gpu = cfg->backend != SPEEDQA_BACKEND_CPU && cfg->backend != SPEEDQA_BACKEND_AUTO;
-    b.workers = gpu ? 1 : threads < b.ntasks ? threads : b.ntasks > 0 ? b.ntasks : 1;
+    /* a GPU backend: one worker (one context) per device used */
+    int ngpu = 1;
+    if (gpu && cfg->device_all) {
+        char list[8192];
+        ngpu = speedqa_list_devices(cfg->backend, list, sizeof list);
+        if (ngpu < 1)
+            ngpu = 1; /* opening the first one says why there is none */
+        if (ngpu > b.ntasks && b.ntasks > 0)
+            ngpu = b.ntasks;
+        if (!(b.dev_cfg = calloc((size_t)ngpu, sizeof *b.dev_cfg))) {
+            cli_error("out of memory");
+            ret = SQ_EXIT_INTERNAL;
+            if (of.f)
+                sq_outfile_abort(&of);
+            goto end;
+        }
+        for (int g = 0; g < ngpu; g++) {
+            b.dev_cfg[g] = *cfg;
+            b.dev_cfg[g].device = g;
+            b.dev_cfg[g].device_name = NULL;
+        }
+    }
+    b.workers = gpu ? ngpu : threads < b.ntasks ? threads : b.ntasks > 0 ? b.ntasks : 1;
     b.threads_each = gpu ? threads : threads / b.workers > 0 ? threads / b.workers : 1;
     const double t0 = now_s();
     pthread_mutex_lock(&b.mu);
@@ -439,8 +467,9 @@ int sq_batch_run(const CliSettings *cfg)
     }
     if (!cfg->quiet)
         fprintf(stderr, "speedqa: batch: %d pairs: %d scored, %d failed, %d kept from %s; "
-                "%.2f s\n", b.npairs, b.npairs - kept - b.nfailed, b.nfailed, kept,
-                cfg->output_path ? cfg->output_path : "-", now_s() - t0);
+                "%.2f s (%d worker%s%s)\n", b.npairs, b.npairs - kept - b.nfailed, b.nfailed, kept,
+                cfg->output_path ? cfg->output_path : "-", now_s() - t0, b.workers,
+                b.workers == 1 ? "" : "s", b.dev_cfg ? ", one per device" : "");
     if (!ret)
         ret = b.failed;
 end:
@@ -449,6 +478,7 @@ end:
     for (int t = 0; b.task && t < b.ntasks; t++)
         free(b.task[t].pair);
     free(b.task);
+    free(b.dev_cfg);
     free(b.line);
     free(b.kept);
     sq_manifest_free(&b.pairs, b.npairs);

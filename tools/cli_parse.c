@@ -196,8 +196,9 @@ static void usage(FILE *f)
 "                            capped at the number of CPU cores, since more\n"
 "                            cannot help; the output does not depend on it\n"
 "      --backend B           cpu (default), auto, cuda, hip or opencl\n"
-"      --device N|NAME       GPU index, or a substring of its name, for GPU\n"
-"                            backends (default: first usable)\n"
+"      --device N|NAME|all   GPU index, or a substring of its name, for GPU\n"
+"                            backends (default: first usable); all: a batch\n"
+"                            or ladder uses every device, a context on each\n"
 "      --list-devices        list what every backend sees, then exit\n"
 "      --read-only           read (decode) both inputs as a run would, score\n"
 "                            nothing, print the frame rate: the input floor\n"
@@ -462,7 +463,10 @@ int cli_parse(CliSettings *cfg, int argc, char *const *argv)
         case ARG_SUBSAMPLE: bad = parse_ll("--subsample", optarg, 1, INT_MAX, &cfg->subsample); break;
         case ARG_BACKEND: bad = parse_backend(optarg, &cfg->backend); break;
         case ARG_DEVICE:
-            if ((optarg[0] >= '0' && optarg[0] <= '9') || optarg[0] == '-')
+            cfg->device_all = !strcmp(optarg, "all");
+            if (cfg->device_all)
+                cfg->device = -1;
+            else if ((optarg[0] >= '0' && optarg[0] <= '9') || optarg[0] == '-')
                 bad = parse_int("--device", optarg, -1, 1024, &cfg->device);
             else
                 cfg->device_name = optarg;

@@ -45,6 +45,7 @@ typedef struct CliSettings {
     const char *batch_path;     /* --batch MANIFEST */
     int resume;                 /* --resume */
     int scale;                  /* --scale: distorted frames scaled to the reference size */
+    int device_all;             /* --device all: a batch spreads its pairs over every GPU */
 } CliSettings;
 
 /*

@@ -9,6 +9,7 @@
 #endif
 
 #include <errno.h>
+#include <pthread.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -49,6 +50,79 @@ void sq_cli_expand(char *buf, size_t len, const char *pattern, const char *path,
             o = len - 1;
     }
     buf[o < len ? o : len - 1] = '\0';
+}
+
+/* One device's share of a GPU ladder (--device all): streams g, g + ndev, ... */
+typedef struct DevShare {
+    CliSettings cfg;
+    SqJob job;
+    SqJobStream *st;
+    int n, ret;
+} DevShare;
+
+static void *run_share(void *arg)
+{
+    DevShare *d = arg;
+    SqJobCache *cache = sq_job_cache_new();
+    d->job.cfg = &d->cfg;
+    d->job.cache = cache;
+    d->ret = sq_job_run(&d->job, d->st, d->n);
+    sq_job_cache_free(&cache);
+    return NULL;
+}
+
+/*
+ * The renditions of a ladder on a GPU backend: one context kept for all of
+ * them, and with --device all one per device, the renditions dealt out.
+ */
+static int run_gpu_streams(const CliSettings *cfg, const SqJob *job, SqJobStream *st, int n)
+{
+    char list[8192];
+    int ndev = cfg->device_all ? speedqa_list_devices(cfg->backend, list, sizeof list) : 1;
+    ndev = ndev < 1 ? 1 : ndev > n ? n : ndev;
+    DevShare *sh = calloc((size_t)ndev, sizeof *sh);
+    SqJobStream *tmp = calloc((size_t)n, sizeof *tmp);
+    pthread_t *tid = calloc((size_t)ndev, sizeof *tid);
+    int ret = 0;
+    if (!sh || !tmp || !tid) {
+        cli_error("out of memory");
+        ret = SQ_EXIT_INTERNAL;
+        goto end;
+    }
+    for (int g = 0, at = 0; g < ndev; g++) {
+        sh[g].cfg = *cfg;
+        if (cfg->device_all) {
+            sh[g].cfg.device = g;
+            sh[g].cfg.device_name = NULL;
+        }
+        sh[g].job = *job;
+        sh[g].st = tmp + at;
+        for (int d = g; d < n; d += ndev)
+            tmp[at + sh[g].n++] = st[d];
+        at += sh[g].n;
+    }
+    int started = 0;
+    for (int g = 1; g < ndev; g++)
+        if (pthread_create(&tid[g], NULL, run_share, &sh[g]) == 0)
+            started = g;
+        else
+            run_share(&sh[g]);
+    run_share(&sh[0]);
+    for (int g = 1; g <= started; g++)
+        if (tid[g])
+            pthread_join(tid[g], NULL);
+    for (int g = 0, at = 0; g < ndev; g++) {
+        for (int k = 0, d = g; k < sh[g].n; k++, d += ndev)
+            st[d] = tmp[at + k];
+        at += sh[g].n;
+        if (sh[g].ret > ret)
+            ret = sh[g].ret;
+    }
+end:
+    free(sh);
+    free(tmp);
+    free(tid);
+    return ret;
 }
 
 /* Several -d: one report each, named by the -o pattern. */
@@ -95,7 +169,8 @@ static int run_ladder_cli(const CliSettings *cfg)
     const SqJob job = { .cfg = cfg, .ref_path = cfg->ref_path,
                         .features = cfg->n_features ? cfg->features : NULL,
                         .threads = sq_cli_threads(cfg) };
-    ret = sq_job_run(&job, st, n);
+    const int gpu = cfg->backend != SPEEDQA_BACKEND_CPU && cfg->backend != SPEEDQA_BACKEND_AUTO;
+    ret = gpu ? run_gpu_streams(cfg, &job, st, n) : sq_job_run(&job, st, n);
     for (int d = 0; d < n; d++) {
         if (!st[d].written) {
             sq_outfile_abort(&of[d]);

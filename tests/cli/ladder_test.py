@@ -214,6 +214,15 @@ def test_batch():
         rep = os.path.join(WORK, "rep-v1.json")
         check(os.path.exists(rep) and strip(json.load(open(rep))) == strip(want[2]) and
               res[2].get("output") == rep, "the pair's per-frame report, written and named")
+    # a GPU backend with --device all (one worker and context per device): the same lines
+    code, listing, _ = run(["--list-devices"])
+    if b"opencl" in listing and b"0: " in listing.split(b"opencl", 1)[1][:400]:
+        outg = os.path.join(WORK, "resg.jsonl")
+        code, _, err = run(["--batch", man, "-o", outg, "--backend", "opencl", "--device", "all", "-q"])
+        check(code == 3 and results(outg) == results(out),
+              "--backend opencl --device all: the same result lines (%d %s)" % (code, err.strip()))
+    else:
+        print("skip: no OpenCL device for --device all")
     # JSON lines give the same results
     manj = os.path.join(WORK, "m.jsonl")
     with open(manj, "w") as f:
