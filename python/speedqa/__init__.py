@@ -10,11 +10,15 @@ with Netflix libvmaf's numbers, through libspeedqa (ctypes).
 
     doc = speedqa.score_files("ref.y4m", "dis.y4m")   # the vmaf JSON document
 
+    speedqa.Ladder(..., n_distorted=N): N renditions against one reference;
+    speedqa.batch("pairs.csv", "results.jsonl"): the speedqa --batch of the C tool.
+
 The library is SPEEDQA_LIB when set, else the system's libspeedqa.
 """
-from ._scorer import Error, Scorer, check_features, parse_pix_fmt, pool, version
+from ._scorer import Error, Ladder, Scorer, check_features, parse_pix_fmt, pool, version
 from ._files import open_video, score_files, format_value
+from ._batch import batch
 
-__all__ = ["Error", "Scorer", "check_features", "parse_pix_fmt", "pool", "version",
-           "open_video", "score_files", "format_value"]
+__all__ = ["Error", "Ladder", "Scorer", "batch", "check_features", "parse_pix_fmt", "pool",
+           "version", "open_video", "score_files", "format_value"]
 __version__ = "0.1.0"

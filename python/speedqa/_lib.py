@@ -6,6 +6,7 @@ import os
 import threading
 
 MAX_SCORES = 32
+MAX_DISTORTED = 16
 EOF_CODE = -_errno.ENODATA  # SPEEDQA_EOF
 EAGAIN = -_errno.EAGAIN
 
@@ -49,7 +50,8 @@ class Settings(ctypes.Structure):
                 ("alloc", AllocFn),
                 ("free", FreeFn),
                 ("alloc_opaque", ctypes.c_void_p),
-                ("reserved", ctypes.c_uint8 * 64)]
+                ("n_distorted", ctypes.c_int),
+                ("reserved", ctypes.c_uint8 * 60)]
 
 
 class Scores(ctypes.Structure):
@@ -104,6 +106,8 @@ def _declare(lib):
         "speedqa_backend_name": (c_char_p, [c_void_p]),
         "speedqa_send": (c_int, [c_void_p, P(Picture), P(Picture)]),
         "speedqa_receive": (c_int, [c_void_p, P(Scores)]),
+        "speedqa_send_ladder": (c_int, [c_void_p, P(Picture), P(P(Picture)), c_int]),
+        "speedqa_receive_ladder": (c_int, [c_void_p, P(Scores), c_int]),
         "speedqa_flush": (c_int, [c_void_p]),
         "speedqa_list_devices": (c_int, [c_int, c_char_p, ctypes.c_size_t]),
         "speedqa_pool": (c_int, [P(ctypes.c_double), ctypes.c_size_t, ctypes.c_ssize_t,

@@ -197,7 +197,7 @@ class Scorer:
 
     def __init__(self, width, height, pix_fmt="420", bitdepth=8, features=None,
                  backend="cpu", threads=1, device=None, cpu_mask=None,
-                 log_level="warning", logger=None):
+                 log_level="warning", logger=None, n_distorted=1):
         lib = L.lib()
         self._ctx = ctypes.c_void_p()
         fmt, bpc = parse_pix_fmt(pix_fmt, bitdepth)
@@ -220,6 +220,8 @@ class Scorer:
         self._features, self._features_keep = _feature_array(features)
         s.features = self._features
         s.n_threads = int(threads)
+        s.n_distorted = int(n_distorted)
+        self.n_distorted = max(1, int(n_distorted))
         if isinstance(backend, str):
             if backend.lower() not in L.BACKENDS:
                 raise _einval("unknown backend %r (one of %s)" % (backend, ", ".join(L.BACKENDS)))
@@ -458,3 +460,87 @@ class Scorer:
             self.close()
         except Exception:
             pass
+
+
+class Ladder(Scorer):
+    """A ladder: n_distorted renditions scored against one reference, the
+    reference side computed once per frame (the CPU backend); each stream's
+    scores are those of its own Scorer, bit for bit.
+
+        with speedqa.Ladder(1920, 1080, "420", 8, n_distorted=3) as lad:
+            for ref, a, b, c in frames:
+                for frame in lad.send(ref, [a, b, c]):   # one list per frame
+                    print([r and r["speed_chroma_uv"] for r in frame])
+            rest = lad.flush()
+
+    A rendition that has ended is None in send (and stays None until
+    flush); its entry in a frame's list is None.
+    """
+
+    def __init__(self, width, height, pix_fmt="420", bitdepth=8, n_distorted=2, **kw):
+        if not 1 <= int(n_distorted) <= L.MAX_DISTORTED:
+            raise _einval("n_distorted %r is outside 1..%d" % (n_distorted, L.MAX_DISTORTED))
+        super().__init__(width, height, pix_fmt, bitdepth, n_distorted=n_distorted, **kw)
+
+    def _drain_ladder(self, out, until_eof=False):
+        lib = L.lib()
+        n = self.n_distorted
+        sc = (L.Scores * n)()
+        while True:
+            r = self._call(lib.speedqa_receive_ladder, self._ctx, sc, n)
+            if r == 0:
+                out.append([self._result(sc[d]) if sc[d].count else None for d in range(n)])
+                continue
+            if r == L.EAGAIN and not until_eof:
+                return out
+            if r == L.EOF_CODE and until_eof:
+                return out
+            raise self._error(r)
+
+    def send(self, ref, dis):
+        """Score one frame: ref and a list of n_distorted pictures (None: ended)."""
+        self._check_open()
+        if len(dis) != self.n_distorted:
+            raise _einval("%d distorted pictures for a ladder of %d" % (len(dis), self.n_distorted))
+        pref, keep_r = self._picture(ref, "ref")
+        keep, ptrs = [keep_r], (ctypes.POINTER(L.Picture) * self.n_distorted)()
+        pics = []
+        for d, p in enumerate(dis):
+            if p is None:
+                continue
+            pic, k = self._picture(p, "dis %d" % (d + 1))
+            pics.append(pic)
+            keep.append(k)
+            ptrs[d] = ctypes.pointer(pic)
+        lib = L.lib()
+        out = []
+        while True:
+            r = self._call(lib.speedqa_send_ladder, self._ctx, ctypes.byref(pref), ptrs,
+                           self.n_distorted)
+            if r != L.EAGAIN:
+                break
+            n = self.n_distorted
+            sc = (L.Scores * n)()
+            r2 = self._call(lib.speedqa_receive_ladder, self._ctx, sc, n)
+            if r2 == 0:
+                out.append([self._result(sc[d]) if sc[d].count else None for d in range(n)])
+            elif r2 != L.EAGAIN:
+                raise self._error(r2)
+        del keep, pics  # the library copied the planes (no release callback)
+        if r < 0:
+            raise self._error(r)
+        return self._drain_ladder(out)
+
+    def flush(self):
+        """End the sequence; returns every frame's list not yet returned."""
+        self._check_open()
+        r = self._call(L.lib().speedqa_flush, self._ctx)
+        if r < 0:
+            raise self._error(r)
+        return self._drain_ladder([], until_eof=True)
+
+    def score(self, frames):
+        out = []
+        for ref, dis in frames:
+            out += self.send(ref, dis)
+        return out + self.flush()
