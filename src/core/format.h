@@ -24,21 +24,25 @@ static inline void sq_plane_size(const SpeedqaFormat *f, int plane, int *w, int 
 }
 
 /*
- * Where plane c of a picture starts and its sample access (math/filter.h:
- * SQ_ACC_*): a semi-planar picture's U and V are data[1] read every other
- * element, V one element on; MSB-aligned samples are shifted down. A
+ * Where plane c of a picture starts, its stride and its sample access
+ * (math/filter.h: SQ_ACC_*): a semi-planar picture's U and V are data[1],
+ * stride[1] read every other element, V one element on; MSB-aligned
+ * samples are shifted down. A
  * return value below 2 is a planar, LSB-aligned plane (its rows are what
  * the math core reads as they are).
  */
-static inline int sq_plane_access(const SpeedqaPicture *pic, int c, const uint8_t **base)
+static inline int sq_plane_access(const SpeedqaPicture *pic, int c, const uint8_t **base,
+                                  ptrdiff_t *stride)
 {
     const int hbd = pic->format.bpc > 8;
     int acc = hbd ? SQ_ACC_16 : 0;
     if (hbd && pic->msb_aligned)
         acc |= SQ_ACC_SHIFT(16 - pic->format.bpc);
     *base = (const uint8_t *)pic->data[c];
+    *stride = pic->stride[c];
     if (c && pic->layout == SPEEDQA_LAYOUT_SEMI_PLANAR) {
         *base = (const uint8_t *)pic->data[1] + (c == 2 ? (hbd ? 2 : 1) : 0);
+        *stride = pic->stride[1];
         acc |= SQ_ACC_STEP2;
     }
     return acc;

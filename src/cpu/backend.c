@@ -134,8 +134,9 @@ static Planes picture_planes(const SpeedqaPicture *pic)
 {
     Planes p;
     for (int i = 0; i < 3; i++) {
-        p.acc[i] = sq_plane_access(pic, i, &p.data[i]);
-        p.stride[i] = pic->stride[i];
+        ptrdiff_t st;
+        p.acc[i] = sq_plane_access(pic, i, &p.data[i], &st);
+        p.stride[i] = st;
     }
     return p;
 }
@@ -172,8 +173,9 @@ static int ensure_unpack(CpuPriv *c, char *err, size_t errlen)
 static void copy_row(const SpeedqaPicture *pic, int p, int y, int w, uint8_t *dst)
 {
     const uint8_t *base;
-    const int acc = sq_plane_access(pic, p, &base);
-    sq_unpack_row(dst, base + (ptrdiff_t)y * pic->stride[p], w, acc);
+    ptrdiff_t stride;
+    const int acc = sq_plane_access(pic, p, &base, &stride);
+    sq_unpack_row(dst, base + (ptrdiff_t)y * stride, w, acc);
 }
 
 static Lent lend(const SpeedqaPicture *pic)

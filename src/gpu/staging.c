@@ -74,11 +74,12 @@ static void stage_part(void *ctx, int64_t k, int thread)
             const int a = (int)(n * k / job->nparts), b = (int)(n * (k + 1) / job->nparts);
             uint8_t *dst = job->stage + pg->stage_off[s];
             const uint8_t *src;
-            const int acc = sq_plane_access(pic, c, &src);
+            ptrdiff_t stride;
+            const int acc = sq_plane_access(pic, c, &src, &stride);
             if (pg->runs)
-                stage_runs(pg, src, pic->stride[c], acc, dst, a, b);
+                stage_runs(pg, src, stride, acc, dst, a, b);
             else
-                stage_rows(pg, src, pic->stride[c], acc, dst, a, b);
+                stage_rows(pg, src, stride, acc, dst, a, b);
         }
     }
 }
@@ -133,7 +134,8 @@ static int copy_device_picture(GpuPriv *g, const SpeedqaPicture *pic, int s, Fra
         if (!pg->need)
             continue;
         const uint8_t *base;
-        const int acc = sq_plane_access(pic, c, &base);
+        ptrdiff_t stride;
+        const int acc = sq_plane_access(pic, c, &base, &stride);
         fr->acc[s][c] = acc;
         if (semi && c == 2 && g->geo[1].need) { /* copied with U */
             const int64_t bps = g->p.format.bpc > 8 ? 2 : 1;
@@ -145,8 +147,7 @@ static int copy_device_picture(GpuPriv *g, const SpeedqaPicture *pic, int s, Fra
         if (semi && c && !(g->geo[1].need && g->geo[2].need))
             return -ENOTSUP; /* no feature reads one chroma plane alone */
         const int64_t rb = pg->row_bytes * (semi && c ? 2 : 1), h = pg->h;
-        const ptrdiff_t stride = pic->stride[c];
-        const SqGpuAddr src = (SqGpuAddr)(uintptr_t)pic->data[c];
+        const SqGpuAddr src = (SqGpuAddr)(uintptr_t)base;
         const int64_t dst = slot + pg->full_off[s];
         const ptrdiff_t pitch = stride < 0 ? -stride : stride;
         if (pitch < rb)
