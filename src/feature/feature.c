@@ -116,7 +116,8 @@ int sq_jobs_check_range(const SqJob *jobs, int njobs, const SqRawResult *r, int 
                 char hint[160] = "";
                 if (!(bits & low))
                     snprintf(hint, sizeof(hint), " (the samples look MSB-aligned, as P010 stores them: "
-                             "shift them right by %d or declare 16-bit)", 16 - bpc);
+                             "set SpeedqaPicture.msb_aligned, shift them right by %d or declare "
+                             "16-bit)", 16 - bpc);
                 snprintf(msg, len, "%s frame %u, plane %c: sample value %u is above %u, the largest "
                          "%d-bit value%s", pic ? "distorted" : "reference", prev ? frame - 1 : frame,
                          "YUV"[sd->plane], mx, limit, bpc, hint);
