@@ -9,7 +9,7 @@
  * equivalent pictures on the same backend. Also: the one-line errors for
  * bad semi-planar pictures.
  *
- *   test_semiplanar cpu            public API: cpu_mask 0 / AVX2 / all,
+ *   test_semiplanar cpu            public API: cpu_mask 0 / AVX2 / AVX-512 / all,
  *                                  1 and 3 threads, lent and copied; errors
  *   test_semiplanar null           the GPU pipeline on the host emulator
  *                                  (host and "device" pictures)
@@ -368,7 +368,7 @@ static int check_cfg(const Cfg *c, const char *backend, const SqGpuFns *fns, SqG
     /* the pipeline on planar pictures, what its semi-planar runs must give */
     double wp[NF][SPEEDQA_MAX_SCORES];
     int np = 0;
-    if (fns && api_be >= 0 && (ret = pipe_run(c, fns, NULL, 1, &planar, wp, &np)) < 0) {
+    if (fns && api_be >= 0 && dev && (ret = pipe_run(c, fns, NULL, 1, &planar, wp, &np)) < 0) {
         free_all(&planar);
         return ret;
     }
@@ -384,8 +384,8 @@ static int check_cfg(const Cfg *c, const char *backend, const SqGpuFns *fns, SqG
         }
         const char *vname = variant == 1 ? "semi" : "mixed";
         if (api_be >= 0) {
-            static const unsigned masks[] = { 0, SPEEDQA_CPU_AVX2, ~0u };
-            const int nmasks = api_be == SPEEDQA_BACKEND_CPU ? 3 : 1;
+            static const unsigned masks[] = { 0, SPEEDQA_CPU_AVX2, SPEEDQA_CPU_AVX512, ~0u };
+            const int nmasks = api_be == SPEEDQA_BACKEND_CPU ? 4 : 1;
             for (int mi = 0; mi < nmasks; mi++)
                 for (int threads = 1; threads <= 3; threads += 2)
                     for (int lent = 0; lent < 2; lent++) {
@@ -407,7 +407,8 @@ static int check_cfg(const Cfg *c, const char *backend, const SqGpuFns *fns, SqG
             set_lent(&fr, 0);
         }
         if (fns) {
-            for (int place = 0; place < (dev ? 2 : 1); place++)
+            /* host pictures through the pipeline where the public API did not run them */
+            for (int place = api_be >= 0; place < (dev ? 2 : 1); place++)
                 for (int threads = 1; threads <= 3; threads += 2)
                     for (int lent = 0; lent < (place ? 1 : 2); lent++) {
                         set_lent(&fr, lent);
