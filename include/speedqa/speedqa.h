@@ -126,11 +126,14 @@ typedef enum SpeedqaLayout {
  * The settings' SpeedqaFormat is the same for every layout (a P010 video is
  * opened as 4:2:0 10-bit), and pictures of one context may mix layouts;
  * the scores of a picture equal, bit for bit, those of its planar,
- * LSB-aligned equivalent on every backend. Host planes and strides
+ * LSB-aligned equivalent on every backend. Cost: the CPU backend and the
+ * GPU staging of host pictures unpack the rows a feature reads into planar
+ * rows once (a pass over them); CUDA device pictures are read as they lie
+ * (NVDEC's NV12/P010 output needs no conversion). Host planes and strides
  * may have any alignment, odd addresses of 16-bit samples included (a
  * frame in a mapped file); device planes need even ones.
  * Strides are in bytes and may be negative; |stride| must be at least the row's size in bytes
- * (-EINVAL otherwise).
+ * (-EINVAL otherwise; a semi-planar chroma row is 2 x the chroma width samples).
  *
  * Ownership. Without a release callback (release == NULL, the slow path)
  * the caller keeps the planes and the library copies what it needs before
