@@ -7,7 +7,8 @@
  * previous frame from a semi-planar one and back), lent and copied. Every
  * score must equal, bit for bit, the score of the planar LSB-aligned
  * equivalent pictures on the same backend. Also: the one-line errors for
- * bad semi-planar pictures.
+ * bad semi-planar pictures, and a sample above the depth in an LSB-aligned
+ * semi-planar V plane failing the frame (-ERANGE) on every backend.
  *
  *   test_semiplanar cpu            public API: cpu_mask 0 / AVX2 / AVX-512 / all,
  *                                  1 and 3 threads, lent and copied; errors
@@ -527,6 +528,35 @@ static void check_errors(void)
     }
 }
 
+/* A GPU backend finds a V sample above the depth of an LSB-aligned semi-planar picture. */
+static void check_range_gpu(const char *backend, const SqGpuFns *fns, SqGpuDev *dev)
+{
+    static const Cfg c = { "range", 192, 176, SPEEDQA_PIX_420, 10, 0, 2 };
+    Frames fr;
+    double out[NF][SPEEDQA_MAX_SCORES];
+    int n, ret;
+    if (build_all(&c, 1, &fr) < 0) {
+        fails++;
+        return;
+    }
+    const uint16_t bad = 0xFFFF;
+    memcpy((uint8_t *)(uintptr_t)fr.pic[1][2].data[1] + 2, &bad, 2); /* V, frame 2, row 0 */
+    const int api_be = runner_api_backend(backend);
+    for (int place = 0; place < 3; place++) {
+        const char *how = place == 0 ? "api" : place == 1 ? "pipeline host" : "pipeline device";
+        if ((place == 0 && api_be < 0) || (place == 2 && !dev))
+            continue;
+        ret = place == 0 ? api_run(&c, (SpeedqaBackend)api_be, ~0u, 1, &fr, out, &n)
+                         : pipe_run(&c, fns, place == 2 ? dev : NULL, 1, &fr, out, &n);
+        if (ret != -ERANGE) {
+            printf("FAIL %s range %s: %d, not -ERANGE\n", backend, how, ret);
+            fails++;
+        } else
+            printf("ok   %s range %s: -ERANGE\n", backend, how);
+    }
+    free_all(&fr);
+}
+
 int main(int argc, char **argv)
 {
     setvbuf(stdout, NULL, _IOLBF, 0);
@@ -568,6 +598,8 @@ int main(int argc, char **argv)
             fails++;
         }
     }
+    if (fns)
+        check_range_gpu(backend, fns, dev);
     if (dev)
         fns->close(&dev);
     printf("%s\n", fails ? "FAILED" : "all semi-planar scores equal the planar ones");
