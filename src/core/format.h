@@ -27,9 +27,8 @@ static inline void sq_plane_size(const SpeedqaFormat *f, int plane, int *w, int 
  * Where plane c of a picture starts, its stride and its sample access
  * (math/filter.h: SQ_ACC_*): a semi-planar picture's U and V are data[1],
  * stride[1] read every other element, V one element on; MSB-aligned
- * samples are shifted down. A
- * return value below 2 is a planar, LSB-aligned plane (its rows are what
- * the math core reads as they are).
+ * samples are shifted down. A return value below 2 is a planar,
+ * LSB-aligned plane (its rows are what the math core reads as they are).
  */
 static inline int sq_plane_access(const SpeedqaPicture *pic, int c, const uint8_t **base,
                                   ptrdiff_t *stride)
@@ -41,7 +40,8 @@ static inline int sq_plane_access(const SpeedqaPicture *pic, int c, const uint8_
     *base = (const uint8_t *)pic->data[c];
     *stride = pic->stride[c];
     if (c && pic->layout == SPEEDQA_LAYOUT_SEMI_PLANAR) {
-        *base = (const uint8_t *)pic->data[1] + (c == 2 ? (hbd ? 2 : 1) : 0);
+        /* (no offset from NULL: a 4:0:0 picture has no chroma at all) */
+        *base = pic->data[1] ? (const uint8_t *)pic->data[1] + (c == 2 ? (hbd ? 2 : 1) : 0) : NULL;
         *stride = pic->stride[1];
         acc |= SQ_ACC_STEP2;
     }
