@@ -274,7 +274,25 @@ static int check_picture(const SpeedqaContext *c, const SpeedqaPicture *p, const
                side, (int)p->memory, c->be->name);
         return SPEEDQA_ERR(EINVAL);
     }
-    const int planes = p->format.fmt == SPEEDQA_PIX_400 ? 1 : 3;
+    if (p->layout != SPEEDQA_LAYOUT_PLANAR && p->layout != SPEEDQA_LAYOUT_SEMI_PLANAR) {
+        logmsg(&c->s, SPEEDQA_LOG_ERROR, "%s picture layout %d is not a SpeedqaLayout", side,
+               (int)p->layout);
+        return SPEEDQA_ERR(EINVAL);
+    }
+    if (p->msb_aligned != 0 && p->msb_aligned != 1) {
+        logmsg(&c->s, SPEEDQA_LOG_ERROR, "%s picture msb_aligned %d is not 0 or 1", side,
+               p->msb_aligned);
+        return SPEEDQA_ERR(EINVAL);
+    }
+    if (p->msb_aligned && (p->format.bpc <= 8 || p->format.bpc >= 16)) {
+        logmsg(&c->s, SPEEDQA_LOG_ERROR,
+               "%s picture: msb_aligned needs a depth of 9..15 bits in 16-bit samples, not %d",
+               side, p->format.bpc);
+        return SPEEDQA_ERR(EINVAL);
+    }
+    const int semi = p->layout == SPEEDQA_LAYOUT_SEMI_PLANAR;
+    /* semi-planar: plane 1 holds U and V interleaved, plane 2 is not read */
+    const int planes = p->format.fmt == SPEEDQA_PIX_400 ? 1 : semi ? 2 : 3;
     for (int i = 0; i < planes; i++) {
         if (!p->data[i]) {
             logmsg(&c->s, SPEEDQA_LOG_ERROR, "%s picture plane %d is NULL", side, i);
@@ -282,13 +300,13 @@ static int check_picture(const SpeedqaContext *c, const SpeedqaPicture *p, const
         }
         int w, h;
         sq_plane_size(&p->format, i, &w, &h);
-        const int64_t row = (int64_t)w * (p->format.bpc > 8 ? 2 : 1);
+        const int64_t row = (int64_t)w * (p->format.bpc > 8 ? 2 : 1) * (semi && i ? 2 : 1);
         const int64_t st = (int64_t)p->stride[i];
         /* rows closer than a row apart overlap: no picture is laid out so */
         if ((st < 0 ? -st : st) < row) {
             logmsg(&c->s, SPEEDQA_LOG_ERROR,
-                   "%s picture plane %d: stride %lld is smaller than a row (%lld bytes)", side, i,
-                   (long long)st, (long long)row);
+                   "%s picture plane %d: stride %lld is smaller than a row (%lld bytes%s)", side,
+                   i, (long long)st, (long long)row, semi && i ? ", U and V interleaved" : "");
             return SPEEDQA_ERR(EINVAL);
         }
         /* host rows may sit anywhere (sq_load_u16); device copies need even ones */

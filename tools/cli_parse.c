@@ -151,10 +151,13 @@ static void usage(FILE *f)
 "                            computed once); then -o needs {name} (the file's\n"
 "                            base name without extension) or {i} (1-based),\n"
 "                            e.g. -o out/{name}.json: one report each\n"
-"      Y4M is recognised by its header; raw planar YUV (.yuv) needs all of:\n"
+"      Y4M is recognised by its header; raw YUV (.yuv) needs all of:\n"
 "  -w, --width N             luma width\n"
 "  -h, --height N            luma height\n"
-"  -p, --pixel_format F      420, 422, 444 or 400\n"
+"  -p, --pixel_format F      planar 420, 422, 444 or 400; or semi-planar (U, V\n"
+"                            interleaved) nv12, nv16, nv24 (8-bit), p010 (10-bit\n"
+"                            in the top bits of 16-bit words), p016 (16-bit),\n"
+"                            which imply -b\n"
 "  -b, --bitdepth N          8 to 16 (above 8: 16-bit little-endian samples)\n"
 #ifdef SQ_HAVE_LAV
 "      Anything else is decoded with libav (mp4, mkv, ivf, .264, .265, ...).\n"
@@ -298,18 +301,30 @@ static int parse_int(const char *flag, const char *s, int lo, int hi, int *out)
     return 0;
 }
 
-static int parse_pixfmt(const char *s, SpeedqaPixelFormat *out)
+/* *bpc: the depth a semi-planar name implies, else 0. */
+static int parse_pixfmt(const char *s, SqRawParams *raw, int *bpc)
 {
-    static const struct { const char *name; SpeedqaPixelFormat fmt; } t[] = {
-        { "420", SPEEDQA_PIX_420 }, { "422", SPEEDQA_PIX_422 },
-        { "444", SPEEDQA_PIX_444 }, { "400", SPEEDQA_PIX_400 },
+    static const struct {
+        const char *name;
+        SpeedqaPixelFormat fmt;
+        int bpc, msb; /* bpc 0: planar */
+    } t[] = {
+        { "420", SPEEDQA_PIX_420, 0, 0 }, { "422", SPEEDQA_PIX_422, 0, 0 },
+        { "444", SPEEDQA_PIX_444, 0, 0 }, { "400", SPEEDQA_PIX_400, 0, 0 },
+        { "nv12", SPEEDQA_PIX_420, 8, 0 }, { "nv16", SPEEDQA_PIX_422, 8, 0 },
+        { "nv24", SPEEDQA_PIX_444, 8, 0 }, { "p010", SPEEDQA_PIX_420, 10, 1 },
+        { "p016", SPEEDQA_PIX_420, 16, 0 },
     };
     for (size_t i = 0; i < sizeof t / sizeof t[0]; i++)
         if (!strcmp(s, t[i].name)) {
-            *out = t[i].fmt;
+            raw->fmt = t[i].fmt;
+            raw->layout = t[i].bpc ? SPEEDQA_LAYOUT_SEMI_PLANAR : SPEEDQA_LAYOUT_PLANAR;
+            raw->msb_aligned = t[i].msb;
+            *bpc = t[i].bpc;
             return 0;
         }
-    cli_error("--pixel_format: '%s' is not one of 420, 422, 444, 400", s);
+    cli_error("--pixel_format: '%s' is not one of 420, 422, 444, 400, nv12, nv16, nv24, p010, "
+              "p016", s);
     return -1;
 }
 
@@ -351,7 +366,7 @@ int cli_parse(CliSettings *cfg, int argc, char *const *argv)
     cfg->backend = SPEEDQA_BACKEND_CPU;
     cfg->device = -1;
     cfg->cpu_mask = ~0u;
-    int have_w = 0, have_h = 0, have_p = 0, have_b = 0;
+    int have_w = 0, have_h = 0, have_p = 0, have_b = 0, implied_bpc = 0;
     char ob[64];
 
     opterr = 0;
@@ -394,7 +409,7 @@ int cli_parse(CliSettings *cfg, int argc, char *const *argv)
             have_h = 1;
             break;
         case ARG_PIXEL_FORMAT:
-            bad = parse_pixfmt(optarg, &cfg->raw.fmt);
+            bad = parse_pixfmt(optarg, &cfg->raw, &implied_bpc);
             have_p = 1;
             break;
         case ARG_BITDEPTH:
@@ -495,6 +510,15 @@ int cli_parse(CliSettings *cfg, int argc, char *const *argv)
     if (optind < argc) {
         cli_error("unexpected argument '%s' (inputs go after -r and -d; see --help)", argv[optind]);
         return SQ_EXIT_USAGE;
+    }
+    if (implied_bpc) {
+        if (have_b && cfg->raw.bpc != implied_bpc) {
+            cli_error("--bitdepth %d: the semi-planar pixel format is %d-bit", cfg->raw.bpc,
+                      implied_bpc);
+            return SQ_EXIT_USAGE;
+        }
+        cfg->raw.bpc = implied_bpc;
+        have_b = 1;
     }
     if (have_w || have_h || have_p || have_b) {
         if (!(have_w && have_h && have_p && have_b)) {

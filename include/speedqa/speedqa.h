@@ -101,13 +101,41 @@ typedef struct SpeedqaFormat {
 } SpeedqaFormat;
 
 /**
+ * How a picture's chroma planes are stored (SpeedqaPicture.layout).
+ */
+typedef enum SpeedqaLayout {
+    /** Three planes: Y in data[0], U in data[1], V in data[2] (I420, I444 ...). */
+    SPEEDQA_LAYOUT_PLANAR = 0,
+    /**
+     * Two planes: Y in data[0]; U and V interleaved (U first) in data[1],
+     * stride[1], each row holding 2 x the chroma width samples (NV12,
+     * P010, P016; NV16/NV24 for 4:2:2/4:4:4). data[2], stride[2] are
+     * ignored. For 4:0:0 the layout changes nothing.
+     */
+    SPEEDQA_LAYOUT_SEMI_PLANAR = 1,
+} SpeedqaLayout;
+
+/**
  * One picture. Samples are uint8_t when bpc == 8, otherwise native-endian
  * uint16_t holding values below 2^bpc, LSB-aligned (a larger value in a row
- * a feature reads fails the frame with -ERANGE). Host planes and strides
+ * a feature reads fails the frame with -ERANGE), or, with msb_aligned, in
+ * the top bpc bits of each uint16_t (value = sample >> (16 - bpc); the low
+ * bits are padding and ignored, so no value can be out of range and such
+ * pictures are never range-checked).
+ *   NV12: bpc 8, 4:2:0, SPEEDQA_LAYOUT_SEMI_PLANAR.
+ *   P010: bpc 10, 4:2:0, SPEEDQA_LAYOUT_SEMI_PLANAR, msb_aligned = 1.
+ *   P016: bpc 16, 4:2:0, SPEEDQA_LAYOUT_SEMI_PLANAR.
+ * The settings' SpeedqaFormat is the same for every layout (a P010 video is
+ * opened as 4:2:0 10-bit), and pictures of one context may mix layouts;
+ * the scores of a picture equal, bit for bit, those of its planar,
+ * LSB-aligned equivalent on every backend. Cost: the CPU backend and the
+ * GPU staging of host pictures unpack the rows a feature reads into planar
+ * rows once (a pass over them); CUDA device pictures are read as they lie
+ * (NVDEC's NV12/P010 output needs no conversion). Host planes and strides
  * may have any alignment, odd addresses of 16-bit samples included (a
  * frame in a mapped file); device planes need even ones.
  * Strides are in bytes and may be negative; |stride| must be at least the row's size in bytes
- * (-EINVAL otherwise).
+ * (-EINVAL otherwise; a semi-planar chroma row is 2 x the chroma width samples).
  *
  * Ownership. Without a release callback (release == NULL, the slow path)
  * the caller keeps the planes and the library copies what it needs before
@@ -127,12 +155,19 @@ typedef struct SpeedqaFormat {
 typedef void (*SpeedqaRelease)(void *opaque, const void *data0);
 
 typedef struct SpeedqaPicture {
-    const void *data[3];   /**< Y, U, V (U and V ignored for 4:0:0) */
+    const void *data[3];   /**< Y, U, V (U and V ignored for 4:0:0; semi-planar: Y, UV) */
     ptrdiff_t stride[3];
     SpeedqaFormat format;
     SpeedqaMemory memory;
     SpeedqaRelease release; /**< NULL: copied at send (see above) */
     void *release_opaque;
+    /** SPEEDQA_LAYOUT_PLANAR (0, default) or SPEEDQA_LAYOUT_SEMI_PLANAR. */
+    SpeedqaLayout layout;
+    /**
+     * 0 (default) or 1: bpc-bit values in the top bits of 16-bit samples
+     * (P010 style). Only for bpc 9..15 (-EINVAL otherwise).
+     */
+    int msb_aligned;
 } SpeedqaPicture;
 
 typedef enum SpeedqaBackend {
@@ -301,10 +336,12 @@ SPEEDQA_API const char *speedqa_backend_name(const SpeedqaContext *ctx);
  * Submit the next frame pair. Pictures must match the formats given at open.
  * Errors: -EAGAIN the queue of unreceived scores is full: receive first
  *         (nothing consumed);
- *         -EINVAL picture does not match, NULL plane, stride smaller than a row;
+ *         -EINVAL picture does not match, NULL plane, stride smaller than a row
+ *         (a semi-planar chroma row holds both U and V), unknown layout,
+ *         msb_aligned other than 0 or 1 or with bpc 8 or 16;
  *         -ENOMEM; -EIO backend failure (sticky: later calls fail too);
  *         -ERANGE (sticky) a sample of a row some feature reads is above
- *         (1 << bpc) - 1 (bpc 9..15), when the frame is scored inside
+ *         (1 << bpc) - 1 (bpc 9..15, LSB-aligned), when the frame is scored inside
  *         send (CPU backend, one thread; otherwise speedqa_receive of that
  *         frame reports it). The log line names the picture, the 0-based
  *         frame, the plane, the largest value and the depth, with a hint

@@ -33,7 +33,9 @@ class Picture(ctypes.Structure):
                 ("format", Format),
                 ("memory", ctypes.c_int),
                 ("release", Release),
-                ("release_opaque", ctypes.c_void_p)]
+                ("release_opaque", ctypes.c_void_p),
+                ("layout", ctypes.c_int),
+                ("msb_aligned", ctypes.c_int)]
 
 
 class Settings(ctypes.Structure):
@@ -69,7 +71,7 @@ class Pooled(ctypes.Structure):
 # Sizes on LP64 (checked against the C header by the tests).
 assert ctypes.sizeof(Format) == 16
 if ctypes.sizeof(ctypes.c_void_p) == 8:
-    assert ctypes.sizeof(Picture) == 88
+    assert ctypes.sizeof(Picture) == 96
     assert ctypes.sizeof(Settings) == 184
 assert ctypes.sizeof(Scores) == 24 + 8 * MAX_SCORES
 assert ctypes.sizeof(Pooled) == 32

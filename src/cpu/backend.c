@@ -28,6 +28,7 @@
 typedef struct Planes {
     const uint8_t *data[3];
     int64_t stride[3];
+    int acc[3];              /* sample access (core/format.h): < 2 for copies */
 } Planes;
 
 typedef struct Worker {
@@ -64,6 +65,7 @@ typedef struct CpuPriv {
     int share[SQ_MAX_STREAM_JOBS]; /* ladder: job j's side 0 is the same in every stream */
     int nworkers;
     Worker *w;
+    int unpack_ready;        /* every worker side has its unpack buffers */
     /* single-thread mode: the previous frame's planes that jobs read */
     uint8_t *prev[SQ_MAX_PICS][3];
     uint8_t *prev_rows[3];   /* their rows the jobs read (sq_plan_rows_read) */
@@ -85,15 +87,18 @@ static SqSrc make_src(const Planes *cur, int plane, const Planes *prev, int bpc,
                       uint32_t *range_cur, uint32_t *range_prev)
 {
     SqSrc s = { 0 };
+    /* MSB-aligned values cannot exceed the depth: nothing to check */
     const int check = bpc > 8 && bpc < 16;
-    s.range_cur = check ? range_cur : NULL;
-    s.range_prev = check && prev ? range_prev : NULL;
+    s.range_cur = check && cur->acc[plane] >> 2 == 0 ? range_cur : NULL;
+    s.range_prev = check && prev && prev->acc[plane] >> 2 == 0 ? range_prev : NULL;
     s.bpc = bpc;
     s.cur = cur->data[plane];
     s.cur_stride = cur->stride[plane];
+    s.cur_acc = cur->acc[plane];
     if (prev) {
         s.prev = prev->data[plane];
         s.prev_stride = prev->stride[plane];
+        s.prev_acc = prev->acc[plane];
     }
     s.hbd = bpc > 8;
     s.scale = sq_bpc_scale(bpc);
@@ -176,10 +181,48 @@ static Planes picture_planes(const SpeedqaPicture *pic)
 {
     Planes p;
     for (int i = 0; i < 3; i++) {
-        p.data[i] = pic->data[i];
-        p.stride[i] = pic->stride[i];
+        ptrdiff_t st;
+        p.acc[i] = sq_plane_access(pic, i, &p.data[i], &st);
+        p.stride[i] = st;
     }
     return p;
+}
+
+/* Some plane a job reads is not planar LSB-aligned as it lies. */
+static int needs_unpack(const CpuPriv *c, const SpeedqaPicture *pic)
+{
+    const Planes pl = picture_planes(pic);
+    for (int p = 0; p < 3; p++)
+        if (c->need[p] && pl.acc[p] >= 2)
+            return 1;
+    return 0;
+}
+
+/* Before the first picture read in place with another access: every
+ * worker's unpack buffers (no worker touches them before that frame). */
+static int ensure_unpack(CpuPriv *c, char *err, size_t errlen)
+{
+    if (c->unpack_ready)
+        return 0;
+    for (int i = 0; i < c->nworkers; i++)
+        for (int f = 0; f < c->p.nplans; f++)
+            for (int k = 0; k < (c->p.ndis > 2 ? 3 : 2); k++)
+                if (sq_cpu_side_alloc_unpack(&c->w[i].side[f][k], c->p.plans[f],
+                                             c->p.format.bpc > 8, &c->p.alloc) < 0) {
+                    snprintf(err, errlen, "out of memory for unpacking a semi-planar picture");
+                    return -ENOMEM;
+                }
+    c->unpack_ready = 1;
+    return 0;
+}
+
+/* Row y of plane p of pic as a planar LSB-aligned row (w samples). */
+static void copy_row(const SpeedqaPicture *pic, int p, int y, int w, uint8_t *dst)
+{
+    const uint8_t *base;
+    ptrdiff_t stride;
+    const int acc = sq_plane_access(pic, p, &base, &stride);
+    sq_unpack_row(dst, base + (ptrdiff_t)y * stride, w, acc);
 }
 
 static Lent lend(const SpeedqaPicture *pic)
@@ -215,9 +258,10 @@ static void copy_planes(const CpuPriv *c, const SpeedqaPicture *pic, uint8_t *bu
         sq_plane_size(&c->p.format, p, &w, &h);
         const size_t row = (size_t)w * bps;
         for (int y = 0; y < h; y++)
-            memcpy(buf + (size_t)y * row, (const uint8_t *)pic->data[p] + (ptrdiff_t)y * pic->stride[p], row);
+            copy_row(pic, p, y, w, buf + (size_t)y * row);
         pl->data[p] = buf;
         pl->stride[p] = (int64_t)row;
+        pl->acc[p] = bps > 1;
         buf += row * (size_t)h;
     }
 }
@@ -421,10 +465,10 @@ static void store_prev(CpuPriv *c, const SpeedqaPicture *pic, int side)
         const size_t row = (size_t)w * bps;
         c->prev_pl[side].data[p] = c->prev[side][p];
         c->prev_pl[side].stride[p] = (int64_t)row;
+        c->prev_pl[side].acc[p] = bps > 1;
         for (int y = 0; y < h; y++)
             if (c->prev_rows[p][y])
-                memcpy(c->prev[side][p] + (size_t)y * row,
-                       (const uint8_t *)pic->data[p] + (ptrdiff_t)y * pic->stride[p], row);
+                copy_row(pic, p, y, w, c->prev[side][p] + (size_t)y * row);
     }
 }
 
@@ -435,6 +479,14 @@ static int cpu_send(void *priv, const SpeedqaPicture *const *pics, int new_seq, 
     uint32_t present = 0;
     for (int k = 0; k < c->npics; k++)
         present |= (uint32_t)(pics[k] != NULL) << k;
+    /* pictures read in place: the current ones on one thread, lent ones otherwise */
+    for (int k = 0; k < c->npics; k++) {
+        const SpeedqaPicture *pic = pics[k];
+        int ret;
+        if (pic && (c->nworkers == 1 || pic->release) && needs_unpack(c, pic) &&
+            (ret = ensure_unpack(c, err, errlen)) < 0)
+            return ret;
+    }
     if (c->nworkers == 1) {
         Planes cur[SQ_MAX_PICS] = { 0 };
         for (int k = 0; k < c->npics; k++)

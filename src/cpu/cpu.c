@@ -12,6 +12,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "core/format.h"
 #include "cpu/cpu.h"
 #include "math/est.h"
 #include "math/filter.h"
@@ -117,7 +118,50 @@ void sq_cpu_side_free(SqCpuSide *s, const SqAlloc *a)
     sq_free(a, s->sums);
     sq_free(a, s->covws);
     sq_free(a, s->wsf);
+    sq_free(a, s->unpack[0]);
+    sq_free(a, s->unpack[1]);
     memset(s, 0, sizeof(*s));
+}
+
+int sq_cpu_side_alloc_unpack(SqCpuSide *s, const SqPlan *p, int hbd, const SqAlloc *a)
+{
+    const size_t bytes = (size_t)p->d.w * (size_t)p->d.h * (hbd ? 2 : 1);
+    for (int k = 0; k < 2; k++)
+        if (!s->unpack[k] && !(s->unpack[k] = sq_malloc(a, bytes, 1)))
+            return -ENOMEM;
+    return 0;
+}
+
+/* Rows the side reads of a plane with access acc, as planar rows into buf. */
+static void unpack_plane(const SqPlan *p, const SqCpuSide *s, uint8_t *buf, const uint8_t *base,
+                         int64_t stride, int acc)
+{
+    const size_t row = (size_t)p->d.w << (acc & SQ_ACC_16);
+    for (int y = 0; y < p->d.h; y++)
+        if (s->srcrows[y])
+            sq_unpack_row(buf + (size_t)y * row, base + (ptrdiff_t)y * stride, p->d.w, acc);
+}
+
+/* src itself, or (another access) the same planes unpacked into s->unpack. */
+static const SqSrc *planar_src(const SqPlan *p, SqCpuSide *s, const SqSrc *src, SqSrc *tmp)
+{
+    if (src->cur_acc < 2 && (!src->prev || src->prev_acc < 2))
+        return src;
+    *tmp = *src;
+    const int64_t row = (int64_t)p->d.w << (src->hbd ? 1 : 0);
+    if (src->cur_acc >= 2) {
+        unpack_plane(p, s, s->unpack[0], src->cur, src->cur_stride, src->cur_acc);
+        tmp->cur = s->unpack[0];
+        tmp->cur_stride = row;
+        tmp->cur_acc = src->hbd;
+    }
+    if (src->prev && src->prev_acc >= 2) {
+        unpack_plane(p, s, s->unpack[1], src->prev, src->prev_stride, src->prev_acc);
+        tmp->prev = s->unpack[1];
+        tmp->prev_stride = row;
+        tmp->prev_acc = src->hbd;
+    }
+    return tmp;
 }
 
 void sq_cpu_side_set_cpu_mask(SqCpuSide *s, unsigned cpu_mask)
@@ -186,8 +230,10 @@ static void prescale_plane(const SqPlan *p, SqCpuSide *s, const SqSrc *src)
     }
 }
 
-void sq_cpu_operating_image(const SqPlan *p, SqCpuSide *s, const SqSrc *src)
+void sq_cpu_operating_image(const SqPlan *p, SqCpuSide *s, const SqSrc *src_in)
 {
+    SqSrc tmp;
+    const SqSrc *src = planar_src(p, s, src_in, &tmp);
     const SqDims *d = &p->d;
     const SqDsp *dsp = &s->dsp;
     const int sw = d->scaled_w, sh = d->scaled_h;

@@ -17,6 +17,14 @@ typedef struct SqSrc {
     const uint8_t *cur, *prev; /* prev != NULL: temporal difference prev - cur */
     int64_t cur_stride, prev_stride;
     int hbd;
+    /*
+     * Sample access of cur and prev (math/filter.h, core/format.h). The DSP
+     * loops read planar, LSB-aligned rows only (access 0 or 1); a plane
+     * read in place with another access (a lent semi-planar or MSB-aligned
+     * picture) has the rows the side reads unpacked into the side's
+     * unpack buffers first (sq_unpack_row, the math core's sample access).
+     */
+    int cur_acc, prev_acc;
     float scale;
     /*
      * The out-of-range check (bpc 9..15 only: other depths use the whole
@@ -48,11 +56,15 @@ typedef struct SqCpuSide {
     float *k, *lambda, *eig, *sol, *y, *x;
     float *e, *s;    /* entropies and variances, nb each */
     int singular;    /* the last solve failed (SQ_EST_SINGULAR): e and s are its fallback */
+    uint8_t *unpack[2]; /* NULL, or planar copies of the rows read of cur, prev (w x h samples) */
 } SqCpuSide;
 
 /* Allocate for plan p; the DSP table starts at the best level this CPU has. */
 int sq_cpu_side_alloc(SqCpuSide *s, const SqPlan *p, const SqAlloc *a);
 void sq_cpu_side_free(SqCpuSide *s, const SqAlloc *a);
+
+/* The unpack buffers, allocated on the first picture that needs them. 0 or -ENOMEM. */
+int sq_cpu_side_alloc_unpack(SqCpuSide *s, const SqPlan *p, int hbd, const SqAlloc *a);
 
 /* Restrict the DSP table to the SPEEDQA_CPU_* levels in cpu_mask (0: C only). */
 void sq_cpu_side_set_cpu_mask(SqCpuSide *s, unsigned cpu_mask);

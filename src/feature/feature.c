@@ -143,7 +143,8 @@ int sq_jobs_check_range(const SqJob *jobs, int njobs, int ndis, const SqRawResul
                     snprintf(who, sizeof(who), "distorted");
                 if (!(bits & low))
                     snprintf(hint, sizeof(hint), " (the samples look MSB-aligned, as P010 stores them: "
-                             "shift them right by %d or declare 16-bit)", 16 - bpc);
+                             "set SpeedqaPicture.msb_aligned, shift them right by %d or declare "
+                             "16-bit)", 16 - bpc);
                 snprintf(msg, len, "%s frame %u, plane %c: sample value %u is above %u, the largest "
                          "%d-bit value%s", who, prev ? frame - 1 : frame,
                          "YUV"[sd->plane], mx, limit, bpc, hint);

@@ -67,7 +67,8 @@ typedef struct SqGpuSide {
     int64_t cur_stride, prev_stride;
     int64_t scratch;               /* arena offset of this side's SqGpuLayout */
     int32_t cur_runs, prev_runs;
-    int32_t plan, hbd;
+    int32_t plan;
+    int32_t acc;                   /* sample access of cur and prev (sq_acc_pair) */
     float scale;
     int32_t range_check;           /* 1 (bpc 9..15): fold the raw samples read into the
                                     * pair's SqGpuResult.range */

@@ -151,9 +151,10 @@ SQ_DFN void sq_gk_range_flush(SQ_SHARED_PTR uint32_t *red, const uint32_t *acc,
         }
 }
 
-SQ_DFN uint32_t sq_gk_u16(const SQ_GLOBAL uint8_t *base, int64_t stride, int y, int x)
+/* A raw sample as the range check folds it: through the plane's sample access. */
+SQ_DFN uint32_t sq_gk_sample(const SQ_GLOBAL uint8_t *base, int64_t stride, int acc, int y, int x)
 {
-    return ((const SQ_GLOBAL uint16_t *)(base + (int64_t)y * stride))[x];
+    return sq_sample(base + (int64_t)y * stride, x, acc);
 }
 
 /* ---- prescale path: converted plane, then resampled plane -------------- */
@@ -188,12 +189,13 @@ SQ_KERNEL_BEGIN(convert, 256)
         SQ_GLOBAL float *conv = SQ_GK_PTR(float, sd->scratch + pl->lay.conv);
         for (int64_t t = lo + SQ_TID; t < hi; t += SQ_NTH) {
             const int y = (int)(t / w), x = (int)(t % w);
-            conv[t] = sq_src_at(cur, sd->cur_stride, prev, sd->prev_stride, sd->hbd, sd->scale,
+            conv[t] = sq_src_at(cur, sd->cur_stride, prev, sd->prev_stride, sd->acc, sd->scale,
                                 y, x);
             if (dst && rows[y]) {
-                sq_gk_fold(acc, sq_gk_u16(cur, sd->cur_stride, y, x));
+                sq_gk_fold(acc, sq_gk_sample(cur, sd->cur_stride, sq_acc_cur(sd->acc), y, x));
                 if (prev)
-                    sq_gk_fold(acc + 2, sq_gk_u16(prev, sd->prev_stride, y, x));
+                    sq_gk_fold(acc + 2, sq_gk_sample(prev, sd->prev_stride,
+                                                     sq_acc_prev(sd->acc), y, x));
             }
         }
     }
@@ -247,7 +249,7 @@ SQ_KERNEL_BEGIN(opimg, 256)
             const SQ_GLOBAL uint8_t *prev = sd->prev >= 0
                 ? arena + sq_gpu_run_base(sd->prev, sd->prev_stride, sd->prev_runs, i) : 0;
             for (int c = SQ_TID; c < sw; c += SQ_NTH)
-                vrow[c] = sq_vfilter_raw(cur, sd->cur_stride, prev, sd->prev_stride, sd->hbd,
+                vrow[c] = sq_vfilter_raw(cur, sd->cur_stride, prev, sd->prev_stride, sd->acc,
                                          sd->scale, sh, pl->ga, pl->taps_a, row, c);
             /* The same samples again, from cache: every column of the rows read. */
             dst = sq_gk_range_dst(arena, &ka, SQ_BY);
@@ -255,9 +257,10 @@ SQ_KERNEL_BEGIN(opimg, 256)
             for (int c = SQ_TID; dst && c < sw; c += SQ_NTH)
                 for (int k = 0; k < pl->taps_a; k++) {
                     const int y = sq_mirror(row - r + k, sh);
-                    sq_gk_fold(acc, sq_gk_u16(cur, sd->cur_stride, y, c));
+                    sq_gk_fold(acc, sq_gk_sample(cur, sd->cur_stride, sq_acc_cur(sd->acc), y, c));
                     if (prev)
-                        sq_gk_fold(acc + 2, sq_gk_u16(prev, sd->prev_stride, y, c));
+                        sq_gk_fold(acc + 2, sq_gk_sample(prev, sd->prev_stride,
+                                                         sq_acc_prev(sd->acc), y, c));
                 }
         }
     }

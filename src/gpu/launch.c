@@ -20,14 +20,16 @@ static void fill_side(const GpuPriv *g, SqGpuSide *sd, int f, int64_t scratch, c
     sd->cur_stride = cur->stride[cs][c];
     sd->cur_runs = cur->runs[cs][c];
     sd->prev = -1;
+    int prev_acc = cur->acc[cs][c];
     if (prev) {
         sd->prev = prev->base[ps][c];
         sd->prev_stride = prev->stride[ps][c];
         sd->prev_runs = prev->runs[ps][c];
+        prev_acc = prev->acc[ps][c];
     }
     sd->scratch = scratch;
     sd->plan = f;
-    sd->hbd = g->p.format.bpc > 8;
+    sd->acc = sq_acc_pair(cur->acc[cs][c], prev_acc);
     sd->scale = sq_bpc_scale(g->p.format.bpc);
     sd->range_check = g->p.format.bpc > 8 && g->p.format.bpc < 16;
 }

@@ -34,6 +34,7 @@ typedef struct FrameRec {
     int has_prev;
     int64_t base[2][3], stride[2][3];
     int runs[2][3];
+    int acc[2][3];       /* sample access (math/filter.h): staged planes are planar */
 } FrameRec;
 
 typedef struct BatchRec {

@@ -10,6 +10,7 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "core/format.h"
 #include "gpu/pipeline_priv.h"
 
 /* One frame's staging, split into nparts row ranges. */
@@ -20,9 +21,24 @@ typedef struct StageJob {
     int nparts;
 } StageJob;
 
+/*
+ * Rows are staged planar and LSB-aligned: a plane with another sample
+ * access (semi-planar chroma, MSB-aligned samples) is unpacked on the way
+ * (sq_unpack_row), so the kernels read every staged plane as access 0 or 1.
+ */
+static void stage_copy(uint8_t *d, const uint8_t *src, ptrdiff_t stride, int acc, int w,
+                       size_t rb, int lo, int n)
+{
+    if (acc < 2 && stride == (ptrdiff_t)rb)
+        memcpy(d, src + (ptrdiff_t)lo * stride, rb * (size_t)n);
+    else
+        for (int y = 0; y < n; y++)
+            sq_unpack_row(d + (size_t)y * rb, src + (ptrdiff_t)(lo + y) * stride, w, acc);
+}
+
 /* Rows [i0, i1) of op rows: each run of rows around row 16i, clipped to the plane. */
-static void stage_runs(const PlaneGeo *pg, const uint8_t *src, ptrdiff_t stride, uint8_t *dst,
-                       int i0, int i1)
+static void stage_runs(const PlaneGeo *pg, const uint8_t *src, ptrdiff_t stride, int acc,
+                       uint8_t *dst, int i0, int i1)
 {
     const size_t rb = (size_t)pg->row_bytes;
     const int r = pg->runs >> 1;
@@ -30,23 +46,15 @@ static void stage_runs(const PlaneGeo *pg, const uint8_t *src, ptrdiff_t stride,
         const int lo = sq_imax(0, (i << SQ_DECIM_SHIFT) - r);
         const int hi = sq_imin(pg->h - 1, (i << SQ_DECIM_SHIFT) + r);
         uint8_t *d = dst + ((int64_t)i * pg->runs + lo - (i << SQ_DECIM_SHIFT) + r) * (int64_t)rb;
-        if (stride == (ptrdiff_t)rb)
-            memcpy(d, src + (ptrdiff_t)lo * stride, rb * (size_t)(hi - lo + 1));
-        else
-            for (int y = lo; y <= hi; y++)
-                memcpy(d + (size_t)(y - lo) * rb, src + (ptrdiff_t)y * stride, rb);
+        stage_copy(d, src, stride, acc, pg->w, rb, lo, hi - lo + 1);
     }
 }
 
-static void stage_rows(const PlaneGeo *pg, const uint8_t *src, ptrdiff_t stride, uint8_t *dst,
-                       int y0, int y1)
+static void stage_rows(const PlaneGeo *pg, const uint8_t *src, ptrdiff_t stride, int acc,
+                       uint8_t *dst, int y0, int y1)
 {
     const size_t rb = (size_t)pg->row_bytes;
-    if (stride == (ptrdiff_t)rb)
-        memcpy(dst + (size_t)y0 * rb, src + (ptrdiff_t)y0 * stride, rb * (size_t)(y1 - y0));
-    else
-        for (int y = y0; y < y1; y++)
-            memcpy(dst + (size_t)y * rb, src + (ptrdiff_t)y * stride, rb);
+    stage_copy(dst + (size_t)y0 * rb, src, stride, acc, pg->w, rb, y0, y1 - y0);
 }
 
 /* Part k of both host pictures (a pool loop body). */
@@ -65,10 +73,13 @@ static void stage_part(void *ctx, int64_t k, int thread)
             const int n = pg->runs ? pg->op_h : pg->h;
             const int a = (int)(n * k / job->nparts), b = (int)(n * (k + 1) / job->nparts);
             uint8_t *dst = job->stage + pg->stage_off[s];
+            const uint8_t *src;
+            ptrdiff_t stride;
+            const int acc = sq_plane_access(pic, c, &src, &stride);
             if (pg->runs)
-                stage_runs(pg, pic->data[c], pic->stride[c], dst, a, b);
+                stage_runs(pg, src, stride, acc, dst, a, b);
             else
-                stage_rows(pg, pic->data[c], pic->stride[c], dst, a, b);
+                stage_rows(pg, src, stride, acc, dst, a, b);
         }
     }
 }
@@ -102,20 +113,41 @@ static void stage_record(const GpuPriv *g, int s, FrameRec *fr, int64_t slot)
         fr->base[s][c] = slot + pg->dev_off[s];
         fr->stride[s][c] = pg->row_bytes;
         fr->runs[s][c] = pg->runs;
+        fr->acc[s][c] = g->p.format.bpc > 8;
     }
 }
 
-/* Device planes: whole planes, device to device (negative strides kept). */
+/*
+ * Device planes: whole planes, device to device (negative strides kept),
+ * read by the kernels with the picture's sample access (MSB-aligned ones
+ * shifted there). A semi-planar picture's interleaved chroma plane is
+ * copied once, over the regions of U and V (they follow one another, and
+ * the two hold 2 x its row bytes per row): U is read at its start, V one
+ * sample on, both every other sample.
+ */
 static int copy_device_picture(GpuPriv *g, const SpeedqaPicture *pic, int s, FrameRec *fr,
                                int64_t slot)
 {
+    const int semi = pic->layout == SPEEDQA_LAYOUT_SEMI_PLANAR;
     for (int c = 0; c < 3; c++) {
         const PlaneGeo *pg = &g->geo[c];
         if (!pg->need)
             continue;
-        const int64_t rb = pg->row_bytes, h = pg->h;
-        const ptrdiff_t stride = pic->stride[c];
-        const SqGpuAddr src = (SqGpuAddr)(uintptr_t)pic->data[c];
+        const uint8_t *base;
+        ptrdiff_t stride;
+        const int acc = sq_plane_access(pic, c, &base, &stride);
+        fr->acc[s][c] = acc;
+        if (semi && c == 2 && g->geo[1].need) { /* copied with U */
+            const int64_t bps = g->p.format.bpc > 8 ? 2 : 1;
+            fr->base[s][2] = fr->base[s][1] + bps;
+            fr->stride[s][2] = fr->stride[s][1];
+            fr->runs[s][2] = 0;
+            continue;
+        }
+        if (semi && c && !(g->geo[1].need && g->geo[2].need))
+            return -ENOTSUP; /* no feature reads one chroma plane alone */
+        const int64_t rb = pg->row_bytes * (semi && c ? 2 : 1), h = pg->h;
+        const SqGpuAddr src = (SqGpuAddr)(uintptr_t)base;
         const int64_t dst = slot + pg->full_off[s];
         const ptrdiff_t pitch = stride < 0 ? -stride : stride;
         if (pitch < rb)
@@ -220,6 +252,11 @@ int sq_gpu_put_frame(GpuPriv *g, FrameRec *fr, int slot, const SpeedqaPicture *r
             if (ret == -EINVAL)
                 snprintf(err, errlen, "%s: device picture stride is smaller than a row",
                          g->fns->name);
+            if (ret == -ENOTSUP) {
+                snprintf(err, errlen, "%s: a semi-planar device picture needs both chroma "
+                         "planes read", g->fns->name);
+                ret = -EINVAL;
+            }
             return ret;
         }
     }

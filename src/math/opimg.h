@@ -32,7 +32,7 @@ SQ_FN int64_t sq_opimg_ws_floats(const SqDims *d, int prescale)
 
 /* dimg (op_w x op_h) of the plane cur (prev != 0: prev - cur), as sq_src_at reads it. */
 SQ_FN void sq_operating_image(const SQ_GLOBAL uint8_t *cur, int64_t cur_stride,
-                              const SQ_GLOBAL uint8_t *prev, int64_t prev_stride, int hbd,
+                              const SQ_GLOBAL uint8_t *prev, int64_t prev_stride, int acc,
                               float scale, const SqDims *d, const SqOpFilter *f,
                               SQ_GLOBAL float *ws, SQ_GLOBAL float *dimg)
 {
@@ -46,7 +46,7 @@ SQ_FN void sq_operating_image(const SQ_GLOBAL uint8_t *cur, int64_t cur_stride,
         for (int y = 0; y < d->h; y++)
             for (int x = 0; x < d->w; x++)
                 conv[(int64_t)y * d->w + x] =
-                    sq_src_at(cur, cur_stride, prev, prev_stride, hbd, scale, y, x);
+                    sq_src_at(cur, cur_stride, prev, prev_stride, acc, scale, y, x);
         for (int y = 0; y < sh; y++)
             for (int x = 0; x < sw; x++)
                 scaled[(int64_t)y * sw + x] = sq_prescale_px(conv, d->w, f->prescale, f->ps_iy,
@@ -56,7 +56,7 @@ SQ_FN void sq_operating_image(const SQ_GLOBAL uint8_t *cur, int64_t cur_stride,
         const int row = i << SQ_DECIM_SHIFT;
         for (int c = 0; c < sw; c++)
             vrow[c] = ps ? sq_vfilter_f32(scaled, sw, sh, f->ga, f->taps_a, row, c)
-                         : sq_vfilter_raw(cur, cur_stride, prev, prev_stride, hbd, scale, sh,
+                         : sq_vfilter_raw(cur, cur_stride, prev, prev_stride, acc, scale, sh,
                                           f->ga, f->taps_a, row, c);
         for (int j = 0; j < ow; j++)
             op[(int64_t)i * ow + j] =

@@ -5,7 +5,9 @@
  * 8 and 16-bit containers, 1 and 3 threads, lent and copied pictures,
  * speed_use_ref_diff (whose distorted side reads the reference), a prescaled
  * feature, a stream that ends early, a flush that starts a second sequence
- * in which the ended stream comes back. Also the ladder's argument errors.
+ * in which the ended stream comes back, semi-planar pictures for some
+ * streams (read through the per-side unpack buffers, the third side of a
+ * ladder's pairs included). Also the ladder's argument errors.
  */
 #include <errno.h>
 #include <stdio.h>
@@ -67,7 +69,30 @@ static void make(Frame *fr, int s, int f, int bpc)
 typedef struct Case {
     int bpc, threads, lend;
     const char *features[3];
+    int semi;   /* the ladder gets odd streams' pictures semi-planar (NV12 / 16-bit pairs) */
 } Case;
+
+/* fr's picture with U and V interleaved into one plane (same samples). */
+static void semi_planar(const Frame *fr, Frame *out)
+{
+    const SpeedqaPicture *p = &fr->pic;
+    const int bps = p->format.bpc > 8 ? 2 : 1, cw = W / 2, ch = H / 2;
+    out->buf = calloc((size_t)(W * H + 2 * cw * ch), 2);
+    out->pic = *p;
+    unsigned char *y = (unsigned char *)out->buf, *uv = y + (size_t)W * H * bps;
+    memcpy(y, p->data[0], (size_t)W * H * bps);
+    for (int r = 0; r < ch; r++)
+        for (int x = 0; x < cw; x++)
+            for (int k = 0; k < 2; k++)
+                memcpy(uv + ((size_t)r * 2 * cw + 2 * x + k) * bps,
+                       (const unsigned char *)p->data[1 + k] + ((size_t)r * cw + x) * bps, bps);
+    out->pic.data[0] = y;
+    out->pic.data[1] = uv;
+    out->pic.data[2] = NULL;
+    out->pic.stride[1] = (ptrdiff_t)2 * cw * bps;
+    out->pic.stride[2] = 0;
+    out->pic.layout = SPEEDQA_LAYOUT_SEMI_PLANAR;
+}
 
 static int open_ctx(SpeedqaContext **c, const Case *cs, int ndis, LogCapture *log)
 {
@@ -88,7 +113,7 @@ static int has(int d, int f)
     return !(d == 2 && f >= SHORT && f < FLUSH_AT);
 }
 
-static void run_case(const Case *cs, Frame fr[D + 1][NF])
+static void run_case(const Case *cs, Frame fr[D + 1][NF], Frame sp[D + 1][NF])
 {
     LogCapture log = { .quiet = 1 };
     long released = 0;
@@ -136,7 +161,7 @@ static void run_case(const Case *cs, Frame fr[D + 1][NF])
             ref.release_opaque = &released;
         }
         for (int d = 0; d < D; d++) {
-            dis[d] = fr[1 + d][f].pic;
+            dis[d] = cs->semi && d % 2 ? sp[1 + d][f].pic : fr[1 + d][f].pic;
             if (cs->lend && d % 2 == 0) { /* mixed: even streams lent, odd copied */
                 dis[d].release = on_release;
                 dis[d].release_opaque = &released;
@@ -189,7 +214,7 @@ static void run_case(const Case *cs, Frame fr[D + 1][NF])
 static void errors(Frame fr[D + 1][NF])
 {
     LogCapture log = { .quiet = 1 };
-    const Case cs = { 8, 1, 0, { NULL } };
+    const Case cs = { 8, 1, 0, { NULL }, 0 };
     SpeedqaContext *c;
     SpeedqaSettings s;
     speedqa_default_settings(&s);
@@ -230,28 +255,35 @@ static void errors(Frame fr[D + 1][NF])
 
 int main(void)
 {
-    static Frame fr8[D + 1][NF], fr16[D + 1][NF];
+    static Frame fr8[D + 1][NF], fr16[D + 1][NF], sp8[D + 1][NF], sp16[D + 1][NF];
     for (int s = 0; s <= D; s++)
         for (int f = 0; f < NF; f++) {
             make(&fr8[s][f], s, f, 8);
             make(&fr16[s][f], s, f, 10);
+            semi_planar(&fr8[s][f], &sp8[s][f]);
+            semi_planar(&fr16[s][f], &sp16[s][f]);
         }
     static const Case cases[] = {
-        { 8, 1, 0, { NULL } },
-        { 8, 3, 1, { NULL } },
-        { 8, 1, 1, { "speed_temporal=speed_use_ref_diff=true", "speed_chroma", NULL } },
-        { 8, 3, 0, { "speed_temporal=speed_use_ref_diff=true", NULL } },
-        { 10, 1, 1, { NULL } },
-        { 10, 3, 1, { "speed_chroma=speed_prescale=1.5", "speed_temporal", NULL } },
-        { 10, 3, 0, { "speed_temporal=speed_kernelscale=2", NULL } },
+        { 8, 1, 0, { NULL }, 0 },
+        { 8, 3, 1, { NULL }, 0 },
+        { 8, 1, 1, { "speed_temporal=speed_use_ref_diff=true", "speed_chroma", NULL }, 0 },
+        { 8, 3, 0, { "speed_temporal=speed_use_ref_diff=true", NULL }, 0 },
+        { 10, 1, 1, { NULL }, 0 },
+        { 10, 3, 1, { "speed_chroma=speed_prescale=1.5", "speed_temporal", NULL }, 0 },
+        { 10, 3, 0, { "speed_temporal=speed_kernelscale=2", NULL }, 0 },
+        { 8, 1, 1, { NULL }, 1 },
+        { 8, 3, 0, { "speed_temporal=speed_use_ref_diff=true", "speed_chroma", NULL }, 1 },
+        { 10, 3, 1, { NULL }, 1 },
     };
     for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++)
-        run_case(&cases[i], cases[i].bpc > 8 ? fr16 : fr8);
+        run_case(&cases[i], cases[i].bpc > 8 ? fr16 : fr8, cases[i].bpc > 8 ? sp16 : sp8);
     errors(fr8);
     for (int s = 0; s <= D; s++)
         for (int f = 0; f < NF; f++) {
             free(fr8[s][f].buf);
             free(fr16[s][f].buf);
+            free(sp8[s][f].buf);
+            free(sp16[s][f].buf);
         }
     if (fails)
         fprintf(stderr, "%d failures\n", fails);

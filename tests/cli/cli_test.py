@@ -271,6 +271,58 @@ def test_output():
     check(code == 0, "-n (no_prediction) is accepted")
 
 
+# ---------------------------------------------------------------- semi-planar
+def test_semiplanar():
+    """-p nv12 / p010 / p016 raw files score like the planar files of the same samples."""
+    import struct
+    ref, dis = sample("ref.y4m"), sample("dis.y4m")
+    w, h = 576, 324
+    cw, ch = w // 2, h // 2
+    geo = ["-w", str(w), "-h", str(h)]
+
+    def write(path, frames, semi, depth, msb):
+        with open(path, "wb") as f:
+            for fr in frames:
+                y, u, v = fr[:w * h], fr[w * h:w * h + cw * ch], fr[w * h + cw * ch:]
+                if semi:
+                    uv = bytearray(2 * cw * ch)
+                    uv[0::2], uv[1::2] = u, v
+                    planes = [y, bytes(uv)]
+                else:
+                    planes = [y, u, v]
+                for p in planes:
+                    if depth == 8:
+                        f.write(p)
+                    else:
+                        sh = depth - 8 + (16 - depth if msb else 0)
+                        pad = (1 << (16 - depth)) - 1 if msb else 0  # P010's padding bits
+                        f.write(struct.pack("<%dH" % len(p), *[(x << sh) | pad for x in p]))
+        return path
+
+    runs = {}
+    for name, src in (("ref", ref), ("dis", dis)):
+        frames = y4m_frames(src)[1][:4]
+        for depth in (8, 10, 16):
+            runs[(name, depth, 0)] = write(os.path.join(WORK, "%s%d.yuv" % (name, depth)),
+                                           frames, False, depth, False)
+        runs[(name, 8, 1)] = write(os.path.join(WORK, "%s-nv12.yuv" % name), frames, True, 8, False)
+        runs[(name, 10, 1)] = write(os.path.join(WORK, "%s-p010.yuv" % name), frames, True, 10, True)
+        runs[(name, 16, 1)] = write(os.path.join(WORK, "%s-p016.yuv" % name), frames, True, 16, False)
+    for depth, pix in ((8, "nv12"), (10, "p010"), (16, "p016")):
+        planar = ok_run(["-r", runs[("ref", depth, 0)], "-d", runs[("dis", depth, 0)]] + geo +
+                        ["-p", "420", "-b", str(depth), "--json", "--precision", "max"],
+                        "planar %d-bit" % depth)
+        semi = ok_run(["-r", runs[("ref", depth, 1)], "-d", runs[("dis", depth, 1)]] + geo +
+                      ["-p", pix, "--json", "--precision", "max"], "-p %s" % pix)
+        if planar and semi:
+            check(values(parse_json(semi)) == values(parse_json(planar)) and
+                  len(values(parse_json(semi))) == 4, "-p %s equals the planar file" % pix)
+    code, out, err = run(["-r", runs[("ref", 10, 1)], "-d", runs[("dis", 10, 1)]] + geo +
+                         ["-p", "p010", "-b", "12"])
+    check(code == 2 and "semi-planar pixel format is 10-bit" in err,
+          "-p p010 -b 12 is a usage error (%r)" % err[-200:])
+
+
 # ---------------------------------------------------------------- threads
 def test_threads():
     pairs = [(sample("ref.y4m"), sample("dis.y4m"))]
@@ -669,7 +721,7 @@ def main():
     os.makedirs(WORK, exist_ok=True)
     tests = {"sample": test_sample, "output": test_output, "threads": test_threads,
              "pipe": test_pipe, "lav": test_lav, "malformed": test_malformed, "dropin": test_dropin,
-             "man": test_man,
+             "man": test_man, "semiplanar": test_semiplanar,
              "example": test_example}
     r = tests[test]()
     if r == SKIP:

@@ -87,8 +87,11 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
         return 0;
     static const char *const endings[] = { ".bin", ".yuv", "", ".raw" };
     const unsigned mode = data[0];
+    /* bit 3: semi-planar (Y, then U and V interleaved); bit 4: 10-bit MSB-aligned (P010) */
     SqRawParams raw = { data[1] + 1, data[2] + 1, (SpeedqaPixelFormat)(data[3] & 3),
-                        data[3] & 4 ? 10 : 8 };
+                        data[3] & 4 ? 10 : 8,
+                        data[3] & 8 ? SPEEDQA_LAYOUT_SEMI_PLANAR : SPEEDQA_LAYOUT_PLANAR,
+                        (data[3] & 20) == 20 };
     data += 4;
     size -= 4;
 

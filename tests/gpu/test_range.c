@@ -427,8 +427,8 @@ int main(int argc, char **argv)
         mx = plane_of(&c, 0, 0, 0)[i] > mx ? plane_of(&c, 0, 0, 0)[i] : mx;
     char want[300];
     snprintf(want, sizeof(want), "reference frame 0, plane Y: sample value %u is above 1023, the largest "
-             "10-bit value (the samples look MSB-aligned, as P010 stores them: shift them right by 6 "
-             "or declare 16-bit)", mx);
+             "10-bit value (the samples look MSB-aligned, as P010 stores them: set "
+             "SpeedqaPicture.msb_aligned, shift them right by 6 or declare 16-bit)", mx);
     expect_range("10-bit MSB-aligned, temporal", &c, temporal, 1, want);
     expect_range("10-bit MSB-aligned, chroma", &c, chroma, 0, "(the samples look MSB-aligned, as P010");
     clip_free(&c);

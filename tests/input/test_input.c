@@ -308,19 +308,19 @@ static void test_y4m_formats(Ctx *c)
 
 static void test_raw(Ctx *c)
 {
-    SqRawParams r8 = { 17, 9, SPEEDQA_PIX_420, 8 };
+    SqRawParams r8 = { 17, 9, SPEEDQA_PIX_420, 8, SPEEDQA_LAYOUT_PLANAR, 0 };
     const char *p8 = make_raw(c, "r8.yuv", 17, 9, SPEEDQA_PIX_420, 8, 4, 0);
     expect_frames(c, "raw 17x9 420 8-bit (detected)", p8, NULL, &r8, 17, 9,
                   SPEEDQA_PIX_420, 8, 4, 4, 0, 0);
     expect_frames(c, "raw 17x9 420 8-bit (kind yuv)", p8, "yuv", &r8, 17, 9,
                   SPEEDQA_PIX_420, 8, 4, 4, 0, 0);
 
-    SqRawParams r10 = { 20, 6, SPEEDQA_PIX_422, 10 };
+    SqRawParams r10 = { 20, 6, SPEEDQA_PIX_422, 10, SPEEDQA_LAYOUT_PLANAR, 0 };
     expect_frames(c, "raw 20x6 422 10-bit",
                   make_raw(c, "r10.yuv", 20, 6, SPEEDQA_PIX_422, 10, 3, 0), NULL, &r10,
                   20, 6, SPEEDQA_PIX_422, 10, 3, 3, 0, 0);
 
-    SqRawParams r16 = { 9, 5, SPEEDQA_PIX_400, 16 };
+    SqRawParams r16 = { 9, 5, SPEEDQA_PIX_400, 16, SPEEDQA_LAYOUT_PLANAR, 0 };
     expect_frames(c, "raw 9x5 mono 16-bit",
                   make_raw(c, "r16.yuv", 9, 5, SPEEDQA_PIX_400, 16, 2, 0), NULL, &r16,
                   9, 5, SPEEDQA_PIX_400, 16, 2, 2, 0, 0);
@@ -328,7 +328,7 @@ static void test_raw(Ctx *c)
     /* A raw file that happens to start like Y4M is still raw when forced. */
     char err[256];
     SqInput *in = NULL;
-    SqRawParams rb = { 4, 4, SPEEDQA_PIX_400, 8 };
+    SqRawParams rb = { 4, 4, SPEEDQA_PIX_400, 8, SPEEDQA_LAYOUT_PLANAR, 0 };
     const char *py = make_bytes(c, "looks_y4m.yuv", "YUV4MPEG2 W4 H4", 16);
     int r = sq_input_open(&in, py, "yuv", &rb, err, sizeof err);
     report(c, r == 0 && sq_input_info(in)->frames == 1, "raw forced on Y4M-looking bytes", err);
@@ -339,7 +339,7 @@ static void test_skip(Ctx *c)
 {
     Y4mSpec s = { "YUV4MPEG2 W8 H6 C444p12", 8, 6, SPEEDQA_PIX_444, 12, 5, NULL };
     const char *py = make_y4m(c, "skip.y4m", &s);
-    SqRawParams raw = { 8, 6, SPEEDQA_PIX_420, 8 };
+    SqRawParams raw = { 8, 6, SPEEDQA_PIX_420, 8, SPEEDQA_LAYOUT_PLANAR, 0 };
     const char *pr = make_raw(c, "skip.yuv", 8, 6, SPEEDQA_PIX_420, 8, 5, 0);
 
     for (int k = 0; k < 2; k++) {
@@ -451,7 +451,7 @@ static void test_stdin(Ctx *c)
     const char *py = make_y4m(c, "stdin.y4m", &s);
     size_t ylen, rlen;
     unsigned char *ydata = slurp(py, &ylen);
-    SqRawParams raw = { 10, 4, SPEEDQA_PIX_444, 16 };
+    SqRawParams raw = { 10, 4, SPEEDQA_PIX_444, 16, SPEEDQA_LAYOUT_PLANAR, 0 };
     const char *pr = make_raw(c, "stdin.yuv", 10, 4, SPEEDQA_PIX_444, 16, 3, 0);
     unsigned char *rdata = slurp(pr, &rlen);
     int st;
@@ -590,14 +590,14 @@ static void run_bad(Ctx *c, const Bad *b, const char *path)
 
 static void test_malformed(Ctx *c)
 {
-    static const SqRawParams raw_w0 = { 0, 16, SPEEDQA_PIX_420, 8 };
-    static const SqRawParams raw_hneg = { 16, -3, SPEEDQA_PIX_420, 8 };
-    static const SqRawParams raw_bpc7 = { 16, 16, SPEEDQA_PIX_420, 7 };
-    static const SqRawParams raw_bpc17 = { 16, 16, SPEEDQA_PIX_420, 17 };
-    static const SqRawParams raw_fmt9 = { 16, 16, (SpeedqaPixelFormat)9, 8 };
-    static const SqRawParams raw_huge = { 16384, 16384, SPEEDQA_PIX_444, 16 };
-    static const SqRawParams raw_ok = { 4, 4, SPEEDQA_PIX_400, 8 };
-    static const SqRawParams raw_big = { 1920, 1080, SPEEDQA_PIX_420, 8 };
+    static const SqRawParams raw_w0 = { 0, 16, SPEEDQA_PIX_420, 8, SPEEDQA_LAYOUT_PLANAR, 0 };
+    static const SqRawParams raw_hneg = { 16, -3, SPEEDQA_PIX_420, 8, SPEEDQA_LAYOUT_PLANAR, 0 };
+    static const SqRawParams raw_bpc7 = { 16, 16, SPEEDQA_PIX_420, 7, SPEEDQA_LAYOUT_PLANAR, 0 };
+    static const SqRawParams raw_bpc17 = { 16, 16, SPEEDQA_PIX_420, 17, SPEEDQA_LAYOUT_PLANAR, 0 };
+    static const SqRawParams raw_fmt9 = { 16, 16, (SpeedqaPixelFormat)9, 8, SPEEDQA_LAYOUT_PLANAR, 0 };
+    static const SqRawParams raw_huge = { 16384, 16384, SPEEDQA_PIX_444, 16, SPEEDQA_LAYOUT_PLANAR, 0 };
+    static const SqRawParams raw_ok = { 4, 4, SPEEDQA_PIX_400, 8, SPEEDQA_LAYOUT_PLANAR, 0 };
+    static const SqRawParams raw_big = { 1920, 1080, SPEEDQA_PIX_420, 8, SPEEDQA_LAYOUT_PLANAR, 0 };
     static const Bad t[] = {
         { "truncated header", "YUV4MPEG2 W16 H16", NULL, NULL, -EINVAL, "truncated Y4M header" },
         { "header over 4096 bytes", NULL, NULL, NULL, -EINVAL, "longer than 4096" },

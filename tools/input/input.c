@@ -80,6 +80,11 @@ int sq_in_set_format(SqInput *in, const SpeedqaFormat *f)
     in->plane_off[2] = (size_t)(luma + chroma);
     in->stride[0] = (ptrdiff_t)(w * bps);
     in->stride[1] = in->stride[2] = (ptrdiff_t)(cw * bps);
+    if (in->layout == SPEEDQA_LAYOUT_SEMI_PLANAR) { /* one plane of U, V pairs: same bytes */
+        in->stride[1] = (ptrdiff_t)(2 * cw * bps);
+        in->plane_off[2] = 0;
+        in->stride[2] = 0;
+    }
     in->info.format = *f;
     return 0;
 }
@@ -454,7 +459,10 @@ static int read_frame(SqInput *in, SpeedqaPicture *pic, int lend, char *err, siz
     memset(pic, 0, sizeof *pic);
     pic->format = in->info.format;
     pic->memory = SPEEDQA_MEM_HOST;
-    int planes = in->info.format.fmt == SPEEDQA_PIX_400 ? 1 : 3;
+    pic->layout = in->layout;
+    pic->msb_aligned = in->msb_aligned;
+    int planes = in->info.format.fmt == SPEEDQA_PIX_400 ? 1
+               : in->layout == SPEEDQA_LAYOUT_SEMI_PLANAR ? 2 : 3;
     for (int i = 0; i < planes; i++) {
         pic->data[i] = base + in->plane_off[i];
         pic->stride[i] = in->stride[i];

@@ -36,6 +36,10 @@ typedef struct SqRawParams {
     int width, height;
     SpeedqaPixelFormat fmt;
     int bpc;
+    /* semi-planar files (NV12, P010, P016 ...): Y, then U and V interleaved;
+     * msb_aligned: bpc-bit values in the top bits of 16-bit words (P010) */
+    SpeedqaLayout layout;
+    int msb_aligned;
 } SqRawParams;
 
 /*

@@ -64,6 +64,8 @@ struct SqInput {
     size_t frame_bytes;
     size_t plane_off[3];
     ptrdiff_t stride[3];
+    SpeedqaLayout layout;    /* of the pictures handed out; set before sq_in_set_format */
+    int msb_aligned;
 
     void *priv;              /* reader-private state, freed by rd->close */
 

@@ -286,11 +286,13 @@ void sq_in_map_lend(SqInput *in, SpeedqaPicture *pic)
 unsigned sq_input_touch(const SpeedqaPicture *pic)
 {
     unsigned sum = 0;
-    const int planes = pic->format.fmt == SPEEDQA_PIX_400 ? 1 : 3;
+    const int semi = pic->layout == SPEEDQA_LAYOUT_SEMI_PLANAR;
+    const int planes = pic->format.fmt == SPEEDQA_PIX_400 ? 1 : semi ? 2 : 3;
     const int bps = pic->format.bpc > 8 ? 2 : 1;
     for (int c = 0; c < planes; c++) {
-        const int cw = c && pic->format.fmt != SPEEDQA_PIX_444 ? (pic->format.width + 1) >> 1
-                                                               : pic->format.width;
+        const int cw = (c && pic->format.fmt != SPEEDQA_PIX_444 ? (pic->format.width + 1) >> 1
+                                                                : pic->format.width) *
+                       (semi && c ? 2 : 1);
         const int ch = c && pic->format.fmt == SPEEDQA_PIX_420 ? (pic->format.height + 1) >> 1
                                                                : pic->format.height;
         const size_t row = (size_t)cw * (size_t)bps;

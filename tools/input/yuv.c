@@ -1,6 +1,8 @@
 /*
- * Raw planar YUV reader: frames back to back, no headers, geometry from
- * the caller. Samples above 8 bits are 16-bit little-endian containers.
+ * Raw YUV reader: frames back to back, no headers, geometry from the
+ * caller. Samples above 8 bits are 16-bit little-endian containers. Planar
+ * (Y, U, V) or semi-planar (Y, then U and V interleaved: NV12, P010, P016),
+ * the latter handed to the library as it lies (SpeedqaPicture.layout).
  */
 #include <errno.h>
 
@@ -13,7 +15,11 @@ static int yuv_open(SqInput *in, const SqRawParams *raw)
     if (raw->fmt < SPEEDQA_PIX_400 || raw->fmt > SPEEDQA_PIX_444)
         return sq_in_fail(in, -EINVAL, "unknown raw pixel format %d", (int)raw->fmt);
 
+    if (raw->layout == SPEEDQA_LAYOUT_SEMI_PLANAR && raw->fmt == SPEEDQA_PIX_400)
+        return sq_in_fail(in, -EINVAL, "a semi-planar file needs chroma");
     SpeedqaFormat f = { raw->width, raw->height, raw->fmt, raw->bpc };
+    in->layout = raw->layout;
+    in->msb_aligned = raw->msb_aligned;
     int r = sq_in_set_format(in, &f);
     if (r < 0)
         return r;
