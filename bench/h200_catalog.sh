@@ -15,16 +15,19 @@ step() { local name=$1; shift; local t0=$SECONDS; "$@" > "$OUT/$name.log" 2>&1; 
 { nproc; nvidia-smi -L; python3 --version; } > "$OUT/machine.txt" 2>&1
 step gpu_checks tests/gpu/gpu_checks.sh "$OUT/gpu" "$B" 60 1 par parity clparity seq fail
 step ladder_api "$B/tests/test_ladder"
-[ -x "$B/tests/test_semiplanar" ] && step semiplanar_cuda "$B/tests/test_semiplanar" cuda
-[ -x "$B/tests/test_semiplanar" ] && step semiplanar_opencl env SPEEDQA_OPENCL_DEVICE=NVIDIA "$B/tests/test_semiplanar" opencl
+step semiplanar_cuda "$B/tests/gpu/test_semiplanar" cuda
+step semiplanar_opencl env SPEEDQA_OPENCL_DEVICE=NVIDIA "$B/tests/gpu/test_semiplanar" opencl
 if [ -d python/tests ]; then
   step python env PYTHONPATH=python SPEEDQA_LIB=$PWD/$B/src/libspeedqa.so.0 \
       SPEEDQA_CLI=$PWD/$B/tools/speedqa python3 -m pytest -q -rs python/tests
 fi
-[ -f python/bench_device.py ] && step python_device_bench env PYTHONPATH=python \
+step python_device_bench env PYTHONPATH=python \
     SPEEDQA_LIB=$PWD/$B/src/libspeedqa.so.0 python3 python/bench_device.py "$B"
 step cli_ladder python3 tests/cli/ladder_test.py ladder "$B/tools/speedqa" tests/data /tmp/lt
 step cli_batch python3 tests/cli/ladder_test.py batch "$B/tools/speedqa" tests/data /tmp/bt
 step catalog python3 bench/catalog_bench.py "$B/tools/speedqa" tests/data /tmp/cat --backends cpu,cuda --reps 3
+step dask env PYTHONPATH=python SPEEDQA_LIB=$PWD/$B/src/libspeedqa.so.0 python3 bench/dask_bench.py \
+    "$B/tools/speedqa" tests/data /tmp/dask --pairs 64 --frames 48
 cat "$OUT/summary.txt"
-tail -5 "$OUT/catalog.log"
+tail -4 "$OUT/catalog.log" "$OUT/python_device_bench.log" "$OUT/dask.log"
+tar czf "$OUT/logs.tgz" -C "$OUT" --exclude logs.tgz . 2>/dev/null
