@@ -637,7 +637,7 @@ static void colour_check(const Run *run, const Stream *s)
  * A mapped input is lent to the library frame by frame, no thread needed;
  * any other is read on its own thread, a few frames ahead of the scoring.
  */
-static int start_reader(SqInput *in, SqPrefetch **ahead, int threads)
+static int start_reader(SqInput *in, SqPrefetch **ahead, int threads, int batch)
 {
     char perr[200];
     if (sq_input_mapped(in)) {
@@ -645,7 +645,8 @@ static int start_reader(SqInput *in, SqPrefetch **ahead, int threads)
                            "read (SIGBUS); no report written\n", SQ_EXIT_INPUT);
         /* the pages of the next frames are mapped ahead on a core the workers leave free */
         sq_input_lend(in);
-        sq_input_prefault(in, sysconf(_SC_NPROCESSORS_ONLN) > threads);
+        /* (a batch keeps every core busy with pairs already) */
+        sq_input_prefault(in, !batch && sysconf(_SC_NPROCESSORS_ONLN) > threads);
         return 0;
     }
     /* enough buffers for the frames the library holds and a few ahead */
@@ -873,9 +874,9 @@ static int run_ladder(const SqJob *job, SqJobStream *const *st, int n, char *lin
         if (cfg->frame_cnt > 0 && (progress.total < 0 || progress.total > cfg->frame_cnt))
             progress.total = cfg->frame_cnt;
     }
-    ret = start_reader(run.ref, &run.ref_ahead, job->threads);
+    ret = start_reader(run.ref, &run.ref_ahead, job->threads, job->batch);
     for (int d = 0; !ret && d < run.n; d++)
-        ret = start_reader(s[d].in, &s[d].ahead, job->threads);
+        ret = start_reader(s[d].in, &s[d].ahead, job->threads, job->batch);
     if (ret)
         goto end;
     const double t0 = now_s();
@@ -1005,9 +1006,9 @@ int sq_job_read_only(const CliSettings *cfg)
     if (!ret)
         ret = skip_input(s.in, cfg->dis_path, "--frame_skip_dist", cfg->skip_dis);
     if (!ret)
-        ret = start_reader(run.ref, &run.ref_ahead, 1);
+        ret = start_reader(run.ref, &run.ref_ahead, 1, 0);
     if (!ret)
-        ret = start_reader(s.in, &s.ahead, 1);
+        ret = start_reader(s.in, &s.ahead, 1, 0);
     if (!ret) {
         const double t0 = now_s();
         ret = score(&run);
