@@ -153,12 +153,12 @@ static void run_task(Batch *b, const Task *t, SqJobCache *cache, const CliSettin
         const SqPair *p = &b->pairs[t->pair[i]];
         st[i].path = p->dis;
         if (p->output) {
-            const char *inputs[2] = { p->ref, p->dis };
+            const char *inputs[3] = { p->ref, p->dis, b->cfg->batch_path };
             char err[1200];
-            if (sq_outfile_is_input(p->output, inputs, 2)) {
+            if (sq_outfile_is_input(p->output, inputs, 3)) {
                 st[i].exit = SQ_EXIT_USAGE;
-                snprintf(st[i].err, sizeof st[i].err, "%s: the output file is one of the inputs; "
-                         "refusing to overwrite it", p->output);
+                snprintf(st[i].err, sizeof st[i].err, "%s: the output file is one of the inputs "
+                         "or the manifest; refusing to overwrite it", p->output);
                 continue;
             }
             if (sq_outfile_open(&of[i], p->output, err, sizeof err) < 0) {
@@ -341,14 +341,38 @@ int sq_batch_run(const CliSettings *cfg)
         ret = SQ_EXIT_INTERNAL;
         goto end;
     }
-    /* no pair's report may be an input, or the manifest, or the results */
-    for (int i = 0; i < b.npairs; i++) {
-        const SqPair *p = &b.pairs[i];
-        if (cfg->output_path && (!strcmp(cfg->output_path, p->ref) || !strcmp(cfg->output_path, p->dis) ||
-                                 same_str(p->output, cfg->output_path))) {
-            cli_error("%s:%d: %s is the results file", cfg->batch_path, p->line, cfg->output_path);
+    /* the results may be no input and not the manifest; no pair's report the results */
+    const char *res_path = cfg->output_path ? cfg->output_path : "/dev/stdout";
+    if (res_path) {
+        const char **inputs = calloc((size_t)(2 * b.npairs + 1), sizeof *inputs);
+        if (!inputs) {
+            cli_error("out of memory");
+            ret = SQ_EXIT_INTERNAL;
+            goto end;
+        }
+        inputs[0] = cfg->batch_path;
+        for (int i = 0; i < b.npairs; i++) {
+            inputs[1 + 2 * i] = b.pairs[i].ref;
+            inputs[2 + 2 * i] = b.pairs[i].dis;
+        }
+        const int clash = sq_outfile_is_input(res_path, inputs, 2 * b.npairs + 1) ||
+                          !strcmp(res_path, cfg->batch_path);
+        free(inputs);
+        if (clash) {
+            cli_error("%s: the results file is the manifest or one of its inputs; refusing to "
+                      "overwrite it", cfg->output_path ? cfg->output_path : "standard output");
             ret = SQ_EXIT_USAGE;
             goto end;
+        }
+        for (int i = 0; cfg->output_path && i < b.npairs; i++) {
+            const char *one[1] = { cfg->output_path };
+            if (b.pairs[i].output && (same_str(b.pairs[i].output, cfg->output_path) ||
+                                      sq_outfile_is_input(b.pairs[i].output, one, 1))) {
+                cli_error("%s:%d: the pair's output is the results file", cfg->batch_path,
+                          b.pairs[i].line);
+                ret = SQ_EXIT_USAGE;
+                goto end;
+            }
         }
     }
     int prefix = 1;

@@ -258,6 +258,15 @@ def test_batch():
     # a results file that is one of the inputs, a bad manifest
     code, _, err = run(["--batch", man, "-o", r1])
     check(code == 2 and os.path.getsize(r1) > 1000, "results file == an input: refused (%s)" % err.strip())
+    mtext = open(man).read()
+    code, _, err = run(["--batch", man, "-o", man])
+    check(code == 2 and open(man).read() == mtext, "results file == the manifest: refused, "
+          "manifest intact (%s)" % err.strip())
+    link = os.path.join(WORK, "link-to-ref.jsonl")
+    os.symlink(r2, link)
+    code, _, err = run(["--batch", man, "-o", link])
+    check(code == 2 and os.path.getsize(r2) > 1000, "results file a link to an input: refused (%s)"
+          % err.strip())
     badm = os.path.join(WORK, "bad.csv")
     open(badm, "w").write("ref,dis\n\"unterminated,x\n")
     code, _, err = run(["--batch", badm])
