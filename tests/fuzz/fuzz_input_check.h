@@ -57,12 +57,15 @@ static inline unsigned fuzz_touch_picture(const SqInputInfo *info, const Speedqa
     const SpeedqaFormat *f = &info->format;
     FUZZ_CHECK(memcmp(&pic->format, f, sizeof *f) == 0, "picture format differs from the opened one");
     FUZZ_CHECK(pic->memory == SPEEDQA_MEM_HOST, "picture memory %d", (int)pic->memory);
-    const int planes = f->fmt == SPEEDQA_PIX_400 ? 1 : 3;
+    /* semi-planar: U and V interleaved in plane 1, plane 2 unused */
+    const int semi = pic->layout == SPEEDQA_LAYOUT_SEMI_PLANAR;
+    const int planes = f->fmt == SPEEDQA_PIX_400 ? 1 : semi ? 2 : 3;
     const int bps = f->bpc > 8 ? 2 : 1;
     unsigned sum = 0;
     for (int p = 0; p < planes; p++) {
         int w, h;
         fuzz_plane_size(f, p, &w, &h);
+        w *= semi && p == 1 ? 2 : 1;
         FUZZ_CHECK(pic->data[p] != NULL, "plane %d is NULL", p);
         FUZZ_CHECK(pic->stride[p] >= (ptrdiff_t)w * bps || pic->stride[p] <= -(ptrdiff_t)w * bps,
                    "plane %d stride %td below its width %d", p, pic->stride[p], w);

@@ -60,11 +60,13 @@ static int named_file(const uint8_t *data, size_t size, const char *ending, char
 static int same_as_file(const SqInputInfo *info, const SpeedqaPicture *pic, const uint8_t *file)
 {
     const SpeedqaFormat *f = &info->format;
-    const int planes = f->fmt == SPEEDQA_PIX_400 ? 1 : 3, bps = f->bpc > 8 ? 2 : 1;
+    const int semi = pic->layout == SPEEDQA_LAYOUT_SEMI_PLANAR; /* U, V interleaved in plane 1 */
+    const int planes = f->fmt == SPEEDQA_PIX_400 ? 1 : semi ? 2 : 3, bps = f->bpc > 8 ? 2 : 1;
     size_t off = 0;
     for (int p = 0; p < planes; p++) {
         int w, h;
         fuzz_plane_size(f, p, &w, &h);
+        w *= semi && p == 1 ? 2 : 1;
         for (int y = 0; y < h; y++) {
             const uint8_t *row = (const uint8_t *)pic->data[p] + (ptrdiff_t)y * pic->stride[p];
             for (int x = 0; x < w * bps; x++) {
