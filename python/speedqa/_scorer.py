@@ -388,17 +388,22 @@ class Scorer:
             d[name] = sc.values[i]
         return d
 
-    def _drain(self, out, until_eof=False):
-        lib = L.lib()
+    def _receive_one(self, out):
+        """One speedqa_receive: its result appended to out; 0, EAGAIN or EOF_CODE."""
         sc = L.Scores()
+        r = self._call(L.lib().speedqa_receive, self._ctx, ctypes.byref(sc))
+        if r == 0:
+            out.append(self._result(sc))
+        elif r not in (L.EAGAIN, L.EOF_CODE):
+            raise self._error(r)
+        return r
+
+    def _drain(self, out, until_eof=False):
         while True:
-            r = self._call(lib.speedqa_receive, self._ctx, ctypes.byref(sc))
+            r = self._receive_one(out)
             if r == 0:
-                out.append(self._result(sc))
                 continue
-            if r == L.EAGAIN and not until_eof:
-                return out
-            if r == L.EOF_CODE and until_eof:
+            if (r == L.EAGAIN and not until_eof) or (r == L.EOF_CODE and until_eof):
                 return out
             raise self._error(r)
 
@@ -418,12 +423,7 @@ class Scorer:
             if r != L.EAGAIN:
                 break
             # queue full: speedqa_receive blocks for the oldest frame
-            sc = L.Scores()
-            r2 = self._call(lib.speedqa_receive, self._ctx, ctypes.byref(sc))
-            if r2 == 0:
-                out.append(self._result(sc))
-            elif r2 != L.EAGAIN:
-                raise self._error(r2)
+            self._receive_one(out)
         del keep_r, keep_d  # the library copied the planes (no release callback)
         if r < 0:
             raise self._error(r)
@@ -482,20 +482,16 @@ class Ladder(Scorer):
             raise _einval("n_distorted %r is outside 1..%d" % (n_distorted, L.MAX_DISTORTED))
         super().__init__(width, height, pix_fmt, bitdepth, n_distorted=n_distorted, **kw)
 
-    def _drain_ladder(self, out, until_eof=False):
-        lib = L.lib()
+    def _receive_one(self, out):
+        """One speedqa_receive_ladder: a frame's list (None for an ended stream)."""
         n = self.n_distorted
         sc = (L.Scores * n)()
-        while True:
-            r = self._call(lib.speedqa_receive_ladder, self._ctx, sc, n)
-            if r == 0:
-                out.append([self._result(sc[d]) if sc[d].count else None for d in range(n)])
-                continue
-            if r == L.EAGAIN and not until_eof:
-                return out
-            if r == L.EOF_CODE and until_eof:
-                return out
+        r = self._call(L.lib().speedqa_receive_ladder, self._ctx, sc, n)
+        if r == 0:
+            out.append([self._result(sc[d]) if sc[d].count else None for d in range(n)])
+        elif r not in (L.EAGAIN, L.EOF_CODE):
             raise self._error(r)
+        return r
 
     def send(self, ref, dis):
         """Score one frame: ref and a list of n_distorted pictures (None: ended)."""
@@ -519,28 +515,8 @@ class Ladder(Scorer):
                            self.n_distorted)
             if r != L.EAGAIN:
                 break
-            n = self.n_distorted
-            sc = (L.Scores * n)()
-            r2 = self._call(lib.speedqa_receive_ladder, self._ctx, sc, n)
-            if r2 == 0:
-                out.append([self._result(sc[d]) if sc[d].count else None for d in range(n)])
-            elif r2 != L.EAGAIN:
-                raise self._error(r2)
+            self._receive_one(out)
         del keep, pics  # the library copied the planes (no release callback)
         if r < 0:
             raise self._error(r)
-        return self._drain_ladder(out)
-
-    def flush(self):
-        """End the sequence; returns every frame's list not yet returned."""
-        self._check_open()
-        r = self._call(L.lib().speedqa_flush, self._ctx)
-        if r < 0:
-            raise self._error(r)
-        return self._drain_ladder([], until_eof=True)
-
-    def score(self, frames):
-        out = []
-        for ref, dis in frames:
-            out += self.send(ref, dis)
-        return out + self.flush()
+        return self._drain(out)
