@@ -132,19 +132,34 @@ def _cuda_interface(obj):
         return None
 
 
-def _cuda_sync(stream):
-    """Wait for the producer's stream (CUDA array interface v3 'stream')."""
-    if stream is None:
-        return
-    try:
-        cuda = ctypes.CDLL("libcuda.so.1")
-    except OSError:
-        return
-    cuda.cuStreamSynchronize.argtypes = [ctypes.c_void_p]
-    cuda.cuStreamSynchronize.restype = ctypes.c_int
-    r = cuda.cuStreamSynchronize(ctypes.c_void_p(int(stream)))
-    if r != 0:
-        raise Error(-_errno.EIO, "cuStreamSynchronize on the array's stream failed (%d)" % r)
+# CUDA array interface v3 stream values: 1 is the legacy default stream. The
+# library copies device planes on a blocking stream, which waits for earlier
+# legacy-stream work by itself, so only other producer streams need a wait.
+_LEGACY_STREAM = 1
+
+
+class _CudaSync:
+    """cuStreamSynchronize on producer streams, libcuda looked up once per Scorer."""
+
+    def __init__(self):
+        self._fn = None
+
+    def __call__(self, streams):
+        for stream in streams:
+            if stream is None or stream == _LEGACY_STREAM:
+                continue
+            if self._fn is None:
+                try:
+                    cuda = ctypes.CDLL("libcuda.so.1")
+                except OSError:
+                    return
+                fn = cuda.cuStreamSynchronize
+                fn.argtypes = [ctypes.c_void_p]
+                fn.restype = ctypes.c_int
+                self._fn = fn
+            r = self._fn(ctypes.c_void_p(int(stream)))
+            if r != 0:
+                raise Error(-_errno.EIO, "cuStreamSynchronize on the array's stream failed (%d)" % r)
 
 
 class _LogSink:
@@ -207,6 +222,8 @@ class Scorer:
         self.pix_fmt = lib.speedqa_pix_fmt_name(fmt).decode()
         self._shapes = plane_shapes(self.width, self.height, fmt)
         self._max_shapes = file_plane_shapes(self.width, self.height, fmt)
+        self._cuda_dtypes = {}
+        self._cuda_sync = _CudaSync()
         self._dtype = np.dtype(np.uint8) if self.bitdepth <= 8 else np.dtype("=u2")
         # the callback holds the sink, not the Scorer (no reference cycle)
         self._sink = _LogSink(logger)
@@ -286,34 +303,39 @@ class Scorer:
                           % (side, idx, shape[0], shape[1], want, self.width, self.height,
                              self.pix_fmt))
 
-    def _cuda_planes(self, iface_list, side):
-        planes = []
-        for idx, (obj, iface) in enumerate(iface_list):
-            shape = tuple(iface["shape"])
-            dt = np.dtype(iface["typestr"])
+    def _cuda_dtype(self, typestr, idx, side):
+        dt = self._cuda_dtypes.get(typestr)
+        if dt is None:
+            dt = np.dtype(typestr)
             # signed types too: PyTorch has no uint16 (samples < 2^15 are the same bits)
             if dt.kind not in "ui" or dt.itemsize != self._dtype.itemsize:
                 raise _einval("%s plane %d: CUDA array typestr %s, a %d-bit video needs %s"
-                              % (side, idx, iface["typestr"], self.bitdepth, self._dtype.name))
+                              % (side, idx, typestr, self.bitdepth, self._dtype.name))
             if dt.itemsize > 1 and dt.byteorder not in ("=", "|") and \
                     dt.byteorder != ("<" if np.little_endian else ">"):
                 raise _einval("%s plane %d: non-native byte order CUDA array" % (side, idx))
-            ptr = int(iface["data"][0])
-            strides = iface.get("strides")
-            if strides is None:
-                strides = tuple(int(np.prod(shape[i + 1:], dtype=np.int64)) * dt.itemsize
-                                for i in range(len(shape)))
-            planes.append((obj, shape, tuple(strides), ptr, dt.itemsize, iface.get("stream")))
-        out = []
-        for idx, (obj, shape, strides, ptr, isz, stream) in enumerate(planes):
+            self._cuda_dtypes[typestr] = dt
+        return dt
+
+    def _cuda_planes(self, iface_list, side):
+        # per frame: plain int arithmetic, dtypes cached, one wait per producer stream
+        out, streams = [], []
+        for idx, (obj, iface) in enumerate(iface_list):
+            shape = tuple(iface["shape"])
             if len(shape) != 2:
                 raise _einval("%s plane %d: %d dimensions, expected 2" % (side, idx, len(shape)))
+            isz = self._cuda_dtype(iface["typestr"], idx, side).itemsize
+            strides = iface.get("strides")
+            row = shape[1] * isz if strides is None else strides[0]
             self._check_shape(shape, idx, side)
-            if strides[1] != isz:
+            if strides is not None and strides[1] != isz:
                 raise _einval("%s plane %d: CUDA array columns are not contiguous "
                               "(stride %d bytes)" % (side, idx, strides[1]))
-            _cuda_sync(stream)
-            out.append(_Plane(ptr, strides[0], shape, obj))
+            stream = iface.get("stream")
+            if stream not in streams:
+                streams.append(stream)
+            out.append(_Plane(int(iface["data"][0]), row, shape, obj))
+        self._cuda_sync(streams)
         return out
 
     def _split(self, pic, side):
