@@ -64,6 +64,8 @@ def main():
     ap.add_argument("--backends", default="cpu")
     ap.add_argument("--reps", type=int, default=3)
     ap.add_argument("--pairs", type=int, default=200)
+    ap.add_argument("--batch-env", action="append", default=[],
+                    help="K=V: also time the batch with this environment (same run)")
     a = ap.parse_args()
     os.makedirs(a.work, exist_ok=True)
     full_ref = os.path.join(a.work, "ref48.y4m")
@@ -121,6 +123,14 @@ def main():
         bt = best(a.reps, lambda: timed([a.exe, "--batch", man, "--backend", be, "--threads", threads,
                                           "-q", "-o", res]))
         floor = min(procs.values())
+        for kv in a.batch_env:
+            env = dict(os.environ, **dict([kv.split("=", 1)]))
+            t = best(a.reps, lambda: timed([a.exe, "--batch", man, "--backend", be, "--threads",
+                                            threads, "-q", "-o", res + ".env"], env=env))
+            same = open(res + ".env").read() == open(res).read()
+            print("  batch with %s: %.3f s (%.2fx the default batch), results %s" % (
+                kv, t, t / bt, "identical" if same else "DIFFER"))
+            summary.setdefault("batch_env", {})["%s %s" % (be, kv)] = t
         lines = open(res).read().splitlines()
         ok = len(lines) == a.pairs and all("error" not in l for l in lines)
         print("%d pairs (576x324, 24 frames), %s: processes %s; batch --threads %s %.3f s: %.2fx "
