@@ -471,7 +471,8 @@ static int lav_open_once(SqInput *in, int hw)
                 r = sq_lav.av_hwdevice_ctx_create(&p->hwdev, AV_HWDEVICE_TYPE_CUDA, dev, o, 0);
             sq_lav.av_dict_free(&o);
             if (r < 0)
-                return sq_in_fail(in, -ENODEV, "--hwaccel cuda: no usable CUDA device %d (%s)",
+                return sq_in_fail(in, -ENODEV, "--hwaccel cuda: no usable CUDA device %d (libav: %s; "
+                                  "NVDEC needs an NVIDIA GPU and its driver's libcuda.so.1)",
                                   in->hw_device, av_msg(r, eb, sizeof eb));
             for (int i = 0; i < SQ_INPUT_HW_HELD; i++)
                 if (!(p->held[i].frame = sq_lav.av_frame_alloc()))
