@@ -1,14 +1,21 @@
 #!/bin/sh
-# Packs this machine's libav runtime (libavformat/libavcodec/libavutil/libswscale
-# and every shared library they load, glibc's own excepted) with the libav
-# headers and .pc files, so that a machine without ffmpeg (the H200 bench
-# host) can build speedqa's compressed-input support and run it:
-#   bench/make_libav_archive.sh [DEST]   (default .lav: ignored by git)
-# DEST/libav.tar.xz unpacks to lib/ (LD_LIBRARY_PATH), include/ and
-# lib/pkgconfig/ (PKG_CONFIG_PATH; prefix rewritten at unpack time by
-# bench/h200_nvdec.sh). DEST/clips/ (bench/make_nvdec_clips.sh) travels too.
+# Packs what bench/h200_nvdec.sh needs on a machine without ffmpeg (the H200
+# bench host: Ubuntu 24.04, no libav):
+#   bench/make_libav_archive.sh [DEST]      (default .lav, ignored by git)
+# DEST/libav.tar.xz: this machine's libavformat/libavcodec/libavutil/
+#   libswscale and every library they load, glibc's own excepted (big
+#   encoder/image/protocol libraries as stubs: bench/lav_closure.py), in lib/
+#   (LD_LIBRARY_PATH), plus the libav headers (include/) and .pc files
+#   (lib/pkgconfig/, prefix @PREFIX@, set at unpack) that a meson build needs
+#   to compile speedqa's compressed input (it dlopens the sonames, never
+#   links them).
+# DEST/clips/test, DEST/clips/bench: the compressed clips
+#   (bench/make_nvdec_clips.sh), made here with Debian's ffmpeg encoders.
+# Carry DEST to the device run (carry: [".lav"]); it must stay small: the
+# working tree plus carried folders are limited to 64 MiB.
 set -eu
 DEST=${1:-.lav}
+HERE=$(cd "$(dirname "$0")" && pwd)
 ARCH=$(dpkg-architecture -qDEB_HOST_MULTIARCH 2>/dev/null || echo x86_64-linux-gnu)
 LIBDIR=/usr/lib/$ARCH
 INC=/usr/include/$ARCH
@@ -16,20 +23,8 @@ TMP=$(mktemp -d)
 trap 'rm -rf "$TMP"' EXIT
 mkdir -p "$TMP/libav/lib/pkgconfig" "$TMP/libav/include" "$DEST"
 
-ROOTS="libavformat.so.59 libavcodec.so.59 libavutil.so.57 libswscale.so.6"
-# glibc's own libraries exist on every target, and must be the target's
-GLIBC='^(libc|libm|libpthread|libdl|librt|libresolv|libutil|libanl|libnsl|libcrypt|ld-linux-x86-64|ld-linux-aarch64|libmvec|libBrokenLocale|libnss_[a-z]*)\.so'
-for r in $ROOTS; do
-    echo "$LIBDIR/$r"
-    ldd "$LIBDIR/$r" | awk '/=> \// { print $3 }'
-done | sort -u > "$TMP/closure"
-n=0
-while read -r f; do
-    b=$(basename "$f")
-    if echo "$b" | grep -Eq "$GLIBC"; then continue; fi
-    cp -L "$f" "$TMP/libav/lib/$b"
-    n=$((n + 1))
-done < "$TMP/closure"
+python3 "$HERE/lav_closure.py" "$TMP/libav/lib" libavformat.so.59 libavcodec.so.59 \
+    libavutil.so.57 libswscale.so.6 > "$TMP/list"
 # headers and .pc files only: speedqa compiles against the headers and
 # dlopens the sonames (tools/input/lav_dl.c), it never links libav
 for l in avformat avcodec avutil swscale swresample; do
@@ -40,4 +35,12 @@ for l in avformat avcodec avutil swscale swresample; do
 done
 strip --strip-unneeded "$TMP"/libav/lib/*.so* 2>/dev/null || true
 tar -C "$TMP" -cf - libav | xz -6 -T2 > "$DEST/libav.tar.xz"
-echo "$n libraries, $(du -sh "$TMP/libav/lib" | cut -f1) unpacked; $DEST/libav.tar.xz: $(du -b "$DEST/libav.tar.xz" | cut -f1) bytes"
+echo "$(grep -c '^copy' "$TMP/list") libraries and $(grep -c '^stub' "$TMP/list") stubs," \
+     "$(du -sh "$TMP/libav/lib" | cut -f1) unpacked; $DEST/libav.tar.xz: $(du -b "$DEST/libav.tar.xz" | cut -f1) bytes"
+
+if [ "${NO_CLIPS:-0}" != 1 ]; then
+    sh "$HERE/make_nvdec_clips.sh" "$DEST/clips/test" test > /dev/null 2>&1
+    sh "$HERE/make_nvdec_clips.sh" "$DEST/clips/bench" bench > /dev/null 2>&1
+    echo "clips: $(du -sb "$DEST/clips" | cut -f1) bytes"
+fi
+echo "$DEST: $(du -sb "$DEST" | cut -f1) bytes in all"
