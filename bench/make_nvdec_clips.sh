@@ -24,8 +24,8 @@ X264="-c:v libx264 -preset veryfast -pix_fmt yuv420p"
 X265="-c:v libx265 -preset ultrafast -pix_fmt yuv420p10le -profile:v main10 -x265-params log-level=error"
 SVT="-c:v libsvtav1 -preset 12 -pix_fmt yuv420p10le -svtav1-params film-grain=0"
 if [ "$MODE" = bench ]; then
-    pair h264_1080p 1920x1080 240 "$X264 -crf 20" "$X264 -crf 34"
-    pair hevc10_2160p 3840x2160 96 "$X265 -crf 22" "$X265 -crf 34"
+    pair h264_1080p 1920x1080 240 "$X264 -crf 27" "$X264 -crf 36"
+    pair hevc10_2160p 3840x2160 96 "$X265 -crf 28" "$X265 -crf 36"
 else
     pair h264_1080p 1920x1080 12 "$X264 -crf 20" "$X264 -crf 34"
     pair hevc10_360p 640x360 12 "$X265 -crf 22" "$X265 -crf 34"

@@ -69,6 +69,9 @@ int sq_input_open(SqInput **out, const char *path, const char *kind,
 int sq_input_open_hw(SqInput **out, const char *path, const char *kind,
                      const SqRawParams *raw, int cuda_device, char *err, size_t errlen);
 #define SQ_INPUT_HW_HELD 16
+/* GPU frames a read-ahead holds at most (prefetch.c), and the extra surfaces
+ * the decoder is asked for (lav.c) */
+#define SQ_INPUT_HW_AHEAD 8
 
 const SqInputInfo *sq_input_info(const SqInput *in);
 

@@ -491,9 +491,13 @@ static int lav_open_once(SqInput *in, int hw)
         if (!(p->dec->hw_device_ctx = sq_lav.av_buffer_ref(p->hwdev)))
             return sq_in_fail(in, -ENOMEM, "out of memory");
         p->dec->get_format = pick_format;
-        /* surfaces for the frames we hold (read ahead, lent): the decoder
-         * keeps its own reference frames besides */
-        p->dec->extra_hw_frames = SQ_INPUT_HW_HELD;
+        /* Surfaces for the frames we hold (the read-ahead; the CUDA backend
+         * gives a frame back as soon as its copy is queued). libav's CUDA
+         * frame pool grows on demand and a returned frame holds no NVDEC
+         * decode surface, so this cannot deadlock; asking for these keeps
+         * the pool from growing in steady state. (NVDEC caps its decode
+         * surfaces at 32, so not more: HEVC's DPB takes 17 of them.) */
+        p->dec->extra_hw_frames = SQ_INPUT_HW_AHEAD;
         /* NVDEC does the work: frame threads would only hold more surfaces */
         p->dec->thread_count = 1;
     } else if (r >= 0) {

@@ -9,7 +9,7 @@
 #include "prefetch.h"
 
 #define MAX_DEPTH 40
-#define DEVICE_DEPTH (SQ_INPUT_HW_HELD / 2)
+#define DEVICE_DEPTH SQ_INPUT_HW_AHEAD
 /* Frames read ahead of an input or lent hold at most this many bytes. */
 #define AHEAD_BUDGET ((size_t)256 << 20)
 
@@ -112,9 +112,8 @@ int sq_prefetch_start(SqPrefetch **out, SqInput *in, int depth, char *err, size_
     const size_t fb = sq_input_frame_bytes(in);
     const size_t fit = fb ? AHEAD_BUDGET / fb : MAX_DEPTH;
     depth = depth > MAX_DEPTH ? MAX_DEPTH : depth;
-    /* GPU frames (no host buffer): each slot holds a decoder surface, of
-     * which the decoder has SQ_INPUT_HW_HELD for us; the CUDA backend gives
-     * them back at send, so a few ahead keep NVDEC busy */
+    /* GPU frames (no host buffer): each slot holds a decoded surface; the
+     * CUDA backend gives them back at send, so a few ahead keep NVDEC busy */
     if (sq_input_info(in)->device_frames && depth > DEVICE_DEPTH)
         depth = DEVICE_DEPTH;
     depth = (size_t)depth > fit ? (int)fit : depth;
