@@ -27,9 +27,9 @@ LAV=/tmp/speedqa-lav
 rm -rf "$LAV" && mkdir -p "$LAV" && tar -C "$LAV" -xJf .lav/libav.tar.xz || finish 2
 sed -i "s|@PREFIX@|$LAV/libav|" "$LAV"/libav/lib/pkgconfig/*.pc
 export PKG_CONFIG_PATH=$LAV/libav/lib/pkgconfig
-export LD_LIBRARY_PATH=$LAV/libav/lib:/usr/local/nvidia/lib64${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}
 export PATH=/usr/local/cuda/bin:$PATH
-nvidia-smi --query-gpu=name,driver_version,memory.total --format=csv,noheader > "$LOG/gpu.txt" 2>&1
+{ nvidia-smi --query-gpu=name,driver_version,memory.total --format=csv,noheader ||
+  echo "no nvidia-smi"; } > "$LOG/gpu.txt" 2>&1
 cat "$LOG/gpu.txt"
 
 step build
@@ -41,6 +41,8 @@ grep -i "compressed input" "$LOG/setup.log"
 grep -qi "compressed input (libav).*yes" "$LOG/setup.log" || { echo "built without libav"; finish 3; }
 ninja -C build-nv tools/speedqa > "$LOG/build.log" 2>&1 || { tail -30 "$LOG/build.log"; finish 3; }
 S=$PWD/build-nv/tools/speedqa
+# the archive's libraries for speedqa's runs only (the build tools keep the host's)
+export LD_LIBRARY_PATH=$LAV/libav/lib:/usr/local/nvidia/lib64${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}
 $S --list-devices 2>&1 | tee "$LOG/devices.txt" | grep -A2 "^cuda"
 
 step "tests (hwaccel_test.py gpu, nogpu)"
