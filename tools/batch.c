@@ -3,7 +3,8 @@
  * is one job (a ladder on the CPU backend), groups run on worker threads
  * (CPU: up to --threads at once, each with a share of the threads; a GPU
  * backend: one worker whose context is kept from pair to pair, so the
- * device start-up is paid once). Result lines are written in manifest
+ * device start-up is paid once; with --hwaccel, HW_WORKERS per device, so
+ * that that many pairs decode on NVDEC at once). Result lines are written in manifest
  * order as soon as every earlier pair is done, and flushed, so that an
  * interrupted batch can be resumed.
  */
@@ -26,6 +27,12 @@
 #include "output/outfile.h"
 #include "output/writer.h"
 
+/* --hwaccel: pairs at once per GPU. A worker decodes its pair's two inputs
+ * on read-ahead threads and scores on its own context (own streams, one
+ * primary context): with one worker per GPU the decoders would wait for
+ * each other's scoring, with four NVDEC's engines stay fed. */
+#define HW_WORKERS 4
+
 typedef struct Task {
     int *pair;          /* indices into the manifest */
     int n;
@@ -33,7 +40,8 @@ typedef struct Task {
 
 typedef struct Batch {
     const CliSettings *cfg;
-    CliSettings *dev_cfg;   /* --device all: worker w's settings name device w */
+    CliSettings *dev_cfg;   /* --device all: worker w's settings name device w % ndev */
+    int ndev;
     int next_worker;
     SqPair *pairs;
     int npairs;
@@ -222,7 +230,7 @@ static void *worker(void *arg)
     Batch *b = arg;
     SqJobCache *cache = sq_job_cache_new();
     pthread_mutex_lock(&b->mu);
-    const CliSettings *cfg = b->dev_cfg ? &b->dev_cfg[b->next_worker] : b->cfg;
+    const CliSettings *cfg = b->dev_cfg ? &b->dev_cfg[b->next_worker % b->ndev] : b->cfg;
     b->next_worker++;
     pthread_mutex_unlock(&b->mu);
     for (;;) {
@@ -452,8 +460,14 @@ int sq_batch_run(const CliSettings *cfg)
             b.dev_cfg[g].device_name = NULL;
         }
     }
+    b.ndev = ngpu;
     b.workers = gpu ? ngpu : threads < b.ntasks ? threads : b.ntasks > 0 ? b.ntasks : 1;
     b.threads_each = gpu ? threads : threads / b.workers > 0 ? threads / b.workers : 1;
+    if (gpu && cfg->hwaccel) {
+        const int want = ngpu * HW_WORKERS;
+        b.workers = want < b.ntasks ? want : b.ntasks > 0 ? b.ntasks : 1;
+        b.threads_each = threads / HW_WORKERS > 0 ? threads / HW_WORKERS : 1;
+    }
     const double t0 = now_s();
     pthread_mutex_lock(&b.mu);
     write_ready(&b); /* kept lines before the first new pair (a rebuilt file) */
@@ -493,7 +507,8 @@ int sq_batch_run(const CliSettings *cfg)
         fprintf(stderr, "speedqa: batch: %d pairs: %d scored, %d failed, %d kept from %s; "
                 "%.2f s (%d worker%s%s)\n", b.npairs, b.npairs - kept - b.nfailed, b.nfailed, kept,
                 cfg->output_path ? cfg->output_path : "-", now_s() - t0, b.workers,
-                b.workers == 1 ? "" : "s", b.dev_cfg ? ", one per device" : "");
+                b.workers == 1 ? "" : "s",
+                b.dev_cfg ? (cfg->hwaccel ? ", spread over the devices" : ", one per device") : "");
     if (!ret)
         ret = b.failed;
 end:

@@ -39,6 +39,7 @@ enum {
     ARG_BATCH,
     ARG_RESUME,
     ARG_SCALE,
+    ARG_HWACCEL,
     ARG_HELP,
 };
 
@@ -73,6 +74,7 @@ static const struct option long_opts[] = {
     { "batch", required_argument, NULL, ARG_BATCH },
     { "resume", no_argument, NULL, ARG_RESUME },
     { "scale", no_argument, NULL, ARG_SCALE },
+    { "hwaccel", required_argument, NULL, ARG_HWACCEL },
     { "help", no_argument, NULL, ARG_HELP },
     { NULL, 0, NULL, 0 },
 };
@@ -203,6 +205,11 @@ static void usage(FILE *f)
 "                            backends (default: first usable); all: a batch\n"
 "                            or ladder uses every device, a context on each\n"
 "      --list-devices        list what every backend sees, then exit\n"
+"      --hwaccel H           none (default) or cuda: compressed inputs decode\n"
+"                            on the GPU's NVDEC (--device, default 0) and are\n"
+"                            scored where they lie (implies --backend cuda);\n"
+"                            a stream NVDEC cannot decode is decoded in\n"
+"                            software, with a warning\n"
 "      --read-only           read (decode) both inputs as a run would, score\n"
 "                            nothing, print the frame rate: the input floor\n"
 "                            of a throughput measurement\n"
@@ -357,6 +364,37 @@ static const char *opt_text(char *const *argv, char *buf, size_t len)
     return buf;
 }
 
+/* --hwaccel cuda: decoded frames stay in the GPU's memory, which only the
+ * CUDA backend reads, in the primary context of the device decoding them. */
+static int check_hwaccel(CliSettings *cfg)
+{
+#ifndef SQ_HAVE_LAV
+    cli_error("--hwaccel cuda: compressed input is not built in (rebuild with "
+              "libavformat-dev, libavcodec-dev and libavutil-dev installed)");
+    return -1;
+#endif
+    if (cfg->backend_set && cfg->backend != SPEEDQA_BACKEND_CUDA &&
+        cfg->backend != SPEEDQA_BACKEND_AUTO) {
+        cli_error("--hwaccel cuda: decoded frames stay on the GPU, which only --backend cuda "
+                  "reads");
+        return -1;
+    }
+    if (cfg->device_name) {
+        cli_error("--hwaccel cuda: name the GPU by its index (--device N), not '%s'",
+                  cfg->device_name);
+        return -1;
+    }
+    if (cfg->scale) {
+        cli_error("--hwaccel cuda: --scale reads host frames; drop one of them");
+        return -1;
+    }
+    cfg->backend = SPEEDQA_BACKEND_CUDA;
+    /* decoder and scorer on one device: the library's "first usable" would be its own pick */
+    if (cfg->device < 0 && !cfg->device_all)
+        cfg->device = 0;
+    return 0;
+}
+
 int cli_parse(CliSettings *cfg, int argc, char *const *argv)
 {
     memset(cfg, 0, sizeof *cfg);
@@ -476,7 +514,18 @@ int cli_parse(CliSettings *cfg, int argc, char *const *argv)
             bad = parse_ll("--frame_skip_dist", optarg, 0, LLONG_MAX, &cfg->skip_dis);
             break;
         case ARG_SUBSAMPLE: bad = parse_ll("--subsample", optarg, 1, INT_MAX, &cfg->subsample); break;
-        case ARG_BACKEND: bad = parse_backend(optarg, &cfg->backend); break;
+        case ARG_BACKEND:
+            bad = parse_backend(optarg, &cfg->backend);
+            cfg->backend_set = 1;
+            break;
+        case ARG_HWACCEL:
+            if (!strcmp(optarg, "cuda") || !strcmp(optarg, "none")) {
+                cfg->hwaccel = optarg[0] == 'c';
+            } else {
+                cli_error("--hwaccel: '%s' is not none or cuda", optarg);
+                return SQ_EXIT_USAGE;
+            }
+            break;
         case ARG_DEVICE:
             cfg->device_all = !strcmp(optarg, "all");
             if (cfg->device_all)
@@ -530,6 +579,8 @@ int cli_parse(CliSettings *cfg, int argc, char *const *argv)
         cfg->have_raw = 1;
     }
     cfg->features[cfg->n_features] = NULL;
+    if (cfg->hwaccel && check_hwaccel(cfg) < 0)
+        return SQ_EXIT_USAGE;
     if (cfg->batch_path) {
         if (cfg->ref_path || cfg->n_dis || cfg->read_only) {
             cli_error("--batch takes its inputs from the manifest, not from %s",

@@ -46,6 +46,8 @@ typedef struct CliSettings {
     int resume;                 /* --resume */
     int scale;                  /* --scale: distorted frames scaled to the reference size */
     int device_all;             /* --device all: a batch spreads its pairs over every GPU */
+    int hwaccel;                /* --hwaccel cuda: compressed inputs decode on NVDEC (device) */
+    int backend_set;            /* --backend was given */
 } CliSettings;
 
 /*

@@ -157,11 +157,15 @@ static const char *shown(const char *path)
 static int open_input(SqInput **in, const char *path, const CliSettings *cfg)
 {
     char err[1100];
-    int r = sq_input_open(in, path, NULL, cfg->have_raw ? &cfg->raw : NULL, err, sizeof err);
+    int r = sq_input_open_hw(in, path, NULL, cfg->have_raw ? &cfg->raw : NULL,
+                             cfg->hwaccel ? (cfg->device < 0 ? 0 : cfg->device) : -1, err,
+                             sizeof err);
     if (r < 0) {
         cli_error("%s", err);
-        return exit_for_read(r);
+        return r == -ENODEV ? SQ_EXIT_BACKEND : exit_for_read(r);
     }
+    if (sq_input_info(*in)->note && !cfg->quiet)
+        cli_warning("%s", sq_input_info(*in)->note); /* --hwaccel: decoded in software */
     const char il = sq_input_info(*in)->interlace;
     if (il && !cfg->quiet)
         cli_warning("%s: the Y4M header says interlaced (I%c); its fields are scored as one "

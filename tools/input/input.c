@@ -69,6 +69,9 @@ int sq_in_set_format(SqInput *in, const SpeedqaFormat *f)
                           speedqa_pix_fmt_name(f->fmt), f->bpc,
                           (unsigned long long)SQ_INPUT_MAX_FRAME_BYTES);
 
+    in->info.format = *f;
+    if (in->info.device_frames)
+        return 0; /* decoded into the decoder's GPU surfaces: no host frame */
     /* the library's picture memory: huge pages for frame-sized buffers */
     in->buf = speedqa_buffer_alloc((size_t)total);
     if (!in->buf)
@@ -325,6 +328,12 @@ static int rewind_for_raw(SqInput *in, off_t data_pos)
 int sq_input_open(SqInput **out, const char *path, const char *kind,
                   const SqRawParams *raw, char *err, size_t errlen)
 {
+    return sq_input_open_hw(out, path, kind, raw, -1, err, errlen);
+}
+
+int sq_input_open_hw(SqInput **out, const char *path, const char *kind,
+                     const SqRawParams *raw, int cuda_device, char *err, size_t errlen)
+{
     if (!out || !path) {
         copy_msg(err, errlen, "sq_input_open: no output pointer or path");
         if (out)
@@ -346,6 +355,7 @@ int sq_input_open(SqInput **out, const char *path, const char *kind,
     }
     in->info.frames = -1;
     in->info.matrix = 2;
+    in->hw_device = cuda_device < 0 ? -1 : cuda_device;
 
     int r;
     if (kind && !reader_by_kind(kind)) {
@@ -447,9 +457,14 @@ static int step(SqInput *in, int (*fn)(SqInput *), char *err, size_t errlen)
 static int read_frame(SqInput *in, SpeedqaPicture *pic, int lend, char *err, size_t errlen)
 {
     in->frame = NULL;
+    in->devpic_ready = 0;
     int r = step(in, in->rd->read, err, errlen);
     if (r != 1)
         return r;
+    if (in->devpic_ready) { /* a GPU frame, lent as it is */
+        *pic = in->devpic;
+        return 1;
+    }
 
     const unsigned char *base = in->frame ? in->frame : in->buf;
     if (in->map && !lend && base != in->buf) {

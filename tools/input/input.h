@@ -29,6 +29,8 @@ typedef struct SqInputInfo {
     int matrix;            /* YCbCr matrix as ISO/IEC 23091-2 codes (1 BT.709, 5/6 BT.601,
                             * 9 BT.2020 ...); 2 = unspecified */
     char interlace;        /* Y4M 'I' tag: 't', 'b', 'm' (mixed), or 0 for progressive */
+    int device_frames;     /* 1: pictures are SPEEDQA_MEM_CUDA (NVDEC, sq_input_open_hw) */
+    const char *note;      /* a line worth a warning ("decoding in software: ..."), or NULL */
 } SqInputInfo;
 
 /* Raw-YUV parameters: required for .yuv, ignored for y4m. */
@@ -50,6 +52,26 @@ typedef struct SqRawParams {
  */
 int sq_input_open(SqInput **out, const char *path, const char *kind,
                   const SqRawParams *raw, char *err, size_t errlen);
+
+/*
+ * Same, decoding compressed input on CUDA device cuda_device (-1: in
+ * software, which is sq_input_open) through libav's NVDEC hwaccel, in the
+ * device's primary context (the one the CUDA backend uses). Frames then
+ * come out as lent SPEEDQA_MEM_CUDA pictures (NV12, P010/P016 MSB-aligned,
+ * or planar 4:4:4) that only the CUDA backend reads; they hold one of the
+ * decoder's surfaces each until released (at most SQ_INPUT_HW_HELD at
+ * once: one more read fails with -EBUSY), and every one must be released
+ * before the input is closed. A stream NVDEC cannot decode (codec,
+ * profile, chroma format) is decoded in software (host pictures) and
+ * info.note says so; no usable device fails with -ENODEV. Y4M and raw
+ * inputs are read as always.
+ */
+int sq_input_open_hw(SqInput **out, const char *path, const char *kind,
+                     const SqRawParams *raw, int cuda_device, char *err, size_t errlen);
+#define SQ_INPUT_HW_HELD 16
+/* GPU frames a read-ahead holds at most (prefetch.c), and the extra surfaces
+ * the decoder is asked for (lav.c) */
+#define SQ_INPUT_HW_AHEAD 8
 
 const SqInputInfo *sq_input_info(const SqInput *in);
 

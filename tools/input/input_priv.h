@@ -76,6 +76,13 @@ struct SqInput {
     int lend;                /* sq_input_lend: mapped frames carry a release */
     const unsigned char *frame;
 
+    /* Device frames (lav.c with hw_device >= 0): the reader fills devpic
+     * instead of buf, and sets devpic_ready for read_frame. */
+    int hw_device;           /* CUDA device to decode on, -1: software */
+    int devpic_ready;
+    SpeedqaPicture devpic;
+    char note[256];          /* info.note's text */
+
     long long frame_no;      /* 0-based index of the next frame */
     int state;               /* 0 reading, 1 clean end, < 0 sticky error */
     char msg[1024];
@@ -89,7 +96,8 @@ int sq_in_fail(SqInput *in, int code, const char *fmt, ...)
     ;
 
 /* Validates fmt against the hard limits, lays the planes out and allocates
- * the frame buffer. Fails with a message naming the offending value. */
+ * the frame buffer (none when info.device_frames: frames stay on the GPU).
+ * Fails with a message naming the offending value. */
 int sq_in_set_format(SqInput *in, const SpeedqaFormat *fmt);
 
 

@@ -9,6 +9,12 @@
  *
  * Nothing here links libav: every call goes through sq_lav (lav_dl.c), which
  * the first lav_open fills with dlopen/dlsym.
+ *
+ * With a CUDA device (sq_input_open_hw, --hwaccel cuda) the decoder runs on
+ * NVDEC through libav's cuda hwaccel, in the device's primary context (the
+ * CUDA backend's), and each frame stays in the decoder's surface: it is
+ * lent as a SPEEDQA_MEM_CUDA picture whose release unreferences it. A
+ * stream NVDEC cannot take starts over in software (see lav_open).
  */
 #ifndef _FILE_OFFSET_BITS
 #define _FILE_OFFSET_BITS 64
@@ -18,6 +24,7 @@
 #endif
 
 #include <errno.h>
+#include <stdatomic.h>
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
@@ -26,6 +33,12 @@
 #include "lav_dl.h"
 
 #define LAV_IO_BUF 65536
+
+/* A decoded GPU frame out on loan. busy: 0 free, 1 lent, 2 being given back. */
+typedef struct Held {
+    AVFrame *frame;
+    atomic_int busy;
+} Held;
 
 typedef struct LavPriv {
     AVFormatContext *fmt;
@@ -38,7 +51,15 @@ typedef struct LavPriv {
     int drained;       /* the decoder was sent its end-of-stream */
     off_t base;        /* file offset of the stream's byte 0 (seekable only) */
     enum AVPixelFormat pix;
+    /* --hwaccel cuda */
+    AVBufferRef *hwdev;  /* the CUDA device (primary context) the decoder uses */
+    int hw;              /* the decoder was given the device */
+    enum AVPixelFormat sw; /* the GPU frames' layout (NV12, P010 ...) */
+    Held held[SQ_INPUT_HW_HELD];
 } LavPriv;
+
+/* lav_open_once: NVDEC could not take the stream, try again in software. */
+#define LAV_RETRY_SOFTWARE 1
 
 static const struct {
     enum AVPixelFormat pix;
@@ -164,11 +185,19 @@ static int decode(SqInput *in, LavPriv *p)
     }
 }
 
+/* The layout of a GPU frame's surface (AV_PIX_FMT_NONE for a host frame). */
+static enum AVPixelFormat surface_format(const AVFrame *f)
+{
+    if (f->format != AV_PIX_FMT_CUDA || !f->hw_frames_ctx)
+        return AV_PIX_FMT_NONE;
+    return ((const AVHWFramesContext *)(const void *)f->hw_frames_ctx->data)->sw_format;
+}
+
 static int same_shape(const SqInput *in, const LavPriv *p)
 {
     const AVFrame *f = p->frame;
     return f->width == in->info.format.width && f->height == in->info.format.height &&
-           f->format == p->pix;
+           f->format == p->pix && (p->pix != AV_PIX_FMT_CUDA || surface_format(f) == p->sw);
 }
 
 static int check_shape(SqInput *in, const LavPriv *p)
@@ -214,9 +243,151 @@ static void set_info(SqInput *in, const LavPriv *p)
         in->info.frames = sq_lav.av_rescale_q(p->fmt->duration, AV_TIME_BASE_Q, av_inv_q(r));
 }
 
+/* The decoder offers its formats: the GPU one when NVDEC can take the
+ * stream (libav drops it and asks again when the hwaccel fails to start). */
+static enum AVPixelFormat pick_format(AVCodecContext *dec, const enum AVPixelFormat *fmts)
+{
+    (void)dec;
+    for (const enum AVPixelFormat *f = fmts; *f != AV_PIX_FMT_NONE; f++)
+        if (*f == AV_PIX_FMT_CUDA)
+            return *f;
+    for (const enum AVPixelFormat *f = fmts; *f != AV_PIX_FMT_NONE; f++) {
+        const AVPixFmtDescriptor *d = sq_lav.av_pix_fmt_desc_get(*f);
+        if (d && !(d->flags & AV_PIX_FMT_FLAG_HWACCEL))
+            return *f;
+    }
+    return AV_PIX_FMT_NONE;
+}
+
+static int has_cuda(const AVCodec *c)
+{
+    const AVCodecHWConfig *h;
+    for (int i = 0; (h = sq_lav.avcodec_get_hw_config(c, i)) != NULL; i++)
+        if (h->device_type == AV_HWDEVICE_TYPE_CUDA &&
+            (h->methods & AV_CODEC_HW_CONFIG_METHOD_HW_DEVICE_CTX))
+            return 1;
+    return 0;
+}
+
+/* The decoder NVDEC works through: libav's own one (AV1's default is
+ * libdav1d, which has no hwaccel; the native "av1" decodes only on one). */
+static const AVCodec *hw_codec(const AVCodec *codec)
+{
+    if (codec->id == AV_CODEC_ID_AV1) {
+        const AVCodec *n = sq_lav.avcodec_find_decoder_by_name("av1");
+        if (n)
+            codec = n;
+    }
+    return has_cuda(codec) ? codec : NULL;
+}
+
+/* The first GPU frame's SpeedqaFormat and layout; 0, or -1 for a surface we do not know. */
+static int device_format(SqInput *in, LavPriv *p, SpeedqaFormat *f)
+{
+    const AVPixFmtDescriptor *d = sq_lav.av_pix_fmt_desc_get(p->dec->sw_pix_fmt);
+    const int depth = d ? d->comp[0].depth : 8;
+    p->sw = surface_format(p->frame);
+    f->bpc = depth;
+    /* NVDEC's 16-bit surfaces hold the samples in their top bits */
+    in->msb_aligned = depth > 8 && depth < 16;
+    switch (p->sw) {
+    case AV_PIX_FMT_NV12: f->fmt = SPEEDQA_PIX_420; in->layout = SPEEDQA_LAYOUT_SEMI_PLANAR; break;
+    case AV_PIX_FMT_P010:
+    case AV_PIX_FMT_P016: f->fmt = SPEEDQA_PIX_420; in->layout = SPEEDQA_LAYOUT_SEMI_PLANAR; break;
+    case AV_PIX_FMT_YUV444P:
+    case AV_PIX_FMT_YUV444P16: f->fmt = SPEEDQA_PIX_444; in->layout = SPEEDQA_LAYOUT_PLANAR; break;
+    default: return -1;
+    }
+    if ((depth > 8) != (p->sw == AV_PIX_FMT_P010 || p->sw == AV_PIX_FMT_P016 ||
+                        p->sw == AV_PIX_FMT_YUV444P16))
+        return -1;
+    in->info.device_frames = 1;
+    return 0;
+}
+
+/* A lent GPU frame comes back (any thread; twice is harmless). */
+static void held_release(void *opaque, const void *data0)
+{
+    Held *h = opaque;
+    int lent = 1;
+    (void)data0;
+    if (!atomic_compare_exchange_strong(&h->busy, &lent, 2))
+        return;
+    sq_lav.av_frame_unref(h->frame);
+    atomic_store(&h->busy, 0);
+}
+
+/* p->frame (a GPU frame) into in->devpic, lent; -EBUSY when every holder is out. */
+static int lend_frame(SqInput *in, LavPriv *p)
+{
+    Held *h = NULL;
+    for (int i = 0; i < SQ_INPUT_HW_HELD && !h; i++)
+        if (atomic_load(&p->held[i].busy) == 0)
+            h = &p->held[i];
+    if (!h)
+        return sq_in_fail(in, -EBUSY, "more than %d decoded GPU frames held at once",
+                          SQ_INPUT_HW_HELD);
+    sq_lav.av_frame_move_ref(h->frame, p->frame);
+    atomic_store(&h->busy, 1);
+    SpeedqaPicture *pic = &in->devpic;
+    memset(pic, 0, sizeof *pic);
+    pic->format = in->info.format;
+    pic->memory = SPEEDQA_MEM_CUDA;
+    pic->layout = in->layout;
+    pic->msb_aligned = in->msb_aligned;
+    const int planes = in->layout == SPEEDQA_LAYOUT_SEMI_PLANAR ? 2 : 3;
+    for (int i = 0; i < planes; i++) {
+        pic->data[i] = h->frame->data[i];
+        pic->stride[i] = h->frame->linesize[i];
+    }
+    pic->release = held_release;
+    pic->release_opaque = h;
+    in->devpic_ready = 1;
+    return 1;
+}
+
+static void lav_close(SqInput *in);
+
+static int lav_open_once(SqInput *in, int hw);
+
+/*
+ * With --hwaccel, a stream NVDEC cannot decode (a codec or profile it
+ * lacks, 4:2:2, a size beyond it) is decoded in software from the start
+ * again, with the decoder's threads, and info.note says so. A pipe cannot
+ * be read again: there the frames the hwaccel attempt gave in software are
+ * kept when it gave any.
+ */
 static int lav_open(SqInput *in, const SqRawParams *raw)
 {
     (void)raw; /* geometry comes from the stream */
+    int r = lav_open_once(in, in->hw_device >= 0);
+    if (r != LAV_RETRY_SOFTWARE)
+        return r;
+    const off_t base = ((LavPriv *)in->priv)->base;
+    lav_close(in);
+    speedqa_buffer_free(in->buf);
+    in->buf = NULL;
+    in->info.device_frames = 0;
+    in->layout = SPEEDQA_LAYOUT_PLANAR;
+    in->msb_aligned = 0;
+    if (!in->seekable)
+        return sq_in_fail(in, -EINVAL, "NVDEC cannot decode this stream, and a pipe cannot be "
+                          "read again in software: drop --hwaccel");
+    clearerr(in->f);
+    if (fseeko(in->f, base, SEEK_SET) != 0)
+        return sq_in_fail(in, -EIO, "cannot rewind to decode in software");
+    in->pb_len = in->pb_pos = 0; /* the peeked bytes are read from the file again */
+    in->msg[0] = '\0';
+    char note[sizeof in->note];
+    snprintf(note, sizeof note, "%s", in->note);
+    r = lav_open_once(in, 0);
+    snprintf(in->note, sizeof in->note, "%s", note);
+    in->info.note = in->note[0] ? in->note : NULL;
+    return r;
+}
+
+static int lav_open_once(SqInput *in, int hw)
+{
     char eb[128];
     /* First compressed input of the process: load libav now. A missing
      * library is an error, never a silent fallback to raw (an mp4 read
@@ -280,22 +451,77 @@ static int lav_open(SqInput *in, const SqRawParams *raw)
         if ((int)i != p->stream)
             p->fmt->streams[i]->discard = AVDISCARD_ALL;
 
+    const AVCodec *sw_codec = codec;
+    if (hw) {
+        const AVCodec *c = hw_codec(codec);
+        if (!c) {
+            snprintf(in->note, sizeof in->note, "%s: libav has no CUDA decoding for %s: "
+                     "decoding in software", in->name, codec->name);
+            in->info.note = in->note;
+            hw = 0;
+        } else {
+            codec = c;
+            char dev[16];
+            snprintf(dev, sizeof dev, "%d", in->hw_device);
+            AVDictionary *o = NULL;
+            /* the device's primary context: the CUDA backend's, so that its
+             * copies read the decoder's surfaces in the same context */
+            r = sq_lav.av_dict_set(&o, "primary_ctx", "1", 0);
+            if (r >= 0)
+                r = sq_lav.av_hwdevice_ctx_create(&p->hwdev, AV_HWDEVICE_TYPE_CUDA, dev, o, 0);
+            sq_lav.av_dict_free(&o);
+            if (r < 0)
+                return sq_in_fail(in, -ENODEV, "--hwaccel cuda: no usable CUDA device %d (libav: %s; "
+                                  "NVDEC needs an NVIDIA GPU and its driver's libcuda.so.1)",
+                                  in->hw_device, av_msg(r, eb, sizeof eb));
+            for (int i = 0; i < SQ_INPUT_HW_HELD; i++)
+                if (!(p->held[i].frame = sq_lav.av_frame_alloc()))
+                    return sq_in_fail(in, -ENOMEM, "out of memory");
+        }
+    }
+    p->hw = hw;
+
     p->dec = sq_lav.avcodec_alloc_context3(codec);
     p->pkt = sq_lav.av_packet_alloc();
     p->frame = sq_lav.av_frame_alloc();
     if (!p->dec || !p->pkt || !p->frame)
         return sq_in_fail(in, -ENOMEM, "out of memory");
     r = sq_lav.avcodec_parameters_to_context(p->dec, p->fmt->streams[p->stream]->codecpar);
-    if (r >= 0) {
+    if (r >= 0 && hw) {
+        if (!(p->dec->hw_device_ctx = sq_lav.av_buffer_ref(p->hwdev)))
+            return sq_in_fail(in, -ENOMEM, "out of memory");
+        p->dec->get_format = pick_format;
+        /* Surfaces for the frames we hold (the read-ahead; the CUDA backend
+         * gives a frame back as soon as its copy is queued). libav's CUDA
+         * frame pool grows on demand and a returned frame holds no NVDEC
+         * decode surface, so this cannot deadlock; asking for these keeps
+         * the pool from growing in steady state. (NVDEC caps its decode
+         * surfaces at 32, so not more: HEVC's DPB takes 17 of them.) */
+        p->dec->extra_hw_frames = SQ_INPUT_HW_AHEAD;
+        /* NVDEC does the work: frame threads would only hold more surfaces */
+        p->dec->thread_count = 1;
+    } else if (r >= 0) {
         p->dec->thread_count = 0; /* decoder's choice; output is the same */
-        r = sq_lav.avcodec_open2(p->dec, codec, NULL);
     }
+    if (r >= 0)
+        r = sq_lav.avcodec_open2(p->dec, codec, NULL);
+    if (r < 0 && hw)
+        goto software;
     if (r < 0)
         return sq_in_fail(in, -EINVAL, "cannot open the %s decoder (%s)", codec->name,
                           av_msg(r, eb, sizeof eb));
 
     /* The first frame says what the decoder really outputs. */
     r = decode(in, p);
+    if (hw && (r != 1 || p->frame->format != AV_PIX_FMT_CUDA)) {
+        /* on a pipe, keep the software frames the native decoder gave */
+        if (!(r == 1 && !in->seekable && codec == sw_codec))
+            goto software;
+        hw = 0;
+        snprintf(in->note, sizeof in->note, "%s: NVDEC cannot decode this %s stream: decoding "
+                 "in software", in->name, codec->name);
+        in->info.note = in->note;
+    }
     if (r < 0)
         return r;
     if (r == 0)
@@ -303,6 +529,12 @@ static int lav_open(SqInput *in, const SqRawParams *raw)
     p->pending = 1;
     p->pix = (enum AVPixelFormat)p->frame->format;
     SpeedqaFormat f = { p->frame->width, p->frame->height, SPEEDQA_PIX_420, 0 };
+    if (p->pix == AV_PIX_FMT_CUDA && device_format(in, p, &f) < 0) {
+        snprintf(in->note, sizeof in->note, "%s: NVDEC gives %s surfaces for this %s stream, "
+                 "which speedqa does not read: decoding in software", in->name,
+                 pix_name(surface_format(p->frame)), codec->name);
+        return LAV_RETRY_SOFTWARE;
+    }
     for (size_t i = 0; i < sizeof pix_map / sizeof pix_map[0]; i++)
         if (pix_map[i].pix == p->pix) {
             f.fmt = pix_map[i].fmt;
@@ -317,12 +549,21 @@ static int lav_open(SqInput *in, const SqRawParams *raw)
         return r;
     set_info(in, p);
     /* AVColorRange and AVColorSpace use the ISO/IEC 23091-2 numbers too */
-    const int jpeg = p->pix == AV_PIX_FMT_YUVJ420P || p->pix == AV_PIX_FMT_YUVJ422P ||
-                     p->pix == AV_PIX_FMT_YUVJ444P;
+    const enum AVPixelFormat sp = p->pix == AV_PIX_FMT_CUDA ? p->dec->sw_pix_fmt : p->pix;
+    const int jpeg = sp == AV_PIX_FMT_YUVJ420P || sp == AV_PIX_FMT_YUVJ422P ||
+                     sp == AV_PIX_FMT_YUVJ444P;
     in->info.range = jpeg ? SQ_RANGE_FULL : p->frame->color_range == AVCOL_RANGE_JPEG ? SQ_RANGE_FULL
                    : p->frame->color_range == AVCOL_RANGE_MPEG ? SQ_RANGE_LIMITED : SQ_RANGE_UNKNOWN;
     in->info.matrix = (int)p->frame->colorspace;
     return 0;
+
+software:
+    if (!in->note[0]) {
+        snprintf(in->note, sizeof in->note, "%s: NVDEC cannot decode this %s stream: decoding "
+                 "in software", in->name, codec->name);
+        in->info.note = in->note;
+    }
+    return LAV_RETRY_SOFTWARE;
 }
 
 static int next_frame(SqInput *in, LavPriv *p)
@@ -341,6 +582,8 @@ static int lav_read(SqInput *in)
 {
     LavPriv *p = in->priv;
     int r = next_frame(in, p);
+    if (r == 1 && p->pix == AV_PIX_FMT_CUDA)
+        return lend_frame(in, p);
     if (r == 1) {
         copy_frame(in, p->frame);
         sq_lav.av_frame_unref(p->frame);
@@ -363,8 +606,13 @@ static void lav_close(SqInput *in)
     if (!p)
         return;
     sq_lav.av_frame_free(&p->frame);
+    /* frames read ahead and never handed out; lent ones are all back (the
+     * CUDA backend gives a device picture back once its copy is queued) */
+    for (int i = 0; i < SQ_INPUT_HW_HELD; i++)
+        sq_lav.av_frame_free(&p->held[i].frame);
     sq_lav.av_packet_free(&p->pkt);
     sq_lav.avcodec_free_context(&p->dec);
+    sq_lav.av_buffer_unref(&p->hwdev);
     if (p->fmt)
         sq_lav.avformat_close_input(&p->fmt);
     if (p->io) {

@@ -12,11 +12,19 @@
 
 #include <libavcodec/avcodec.h>
 #include <libavformat/avformat.h>
+#include <libavutil/hwcontext.h>
 #include <libavutil/pixdesc.h>
 
 /* Every libav function lav.c calls, with the library that exports it.
  * (av_inv_q is inline in the headers and needs no entry.) */
 #define SQ_LAV_FUNCS(X)                          \
+    X(SQ_LAV_UTIL, av_buffer_ref)                \
+    X(SQ_LAV_UTIL, av_buffer_unref)              \
+    X(SQ_LAV_UTIL, av_dict_free)                 \
+    X(SQ_LAV_UTIL, av_dict_set)                  \
+    X(SQ_LAV_UTIL, av_frame_move_ref)            \
+    X(SQ_LAV_UTIL, av_hwdevice_ctx_create)       \
+    X(SQ_LAV_UTIL, av_pix_fmt_desc_get)          \
     X(SQ_LAV_UTIL, av_free)                      \
     X(SQ_LAV_UTIL, av_freep)                     \
     X(SQ_LAV_UTIL, av_malloc)                    \
@@ -31,7 +39,9 @@
     X(SQ_LAV_CODEC, av_packet_free)              \
     X(SQ_LAV_CODEC, av_packet_unref)             \
     X(SQ_LAV_CODEC, avcodec_alloc_context3)      \
+    X(SQ_LAV_CODEC, avcodec_find_decoder_by_name) \
     X(SQ_LAV_CODEC, avcodec_free_context)        \
+    X(SQ_LAV_CODEC, avcodec_get_hw_config)       \
     X(SQ_LAV_CODEC, avcodec_get_name)            \
     X(SQ_LAV_CODEC, avcodec_open2)               \
     X(SQ_LAV_CODEC, avcodec_parameters_to_context) \

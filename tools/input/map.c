@@ -286,6 +286,8 @@ void sq_in_map_lend(SqInput *in, SpeedqaPicture *pic)
 unsigned sq_input_touch(const SpeedqaPicture *pic)
 {
     unsigned sum = 0;
+    if (pic->memory != SPEEDQA_MEM_HOST)
+        return 0; /* a GPU frame (--hwaccel): decoded is all there is to read */
     const int semi = pic->layout == SPEEDQA_LAYOUT_SEMI_PLANAR;
     const int planes = pic->format.fmt == SPEEDQA_PIX_400 ? 1 : semi ? 2 : 3;
     const int bps = pic->format.bpc > 8 ? 2 : 1;

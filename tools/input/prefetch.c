@@ -9,6 +9,7 @@
 #include "prefetch.h"
 
 #define MAX_DEPTH 40
+#define DEVICE_DEPTH SQ_INPUT_HW_AHEAD
 /* Frames read ahead of an input or lent hold at most this many bytes. */
 #define AHEAD_BUDGET ((size_t)256 << 20)
 
@@ -111,13 +112,17 @@ int sq_prefetch_start(SqPrefetch **out, SqInput *in, int depth, char *err, size_
     const size_t fb = sq_input_frame_bytes(in);
     const size_t fit = fb ? AHEAD_BUDGET / fb : MAX_DEPTH;
     depth = depth > MAX_DEPTH ? MAX_DEPTH : depth;
+    /* GPU frames (no host buffer): each slot holds a decoded surface; the
+     * CUDA backend gives them back at send, so a few ahead keep NVDEC busy */
+    if (sq_input_info(in)->device_frames && depth > DEVICE_DEPTH)
+        depth = DEVICE_DEPTH;
     depth = (size_t)depth > fit ? (int)fit : depth;
     p->depth = depth < 3 ? 3 : depth;
     p->in = in;
     p->cancelable = !lav;
     for (int i = 0; i < p->depth; i++) {
         p->slot[i].owner = p;
-        if (!(p->slot[i].buf = speedqa_buffer_alloc(fb))) {
+        if (fb && !(p->slot[i].buf = speedqa_buffer_alloc(fb))) {
             sq_prefetch_stop(&p);
             snprintf(err, errlen, "out of memory for %d read-ahead frames", depth);
             return -ENOMEM;
@@ -148,13 +153,16 @@ int sq_prefetch_start(SqPrefetch **out, SqInput *in, int depth, char *err, size_
     return 0;
 }
 
-/* The library is done with a lent frame (any thread). */
+/* The library is done with a lent frame (any thread; twice is harmless). */
 static void give_back_slot(void *opaque, const void *data0)
 {
     Slot *s = opaque;
     SqPrefetch *p = s->owner;
-    (void)data0;
     pthread_mutex_lock(&p->mu);
+    /* a GPU frame is the reader's loan too: it goes back to the decoder
+     * (only while still lent: the slot may hold the next frame already) */
+    if (s->lent && s->pic.release)
+        s->pic.release(s->pic.release_opaque, data0);
     s->lent = 0;
     pthread_cond_broadcast(&p->cv);
     pthread_mutex_unlock(&p->mu);
