@@ -388,7 +388,7 @@ static int lav_open(SqInput *in, const SqRawParams *raw)
 
 static int lav_open_once(SqInput *in, int hw)
 {
-    char eb[128];
+    char eb[128], hw_why[160] = "";
     /* First compressed input of the process: load libav now. A missing
      * library is an error, never a silent fallback to raw (an mp4 read
      * as raw YUV would give scores, just meaningless ones). */
@@ -505,8 +505,10 @@ static int lav_open_once(SqInput *in, int hw)
     }
     if (r >= 0)
         r = sq_lav.avcodec_open2(p->dec, codec, NULL);
-    if (r < 0 && hw)
+    if (r < 0 && hw) {
+        snprintf(hw_why, sizeof hw_why, "the decoder did not open: %s", av_msg(r, eb, sizeof eb));
         goto software;
+    }
     if (r < 0)
         return sq_in_fail(in, -EINVAL, "cannot open the %s decoder (%s)", codec->name,
                           av_msg(r, eb, sizeof eb));
@@ -514,12 +516,16 @@ static int lav_open_once(SqInput *in, int hw)
     /* The first frame says what the decoder really outputs. */
     r = decode(in, p);
     if (hw && (r != 1 || p->frame->format != AV_PIX_FMT_CUDA)) {
+        if (r == 1)
+            snprintf(hw_why, sizeof hw_why, "its first frame came in %s", pix_name(p->frame->format));
+        else
+            snprintf(hw_why, sizeof hw_why, "%.150s", r < 0 && in->msg[0] ? in->msg : "no first frame");
         /* on a pipe, keep the software frames the native decoder gave */
         if (!(r == 1 && !in->seekable && codec == sw_codec))
             goto software;
         hw = 0;
-        snprintf(in->note, sizeof in->note, "%s: NVDEC cannot decode this %s stream: decoding "
-                 "in software", in->name, codec->name);
+        snprintf(in->note, sizeof in->note, "%s: NVDEC cannot decode this %s stream (%s): "
+                 "decoding in software", in->name, codec->name, hw_why);
         in->info.note = in->note;
     }
     if (r < 0)
@@ -559,8 +565,8 @@ static int lav_open_once(SqInput *in, int hw)
 
 software:
     if (!in->note[0]) {
-        snprintf(in->note, sizeof in->note, "%s: NVDEC cannot decode this %s stream: decoding "
-                 "in software", in->name, codec->name);
+        snprintf(in->note, sizeof in->note, "%s: NVDEC cannot decode this %s stream (%s): "
+                 "decoding in software", in->name, codec->name, hw_why);
         in->info.note = in->note;
     }
     return LAV_RETRY_SOFTWARE;
