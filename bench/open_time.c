@@ -37,6 +37,7 @@ static int one(SpeedqaBackend be, int w, int h, int threads, unsigned char *buf,
     s.backend = be;
     s.n_threads = threads;
     s.logger = log_line;
+    s.log_level = SPEEDQA_LOG_DEBUG; /* the GPU pipeline's start-up split */
     SpeedqaPicture p;
     memset(&p, 0, sizeof p);
     p.format = s.ref;

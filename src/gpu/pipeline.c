@@ -16,8 +16,10 @@
  * every frame slot and the per-batch tables and results.
  */
 #include <errno.h>
+#include <stdarg.h>
 #include <stdio.h>
 #include <string.h>
+#include <time.h>
 
 #include "gpu/pipeline_priv.h"
 
@@ -52,6 +54,28 @@ static void leave(GpuPriv *g)
         g->fns->leave(g->dev);
 }
 
+static double now_ms(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return 1e3 * (double)ts.tv_sec + 1e-6 * (double)ts.tv_nsec;
+}
+
+/* Start-up and close cost a short job most of its time: the split goes to
+ * the caller's logger at SPEEDQA_LOG_DEBUG. */
+static void debug_line(const GpuPriv *g, const char *fmt, ...)
+{
+    const SpeedqaSettings *s = g->p.settings;
+    if (!s || !s->logger || s->log_level < SPEEDQA_LOG_DEBUG)
+        return;
+    char buf[320];
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(buf, sizeof(buf), fmt, ap);
+    va_end(ap);
+    s->logger(s->log_cookie, SPEEDQA_LOG_DEBUG, buf);
+}
+
 void sq_gpu_close(void **priv)
 {
     GpuPriv *g = *priv;
@@ -62,6 +86,7 @@ void sq_gpu_close(void **priv)
         sq_gpu_drain_staging(g);
     sq_pool_stop(&g->stagers);
     if (g->dev) {
+        const double t0 = now_ms();
         const SqGpuFns *fn = g->fns;
         if (fn->enter)
             fn->enter(g->dev);
@@ -69,12 +94,16 @@ void sq_gpu_close(void **priv)
         for (int j = 0; g->batches && j < g->nbslots; j++)
             if (g->batches[j].launched && !g->batches[j].done)
                 fn->event_sync(g->dev, ev_batch_done(g, j));
+        const double t1 = now_ms();
         if (g->pinned)
             fn->host_free(g->dev, g->pinned);
+        const double t2 = now_ms();
         if (g->arena)
             fn->free(g->dev, g->arena);
         leave(g);
         fn->close(&g->dev);
+        debug_line(g, "%s: closed in %.1f ms: last batches %.1f, pinned %.1f, arena and device %.1f",
+                   fn->name, now_ms() - t0, t1 - t0, t2 - t1, now_ms() - t2);
     }
     const SqAlloc a = g->p.alloc;
     sq_free(&a, g->frames);
@@ -136,6 +165,7 @@ int sq_gpu_open(void **priv, const SqBackendParams *p, const SqGpuFns *fns, char
         sq_gpu_close((void **)&g);
         return -EINVAL;
     }
+    const double t0 = now_ms();
     ret = name ? fns->open_named(&g->dev, name, nev, &p->alloc, err, errlen)
                : fns->open(&g->dev, p->device, nev, &p->alloc, err, errlen);
     if (ret < 0) {
@@ -157,14 +187,17 @@ int sq_gpu_open(void **priv, const SqBackendParams *p, const SqGpuFns *fns, char
         ret = -ENOMEM;
         goto fail_leave;
     }
+    const double t1 = now_ms();
     if ((ret = fns->alloc(g->dev, (size_t)g->arena_bytes, &g->arena)) < 0) {
         g->arena = 0;
         goto fail_dev;
     }
+    const double t2 = now_ms();
     if ((ret = fns->host_alloc(g->dev, (size_t)g->pinned_bytes, (void **)&g->pinned)) < 0) {
         g->pinned = NULL;
         goto fail_dev;
     }
+    const double t3 = now_ms();
     carve_pinned(g, sides_bytes, res_bytes);
     if ((ret = sq_gpu_upload_plans(g)) < 0)
         goto fail_dev;
@@ -174,6 +207,10 @@ int sq_gpu_open(void **priv, const SqBackendParams *p, const SqGpuFns *fns, char
         goto fail_leave;
     }
     leave(g);
+    debug_line(g, "%s: opened in %.1f ms: device and kernels %.1f, arena %.0f MB %.1f, pinned %.0f MB "
+               "%.1f, tables and staging threads %.1f (batch %d frames, capacity %d)", fns->name,
+               now_ms() - t0, t1 - t0, (double)g->arena_bytes / 1048576.0, t2 - t1,
+               (double)g->pinned_bytes / 1048576.0, t3 - t2, now_ms() - t3, g->batch, g->cap);
     *priv = g;
     return 0;
 
