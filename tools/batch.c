@@ -245,8 +245,10 @@ static void *worker(void *arg)
     return NULL;
 }
 
-/* Group the pairs still to score: by reference and features, in first-seen order. */
-static int make_tasks(Batch *b)
+/* Group the pairs still to score: by reference and features, in first-seen
+ * order. With --hwaccel every pair is its own task: a GPU ladder shares no
+ * reference side, and separate tasks keep HW_WORKERS decoders busy at once. */
+static int make_tasks(Batch *b, int group)
 {
     int *taken = calloc((size_t)b->npairs, sizeof *taken);
     b->task = calloc((size_t)b->npairs, sizeof *b->task);
@@ -263,7 +265,8 @@ static int make_tasks(Batch *b)
             return -1;
         }
         for (int j = i; j < b->npairs; j++)
-            if (!taken[j] && !b->line[j] && same_group(&b->pairs[i], &b->pairs[j])) {
+            if (!taken[j] && !b->line[j] && (j == i || group) &&
+                same_group(&b->pairs[i], &b->pairs[j])) {
                 taken[j] = 1;
                 t->pair[t->n++] = j;
             }
@@ -429,7 +432,7 @@ int sq_batch_run(const CliSettings *cfg)
     int kept = 0;
     for (int i = 0; i < b.npairs; i++)
         kept += b.kept[i];
-    if (make_tasks(&b) < 0) {
+    if (make_tasks(&b, !cfg->hwaccel) < 0) {
         cli_error("out of memory");
         ret = SQ_EXIT_INTERNAL;
         if (of.f)
