@@ -1,12 +1,12 @@
 #include <errno.h>
 #include <math.h>
-#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include <unistd.h>
 
+#include "core/log.h"
 #include "core/backend.h"
 #include "feature/feature.h"
 #include "core/format.h"
@@ -34,18 +34,6 @@ struct SpeedqaContext {
     int sticky;
 };
 
-static void logmsg(const SpeedqaSettings *s, SpeedqaLogLevel lvl, const char *fmt, ...)
-{
-    if (!s->logger || lvl > s->log_level)
-        return;
-    char buf[512];
-    va_list ap;
-    va_start(ap, fmt);
-    vsnprintf(buf, sizeof(buf), fmt, ap);
-    va_end(ap);
-    s->logger(s->log_cookie, lvl, buf);
-}
-
 void speedqa_default_settings(SpeedqaSettings *s)
 {
     memset(s, 0, sizeof(*s));
@@ -59,15 +47,15 @@ void speedqa_default_settings(SpeedqaSettings *s)
 static int check_format(const SpeedqaSettings *s, const SpeedqaFormat *f, const char *side)
 {
     if (f->width < 1 || f->height < 1 || f->width > 65536 || f->height > 65536) {
-        logmsg(s, SPEEDQA_LOG_ERROR, "%s size %dx%d is outside 1..65536", side, f->width, f->height);
+        sq_log(s, SPEEDQA_LOG_ERROR, "%s size %dx%d is outside 1..65536", side, f->width, f->height);
         return SPEEDQA_ERR(EINVAL);
     }
     if ((unsigned)f->fmt > SPEEDQA_PIX_444) {
-        logmsg(s, SPEEDQA_LOG_ERROR, "%s pixel format %d is unknown", side, (int)f->fmt);
+        sq_log(s, SPEEDQA_LOG_ERROR, "%s pixel format %d is unknown", side, (int)f->fmt);
         return SPEEDQA_ERR(EINVAL);
     }
     if (f->bpc < 8 || f->bpc > 16) {
-        logmsg(s, SPEEDQA_LOG_ERROR, "%s bit depth %d is outside 8..16", side, f->bpc);
+        sq_log(s, SPEEDQA_LOG_ERROR, "%s bit depth %d is outside 8..16", side, f->bpc);
         return SPEEDQA_ERR(EINVAL);
     }
     return 0;
@@ -95,7 +83,7 @@ static int open_backend(SpeedqaContext *c, const SqBackendParams *bp)
     if (c->s.backend != SPEEDQA_BACKEND_AUTO) {
         c->be = backends[c->s.backend];
         if ((ret = c->be->open(&c->be_priv, bp, err, sizeof(err))) < 0)
-            logmsg(&c->s, SPEEDQA_LOG_ERROR, "%s backend: %s", c->be->name, err);
+            sq_log(&c->s, SPEEDQA_LOG_ERROR, "%s backend: %s", c->be->name, err);
         return ret;
     }
     /* AUTO wants a GPU: an OpenCL CPU device (PoCL) is no gain over our CPU backend. */
@@ -108,10 +96,10 @@ static int open_backend(SpeedqaContext *c, const SqBackendParams *bp)
         if ((ret = c->be->open(&c->be_priv, use, err, sizeof(err))) == 0)
             return 0;
         if (ret == -ENOMEM || c->be == &sq_backend_cpu) {
-            logmsg(&c->s, SPEEDQA_LOG_ERROR, "%s backend: %s", c->be->name, err);
+            sq_log(&c->s, SPEEDQA_LOG_ERROR, "%s backend: %s", c->be->name, err);
             return ret;
         }
-        logmsg(&c->s, SPEEDQA_LOG_INFO, "auto: %s backend unavailable: %s", c->be->name, err);
+        sq_log(&c->s, SPEEDQA_LOG_INFO, "auto: %s backend unavailable: %s", c->be->name, err);
     }
     return -ENODEV;
 }
@@ -130,40 +118,40 @@ int speedqa_open(SpeedqaContext **out, const SpeedqaSettings *s)
         (ret = check_format(s, &s->dis, "distorted")) < 0)
         return ret;
     if (!same_format(&s->ref, &s->dis)) {
-        logmsg(s, SPEEDQA_LOG_ERROR, "reference %dx%d %s %d-bit and distorted %dx%d %s %d-bit differ",
+        sq_log(s, SPEEDQA_LOG_ERROR, "reference %dx%d %s %d-bit and distorted %dx%d %s %d-bit differ",
                s->ref.width, s->ref.height, speedqa_pix_fmt_name(s->ref.fmt), s->ref.bpc, s->dis.width,
                s->dis.height, speedqa_pix_fmt_name(s->dis.fmt), s->dis.bpc);
         return SPEEDQA_ERR(EINVAL);
     }
     if ((unsigned)s->backend > SPEEDQA_BACKEND_OPENCL) {
-        logmsg(s, SPEEDQA_LOG_ERROR, "backend %d is unknown", (int)s->backend);
+        sq_log(s, SPEEDQA_LOG_ERROR, "backend %d is unknown", (int)s->backend);
         return SPEEDQA_ERR(EINVAL);
     }
     if (s->n_threads < 0) {
-        logmsg(s, SPEEDQA_LOG_ERROR, "n_threads %d is negative", s->n_threads);
+        sq_log(s, SPEEDQA_LOG_ERROR, "n_threads %d is negative", s->n_threads);
         return SPEEDQA_ERR(EINVAL);
     }
     if (s->n_distorted < 0 || s->n_distorted > SPEEDQA_MAX_DISTORTED) {
-        logmsg(s, SPEEDQA_LOG_ERROR, "n_distorted %d is outside 0..%d", s->n_distorted,
+        sq_log(s, SPEEDQA_LOG_ERROR, "n_distorted %d is outside 0..%d", s->n_distorted,
                SPEEDQA_MAX_DISTORTED);
         return SPEEDQA_ERR(EINVAL);
     }
     /* zero now, so that a later version can give these bytes a meaning */
     for (size_t i = 0; i < sizeof(s->reserved); i++)
         if (s->reserved[i]) {
-            logmsg(s, SPEEDQA_LOG_ERROR, "reserved settings byte %zu is %u, not 0", i,
+            sq_log(s, SPEEDQA_LOG_ERROR, "reserved settings byte %zu is %u, not 0", i,
                    (unsigned)s->reserved[i]);
             return SPEEDQA_ERR(EINVAL);
         }
 
     const SqAlloc alloc = { s->alloc, s->free, s->alloc_opaque };
     if (!s->alloc != !s->free) {
-        logmsg(s, SPEEDQA_LOG_ERROR, "alloc and free must be set together");
+        sq_log(s, SPEEDQA_LOG_ERROR, "alloc and free must be set together");
         return SPEEDQA_ERR(EINVAL);
     }
     SpeedqaContext *c = sq_calloc(&alloc, 1, sizeof(*c));
     if (!c) {
-        logmsg(s, SPEEDQA_LOG_ERROR, "out of memory");
+        sq_log(s, SPEEDQA_LOG_ERROR, "out of memory");
         return SPEEDQA_ERR(ENOMEM);
     }
     c->s = *s;
@@ -171,13 +159,13 @@ int speedqa_open(SpeedqaContext **out, const SpeedqaSettings *s)
     const char *const *feats = s->features ? s->features : defaults;
     for (int i = 0; feats[i]; i++) {
         if (c->nfeat == SPEEDQA_MAX_FEATURES) {
-            logmsg(s, SPEEDQA_LOG_ERROR, "more than %d features", SPEEDQA_MAX_FEATURES);
+            sq_log(s, SPEEDQA_LOG_ERROR, "more than %d features", SPEEDQA_MAX_FEATURES);
             ret = SPEEDQA_ERR(EINVAL);
             goto fail;
         }
         SqFeature *f = &c->feat[c->nfeat];
         if ((ret = sq_feature_open(f, feats[i], &s->ref, &alloc, err, sizeof(err))) < 0) {
-            logmsg(s, SPEEDQA_LOG_ERROR, "%s", err);
+            sq_log(s, SPEEDQA_LOG_ERROR, "%s", err);
             goto fail;
         }
         c->nfeat++;
@@ -186,7 +174,7 @@ int speedqa_open(SpeedqaContext **out, const SpeedqaSettings *s)
             sq_feature_score_name(f, k, name, sizeof(name));
             for (int j = 0; j < c->nscores; j++)
                 if (!strcmp(c->names[j], name)) {
-                    logmsg(s, SPEEDQA_LOG_ERROR, "feature '%s' is requested twice", feats[i]);
+                    sq_log(s, SPEEDQA_LOG_ERROR, "feature '%s' is requested twice", feats[i]);
                     ret = SPEEDQA_ERR(EINVAL);
                     goto fail;
                 }
@@ -194,7 +182,7 @@ int speedqa_open(SpeedqaContext **out, const SpeedqaSettings *s)
         }
     }
     if (!c->nfeat) {
-        logmsg(s, SPEEDQA_LOG_ERROR, "no feature requested");
+        sq_log(s, SPEEDQA_LOG_ERROR, "no feature requested");
         ret = SPEEDQA_ERR(EINVAL);
         goto fail;
     }
@@ -205,11 +193,11 @@ int speedqa_open(SpeedqaContext **out, const SpeedqaSettings *s)
     sq_jobs_ladder(&bp, c->ndis);
     c->njobs = bp.njobs;
     if (c->ndis > 1 && c->s.backend == SPEEDQA_BACKEND_AUTO) {
-        logmsg(s, SPEEDQA_LOG_INFO, "auto: a ladder runs on the cpu backend");
+        sq_log(s, SPEEDQA_LOG_INFO, "auto: a ladder runs on the cpu backend");
         c->s.backend = SPEEDQA_BACKEND_CPU;
     }
     if (c->ndis > 1 && !backends[c->s.backend]->ladder) {
-        logmsg(s, SPEEDQA_LOG_ERROR, "%s backend: ladders (n_distorted > 1) run on the cpu "
+        sq_log(s, SPEEDQA_LOG_ERROR, "%s backend: ladders (n_distorted > 1) run on the cpu "
                "backend only", backends[c->s.backend]->name);
         ret = SPEEDQA_ERR(ENOSYS);
         goto fail;
@@ -229,7 +217,7 @@ int speedqa_open(SpeedqaContext **out, const SpeedqaSettings *s)
         goto fail;
     c->ring_len = (unsigned)c->be->capacity(c->be_priv);
     if (!(c->seq_ring = sq_calloc(&alloc, c->ring_len, sizeof(*c->seq_ring)))) {
-        logmsg(s, SPEEDQA_LOG_ERROR, "out of memory");
+        sq_log(s, SPEEDQA_LOG_ERROR, "out of memory");
         ret = SPEEDQA_ERR(ENOMEM);
         goto fail;
     }
@@ -259,33 +247,33 @@ const char *speedqa_backend_name(const SpeedqaContext *c)
 static int check_picture(const SpeedqaContext *c, const SpeedqaPicture *p, const char *side)
 {
     if (!p) {
-        logmsg(&c->s, SPEEDQA_LOG_ERROR, "%s picture is NULL", side);
+        sq_log(&c->s, SPEEDQA_LOG_ERROR, "%s picture is NULL", side);
         return SPEEDQA_ERR(EINVAL);
     }
     if (!same_format(&p->format, &c->s.ref)) {
-        logmsg(&c->s, SPEEDQA_LOG_ERROR, "%s picture %dx%d %s %d-bit does not match the opened %dx%d %s %d-bit",
+        sq_log(&c->s, SPEEDQA_LOG_ERROR, "%s picture %dx%d %s %d-bit does not match the opened %dx%d %s %d-bit",
                side, p->format.width, p->format.height, speedqa_pix_fmt_name(p->format.fmt), p->format.bpc,
                c->s.ref.width, c->s.ref.height, speedqa_pix_fmt_name(c->s.ref.fmt), c->s.ref.bpc);
         return SPEEDQA_ERR(EINVAL);
     }
     if (p->memory != SPEEDQA_MEM_HOST &&
         !(p->memory == SPEEDQA_MEM_CUDA && c->be == &sq_backend_cuda)) {
-        logmsg(&c->s, SPEEDQA_LOG_ERROR, "%s picture memory %d is not readable by the %s backend",
+        sq_log(&c->s, SPEEDQA_LOG_ERROR, "%s picture memory %d is not readable by the %s backend",
                side, (int)p->memory, c->be->name);
         return SPEEDQA_ERR(EINVAL);
     }
     if (p->layout != SPEEDQA_LAYOUT_PLANAR && p->layout != SPEEDQA_LAYOUT_SEMI_PLANAR) {
-        logmsg(&c->s, SPEEDQA_LOG_ERROR, "%s picture layout %d is not a SpeedqaLayout", side,
+        sq_log(&c->s, SPEEDQA_LOG_ERROR, "%s picture layout %d is not a SpeedqaLayout", side,
                (int)p->layout);
         return SPEEDQA_ERR(EINVAL);
     }
     if (p->msb_aligned != 0 && p->msb_aligned != 1) {
-        logmsg(&c->s, SPEEDQA_LOG_ERROR, "%s picture msb_aligned %d is not 0 or 1", side,
+        sq_log(&c->s, SPEEDQA_LOG_ERROR, "%s picture msb_aligned %d is not 0 or 1", side,
                p->msb_aligned);
         return SPEEDQA_ERR(EINVAL);
     }
     if (p->msb_aligned && (p->format.bpc <= 8 || p->format.bpc >= 16)) {
-        logmsg(&c->s, SPEEDQA_LOG_ERROR,
+        sq_log(&c->s, SPEEDQA_LOG_ERROR,
                "%s picture: msb_aligned needs a depth of 9..15 bits in 16-bit samples, not %d",
                side, p->format.bpc);
         return SPEEDQA_ERR(EINVAL);
@@ -295,7 +283,7 @@ static int check_picture(const SpeedqaContext *c, const SpeedqaPicture *p, const
     const int planes = p->format.fmt == SPEEDQA_PIX_400 ? 1 : semi ? 2 : 3;
     for (int i = 0; i < planes; i++) {
         if (!p->data[i]) {
-            logmsg(&c->s, SPEEDQA_LOG_ERROR, "%s picture plane %d is NULL", side, i);
+            sq_log(&c->s, SPEEDQA_LOG_ERROR, "%s picture plane %d is NULL", side, i);
             return SPEEDQA_ERR(EINVAL);
         }
         int w, h;
@@ -304,7 +292,7 @@ static int check_picture(const SpeedqaContext *c, const SpeedqaPicture *p, const
         const int64_t st = (int64_t)p->stride[i];
         /* rows closer than a row apart overlap: no picture is laid out so */
         if ((st < 0 ? -st : st) < row) {
-            logmsg(&c->s, SPEEDQA_LOG_ERROR,
+            sq_log(&c->s, SPEEDQA_LOG_ERROR,
                    "%s picture plane %d: stride %lld is smaller than a row (%lld bytes%s)", side,
                    i, (long long)st, (long long)row, semi && i ? ", U and V interleaved" : "");
             return SPEEDQA_ERR(EINVAL);
@@ -312,7 +300,7 @@ static int check_picture(const SpeedqaContext *c, const SpeedqaPicture *p, const
         /* host rows may sit anywhere (sq_load_u16); device copies need even ones */
         if (p->memory != SPEEDQA_MEM_HOST && p->format.bpc > 8 &&
             (((uintptr_t)p->data[i] | (uintptr_t)p->stride[i]) & 1)) {
-            logmsg(&c->s, SPEEDQA_LOG_ERROR,
+            sq_log(&c->s, SPEEDQA_LOG_ERROR,
                    "%s picture plane %d: 16-bit device samples need an even address and stride",
                    side, i);
             return SPEEDQA_ERR(EINVAL);
@@ -323,7 +311,7 @@ static int check_picture(const SpeedqaContext *c, const SpeedqaPicture *p, const
 
 static int backend_failed(SpeedqaContext *c, int ret, const char *err)
 {
-    logmsg(&c->s, SPEEDQA_LOG_ERROR, "%s backend: %s", c->be->name, err[0] ? err : "failure");
+    sq_log(&c->s, SPEEDQA_LOG_ERROR, "%s backend: %s", c->be->name, err[0] ? err : "failure");
     c->sticky = ret == -ENOMEM ? SPEEDQA_ERR(ENOMEM) : SPEEDQA_ERR(EIO);
     return c->sticky;
 }
@@ -331,7 +319,7 @@ static int backend_failed(SpeedqaContext *c, int ret, const char *err)
 /* Every failing call logs its line, a repeated sticky failure too. */
 static int sticky_error(const SpeedqaContext *c)
 {
-    logmsg(&c->s, SPEEDQA_LOG_ERROR, "an earlier call failed (%s); only speedqa_close() is left",
+    sq_log(&c->s, SPEEDQA_LOG_ERROR, "an earlier call failed (%s); only speedqa_close() is left",
            speedqa_strerror(c->sticky));
     return c->sticky;
 }
@@ -343,7 +331,7 @@ static int check_range(SpeedqaContext *c, const SqRawResult *raw, unsigned frame
     if (sq_jobs_check_range(c->jobs, c->njobs, c->ndis, raw, c->s.ref.bpc, frame, msg,
                             sizeof(msg)) == 0)
         return 0;
-    logmsg(&c->s, SPEEDQA_LOG_ERROR, "%s", msg);
+    sq_log(&c->s, SPEEDQA_LOG_ERROR, "%s", msg);
     c->sticky = SPEEDQA_ERR(ERANGE);
     return c->sticky;
 }
@@ -391,7 +379,7 @@ int speedqa_send(SpeedqaContext *c, const SpeedqaPicture *ref, const SpeedqaPict
     if (c->sticky)
         return sticky_error(c);
     if (c->ndis > 1) {
-        logmsg(&c->s, SPEEDQA_LOG_ERROR, "a ladder context of %d streams takes speedqa_send_ladder()",
+        sq_log(&c->s, SPEEDQA_LOG_ERROR, "a ladder context of %d streams takes speedqa_send_ladder()",
                c->ndis);
         return SPEEDQA_ERR(EINVAL);
     }
@@ -411,7 +399,7 @@ int speedqa_send_ladder(SpeedqaContext *c, const SpeedqaPicture *ref,
     if (c->sticky)
         return sticky_error(c);
     if (n != c->ndis || !dis) {
-        logmsg(&c->s, SPEEDQA_LOG_ERROR, "speedqa_send_ladder: %d distorted pictures for a context "
+        sq_log(&c->s, SPEEDQA_LOG_ERROR, "speedqa_send_ladder: %d distorted pictures for a context "
                "of %d streams", dis ? n : 0, c->ndis);
         return SPEEDQA_ERR(EINVAL);
     }
@@ -425,7 +413,7 @@ int speedqa_send_ladder(SpeedqaContext *c, const SpeedqaPicture *ref,
         if (!dis[d])
             continue;
         if (!c->new_seq && (c->ended >> d & 1)) {
-            logmsg(&c->s, SPEEDQA_LOG_ERROR, "%s stream has ended in this sequence (a NULL "
+            sq_log(&c->s, SPEEDQA_LOG_ERROR, "%s stream has ended in this sequence (a NULL "
                    "picture); flush to start a new one", side);
             return SPEEDQA_ERR(EINVAL);
         }
@@ -434,7 +422,7 @@ int speedqa_send_ladder(SpeedqaContext *c, const SpeedqaPicture *ref,
         any = 1;
     }
     if (!any) {
-        logmsg(&c->s, SPEEDQA_LOG_ERROR, "speedqa_send_ladder: every distorted picture is NULL");
+        sq_log(&c->s, SPEEDQA_LOG_ERROR, "speedqa_send_ladder: every distorted picture is NULL");
         return SPEEDQA_ERR(EINVAL);
     }
     return send_frame(c, pics);
@@ -486,7 +474,7 @@ static int assemble(SpeedqaContext *c, const SqRawResult *raw, int d, const unsi
             char who[32] = "";
             if (c->ndis > 1)
                 snprintf(who, sizeof(who), "distorted %d, ", d + 1);
-            logmsg(&c->s, SPEEDQA_LOG_ERROR, "%sframe %u: %s is %g (the SpEED model is undefined "
+            sq_log(&c->s, SPEEDQA_LOG_ERROR, "%sframe %u: %s is %g (the SpEED model is undefined "
                    "on this frame)", who, out->frame, c->names[k + j], v[j]);
             c->sticky = SPEEDQA_ERR(EDOM);
             return c->sticky;
@@ -503,11 +491,11 @@ int speedqa_receive(SpeedqaContext *c, SpeedqaScores *out)
     if (!c)
         return SPEEDQA_ERR(EINVAL);
     if (!out) {
-        logmsg(&c->s, SPEEDQA_LOG_ERROR, "speedqa_receive: the scores pointer is NULL");
+        sq_log(&c->s, SPEEDQA_LOG_ERROR, "speedqa_receive: the scores pointer is NULL");
         return SPEEDQA_ERR(EINVAL);
     }
     if (c->ndis > 1) {
-        logmsg(&c->s, SPEEDQA_LOG_ERROR, "a ladder context of %d streams takes "
+        sq_log(&c->s, SPEEDQA_LOG_ERROR, "a ladder context of %d streams takes "
                "speedqa_receive_ladder()", c->ndis);
         return SPEEDQA_ERR(EINVAL);
     }
@@ -521,7 +509,7 @@ int speedqa_receive_ladder(SpeedqaContext *c, SpeedqaScores *out, int n)
     if (!c)
         return SPEEDQA_ERR(EINVAL);
     if (!out || n != c->ndis) {
-        logmsg(&c->s, SPEEDQA_LOG_ERROR, "speedqa_receive_ladder: room for %d streams' scores in a "
+        sq_log(&c->s, SPEEDQA_LOG_ERROR, "speedqa_receive_ladder: room for %d streams' scores in a "
                "context of %d", out ? n : 0, c->ndis);
         return SPEEDQA_ERR(EINVAL);
     }

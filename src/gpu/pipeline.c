@@ -16,11 +16,11 @@
  * every frame slot and the per-batch tables and results.
  */
 #include <errno.h>
-#include <stdarg.h>
 #include <stdio.h>
 #include <string.h>
 #include <time.h>
 
+#include "core/log.h"
 #include "gpu/pipeline_priv.h"
 
 /* Record the first device error; every later call fails with it. */
@@ -61,21 +61,6 @@ static double now_ms(void)
     return 1e3 * (double)ts.tv_sec + 1e-6 * (double)ts.tv_nsec;
 }
 
-/* Start-up and close cost a short job most of its time: the split goes to
- * the caller's logger at SPEEDQA_LOG_DEBUG. */
-static void debug_line(const GpuPriv *g, const char *fmt, ...)
-{
-    const SpeedqaSettings *s = g->p.settings;
-    if (!s || !s->logger || s->log_level < SPEEDQA_LOG_DEBUG)
-        return;
-    char buf[320];
-    va_list ap;
-    va_start(ap, fmt);
-    vsnprintf(buf, sizeof(buf), fmt, ap);
-    va_end(ap);
-    s->logger(s->log_cookie, SPEEDQA_LOG_DEBUG, buf);
-}
-
 void sq_gpu_close(void **priv)
 {
     GpuPriv *g = *priv;
@@ -102,7 +87,7 @@ void sq_gpu_close(void **priv)
             fn->free(g->dev, g->arena);
         leave(g);
         fn->close(&g->dev);
-        debug_line(g, "%s: closed in %.1f ms: last batches %.1f, pinned %.1f, arena and device %.1f",
+        sq_log(g->p.settings, SPEEDQA_LOG_DEBUG, "%s: closed in %.1f ms: last batches %.1f, pinned %.1f, arena and device %.1f",
                    fn->name, now_ms() - t0, t1 - t0, t2 - t1, now_ms() - t2);
     }
     const SqAlloc a = g->p.alloc;
@@ -207,7 +192,8 @@ int sq_gpu_open(void **priv, const SqBackendParams *p, const SqGpuFns *fns, char
         goto fail_leave;
     }
     leave(g);
-    debug_line(g, "%s: opened in %.1f ms: device and kernels %.1f, arena %.0f MB %.1f, pinned %.0f MB "
+    /* start-up and close are most of a short job's time: their split, for tuning */
+    sq_log(g->p.settings, SPEEDQA_LOG_DEBUG, "%s: opened in %.1f ms: device and kernels %.1f, arena %.0f MB %.1f, pinned %.0f MB "
                "%.1f, tables and staging threads %.1f (batch %d frames, capacity %d)", fns->name,
                now_ms() - t0, t1 - t0, (double)g->arena_bytes / 1048576.0, t2 - t1,
                (double)g->pinned_bytes / 1048576.0, t3 - t2, now_ms() - t3, g->batch, g->cap);
