@@ -69,6 +69,10 @@ typedef struct CpuPriv {
     /* single-thread mode: the previous frame's planes that jobs read */
     uint8_t *prev[SQ_MAX_PICS][3];
     uint8_t *prev_rows[3];   /* their rows the jobs read (sq_plan_rows_read) */
+    /* job * 2 + side + 1 of the one side reading previous picture k's plane p,
+     * when that side reads the current picture k's plane p too: it keeps
+     * those rows itself while it reads them (SqSrc.save); 0: none */
+    int saver[SQ_MAX_PICS][3];
     Planes prev_pl[SQ_MAX_PICS];
     Lent held[SQ_MAX_PICS];  /* the previous frame's lent pictures, read in place */
     int have_prev;
@@ -132,7 +136,8 @@ static void job_srcs(const CpuPriv *c, const SqJob *jb, SqRawResult *out, int j,
  * worker's side buffers for the others.
  */
 static void score_frame(const CpuPriv *c, Worker *w, const Planes *cur, const Planes *prev,
-                        int prev_checked, uint32_t present, SqRawResult *out)
+                        int prev_checked, uint32_t present, const uint32_t *save,
+                        uint32_t *saved, SqRawResult *out)
 {
     memset(out, 0, sizeof(*out));
     for (int j = 0; j < c->per; j++) {
@@ -147,6 +152,15 @@ static void score_frame(const CpuPriv *c, Worker *w, const Planes *cur, const Pl
             SqCpuSide *sides = w->side[jb->plan];
             SqSrc src[2];
             job_srcs(c, jb, out, idx, cur, prev, prev_checked, src);
+            for (int k = 0; save && k < 2; k++) {
+                const SqJobSide *sd = &jb->side[k];
+                if (src[k].prev && !src[k].range_prev && (save[sd->pic] >> sd->plane & 1) &&
+                    c->saver[sd->pic][sd->plane] == idx * 2 + k + 1) {
+                    src[k].save = (uint8_t *)src[k].prev;
+                    src[k].save_stride = src[k].prev_stride;
+                    saved[sd->pic] |= 1u << sd->plane;
+                }
+            }
             if (first < 0 || !c->share[j]) {
                 out->score[idx] = sq_cpu_plane_score(plan, &sides[0], &sides[1], &src[0], &src[1],
                                                      jb->wvm, &out->err[idx]);
@@ -286,7 +300,7 @@ static void score_slot(void *ctx, int64_t frame, int thread)
     Slot *s = &c->slot[n % c->nslots];
     const Slot *prev = s->new_seq ? NULL : &c->slot[(n - 1) % c->nslots];
     score_frame(c, &c->w[thread], s->pl, prev ? prev->pl : NULL, prev && !prev->new_seq,
-                s->present, &s->res);
+                s->present, NULL, NULL, &s->res);
     if (prev && c->keep)
         slot_unref((Slot *)prev, c->npics);
     slot_unref(s, c->npics);
@@ -406,10 +420,20 @@ static int cpu_open(void **pp, const SqBackendParams *p, char *err, size_t errle
                         sq_plan_rows_read(p->plans[p->jobs[j].plan], c->prev_rows[pl], &p->alloc) < 0)
                         goto oom;
             for (int s = 0; s < c->npics; s++) {
-                if (!(c->prev[s][pl] = sq_malloc(&p->alloc, row, (size_t)h)))
+                /* zeroed: its pages are faulted in here, not by the first frames */
+                if (!(c->prev[s][pl] = sq_calloc(&p->alloc, row, (size_t)h)))
                     goto oom;
             }
         }
+        for (int j = 0; j < p->njobs; j++)
+            for (int k = 0; k < 2; k++) {
+                const SqJobSide *sd = &p->jobs[j].side[k];
+                if (sd->prev_pic < 0)
+                    continue;
+                int *sv = &c->saver[sd->prev_pic][sd->plane];
+                /* a second reader: nobody saves (the copy after the frame) */
+                *sv = *sv == 0 && sd->pic == sd->prev_pic ? j * 2 + k + 1 : -1;
+            }
         return 0;
     }
     c->nslots = c->cap + 2; /* frame n's slot is free once frame n - cap was received */
@@ -448,7 +472,7 @@ static int cpu_capacity(void *priv)
  * lent picture itself (the one held so far goes back), else a copy of the
  * rows they read.
  */
-static void store_prev(CpuPriv *c, const SpeedqaPicture *pic, int side)
+static void store_prev(CpuPriv *c, const SpeedqaPicture *pic, int side, uint32_t saved)
 {
     give_back(&c->held[side]);
     if (pic->release) {
@@ -466,7 +490,7 @@ static void store_prev(CpuPriv *c, const SpeedqaPicture *pic, int side)
         c->prev_pl[side].data[p] = c->prev[side][p];
         c->prev_pl[side].stride[p] = (int64_t)row;
         c->prev_pl[side].acc[p] = bps > 1;
-        for (int y = 0; y < h; y++)
+        for (int y = 0; y < h && !(saved >> p & 1); y++)
             if (c->prev_rows[p][y])
                 copy_row(pic, p, y, w, c->prev[side][p] + (size_t)y * row);
     }
@@ -493,12 +517,21 @@ static int cpu_send(void *priv, const SpeedqaPicture *const *pics, int new_seq, 
             if (pics[k])
                 cur[k] = picture_planes(pics[k]);
         const int use_prev = c->keep && c->have_prev && !new_seq;
+        /* planes whose next copy the scoring side may write into the copy
+         * it reads: the previous picture is that copy, the current one is
+         * not lent (it would be held, not copied) */
+        uint32_t save[SQ_MAX_PICS] = { 0 }, saved[SQ_MAX_PICS] = { 0 };
+        for (int k = 0; use_prev && k < c->npics; k++)
+            for (int p = 0; p < 3; p++)
+                if (c->saver[k][p] > 0 && pics[k] && !pics[k]->release &&
+                    c->prev_pl[k].data[p] == c->prev[k][p])
+                    save[k] |= 1u << p;
         score_frame(c, &c->w[0], cur, use_prev ? c->prev_pl : NULL, c->prev_had_prev, present,
-                    &c->sync_res);
+                    save, saved, &c->sync_res);
         c->prev_had_prev = use_prev;
         for (int k = 0; k < c->npics; k++) {
             if (c->keep && pics[k]) {
-                store_prev(c, pics[k], k);
+                store_prev(c, pics[k], k, saved[k]);
             } else if (pics[k]) {
                 Lent l = lend(pics[k]);
                 give_back(&l);

@@ -200,6 +200,16 @@ static void range_finish(const SqPlan *p, const SqCpuSide *s, uint32_t *acc, con
     acc[0] = mx;
 }
 
+/* Rows [lo, hi) of cur that the side reads, into save (SqSrc.save). */
+static void save_rows(const SqPlan *p, const SqCpuSide *s, const SqSrc *src, int lo, int hi)
+{
+    const size_t bytes = (size_t)p->d.w << (src->hbd ? 1 : 0);
+    for (int y = lo; y < hi; y++)
+        if (s->srcrows[y])
+            memcpy(src->save + (ptrdiff_t)y * src->save_stride,
+                   src->cur + (ptrdiff_t)y * src->cur_stride, bytes);
+}
+
 static void prescale_plane(const SqPlan *p, SqCpuSide *s, const SqSrc *src)
 {
     const SqDims *d = &p->d;
@@ -219,6 +229,8 @@ static void prescale_plane(const SqPlan *p, SqCpuSide *s, const SqSrc *src)
         } else
             s->dsp.vfilt_8bpc(dst, src->cur, src->cur_stride, src->prev, src->prev_stride, d->h, y,
                               &one, 1, all, 1, d->w);
+        if (src->save) /* row y is read once here */
+            save_rows(p, s, src, y, y + 1);
     }
     /* Only the rows the decimated vertical pass reads. */
     for (int y = 0; y < d->scaled_h; y++) {
@@ -240,7 +252,7 @@ void sq_cpu_operating_image(const SqPlan *p, SqCpuSide *s, const SqSrc *src_in)
     if (p->prescale >= 0)
         prescale_plane(p, s, src);
     /* raw rows [0, checked) are range-checked; each once, though windows overlap */
-    int checked = 0;
+    int checked = 0, saved = 0;
     const int r = p->taps_a >> 1;
     for (int i = 0; i < d->op_h; i++) {
         const int row = i << SQ_DECIM_SHIFT;
@@ -259,6 +271,15 @@ void sq_cpu_operating_image(const SqPlan *p, SqCpuSide *s, const SqSrc *src_in)
             dsp->vfilt_8bpc(s->vrow, src->cur, src->cur_stride, src->prev, src->prev_stride,
                             sh, row, p->ga, p->taps_a, s->spans, s->nspans, sw);
         dsp->hfilt_dec(s->op + (size_t)i * d->op_w, s->vrow, sw, p->ga, p->taps_a, d->op_w);
+        if (src->save && p->prescale < 0) {
+            /* the windows of later rows read rows >= 16 (i + 1) - r only
+             * (mirrored ones included), so the rows below are done */
+            const int next = i + 1 < d->op_h ? ((i + 1) << SQ_DECIM_SHIFT) - r : sh;
+            if (next > saved) {
+                save_rows(p, s, src, saved, next < sh ? next : sh);
+                saved = next;
+            }
+        }
     }
     if (src->hbd) {
         range_finish(p, s, src->range_cur, src->cur, src->cur_stride, src->bpc);

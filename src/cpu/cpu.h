@@ -35,6 +35,17 @@ typedef struct SqSrc {
      */
     uint32_t *range_cur, *range_prev;
     int bpc;
+    /*
+     * NULL, or where the rows of cur the side reads are kept for the next
+     * frame (the single-thread mode's copy of an unlent picture): row y of
+     * cur (planar, w samples) is copied to row y of save once the side no
+     * longer reads row y of prev, while it is still in cache. save may be
+     * prev itself (the backend's buffer, read by this side only), so rows
+     * are overwritten only after their last read; range_prev must be NULL
+     * (its failure path reads prev again).
+     */
+    uint8_t *save;
+    int64_t save_stride;
 } SqSrc;
 
 typedef struct SqCpuSide {
