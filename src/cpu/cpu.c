@@ -256,6 +256,7 @@ void sq_cpu_operating_image(const SqPlan *p, SqCpuSide *s, const SqSrc *src_in)
     const int r = p->taps_a >> 1;
     for (int i = 0; i < d->op_h; i++) {
         const int row = i << SQ_DECIM_SHIFT;
+        int onepass = 0;
         if (p->prescale >= 0) {
             dsp->vfilt_f32(s->vrow, s->scaled, sw, sh, row, p->ga, p->taps_a, s->spans, s->nspans, sw);
         } else if (src->hbd) {
@@ -267,10 +268,17 @@ void sq_cpu_operating_image(const SqPlan *p, SqCpuSide *s, const SqSrc *src_in)
             range_rows(dsp, src->range_cur, src->cur, src->cur_stride, lo, hi, sw);
             range_rows(dsp, src->range_prev, src->prev, src->prev_stride, lo, hi, sw);
             checked = hi > checked ? hi : checked;
-        } else
+        } else if (!dsp->vhfilt_8bpc ||
+                   dsp->vhfilt_8bpc(s->op + (size_t)i * d->op_w, src->cur, src->cur_stride,
+                                    src->prev, src->prev_stride, sh, row, p->ga, p->taps_a, sw,
+                                    d->op_w) < 0) {
             dsp->vfilt_8bpc(s->vrow, src->cur, src->cur_stride, src->prev, src->prev_stride,
                             sh, row, p->ga, p->taps_a, s->spans, s->nspans, sw);
-        dsp->hfilt_dec(s->op + (size_t)i * d->op_w, s->vrow, sw, p->ga, p->taps_a, d->op_w);
+        } else {
+            onepass = 1; /* both passes done */
+        }
+        if (!onepass)
+            dsp->hfilt_dec(s->op + (size_t)i * d->op_w, s->vrow, sw, p->ga, p->taps_a, d->op_w);
         if (src->save && p->prescale < 0) {
             /* the windows of later rows read rows >= 16 (i + 1) - r only
              * (mirrored ones included), so the rows below are done */

@@ -45,13 +45,24 @@ unsigned sq_arch_cpu_flags(void)
     return flags;
 }
 
+/* AVX-512 VBMI (CPUID.7.0 ECX bit 1), a part of the AVX-512 level's
+ * table where present (its XCR0 state is the level's). */
+static int has_vbmi(void)
+{
+    unsigned a, b, c, d;
+    if (__get_cpuid_max(0, NULL) < 7)
+        return 0;
+    __cpuid_count(7, 0, a, b, c, d);
+    return (c >> 1) & 1;
+}
+
 void sq_dsp_init_arch(SqDsp *d, unsigned flags)
 {
     if (flags & SPEEDQA_CPU_AVX2)
         fill_avx2(d);
 #ifdef SQ_HAVE_AVX512
     if (flags & SPEEDQA_CPU_AVX512)
-        sq_dsp_fill_avx512(d);
+        sq_dsp_fill_avx512(d, has_vbmi());
 #endif
 }
 
