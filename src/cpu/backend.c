@@ -35,6 +35,10 @@ typedef struct Worker {
     /* per plan: a frame's jobs run one after another; [2] is a ladder's
      * second distorted side, scored together with [1] */
     SqCpuSide side[SQ_MAX_PLANS][3];
+    /* one stream: a job whose plan an earlier job of the frame uses too
+     * (speed_chroma's V) has sides of its own, so that every job's sides
+     * live until the frame's eigenvalue problems run together */
+    SqCpuSide jside[SQ_MAX_STREAM_JOBS][2];
 } Worker;
 
 /* A lent picture: what gives it back (fn NULL: nothing lent). */
@@ -62,6 +66,7 @@ typedef struct CpuPriv {
     int keep;                /* some job reads the previous frame */
     int npics;               /* 1 + ndis */
     int per;                 /* jobs of one stream */
+    int own[SQ_MAX_STREAM_JOBS]; /* one stream: job j scores with Worker.jside[j] */
     int share[SQ_MAX_STREAM_JOBS]; /* ladder: job j's side 0 is the same in every stream */
     int nworkers;
     Worker *w;
@@ -135,11 +140,73 @@ static void job_srcs(const CpuPriv *c, const SqJob *jb, SqRawResult *out, int j,
  * (the reference's) is computed by the first of them and stays in the
  * worker's side buffers for the others.
  */
+/* Mark src[k] (job idx's sources) to keep its current rows for the next
+ * frame in place (SqSrc.save) where cpu_send allows it. */
+static void job_save(const CpuPriv *c, const SqJob *jb, int idx, const uint32_t *save,
+                     uint32_t *saved, SqSrc src[2])
+{
+    for (int k = 0; save && k < 2; k++) {
+        const SqJobSide *sd = &jb->side[k];
+        if (src[k].prev && !src[k].range_prev && (save[sd->pic] >> sd->plane & 1) &&
+            c->saver[sd->pic][sd->plane] == idx * 2 + k + 1) {
+            src[k].save = (uint8_t *)src[k].prev;
+            src[k].save_stride = src[k].prev_stride;
+            saved[sd->pic] |= 1u << sd->plane;
+        }
+    }
+}
+
+/*
+ * score_frame with one distorted stream: every job's sides through their
+ * operating image and covariance, then all their eigenvalue problems at
+ * once (interleaved: they are latency-bound), then solves and scores. Each
+ * side computes exactly what sq_cpu_plane_score would.
+ */
+static void score_frame1(const CpuPriv *c, Worker *w, const Planes *cur, const Planes *prev,
+                         int prev_checked, uint32_t present, const uint32_t *save,
+                         uint32_t *saved, SqRawResult *out)
+{
+    SqCpuSide *sides[2 * SQ_MAX_STREAM_JOBS];
+    const SqPlan *plans[2 * SQ_MAX_STREAM_JOBS];
+    int ran[SQ_MAX_STREAM_JOBS], nside = 0;
+    for (int j = 0; j < c->per; j++) {
+        const SqJob *jb = &c->p.jobs[j];
+        ran[j] = !(jb->needs_prev && !prev) && (present >> 1 & 1);
+        if (!ran[j])
+            continue;
+        const SqPlan *plan = c->p.plans[jb->plan];
+        SqCpuSide *sd = c->own[j] ? w->jside[j] : w->side[jb->plan];
+        SqSrc src[2];
+        job_srcs(c, jb, out, j, cur, prev, prev_checked, src);
+        job_save(c, jb, j, save, saved, src);
+        for (int k = 0; k < 2; k++) {
+            sq_cpu_side_front(plan, &sd[k], &src[k]);
+            sides[nside] = &sd[k];
+            plans[nside++] = plan;
+        }
+    }
+    sq_cpu_sides_eigen(sides, plans, nside);
+    for (int j = 0, q = 0; j < c->per; j++) {
+        if (!ran[j])
+            continue;
+        const SqJob *jb = &c->p.jobs[j];
+        const SqPlan *plan = c->p.plans[jb->plan];
+        sq_cpu_side_back(plan, sides[q]);
+        sq_cpu_side_back(plan, sides[q + 1]);
+        out->score[j] = sq_cpu_pair_score(plan, sides[q], sides[q + 1], jb->wvm, &out->err[j]);
+        q += 2;
+    }
+}
+
 static void score_frame(const CpuPriv *c, Worker *w, const Planes *cur, const Planes *prev,
                         int prev_checked, uint32_t present, const uint32_t *save,
                         uint32_t *saved, SqRawResult *out)
 {
     memset(out, 0, sizeof(*out));
+    if (c->p.ndis == 1) {
+        score_frame1(c, w, cur, prev, prev_checked, present, save, saved, out);
+        return;
+    }
     for (int j = 0; j < c->per; j++) {
         int first = -1, pend = -1; /* pend: a distorted side waiting for a partner */
         SqSrc pend_src;
@@ -152,15 +219,7 @@ static void score_frame(const CpuPriv *c, Worker *w, const Planes *cur, const Pl
             SqCpuSide *sides = w->side[jb->plan];
             SqSrc src[2];
             job_srcs(c, jb, out, idx, cur, prev, prev_checked, src);
-            for (int k = 0; save && k < 2; k++) {
-                const SqJobSide *sd = &jb->side[k];
-                if (src[k].prev && !src[k].range_prev && (save[sd->pic] >> sd->plane & 1) &&
-                    c->saver[sd->pic][sd->plane] == idx * 2 + k + 1) {
-                    src[k].save = (uint8_t *)src[k].prev;
-                    src[k].save_stride = src[k].prev_stride;
-                    saved[sd->pic] |= 1u << sd->plane;
-                }
-            }
+            job_save(c, jb, idx, save, saved, src);
             if (first < 0 || !c->share[j]) {
                 out->score[idx] = sq_cpu_plane_score(plan, &sides[0], &sides[1], &src[0], &src[1],
                                                      jb->wvm, &out->err[idx]);
@@ -222,6 +281,14 @@ static int ensure_unpack(CpuPriv *c, char *err, size_t errlen)
         for (int f = 0; f < c->p.nplans; f++)
             for (int k = 0; k < (c->p.ndis > 2 ? 3 : 2); k++)
                 if (sq_cpu_side_alloc_unpack(&c->w[i].side[f][k], c->p.plans[f],
+                                             c->p.format.bpc > 8, &c->p.alloc) < 0) {
+                    snprintf(err, errlen, "out of memory for unpacking a semi-planar picture");
+                    return -ENOMEM;
+                }
+    for (int i = 0; i < c->nworkers; i++)
+        for (int j = 0; j < c->per; j++)
+            for (int k = 0; c->own[j] && k < 2; k++)
+                if (sq_cpu_side_alloc_unpack(&c->w[i].jside[j][k], c->p.plans[c->p.jobs[j].plan],
                                              c->p.format.bpc > 8, &c->p.alloc) < 0) {
                     snprintf(err, errlen, "out of memory for unpacking a semi-planar picture");
                     return -ENOMEM;
@@ -338,6 +405,9 @@ static void cpu_close(void **pp)
         for (int f = 0; f < c->p.nplans; f++)
             for (int k = 0; k < 3; k++)
                 sq_cpu_side_free(&c->w[i].side[f][k], &c->p.alloc);
+        for (int j = 0; j < SQ_MAX_STREAM_JOBS; j++)
+            for (int k = 0; k < 2; k++)
+                sq_cpu_side_free(&c->w[i].jside[j][k], &c->p.alloc);
     }
     const SqAlloc a = c->p.alloc;
     sq_free(&a, c->w);
@@ -381,6 +451,9 @@ static int cpu_open(void **pp, const SqBackendParams *p, char *err, size_t errle
             if (p->jobs[j].side[k].prev_pic >= 0)
                 c->need_prev[p->jobs[j].side[k].plane] = c->keep = 1;
         }
+    for (int j = 0; c->p.ndis == 1 && j < c->per; j++)
+        for (int i = 0; i < j; i++)
+            c->own[j] |= p->jobs[i].plan == p->jobs[j].plan;
     c->nworkers = p->n_threads < 1 ? 1 : p->n_threads;
     /* Frames in flight are copies: bound their memory, and score huge
      * frames synchronously rather than commit gigabytes of copies. */
@@ -404,6 +477,12 @@ static int cpu_open(void **pp, const SqBackendParams *p, char *err, size_t errle
                 sq_cpu_side_set_cpu_mask(&c->w[i].side[f][k], p->cpu_mask);
             }
         }
+        for (int j = 0; j < c->per; j++)
+            for (int k = 0; c->own[j] && k < 2; k++) {
+                if (sq_cpu_side_alloc(&c->w[i].jside[j][k], p->plans[p->jobs[j].plan], &p->alloc) < 0)
+                    goto oom;
+                sq_cpu_side_set_cpu_mask(&c->w[i].jside[j][k], p->cpu_mask);
+            }
     }
     if (c->nworkers == 1) {
         for (int pl = 0; pl < 3; pl++) {

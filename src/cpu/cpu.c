@@ -473,22 +473,49 @@ int sq_cpu_side(const SqPlan *p, SqCpuSide *s, const SqSrc *src)
     return flags;
 }
 
+void sq_cpu_side_front(const SqPlan *p, SqCpuSide *s, const SqSrc *src)
+{
+    sq_cpu_operating_image(p, s, src);
+    sq_cpu_covariance(p, s);
+}
+
+void sq_cpu_sides_eigen(SqCpuSide *const *s, const SqPlan *const *p, int count)
+{
+    /* the eigen-cap flag is not part of a plane's score */
+    const float *k[SQ_CPU_EIGEN_WAYS];
+    float *lambda[SQ_CPU_EIGEN_WAYS], *ws[SQ_CPU_EIGEN_WAYS];
+    int ret[SQ_CPU_EIGEN_WAYS];
+    while (count > 0) {
+        /* a run of sides of one size at most SQ_CPU_EIGEN_WAYS long */
+        int q = 0;
+        for (; q < count && q < SQ_CPU_EIGEN_WAYS && p[q]->d.n == p[0]->d.n; q++) {
+            k[q] = s[q]->k;
+            lambda[q] = s[q]->lambda;
+            ws[q] = s[q]->eig;
+        }
+        sq_cpu_eigenvalues_n(&s[0]->dsp, k, p[0]->d.n, lambda, ws, ret, q);
+        s += q;
+        p += q;
+        count -= q;
+    }
+}
+
+void sq_cpu_side_back(const SqPlan *p, SqCpuSide *s)
+{
+    s->singular = sq_cpu_solve(p, s) & SQ_EST_SINGULAR;
+    sq_cpu_entropy(p, s);
+}
+
 void sq_cpu_sides2(const SqPlan *p, SqCpuSide *a, SqCpuSide *b, const SqSrc *sa, const SqSrc *sb)
 {
-    /* sq_cpu_side on both, with the two eigenvalue problems side by side
-     * (the eigen-cap flag is not part of a plane's score). */
-    sq_cpu_operating_image(p, a, sa);
-    sq_cpu_covariance(p, a);
-    sq_cpu_operating_image(p, b, sb);
-    sq_cpu_covariance(p, b);
-    const float *const k[2] = { a->k, b->k };
-    float *const lambda[2] = { a->lambda, b->lambda }, *const ws[2] = { a->eig, b->eig };
-    int ret[2];
-    sq_cpu_eigenvalues2(&a->dsp, k, p->d.n, lambda, ws, ret);
-    a->singular = sq_cpu_solve(p, a) & SQ_EST_SINGULAR;
-    sq_cpu_entropy(p, a);
-    b->singular = sq_cpu_solve(p, b) & SQ_EST_SINGULAR;
-    sq_cpu_entropy(p, b);
+    /* sq_cpu_side on both, with the two eigenvalue problems side by side */
+    sq_cpu_side_front(p, a, sa);
+    sq_cpu_side_front(p, b, sb);
+    SqCpuSide *const s[2] = { a, b };
+    const SqPlan *const pp[2] = { p, p };
+    sq_cpu_sides_eigen(s, pp, 2);
+    sq_cpu_side_back(p, a);
+    sq_cpu_side_back(p, b);
 }
 
 float sq_cpu_plane_score(const SqPlan *p, SqCpuSide *ref, SqCpuSide *dis,
