@@ -60,18 +60,35 @@ AI void cols(int mode, int nv, float *dst, const void *const *cr, const void *co
         _mm512_mask_storeu_ps(dst + c + 16 * q, q == nv - 1 ? mt : 0xffff, a[q]);
 }
 
-/* Adds taps k0 .. k0 + nt - 1 to the partial sums dst[a .. e) (k0 = 0: from +0). */
+/* Prefetch (L2) the line holding byte b of rows nx[0 .. nt) (and np's). */
+AI void pf_rows(int nt, const void *const *nx, const void *const *np, ptrdiff_t b)
+{
+    for (int t = 0; t < nt; t++) {
+        _mm_prefetch((const char *)nx[t] + b, _MM_HINT_T1);
+        if (np)
+            _mm_prefetch((const char *)np[t] + b, _MM_HINT_T1);
+    }
+}
+
+/* Adds taps k0 .. k0 + nt - 1 to the partial sums dst[a .. e) (k0 = 0: from +0);
+ * cn, pn (or NULL): the rows of the next operating row, prefetched alongside. */
 AI void rows_pass(int mode, int nt, float *dst, const void *const *cr, const void *const *pr,
-                  const float *g, int k0, int a, int e, __m512 scale)
+                  const void *const *cn, const void *const *pn, const float *g, int k0, int a,
+                  int e, __m512 scale)
 {
     __m512 gk[4];
-    const void *ck[4], *pk[4];
+    const void *ck[4], *pk[4], *cx[4], *px[4];
+    const int bps = mode == SRC_U16 || mode == SRC_U16_DIFF ? 2 : 1;
     for (int t = 0; t < nt; t++) {
         gk[t] = _mm512_set1_ps(g[k0 + t]);
         ck[t] = cr[k0 + t];
         pk[t] = pr ? pr[k0 + t] : NULL;
+        cx[t] = cn ? cn[k0 + t] : NULL;
+        px[t] = pn ? pn[k0 + t] : NULL;
     }
     for (int c = a; c < e; c += 16) {
+        if (cn && !(((c - a) * bps) & 63))
+            pf_rows(nt, cx, pn ? px : NULL, (ptrdiff_t)c * bps);
         const __mmask16 m = sq_mask16(e - c);
         __m512 a0 = k0 ? _mm512_maskz_loadu_ps(m, dst + c) : _mm512_setzero_ps();
         for (int t = 0; t < nt; t++)
@@ -81,7 +98,8 @@ AI void rows_pass(int mode, int nt, float *dst, const void *const *cr, const voi
 }
 
 AI void vfilt_run(int mode, float *dst, const void *const *cr, const void *const *pr,
-                  const float *g, int taps, const int32_t *spans, int nspans, float scale)
+                  const void *const *cn, const void *const *pn, const float *g, int taps,
+                  const int32_t *spans, int nspans, float scale)
 {
     const __m512 vs = _mm512_set1_ps(scale);
     for (int s = 0; s < nspans;) {
@@ -96,10 +114,10 @@ AI void vfilt_run(int mode, float *dst, const void *const *cr, const void *const
             for (int p = 0, k = 0; p < np; p++) {
                 const int t = (taps - k) / (np - p); /* 1..4 taps this pass */
                 switch (t) {
-                case 1: rows_pass(mode, 1, dst, cr, pr, g, k, a, e, vs); break;
-                case 2: rows_pass(mode, 2, dst, cr, pr, g, k, a, e, vs); break;
-                case 3: rows_pass(mode, 3, dst, cr, pr, g, k, a, e, vs); break;
-                default: rows_pass(mode, 4, dst, cr, pr, g, k, a, e, vs); break;
+                case 1: rows_pass(mode, 1, dst, cr, pr, cn, pn, g, k, a, e, vs); break;
+                case 2: rows_pass(mode, 2, dst, cr, pr, cn, pn, g, k, a, e, vs); break;
+                case 3: rows_pass(mode, 3, dst, cr, pr, cn, pn, g, k, a, e, vs); break;
+                default: rows_pass(mode, 4, dst, cr, pr, cn, pn, g, k, a, e, vs); break;
                 }
                 k += t;
             }
@@ -121,18 +139,27 @@ static void row_ptrs(const void **out, const uint8_t *base, ptrdiff_t stride, in
         out[k] = base + (ptrdiff_t)sq_mirror(row - r + k, h) * stride;
 }
 
+/*
+ * The raw rows vfilt_8bpc/16bpc read are prefetched (L2) one operating row
+ * ahead, 16 rows down (the backend's next call), while long spans are
+ * filtered: the pass otherwise waits on memory (frames far larger than
+ * the caches). A hint only: those rows exist (mirrored like these).
+ */
 void SQ_X512(sq_vfilt_8bpc)(float *dst, const uint8_t *cur, ptrdiff_t cur_stride,
                             const uint8_t *prev, ptrdiff_t prev_stride, int h, int row,
                             const float *g, int taps, const int32_t *spans, int nspans, int w)
 {
-    const void *cr[SQ_MAX_TAPS], *pr[SQ_MAX_TAPS];
+    const void *cr[SQ_MAX_TAPS], *pr[SQ_MAX_TAPS], *cn[SQ_MAX_TAPS], *pn[SQ_MAX_TAPS];
+    const int nx = row + (1 << SQ_DECIM_SHIFT) < h ? row + (1 << SQ_DECIM_SHIFT) : row;
     (void)w;
     row_ptrs(cr, cur, cur_stride, h, row, taps);
+    row_ptrs(cn, cur, cur_stride, h, nx, taps);
     if (prev) {
         row_ptrs(pr, prev, prev_stride, h, row, taps);
-        vfilt_run(SRC_U8_DIFF, dst, cr, pr, g, taps, spans, nspans, 1.0f);
+        row_ptrs(pn, prev, prev_stride, h, nx, taps);
+        vfilt_run(SRC_U8_DIFF, dst, cr, pr, cn, pn, g, taps, spans, nspans, 1.0f);
     } else {
-        vfilt_run(SRC_U8, dst, cr, NULL, g, taps, spans, nspans, 1.0f);
+        vfilt_run(SRC_U8, dst, cr, NULL, cn, NULL, g, taps, spans, nspans, 1.0f);
     }
 }
 
@@ -141,14 +168,17 @@ void SQ_X512(sq_vfilt_16bpc)(float *dst, const uint8_t *cur, ptrdiff_t cur_strid
                              int row, const float *g, int taps, const int32_t *spans, int nspans,
                              int w)
 {
-    const void *cr[SQ_MAX_TAPS], *pr[SQ_MAX_TAPS];
+    const void *cr[SQ_MAX_TAPS], *pr[SQ_MAX_TAPS], *cn[SQ_MAX_TAPS], *pn[SQ_MAX_TAPS];
+    const int nx = row + (1 << SQ_DECIM_SHIFT) < h ? row + (1 << SQ_DECIM_SHIFT) : row;
     (void)w;
     row_ptrs(cr, cur, cur_stride, h, row, taps);
+    row_ptrs(cn, cur, cur_stride, h, nx, taps);
     if (prev) {
         row_ptrs(pr, prev, prev_stride, h, row, taps);
-        vfilt_run(SRC_U16_DIFF, dst, cr, pr, g, taps, spans, nspans, scale);
+        row_ptrs(pn, prev, prev_stride, h, nx, taps);
+        vfilt_run(SRC_U16_DIFF, dst, cr, pr, cn, pn, g, taps, spans, nspans, scale);
     } else {
-        vfilt_run(SRC_U16, dst, cr, NULL, g, taps, spans, nspans, scale);
+        vfilt_run(SRC_U16, dst, cr, NULL, cn, NULL, g, taps, spans, nspans, scale);
     }
 }
 
