@@ -5,6 +5,7 @@
  * stores instead of overlapping vectors: masked-off lanes read nothing and
  * write nothing, so any width and span works without a scalar remainder.
  */
+#include <math.h>
 #include <string.h>
 
 #include "cpu/dsp.h"
@@ -309,12 +310,18 @@ SQ_VBMI AI __m512i vh_pick(int diff, __mmask64 k, __m512i idx, __m512i cw, __m51
     return _mm512_maskz_permutexvar_epi8(k, idx, cw);
 }
 
-/* The sample as a float: v - 128, or prev - cur (lane [prev, 0, cur, 0]). */
+/*
+ * The sample as a float: prev - cur (lane [prev, 0, cur, 0]); or, without
+ * a difference, (v - 128) 2^24: the window's bytes were XORed with 0x80
+ * (v - 128 as a signed byte) and picked into the top byte of the lane, and
+ * the taps are scaled by 2^-24 to match (vh_run): both scalings are exact,
+ * so every product is g (v - 128) rounded, as in the math core.
+ */
 AI __m512 vh_value(int diff, __m512i x)
 {
     if (diff)
         return _mm512_cvtepi32_ps(_mm512_madd_epi16(x, _mm512_set1_epi32((int)0xffff0001u)));
-    return _mm512_cvtepi32_ps(_mm512_sub_epi32(x, _mm512_set1_epi32(128)));
+    return _mm512_cvtepi32_ps(x);
 }
 
 /* diff indices: byte 0 picks prev's byte b (table pw, 0..63), byte 2 cur's
@@ -341,13 +348,15 @@ SQ_VBMI AI void vh_run(int diff, float *dst, const uint8_t *const *cr, const uin
     __m512i idx[VH_MAXT];
     for (int c = 0; c < nc; c++) {
         const __m512i b = _mm512_add_epi32(cidx, _mm512_set1_epi32(4 * c));
-        idx[c] = diff ? vh_pair(b) : b;
+        idx[c] = diff ? vh_pair(b) : _mm512_slli_epi32(b, 24);
     }
     for (int m = 0; m < nrem; m++) {
         const __m512i b = _mm512_add_epi32(l16, _mm512_set1_epi32(4 * nc + m));
-        idx[nc + m] = diff ? vh_pair(b) : b;
+        idx[nc + m] = diff ? vh_pair(b) : _mm512_slli_epi32(b, 24);
     }
-    const __mmask64 kall = diff ? 0x5555555555555555ull : 0x1111111111111111ull;
+    /* diff: bytes 0 and 2 of each lane; else byte 3 */
+    const __mmask64 kall = diff ? 0x5555555555555555ull : 0x8888888888888888ull;
+    const float gscale = diff ? 1.0f : 0x1p-24f;
     for (int j0 = 1; j0 < jend; j0 += 16) {
         if (j0 + 16 > jend)
             j0 = jend - 16; /* the last block moves back over computed outputs */
@@ -362,11 +371,13 @@ SQ_VBMI AI void vh_run(int diff, float *dst, const uint8_t *const *cr, const uin
         for (int v = 0; v < taps; v++)
             acc[v] = _mm512_setzero_ps();
         for (int k = 0; k < taps; k++) {
-            const __m512 gk = _mm512_set1_ps(g[k]);
+            const __m512 gk = _mm512_set1_ps(g[k] * gscale);
             __m512i cw[4], pw[4];
             for (int a = 0; a < 4; a++) {
                 cw[a] = _mm512_maskz_loadu_epi8(lm[a], cr[k] + wb[a]);
                 pw[a] = diff ? _mm512_maskz_loadu_epi8(lm[a], pr[k] + wb[a]) : cw[a];
+                if (!diff)
+                    cw[a] = _mm512_xor_si512(cw[a], _mm512_set1_epi8((char)0x80));
             }
             /* the same bytes of the next operating row's source rows: a
              * hint only (the rows exist: mirrored like these) */
@@ -417,6 +428,10 @@ SQ_VBMI int SQ_X512(sq_vhfilt_8bpc)(float *dst, const uint8_t *cur, ptrdiff_t cu
     jend = jend < nout ? jend : nout;
     if (taps < 9 || taps > VH_MAXT || !(taps & 1) || jend - 1 < 16)
         return -1;
+    /* the 2^-24 tap scaling of vh_value must be exact: no tap near subnormal */
+    for (int k = 0; !prev && k < taps; k++)
+        if (g[k] != 0.0f && !(fabsf(g[k]) >= 0x1p-100f && fabsf(g[k]) <= 0x1p100f))
+            return -1;
     const uint8_t *cr[VH_MAXT], *pr[VH_MAXT], *cn[VH_MAXT], *pn[VH_MAXT];
     for (int k = 0; k < taps; k++) {
         const int y = sq_mirror(row - r + k, h);
