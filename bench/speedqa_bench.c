@@ -1,7 +1,7 @@
 /*
  * speedqa_bench: milliseconds per 1920x1080 8-bit 4:2:0 frame.
  *
- *   speedqa_bench [--reps N] [--clips DIR] [--cli PATH] [--synthetic] [--libvmaf S] [--api-only]
+ *   speedqa_bench [--reps N] [--clips DIR] [--cli PATH] [--synthetic] [--libvmaf S] [--api-only] [--cpu-time]
  *
  * 1. Through the public API, frames already in memory: speed_chroma,
  *    speed_temporal and both, with the C path (cpu_mask 0), with SIMD, and
@@ -17,7 +17,10 @@
  *    printed against it. No libvmaf figure is built in.
  *
  * --api-only: only the SIMD, one-thread column of 1., best of N passes (a
- * large N finds the quiet moments of a shared machine).
+ * large N finds the quiet moments of a shared machine). --cpu-time: the
+ * API passes are timed in process CPU time (user + system) instead of wall
+ * time, so time slices of other processes on a loaded machine do not count
+ * (meaningful for one thread only).
  *
  * Content: the golden clip seeding_1920x1080_420p8_8f (+ _x264crf40),
  * decoded with xz -dc, or a textured synthetic pair if that is missing.
@@ -47,6 +50,15 @@ typedef struct Clip {
     int nframes;
     const char *what;
 } Clip;
+
+static int cpu_time; /* --cpu-time: api_pass measures process CPU time */
+
+static double api_now(void)
+{
+    struct timespec ts;
+    clock_gettime(cpu_time ? CLOCK_PROCESS_CPUTIME_ID : CLOCK_MONOTONIC, &ts);
+    return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
+}
 
 static double now(void)
 {
@@ -184,7 +196,7 @@ static double api_pass(const Clip *c, const char *const *feats, unsigned mask, i
         return -1;
     SpeedqaScores sc;
     int got = 0;
-    const double t0 = now();
+    const double t0 = api_now();
     for (int i = 0; i < c->nframes; i++) {
         const SpeedqaPicture r = picture(c->ref + FRAME_BYTES * i), d = picture(c->dis + FRAME_BYTES * i);
         int ret;
@@ -198,7 +210,7 @@ static double api_pass(const Clip *c, const char *const *feats, unsigned mask, i
     speedqa_flush(ctx);
     while (speedqa_receive(ctx, &sc) == 0)
         got++;
-    const double t = now() - t0;
+    const double t = api_now() - t0;
     speedqa_close(&ctx);
     return got == c->nframes ? 1e3 * t / c->nframes : -1;
 }
@@ -432,10 +444,12 @@ int main(int argc, char **argv)
             synthetic = 1;
         else if (!strcmp(argv[i], "--api-only"))
             api_only = 1;
+        else if (!strcmp(argv[i], "--cpu-time"))
+            cpu_time = 1;
         else if (!strcmp(argv[i], "--libvmaf") && i + 1 < argc)
             libvmaf_s = atof(argv[++i]);
         else {
-            fprintf(stderr, "usage: %s [--reps N] [--clips DIR] [--cli PATH] [--synthetic] [--libvmaf S] [--api-only]\n",
+            fprintf(stderr, "usage: %s [--reps N] [--clips DIR] [--cli PATH] [--synthetic] [--libvmaf S] [--api-only] [--cpu-time]\n",
                     argv[0]);
             return 2;
         }

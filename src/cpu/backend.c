@@ -35,6 +35,10 @@ typedef struct Worker {
     /* per plan: a frame's jobs run one after another; [2] is a ladder's
      * second distorted side, scored together with [1] */
     SqCpuSide side[SQ_MAX_PLANS][3];
+    /* one stream: a job whose plan an earlier job of the frame uses too
+     * (speed_chroma's V) has sides of its own, so that every job's sides
+     * live until the frame's eigenvalue problems run together */
+    SqCpuSide jside[SQ_MAX_STREAM_JOBS][2];
 } Worker;
 
 /* A lent picture: what gives it back (fn NULL: nothing lent). */
@@ -62,6 +66,7 @@ typedef struct CpuPriv {
     int keep;                /* some job reads the previous frame */
     int npics;               /* 1 + ndis */
     int per;                 /* jobs of one stream */
+    int own[SQ_MAX_STREAM_JOBS]; /* one stream: job j scores with Worker.jside[j] */
     int share[SQ_MAX_STREAM_JOBS]; /* ladder: job j's side 0 is the same in every stream */
     int nworkers;
     Worker *w;
@@ -69,6 +74,10 @@ typedef struct CpuPriv {
     /* single-thread mode: the previous frame's planes that jobs read */
     uint8_t *prev[SQ_MAX_PICS][3];
     uint8_t *prev_rows[3];   /* their rows the jobs read (sq_plan_rows_read) */
+    /* job * 2 + side + 1 of the one side reading previous picture k's plane p,
+     * when that side reads the current picture k's plane p too: it keeps
+     * those rows itself while it reads them (SqSrc.save); 0: none */
+    int saver[SQ_MAX_PICS][3];
     Planes prev_pl[SQ_MAX_PICS];
     Lent held[SQ_MAX_PICS];  /* the previous frame's lent pictures, read in place */
     int have_prev;
@@ -131,10 +140,73 @@ static void job_srcs(const CpuPriv *c, const SqJob *jb, SqRawResult *out, int j,
  * (the reference's) is computed by the first of them and stays in the
  * worker's side buffers for the others.
  */
+/* Mark src[k] (job idx's sources) to keep its current rows for the next
+ * frame in place (SqSrc.save) where cpu_send allows it. */
+static void job_save(const CpuPriv *c, const SqJob *jb, int idx, const uint32_t *save,
+                     uint32_t *saved, SqSrc src[2])
+{
+    for (int k = 0; save && k < 2; k++) {
+        const SqJobSide *sd = &jb->side[k];
+        if (src[k].prev && !src[k].range_prev && (save[sd->pic] >> sd->plane & 1) &&
+            c->saver[sd->pic][sd->plane] == idx * 2 + k + 1) {
+            src[k].save = (uint8_t *)src[k].prev;
+            src[k].save_stride = src[k].prev_stride;
+            saved[sd->pic] |= 1u << sd->plane;
+        }
+    }
+}
+
+/*
+ * score_frame with one distorted stream: every job's sides through their
+ * operating image and covariance, then all their eigenvalue problems at
+ * once (interleaved: they are latency-bound), then solves and scores. Each
+ * side computes exactly what sq_cpu_plane_score would.
+ */
+static void score_frame1(const CpuPriv *c, Worker *w, const Planes *cur, const Planes *prev,
+                         int prev_checked, uint32_t present, const uint32_t *save,
+                         uint32_t *saved, SqRawResult *out)
+{
+    SqCpuSide *sides[2 * SQ_MAX_STREAM_JOBS];
+    const SqPlan *plans[2 * SQ_MAX_STREAM_JOBS];
+    int ran[SQ_MAX_STREAM_JOBS], nside = 0;
+    for (int j = 0; j < c->per; j++) {
+        const SqJob *jb = &c->p.jobs[j];
+        ran[j] = !(jb->needs_prev && !prev) && (present >> 1 & 1);
+        if (!ran[j])
+            continue;
+        const SqPlan *plan = c->p.plans[jb->plan];
+        SqCpuSide *sd = c->own[j] ? w->jside[j] : w->side[jb->plan];
+        SqSrc src[2];
+        job_srcs(c, jb, out, j, cur, prev, prev_checked, src);
+        job_save(c, jb, j, save, saved, src);
+        for (int k = 0; k < 2; k++) {
+            sq_cpu_side_front(plan, &sd[k], &src[k]);
+            sides[nside] = &sd[k];
+            plans[nside++] = plan;
+        }
+    }
+    sq_cpu_sides_eigen(sides, plans, nside);
+    for (int j = 0, q = 0; j < c->per; j++) {
+        if (!ran[j])
+            continue;
+        const SqJob *jb = &c->p.jobs[j];
+        const SqPlan *plan = c->p.plans[jb->plan];
+        sq_cpu_side_back(plan, sides[q]);
+        sq_cpu_side_back(plan, sides[q + 1]);
+        out->score[j] = sq_cpu_pair_score(plan, sides[q], sides[q + 1], jb->wvm, &out->err[j]);
+        q += 2;
+    }
+}
+
 static void score_frame(const CpuPriv *c, Worker *w, const Planes *cur, const Planes *prev,
-                        int prev_checked, uint32_t present, SqRawResult *out)
+                        int prev_checked, uint32_t present, const uint32_t *save,
+                        uint32_t *saved, SqRawResult *out)
 {
     memset(out, 0, sizeof(*out));
+    if (c->p.ndis == 1) {
+        score_frame1(c, w, cur, prev, prev_checked, present, save, saved, out);
+        return;
+    }
     for (int j = 0; j < c->per; j++) {
         int first = -1, pend = -1; /* pend: a distorted side waiting for a partner */
         SqSrc pend_src;
@@ -147,6 +219,7 @@ static void score_frame(const CpuPriv *c, Worker *w, const Planes *cur, const Pl
             SqCpuSide *sides = w->side[jb->plan];
             SqSrc src[2];
             job_srcs(c, jb, out, idx, cur, prev, prev_checked, src);
+            job_save(c, jb, idx, save, saved, src);
             if (first < 0 || !c->share[j]) {
                 out->score[idx] = sq_cpu_plane_score(plan, &sides[0], &sides[1], &src[0], &src[1],
                                                      jb->wvm, &out->err[idx]);
@@ -208,6 +281,14 @@ static int ensure_unpack(CpuPriv *c, char *err, size_t errlen)
         for (int f = 0; f < c->p.nplans; f++)
             for (int k = 0; k < (c->p.ndis > 2 ? 3 : 2); k++)
                 if (sq_cpu_side_alloc_unpack(&c->w[i].side[f][k], c->p.plans[f],
+                                             c->p.format.bpc > 8, &c->p.alloc) < 0) {
+                    snprintf(err, errlen, "out of memory for unpacking a semi-planar picture");
+                    return -ENOMEM;
+                }
+    for (int i = 0; i < c->nworkers; i++)
+        for (int j = 0; j < c->per; j++)
+            for (int k = 0; c->own[j] && k < 2; k++)
+                if (sq_cpu_side_alloc_unpack(&c->w[i].jside[j][k], c->p.plans[c->p.jobs[j].plan],
                                              c->p.format.bpc > 8, &c->p.alloc) < 0) {
                     snprintf(err, errlen, "out of memory for unpacking a semi-planar picture");
                     return -ENOMEM;
@@ -286,7 +367,7 @@ static void score_slot(void *ctx, int64_t frame, int thread)
     Slot *s = &c->slot[n % c->nslots];
     const Slot *prev = s->new_seq ? NULL : &c->slot[(n - 1) % c->nslots];
     score_frame(c, &c->w[thread], s->pl, prev ? prev->pl : NULL, prev && !prev->new_seq,
-                s->present, &s->res);
+                s->present, NULL, NULL, &s->res);
     if (prev && c->keep)
         slot_unref((Slot *)prev, c->npics);
     slot_unref(s, c->npics);
@@ -324,6 +405,9 @@ static void cpu_close(void **pp)
         for (int f = 0; f < c->p.nplans; f++)
             for (int k = 0; k < 3; k++)
                 sq_cpu_side_free(&c->w[i].side[f][k], &c->p.alloc);
+        for (int j = 0; j < SQ_MAX_STREAM_JOBS; j++)
+            for (int k = 0; k < 2; k++)
+                sq_cpu_side_free(&c->w[i].jside[j][k], &c->p.alloc);
     }
     const SqAlloc a = c->p.alloc;
     sq_free(&a, c->w);
@@ -367,6 +451,9 @@ static int cpu_open(void **pp, const SqBackendParams *p, char *err, size_t errle
             if (p->jobs[j].side[k].prev_pic >= 0)
                 c->need_prev[p->jobs[j].side[k].plane] = c->keep = 1;
         }
+    for (int j = 0; c->p.ndis == 1 && j < c->per; j++)
+        for (int i = 0; i < j; i++)
+            c->own[j] |= p->jobs[i].plan == p->jobs[j].plan;
     c->nworkers = p->n_threads < 1 ? 1 : p->n_threads;
     /* Frames in flight are copies: bound their memory, and score huge
      * frames synchronously rather than commit gigabytes of copies. */
@@ -390,6 +477,12 @@ static int cpu_open(void **pp, const SqBackendParams *p, char *err, size_t errle
                 sq_cpu_side_set_cpu_mask(&c->w[i].side[f][k], p->cpu_mask);
             }
         }
+        for (int j = 0; j < c->per; j++)
+            for (int k = 0; c->own[j] && k < 2; k++) {
+                if (sq_cpu_side_alloc(&c->w[i].jside[j][k], p->plans[p->jobs[j].plan], &p->alloc) < 0)
+                    goto oom;
+                sq_cpu_side_set_cpu_mask(&c->w[i].jside[j][k], p->cpu_mask);
+            }
     }
     if (c->nworkers == 1) {
         for (int pl = 0; pl < 3; pl++) {
@@ -406,10 +499,20 @@ static int cpu_open(void **pp, const SqBackendParams *p, char *err, size_t errle
                         sq_plan_rows_read(p->plans[p->jobs[j].plan], c->prev_rows[pl], &p->alloc) < 0)
                         goto oom;
             for (int s = 0; s < c->npics; s++) {
-                if (!(c->prev[s][pl] = sq_malloc(&p->alloc, row, (size_t)h)))
+                /* zeroed: its pages are faulted in here, not by the first frames */
+                if (!(c->prev[s][pl] = sq_calloc(&p->alloc, row, (size_t)h)))
                     goto oom;
             }
         }
+        for (int j = 0; j < p->njobs; j++)
+            for (int k = 0; k < 2; k++) {
+                const SqJobSide *sd = &p->jobs[j].side[k];
+                if (sd->prev_pic < 0)
+                    continue;
+                int *sv = &c->saver[sd->prev_pic][sd->plane];
+                /* a second reader: nobody saves (the copy after the frame) */
+                *sv = *sv == 0 && sd->pic == sd->prev_pic ? j * 2 + k + 1 : -1;
+            }
         return 0;
     }
     c->nslots = c->cap + 2; /* frame n's slot is free once frame n - cap was received */
@@ -448,7 +551,7 @@ static int cpu_capacity(void *priv)
  * lent picture itself (the one held so far goes back), else a copy of the
  * rows they read.
  */
-static void store_prev(CpuPriv *c, const SpeedqaPicture *pic, int side)
+static void store_prev(CpuPriv *c, const SpeedqaPicture *pic, int side, uint32_t saved)
 {
     give_back(&c->held[side]);
     if (pic->release) {
@@ -466,7 +569,7 @@ static void store_prev(CpuPriv *c, const SpeedqaPicture *pic, int side)
         c->prev_pl[side].data[p] = c->prev[side][p];
         c->prev_pl[side].stride[p] = (int64_t)row;
         c->prev_pl[side].acc[p] = bps > 1;
-        for (int y = 0; y < h; y++)
+        for (int y = 0; y < h && !(saved >> p & 1); y++)
             if (c->prev_rows[p][y])
                 copy_row(pic, p, y, w, c->prev[side][p] + (size_t)y * row);
     }
@@ -493,12 +596,21 @@ static int cpu_send(void *priv, const SpeedqaPicture *const *pics, int new_seq, 
             if (pics[k])
                 cur[k] = picture_planes(pics[k]);
         const int use_prev = c->keep && c->have_prev && !new_seq;
+        /* planes whose next copy the scoring side may write into the copy
+         * it reads: the previous picture is that copy, the current one is
+         * not lent (it would be held, not copied) */
+        uint32_t save[SQ_MAX_PICS] = { 0 }, saved[SQ_MAX_PICS] = { 0 };
+        for (int k = 0; use_prev && k < c->npics; k++)
+            for (int p = 0; p < 3; p++)
+                if (c->saver[k][p] > 0 && pics[k] && !pics[k]->release &&
+                    c->prev_pl[k].data[p] == c->prev[k][p])
+                    save[k] |= 1u << p;
         score_frame(c, &c->w[0], cur, use_prev ? c->prev_pl : NULL, c->prev_had_prev, present,
-                    &c->sync_res);
+                    save, saved, &c->sync_res);
         c->prev_had_prev = use_prev;
         for (int k = 0; k < c->npics; k++) {
             if (c->keep && pics[k]) {
-                store_prev(c, pics[k], k);
+                store_prev(c, pics[k], k, saved[k]);
             } else if (pics[k]) {
                 Lent l = lend(pics[k]);
                 give_back(&l);

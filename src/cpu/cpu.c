@@ -200,6 +200,16 @@ static void range_finish(const SqPlan *p, const SqCpuSide *s, uint32_t *acc, con
     acc[0] = mx;
 }
 
+/* Rows [lo, hi) of cur that the side reads, into save (SqSrc.save). */
+static void save_rows(const SqPlan *p, const SqCpuSide *s, const SqSrc *src, int lo, int hi)
+{
+    const size_t bytes = (size_t)p->d.w << (src->hbd ? 1 : 0);
+    for (int y = lo; y < hi; y++)
+        if (s->srcrows[y])
+            memcpy(src->save + (ptrdiff_t)y * src->save_stride,
+                   src->cur + (ptrdiff_t)y * src->cur_stride, bytes);
+}
+
 static void prescale_plane(const SqPlan *p, SqCpuSide *s, const SqSrc *src)
 {
     const SqDims *d = &p->d;
@@ -219,6 +229,8 @@ static void prescale_plane(const SqPlan *p, SqCpuSide *s, const SqSrc *src)
         } else
             s->dsp.vfilt_8bpc(dst, src->cur, src->cur_stride, src->prev, src->prev_stride, d->h, y,
                               &one, 1, all, 1, d->w);
+        if (src->save) /* row y is read once here */
+            save_rows(p, s, src, y, y + 1);
     }
     /* Only the rows the decimated vertical pass reads. */
     for (int y = 0; y < d->scaled_h; y++) {
@@ -240,10 +252,11 @@ void sq_cpu_operating_image(const SqPlan *p, SqCpuSide *s, const SqSrc *src_in)
     if (p->prescale >= 0)
         prescale_plane(p, s, src);
     /* raw rows [0, checked) are range-checked; each once, though windows overlap */
-    int checked = 0;
+    int checked = 0, saved = 0;
     const int r = p->taps_a >> 1;
     for (int i = 0; i < d->op_h; i++) {
         const int row = i << SQ_DECIM_SHIFT;
+        int onepass = 0;
         if (p->prescale >= 0) {
             dsp->vfilt_f32(s->vrow, s->scaled, sw, sh, row, p->ga, p->taps_a, s->spans, s->nspans, sw);
         } else if (src->hbd) {
@@ -255,10 +268,26 @@ void sq_cpu_operating_image(const SqPlan *p, SqCpuSide *s, const SqSrc *src_in)
             range_rows(dsp, src->range_cur, src->cur, src->cur_stride, lo, hi, sw);
             range_rows(dsp, src->range_prev, src->prev, src->prev_stride, lo, hi, sw);
             checked = hi > checked ? hi : checked;
-        } else
+        } else if (!dsp->vhfilt_8bpc ||
+                   dsp->vhfilt_8bpc(s->op + (size_t)i * d->op_w, src->cur, src->cur_stride,
+                                    src->prev, src->prev_stride, sh, row, p->ga, p->taps_a, sw,
+                                    d->op_w) < 0) {
             dsp->vfilt_8bpc(s->vrow, src->cur, src->cur_stride, src->prev, src->prev_stride,
                             sh, row, p->ga, p->taps_a, s->spans, s->nspans, sw);
-        dsp->hfilt_dec(s->op + (size_t)i * d->op_w, s->vrow, sw, p->ga, p->taps_a, d->op_w);
+        } else {
+            onepass = 1; /* both passes done */
+        }
+        if (!onepass)
+            dsp->hfilt_dec(s->op + (size_t)i * d->op_w, s->vrow, sw, p->ga, p->taps_a, d->op_w);
+        if (src->save && p->prescale < 0) {
+            /* the windows of later rows read rows >= 16 (i + 1) - r only
+             * (mirrored ones included), so the rows below are done */
+            const int next = i + 1 < d->op_h ? ((i + 1) << SQ_DECIM_SHIFT) - r : sh;
+            if (next > saved) {
+                save_rows(p, s, src, saved, next < sh ? next : sh);
+                saved = next;
+            }
+        }
     }
     if (src->hbd) {
         range_finish(p, s, src->range_cur, src->cur, src->cur_stride, src->bpc);
@@ -444,22 +473,49 @@ int sq_cpu_side(const SqPlan *p, SqCpuSide *s, const SqSrc *src)
     return flags;
 }
 
+void sq_cpu_side_front(const SqPlan *p, SqCpuSide *s, const SqSrc *src)
+{
+    sq_cpu_operating_image(p, s, src);
+    sq_cpu_covariance(p, s);
+}
+
+void sq_cpu_sides_eigen(SqCpuSide *const *s, const SqPlan *const *p, int count)
+{
+    /* the eigen-cap flag is not part of a plane's score */
+    const float *k[SQ_CPU_EIGEN_WAYS];
+    float *lambda[SQ_CPU_EIGEN_WAYS], *ws[SQ_CPU_EIGEN_WAYS];
+    int ret[SQ_CPU_EIGEN_WAYS];
+    while (count > 0) {
+        /* a run of sides of one size at most SQ_CPU_EIGEN_WAYS long */
+        int q = 0;
+        for (; q < count && q < SQ_CPU_EIGEN_WAYS && p[q]->d.n == p[0]->d.n; q++) {
+            k[q] = s[q]->k;
+            lambda[q] = s[q]->lambda;
+            ws[q] = s[q]->eig;
+        }
+        sq_cpu_eigenvalues_n(&s[0]->dsp, k, p[0]->d.n, lambda, ws, ret, q);
+        s += q;
+        p += q;
+        count -= q;
+    }
+}
+
+void sq_cpu_side_back(const SqPlan *p, SqCpuSide *s)
+{
+    s->singular = sq_cpu_solve(p, s) & SQ_EST_SINGULAR;
+    sq_cpu_entropy(p, s);
+}
+
 void sq_cpu_sides2(const SqPlan *p, SqCpuSide *a, SqCpuSide *b, const SqSrc *sa, const SqSrc *sb)
 {
-    /* sq_cpu_side on both, with the two eigenvalue problems side by side
-     * (the eigen-cap flag is not part of a plane's score). */
-    sq_cpu_operating_image(p, a, sa);
-    sq_cpu_covariance(p, a);
-    sq_cpu_operating_image(p, b, sb);
-    sq_cpu_covariance(p, b);
-    const float *const k[2] = { a->k, b->k };
-    float *const lambda[2] = { a->lambda, b->lambda }, *const ws[2] = { a->eig, b->eig };
-    int ret[2];
-    sq_cpu_eigenvalues2(&a->dsp, k, p->d.n, lambda, ws, ret);
-    a->singular = sq_cpu_solve(p, a) & SQ_EST_SINGULAR;
-    sq_cpu_entropy(p, a);
-    b->singular = sq_cpu_solve(p, b) & SQ_EST_SINGULAR;
-    sq_cpu_entropy(p, b);
+    /* sq_cpu_side on both, with the two eigenvalue problems side by side */
+    sq_cpu_side_front(p, a, sa);
+    sq_cpu_side_front(p, b, sb);
+    SqCpuSide *const s[2] = { a, b };
+    const SqPlan *const pp[2] = { p, p };
+    sq_cpu_sides_eigen(s, pp, 2);
+    sq_cpu_side_back(p, a);
+    sq_cpu_side_back(p, b);
 }
 
 float sq_cpu_plane_score(const SqPlan *p, SqCpuSide *ref, SqCpuSide *dis,

@@ -35,6 +35,17 @@ typedef struct SqSrc {
      */
     uint32_t *range_cur, *range_prev;
     int bpc;
+    /*
+     * NULL, or where the rows of cur the side reads are kept for the next
+     * frame (the single-thread mode's copy of an unlent picture): row y of
+     * cur (planar, w samples) is copied to row y of save once the side no
+     * longer reads row y of prev, while it is still in cache. save may be
+     * prev itself (the backend's buffer, read by this side only), so rows
+     * are overwritten only after their last read; range_prev must be NULL
+     * (its failure path reads prev again).
+     */
+    uint8_t *save;
+    int64_t save_stride;
 } SqSrc;
 
 typedef struct SqCpuSide {
@@ -81,6 +92,15 @@ void sq_cpu_entropy(const SqPlan *p, SqCpuSide *s);     /* -> s->s, s->e */
 /* Full side: operating image, then est_params into s->e, s->s, s->singular. Returns SQ_EST_* flags. */
 int sq_cpu_side(const SqPlan *p, SqCpuSide *s, const SqSrc *src);
 
+/*
+ * sq_cpu_side in three phases, so that the eigenvalue problems of several
+ * sides (a frame's planes) run interleaved: front (operating image and
+ * covariance) on each side, sq_cpu_sides_eigen on all of them, back (solve
+ * and entropy: e, s, singular) on each.
+ */
+void sq_cpu_side_front(const SqPlan *p, SqCpuSide *s, const SqSrc *src);
+void sq_cpu_sides_eigen(SqCpuSide *const *s, const SqPlan *const *p, int count);
+void sq_cpu_side_back(const SqPlan *p, SqCpuSide *s);
 /* sq_cpu_side on two independent sides, their eigenvalue problems interleaved. */
 void sq_cpu_sides2(const SqPlan *p, SqCpuSide *a, SqCpuSide *b, const SqSrc *sa, const SqSrc *sb);
 
@@ -107,5 +127,9 @@ int sq_cpu_eigenvalues(const SqDsp *dsp, const float *k, int n, float *lambda, f
  * interleaved for latency); ret[q] is what sq_cpu_eigenvalues returns for q. */
 void sq_cpu_eigenvalues2(const SqDsp *dsp, const float *const k[2], int n, float *const lambda[2],
                          float *const ws[2], int ret[2]);
+/* The same on count independent matrices (any count; SQ_CPU_EIGEN_WAYS at once). */
+#define SQ_CPU_EIGEN_WAYS 8
+void sq_cpu_eigenvalues_n(const SqDsp *dsp, const float *const *k, int n, float *const *lambda,
+                          float *const *ws, int *ret, int count);
 
 #endif

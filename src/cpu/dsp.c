@@ -160,6 +160,7 @@ void sq_dsp_init(SqDsp *d, unsigned flags)
 {
     d->vfilt_8bpc = vfilt_8bpc_c;
     d->vfilt_16bpc = vfilt_16bpc_c;
+    d->vhfilt_8bpc = NULL;
     d->or_16bpc = or_16bpc_c;
     d->vfilt_f32 = vfilt_f32_c;
     d->hfilt_dec = hfilt_dec_c;

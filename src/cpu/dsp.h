@@ -37,6 +37,17 @@ typedef struct SqDsp {
      * row right after the vertical pass read it, while it is in cache.
      */
     void (*or_16bpc)(uint32_t *acc, const uint8_t *row, int w);
+    /*
+     * Both anti-alias passes of one operating row from raw 8-bit samples:
+     * dst[j] = hfilt_dec's output j over the row vfilt_8bpc gives (row
+     * `row`, every column of [0, w) the decimated pass reads), j < nout.
+     * Returns 0, or -1 having written nothing when this version does not
+     * take these taps or sizes (the caller then runs the two passes).
+     * NULL (the C table, AVX2, NEON): the two passes are the way.
+     */
+    int (*vhfilt_8bpc)(float *dst, const uint8_t *cur, ptrdiff_t cur_stride,
+                       const uint8_t *prev, ptrdiff_t prev_stride, int h, int row,
+                       const float *g, int taps, int w, int nout);
     /* Same over a float image (prescaled plane, local mean): sq_vfilter_f32. */
     void (*vfilt_f32)(float *dst, const float *img, ptrdiff_t stride, int h, int row,
                       const float *g, int taps, const int32_t *spans, int nspans, int w);

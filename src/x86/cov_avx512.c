@@ -54,6 +54,38 @@ AI void lag_group(__m512d *dk, const double *t0, ptrdiff_t ld, int dr, int dc0, 
     }
 }
 
+/* Lanes 128-bit blocks of a and b (imm as vshuff64x2), through the i32x4 form. */
+#define SHUF128(a, b, imm)                                                                   \
+    _mm512_castsi512_pd(_mm512_shuffle_i32x4(_mm512_castpd_si512(a), _mm512_castpd_si512(b), \
+                                             (imm)))
+
+/* 8x8 transpose: v[j] lane i becomes v[i] lane j. */
+AI void transpose8x8(__m512d *v)
+{
+    __m512d t[8], u[8];
+    for (int i = 0; i < 4; i++) {
+        t[2 * i] = _mm512_unpacklo_pd(v[2 * i], v[2 * i + 1]);
+        t[2 * i + 1] = _mm512_unpackhi_pd(v[2 * i], v[2 * i + 1]);
+    }
+    /* t0 [00 10 02 12 ..], t1 [01 11 03 13 ..], t2 [20 30 22 32 ..], ... */
+    u[0] = SHUF128(t[0], t[2], 0x88); /* 00 10 04 14 20 30 24 34 */
+    u[1] = SHUF128(t[0], t[2], 0xdd); /* 02 12 06 16 22 32 26 36 */
+    u[2] = SHUF128(t[1], t[3], 0x88); /* 01 11 05 15 21 31 25 35 */
+    u[3] = SHUF128(t[1], t[3], 0xdd); /* 03 13 07 17 23 33 27 37 */
+    u[4] = SHUF128(t[4], t[6], 0x88);
+    u[5] = SHUF128(t[4], t[6], 0xdd);
+    u[6] = SHUF128(t[5], t[7], 0x88);
+    u[7] = SHUF128(t[5], t[7], 0xdd);
+    v[0] = SHUF128(u[0], u[4], 0x88);
+    v[4] = SHUF128(u[0], u[4], 0xdd);
+    v[2] = SHUF128(u[1], u[5], 0x88);
+    v[6] = SHUF128(u[1], u[5], 0xdd);
+    v[1] = SHUF128(u[2], u[6], 0x88);
+    v[5] = SHUF128(u[2], u[6], 0xdd);
+    v[3] = SHUF128(u[3], u[7], 0x88);
+    v[7] = SHUF128(u[3], u[7], 0xdd);
+}
+
 /* 4x4 transpose of one 256-bit half of dk[k .. k + 3] into 4 dl rows. */
 AI void store4x4(double *o, __m256d v0, __m256d v1, __m256d v2, __m256d v3)
 {
@@ -73,9 +105,20 @@ void SQ_X512(sq_cov_rows)(double *dl, const float *img, ptrdiff_t stride, int tr
     /* ws[(x + 4) * ld + y] = img(y, x), zero outside [0, trunc_w) x [0, trunc_h). */
     memset(ws, 0, sizeof(double) * 4 * (size_t)ld);
     memset(ws + (size_t)(trunc_w + 4) * ld, 0, sizeof(double) * 4 * (size_t)ld);
+    const int w8 = trunc_w & ~7, h8 = trunc_h & ~7;
+    /* 8 x 8 blocks: 8 rows of 8 floats as doubles, transposed into columns */
+    for (int x0 = 0; x0 < w8; x0 += 8)
+        for (int y0 = 0; y0 < h8; y0 += 8) {
+            __m512d v[8];
+            for (int i = 0; i < 8; i++)
+                v[i] = _mm512_cvtps_pd(_mm256_loadu_ps(img + (ptrdiff_t)(y0 + i) * stride + x0));
+            transpose8x8(v);
+            for (int j = 0; j < 8; j++)
+                _mm512_storeu_pd(ws + (size_t)(x0 + j + 4) * ld + y0, v[j]);
+        }
     for (int x = 0; x < trunc_w; x++) {
         double *col = ws + (size_t)(x + 4) * ld;
-        for (int y = 0; y < trunc_h; y++)
+        for (int y = x < w8 ? h8 : 0; y < trunc_h; y++)
             col[y] = (double)img[(ptrdiff_t)y * stride + x];
         memset(col + trunc_h, 0, sizeof(double) * (size_t)(ld - trunc_h));
     }
@@ -94,7 +137,16 @@ void SQ_X512(sq_cov_rows)(double *dl, const float *img, ptrdiff_t stride, int tr
         /* Lanes (rows) back to dl rows: rows y0 .. y0 + 3, then y0 + 4 ..
          * y0 + 7 when they are below rows4. */
         const int upper = y0 + 4 < rows4;
-        for (int k = 0; k < SQ_COV_LD; k += 4) {
+        int k = 0;
+        if (upper) /* 8 rows: 8 x 8 transposes, then the last 4 columns */
+            for (; k + 8 <= SQ_COV_LD; k += 8) {
+                __m512d v[8];
+                memcpy(v, dk + k, sizeof(v));
+                transpose8x8(v);
+                for (int i = 0; i < 8; i++)
+                    _mm512_storeu_pd(dl + (size_t)(y0 + i) * SQ_COV_LD + k, v[i]);
+            }
+        for (; k < SQ_COV_LD; k += 4) {
             double *o = dl + (size_t)y0 * SQ_COV_LD + k;
             store4x4(o, _mm512_castpd512_pd256(dk[k]), _mm512_castpd512_pd256(dk[k + 1]),
                      _mm512_castpd512_pd256(dk[k + 2]), _mm512_castpd512_pd256(dk[k + 3]));

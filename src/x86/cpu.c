@@ -5,6 +5,7 @@
  * and the OS (XCR0) said yes.
  */
 #include <cpuid.h>
+#include <pthread.h>
 #include <stdint.h>
 
 #include "cpu/dsp.h"
@@ -45,13 +46,36 @@ unsigned sq_arch_cpu_flags(void)
     return flags;
 }
 
+#ifdef SQ_HAVE_AVX512
+/* AVX-512 VBMI (CPUID.7.0 ECX bit 1), a part of the AVX-512 level's
+ * table where present (its XCR0 state is the level's). Asked once: a
+ * CPUID costs a VM exit, and every side's table is filled at open. */
+static pthread_once_t vbmi_once = PTHREAD_ONCE_INIT;
+static int vbmi_word;
+
+static void vbmi_init(void)
+{
+    unsigned a, b, c, d;
+    if (__get_cpuid_max(0, NULL) < 7)
+        return;
+    __cpuid_count(7, 0, a, b, c, d);
+    vbmi_word = (c >> 1) & 1;
+}
+
+static int has_vbmi(void)
+{
+    pthread_once(&vbmi_once, vbmi_init);
+    return vbmi_word;
+}
+#endif
+
 void sq_dsp_init_arch(SqDsp *d, unsigned flags)
 {
     if (flags & SPEEDQA_CPU_AVX2)
         fill_avx2(d);
 #ifdef SQ_HAVE_AVX512
     if (flags & SPEEDQA_CPU_AVX512)
-        sq_dsp_fill_avx512(d);
+        sq_dsp_fill_avx512(d, has_vbmi());
 #endif
 }
 

@@ -42,7 +42,7 @@ void sq_entropy_avx2(float *e, const float *lambda, int n, const float *s, int n
 #endif
 struct SqDsp;
 /* Puts the AVX-512 versions in the slots where they pay (x86/init_avx512.c). */
-void SQ_X512(sq_dsp_fill)(struct SqDsp *d);
+void SQ_X512(sq_dsp_fill)(struct SqDsp *d, int vbmi);
 void SQ_X512(sq_vfilt_8bpc)(float *dst, const uint8_t *cur, ptrdiff_t cur_stride,
                             const uint8_t *prev, ptrdiff_t prev_stride, int h, int row,
                             const float *g, int taps, const int32_t *spans, int nspans, int w);
@@ -51,6 +51,10 @@ void SQ_X512(sq_vfilt_16bpc)(float *dst, const uint8_t *cur, ptrdiff_t cur_strid
                              int row, const float *g, int taps, const int32_t *spans, int nspans,
                              int w);
 void SQ_X512(sq_or_16bpc)(uint32_t *acc, const uint8_t *row, int w);
+/* Needs AVX-512 VBMI besides the level's F/BW/DQ/VL (sq_x86_has_vbmi). */
+int SQ_X512(sq_vhfilt_8bpc)(float *dst, const uint8_t *cur, ptrdiff_t cur_stride,
+                            const uint8_t *prev, ptrdiff_t prev_stride, int h, int row,
+                            const float *g, int taps, int w, int nout);
 void SQ_X512(sq_local_mean)(float *dst, const float *op, const float *mrow, int w,
                             const float *g, int taps);
 void SQ_X512(sq_cov_rows)(double *dl, const float *img, ptrdiff_t stride, int trunc_w,

@@ -102,19 +102,36 @@ AI void cols8(int mode, float *dst, const void *const *cr, const void *const *pr
     _mm256_storeu_ps(dst + c, a0);
 }
 
-/* Adds taps k0 .. k0 + nt - 1 to the partial sums dst[a .. e8) (k0 = 0: from +0). */
+/* Prefetch (L2) the line holding byte b of rows nx[0 .. nt) (and np's). */
+AI void pf_rows(int nt, const void *const *nx, const void *const *np, ptrdiff_t b)
+{
+    for (int t = 0; t < nt; t++) {
+        _mm_prefetch((const char *)nx[t] + b, _MM_HINT_T1);
+        if (np)
+            _mm_prefetch((const char *)np[t] + b, _MM_HINT_T1);
+    }
+}
+
+/* Adds taps k0 .. k0 + nt - 1 to the partial sums dst[a .. e8) (k0 = 0: from +0);
+ * cn, pn (or NULL): the rows of the next operating row, prefetched alongside. */
 AI void rows_pass(int mode, int nt, float *dst, const void *const *cr, const void *const *pr,
-                  const float *g, int k0, int a, int e8, __m256 scale)
+                  const void *const *cn, const void *const *pn, const float *g, int k0, int a,
+                  int e8, __m256 scale)
 {
     __m256 gk[4];
-    const void *ck[4], *pk[4];
+    const void *ck[4], *pk[4], *cx[4], *px[4];
+    const int bps = mode == SRC_U16 || mode == SRC_U16_DIFF ? 2 : 1;
     for (int t = 0; t < nt; t++) {
         gk[t] = _mm256_set1_ps(g[k0 + t]);
         ck[t] = cr[k0 + t];
         pk[t] = pr ? pr[k0 + t] : NULL;
+        cx[t] = cn ? cn[k0 + t] : NULL;
+        px[t] = pn ? pn[k0 + t] : NULL;
     }
     int c = a;
     for (; c + 16 <= e8; c += 16) {
+        if (cn && !(((c - a) * bps) & 63))
+            pf_rows(nt, cx, pn ? px : NULL, (ptrdiff_t)c * bps);
         __m256 a0 = k0 ? _mm256_loadu_ps(dst + c) : _mm256_setzero_ps();
         __m256 a1 = k0 ? _mm256_loadu_ps(dst + c + 8) : _mm256_setzero_ps();
         for (int t = 0; t < nt; t++) {
@@ -133,7 +150,8 @@ AI void rows_pass(int mode, int nt, float *dst, const void *const *cr, const voi
 }
 
 AI void vfilt_run(int mode, float *dst, const void *const *cr, const void *const *pr,
-                  const float *g, int taps, const int32_t *spans, int nspans, int w, float scale)
+                  const void *const *cn, const void *const *pn, const float *g, int taps,
+                  const int32_t *spans, int nspans, int w, float scale)
 {
     const __m256 vs = _mm256_set1_ps(scale);
     for (int s = 0; s < nspans;) {
@@ -160,10 +178,10 @@ AI void vfilt_run(int mode, float *dst, const void *const *cr, const void *const
             for (int p = 0, k = 0; p < np; p++) {
                 const int t = (taps - k) / (np - p); /* 1..4 taps this pass */
                 switch (t) {
-                case 1: rows_pass(mode, 1, dst, cr, pr, g, k, a, e8, vs); break;
-                case 2: rows_pass(mode, 2, dst, cr, pr, g, k, a, e8, vs); break;
-                case 3: rows_pass(mode, 3, dst, cr, pr, g, k, a, e8, vs); break;
-                default: rows_pass(mode, 4, dst, cr, pr, g, k, a, e8, vs); break;
+                case 1: rows_pass(mode, 1, dst, cr, pr, cn, pn, g, k, a, e8, vs); break;
+                case 2: rows_pass(mode, 2, dst, cr, pr, cn, pn, g, k, a, e8, vs); break;
+                case 3: rows_pass(mode, 3, dst, cr, pr, cn, pn, g, k, a, e8, vs); break;
+                default: rows_pass(mode, 4, dst, cr, pr, cn, pn, g, k, a, e8, vs); break;
                 }
                 k += t;
             }
@@ -188,17 +206,26 @@ static void row_ptrs(const void **out, const uint8_t *base, ptrdiff_t stride, in
         out[k] = base + (ptrdiff_t)sq_mirror(row - r + k, h) * stride;
 }
 
+/*
+ * The raw rows vfilt_8bpc/16bpc read are prefetched (L2) one operating row
+ * ahead, 16 rows down (the backend's next call), while long spans are
+ * filtered: the pass otherwise waits on memory (frames far larger than
+ * the caches). A hint only: those rows exist (mirrored like these).
+ */
 void sq_vfilt_8bpc_avx2(float *dst, const uint8_t *cur, ptrdiff_t cur_stride,
                         const uint8_t *prev, ptrdiff_t prev_stride, int h, int row,
                         const float *g, int taps, const int32_t *spans, int nspans, int w)
 {
-    const void *cr[SQ_MAX_TAPS], *pr[SQ_MAX_TAPS];
+    const void *cr[SQ_MAX_TAPS], *pr[SQ_MAX_TAPS], *cn[SQ_MAX_TAPS], *pn[SQ_MAX_TAPS];
+    const int nx = row + (1 << SQ_DECIM_SHIFT) < h ? row + (1 << SQ_DECIM_SHIFT) : row;
     row_ptrs(cr, cur, cur_stride, h, row, taps);
+    row_ptrs(cn, cur, cur_stride, h, nx, taps);
     if (prev) {
         row_ptrs(pr, prev, prev_stride, h, row, taps);
-        vfilt_run(SRC_U8_DIFF, dst, cr, pr, g, taps, spans, nspans, w, 1.0f);
+        row_ptrs(pn, prev, prev_stride, h, nx, taps);
+        vfilt_run(SRC_U8_DIFF, dst, cr, pr, cn, pn, g, taps, spans, nspans, w, 1.0f);
     } else {
-        vfilt_run(SRC_U8, dst, cr, NULL, g, taps, spans, nspans, w, 1.0f);
+        vfilt_run(SRC_U8, dst, cr, NULL, cn, NULL, g, taps, spans, nspans, w, 1.0f);
     }
 }
 
@@ -224,13 +251,16 @@ void sq_vfilt_16bpc_avx2(float *dst, const uint8_t *cur, ptrdiff_t cur_stride,
                          const uint8_t *prev, ptrdiff_t prev_stride, float scale, int h, int row,
                          const float *g, int taps, const int32_t *spans, int nspans, int w)
 {
-    const void *cr[SQ_MAX_TAPS], *pr[SQ_MAX_TAPS];
+    const void *cr[SQ_MAX_TAPS], *pr[SQ_MAX_TAPS], *cn[SQ_MAX_TAPS], *pn[SQ_MAX_TAPS];
+    const int nx = row + (1 << SQ_DECIM_SHIFT) < h ? row + (1 << SQ_DECIM_SHIFT) : row;
     row_ptrs(cr, cur, cur_stride, h, row, taps);
+    row_ptrs(cn, cur, cur_stride, h, nx, taps);
     if (prev) {
         row_ptrs(pr, prev, prev_stride, h, row, taps);
-        vfilt_run(SRC_U16_DIFF, dst, cr, pr, g, taps, spans, nspans, w, scale);
+        row_ptrs(pn, prev, prev_stride, h, nx, taps);
+        vfilt_run(SRC_U16_DIFF, dst, cr, pr, cn, pn, g, taps, spans, nspans, w, scale);
     } else {
-        vfilt_run(SRC_U16, dst, cr, NULL, g, taps, spans, nspans, w, scale);
+        vfilt_run(SRC_U16, dst, cr, NULL, cn, NULL, g, taps, spans, nspans, w, scale);
     }
 }
 
@@ -239,7 +269,7 @@ void sq_vfilt_f32_avx2(float *dst, const float *img, ptrdiff_t stride, int h, in
 {
     const void *cr[SQ_MAX_TAPS];
     row_ptrs(cr, (const uint8_t *)img, stride * (ptrdiff_t)sizeof(float), h, row, taps);
-    vfilt_run(SRC_F32, dst, cr, NULL, g, taps, spans, nspans, w, 1.0f);
+    vfilt_run(SRC_F32, dst, cr, NULL, NULL, NULL, g, taps, spans, nspans, w, 1.0f);
 }
 
 /* 8x8 transpose: row i of the output is lane i of every input. */

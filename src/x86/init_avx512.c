@@ -12,12 +12,17 @@
  * 9297), tridiag (3935 vs 4959), block_var (1641 vs 1944) and hfilt_dec
  * (151 vs 158), so those slots keep the AVX2 rung's versions. or_16bpc (not
  * timed) takes 512 bits with vfilt_16bpc, whose rows it reads.
+ * vhfilt_8bpc (both anti-alias passes, vertical only at the columns the
+ * decimated pass reads) needs VBMI too (vpermb); without it the table keeps
+ * the two passes.
  */
 #include "cpu/dsp.h"
 #include "x86/dsp_x86.h"
 
-void SQ_X512(sq_dsp_fill)(SqDsp *d)
+void SQ_X512(sq_dsp_fill)(SqDsp *d, int vbmi)
 {
+    if (vbmi)
+        d->vhfilt_8bpc = SQ_X512(sq_vhfilt_8bpc);
     d->vfilt_8bpc = SQ_X512(sq_vfilt_8bpc);
     d->vfilt_16bpc = SQ_X512(sq_vfilt_16bpc);
     d->or_16bpc = SQ_X512(sq_or_16bpc);

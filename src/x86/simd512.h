@@ -17,6 +17,7 @@
 typedef simde__mmask8 __mmask8;
 typedef simde__mmask16 __mmask16;
 typedef simde__mmask32 __mmask32;
+typedef simde__mmask64 __mmask64;
 /*
  * Masked loads and stores, for SIMDe versions without them: lane by lane,
  * touching only the lanes of the mask (as the instructions do, which never
@@ -42,6 +43,7 @@ SQ_EMU_MASKZ(sq_emu_maskz_loadu_pd, __m512d, 8, 8, __mmask8, sq_emu_loadu_pd)
 SQ_EMU_MASKZ(sq_emu_maskz_loadu_epi8_128, __m128i, 16, 1, __mmask16, sq_emu_loadu_128)
 SQ_EMU_MASKZ(sq_emu_maskz_loadu_epi16_256, __m256i, 16, 2, __mmask16, sq_emu_loadu_256)
 SQ_EMU_MASKZ(sq_emu_maskz_loadu_epi16_512, __m512i, 32, 2, __mmask32, sq_emu_loadu_512)
+SQ_EMU_MASKZ(sq_emu_maskz_loadu_epi8_512, __m512i, 64, 1, __mmask64, sq_emu_loadu_512)
 AI __m512 sq_emu_mask_loadu_ps(__m512 src, __mmask16 m, const void *p)
 {
     return _mm512_mask_mov_ps(src, m, sq_emu_maskz_loadu_ps(m, p));
@@ -67,6 +69,7 @@ AI void sq_emu_mask_storeu_pd(void *p, __mmask8 m, __m512d v)
 #undef _mm_maskz_loadu_epi8
 #undef _mm256_maskz_loadu_epi16
 #undef _mm512_maskz_loadu_epi16
+#undef _mm512_maskz_loadu_epi8
 #undef _mm512_mask_loadu_ps
 #undef _mm512_mask_storeu_ps
 #undef _mm512_mask_storeu_pd
@@ -75,6 +78,7 @@ AI void sq_emu_mask_storeu_pd(void *p, __mmask8 m, __m512d v)
 #define _mm_maskz_loadu_epi8 sq_emu_maskz_loadu_epi8_128
 #define _mm256_maskz_loadu_epi16 sq_emu_maskz_loadu_epi16_256
 #define _mm512_maskz_loadu_epi16 sq_emu_maskz_loadu_epi16_512
+#define _mm512_maskz_loadu_epi8 sq_emu_maskz_loadu_epi8_512
 #define _mm512_mask_loadu_ps sq_emu_mask_loadu_ps
 #define _mm512_mask_storeu_ps sq_emu_mask_storeu_ps
 #define _mm512_mask_storeu_pd sq_emu_mask_storeu_pd
@@ -124,6 +128,9 @@ AI __mmask8 sq_emu_cmp_epu64(__m512i x, __m512i y, int gt)
 #define _mm512_cvtps_pd sq_emu_cvtps_pd
 #undef _mm512_cvtpd_ps
 #define _mm512_cvtpd_ps sq_emu_cvtpd_ps
+/* This SIMDe's alias of _mm512_madd_epi16 takes the masked form's arguments. */
+#undef _mm512_madd_epi16
+#define _mm512_madd_epi16 simde_mm512_madd_epi16
 #define _mm512_cmplt_epu64_mask(x, y) sq_emu_cmp_epu64(x, y, 0)
 #define _mm512_cmpgt_epu64_mask(x, y) sq_emu_cmp_epu64(x, y, 1)
 #else

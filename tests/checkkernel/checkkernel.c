@@ -195,7 +195,7 @@ int main(int argc, char **argv)
     c.lvl[0].name = "avx512e";
     c.lvl[0].flags = SPEEDQA_CPU_AVX2;
     sq_dsp_init(&c.lvl[0].dsp, SPEEDQA_CPU_AVX2);
-    sq_dsp_fill_avx512emu(&c.lvl[0].dsp);
+    sq_dsp_fill_avx512emu(&c.lvl[0].dsp, 1);
     c.nlvl = 1;
 #endif
     if (!c.nlvl)

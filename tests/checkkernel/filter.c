@@ -315,6 +315,75 @@ static void check_or16(const CkCtx *c, const CkLevel *l)
     ck_end();
 }
 
+/*
+ * vhfilt_8bpc: one operating row, both passes, against the C vfilt_8bpc
+ * over every column followed by the C hfilt_dec (what the CPU backend runs
+ * where the slot is NULL or declines). Widths around the 16-output blocks
+ * and the row end, taps 9..15 mostly, rows at the plane's edges, bottom-up
+ * planes; a version that declines must write nothing, and one that exists
+ * must take the default-sized cases.
+ */
+static void check_vhfilt(const CkCtx *c, const CkLevel *l)
+{
+    if (!l->dsp.vhfilt_8bpc)
+        return;
+    ck_begin("vhfilt_8bpc", l->name);
+    int taken = 0, wanted = 0;
+    for (int n = 0; n < NCASES; n++) {
+        VCase v;
+        memset(&v, 0, sizeof(v));
+        v.w = ck_chance(20) ? ck_irand(1, 300) : ck_chance(50) ? ck_irand(272, 420) : ck_irand(420, 2100);
+        v.h = ck_chance(20) ? ck_irand(1, 16) : ck_irand(17, 120);
+        v.taps = ck_chance(70) ? 2 * ck_irand(4, 7) + 1 : rand_taps(v.h);
+        while ((v.taps >> 1) >= v.h || (v.taps >> 1) >= v.w)
+            v.taps -= 2;
+        v.row = ck_chance(50) ? ck_irand(0, v.h - 1) : (ck_irand(0, v.h - 1) >> 4) << 4;
+        v.temporal = ck_chance(50);
+        v.bpc = 8;
+        v.scale = 1.0f;
+        rand_g(v.g, v.taps);
+        v.cur = alloc_plane(v.w, v.h, 1, &v.cs, &v.mem[0], 0, 255);
+        v.prev = v.temporal ? alloc_plane(v.w, v.h, 1, &v.ps, &v.mem[1], 0, 255) : NULL;
+        const int nmax = (v.w + 15) >> 4;
+        const int nout = ck_chance(70) && v.w >= 16 ? v.w >> 4 : ck_irand(1, nmax);
+        float *vrow = malloc(sizeof(float) * (size_t)v.w);
+        float *a = malloc(sizeof(float) * (size_t)(nmax + 2 * GUARD));
+        float *b = malloc(sizeof(float) * (size_t)(nmax + 2 * GUARD));
+        for (int i = 0; i < nmax + 2 * GUARD; i++)
+            a[i] = b[i] = NAN;
+        const int32_t all[2] = { 0, v.w };
+        c->ref.vfilt_8bpc(vrow, v.cur, v.cs, v.prev, v.ps, v.h, v.row, v.g, v.taps, all, 1, v.w);
+        c->ref.hfilt_dec(a + GUARD, vrow, v.w, v.g, v.taps, nout);
+        const int ret = l->dsp.vhfilt_8bpc(b + GUARD, v.cur, v.cs, v.prev, v.ps, v.h, v.row, v.g,
+                                           v.taps, v.w, nout);
+        /* 17 interior outputs of taps 9..15 (the default plane sizes) */
+        const int must = v.taps >= 9 && v.taps <= 15 && nout >= 18 && 16 * 17 + 7 < v.w;
+        wanted += must;
+        int bad = 0;
+        if (ret == 0) {
+            taken += must;
+            bad = ck_cmp_f32("dst", a + GUARD, b + GUARD, (size_t)nout);
+            for (int i = 0; i < GUARD && !bad; i++)
+                bad = !isnan(b[i]) || !isnan(b[GUARD + nout + i]) ? ck_fail("write outside [0, nout)") : 0;
+        } else {
+            for (int i = 0; i < nmax + 2 * GUARD && !bad; i++)
+                bad = !isnan(b[i]) ? ck_fail("declined (%d) but wrote dst[%d]", ret, i - GUARD) : 0;
+            if (!bad && must)
+                bad = ck_fail("declined a default-sized case");
+        }
+        if (bad)
+            ck_fail("w %d h %d taps %d row %d nout %d temporal %d stride %td", v.w, v.h, v.taps,
+                    v.row, nout, v.temporal, v.cs);
+        free(vrow);
+        free(a);
+        free(b);
+        vcase_free(&v);
+    }
+    if (wanted && !taken)
+        ck_fail("no case taken");
+    ck_end();
+}
+
 /* --bench: one output row of a 1920x1080 plane, taps 9 (ks = 1). */
 typedef struct BArgs {
     const SqDsp *d;
@@ -327,6 +396,20 @@ static void bench_v(void *p)
 {
     BArgs *a = p;
     vrun(a->d, a->kind, a->v, a->dst);
+}
+
+/* One operating row as the backend runs it: vhfilt_8bpc where the table
+ * has it and it takes the row, else vfilt_8bpc and hfilt_dec. */
+static void bench_vh(void *p)
+{
+    BArgs *a = p;
+    const VCase *v = a->v;
+    if (!a->kind && a->d->vhfilt_8bpc &&
+        a->d->vhfilt_8bpc(a->dst, v->cur, v->cs, v->prev, v->ps, v->h, v->row, v->g, v->taps,
+                          v->w, v->w >> 4) == 0)
+        return;
+    vrun(a->d, 0, v, a->src);
+    a->d->hfilt_dec(a->dst, a->src, v->w, v->g, v->taps, v->w >> 4);
 }
 
 static void bench_h(void *p)
@@ -378,6 +461,18 @@ static void bench_filters(const CkCtx *c, const CkLevel *l)
             char name[64];
             snprintf(name, sizeof(name), "%s%s", names[kind], temporal ? " diff" : "");
             ck_bench_row(name, ck_time(bench_v, &ac), l->name, ck_time(bench_v, &ao));
+            if (kind == 0) {
+                /* the operating row: the two passes (kind 1 here: never the slot) | as run */
+                float *vrow = calloc(2048, sizeof(float));
+                BArgs pc = { &c->ref, 1, &v, dst, vrow }, po = { &l->dsp, 1, &v, dst, vrow };
+                BArgs rc = { &c->ref, 0, &v, dst, vrow }, ro = { &l->dsp, 0, &v, dst, vrow };
+                snprintf(name, sizeof(name), "  op row, 2 passes%s", temporal ? " diff" : "");
+                ck_bench_row(name, ck_time(bench_vh, &pc), l->name, ck_time(bench_vh, &po));
+                snprintf(name, sizeof(name), "  op row, vhfilt_8bpc%s%s", temporal ? " diff" : "",
+                         l->dsp.vhfilt_8bpc ? "" : " (none)");
+                ck_bench_row(name, ck_time(bench_vh, &rc), l->name, ck_time(bench_vh, &ro));
+                free(vrow);
+            }
             free(dst);
             free(v.mem[0]);
             free(v.mem[1]);
@@ -412,6 +507,8 @@ void ck_filter(const CkCtx *c)
             check_or16(c, l);
         if (ck_wanted(c, "hfilt_dec"))
             check_hfilt(c, l);
+        if (ck_wanted(c, "vhfilt_8bpc"))
+            check_vhfilt(c, l);
         if (ck_wanted(c, "local_mean"))
             check_local_mean(c, l);
     }

@@ -254,6 +254,34 @@ static void check_solvers(const CkLevel *l, const char *lname, const SqDsp *d)
         }
     }
     ck_end();
+    /* Up to 10 problems (past SQ_CPU_EIGEN_WAYS: in groups), of one size,
+     * some equal: each its own run. */
+    ck_begin("eigenvalues_n", lname);
+    for (int t = 0; t < NCASES / 3; t++) {
+        const int n = rand_n(), count = ck_irand(1, 10);
+        static float k[10][32 * 32], la[32], lb[10][32], wa[32 * 32 + 128], wb[10][32 * 32 + 128];
+        const float *kp[10];
+        float *lp[10], *wp[10];
+        int rb[10], kinds[10];
+        for (int q = 0; q < count; q++) {
+            kinds[q] = ck_irand(0, 5);
+            if (q && ck_chance(10))
+                memcpy(k[q], k[q - 1], sizeof(k[0]));
+            else
+                rand_sym(k[q], n, kinds[q]);
+            kp[q] = k[q];
+            lp[q] = lb[q];
+            wp[q] = wb[q];
+        }
+        sq_cpu_eigenvalues_n(d, kp, n, lp, wp, rb, count);
+        for (int q = 0; q < count; q++) {
+            const int ra = sq_eigenvalues(k[q], n, la, wa);
+            if (ra != rb[q] || ck_cmp_f32("lambda", la, lb[q], (size_t)n))
+                ck_fail("n %d count %d, problem %d kind %d: rc %d vs %d", n, count, q, kinds[q], ra,
+                        rb[q]);
+        }
+    }
+    ck_end();
     (void)l;
 }
 
@@ -283,6 +311,20 @@ static void bench_fn(void *p)
         float *const lp[2] = { d, d2 }, *const wp[2] = { b->ws, b->ws + 2048 };
         int r2[2];
         sq_cpu_eigenvalues2(b->d, kp, 25, lp, wp, r2);
+        break;
+    }
+    case 11: { /* six problems (a frame's sides): three pairs, or six in one */
+        float dd[6][32];
+        static float w6[6][1024];
+        const float *const kp[6] = { b->k, b->a + 1024, b->k, b->a + 1024, b->k, b->a + 1024 };
+        float *const lp[6] = { dd[0], dd[1], dd[2], dd[3], dd[4], dd[5] };
+        float *const wp[6] = { w6[0], w6[1], w6[2], w6[3], w6[4], w6[5] };
+        int r6[6];
+        if (b->x == NULL)
+            for (int q = 0; q < 6; q += 2)
+                sq_cpu_eigenvalues2(b->d, kp + q, 25, lp + q, wp + q, r6 + q);
+        else
+            sq_cpu_eigenvalues_n(b->d, kp, 25, lp, wp, r6, 6);
         break;
     }
     default: sq_eigenvalues(b->k, 25, d, b->ws); break;
@@ -321,6 +363,9 @@ static void bench_linalg(const CkCtx *c, const CkLevel *l)
     b8.k = a + 1024;
     ck_bench_row("eigenvalues 2 x 25: 2 runs | 2 in 1", t8 + ck_time(bench_fn, &b8), l->name,
                  ck_time(bench_fn, &b10));
+    BArgs b11p = { &l->dsp, k, y, ws, a, NULL, 11 }, b11 = { &l->dsp, k, y, ws, a, x, 11 };
+    ck_bench_row("eigenvalues 6 x 25: 3 x (2 in 1) | 6 in 1", ck_time(bench_fn, &b11p), l->name,
+                 ck_time(bench_fn, &b11));
     free(k);
     free(y);
     free(ws);
