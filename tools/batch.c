@@ -55,6 +55,7 @@ typedef struct Batch {
     int write_failed;
     int failed;         /* worst exit of a pair */
     int nfailed;
+    long long frames_read; /* --read-only */
     pthread_mutex_t mu;
 } Batch;
 
@@ -136,9 +137,34 @@ static void write_ready(Batch *b)
     }
 }
 
+/* --read-only: read or decode the group's pairs on this worker, score nothing
+ * (the floor of the same batch, workers and decoders scored). */
+static void read_task(Batch *b, const Task *t, const CliSettings *cfg)
+{
+    for (int i = 0; i < t->n; i++) {
+        const SqPair *p = &b->pairs[t->pair[i]];
+        long long n;
+        double secs;
+        unsigned sum;
+        const int r = sq_job_read_pair(cfg, p->ref, p->dis, &n, &secs, &sum);
+        pthread_mutex_lock(&b->mu);
+        b->frames_read += n;
+        if (r) {
+            b->nfailed++;
+            if (r > b->failed)
+                b->failed = r;
+        }
+        pthread_mutex_unlock(&b->mu);
+    }
+}
+
 /* Score one group: per-pair reports go through the temp-file protocol. */
 static void run_task(Batch *b, const Task *t, SqJobCache *cache, const CliSettings *cfg)
 {
+    if (cfg->read_only) {
+        read_task(b, t, cfg);
+        return;
+    }
     SqJobStream *st = calloc((size_t)t->n, sizeof *st);
     SqOutFile *of = calloc((size_t)t->n, sizeof *of);
     const SqPair *p0 = &b->pairs[t->pair[0]];
@@ -506,7 +532,13 @@ int sq_batch_run(const CliSettings *cfg)
                       strerror(b.write_failed));
         ret = SQ_EXIT_OUTPUT;
     }
-    if (!cfg->quiet)
+    if (cfg->read_only) {
+        const double secs = now_s() - t0;
+        fprintf(stderr, "speedqa: batch --read-only: %d pairs (%d failed), %lld frame pairs read "
+                "in %.2f s: %.1f fps (%d worker%s), nothing scored\n", b.npairs, b.nfailed,
+                b.frames_read, secs, secs > 0 ? (double)b.frames_read / secs : 0.0, b.workers,
+                b.workers == 1 ? "" : "s");
+    } else if (!cfg->quiet)
         fprintf(stderr, "speedqa: batch: %d pairs: %d scored, %d failed, %d kept from %s; "
                 "%.2f s (%d worker%s%s)\n", b.npairs, b.npairs - kept - b.nfailed, b.nfailed, kept,
                 cfg->output_path ? cfg->output_path : "-", now_s() - t0, b.workers,

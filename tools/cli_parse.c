@@ -212,7 +212,8 @@ static void usage(FILE *f)
 "                            software, with a warning\n"
 "      --read-only           read (decode) both inputs as a run would, score\n"
 "                            nothing, print the frame rate: the input floor\n"
-"                            of a throughput measurement\n"
+"                            of a throughput measurement (with --batch: every\n"
+"                            pair on the batch's workers, no results file)\n"
 "\n"
 "Batch (see doc/cli.md):\n"
 "      --batch MANIFEST      score every pair of MANIFEST (CSV with a header\n"
@@ -582,9 +583,13 @@ int cli_parse(CliSettings *cfg, int argc, char *const *argv)
     if (cfg->hwaccel && check_hwaccel(cfg) < 0)
         return SQ_EXIT_USAGE;
     if (cfg->batch_path) {
-        if (cfg->ref_path || cfg->n_dis || cfg->read_only) {
+        if (cfg->ref_path || cfg->n_dis) {
             cli_error("--batch takes its inputs from the manifest, not from %s",
-                      cfg->ref_path ? "-r" : cfg->n_dis ? "-d" : "--read-only");
+                      cfg->ref_path ? "-r" : "-d");
+            return SQ_EXIT_USAGE;
+        }
+        if (cfg->read_only && (cfg->output_path || cfg->resume)) {
+            cli_error("--batch --read-only scores nothing: no %s", cfg->resume ? "--resume" : "-o");
             return SQ_EXIT_USAGE;
         }
         if (cfg->resume && !cfg->output_path) {

@@ -994,21 +994,24 @@ int sq_job_run(const SqJob *job, SqJobStream *st, int n)
     return worst;
 }
 
-int sq_job_read_only(const CliSettings *cfg)
+int sq_job_read_pair(const CliSettings *cfg, const char *ref_path, const char *dis_path,
+                     long long *frames, double *secs, unsigned *checksum)
 {
     Stream s = { 0 };
-    SqJobStream st = { .path = cfg->dis_path };
-    const SqJob job = { .cfg = cfg, .ref_path = cfg->ref_path, .threads = 1 };
+    SqJobStream st = { .path = dis_path };
+    const SqJob job = { .cfg = cfg, .ref_path = ref_path, .threads = 1 };
     Run run = { .job = &job, .cfg = cfg, .n = 1, .s = &s };
     s.st = &st;
     s.active = 1;
-    int ret = open_input(&run.ref, cfg->ref_path, cfg);
+    *frames = 0;
+    *secs = 0.0;
+    int ret = open_input(&run.ref, ref_path, cfg);
     if (!ret)
-        ret = open_input(&s.in, cfg->dis_path, cfg);
+        ret = open_input(&s.in, dis_path, cfg);
     if (!ret)
-        ret = skip_input(run.ref, cfg->ref_path, "--frame_skip_ref", cfg->skip_ref);
+        ret = skip_input(run.ref, ref_path, "--frame_skip_ref", cfg->skip_ref);
     if (!ret)
-        ret = skip_input(s.in, cfg->dis_path, "--frame_skip_dist", cfg->skip_dis);
+        ret = skip_input(s.in, dis_path, "--frame_skip_dist", cfg->skip_dis);
     if (!ret)
         ret = start_reader(run.ref, &run.ref_ahead, 1, 0);
     if (!ret)
@@ -1016,20 +1019,30 @@ int sq_job_read_only(const CliSettings *cfg)
     if (!ret) {
         const double t0 = now_s();
         ret = score(&run);
-        const double t = now_s() - t0;
+        *secs = now_s() - t0;
         const int rexit = s.read_exit ? s.read_exit : run.ref_read_exit;
         if (!ret && rexit) {
             cli_error("%s", s.read_exit ? s.read_err : run.ref_read_err);
             ret = rexit;
         }
-        if (!ret)
-            fprintf(stderr, "speedqa: --read-only: %lld frame pairs read in %.3f s: %.1f fps "
-                    "(checksum %u), nothing scored\n", run.sent, t,
-                    t > 0 ? (double)run.sent / t : 0.0, run.touched);
+        *frames = run.sent;
+        *checksum = run.touched;
     }
     sq_prefetch_stop(&run.ref_ahead);
     sq_prefetch_stop(&s.ahead);
     sq_input_close(&run.ref);
     sq_input_close(&s.in);
+    return ret;
+}
+
+int sq_job_read_only(const CliSettings *cfg)
+{
+    long long n;
+    double t;
+    unsigned sum = 0;
+    const int ret = sq_job_read_pair(cfg, cfg->ref_path, cfg->dis_path, &n, &t, &sum);
+    if (!ret)
+        fprintf(stderr, "speedqa: --read-only: %lld frame pairs read in %.3f s: %.1f fps "
+                "(checksum %u), nothing scored\n", n, t, t > 0 ? (double)n / t : 0.0, sum);
     return ret;
 }

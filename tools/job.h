@@ -58,4 +58,10 @@ int sq_job_run(const SqJob *job, SqJobStream *st, int n);
 /* --read-only: read both inputs as scoring would, score nothing, print the rate. */
 int sq_job_read_only(const CliSettings *cfg);
 
+/* Read (or decode) one pair as a run would and score nothing: the frame
+ * pairs read, the seconds of the read loop and the checksum of what was
+ * touched; 0 or an SQ_EXIT_* code (its line already printed). */
+int sq_job_read_pair(const CliSettings *cfg, const char *ref_path, const char *dis_path,
+                     long long *frames, double *secs, unsigned *checksum);
+
 #endif

@@ -214,6 +214,15 @@ def test_batch():
         rep = os.path.join(WORK, "rep-v1.json")
         check(os.path.exists(rep) and strip(json.load(open(rep))) == strip(want[2]) and
               res[2].get("output") == rep, "the pair's per-frame report, written and named")
+    # --read-only: every pair read on the batch's workers, nothing scored or written; the
+    # frame count is the sum of the pairs' own runs (the failed pair reads none)
+    frames = sum(len(w["frames"]) for w in want if w is not None)
+    code, _, err = run(["--batch", man, "--read-only", "--threads", "2"])
+    check(code == 3 and ("%d frame pairs read" % frames) in err and
+          "1 failed" in err, "--batch --read-only: %d frame pairs, the missing input "
+          "fails it (%d %s)" % (frames, code, err.strip()))
+    code, _, err = run(["--batch", man, "--read-only", "-o", out + ".ro"])
+    check(code == 2 and not os.path.exists(out + ".ro"), "--batch --read-only -o: a usage error")
     # a GPU backend with --device all (one worker and context per device): the same lines
     code, listing, _ = run(["--list-devices"])
     if b"opencl" in listing and b"0: " in listing.split(b"opencl", 1)[1][:400]:
