@@ -10,7 +10,7 @@ For each clip pair (NAME_ref.mkv, NAME_dis.mkv in CLIPS_DIR) runs STREAMS
   sw_read      --read-only                      software decode only
   sw_cuda      --backend cuda                   software decode + CUDA scoring
   cpu          --backend cpu --threads 16/N     software decode + CPU scoring
-and one process: batch  --batch (4 x STREAMS pairs) --hwaccel cuda (4 workers),
+and one process: batch  --batch (4 x STREAMS pairs, or $NVDEC_BATCH_PAIRS) --hwaccel cuda (4 workers),
 against batch_read, the same with --read-only (the batch's own decode floor).
 fps = the sum over the processes of their own rate (frames / the time of
 their read or score loop, which --read-only prints and the JSON report's
@@ -28,7 +28,7 @@ import time
 
 EXE, CLIPS, OUT = sys.argv[1:4]
 N = int(sys.argv[4]) if len(sys.argv) > 4 else 4
-BATCH_PAIRS = 4 * N
+BATCH_PAIRS = int(os.environ.get("NVDEC_BATCH_PAIRS", 4 * N))
 CORES = os.cpu_count() or 16
 
 
