@@ -493,9 +493,12 @@ int sq_batch_run(const CliSettings *cfg)
     b.workers = gpu ? ngpu : threads < b.ntasks ? threads : b.ntasks > 0 ? b.ntasks : 1;
     b.threads_each = gpu ? threads : threads / b.workers > 0 ? threads / b.workers : 1;
     if (gpu && cfg->hwaccel) {
-        const int want = ngpu * HW_WORKERS;
+        /* SPEEDQA_HW_WORKERS (1..64) overrides, for measuring */
+        const char *env = getenv("SPEEDQA_HW_WORKERS");
+        const int per = env && atoi(env) >= 1 && atoi(env) <= 64 ? atoi(env) : HW_WORKERS;
+        const int want = ngpu * per;
         b.workers = want < b.ntasks ? want : b.ntasks > 0 ? b.ntasks : 1;
-        b.threads_each = threads / HW_WORKERS > 0 ? threads / HW_WORKERS : 1;
+        b.threads_each = threads / per > 0 ? threads / per : 1;
     }
     const double t0 = now_s();
     pthread_mutex_lock(&b.mu);
