@@ -224,6 +224,8 @@ class Scorer:
         self._max_shapes = file_plane_shapes(self.width, self.height, fmt)
         self._cuda_dtypes = {}
         self._cuda_sync = _CudaSync()
+        self._format = L.Format(self.width, self.height, fmt, self.bitdepth)
+        self._pic_ref, self._pic_dis = L.Picture(), L.Picture()
         self._dtype = np.dtype(np.uint8) if self.bitdepth <= 8 else np.dtype("=u2")
         # the callback holds the sink, not the Scorer (no reference cycle)
         self._sink = _LogSink(logger)
@@ -297,6 +299,8 @@ class Scorer:
 
     def _check_shape(self, shape, idx, side):
         lo, hi = self._shapes[idx], self._max_shapes[idx]
+        if shape == lo:
+            return
         if not (lo[0] <= shape[0] <= hi[0] and lo[1] <= shape[1] <= hi[1]):
             want = "%dx%d" % lo if lo == hi else "%dx%d or %dx%d" % (lo + hi)
             raise _einval("%s plane %d: shape %dx%d, expected %s (rows x columns) for %dx%d %s"
@@ -384,7 +388,8 @@ class Scorer:
                       % (side, nplanes, " (or a 3xHxW / HxWx3 array)"
                          if self.fmt == L.PIX_444 else "", a.shape))
 
-    def _picture(self, pic, side):
+    def _picture(self, pic, side, p=None):
+        """(Picture, planes kept alive); p: a Picture to fill instead of a new one."""
         items = self._split(pic, side)
         cuda = [i is not None for _, i in items]
         if any(cuda) and not all(cuda):
@@ -395,11 +400,13 @@ class Scorer:
         else:
             planes = [self._host_plane(p, i, side) for i, (p, _) in enumerate(items)]
             memory = L.MEM_HOST
-        p = L.Picture()
+        if p is None:
+            p = L.Picture()
+        data, stride = p.data, p.stride
         for i, pl in enumerate(planes):
-            p.data[i] = pl.ptr
-            p.stride[i] = pl.stride
-        p.format = L.Format(self.width, self.height, self.fmt, self.bitdepth)
+            data[i] = pl.ptr
+            stride[i] = pl.stride
+        p.format = self._format
         p.memory = memory
         return p, planes
 
@@ -436,8 +443,9 @@ class Scorer:
     def send(self, ref, dis):
         """Score one frame pair; returns the results now available (list of dicts)."""
         self._check_open()
-        pref, keep_r = self._picture(ref, "ref")
-        pdis, keep_d = self._picture(dis, "dis")
+        # the library reads the structs during the call only: two per Scorer, refilled
+        pref, keep_r = self._picture(ref, "ref", self._pic_ref)
+        pdis, keep_d = self._picture(dis, "dis", self._pic_dis)
         lib = L.lib()
         out = []
         while True:
