@@ -34,6 +34,11 @@
 
 #define LAV_IO_BUF 65536
 
+/* libav demuxer names (one of a demuxer's names suffices: "mov" takes
+ * mp4/m4v/3gp, "matroska" webm): the containers and elementary streams
+ * encoded video for scoring comes in. */
+#define LAV_CONTAINERS "mov,matroska,avi,mpegts,mpeg,mxf,flv,ivf,obu,h264,hevc,m4v,mpegvideo"
+
 /* A decoded GPU frame out on loan. busy: 0 free, 1 lent, 2 being given back. */
 typedef struct Held {
     AVFrame *frame;
@@ -420,15 +425,24 @@ static int lav_open_once(SqInput *in, int hw)
         return sq_in_fail(in, -ENOMEM, "out of memory");
     p->fmt->pb = p->io;
     p->fmt->flags |= AVFMT_FLAG_CUSTOM_IO;
+    /* Only the containers video is scored from are probed: libav has hundreds of
+     * demuxers, and some loop forever on crafted input (5.1's NUT demuxer spins in
+     * find_stream_info on a 1.7 KB file the fuzzer made, ffprobe too; no read or
+     * interrupt callback runs there), which would hang a whole batch. */
+    AVDictionary *fo = NULL;
+    int r = sq_lav.av_dict_set(&fo, "format_whitelist", LAV_CONTAINERS, 0);
     /* The name only serves as a probing hint (its extension). */
-    int r = sq_lav.avformat_open_input(&p->fmt, strcmp(in->name, "<stdin>") ? in->name : "",
-                                       NULL, NULL);
+    if (r >= 0)
+        r = sq_lav.avformat_open_input(&p->fmt, strcmp(in->name, "<stdin>") ? in->name : "",
+                                       NULL, &fo);
+    sq_lav.av_dict_free(&fo);
     if (r < 0) {
         /* avformat_open_input freed the context on failure */
         if (sq_in_ioerror(in))
             return sq_in_fail(in, -EIO, "read error: %s", av_msg(r, eb, sizeof eb));
         sq_in_fail(in, -EINVAL, "not a Y4M file and no raw geometry given (-w -h -p -b), "
-                   "and not a format libav can read");
+                   "and not a container speedqa decodes (mp4/mov, mkv/webm, avi, ts, ps, mxf, "
+                   "flv, ivf, raw H.264/HEVC/AV1/MPEG video)");
         return -ENOEXEC;
     }
     r = sq_lav.avformat_find_stream_info(p->fmt, NULL);
