@@ -2,7 +2,7 @@
 # --hwaccel cuda on the H200 host, in one device call from the repo root,
 # with .lav carried (made here by bench/make_libav_archive.sh: that host has
 # no ffmpeg, no libav):
-#   bash bench/h200_nvdec.sh "$OUT"
+#   bash bench/h200_nvdec.sh "$OUT" [tests]   (tests: stop after step 2)
 # 1. unpacks .lav/libav.tar.xz, builds speedqa against it (build-nv)
 # 2. runs tests/cli/hwaccel_test.py gpu + nogpu (clips from .lav/clips/test)
 # 3. bench/nvdec_bench.py on .lav/clips/bench (4 streams at once: NVDEC
@@ -56,6 +56,8 @@ for t in gpu nogpu; do
     grep "^FAIL\|^skip" "$LOG/test_$t.log" | head -10
     [ $rc -eq 0 ] || TR=1
 done
+
+[ "${2:-}" = tests ] && finish $TR
 
 step "bench (4 streams at once)"
 timeout 420 python3 bench/nvdec_bench.py "$S" "$PWD/.lav/clips/bench" "$LOG/bench" 4 > "$LOG/bench.log" 2>&1

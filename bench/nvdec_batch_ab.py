@@ -6,7 +6,7 @@ that drift between runs falls on every mode alike.
   nvdec_batch_ab.py SPEEDQA CLIPS OUT [PAIRS [ROUNDS]]
 
 CLIPS holds NAME_ref.mkv / NAME_dis.mkv pairs (bench/make_nvdec_clips.sh
-bench). Each batch scores PAIRS copies of a clip's pair (default 64) in one
+bench); $AB_CLIPS (comma-separated names) picks some of them. Each batch scores PAIRS copies of a clip's pair (default 64) in one
 process, start-up included. Prints, per clip and setting, the best and the
 median wall time of the rounds, the scored / read-only ratio of the best
 times, host CPU ms per frame pair, and whether every scored batch's result
@@ -37,6 +37,8 @@ def run(args, env):
 def main():
     os.makedirs(OUT, exist_ok=True)
     names = sorted({f[:-8] for f in os.listdir(CLIPS) if f.endswith("_ref.mkv")})
+    if os.environ.get("AB_CLIPS"):
+        names = [n for n in names if n in os.environ["AB_CLIPS"].split(",")]
     bad = 0
     for name in names:
         r, d = os.path.join(CLIPS, name + "_ref.mkv"), os.path.join(CLIPS, name + "_dis.mkv")
