@@ -12,8 +12,9 @@
  *
  * Device memory is one arena (layout.c): plans, prescale tables, problem
  * tables, results, per-batch scratch and the frame slots, all addressed by
- * byte offsets. Host memory: one pinned block with the staging copy of
- * every frame slot and the per-batch tables and results.
+ * byte offsets. Host memory: two pinned blocks, the staging copy of every
+ * frame slot (from the first host picture on) and the per-batch tables and
+ * results.
  */
 #include <errno.h>
 #include <stdio.h>
@@ -83,6 +84,8 @@ void sq_gpu_close(void **priv)
         const double t1 = now_ms();
         if (g->pinned)
             fn->host_free(g->dev, g->pinned);
+        if (g->tables)
+            fn->host_free(g->dev, g->tables);
         const double t2 = now_ms();
         if (g->arena)
             fn->free(g->dev, g->arena);
@@ -99,19 +102,20 @@ void sq_gpu_close(void **priv)
     *priv = NULL;
 }
 
-/* Sizes of the pinned block: staging slots, then per batch slot its tables and results. */
+/* Sizes of the pinned blocks: the staging slots; per batch slot its tables and results. */
 static void size_pinned(GpuPriv *g, int64_t *sides_bytes, int64_t *res_bytes)
 {
     const int max_pairs = g->batch * g->pairs_per_frame;
     *sides_bytes = sq_gpu_align(2 * max_pairs * (int64_t)sizeof(SqGpuSide));
     *res_bytes = sq_gpu_align(max_pairs * (int64_t)sizeof(SqGpuResult));
     g->desc_bytes = *sides_bytes + sq_gpu_align(max_pairs * (int64_t)sizeof(SqGpuPair));
-    g->pinned_bytes = g->nslots * g->stage_bytes + g->nbslots * (g->desc_bytes + *res_bytes);
+    g->pinned_bytes = g->nslots * g->stage_bytes;
+    g->tables_bytes = g->nbslots * (g->desc_bytes + *res_bytes);
 }
 
 static void carve_pinned(GpuPriv *g, int64_t sides_bytes, int64_t res_bytes)
 {
-    uint8_t *hb = g->pinned + g->nslots * g->stage_bytes;
+    uint8_t *hb = g->tables;
     for (int j = 0; j < g->nbslots; j++) {
         BatchRec *b = &g->batches[j];
         b->sides = (SqGpuSide *)hb;
@@ -184,8 +188,8 @@ int sq_gpu_open(void **priv, const SqBackendParams *p, const SqGpuFns *fns, char
         goto fail_dev;
     }
     const double t2 = now_ms();
-    if ((ret = fns->host_alloc(g->dev, (size_t)g->pinned_bytes, (void **)&g->pinned)) < 0) {
-        g->pinned = NULL;
+    if ((ret = fns->host_alloc(g->dev, (size_t)g->tables_bytes, (void **)&g->tables)) < 0) {
+        g->tables = NULL;
         goto fail_dev;
     }
     const double t3 = now_ms();
@@ -199,10 +203,11 @@ int sq_gpu_open(void **priv, const SqBackendParams *p, const SqGpuFns *fns, char
     }
     leave(g);
     /* start-up and close are most of a short job's time: their split, for tuning */
-    sq_log(g->p.settings, SPEEDQA_LOG_DEBUG, "%s: opened in %.1f ms: device and kernels %.1f, arena %.0f MB %.1f, pinned %.0f MB "
-               "%.1f, tables and staging threads %.1f (batch %d frames, capacity %d)", fns->name,
+    sq_log(g->p.settings, SPEEDQA_LOG_DEBUG, "%s: opened in %.1f ms: device and kernels %.1f, arena %.0f MB %.1f, pinned tables %.1f MB "
+               "%.1f, plans and staging threads %.1f (batch %d frames, capacity %d; %.0f MB of staging pinned on the first host picture)", fns->name,
                now_ms() - t0, t1 - t0, (double)g->arena_bytes / 1048576.0, t2 - t1,
-               (double)g->pinned_bytes / 1048576.0, t3 - t2, now_ms() - t3, g->batch, g->cap);
+               (double)g->tables_bytes / 1048576.0, t3 - t2, now_ms() - t3, g->batch, g->cap,
+               (double)g->pinned_bytes / 1048576.0);
     *priv = g;
     return 0;
 
@@ -225,7 +230,7 @@ void sq_gpu_stats(void *priv, SqGpuStats *st)
     st->batch_frames = g->batch;
     st->capacity = g->cap;
     st->arena_bytes = (size_t)g->arena_bytes;
-    st->pinned_bytes = (size_t)g->pinned_bytes;
+    st->pinned_bytes = (size_t)(g->tables_bytes + (g->pinned ? g->pinned_bytes : 0));
 }
 
 void sq_gpu_set_profile(void *priv, int on)

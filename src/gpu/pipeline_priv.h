@@ -75,8 +75,12 @@ typedef struct GpuPriv {
     int64_t arena_bytes;
     ArenaMap at;
 
-    uint8_t *pinned;
-    int64_t pinned_bytes, desc_bytes;
+    /* Pinned host memory: the staging of every frame slot (pinned_bytes),
+     * allocated on the first host picture (sq_gpu_stage_ready), so a job
+     * fed device pictures never pays for it; and per batch slot its tables
+     * and results (tables_bytes), from open. */
+    uint8_t *pinned, *tables;
+    int64_t pinned_bytes, tables_bytes, desc_bytes;
     FrameRec *frames;    /* nslots */
     BatchRec *batches;   /* nbslots */
     unsigned long long sent, received, nbatches;
