@@ -2,8 +2,8 @@
 # Device calls of this stop (H200 machine, repo root, .lav carried):
 #   bash bench/h200_stop24.sh OUT [STEP ...]
 # nvdec: the NVDEC tests (builds build-nv against the carried libav);
-# ab1080 / ab2160: the --hwaccel batch against its floor, with and without
-#   the next pair opened ahead (bench/nvdec_batch_ab.py);
+# ab1080 / ab2160: the --hwaccel batch against its floor in interleaved
+#   rounds (bench/nvdec_batch_ab.py; $AB_SETTINGS passes through);
 # open: the CUDA start-up split at batch 32 and 8 (SPEEDQA_GPU_BATCH);
 # cli: the 1080p CLI against the read floor, CUDA at batch 32 and 8;
 # gpubatch: gpu_bench at 1080p and 2160p for batch 32, 16 and 8;
@@ -34,9 +34,9 @@ for st in $STEPS; do
              cat "$L/cli_b$b.log"
          done
          rm -rf /dev/shm/sq-cli-bench-* ;;
-    gpubatch) step build_gb 120 ninja -C build-nv bench/gpu_bench
+    gpubatch) step build_gb 120 ninja -C build-nv tests/gpu/gpu_bench
           for b in 32 16 8; do
-              step gpu_b$b 90 env SPEEDQA_GPU_BATCH=$b build-nv/bench/gpu_bench cuda -s 1920x1080,3840x2160 -c 16
+              step gpu_b$b 90 env SPEEDQA_GPU_BATCH=$b build-nv/tests/gpu/gpu_bench cuda -s 1920x1080,3840x2160 -c 16
               grep -iE "fps|batch|both" "$L/gpu_b$b.log" | head -24
           done ;;
     kernels) step build_k 200 ninja -C build-nv

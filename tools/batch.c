@@ -139,14 +139,14 @@ static void write_ready(Batch *b)
 
 /* --read-only: read or decode the group's pairs on this worker, score nothing
  * (the floor of the same batch, workers and decoders scored). */
-static void read_task(Batch *b, const Task *t, const CliSettings *cfg, SqJobOpened *opened)
+static void read_task(Batch *b, const Task *t, const CliSettings *cfg)
 {
     for (int i = 0; i < t->n; i++) {
         const SqPair *p = &b->pairs[t->pair[i]];
         long long n;
         double secs;
         unsigned sum;
-        const int r = sq_job_read_pair(cfg, p->ref, p->dis, i ? NULL : opened, &n, &secs, &sum);
+        const int r = sq_job_read_pair(cfg, p->ref, p->dis, &n, &secs, &sum);
         pthread_mutex_lock(&b->mu);
         b->frames_read += n;
         if (r) {
@@ -159,11 +159,10 @@ static void read_task(Batch *b, const Task *t, const CliSettings *cfg, SqJobOpen
 }
 
 /* Score one group: per-pair reports go through the temp-file protocol. */
-static void run_task(Batch *b, const Task *t, SqJobCache *cache, const CliSettings *cfg,
-                     SqJobOpened *opened)
+static void run_task(Batch *b, const Task *t, SqJobCache *cache, const CliSettings *cfg)
 {
     if (cfg->read_only) {
-        read_task(b, t, cfg, opened);
+        read_task(b, t, cfg);
         return;
     }
     SqJobStream *st = calloc((size_t)t->n, sizeof *st);
@@ -211,8 +210,7 @@ static void run_task(Batch *b, const Task *t, SqJobCache *cache, const CliSettin
             runst[k] = st[run_idx[k]];
         const SqJob job = { .cfg = cfg, .ref_path = p0->ref,
                             .features = p0->nfeat ? (const char *const *)p0->features : NULL,
-                            .threads = b->threads_each, .batch = 1, .cache = cache,
-                            .opened = nrun == 1 && t->n == 1 ? opened : NULL };
+                            .threads = b->threads_each, .batch = 1, .cache = cache };
         sq_job_run(&job, runst, nrun);
         for (int k = 0; k < nrun; k++)
             st[run_idx[k]] = runst[k];
@@ -253,32 +251,6 @@ static void run_task(Batch *b, const Task *t, SqJobCache *cache, const CliSettin
     free(of);
 }
 
-/* A worker's next pair, opened on a thread of its own while the current
- * one scores: NVDEC's decoder set-up (demuxer, session, first frame) costs
- * tens of milliseconds a pair, during which that worker's decoders would
- * otherwise stand idle. */
-typedef struct Ahead {
-    pthread_t th;
-    const CliSettings *cfg;
-    const SqPair *p;
-    SqJobOpened in;
-} Ahead;
-
-static void *open_ahead(void *arg)
-{
-    Ahead *a = arg;
-    sq_job_open_pair(a->cfg, a->p->ref, a->p->dis, &a->in);
-    return NULL;
-}
-
-static int claim_task(Batch *b)
-{
-    pthread_mutex_lock(&b->mu);
-    const int t = b->next_task < b->ntasks ? b->next_task++ : -1;
-    pthread_mutex_unlock(&b->mu);
-    return t;
-}
-
 static void *worker(void *arg)
 {
     Batch *b = arg;
@@ -287,27 +259,13 @@ static void *worker(void *arg)
     const CliSettings *cfg = b->dev_cfg ? &b->dev_cfg[b->next_worker % b->ndev] : b->cfg;
     b->next_worker++;
     pthread_mutex_unlock(&b->mu);
-    /* with --hwaccel; SPEEDQA_OPEN_AHEAD=0 or 1 turns it off or on for any
-     * batch (for measuring, and testing without a GPU) */
-    const char *env = getenv("SPEEDQA_OPEN_AHEAD");
-    const int ahead = env && (!strcmp(env, "0") || !strcmp(env, "1")) ? env[0] == '1'
-                                                                     : cfg->hwaccel;
-    SqJobOpened cur = { NULL, NULL };
-    for (int t = claim_task(b); t >= 0;) {
-        const int next = claim_task(b);
-        Ahead a = { .cfg = cfg };
-        int opening = 0;
-        if (ahead && next >= 0 && b->task[next].n == 1) {
-            a.p = &b->pairs[b->task[next].pair[0]];
-            opening = pthread_create(&a.th, NULL, open_ahead, &a) == 0;
-        }
-        run_task(b, &b->task[t], cache, cfg, &cur);
-        sq_job_opened_close(&cur); /* what the job did not take */
-        if (opening) {
-            pthread_join(a.th, NULL);
-            cur = a.in;
-        }
-        t = next;
+    for (;;) {
+        pthread_mutex_lock(&b->mu);
+        const int t = b->next_task < b->ntasks ? b->next_task++ : -1;
+        pthread_mutex_unlock(&b->mu);
+        if (t < 0)
+            break;
+        run_task(b, &b->task[t], cache, cfg);
     }
     sq_job_cache_free(&cache);
     return NULL;

@@ -154,58 +154,23 @@ static const char *shown(const char *path)
     return strcmp(path, "-") ? path : "<stdin>";
 }
 
-static int open_quietly(SqInput **in, const char *path, const CliSettings *cfg, char *err,
-                        size_t errlen)
+static int open_input(SqInput **in, const char *path, const CliSettings *cfg)
 {
-    return sq_input_open_hw(in, path, NULL, cfg->have_raw ? &cfg->raw : NULL,
-                            cfg->hwaccel ? (cfg->device < 0 ? 0 : cfg->device) : -1, err, errlen);
-}
-
-/* What an opened input is worth a warning for. */
-static void input_notes(const SqInput *in, const char *path, const CliSettings *cfg)
-{
-    if (sq_input_info(in)->note && !cfg->quiet)
-        cli_warning("%s", sq_input_info(in)->note); /* --hwaccel: decoded in software */
-    const char il = sq_input_info(in)->interlace;
+    char err[1100];
+    int r = sq_input_open_hw(in, path, NULL, cfg->have_raw ? &cfg->raw : NULL,
+                             cfg->hwaccel ? (cfg->device < 0 ? 0 : cfg->device) : -1, err,
+                             sizeof err);
+    if (r < 0) {
+        cli_error("%s", err);
+        return r == -ENODEV ? SQ_EXIT_BACKEND : exit_for_read(r);
+    }
+    if (sq_input_info(*in)->note && !cfg->quiet)
+        cli_warning("%s", sq_input_info(*in)->note); /* --hwaccel: decoded in software */
+    const char il = sq_input_info(*in)->interlace;
     if (il && !cfg->quiet)
         cli_warning("%s: the Y4M header says interlaced (I%c); its fields are scored as one "
                     "progressive frame, as libvmaf does", shown(path), il);
-}
-
-/* *pre: the input opened ahead, taken (NULL: open it now). */
-static int open_input(SqInput **in, SqInput **pre, const char *path, const CliSettings *cfg)
-{
-    if (pre && *pre) {
-        *in = *pre;
-        *pre = NULL;
-    } else {
-        char err[1100];
-        const int r = open_quietly(in, path, cfg, err, sizeof err);
-        if (r < 0) {
-            cli_error("%s", err);
-            return r == -ENODEV ? SQ_EXIT_BACKEND : exit_for_read(r);
-        }
-    }
-    input_notes(*in, path, cfg);
     return 0;
-}
-
-void sq_job_open_pair(const CliSettings *cfg, const char *ref_path, const char *dis_path,
-                      SqJobOpened *o)
-{
-    char err[1100];
-    *o = (SqJobOpened){ NULL, NULL };
-    if (open_quietly(&o->ref, ref_path, cfg, err, sizeof err) < 0 ||
-        open_quietly(&o->dis, dis_path, cfg, err, sizeof err) < 0)
-        sq_job_opened_close(o);
-}
-
-void sq_job_opened_close(SqJobOpened *o)
-{
-    if (!o)
-        return;
-    sq_input_close(&o->ref);
-    sq_input_close(&o->dis);
 }
 
 /* Skips n frames, counting them so that running off the end can say so. */
@@ -850,8 +815,7 @@ static int run_ladder(const SqJob *job, SqJobStream *const *st, int n, char *lin
     Stream s[LADDER_MAX];
     memset(s, 0, sizeof s);
     Run run = { .job = job, .cfg = cfg, .n = 0, .s = s };
-    SqJobOpened *pre = n == 1 ? job->opened : NULL;
-    int ret = open_input(&run.ref, pre ? &pre->ref : NULL, job->ref_path, cfg);
+    int ret = open_input(&run.ref, job->ref_path, cfg);
     if (!ret)
         ret = skip_input(run.ref, job->ref_path, "--frame_skip_ref", cfg->skip_ref);
     if (ret)
@@ -862,7 +826,7 @@ static int run_ladder(const SqJob *job, SqJobStream *const *st, int n, char *lin
         Stream *sd = &s[run.n];
         *sd = (Stream){ .st = st[d], .active = 1 };
         line[0] = '\0';
-        int r = open_input(&sd->in, pre ? &pre->dis : NULL, st[d]->path, cfg);
+        int r = open_input(&sd->in, st[d]->path, cfg);
         if (!r)
             r = skip_input(sd->in, st[d]->path, "--frame_skip_dist", cfg->skip_dis);
         const SpeedqaFormat *fd = r ? NULL : &sq_input_info(sd->in)->format;
@@ -1031,7 +995,7 @@ int sq_job_run(const SqJob *job, SqJobStream *st, int n)
 }
 
 int sq_job_read_pair(const CliSettings *cfg, const char *ref_path, const char *dis_path,
-                     SqJobOpened *opened, long long *frames, double *secs, unsigned *checksum)
+                     long long *frames, double *secs, unsigned *checksum)
 {
     Stream s = { 0 };
     SqJobStream st = { .path = dis_path };
@@ -1041,9 +1005,9 @@ int sq_job_read_pair(const CliSettings *cfg, const char *ref_path, const char *d
     s.active = 1;
     *frames = 0;
     *secs = 0.0;
-    int ret = open_input(&run.ref, opened ? &opened->ref : NULL, ref_path, cfg);
+    int ret = open_input(&run.ref, ref_path, cfg);
     if (!ret)
-        ret = open_input(&s.in, opened ? &opened->dis : NULL, dis_path, cfg);
+        ret = open_input(&s.in, dis_path, cfg);
     if (!ret)
         ret = skip_input(run.ref, ref_path, "--frame_skip_ref", cfg->skip_ref);
     if (!ret)
@@ -1076,7 +1040,7 @@ int sq_job_read_only(const CliSettings *cfg)
     long long n;
     double t;
     unsigned sum = 0;
-    const int ret = sq_job_read_pair(cfg, cfg->ref_path, cfg->dis_path, NULL, &n, &t, &sum);
+    const int ret = sq_job_read_pair(cfg, cfg->ref_path, cfg->dis_path, &n, &t, &sum);
     if (!ret)
         fprintf(stderr, "speedqa: --read-only: %lld frame pairs read in %.3f s: %.1f fps "
                 "(checksum %u), nothing scored\n", n, t, t > 0 ? (double)n / t : 0.0, sum);

@@ -33,18 +33,6 @@ typedef struct SqJobCache SqJobCache;
 SqJobCache *sq_job_cache_new(void);
 void sq_job_cache_free(SqJobCache **c);
 
-/* A pair's inputs opened ahead of its job: a --hwaccel batch worker opens
- * its next pair's decoders (demuxer, NVDEC session, first frame) on a thread
- * while it scores the current pair. Opened quietly: a pair whose input fails
- * to open here is opened again by its job, which reports why as usual. */
-typedef struct SqInput SqInput;
-typedef struct SqJobOpened {
-    SqInput *ref, *dis;
-} SqJobOpened;
-void sq_job_open_pair(const CliSettings *cfg, const char *ref_path, const char *dis_path,
-                      SqJobOpened *o);
-void sq_job_opened_close(SqJobOpened *o);
-
 typedef struct SqJob {
     const CliSettings *cfg;     /* every flag but the inputs and the output */
     const char *ref_path;
@@ -52,7 +40,6 @@ typedef struct SqJob {
     int threads;                /* library threads for this job */
     int batch;                  /* errors go to the streams' err only, no progress line */
     SqJobCache *cache;          /* NULL: a context of its own */
-    SqJobOpened *opened;        /* NULL, or a single pair's inputs, taken by the job */
 } SqJob;
 
 /*
@@ -75,6 +62,6 @@ int sq_job_read_only(const CliSettings *cfg);
  * pairs read, the seconds of the read loop and the checksum of what was
  * touched; 0 or an SQ_EXIT_* code (its line already printed). */
 int sq_job_read_pair(const CliSettings *cfg, const char *ref_path, const char *dis_path,
-                     SqJobOpened *opened, long long *frames, double *secs, unsigned *checksum);
+                     long long *frames, double *secs, unsigned *checksum);
 
 #endif

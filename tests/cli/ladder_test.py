@@ -28,9 +28,8 @@ def check(ok, what):
     return ok
 
 
-def run(args, env=None):
-    e = dict(os.environ, **env) if env else None
-    p = subprocess.run([EXE] + args, stdout=subprocess.PIPE, stderr=subprocess.PIPE, env=e)
+def run(args):
+    p = subprocess.run([EXE] + args, stdout=subprocess.PIPE, stderr=subprocess.PIPE)
     return p.returncode, p.stdout, p.stderr.decode("utf-8", "replace")
 
 
@@ -224,27 +223,6 @@ def test_batch():
           "fails it (%d %s)" % (frames, code, err.strip()))
     code, _, err = run(["--batch", man, "--read-only", "-o", out + ".ro"])
     check(code == 2 and not os.path.exists(out + ".ro"), "--batch --read-only -o: a usage error")
-    # the next pair opened ahead on a worker's thread (on by default with --hwaccel only;
-    # forced here): the same lines, and a pair whose input fails there still fails in its
-    # own job with its own message
-    mana = os.path.join(WORK, "ma.csv")
-    with open(mana, "w") as f:
-        # no two pairs share a reference and features: each is a task of its own
-        f.write("ref,dis,features\n%s,%s,\n%s,%s,\n%s,%s,speed_temporal\n%s,%s,\n%s,%s,speed_chroma\n"
-                "%s,%s,speed_temporal\n" % (r2, d2, r1, missing, r1, d1, missing, d1, r1, v1, r2, r2))
-    got = {}
-    for ahead in ("0", "1"):
-        for extra in ([], ["--read-only"]):
-            code, o, err = run(["--batch", mana, "--threads", "2"] + extra,
-                               {"SPEEDQA_OPEN_AHEAD": ahead})
-            errs = sorted(l for l in err.splitlines() if "error" in l)
-            got[(ahead, bool(extra))] = (code, o, errs, err.split(" in ")[0])
-    check(got[("0", False)][:3] == got[("1", False)][:3] and got[("0", False)][0] == 3 and
-          got[("0", False)][1].count(b"\"error\": ") == 2,
-          "batch, pairs opened ahead: the same lines, errors and exit (%s)" % (got[("1", False)],))
-    check(got[("0", True)][0] == got[("1", True)][0] == 3 and got[("0", True)][2:] == got[("1", True)][2:],
-          "batch --read-only, pairs opened ahead: the same frame count, failures and exit (%s / %s)"
-          % (got[("0", True)][3], got[("1", True)][3]))
     # a GPU backend with --device all (one worker and context per device): the same lines
     code, listing, _ = run(["--list-devices"])
     if b"opencl" in listing and b"0: " in listing.split(b"opencl", 1)[1][:400]:
