@@ -2,6 +2,8 @@
 # Device calls of this stop (H200 machine, repo root, .lav carried):
 #   bash bench/h200_stop24.sh OUT [STEP ...]
 # nvdec: the NVDEC tests (builds build-nv against the carried libav);
+# nvbench: the same and bench/nvdec_bench.py (4 streams at once: NVDEC and
+#   software decode, CUDA and CPU scoring; batches of $NVDEC_BATCH_PAIRS);
 # ab1080 / ab2160: the --hwaccel batch against its floor in interleaved
 #   rounds (bench/nvdec_batch_ab.py; $AB_SETTINGS passes through);
 # open: the CUDA start-up split at batch 32 and 8 (SPEEDQA_GPU_BATCH);
@@ -11,7 +13,7 @@
 # Default: every step. Logs tarred into OUT.
 set -u
 OUT=${1:-/tmp/h200}; shift; mkdir -p "$OUT/l"; L=$OUT/l
-STEPS=${*:-nvdec ab1080 ab2160 open cli gpubatch kernels}
+STEPS=${*:-nvbench ab1080 ab2160 open cli gpubatch kernels}
 T0=$SECONDS
 step() { local n=$1 t=$2; shift 2; local s=$SECONDS
          timeout "$t" "$@" > "$L/$n.log" 2>&1; echo "== $n: rc $? in $((SECONDS - s)) s (at $((SECONDS - T0)) s)"; }
@@ -22,6 +24,8 @@ for st in $STEPS; do
     case $st in
     nvdec) step nvdec 200 bash bench/h200_nvdec.sh "$L/nvdec" tests
            grep -E "^test|^FAIL|^== done" "$L/nvdec.log" | head -20 ;;
+    nvbench) step nvbench 480 bash bench/h200_nvdec.sh "$L/nvdec"
+           grep -vE "^$" "$L/nvbench.log" | tail -45 ;;
     ab1080) step ab1080 200 env AB_CLIPS=h264_1080p python3 bench/nvdec_batch_ab.py "$S" .lav/clips/bench "$L/ab" 64 2
            cat "$L/ab1080.log"; rm -f "$L"/ab/*.jsonl ;;
     ab2160) step ab2160 120 env AB_CLIPS=hevc10_2160p python3 bench/nvdec_batch_ab.py "$S" .lav/clips/bench "$L/ab" 32 2
