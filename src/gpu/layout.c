@@ -150,7 +150,7 @@ static int64_t layout_arena(GpuPriv *g, int b)
  */
 void sq_gpu_choose_batch(GpuPriv *g, int64_t max_alloc)
 {
-    int b = g->batch ? g->batch : MAX_BATCH;
+    int b = g->batch ? g->batch : DEFAULT_BATCH;
     while (b > 1 && ((2 * b + 1) * g->stage_bytes > PINNED_BUDGET ||
                      b * g->frame_scratch > SCRATCH_BUDGET ||
                      (max_alloc > 0 && layout_arena(g, b) > max_alloc)))

@@ -145,8 +145,9 @@ int sq_gpu_open(void **priv, const SqBackendParams *p, const SqGpuFns *fns, char
         }
     sq_gpu_plan_planes(g);
     sq_gpu_plan_scratch(g);
-    /* SPEEDQA_GPU_BATCH=N (1..32) caps the frames per batch: the pinned
-     * staging, and so start-up and close, shrink with it (for measuring) */
+    /* SPEEDQA_GPU_BATCH=N (1..MAX_BATCH) sets the frames per batch: the pinned
+     * staging and the arena, and so start-up and close, scale with it (for
+     * measuring) */
     const char *env = getenv("SPEEDQA_GPU_BATCH");
     if (env && atoi(env) >= 1 && atoi(env) <= MAX_BATCH)
         g->batch = atoi(env);
