@@ -7,6 +7,7 @@
 #include <unistd.h>
 
 #include "core/log.h"
+#include "core/picture.h"
 #include "core/backend.h"
 #include "feature/feature.h"
 #include "core/format.h"
@@ -32,6 +33,7 @@ struct SpeedqaContext {
     int new_seq;
     int flushing;
     int sticky;
+    SqPicPool *pics;         /* speedqa_picture_alloc's, from the first call */
 };
 
 void speedqa_default_settings(SpeedqaSettings *s)
@@ -551,6 +553,40 @@ int speedqa_list_devices(SpeedqaBackend backend, char *buf, size_t len)
     return be->list_devices(buf, len);
 }
 
+int speedqa_picture_alloc(SpeedqaContext *ctx, SpeedqaPicture *pic)
+{
+    if (!ctx || !pic)
+        return SPEEDQA_ERR(EINVAL);
+    memset(pic, 0, sizeof(*pic));
+    if (!ctx->be_priv)
+        return SPEEDQA_ERR(EINVAL);
+    if (!ctx->pics) {
+        const SqAlloc alloc = { ctx->s.alloc, ctx->s.free, ctx->s.alloc_opaque };
+        const int r = sq_picpool_new(&ctx->pics, &ctx->s.ref, ctx->be->pic_mem, ctx->be_priv,
+                                     &alloc);
+        if (r < 0)
+            return r;
+    }
+    const int r = sq_picpool_get(ctx->pics, pic);
+    if (r < 0)
+        sq_log(&ctx->s, SPEEDQA_LOG_ERROR, "speedqa_picture_alloc: no memory for a picture");
+    return r;
+}
+
+int speedqa_picture_ref(const SpeedqaPicture *pic)
+{
+    return sq_picture_addref(pic);
+}
+
+void speedqa_picture_unref(SpeedqaPicture *pic)
+{
+    if (!pic)
+        return;
+    if (pic->release)
+        pic->release(pic->release_opaque, pic->data[0]);
+    memset(pic, 0, sizeof(*pic));
+}
+
 void speedqa_close(SpeedqaContext **pc)
 {
     if (!pc || !*pc)
@@ -558,6 +594,7 @@ void speedqa_close(SpeedqaContext **pc)
     SpeedqaContext *c = *pc;
     if (c->be && c->be_priv)
         c->be->close(&c->be_priv);
+    sq_picpool_close(&c->pics); /* after the backend: it gave every picture it held back */
     for (int i = 0; i < c->nfeat; i++)
         sq_feature_close(&c->feat[i]);
     const SqAlloc alloc = { c->s.alloc, c->s.free, c->s.alloc_opaque };

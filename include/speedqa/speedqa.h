@@ -296,6 +296,31 @@ SPEEDQA_API int speedqa_check_features(const char *const *features, char *err, s
 SPEEDQA_API void *speedqa_buffer_alloc(size_t size);
 SPEEDQA_API void speedqa_buffer_free(void *ptr);
 
+/**
+ * Library pictures, the fast path for a caller that writes its frames
+ * itself (a decoder's output, a generator). speedqa_picture_alloc() fills
+ * *pic with a planar, LSB-aligned picture of the context's format whose
+ * planes the library owns: page-locked (pinned) host memory on the GPU
+ * backends, uploaded by DMA straight from the planes (no staging copy, no
+ * host CPU time), and 64-byte aligned, huge-page memory on the CPU backend,
+ * read in place. Rows start 64-byte aligned (stride[] gives the pitch).
+ * The picture holds one reference, and its release callback drops one:
+ * sending it hands that reference to the library, which drops it once it
+ * has read the planes (see Ownership above); speedqa_picture_unref() drops
+ * it without sending; speedqa_picture_ref() takes one more (to send the
+ * picture again, to another context too, or to keep reading it after
+ * sending). The last reference gives the planes back to the context, whose
+ * next speedqa_picture_alloc() reuses them, so the steady state allocates
+ * nothing. Not concurrently with another call on the same context. After
+ * speedqa_close() a picture still referenced may only be unreferenced.
+ * Returns 0, -EINVAL or -ENOMEM (pic zeroed).
+ */
+SPEEDQA_API int speedqa_picture_alloc(SpeedqaContext *ctx, SpeedqaPicture *pic);
+/** One reference more on a library picture: 0, or -EINVAL for another picture. */
+SPEEDQA_API int speedqa_picture_ref(const SpeedqaPicture *pic);
+/** Drop the caller's reference (any picture with a release callback: release it) and zero *pic. */
+SPEEDQA_API void speedqa_picture_unref(SpeedqaPicture *pic);
+
 /** Returned by speedqa_receive once everything flushed has been received. */
 #define SPEEDQA_EOF SPEEDQA_ERR(ENODATA)
 

@@ -12,6 +12,7 @@
 #include <stdint.h>
 
 #include "core/mem.h"
+#include "core/picture.h"
 #include "feature/plan.h"
 #include "speedqa/speedqa.h"
 
@@ -129,6 +130,10 @@ typedef struct SqBackend {
     void (*close)(void **priv);
     /* Optional: describe visible devices (see speedqa_list_devices). */
     int (*list_devices)(char *buf, size_t len);
+    /* Optional: memory for library pictures (speedqa_picture_alloc), which
+     * the backend frees at close: pinned on the GPU backends, uploaded
+     * from in place. NULL: aligned host memory. */
+    SqPicMem pic_mem;
 } SqBackend;
 
 extern const SqBackend sq_backend_cpu;

@@ -151,6 +151,10 @@ typedef struct SqGpuFns {
     void (*host_free)(SqGpuDev *dev, void *p);
     int (*upload)(SqGpuDev *dev, int stream, SqGpuAddr dst, const void *src, size_t bytes);
     int (*download)(SqGpuDev *dev, int stream, void *dst, SqGpuAddr src, size_t bytes);
+    /* rows x width bytes from pinned host memory (host_alloc's), asynchronous:
+     * the rows are read after the call (NULL: unsupported). */
+    int (*upload2d)(SqGpuDev *dev, int stream, SqGpuAddr dst, size_t dpitch, const void *src,
+                    size_t spitch, size_t width, size_t rows);
     /* rows x width bytes from device memory the caller owns (NULL: unsupported). */
     int (*copy2d)(SqGpuDev *dev, int stream, SqGpuAddr dst, size_t dpitch, SqGpuAddr src,
                   size_t spitch, size_t width, size_t rows);
@@ -183,6 +187,7 @@ int sq_gpu_send(void *priv, const SpeedqaPicture *const *pics, int new_seq,
                 char *err, size_t errlen);
 int sq_gpu_receive(void *priv, SqRawResult *out, int block, char *err, size_t errlen);
 void sq_gpu_close(void **priv);
+int sq_gpu_pic_mem(void *priv, size_t bytes, void **out);
 
 /* Sizes chosen at open (bench, diagnostics). */
 typedef struct SqGpuStats {
@@ -211,6 +216,6 @@ int sq_gpu_profile(void *priv, double *ms);
     const SqBackend var = { .name = label, .open = var##_open,                         \
                             .capacity = sq_gpu_capacity, .send = sq_gpu_send,          \
                             .receive = sq_gpu_receive, .close = sq_gpu_close,          \
-                            .list_devices = list };
+                            .list_devices = list, .pic_mem = sq_gpu_pic_mem };
 
 #endif

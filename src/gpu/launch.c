@@ -186,6 +186,7 @@ int sq_gpu_launch_batch(GpuPriv *g)
     if (g->stagers && (ret = sq_gpu_finish_staging(g, 1)) < 0)
         return ret;
     g->open_batch = -1;
+    b->first = first;
     build_tables(g, j, first);
     b->launched = 1;
     b->done = 0;
@@ -227,6 +228,9 @@ int sq_gpu_wait_batch(GpuPriv *g, int bslot, int block)
         if (!block && ret == 0)
             return 0;
         b->done = 1;
+        /* its uploads are done too: the library pictures it read go back */
+        for (int i = 0; i < b->nframes; i++)
+            sq_gpu_release_held(g, (int)((b->first + (unsigned)i) % (unsigned)g->nslots), 0);
     }
     return 1;
 }

@@ -81,6 +81,11 @@ void sq_gpu_close(void **priv)
         for (int j = 0; g->batches && j < g->nbslots; j++)
             if (g->batches[j].launched && !g->batches[j].done)
                 fn->event_sync(g->dev, ev_batch_done(g, j));
+        /* frames of a batch never launched may still be uploading */
+        for (int k = 0; g->held && k < g->nslots; k++)
+            sq_gpu_release_held(g, k, 1);
+        for (int k = 0; k < g->npicmem; k++)
+            fn->host_free(g->dev, g->picmem[k]);
         const double t1 = now_ms();
         if (g->pinned)
             fn->host_free(g->dev, g->pinned);
@@ -98,6 +103,8 @@ void sq_gpu_close(void **priv)
     sq_free(&a, g->frames);
     sq_free(&a, g->batches);
     sq_free(&a, g->lent);
+    sq_free(&a, g->held);
+    sq_free(&a, g->picmem);
     sq_free(&a, g);
     *priv = NULL;
 }
@@ -178,7 +185,8 @@ int sq_gpu_open(void **priv, const SqBackendParams *p, const SqGpuFns *fns, char
     size_pinned(g, &sides_bytes, &res_bytes);
     g->frames = sq_calloc(&p->alloc, (size_t)g->nslots, sizeof(*g->frames));
     g->batches = sq_calloc(&p->alloc, (size_t)g->nbslots, sizeof(*g->batches));
-    if (!g->frames || !g->batches) {
+    g->held = fns->upload2d ? sq_calloc(&p->alloc, (size_t)g->nslots, sizeof(*g->held)) : NULL;
+    if (!g->frames || !g->batches || (fns->upload2d && !g->held)) {
         snprintf(err, errlen, "out of memory for the %s backend", fns->name);
         ret = -ENOMEM;
         goto fail_leave;
@@ -218,6 +226,33 @@ fail_leave:
     leave(g);
     sq_gpu_close((void **)&g);
     return ret == -ENOMEM || ret == -ENODEV || ret == -EAGAIN ? ret : -EIO;
+}
+
+/* Pinned memory for a library picture; freed at close. */
+int sq_gpu_pic_mem(void *priv, size_t bytes, void **out)
+{
+    GpuPriv *g = priv;
+    *out = NULL;
+    void **list = sq_calloc(&g->p.alloc, (size_t)g->npicmem + 1, sizeof(*list));
+    if (!list)
+        return -ENOMEM;
+    if (enter(g) < 0) {
+        sq_free(&g->p.alloc, list);
+        return g->sticky;
+    }
+    const int ret = g->fns->host_alloc(g->dev, bytes, out);
+    leave(g);
+    if (ret < 0 || !*out) {
+        sq_free(&g->p.alloc, list);
+        *out = NULL;
+        return ret < 0 ? ret : -ENOMEM;
+    }
+    if (g->npicmem)
+        memcpy(list, g->picmem, sizeof(*list) * (size_t)g->npicmem);
+    sq_free(&g->p.alloc, g->picmem);
+    g->picmem = list;
+    g->picmem[g->npicmem++] = *out;
+    return 0;
 }
 
 int sq_gpu_capacity(void *priv)
@@ -274,8 +309,8 @@ int sq_gpu_send(void *priv, const SpeedqaPicture *const *pic, int new_seq, char 
     memset(fr, 0, sizeof(*fr));
     fr->has_prev = !new_seq && g->sent > 0;
     int ret = sq_gpu_put_frame(g, fr, slot, ref, dis, err, errlen);
-    if (!ret)
-        ret = sq_gpu_add_frame(g, fr);
+    if (!ret && (ret = sq_gpu_add_frame(g, fr)) < 0)
+        sq_gpu_release_held(g, slot, 1); /* taken, so given back before send returns */
     /* a failed send reads nothing once it returns */
     if (ret < 0 && g->stagers)
         sq_gpu_drain_staging(g);

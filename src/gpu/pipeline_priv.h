@@ -43,6 +43,7 @@ typedef struct FrameRec {
 } FrameRec;
 
 typedef struct BatchRec {
+    unsigned long long first; /* send index of its first frame */
     int nframes, npairs;
     int launched, done;
     SqGpuSide *sides;    /* pinned */
@@ -101,6 +102,12 @@ typedef struct GpuPriv {
      * pictures in lent[slot]; the caller uploads them in order. */
     SpeedqaPicture (*lent)[2];
     unsigned long long queued, uploaded;
+    /* Library pictures (speedqa_picture_alloc) go up by DMA from their own
+     * pinned planes: each is held, per frame slot, until its batch is done.
+     * picmem: every such block, freed at close. */
+    SpeedqaPicture (*held)[2];
+    void **picmem;
+    int npicmem;
 } GpuPriv;
 
 /*
@@ -132,6 +139,11 @@ static inline int ev_plans_uploaded(const GpuPriv *g)
 {
     return ev_profile_after(g, SQ_K_COUNT - 1) + 1;
 }
+/* after open: recorded on the copy stream to wait for every queued copy */
+static inline int ev_copies_done(const GpuPriv *g)
+{
+    return ev_plans_uploaded(g);
+}
 static inline int sq_gpu_nevents(const GpuPriv *g)
 {
     return ev_plans_uploaded(g) + 1;
@@ -148,6 +160,10 @@ int sq_gpu_upload_plans(GpuPriv *g);
 
 /* staging.c */
 int sq_gpu_start_stagers(GpuPriv *g, int n_threads);
+/* Give back the library pictures frame slot `slot` holds (its batch is done,
+ * or sync: once every queued copy is). */
+void sq_gpu_release_held(GpuPriv *g, int slot, int sync);
+void sq_gpu_sync_copies(GpuPriv *g);
 /* Upload the frames staged on the stagers: all (wait), or those done. 0 or sticky. */
 int sq_gpu_finish_staging(GpuPriv *g, int wait);
 /* Let every queued stage run (its pictures go back), uploading nothing: failures, close. */

@@ -11,6 +11,7 @@
 #include <string.h>
 
 #include "core/format.h"
+#include "core/picture.h"
 #include "gpu/pipeline_priv.h"
 
 /* One frame's staging, split into nparts row ranges. */
@@ -118,16 +119,18 @@ static void stage_record(const GpuPriv *g, int s, FrameRec *fr, int64_t slot)
 }
 
 /*
- * Device planes: whole planes, device to device (negative strides kept),
+ * Device planes, and a library picture's pinned host planes: whole planes,
+ * device to device or by DMA from the host (negative strides kept),
  * read by the kernels with the picture's sample access (MSB-aligned ones
  * shifted there). A semi-planar picture's interleaved chroma plane is
  * copied once, over the regions of U and V (they follow one another, and
  * the two hold 2 x its row bytes per row): U is read at its start, V one
  * sample on, both every other sample.
  */
-static int copy_device_picture(GpuPriv *g, const SpeedqaPicture *pic, int s, FrameRec *fr,
-                               int64_t slot)
+static int copy_whole_picture(GpuPriv *g, const SpeedqaPicture *pic, int s, FrameRec *fr,
+                              int64_t slot)
 {
+    const int host = pic->memory == SPEEDQA_MEM_HOST;
     const int semi = pic->layout == SPEEDQA_LAYOUT_SEMI_PLANAR;
     for (int c = 0; c < 3; c++) {
         const PlaneGeo *pg = &g->geo[c];
@@ -153,10 +156,13 @@ static int copy_device_picture(GpuPriv *g, const SpeedqaPicture *pic, int s, Fra
         if (pitch < rb)
             return -EINVAL; /* rows overlap: not a picture */
         const SqGpuAddr low = stride < 0 ? src - (SqGpuAddr)((h - 1) * pitch) : src;
-        int ret = g->fns->copy2d(g->dev, SQ_GPU_STREAM_COPY, g->arena + dst, (size_t)rb, low,
-                                 (size_t)pitch, (size_t)rb, (size_t)h);
+        int ret = host ? g->fns->upload2d(g->dev, SQ_GPU_STREAM_COPY, g->arena + dst, (size_t)rb,
+                                          (const void *)(uintptr_t)low, (size_t)pitch,
+                                          (size_t)rb, (size_t)h)
+                       : g->fns->copy2d(g->dev, SQ_GPU_STREAM_COPY, g->arena + dst, (size_t)rb,
+                                        low, (size_t)pitch, (size_t)rb, (size_t)h);
         if (ret < 0)
-            return sq_gpu_fail(g, ret, "device picture copy");
+            return sq_gpu_fail(g, ret, host ? "picture upload" : "device picture copy");
         fr->base[s][c] = stride < 0 ? dst + (h - 1) * rb : dst;
         fr->stride[s][c] = stride < 0 ? -rb : rb;
         fr->runs[s][c] = 0;
@@ -168,6 +174,37 @@ static void give_back(const SpeedqaPicture *pic)
 {
     if (pic->release)
         pic->release(pic->release_opaque, pic->data[0]);
+}
+
+/* A library picture of this context: pinned, so uploaded from in place. */
+static int is_direct(const GpuPriv *g, const SpeedqaPicture *pic)
+{
+    return pic->memory == SPEEDQA_MEM_HOST && g->fns->upload2d && g->held &&
+           sq_picture_owner(pic) == g;
+}
+
+/* Every copy queued so far has read its source (on failure the device is
+ * lost, and nothing reads anything any more). */
+void sq_gpu_sync_copies(GpuPriv *g)
+{
+    const int ev = ev_copies_done(g);
+    if (g->fns->event_record(g->dev, ev, SQ_GPU_STREAM_COPY) < 0 ||
+        g->fns->event_sync(g->dev, ev) < 0)
+        sq_gpu_fail(g, -EIO, "picture upload wait");
+}
+
+void sq_gpu_release_held(GpuPriv *g, int slot, int sync)
+{
+    SpeedqaPicture *h = g->held ? g->held[slot] : NULL;
+    if (!h || (!h[0].release && !h[1].release))
+        return;
+    if (sync)
+        sq_gpu_sync_copies(g);
+    for (int s = 0; s < 2; s++) {
+        const SpeedqaPicture pic = h[s];
+        h[s] = (SpeedqaPicture){ 0 };
+        give_back(&pic);
+    }
 }
 
 /* The staging slots, pinned on the first host picture: a job fed device
@@ -243,13 +280,14 @@ int sq_gpu_put_frame(GpuPriv *g, FrameRec *fr, int slot, const SpeedqaPicture *r
     const SpeedqaPicture *pic[2] = { ref, dis };
     const int64_t slot_off = g->at.slots + slot * g->slot_bytes;
     int ret;
-    if ((ref->memory == SPEEDQA_MEM_HOST || dis->memory == SPEEDQA_MEM_HOST) &&
-        (ret = stage_ready(g)) < 0)
+    const int direct[2] = { is_direct(g, ref), is_direct(g, dis) };
+    if (((ref->memory == SPEEDQA_MEM_HOST && !direct[0]) ||
+         (dis->memory == SPEEDQA_MEM_HOST && !direct[1])) && (ret = stage_ready(g)) < 0)
         return ret;
     StageJob job = { .g = g, .stage = g->pinned ? g->pinned + slot * g->stage_bytes : NULL,
                      .nparts = sq_pool_threads(g->stagers) + 1 };
     if (g->stagers && ref->memory == SPEEDQA_MEM_HOST && dis->memory == SPEEDQA_MEM_HOST &&
-        ref->release && dis->release) {
+        ref->release && dis->release && !direct[0] && !direct[1]) {
         stage_record(g, 0, fr, slot_off);
         stage_record(g, 1, fr, slot_off);
         g->lent[slot][0] = *ref;
@@ -263,10 +301,15 @@ int sq_gpu_put_frame(GpuPriv *g, FrameRec *fr, int slot, const SpeedqaPicture *r
     if (g->stagers && (ret = sq_gpu_finish_staging(g, 1)) < 0)
         return ret;
     for (int s = 0; s < 2; s++) {
-        if (pic[s]->memory == SPEEDQA_MEM_HOST) {
+        if (pic[s]->memory == SPEEDQA_MEM_HOST && !direct[s]) {
             stage_record(g, s, fr, slot_off);
             job.pic[s] = pic[s];
-        } else if ((ret = copy_device_picture(g, pic[s], s, fr, slot_off)) < 0) {
+        } else if ((ret = copy_whole_picture(g, pic[s], s, fr, slot_off)) < 0) {
+            /* a failed send reads nothing once it returns, and takes nothing */
+            if (g->held && g->held[slot][0].release) {
+                sq_gpu_sync_copies(g);
+                g->held[slot][0] = (SpeedqaPicture){ 0 };
+            }
             if (ret == -EINVAL)
                 snprintf(err, errlen, "%s: device picture stride is smaller than a row",
                          g->fns->name);
@@ -276,12 +319,16 @@ int sq_gpu_put_frame(GpuPriv *g, FrameRec *fr, int slot, const SpeedqaPicture *r
                 ret = -EINVAL;
             }
             return ret;
+        } else if (direct[s]) {
+            g->held[slot][s] = *pic[s]; /* read by the DMA until its batch is done */
         }
     }
     if (job.pic[0] || job.pic[1])
         sq_pool_for(g->stagers, job.nparts, stage_part, &job);
-    give_back(ref);
-    give_back(dis);
+    if (!direct[0])
+        give_back(ref);
+    if (!direct[1])
+        give_back(dis);
     /* staged sides sit at the same offsets in pinned and device memory:
      * the span of the host ones goes up in one copy */
     const int first = job.pic[0] ? 0 : 1, last = job.pic[1] ? 1 : 0;

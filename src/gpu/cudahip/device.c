@@ -383,8 +383,26 @@ static int rt_copy2d(SqGpuDev *d, int s, SqGpuAddr dst, size_t dpitch, SqGpuAddr
     c.Height = rows;
     return RT(d, cuMemcpy2DAsync(&c, d->st[s]));
 }
+
+static int rt_upload2d(SqGpuDev *d, int s, SqGpuAddr dst, size_t dpitch, const void *src,
+                       size_t spitch, size_t width, size_t rows)
+{
+    CUDA_MEMCPY2D c;
+    memset(&c, 0, sizeof(c));
+    c.srcMemoryType = CU_MEMORYTYPE_HOST;
+    c.srcHost = src;
+    c.srcPitch = spitch;
+    c.dstMemoryType = CU_MEMORYTYPE_DEVICE;
+    c.dstDevice = (CUdeviceptr)dst;
+    c.dstPitch = dpitch;
+    c.WidthInBytes = width;
+    c.Height = rows;
+    return RT(d, cuMemcpy2DAsync(&c, d->st[s]));
+}
 #else
-#define rt_copy2d NULL /* the pipeline copies device pictures only for CUDA */
+/* the pipeline copies device pictures and uploads library pictures in place only for CUDA */
+#define rt_copy2d NULL
+#define rt_upload2d NULL
 #endif
 
 static int rt_launch(SqGpuDev *d, int s, int k, const unsigned grid[3], unsigned block,
@@ -441,6 +459,7 @@ const SqGpuFns SQ_RT_FNS = {
     .upload = rt_upload,
     .download = rt_download,
     .copy2d = rt_copy2d,
+    .upload2d = rt_upload2d,
     .launch = rt_launch,
     .event_record = rt_event_record,
     .event_query = rt_event_query,

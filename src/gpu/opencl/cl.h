@@ -58,6 +58,10 @@
                                       const size_t *, const size_t *, size_t, size_t,       \
                                       size_t, size_t, cl_uint, const cl_event *,            \
                                       cl_event *))                                          \
+    X(cl_int, EnqueueWriteBufferRect, (cl_command_queue, cl_mem, cl_bool, const size_t *,   \
+                                       const size_t *, const size_t *, size_t, size_t,      \
+                                       size_t, size_t, const void *, cl_uint,               \
+                                       const cl_event *, cl_event *))                       \
     X(void *, EnqueueMapBuffer, (cl_command_queue, cl_mem, cl_bool, cl_map_flags, size_t,   \
                                  size_t, cl_uint, const cl_event *, cl_event *, cl_int *))  \
     X(cl_int, EnqueueUnmapMemObject, (cl_command_queue, cl_mem, void *, cl_uint,            \

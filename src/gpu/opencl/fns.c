@@ -326,6 +326,27 @@ error:
     return ret;
 }
 
+static int cl_upload2d(SqGpuDev *d, int stream, SqGpuAddr dst, size_t dpitch, const void *src,
+                       size_t spitch, size_t width, size_t rows)
+{
+    int ret = 0;
+    cl_mem dm = NULL;
+    size_t doff = 0;
+    STICKY();
+    if (!width || !rows)
+        return 0;
+    if ((ret = decode(d, dst, &dm, &doff)) < 0)
+        return ret;
+    void *host = (void *)(uintptr_t)src;
+    const cl_bool block = pinned(d, host, (rows - 1) * spitch + width) ? CL_FALSE : CL_TRUE;
+    const size_t borg[3] = { doff, 0, 0 }, horg[3] = { 0, 0, 0 }, region[3] = { width, rows, 1 };
+    CL(d->cl.EnqueueWriteBufferRect(d->q[stream], dm, block, borg, horg, region, dpitch, 0,
+                                    spitch, 0, host, 0, NULL, NULL));
+    return 0;
+error:
+    return ret;
+}
+
 static int cl_launch(SqGpuDev *d, int stream, int kernel, const unsigned grid[3], unsigned block,
                      SqGpuAddr arena, const SqKArgs *args)
 {
@@ -386,6 +407,7 @@ const SqGpuFns sq_cl_fns = {
     .upload = cl_upload,
     .download = cl_download,
     .copy2d = cl_copy2d,
+    .upload2d = cl_upload2d,
     .launch = cl_launch,
     .event_record = sq_cl_event_record,
     .event_query = sq_cl_event_query,
