@@ -1,12 +1,15 @@
 /*
- * api_threads: how the CPU backend scales with threads, frames in memory.
+ * api_threads: how a backend scales with threads, frames in memory.
  *
  *   api_threads [--frames N] [--threads 1,2,4,8,16] [--size WxH] [--bpc B]
+ *               [--backend cpu|cuda|opencl]
  *
  * Both features, 4:2:0, a textured pair of 8 distinct frames cycled. Each
- * thread count runs twice in the same process: pictures lent to the
- * library (release callback: read in place) and pictures without one
- * (copied at send, the slow path). Prints fps and the ratio to one thread
+ * thread count runs three ways in the same process: pictures lent to the
+ * library (release callback: read in place, staged on a GPU), pictures
+ * without one (copied at send, the slow path), and library pictures
+ * (speedqa_picture_alloc: filled once, a reference sent each time; pinned
+ * and uploaded in place on a GPU). Prints fps and the ratio to one thread
  * of the same kind, best of 3 passes.
  */
 #include <errno.h>
@@ -52,27 +55,53 @@ static void picture(const Frames *f, int side, int i, int lend, SpeedqaPicture *
         p->release = no_release;
 }
 
-static double pass(const Frames *f, int n, int threads, int lend)
+/* mode 0: copied, 1: lent, 2: library pictures */
+static double pass(const Frames *f, int n, int threads, int mode, SpeedqaBackend be)
 {
     SpeedqaSettings s;
     speedqa_default_settings(&s);
     s.ref = s.dis = (SpeedqaFormat){ f->w, f->h, SPEEDQA_PIX_420, f->bpc };
     s.n_threads = threads;
+    s.backend = be;
     SpeedqaContext *ctx;
     if (speedqa_open(&ctx, &s) < 0)
         return -1;
+    SpeedqaPicture lib[2][DISTINCT];
+    memset(lib, 0, sizeof lib);
+    for (int side = 0; mode == 2 && side < 2; side++)
+        for (int i = 0; i < DISTINCT; i++) {
+            SpeedqaPicture src;
+            picture(f, side, i, 0, &src);
+            if (speedqa_picture_alloc(ctx, &lib[side][i]) < 0) {
+                speedqa_close(&ctx);
+                return -1;
+            }
+            for (int c = 0; c < 3; c++) {
+                const size_t rb = (size_t)(c ? f->w / 2 : f->w) * (f->bpc > 8 ? 2 : 1);
+                for (int y = 0; y < (c ? f->h / 2 : f->h); y++)
+                    memcpy((unsigned char *)lib[side][i].data[c] + y * lib[side][i].stride[c],
+                           (const unsigned char *)src.data[c] + y * src.stride[c], rb);
+            }
+        }
     SpeedqaScores sc;
     const double t0 = now();
     for (int i = 0; i < n; i++) {
         SpeedqaPicture r, d;
-        picture(f, 0, i, lend, &r);
-        picture(f, 1, i, lend, &d);
+        if (mode == 2) {
+            r = lib[0][i % DISTINCT];
+            d = lib[1][i % DISTINCT];
+            speedqa_picture_ref(&r); /* the send's reference: ours stays */
+            speedqa_picture_ref(&d);
+        } else {
+            picture(f, 0, i, mode, &r);
+            picture(f, 1, i, mode, &d);
+        }
         int ret;
         while ((ret = speedqa_send(ctx, &r, &d)) == SPEEDQA_ERR(EAGAIN))
             speedqa_receive(ctx, &sc); /* a full queue: this one blocks */
         if (ret < 0) {
             speedqa_close(&ctx);
-            return -1;
+            return -1; /* (a refused send's references die with the process) */
         }
         while (speedqa_receive(ctx, &sc) == 0)
             ;
@@ -81,6 +110,9 @@ static double pass(const Frames *f, int n, int threads, int lend)
     while (speedqa_receive(ctx, &sc) == 0)
         ;
     const double t = now() - t0;
+    for (int side = 0; side < 2; side++)
+        for (int i = 0; i < DISTINCT; i++)
+            speedqa_picture_unref(&lib[side][i]);
     speedqa_close(&ctx);
     return t;
 }
@@ -89,6 +121,7 @@ int main(int argc, char **argv)
 {
     int n = 240, bpc = 8, w = 1920, h = 1080;
     const char *threads = "1,2,4,8,16";
+    SpeedqaBackend be = SPEEDQA_BACKEND_CPU;
     for (int i = 1; i + 1 < argc; i += 2) {
         if (!strcmp(argv[i], "--frames"))
             n = atoi(argv[i + 1]);
@@ -98,8 +131,13 @@ int main(int argc, char **argv)
             bpc = atoi(argv[i + 1]);
         else if (!strcmp(argv[i], "--size") && sscanf(argv[i + 1], "%dx%d", &w, &h) == 2)
             ;
+        else if (!strcmp(argv[i], "--backend"))
+            be = !strcmp(argv[i + 1], "cuda")     ? SPEEDQA_BACKEND_CUDA
+                 : !strcmp(argv[i + 1], "opencl") ? SPEEDQA_BACKEND_OPENCL
+                                                  : SPEEDQA_BACKEND_CPU;
         else {
-            fprintf(stderr, "usage: api_threads [--frames N] [--threads LIST] [--size WxH] [--bpc B]\n");
+            fprintf(stderr, "usage: api_threads [--frames N] [--threads LIST] [--size WxH] [--bpc B] "
+                    "[--backend cpu|cuda|opencl]\n");
             return 2;
         }
     }
@@ -121,25 +159,28 @@ int main(int argc, char **argv)
                     f.buf[s][i][k] = (unsigned char)v;
             }
         }
-    printf("API, %dx%d %d-bit 4:2:0, both features, %d frames, best of 3\n", w, h, bpc, n);
-    printf("%-8s %12s %8s %12s %8s\n", "threads", "lent fps", "x 1 thr", "copied fps", "x 1 thr");
-    double base[2] = { 0, 0 };
+    printf("API, %s backend, %dx%d %d-bit 4:2:0, both features, %d frames, best of 3\n",
+           be == SPEEDQA_BACKEND_CUDA ? "cuda" : be == SPEEDQA_BACKEND_OPENCL ? "opencl" : "cpu",
+           w, h, bpc, n);
+    printf("%-8s %12s %8s %12s %8s %12s %8s\n", "threads", "lent fps", "x 1 thr", "copied fps",
+           "x 1 thr", "library fps", "x 1 thr");
+    double base[3] = { 0, 0, 0 };
     for (const char *t = threads; *t;) {
         const int th = atoi(t);
-        double fps[2];
-        for (int lend = 1; lend >= 0; lend--) {
+        double fps[3];
+        for (int mode = 0; mode < 3; mode++) {
             double best = 0;
             for (int r = 0; r < 3; r++) {
-                const double s = pass(&f, n, th, lend);
+                const double s = pass(&f, n, th, mode, be);
                 if (s > 0 && (best == 0 || s < best))
                     best = s;
             }
-            fps[lend] = best > 0 ? n / best : 0;
-            if (!base[lend])
-                base[lend] = fps[lend];
+            fps[mode] = best > 0 ? n / best : 0;
+            if (!base[mode])
+                base[mode] = fps[mode];
         }
-        printf("%-8d %12.1f %8.2f %12.1f %8.2f\n", th, fps[1], fps[1] / base[1], fps[0],
-               fps[0] / base[0]);
+        printf("%-8d %12.1f %8.2f %12.1f %8.2f %12.1f %8.2f\n", th, fps[1], fps[1] / base[1],
+               fps[0], fps[0] / base[0], fps[2], fps[2] / base[2]);
         fflush(stdout);
         const char *c = strchr(t, ',');
         t = c ? c + 1 : t + strlen(t);
