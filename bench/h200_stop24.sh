@@ -7,13 +7,15 @@
 # ab1080 / ab2160: the --hwaccel batch against its floor in interleaved
 #   rounds (bench/nvdec_batch_ab.py; $AB_SETTINGS passes through);
 # open: the CUDA start-up split at batch 32 and 8 (SPEEDQA_GPU_BATCH);
-# cli: the 1080p CLI against the read floor, CUDA at batch 32 and 8;
+# cli: the 1080p CLI against the read floor, CUDA at batch 32 and 16 (the default);
+# pictures: test_picture on CUDA, and api_threads (lent, copied and library
+#   pictures, 1080p) on CUDA and on the CPU;
 # gpubatch: gpu_bench at 1080p and 2160p for batch 32, 16 and 8;
 # kernels: checkkernel and the golden suite at every CPU mask, the API bench.
 # Default: every step. Logs tarred into OUT.
 set -u
 OUT=${1:-/tmp/h200}; shift; mkdir -p "$OUT/l"; L=$OUT/l
-STEPS=${*:-nvbench ab1080 ab2160 open cli gpubatch kernels}
+STEPS=${*:-nvbench ab1080 ab2160 open cli pictures gpubatch kernels}
 T0=$SECONDS
 step() { local n=$1 t=$2; shift 2; local s=$SECONDS
          timeout "$t" "$@" > "$L/$n.log" 2>&1; echo "== $n: rc $? in $((SECONDS - s)) s (at $((SECONDS - T0)) s)"; }
@@ -33,11 +35,18 @@ for st in $STEPS; do
     open) step build_ot 120 ninja -C build-nv bench/open_time
           step open 60 sh -c 'for b in 32 8 32 8; do echo "batch $b"; SPEEDQA_GPU_BATCH=$b build-nv/bench/open_time cuda 1920x1080; done'
           cat "$L/open.log" ;;
-    cli) for b in 32 8; do
+    cli) for b in 32 16; do
              step cli_b$b 150 env SPEEDQA_GPU_BATCH=$b python3 bench/cli_throughput.py "$S" --frames 1000 --threads 16 --backends cuda --gpu-threads 16
              cat "$L/cli_b$b.log"
          done
          rm -rf /dev/shm/sq-cli-bench-* ;;
+    pictures) step build_p 200 ninja -C build-nv tests/gpu/test_picture bench/api_threads
+          step picture_cuda 200 build-nv/tests/gpu/test_picture cuda
+          grep -cE "^ok" "$L/picture_cuda.log"; grep -E "^FAIL|passed|FAILED|skip" "$L/picture_cuda.log" | head
+          step api_cuda 200 build-nv/bench/api_threads --backend cuda --threads 1,4,16 --frames 480
+          cat "$L/api_cuda.log"
+          step api_cpu 200 build-nv/bench/api_threads --backend cpu --threads 1,16 --frames 480
+          cat "$L/api_cpu.log" ;;
     gpubatch) step build_gb 120 ninja -C build-nv tests/gpu/gpu_bench
           for b in 32 16 8; do
               step gpu_b$b 90 env SPEEDQA_GPU_BATCH=$b build-nv/tests/gpu/gpu_bench cuda -s 1920x1080,3840x2160 -c 16
