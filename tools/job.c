@@ -653,6 +653,8 @@ static int start_reader(SqInput *in, SqPrefetch **ahead, int threads, int batch)
         sq_input_prefault(in, !batch && sysconf(_SC_NPROCESSORS_ONLN) > threads);
         return 0;
     }
+    /* decoded frames are lent from the decoder's buffers, not packed */
+    sq_input_lend(in);
     /* enough buffers for the frames the library holds and a few ahead */
     const int pr = sq_prefetch_start(ahead, in, 2 * threads + 6, perr, sizeof perr);
     if (pr < 0 && pr != -ENOTSUP) {

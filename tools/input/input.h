@@ -90,12 +90,15 @@ int sq_input_read(SqInput *in, SpeedqaPicture *pic, char *err, size_t errlen);
 int sq_input_mapped(const SqInput *in);
 
 /*
- * From now on, frames of a mapped input carry a release callback: they
- * are lent (see speedqa.h), and every one must be released, by the
- * library after a send that took it, or by the caller (releasing twice is
- * harmless). The pages of frames given back are unmapped as reading goes
- * on, and the mapping lasts until the input is closed and every frame is
- * back, so a context may be closed after its inputs.
+ * From now on, frames of a mapped input, and frames decoded in software
+ * (the decoder's own buffers, up to SQ_INPUT_HW_HELD at once; later ones
+ * are copied), carry a release callback: they are lent (see speedqa.h),
+ * and every one must be released, by the library after a send that took
+ * it, or by the caller (releasing twice is harmless). The pages of mapped
+ * frames given back are unmapped as reading goes on, and the mapping lasts
+ * until the input is closed and every frame is back, so a context may be
+ * closed after its inputs; a decoded frame must be back before its input
+ * is closed.
  */
 void sq_input_lend(SqInput *in);
 

@@ -73,7 +73,7 @@ struct SqInput {
      * and where the frame just read lies (the mapping or buf). */
     struct SqMap *map;
     size_t map_pos;
-    int lend;                /* sq_input_lend: mapped frames carry a release */
+    int lend;                /* sq_input_lend: mapped and decoded frames carry a release */
     const unsigned char *frame;
 
     /* Device frames (lav.c with hw_device >= 0): the reader fills devpic

@@ -14,7 +14,10 @@
  * NVDEC through libav's cuda hwaccel, in the device's primary context (the
  * CUDA backend's), and each frame stays in the decoder's surface: it is
  * lent as a SPEEDQA_MEM_CUDA picture whose release unreferences it. A
- * stream NVDEC cannot take starts over in software (see lav_open).
+ * stream NVDEC cannot take starts over in software (see lav_open). A
+ * software-decoded frame is lent the same way (a host picture over the
+ * decoder's planes) when the caller gives pictures back (sq_input_lend),
+ * else packed into in->buf.
  */
 #ifndef _FILE_OFFSET_BITS
 #define _FILE_OFFSET_BITS 64
@@ -39,7 +42,7 @@
  * encoded video for scoring comes in. */
 #define LAV_CONTAINERS "mov,matroska,avi,mpegts,mpeg,mxf,flv,ivf,obu,h264,hevc,m4v,mpegvideo"
 
-/* A decoded GPU frame out on loan. busy: 0 free, 1 lent, 2 being given back. */
+/* A decoded frame out on loan. busy: 0 free, 1 lent, 2 being given back. */
 typedef struct Held {
     AVFrame *frame;
     atomic_int busy;
@@ -310,7 +313,7 @@ static int device_format(SqInput *in, LavPriv *p, SpeedqaFormat *f)
     return 0;
 }
 
-/* A lent GPU frame comes back (any thread; twice is harmless). */
+/* A lent frame comes back (any thread; twice is harmless). */
 static void held_release(void *opaque, const void *data0)
 {
     Held *h = opaque;
@@ -322,13 +325,21 @@ static void held_release(void *opaque, const void *data0)
     atomic_store(&h->busy, 0);
 }
 
-/* p->frame (a GPU frame) into in->devpic, lent; -EBUSY when every holder is out. */
+/* p->frame into in->devpic, lent: a GPU frame, or a software one when the
+ * caller gives pictures back (sq_input_lend: no copy into in->buf). 0 when
+ * every holder is out (a software frame is then copied), or -EBUSY for a
+ * GPU frame. */
 static int lend_frame(SqInput *in, LavPriv *p)
 {
+    const int gpu = p->pix == AV_PIX_FMT_CUDA;
     Held *h = NULL;
     for (int i = 0; i < SQ_INPUT_HW_HELD && !h; i++)
         if (atomic_load(&p->held[i].busy) == 0)
             h = &p->held[i];
+    if (h && !h->frame && !(h->frame = sq_lav.av_frame_alloc()))
+        h = NULL;
+    if (!h && !gpu)
+        return 0;
     if (!h)
         return sq_in_fail(in, -EBUSY, "more than %d decoded GPU frames held at once",
                           SQ_INPUT_HW_HELD);
@@ -337,10 +348,11 @@ static int lend_frame(SqInput *in, LavPriv *p)
     SpeedqaPicture *pic = &in->devpic;
     memset(pic, 0, sizeof *pic);
     pic->format = in->info.format;
-    pic->memory = SPEEDQA_MEM_CUDA;
+    pic->memory = gpu ? SPEEDQA_MEM_CUDA : SPEEDQA_MEM_HOST;
     pic->layout = in->layout;
     pic->msb_aligned = in->msb_aligned;
-    const int planes = in->layout == SPEEDQA_LAYOUT_SEMI_PLANAR ? 2 : 3;
+    const int planes = in->layout == SPEEDQA_LAYOUT_SEMI_PLANAR ? 2
+                     : in->info.format.fmt == SPEEDQA_PIX_400 ? 1 : 3;
     for (int i = 0; i < planes; i++) {
         pic->data[i] = h->frame->data[i];
         pic->stride[i] = h->frame->linesize[i];
@@ -604,6 +616,9 @@ static int lav_read(SqInput *in)
     int r = next_frame(in, p);
     if (r == 1 && p->pix == AV_PIX_FMT_CUDA)
         return lend_frame(in, p);
+    /* the decoder's own buffer, lent: its reference goes back at release */
+    if (r == 1 && in->lend && lend_frame(in, p) == 1)
+        return 1;
     if (r == 1) {
         copy_frame(in, p->frame);
         sq_lav.av_frame_unref(p->frame);
