@@ -368,13 +368,15 @@ static int rt_download(SqGpuDev *d, int s, void *dst, SqGpuAddr src, size_t n)
 }
 
 #if defined(SQ_GPU_RT_CUDA)
-static int rt_copy2d(SqGpuDev *d, int s, SqGpuAddr dst, size_t dpitch, SqGpuAddr src,
-                     size_t spitch, size_t width, size_t rows)
+/* rows x width bytes into device memory, from device memory (host NULL) or pinned host memory */
+static int copy_rect(SqGpuDev *d, int s, SqGpuAddr dst, size_t dpitch, SqGpuAddr src,
+                     const void *host, size_t spitch, size_t width, size_t rows)
 {
     CUDA_MEMCPY2D c;
     memset(&c, 0, sizeof(c));
-    c.srcMemoryType = CU_MEMORYTYPE_DEVICE;
+    c.srcMemoryType = host ? CU_MEMORYTYPE_HOST : CU_MEMORYTYPE_DEVICE;
     c.srcDevice = (CUdeviceptr)src;
+    c.srcHost = host;
     c.srcPitch = spitch;
     c.dstMemoryType = CU_MEMORYTYPE_DEVICE;
     c.dstDevice = (CUdeviceptr)dst;
@@ -384,20 +386,16 @@ static int rt_copy2d(SqGpuDev *d, int s, SqGpuAddr dst, size_t dpitch, SqGpuAddr
     return RT(d, cuMemcpy2DAsync(&c, d->st[s]));
 }
 
+static int rt_copy2d(SqGpuDev *d, int s, SqGpuAddr dst, size_t dpitch, SqGpuAddr src,
+                     size_t spitch, size_t width, size_t rows)
+{
+    return copy_rect(d, s, dst, dpitch, src, NULL, spitch, width, rows);
+}
+
 static int rt_upload2d(SqGpuDev *d, int s, SqGpuAddr dst, size_t dpitch, const void *src,
                        size_t spitch, size_t width, size_t rows)
 {
-    CUDA_MEMCPY2D c;
-    memset(&c, 0, sizeof(c));
-    c.srcMemoryType = CU_MEMORYTYPE_HOST;
-    c.srcHost = src;
-    c.srcPitch = spitch;
-    c.dstMemoryType = CU_MEMORYTYPE_DEVICE;
-    c.dstDevice = (CUdeviceptr)dst;
-    c.dstPitch = dpitch;
-    c.WidthInBytes = width;
-    c.Height = rows;
-    return RT(d, cuMemcpy2DAsync(&c, d->st[s]));
+    return copy_rect(d, s, dst, dpitch, 0, src, spitch, width, rows);
 }
 #else
 /* the pipeline copies device pictures and uploads library pictures in place only for CUDA */
