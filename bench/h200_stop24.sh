@@ -8,6 +8,7 @@
 #   rounds (bench/nvdec_batch_ab.py; $AB_SETTINGS passes through);
 # open: the CUDA start-up split at batch 32 and 8 (SPEEDQA_GPU_BATCH);
 # cli: the 1080p CLI against the read floor, CUDA at batch 32 and 16 (the default);
+# cli4k: the same at 2160p 10-bit, 300 frames (CPU 16 threads and CUDA);
 # pictures: test_picture on CUDA, and api_threads (lent, copied and library
 #   pictures, 1080p) on CUDA and on the CPU;
 # gpubatch: gpu_bench at 1080p and 2160p for batch 32, 16 and 8;
@@ -40,6 +41,8 @@ for st in $STEPS; do
              cat "$L/cli_b$b.log"
          done
          rm -rf /dev/shm/sq-cli-bench-* ;;
+    cli4k) step cli4k 300 python3 bench/cli_throughput.py "$S" --size 2160p10 --frames 300 --threads 16 --backends cuda --gpu-threads 16
+           cat "$L/cli4k.log"; rm -rf /dev/shm/sq-cli-bench-* ;;
     pictures) step build_p 200 ninja -C build-nv tests/gpu/test_picture bench/api_threads
           step picture_cuda 200 build-nv/tests/gpu/test_picture cuda
           grep -cE "^ok" "$L/picture_cuda.log"; grep -E "^FAIL|passed|FAILED|skip" "$L/picture_cuda.log" | head
