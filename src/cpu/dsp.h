@@ -15,7 +15,10 @@
 /* Covariance layout for b = SQ_BLOCK (5): 41 lags + the plain sum. */
 #define SQ_COV_SEQS 42
 #define SQ_COV_K (SQ_COV_SEQS * 5)   /* row terms per operating row */
-#define SQ_COV_LD 212                /* SQ_COV_K rounded up to 4 doubles */
+/* SQ_COV_K rounded up to 8 doubles: every row of row terms starts a 64-byte
+ * line, so a vector store of 8 never splits one (212 split every other
+ * row's stores, the most sampled instructions of the AVX-512 cov_rows). */
+#define SQ_COV_LD 216
 
 typedef struct SqDsp {
     /*

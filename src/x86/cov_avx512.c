@@ -123,7 +123,8 @@ void SQ_X512(sq_cov_rows)(double *dl, const float *img, ptrdiff_t stride, int tr
         memset(col + trunc_h, 0, sizeof(double) * (size_t)(ld - trunc_h));
     }
     __m512d dk[SQ_COV_LD];
-    dk[SQ_COV_K] = dk[SQ_COV_K + 1] = _mm512_setzero_pd();
+    for (int k = SQ_COV_K; k < SQ_COV_LD; k++) /* padding: stored, never read */
+        dk[k] = _mm512_setzero_pd();
     for (int y0 = 0; y0 < trunc_h; y0 += 8) {
         const double *t0 = ws + 4 * ld + y0;
         /* dr = 0: lags dc = 0..4 (sequences 0..4) and the plain sum (41). */
