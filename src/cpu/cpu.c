@@ -357,12 +357,20 @@ static int all_finite(const float *v, size_t cnt, float bound)
  * exactly +-0 (u[r] = +0 for r < k, z reset to the identity outside the
  * active block), which leaves every sum unchanged because an accumulator
  * that starts at +0 never becomes -0. Rows r < k of H*P reduce to
- * p[r][c] + 0. Returns -1 when a non-finite value makes that argument void.
+ * p[r][c] + 0, which is p[r][c] itself: no entry of P is -0 (the identity,
+ * then such sums). Returns -1 when a non-finite value makes that argument
+ * void.
+ *
+ * The structured loop writes the active block of H*Z into a second z
+ * buffer (zn, ws[0 .. n n): sq_cpu_qr_solve reads kmat instead of a copy
+ * there) and swaps, instead of copying it back row by row; a buffer that
+ * becomes z again two steps later has its rows and columns k - 2, k - 1
+ * reset, the rest outside the block being the identity already.
  */
 static int householder_loop(const SqDsp *dsp, const float *kmat, int n, float *ws, int structured)
 {
     const size_t nn = (size_t)n * n;
-    float *z = ws + nn, *pm = z + nn, *h = pm + nn, *t = h + nn;
+    float *z = ws + nn, *pm = z + nn, *h = pm + nn, *t = h + nn, *zn = ws;
     float *u = t; /* as in sq_qr_solve: t holds u until h is built */
     for (size_t i = 0; i < nn; i++)
         z[i] = kmat[i];
@@ -375,13 +383,13 @@ static int householder_loop(const SqDsp *dsp, const float *kmat, int n, float *w
                 for (int c = 0; c < n; c++)
                     if (r < k || c < k)
                         z[r * n + c] = r == c ? 1.0f : 0.0f;
-        } else if (k > 0) {
-            /* Only [k, n)^2 was written since the last reset: reset row and
-             * column k - 1 (the rest of r < k || c < k already is). */
-            for (int c = 0; c < n; c++)
-                z[(k - 1) * n + c] = k - 1 == c ? 1.0f : 0.0f;
-            for (int r = 0; r < n; r++)
-                z[r * n + k - 1] = r == k - 1 ? 1.0f : 0.0f;
+        } else {
+            for (int q = k - 2 < 0 ? 0 : k - 2; q < k; q++) {
+                for (int c = 0; c < n; c++)
+                    z[q * n + c] = q == c ? 1.0f : 0.0f;
+                for (int r = 0; r < n; r++)
+                    z[r * n + q] = r == q ? 1.0f : 0.0f;
+            }
         }
         sq_householder_vec(z, kmat, n, k, u);
         if (!structured) {
@@ -404,14 +412,20 @@ static int householder_loop(const SqDsp *dsp, const float *kmat, int n, float *w
             h[r * n + r] = h[r * n + r] + 1.0f;
         }
         if (m > 1) {
-            dsp->matmul(t + (k + 1) * n + k + 1, n, h + (k + 1) * n + k, n, z + k * n + k + 1, n,
+            dsp->matmul(zn + (k + 1) * n + k + 1, n, h + (k + 1) * n + k, n, z + k * n + k + 1, n,
                         m - 1, m - 1, m);
-            for (int r = k + 1; r < n; r++)
-                memcpy(z + r * n + k + 1, t + r * n + k + 1, sizeof(float) * (size_t)(m - 1));
+            float *const sw = z;
+            z = zn;
+            zn = sw;
+        }
+        if (k == 0 && all_finite(u, (size_t)n, 0x1p62f)) {
+            /* H * I: each sum is h[r][c] among +-0 terms (h finite: |u| <=
+             * 2^62), so h[r][c] + 0 */
+            for (size_t i = 0; i < nn; i++)
+                pm[i] = h[i] + 0.0f;
+            continue;
         }
         dsp->matmul(t + k * n, n, h + k * n + k, n, pm + k * n, n, m, n, m);
-        for (int i = 0; i < k * n; i++)
-            pm[i] = pm[i] + 0.0f;
         memcpy(pm + k * n, t + k * n, sizeof(float) * (size_t)m * n);
     }
     return structured && !all_finite(pm, nn, INFINITY) ? -1 : 0;
@@ -420,12 +434,10 @@ static int householder_loop(const SqDsp *dsp, const float *kmat, int n, float *w
 int sq_cpu_qr_solve(const SqDsp *dsp, const float *kmat, int n, const float *y, int nb, float *ws)
 {
     const size_t nn = (size_t)n * n;
-    float *a = ws, *pm = ws + 2 * nn, *h = pm + nn, *bm = ws + 5 * nn;
-    for (size_t i = 0; i < nn; i++)
-        a[i] = kmat[i];
+    float *pm = ws + 2 * nn, *h = pm + nn, *bm = ws + 5 * nn;
     if (householder_loop(dsp, kmat, n, ws, 1) < 0)
         householder_loop(dsp, kmat, n, ws, 0);
-    dsp->matmul(h, n, pm, n, a, n, n, n, n); /* h = R */
+    dsp->matmul(h, n, pm, n, kmat, n, n, n, n); /* h = R (sq_qr_solve's a is kmat) */
     dsp->matmul(bm, nb, pm, n, y, nb, n, nb, n);
     for (int i = n - 1; i >= 0; i--)
         if (!sq_solve_pivot_ok(h[i * n + i]))
