@@ -134,8 +134,10 @@ static void prescale_row_c(float *dst, const float *src, ptrdiff_t stride, int m
 
 size_t sq_cov_ws_doubles(int trunc_w, int trunc_h)
 {
-    /* Transposed, zero-padded copy used by the SIMD versions. */
-    return (size_t)(trunc_w + 8) * (size_t)(((trunc_h + 3) & ~3) + 8);
+    /* Transposed, zero-padded copy used by the SIMD versions (columns of
+     * rows rounded up to 8, plus 8), then AVX-512's band of 8 rows of
+     * every column and room to put both on a 64-byte line. */
+    return (size_t)(trunc_w + 8) * (size_t)(((trunc_h + 7) & ~7) + 8 + 8) + 8;
 }
 
 static pthread_once_t flags_once = PTHREAD_ONCE_INIT;
