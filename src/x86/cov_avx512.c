@@ -172,3 +172,44 @@ void SQ_X512(sq_cov_rows)(double *dl, const float *img, ptrdiff_t stride, int tr
     }
 }
 
+
+/*
+ * Step 2 (sq_cov_window_sum, the window sums of the row terms): the five
+ * sums of a column chunk (r0 = 0 .. 4) at once. Row j of dl is term
+ * i = j - r0 of the sum of r0, so one pass down the rows adds it to each
+ * sum it belongs to, every sum still in increasing i from +0: 15
+ * independent chains instead of 4, which the add latency held back (the
+ * AVX2 version, which this level kept, ran at half the add throughput).
+ */
+_Static_assert(SQ_COV_LD % 24 == 0, "cov_sums takes columns 24 at a time");
+_Static_assert(SQ_BLOCK == 5, "cov_sums adds to five sums");
+
+#define SUMS_ADD(r0)                                                      \
+    if (j >= (r0) && j - (r0) < sub_h) {                                  \
+        acc[r0][0] = _mm512_add_pd(acc[r0][0], x0);                       \
+        acc[r0][1] = _mm512_add_pd(acc[r0][1], x1);                       \
+        acc[r0][2] = _mm512_add_pd(acc[r0][2], x2);                       \
+    }
+
+void SQ_X512(sq_cov_sums)(double *sums, const double *dl, int sub_h)
+{
+    for (int k = 0; k < SQ_COV_LD; k += 24) {
+        __m512d acc[SQ_BLOCK][3];
+        for (int r0 = 0; r0 < SQ_BLOCK; r0++)
+            acc[r0][0] = acc[r0][1] = acc[r0][2] = _mm512_setzero_pd();
+        for (int j = 0; j < sub_h + SQ_BLOCK - 1; j++) {
+            const double *p = dl + (size_t)j * SQ_COV_LD + k;
+            const __m512d x0 = _mm512_loadu_pd(p), x1 = _mm512_loadu_pd(p + 8);
+            const __m512d x2 = _mm512_loadu_pd(p + 16);
+            SUMS_ADD(0)
+            SUMS_ADD(1)
+            SUMS_ADD(2)
+            SUMS_ADD(3)
+            SUMS_ADD(4)
+        }
+        for (int r0 = 0; r0 < SQ_BLOCK; r0++)
+            for (int v = 0; v < 3; v++)
+                _mm512_storeu_pd(sums + r0 * SQ_COV_LD + k + 8 * v, acc[r0][v]);
+    }
+}
+#undef SUMS_ADD

@@ -59,6 +59,7 @@ void SQ_X512(sq_local_mean)(float *dst, const float *op, const float *mrow, int 
                             const float *g, int taps);
 void SQ_X512(sq_cov_rows)(double *dl, const float *img, ptrdiff_t stride, int trunc_w,
                           int trunc_h, double *ws);
+void SQ_X512(sq_cov_sums)(double *sums, const double *dl, int sub_h);
 void SQ_X512(sq_matmul)(float *out, ptrdiff_t ldo, const float *l, ptrdiff_t ldl,
                         const float *r, ptrdiff_t ldr, int rows, int cols, int depth);
 void SQ_X512(sq_backsub)(float *x, const float *rm, int n, int nb);
