@@ -450,16 +450,7 @@ int sq_cpu_solve(const SqPlan *p, SqCpuSide *s)
 {
     const SqDims *d = &p->d;
     const int n = d->n, nb = d->nb;
-    /* sq_block_sample for every (row, m), as plain copies. */
-    for (int r = 0; r < d->b; r++)
-        for (int c = 0; c < d->b; c++) {
-            float *yr = s->y + (size_t)(r * d->b + c) * nb;
-            for (int bi = 0; bi < d->nbv; bi++) {
-                const float *src = s->dimg + (size_t)(bi * d->b + r) * d->op_w + c;
-                for (int bj = 0; bj < d->nbh; bj++)
-                    yr[bi * d->nbh + bj] = src[bj * d->b];
-            }
-        }
+    s->dsp.block_rows(s->y, s->dimg, d->op_w, d->nbh, d->nbv);
     if (!sq_eigen_regular(s->lambda, n) || sq_cpu_qr_solve(&s->dsp, s->k, n, s->y, nb, s->sol) < 0) {
         memset(s->x, 0, sizeof(float) * (size_t)n * nb);
         return SQ_EST_SINGULAR;

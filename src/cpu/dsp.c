@@ -111,6 +111,14 @@ static void backsub_c(float *x, const float *rm, int n, int nb)
             x[(size_t)i * nb + j] = sq_backsub_entry(rm, n, x, nb, i, j, x[(size_t)i * nb + j]);
 }
 
+static void block_rows_c(float *y, const float *img, int op_w, int nbh, int nbv)
+{
+    const int nb = nbh * nbv;
+    for (int row = 0; row < SQ_BLOCK * SQ_BLOCK; row++)
+        for (int m = 0; m < nb; m++)
+            y[(size_t)row * nb + m] = sq_block_sample(img, op_w, SQ_BLOCK, nbh, row, m);
+}
+
 static void block_var_c(float *s, const float *x, const float *y, int n, int nb)
 {
     for (int m = 0; m < nb; m++)
@@ -172,6 +180,7 @@ void sq_dsp_init(SqDsp *d, unsigned flags)
     d->tridiag = tridiag_c;
     d->matmul = matmul_c;
     d->backsub = backsub_c;
+    d->block_rows = block_rows_c;
     d->block_var = block_var_c;
     d->entropy = entropy_c;
     d->prescale_row = prescale_row_c;

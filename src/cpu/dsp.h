@@ -85,6 +85,12 @@ typedef struct SqDsp {
      * i = n-1 .. 0. The caller has checked the diagonal of rm.
      */
     void (*backsub)(float *x, const float *rm, int n, int nb);
+    /*
+     * The solve's right-hand sides, plain copies: y[row * nb + m] =
+     * sq_block_sample(img, op_w, 5, nbh, row, m) for row < 25 and
+     * m < nb = nbh * nbv (b = SQ_BLOCK).
+     */
+    void (*block_rows)(float *y, const float *img, int op_w, int nbh, int nbv);
     /* s[m] = sq_block_variance(x, y, n, nb, m). */
     void (*block_var)(float *s, const float *x, const float *y, int n, int nb);
     /* e[m] = sq_block_entropy(lambda, n, s[m], sigma_nn). */

@@ -12,7 +12,8 @@
  * 4959), block_var (1641 vs 1944) and hfilt_dec (151 vs 158), so those
  * slots keep the AVX2 rung's versions. cov_sums takes the 512-bit version
  * that adds each row to all five window sums at once (this VM's Xeon,
- * 2026-12-02: see cov_avx512.c). or_16bpc (not
+ * 2026-12-02: see cov_avx512.c); block_rows (the solve's right-hand
+ * sides, copies C does one by one) exists at this level only. or_16bpc (not
  * timed) takes 512 bits with vfilt_16bpc, whose rows it reads.
  * vhfilt_8bpc (both anti-alias passes, vertical only at the columns the
  * decimated pass reads) needs VBMI too (vpermb); without it the table keeps
@@ -33,6 +34,7 @@ void SQ_X512(sq_dsp_fill)(SqDsp *d, int vbmi)
     d->cov_sums = SQ_X512(sq_cov_sums);
     d->matmul = SQ_X512(sq_matmul);
     d->backsub = SQ_X512(sq_backsub);
+    d->block_rows = SQ_X512(sq_block_rows);
     d->entropy = SQ_X512(sq_entropy);
     d->vgran = 16;
 }

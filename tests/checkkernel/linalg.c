@@ -125,6 +125,28 @@ static void check_backsub(const CkCtx *c, const CkLevel *l)
     ck_end();
 }
 
+static void check_block_rows(const CkCtx *c, const CkLevel *l)
+{
+    ck_begin("block_rows", l->name);
+    for (int t = 0; t < NCASES; t++) {
+        const int nbh = ck_irand(1, 70), nbv = ck_irand(1, 20);
+        const int op_w = 5 * nbh + ck_irand(0, 12), h = 5 * nbv + ck_irand(0, 4);
+        const int nb = nbh * nbv;
+        float *img = malloc(sizeof(float) * (size_t)op_w * h);
+        float *a = malloc(sizeof(float) * 25 * (size_t)nb), *b = malloc(sizeof(float) * 25 * (size_t)nb);
+        for (int i = 0; i < op_w * h; i++)
+            img[i] = ck_frand(-100.0f, 100.0f);
+        c->ref.block_rows(a, img, op_w, nbh, nbv);
+        l->dsp.block_rows(b, img, op_w, nbh, nbv);
+        if (ck_cmp_f32("y", a, b, 25 * (size_t)nb))
+            ck_fail("op_w %d nbh %d nbv %d", op_w, nbh, nbv);
+        free(img);
+        free(a);
+        free(b);
+    }
+    ck_end();
+}
+
 static void check_block_var(const CkCtx *c, const CkLevel *l)
 {
     ck_begin("block_var", l->name);
@@ -389,6 +411,8 @@ void ck_linalg(const CkCtx *c)
             check_matmul(c, l);
         if (ck_wanted(c, "backsub"))
             check_backsub(c, l);
+        if (ck_wanted(c, "block_rows"))
+            check_block_rows(c, l);
         if (ck_wanted(c, "block_var"))
             check_block_var(c, l);
         if (ck_wanted(c, "entropy"))
