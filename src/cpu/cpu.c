@@ -17,6 +17,7 @@
 #include "math/est.h"
 #include "math/filter.h"
 #include "math/prescale.h"
+#include "math/score.h"
 
 /* Columns of the full-resolution row that the decimated horizontal pass reads. */
 static int plan_spans(const SqPlan *p, int32_t *spans, uint8_t *mark)
@@ -61,7 +62,7 @@ int sq_cpu_side_alloc(SqCpuSide *s, const SqPlan *p, const SqAlloc *a)
     s->covws = sq_calloc(a, sq_cov_ws_doubles(d->trunc_w, d->trunc_h), sizeof(double));
     /* k, lambda, eigen ws, solve ws (its last n x nb block is X), u, y, e, s */
     const size_t eig = (size_t)sq_eigen_ws_floats(d->n), sol = (size_t)sq_solve_ws_floats(d->n, d->nb);
-    const size_t nf = n * n + n + eig + sol + n * nb + 2 * nb + 7 * 16;
+    const size_t nf = n * n + n + eig + sol + n * nb + 3 * nb + 8 * 16;
     s->wsf = sq_calloc(a, nf, sizeof(float));
     int ok = s->spans && s->vrow && s->op && s->dimg && s->mrow && s->dl && s->sums && s->covws &&
              s->wsf;
@@ -76,6 +77,7 @@ int sq_cpu_side_alloc(SqCpuSide *s, const SqPlan *p, const SqAlloc *a)
         TAKE(s->y, n * nb);
         TAKE(s->e, nb);
         TAKE(s->s, nb);
+        TAKE(s->terms, nb);
 #undef TAKE
         s->x = s->sol + 5 * n * n;
         uint8_t *mark = sq_calloc(a, (size_t)d->scaled_w, 1);
@@ -528,11 +530,13 @@ float sq_cpu_plane_score(const SqPlan *p, SqCpuSide *ref, SqCpuSide *dis,
     return sq_cpu_pair_score(p, ref, dis, wvm, err);
 }
 
-float sq_cpu_pair_score(const SqPlan *p, const SqCpuSide *ref, const SqCpuSide *dis, int wvm,
+float sq_cpu_pair_score(const SqPlan *p, const SqCpuSide *ref, SqCpuSide *dis, int wvm,
                         int *err)
 {
-    const float pooled = sq_pool(ref->e, ref->s, dis->e, dis->s, p->d.n, p->d.nb,
-                                 p->sigma_nn, p->nn_floor, wvm);
+    /* sq_pool, its terms through the DSP table (the log2s, side by side) */
+    const float base = sq_pool_base(p->d.n, p->sigma_nn, p->nn_floor);
+    dis->dsp.pool_terms(dis->terms, ref->e, ref->s, dis->e, dis->s, p->d.nb, base, wvm);
+    const float pooled = sq_pool_mean(dis->terms, NULL, NULL, NULL, NULL, p->d.nb, base, wvm);
     *err = ref->singular || dis->singular;
     return sq_side_score(ref->singular, dis->singular, pooled);
 }

@@ -119,6 +119,13 @@ static void block_rows_c(float *y, const float *img, int op_w, int nbh, int nbv)
             y[(size_t)row * nb + m] = sq_block_sample(img, op_w, SQ_BLOCK, nbh, row, m);
 }
 
+static void pool_terms_c(float *t, const float *er, const float *sr, const float *ed,
+                         const float *sd, int nb, float base, int wvm)
+{
+    for (int m = 0; m < nb; m++)
+        t[m] = sq_pool_term(er[m], sr[m], ed[m], sd[m], base, wvm);
+}
+
 static void block_var_c(float *s, const float *x, const float *y, int n, int nb)
 {
     for (int m = 0; m < nb; m++)
@@ -183,6 +190,7 @@ void sq_dsp_init(SqDsp *d, unsigned flags)
     d->block_rows = block_rows_c;
     d->block_var = block_var_c;
     d->entropy = entropy_c;
+    d->pool_terms = pool_terms_c;
     d->prescale_row = prescale_row_c;
     d->vgran = 1;
     sq_dsp_init_arch(d, flags & sq_cpu_flags());

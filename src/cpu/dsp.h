@@ -95,6 +95,9 @@ typedef struct SqDsp {
     void (*block_var)(float *s, const float *x, const float *y, int n, int nb);
     /* e[m] = sq_block_entropy(lambda, n, s[m], sigma_nn). */
     void (*entropy)(float *e, const float *lambda, int n, const float *s, int nb, float sigma_nn);
+    /* t[m] = sq_pool_term(er[m], sr[m], ed[m], sd[m], base, wvm), the terms sq_pool_mean sums. */
+    void (*pool_terms)(float *t, const float *er, const float *sr, const float *ed,
+                       const float *sd, int nb, float base, int wvm);
     /*
      * Output row y of speed_prescale (math/prescale.h): dst[x] =
      * sq_prescale_at(src, stride, method, iy, wy, ix + SQ_PS_TAPS x,

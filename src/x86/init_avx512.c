@@ -13,7 +13,8 @@
  * slots keep the AVX2 rung's versions. cov_sums takes the 512-bit version
  * that adds each row to all five window sums at once (this VM's Xeon,
  * 2026-12-02: see cov_avx512.c); block_rows (the solve's right-hand
- * sides, copies C does one by one) exists at this level only. or_16bpc (not
+ * sides, copies C does one by one) and pool_terms (the pooling's log2s,
+ * 8 blocks a vector as entropy's) exist at this level only. or_16bpc (not
  * timed) takes 512 bits with vfilt_16bpc, whose rows it reads.
  * vhfilt_8bpc (both anti-alias passes, vertical only at the columns the
  * decimated pass reads) needs VBMI too (vpermb); without it the table keeps
@@ -36,5 +37,6 @@ void SQ_X512(sq_dsp_fill)(SqDsp *d, int vbmi)
     d->backsub = SQ_X512(sq_backsub);
     d->block_rows = SQ_X512(sq_block_rows);
     d->entropy = SQ_X512(sq_entropy);
+    d->pool_terms = SQ_X512(sq_pool_terms);
     d->vgran = 16;
 }

@@ -227,3 +227,43 @@ void SQ_X512(sq_entropy)(float *e, const float *lambda, int n, const float *s, i
         _mm512_mask_storeu_ps(e + m, k16, ev);
     }
 }
+
+/*
+ * pool_terms for wvm 0 (the default; other modes take the math core's
+ * sq_pool_term one block at a time): 8 blocks per vector, each lane
+ * sq_pool_term's operations, both log2 through log2_pd. Blocks with both
+ * entropies below base are 0; a vector with a lane log2_pd does not take
+ * (1 + s not a positive normal) is done by sq_pool_term.
+ */
+void SQ_X512(sq_pool_terms)(float *t, const float *er, const float *sr, const float *ed,
+                            const float *sd, int nb, float base, int wvm)
+{
+    int m = 0;
+    if (wvm == 0)
+        for (; m + 8 <= nb; m += 8) {
+            const __m256 ver = _mm256_loadu_ps(er + m), ved = _mm256_loadu_ps(ed + m);
+            const __m256 one = _mm256_set1_ps(1.0f), vb = _mm256_set1_ps(base);
+            const __mmask8 zero = _mm256_cmp_ps_mask(ver, vb, _CMP_LT_OQ) &
+                                  _mm256_cmp_ps_mask(ved, vb, _CMP_LT_OQ);
+            if (zero == 0xff) {
+                _mm256_storeu_ps(t + m, _mm256_setzero_ps());
+                continue;
+            }
+            int sr_special, sd_special;
+            const __m512d lr =
+                log2_pd(_mm512_cvtps_pd(_mm256_add_ps(one, _mm256_loadu_ps(sr + m))), &sr_special);
+            const __m512d ld =
+                log2_pd(_mm512_cvtps_pd(_mm256_add_ps(one, _mm256_loadu_ps(sd + m))), &sd_special);
+            if (sr_special || sd_special) {
+                for (int i = m; i < m + 8; i++)
+                    t[i] = sq_pool_term(er[i], sr[i], ed[i], sd[i], base, wvm);
+                continue;
+            }
+            const __m256 a = _mm512_cvtpd_ps(_mm512_mul_pd(_mm512_cvtps_pd(ver), lr));
+            const __m256 b = _mm512_cvtpd_ps(_mm512_mul_pd(_mm512_cvtps_pd(ved), ld));
+            const __m256 d = _mm256_andnot_ps(_mm256_set1_ps(-0.0f), _mm256_sub_ps(a, b));
+            _mm256_storeu_ps(t + m, _mm256_maskz_mov_ps((__mmask8)~zero, d));
+        }
+    for (; m < nb; m++)
+        t[m] = sq_pool_term(er[m], sr[m], ed[m], sd[m], base, wvm);
+}
