@@ -206,10 +206,21 @@ static void range_finish(const SqPlan *p, const SqCpuSide *s, uint32_t *acc, con
 static void save_rows(const SqPlan *p, const SqCpuSide *s, const SqSrc *src, int lo, int hi)
 {
     const size_t bytes = (size_t)p->d.w << (src->hbd ? 1 : 0);
-    for (int y = lo; y < hi; y++)
-        if (s->srcrows[y])
-            memcpy(src->save + (ptrdiff_t)y * src->save_stride,
-                   src->cur + (ptrdiff_t)y * src->cur_stride, bytes);
+    /* rows packed in both planes (stride = width) go a run at a time: one
+     * call per window of rows instead of one per row */
+    const int packed = src->cur_stride == (int64_t)bytes && src->save_stride == (int64_t)bytes;
+    for (int y = lo; y < hi;) {
+        if (!s->srcrows[y]) {
+            y++;
+            continue;
+        }
+        int e = y + 1;
+        while (packed && e < hi && s->srcrows[e])
+            e++;
+        memcpy(src->save + (ptrdiff_t)y * src->save_stride,
+               src->cur + (ptrdiff_t)y * src->cur_stride, bytes * (size_t)(e - y));
+        y = e;
+    }
 }
 
 static void prescale_plane(const SqPlan *p, SqCpuSide *s, const SqSrc *src)
