@@ -17,6 +17,7 @@
 #include "math/est.h"
 #include "math/filter.h"
 #include "math/prescale.h"
+#include "math/score.h"
 
 /* Columns of the full-resolution row that the decimated horizontal pass reads. */
 static int plan_spans(const SqPlan *p, int32_t *spans, uint8_t *mark)
@@ -61,7 +62,7 @@ int sq_cpu_side_alloc(SqCpuSide *s, const SqPlan *p, const SqAlloc *a)
     s->covws = sq_calloc(a, sq_cov_ws_doubles(d->trunc_w, d->trunc_h), sizeof(double));
     /* k, lambda, eigen ws, solve ws (its last n x nb block is X), u, y, e, s */
     const size_t eig = (size_t)sq_eigen_ws_floats(d->n), sol = (size_t)sq_solve_ws_floats(d->n, d->nb);
-    const size_t nf = n * n + n + eig + sol + n * nb + 2 * nb + 7 * 16;
+    const size_t nf = n * n + n + eig + sol + n * nb + 3 * nb + 8 * 16;
     s->wsf = sq_calloc(a, nf, sizeof(float));
     int ok = s->spans && s->vrow && s->op && s->dimg && s->mrow && s->dl && s->sums && s->covws &&
              s->wsf;
@@ -76,6 +77,7 @@ int sq_cpu_side_alloc(SqCpuSide *s, const SqPlan *p, const SqAlloc *a)
         TAKE(s->y, n * nb);
         TAKE(s->e, nb);
         TAKE(s->s, nb);
+        TAKE(s->terms, nb);
 #undef TAKE
         s->x = s->sol + 5 * n * n;
         uint8_t *mark = sq_calloc(a, (size_t)d->scaled_w, 1);
@@ -204,10 +206,21 @@ static void range_finish(const SqPlan *p, const SqCpuSide *s, uint32_t *acc, con
 static void save_rows(const SqPlan *p, const SqCpuSide *s, const SqSrc *src, int lo, int hi)
 {
     const size_t bytes = (size_t)p->d.w << (src->hbd ? 1 : 0);
-    for (int y = lo; y < hi; y++)
-        if (s->srcrows[y])
-            memcpy(src->save + (ptrdiff_t)y * src->save_stride,
-                   src->cur + (ptrdiff_t)y * src->cur_stride, bytes);
+    /* rows packed in both planes (stride = width) go a run at a time: one
+     * call per window of rows instead of one per row */
+    const int packed = src->cur_stride == (int64_t)bytes && src->save_stride == (int64_t)bytes;
+    for (int y = lo; y < hi;) {
+        if (!s->srcrows[y]) {
+            y++;
+            continue;
+        }
+        int e = y + 1;
+        while (packed && e < hi && s->srcrows[e])
+            e++;
+        memcpy(src->save + (ptrdiff_t)y * src->save_stride,
+               src->cur + (ptrdiff_t)y * src->cur_stride, bytes * (size_t)(e - y));
+        y = e;
+    }
 }
 
 static void prescale_plane(const SqPlan *p, SqCpuSide *s, const SqSrc *src)
@@ -357,12 +370,20 @@ static int all_finite(const float *v, size_t cnt, float bound)
  * exactly +-0 (u[r] = +0 for r < k, z reset to the identity outside the
  * active block), which leaves every sum unchanged because an accumulator
  * that starts at +0 never becomes -0. Rows r < k of H*P reduce to
- * p[r][c] + 0. Returns -1 when a non-finite value makes that argument void.
+ * p[r][c] + 0, which is p[r][c] itself: no entry of P is -0 (the identity,
+ * then such sums). Returns -1 when a non-finite value makes that argument
+ * void.
+ *
+ * The structured loop writes the active block of H*Z into a second z
+ * buffer (zn, ws[0 .. n n): sq_cpu_qr_solve reads kmat instead of a copy
+ * there) and swaps, instead of copying it back row by row; a buffer that
+ * becomes z again two steps later has its rows and columns k - 2, k - 1
+ * reset, the rest outside the block being the identity already.
  */
 static int householder_loop(const SqDsp *dsp, const float *kmat, int n, float *ws, int structured)
 {
     const size_t nn = (size_t)n * n;
-    float *z = ws + nn, *pm = z + nn, *h = pm + nn, *t = h + nn;
+    float *z = ws + nn, *pm = z + nn, *h = pm + nn, *t = h + nn, *zn = ws;
     float *u = t; /* as in sq_qr_solve: t holds u until h is built */
     for (size_t i = 0; i < nn; i++)
         z[i] = kmat[i];
@@ -375,13 +396,13 @@ static int householder_loop(const SqDsp *dsp, const float *kmat, int n, float *w
                 for (int c = 0; c < n; c++)
                     if (r < k || c < k)
                         z[r * n + c] = r == c ? 1.0f : 0.0f;
-        } else if (k > 0) {
-            /* Only [k, n)^2 was written since the last reset: reset row and
-             * column k - 1 (the rest of r < k || c < k already is). */
-            for (int c = 0; c < n; c++)
-                z[(k - 1) * n + c] = k - 1 == c ? 1.0f : 0.0f;
-            for (int r = 0; r < n; r++)
-                z[r * n + k - 1] = r == k - 1 ? 1.0f : 0.0f;
+        } else {
+            for (int q = k - 2 < 0 ? 0 : k - 2; q < k; q++) {
+                for (int c = 0; c < n; c++)
+                    z[q * n + c] = q == c ? 1.0f : 0.0f;
+                for (int r = 0; r < n; r++)
+                    z[r * n + q] = r == q ? 1.0f : 0.0f;
+            }
         }
         sq_householder_vec(z, kmat, n, k, u);
         if (!structured) {
@@ -404,14 +425,20 @@ static int householder_loop(const SqDsp *dsp, const float *kmat, int n, float *w
             h[r * n + r] = h[r * n + r] + 1.0f;
         }
         if (m > 1) {
-            dsp->matmul(t + (k + 1) * n + k + 1, n, h + (k + 1) * n + k, n, z + k * n + k + 1, n,
+            dsp->matmul(zn + (k + 1) * n + k + 1, n, h + (k + 1) * n + k, n, z + k * n + k + 1, n,
                         m - 1, m - 1, m);
-            for (int r = k + 1; r < n; r++)
-                memcpy(z + r * n + k + 1, t + r * n + k + 1, sizeof(float) * (size_t)(m - 1));
+            float *const sw = z;
+            z = zn;
+            zn = sw;
+        }
+        if (k == 0 && all_finite(u, (size_t)n, 0x1p62f)) {
+            /* H * I: each sum is h[r][c] among +-0 terms (h finite: |u| <=
+             * 2^62), so h[r][c] + 0 */
+            for (size_t i = 0; i < nn; i++)
+                pm[i] = h[i] + 0.0f;
+            continue;
         }
         dsp->matmul(t + k * n, n, h + k * n + k, n, pm + k * n, n, m, n, m);
-        for (int i = 0; i < k * n; i++)
-            pm[i] = pm[i] + 0.0f;
         memcpy(pm + k * n, t + k * n, sizeof(float) * (size_t)m * n);
     }
     return structured && !all_finite(pm, nn, INFINITY) ? -1 : 0;
@@ -420,12 +447,10 @@ static int householder_loop(const SqDsp *dsp, const float *kmat, int n, float *w
 int sq_cpu_qr_solve(const SqDsp *dsp, const float *kmat, int n, const float *y, int nb, float *ws)
 {
     const size_t nn = (size_t)n * n;
-    float *a = ws, *pm = ws + 2 * nn, *h = pm + nn, *bm = ws + 5 * nn;
-    for (size_t i = 0; i < nn; i++)
-        a[i] = kmat[i];
+    float *pm = ws + 2 * nn, *h = pm + nn, *bm = ws + 5 * nn;
     if (householder_loop(dsp, kmat, n, ws, 1) < 0)
         householder_loop(dsp, kmat, n, ws, 0);
-    dsp->matmul(h, n, pm, n, a, n, n, n, n); /* h = R */
+    dsp->matmul(h, n, pm, n, kmat, n, n, n, n); /* h = R (sq_qr_solve's a is kmat) */
     dsp->matmul(bm, nb, pm, n, y, nb, n, nb, n);
     for (int i = n - 1; i >= 0; i--)
         if (!sq_solve_pivot_ok(h[i * n + i]))
@@ -438,16 +463,7 @@ int sq_cpu_solve(const SqPlan *p, SqCpuSide *s)
 {
     const SqDims *d = &p->d;
     const int n = d->n, nb = d->nb;
-    /* sq_block_sample for every (row, m), as plain copies. */
-    for (int r = 0; r < d->b; r++)
-        for (int c = 0; c < d->b; c++) {
-            float *yr = s->y + (size_t)(r * d->b + c) * nb;
-            for (int bi = 0; bi < d->nbv; bi++) {
-                const float *src = s->dimg + (size_t)(bi * d->b + r) * d->op_w + c;
-                for (int bj = 0; bj < d->nbh; bj++)
-                    yr[bi * d->nbh + bj] = src[bj * d->b];
-            }
-        }
+    s->dsp.block_rows(s->y, s->dimg, d->op_w, d->nbh, d->nbv);
     if (!sq_eigen_regular(s->lambda, n) || sq_cpu_qr_solve(&s->dsp, s->k, n, s->y, nb, s->sol) < 0) {
         memset(s->x, 0, sizeof(float) * (size_t)n * nb);
         return SQ_EST_SINGULAR;
@@ -525,11 +541,13 @@ float sq_cpu_plane_score(const SqPlan *p, SqCpuSide *ref, SqCpuSide *dis,
     return sq_cpu_pair_score(p, ref, dis, wvm, err);
 }
 
-float sq_cpu_pair_score(const SqPlan *p, const SqCpuSide *ref, const SqCpuSide *dis, int wvm,
+float sq_cpu_pair_score(const SqPlan *p, const SqCpuSide *ref, SqCpuSide *dis, int wvm,
                         int *err)
 {
-    const float pooled = sq_pool(ref->e, ref->s, dis->e, dis->s, p->d.n, p->d.nb,
-                                 p->sigma_nn, p->nn_floor, wvm);
+    /* sq_pool, its terms through the DSP table (the log2s, side by side) */
+    const float base = sq_pool_base(p->d.n, p->sigma_nn, p->nn_floor);
+    dis->dsp.pool_terms(dis->terms, ref->e, ref->s, dis->e, dis->s, p->d.nb, base, wvm);
+    const float pooled = sq_pool_mean(dis->terms, NULL, NULL, NULL, NULL, p->d.nb, base, wvm);
     *err = ref->singular || dis->singular;
     return sq_side_score(ref->singular, dis->singular, pooled);
 }

@@ -66,6 +66,7 @@ typedef struct SqCpuSide {
     float *wsf;      /* the float blocks below */
     float *k, *lambda, *eig, *sol, *y, *x;
     float *e, *s;    /* entropies and variances, nb each */
+    float *terms;    /* the pooling's per-block terms, nb (sq_cpu_pair_score on this side as dis) */
     int singular;    /* the last solve failed (SQ_EST_SINGULAR): e and s are its fallback */
     uint8_t *unpack[2]; /* NULL, or planar copies of the rows read of cur, prev (w x h samples) */
 } SqCpuSide;
@@ -110,7 +111,7 @@ float sq_cpu_plane_score(const SqPlan *p, SqCpuSide *ref, SqCpuSide *dis,
 
 /* The score of two sides already computed (a ladder's shared reference side
  * and one stream's distorted side, sq_cpu_side): as sq_cpu_plane_score. */
-float sq_cpu_pair_score(const SqPlan *p, const SqCpuSide *ref, const SqCpuSide *dis, int wvm,
+float sq_cpu_pair_score(const SqPlan *p, const SqCpuSide *ref, SqCpuSide *dis, int wvm,
                         int *err);
 
 /*

@@ -111,6 +111,21 @@ static void backsub_c(float *x, const float *rm, int n, int nb)
             x[(size_t)i * nb + j] = sq_backsub_entry(rm, n, x, nb, i, j, x[(size_t)i * nb + j]);
 }
 
+static void block_rows_c(float *y, const float *img, int op_w, int nbh, int nbv)
+{
+    const int nb = nbh * nbv;
+    for (int row = 0; row < SQ_BLOCK * SQ_BLOCK; row++)
+        for (int m = 0; m < nb; m++)
+            y[(size_t)row * nb + m] = sq_block_sample(img, op_w, SQ_BLOCK, nbh, row, m);
+}
+
+static void pool_terms_c(float *t, const float *er, const float *sr, const float *ed,
+                         const float *sd, int nb, float base, int wvm)
+{
+    for (int m = 0; m < nb; m++)
+        t[m] = sq_pool_term(er[m], sr[m], ed[m], sd[m], base, wvm);
+}
+
 static void block_var_c(float *s, const float *x, const float *y, int n, int nb)
 {
     for (int m = 0; m < nb; m++)
@@ -134,8 +149,10 @@ static void prescale_row_c(float *dst, const float *src, ptrdiff_t stride, int m
 
 size_t sq_cov_ws_doubles(int trunc_w, int trunc_h)
 {
-    /* Transposed, zero-padded copy used by the SIMD versions. */
-    return (size_t)(trunc_w + 8) * (size_t)(((trunc_h + 3) & ~3) + 8);
+    /* Transposed, zero-padded copy used by the SIMD versions (columns of
+     * rows rounded up to 8, plus 8), then AVX-512's band of 8 rows of
+     * every column and room to put both on a 64-byte line. */
+    return (size_t)(trunc_w + 8) * (size_t)(((trunc_h + 7) & ~7) + 8 + 8) + 8;
 }
 
 static pthread_once_t flags_once = PTHREAD_ONCE_INIT;
@@ -170,8 +187,10 @@ void sq_dsp_init(SqDsp *d, unsigned flags)
     d->tridiag = tridiag_c;
     d->matmul = matmul_c;
     d->backsub = backsub_c;
+    d->block_rows = block_rows_c;
     d->block_var = block_var_c;
     d->entropy = entropy_c;
+    d->pool_terms = pool_terms_c;
     d->prescale_row = prescale_row_c;
     d->vgran = 1;
     sq_dsp_init_arch(d, flags & sq_cpu_flags());

@@ -15,7 +15,10 @@
 /* Covariance layout for b = SQ_BLOCK (5): 41 lags + the plain sum. */
 #define SQ_COV_SEQS 42
 #define SQ_COV_K (SQ_COV_SEQS * 5)   /* row terms per operating row */
-#define SQ_COV_LD 212                /* SQ_COV_K rounded up to 4 doubles */
+/* SQ_COV_K rounded up to 8 doubles: every row of row terms starts a 64-byte
+ * line, so a vector store of 8 never splits one (212 split every other
+ * row's stores, the most sampled instructions of the AVX-512 cov_rows). */
+#define SQ_COV_LD 216
 
 typedef struct SqDsp {
     /*
@@ -82,10 +85,19 @@ typedef struct SqDsp {
      * i = n-1 .. 0. The caller has checked the diagonal of rm.
      */
     void (*backsub)(float *x, const float *rm, int n, int nb);
+    /*
+     * The solve's right-hand sides, plain copies: y[row * nb + m] =
+     * sq_block_sample(img, op_w, 5, nbh, row, m) for row < 25 and
+     * m < nb = nbh * nbv (b = SQ_BLOCK).
+     */
+    void (*block_rows)(float *y, const float *img, int op_w, int nbh, int nbv);
     /* s[m] = sq_block_variance(x, y, n, nb, m). */
     void (*block_var)(float *s, const float *x, const float *y, int n, int nb);
     /* e[m] = sq_block_entropy(lambda, n, s[m], sigma_nn). */
     void (*entropy)(float *e, const float *lambda, int n, const float *s, int nb, float sigma_nn);
+    /* t[m] = sq_pool_term(er[m], sr[m], ed[m], sd[m], base, wvm), the terms sq_pool_mean sums. */
+    void (*pool_terms)(float *t, const float *er, const float *sr, const float *ed,
+                       const float *sd, int nb, float base, int wvm);
     /*
      * Output row y of speed_prescale (math/prescale.h): dst[x] =
      * sq_prescale_at(src, stride, method, iy, wy, ix + SQ_PS_TAPS x,

@@ -72,7 +72,8 @@ void sq_cov_rows_avx2(double *dl, const float *img, ptrdiff_t stride, int trunc_
         memset(col + trunc_h, 0, sizeof(double) * (size_t)(ld - trunc_h));
     }
     __m256d dk[SQ_COV_LD];
-    dk[SQ_COV_K] = dk[SQ_COV_K + 1] = _mm256_setzero_pd();
+    for (int k = SQ_COV_K; k < SQ_COV_LD; k++) /* padding: stored, never read */
+        dk[k] = _mm256_setzero_pd();
     for (int y0 = 0; y0 < trunc_h; y0 += 4) {
         const double *t0 = ws + 4 * ld + y0;
         /* dr = 0: lags dc = 0..4 (sequences 0..4) and the plain sum (41). */

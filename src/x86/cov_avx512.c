@@ -2,9 +2,10 @@
  * AVX-512 covariance row terms (math/cov.h step 1) across 8 operating rows
  * per __m512d, as cov_avx2.c does with 4: lane i runs the prefix sum of row
  * y0 + i in increasing x, over the same transposed, zero-padded copy (its
- * column length, rows rounded up to 4 plus 8, holds the 8 + 4 rows an 8-row
+ * column length, rows rounded up to 8 plus 8, holds the 8 + 4 rows an 8-row
  * group reads). dl is written only up to trunc_h rounded up to 4.
  */
+#include <stdint.h>
 #include <string.h>
 
 #include "cpu/dsp.h"
@@ -12,25 +13,26 @@
 #include "x86/dsp_x86.h"
 #include "x86/simd512.h"
 
-/* Prefix sums of one lag group: nl lags (dc0 .. dc0 + nl - 1) at row offset
- * dr, plus (plain) the sum of the samples themselves as sequence nl. */
-AI void lag_group(__m512d *dk, const double *t0, ptrdiff_t ld, int dr, int dc0, int nl,
-                  int plain, int trunc_w)
+/* Prefix sums of one lag group: nl lags (dc0 .. dc0 + nl - 1) of the rows
+ * in tb (column stride ldb: the copy's rows moved by the lag's row offset),
+ * plus (plain) the sum of the samples themselves as sequence nl. */
+AI void lag_group(__m512d *dk, const double *t0, ptrdiff_t ld, const double *tb, ptrdiff_t ldb,
+                  int dc0, int nl, int plain, int trunc_w)
 {
     const int sub_w = trunc_w - SQ_BLOCK + 1;
     __m512d acc[10], lo[10][SQ_BLOCK];
     const int na = nl + plain;
     for (int l = 0; l < na; l++)
         acc[l] = _mm512_setzero_pd();
-    const double *b0 = t0 + dc0 * ld + dr;
+    const double *b0 = tb + dc0 * ldb;
     int t = 0;
     while (t <= trunc_w) {
         if (t >= SQ_BLOCK && t < sub_w) {
             for (; t < sub_w; t++) {
                 const __m512d a = _mm512_loadu_pd(t0 + t * ld);
-                const double *b = b0 + t * ld;
+                const double *b = b0 + t * ldb;
                 for (int l = 0; l < nl; l++)
-                    acc[l] = _mm512_add_pd(acc[l], _mm512_mul_pd(a, _mm512_loadu_pd(b + l * ld)));
+                    acc[l] = _mm512_add_pd(acc[l], _mm512_mul_pd(a, _mm512_loadu_pd(b + l * ldb)));
                 if (plain)
                     acc[nl] = _mm512_add_pd(acc[nl], a);
             }
@@ -45,9 +47,9 @@ AI void lag_group(__m512d *dk, const double *t0, ptrdiff_t ld, int dr, int dc0, 
         if (t == trunc_w)
             break;
         const __m512d a = _mm512_loadu_pd(t0 + t * ld);
-        const double *b = b0 + t * ld;
+        const double *b = b0 + t * ldb;
         for (int l = 0; l < nl; l++)
-            acc[l] = _mm512_add_pd(acc[l], _mm512_mul_pd(a, _mm512_loadu_pd(b + l * ld)));
+            acc[l] = _mm512_add_pd(acc[l], _mm512_mul_pd(a, _mm512_loadu_pd(b + l * ldb)));
         if (plain)
             acc[nl] = _mm512_add_pd(acc[nl], a);
         t++;
@@ -101,7 +103,14 @@ void SQ_X512(sq_cov_rows)(double *dl, const float *img, ptrdiff_t stride, int tr
                           int trunc_h, double *ws)
 {
     const int rows4 = (trunc_h + 3) & ~3;
-    const ptrdiff_t ld = rows4 + 8; /* doubles per column of the transposed copy */
+    /* doubles per column of the transposed copy: whole lines, and the copy
+     * on a line (sq_cov_ws_doubles leaves room), so loads at y0 are aligned */
+    const ptrdiff_t ld = ((trunc_h + 7) & ~7) + 8;
+    ws = (double *)(((uintptr_t)ws + 63) & ~(uintptr_t)63);
+    /* rows y0 + dr .. y0 + dr + 7 of every column, aligned (band[c * 8 + i]):
+     * lag groups of row offset dr read these instead of loads that split a
+     * line at y0 + dr (a band is built in L1 and read at once) */
+    double *band = ws + (size_t)(trunc_w + 8) * ld;
     /* ws[(x + 4) * ld + y] = img(y, x), zero outside [0, trunc_w) x [0, trunc_h). */
     memset(ws, 0, sizeof(double) * 4 * (size_t)ld);
     memset(ws + (size_t)(trunc_w + 4) * ld, 0, sizeof(double) * 4 * (size_t)ld);
@@ -123,17 +132,22 @@ void SQ_X512(sq_cov_rows)(double *dl, const float *img, ptrdiff_t stride, int tr
         memset(col + trunc_h, 0, sizeof(double) * (size_t)(ld - trunc_h));
     }
     __m512d dk[SQ_COV_LD];
-    dk[SQ_COV_K] = dk[SQ_COV_K + 1] = _mm512_setzero_pd();
+    for (int k = SQ_COV_K; k < SQ_COV_LD; k++) /* padding: stored, never read */
+        dk[k] = _mm512_setzero_pd();
     for (int y0 = 0; y0 < trunc_h; y0 += 8) {
         const double *t0 = ws + 4 * ld + y0;
         /* dr = 0: lags dc = 0..4 (sequences 0..4) and the plain sum (41). */
         __m512d d0[6 * SQ_BLOCK];
-        lag_group(d0, t0, ld, 0, 0, 5, 1, trunc_w);
+        lag_group(d0, t0, ld, t0, ld, 0, 5, 1, trunc_w);
         memcpy(dk, d0, sizeof(__m512d) * 5 * SQ_BLOCK);
         memcpy(dk + (SQ_COV_SEQS - 1) * SQ_BLOCK, d0 + 5 * SQ_BLOCK, sizeof(__m512d) * SQ_BLOCK);
         /* dr = 1..4: lags dc = -4..4, sequences 5 + (dr - 1) * 9 + (dc + 4). */
-        for (int dr = 1; dr < SQ_BLOCK; dr++)
-            lag_group(dk + (5 + (dr - 1) * 9) * SQ_BLOCK, t0, ld, dr, -4, 9, 0, trunc_w);
+        for (int dr = 1; dr < SQ_BLOCK; dr++) {
+            for (int c = 0; c < trunc_w + 8; c++)
+                _mm512_store_pd(band + 8 * c, _mm512_loadu_pd(ws + c * ld + y0 + dr));
+            lag_group(dk + (5 + (dr - 1) * 9) * SQ_BLOCK, t0, ld, band + 4 * 8, 8, -4, 9, 0,
+                      trunc_w);
+        }
         /* Lanes (rows) back to dl rows: rows y0 .. y0 + 3, then y0 + 4 ..
          * y0 + 7 when they are below rows4. */
         const int upper = y0 + 4 < rows4;
@@ -158,3 +172,44 @@ void SQ_X512(sq_cov_rows)(double *dl, const float *img, ptrdiff_t stride, int tr
     }
 }
 
+
+/*
+ * Step 2 (sq_cov_window_sum, the window sums of the row terms): the five
+ * sums of a column chunk (r0 = 0 .. 4) at once. Row j of dl is term
+ * i = j - r0 of the sum of r0, so one pass down the rows adds it to each
+ * sum it belongs to, every sum still in increasing i from +0: 15
+ * independent chains instead of 4, which the add latency held back (the
+ * AVX2 version, which this level kept, ran at half the add throughput).
+ */
+_Static_assert(SQ_COV_LD % 24 == 0, "cov_sums takes columns 24 at a time");
+_Static_assert(SQ_BLOCK == 5, "cov_sums adds to five sums");
+
+#define SUMS_ADD(r0)                                                      \
+    if (j >= (r0) && j - (r0) < sub_h) {                                  \
+        acc[r0][0] = _mm512_add_pd(acc[r0][0], x0);                       \
+        acc[r0][1] = _mm512_add_pd(acc[r0][1], x1);                       \
+        acc[r0][2] = _mm512_add_pd(acc[r0][2], x2);                       \
+    }
+
+void SQ_X512(sq_cov_sums)(double *sums, const double *dl, int sub_h)
+{
+    for (int k = 0; k < SQ_COV_LD; k += 24) {
+        __m512d acc[SQ_BLOCK][3];
+        for (int r0 = 0; r0 < SQ_BLOCK; r0++)
+            acc[r0][0] = acc[r0][1] = acc[r0][2] = _mm512_setzero_pd();
+        for (int j = 0; j < sub_h + SQ_BLOCK - 1; j++) {
+            const double *p = dl + (size_t)j * SQ_COV_LD + k;
+            const __m512d x0 = _mm512_loadu_pd(p), x1 = _mm512_loadu_pd(p + 8);
+            const __m512d x2 = _mm512_loadu_pd(p + 16);
+            SUMS_ADD(0)
+            SUMS_ADD(1)
+            SUMS_ADD(2)
+            SUMS_ADD(3)
+            SUMS_ADD(4)
+        }
+        for (int r0 = 0; r0 < SQ_BLOCK; r0++)
+            for (int v = 0; v < 3; v++)
+                _mm512_storeu_pd(sums + r0 * SQ_COV_LD + k + 8 * v, acc[r0][v]);
+    }
+}
+#undef SUMS_ADD

@@ -59,9 +59,13 @@ void SQ_X512(sq_local_mean)(float *dst, const float *op, const float *mrow, int 
                             const float *g, int taps);
 void SQ_X512(sq_cov_rows)(double *dl, const float *img, ptrdiff_t stride, int trunc_w,
                           int trunc_h, double *ws);
+void SQ_X512(sq_cov_sums)(double *sums, const double *dl, int sub_h);
 void SQ_X512(sq_matmul)(float *out, ptrdiff_t ldo, const float *l, ptrdiff_t ldl,
                         const float *r, ptrdiff_t ldr, int rows, int cols, int depth);
 void SQ_X512(sq_backsub)(float *x, const float *rm, int n, int nb);
+void SQ_X512(sq_pool_terms)(float *t, const float *er, const float *sr, const float *ed,
+                            const float *sd, int nb, float base, int wvm);
+void SQ_X512(sq_block_rows)(float *y, const float *img, int op_w, int nbh, int nbv);
 void SQ_X512(sq_entropy)(float *e, const float *lambda, int n, const float *s, int nb,
                          float sigma_nn);
 

@@ -8,9 +8,13 @@
  * vfilt_8bpc (1516 -> 1434, diff 1988 -> 1858), vfilt_16bpc (2361 -> 1664,
  * diff 2931 -> 2406), local_mean (48 -> 35), cov_rows (40316 -> 33304),
  * matmul (7112 -> 4953), backsub (3908 -> 3756) and entropy (23830 ->
- * 18908); AVX2 stays faster for vfilt_f32 (27 vs 59), cov_sums (4688 vs
- * 9297), tridiag (3935 vs 4959), block_var (1641 vs 1944) and hfilt_dec
- * (151 vs 158), so those slots keep the AVX2 rung's versions. or_16bpc (not
+ * 18908); AVX2 stays faster for vfilt_f32 (27 vs 59), tridiag (3935 vs
+ * 4959), block_var (1641 vs 1944) and hfilt_dec (151 vs 158), so those
+ * slots keep the AVX2 rung's versions. cov_sums takes the 512-bit version
+ * that adds each row to all five window sums at once (this VM's Xeon,
+ * 2026-12-02: see cov_avx512.c); block_rows (the solve's right-hand
+ * sides, copies C does one by one) and pool_terms (the pooling's log2s,
+ * 8 blocks a vector as entropy's) exist at this level only. or_16bpc (not
  * timed) takes 512 bits with vfilt_16bpc, whose rows it reads.
  * vhfilt_8bpc (both anti-alias passes, vertical only at the columns the
  * decimated pass reads) needs VBMI too (vpermb); without it the table keeps
@@ -28,8 +32,11 @@ void SQ_X512(sq_dsp_fill)(SqDsp *d, int vbmi)
     d->or_16bpc = SQ_X512(sq_or_16bpc);
     d->local_mean = SQ_X512(sq_local_mean);
     d->cov_rows = SQ_X512(sq_cov_rows);
+    d->cov_sums = SQ_X512(sq_cov_sums);
     d->matmul = SQ_X512(sq_matmul);
     d->backsub = SQ_X512(sq_backsub);
+    d->block_rows = SQ_X512(sq_block_rows);
     d->entropy = SQ_X512(sq_entropy);
+    d->pool_terms = SQ_X512(sq_pool_terms);
     d->vgran = 16;
 }

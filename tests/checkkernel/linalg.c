@@ -125,6 +125,66 @@ static void check_backsub(const CkCtx *c, const CkLevel *l)
     ck_end();
 }
 
+static void check_block_rows(const CkCtx *c, const CkLevel *l)
+{
+    ck_begin("block_rows", l->name);
+    for (int t = 0; t < NCASES; t++) {
+        const int nbh = ck_irand(1, 70), nbv = ck_irand(1, 20);
+        const int op_w = 5 * nbh + ck_irand(0, 12), h = 5 * nbv + ck_irand(0, 4);
+        const int nb = nbh * nbv;
+        float *img = malloc(sizeof(float) * (size_t)op_w * h);
+        float *a = malloc(sizeof(float) * 25 * (size_t)nb), *b = malloc(sizeof(float) * 25 * (size_t)nb);
+        for (int i = 0; i < op_w * h; i++)
+            img[i] = ck_frand(-100.0f, 100.0f);
+        c->ref.block_rows(a, img, op_w, nbh, nbv);
+        l->dsp.block_rows(b, img, op_w, nbh, nbv);
+        if (ck_cmp_f32("y", a, b, 25 * (size_t)nb))
+            ck_fail("op_w %d nbh %d nbv %d", op_w, nbh, nbv);
+        free(img);
+        free(a);
+        free(b);
+    }
+    ck_end();
+}
+
+/* An s of the pooling: ordinary, or (special) sometimes what makes 1 + s special. */
+static float pool_s(int special)
+{
+    switch (special ? ck_irand(0, 12) : 12) {
+    case 0: return -1.0f;                 /* log2(0) */
+    case 1: return ck_frand(-3.0f, -1.0f); /* log2 of a negative */
+    case 2: return 0.0f;
+    case 3: return ck_frand(1e30f, 3e38f);
+    case 4: return -1.0f + 1e-7f;
+    default: return ck_frand(-0.9f, 500.0f);
+    }
+}
+
+static void check_pool_terms(const CkCtx *c, const CkLevel *l)
+{
+    ck_begin("pool_terms", l->name);
+    for (int t = 0; t < NCASES; t++) {
+        const int nb = ck_irand(1, 400), wvm = ck_chance(50) ? 0 : ck_irand(0, 6);
+        const float base = ck_frand(-50.0f, 50.0f);
+        float *er = malloc(sizeof(float) * 4 * (size_t)nb), *a = malloc(sizeof(float) * 2 * (size_t)nb);
+        float *sr = er + nb, *ed = sr + nb, *sd = ed + nb, *b = a + nb;
+        const int cold = ck_chance(30), special = ck_chance(50); /* cold: most blocks below base */
+        for (int m = 0; m < nb; m++) {
+            er[m] = ck_frand(-60.0f, cold ? base + 1.0f : 60.0f);
+            ed[m] = ck_frand(-60.0f, cold ? base + 1.0f : 60.0f);
+            sr[m] = pool_s(special && ck_chance(10));
+            sd[m] = pool_s(special && ck_chance(10));
+        }
+        c->ref.pool_terms(a, er, sr, ed, sd, nb, base, wvm);
+        l->dsp.pool_terms(b, er, sr, ed, sd, nb, base, wvm);
+        if (ck_cmp_f32("terms", a, b, (size_t)nb))
+            ck_fail("nb %d wvm %d base %g", nb, wvm, (double)base);
+        free(er);
+        free(a);
+    }
+    ck_end();
+}
+
 static void check_block_var(const CkCtx *c, const CkLevel *l)
 {
     ck_begin("block_var", l->name);
@@ -389,8 +449,12 @@ void ck_linalg(const CkCtx *c)
             check_matmul(c, l);
         if (ck_wanted(c, "backsub"))
             check_backsub(c, l);
+        if (ck_wanted(c, "block_rows"))
+            check_block_rows(c, l);
         if (ck_wanted(c, "block_var"))
             check_block_var(c, l);
+        if (ck_wanted(c, "pool_terms"))
+            check_pool_terms(c, l);
         if (ck_wanted(c, "entropy"))
             check_entropy(c, l);
         if (ck_wanted(c, "qr_solve"))
