@@ -312,6 +312,31 @@ static int pic_make(Pic *p, const Config *c, int mode, uint32_t seed, const Pic 
     return 0;
 }
 
+/* A library picture (speedqa_picture_alloc) holding src's samples; -1 when
+ * none could be had (an injected allocation failure: the caller sends src). */
+static int lib_copy(SpeedqaContext *ctx, const SpeedqaPicture *src, SpeedqaPicture *dst)
+{
+    const int r = speedqa_picture_alloc(ctx, dst);
+    if (r < 0) {
+        FUZZ_CHECK(r == -ENOMEM, "picture_alloc returned %d", r);
+        return -1;
+    }
+    const SpeedqaFormat *f = &src->format;
+    FUZZ_CHECK(dst->format.width == f->width && dst->format.height == f->height &&
+               dst->format.fmt == f->fmt && dst->format.bpc == f->bpc && dst->release,
+               "library picture of another format");
+    for (int pl = 0; pl < (f->fmt == SPEEDQA_PIX_400 ? 1 : 3); pl++) {
+        int w, h;
+        plane_dims(f, pl, &w, &h);
+        FUZZ_CHECK(w < 1 || dst->stride[pl] >= (ptrdiff_t)w * (f->bpc > 8 ? 2 : 1),
+                   "library picture stride %td below its row", dst->stride[pl]);
+        for (int y = 0; w > 0 && y < h; y++)
+            memcpy((uint8_t *)dst->data[pl] + y * dst->stride[pl],
+                   (const uint8_t *)src->data[pl] + y * src->stride[pl], (size_t)w * (f->bpc > 8 ? 2 : 1));
+    }
+    return 0;
+}
+
 typedef struct Run {
     int open_ret;
     int nscores;
@@ -417,8 +442,20 @@ static void run(const Config *c, int n_threads, unsigned cpu_mask, long fail_at,
         if (c->dmode[i] & 0x80)
             bad_picture(ctx, &pics[i][0].pic, c->dmode[i] >> 4);
         over_sent |= pics[i][0].over | pics[i][1].over;
+        /* op bit 5: the frame goes in library pictures, the same samples */
+        SpeedqaPicture lib[2];
+        memset(lib, 0, sizeof lib);
+        const SpeedqaPicture *sp[2] = { &pics[i][0].pic, &pics[i][1].pic };
+        if ((op & 0x20) && lib_copy(ctx, sp[0], &lib[0]) == 0) {
+            if (lib_copy(ctx, sp[1], &lib[1]) == 0) {
+                sp[0] = &lib[0];
+                sp[1] = &lib[1];
+            } else {
+                speedqa_picture_unref(&lib[0]);
+            }
+        }
         int ret;
-        while ((ret = speedqa_send(ctx, &pics[i][0].pic, &pics[i][1].pic)) == -EAGAIN) {
+        while ((ret = speedqa_send(ctx, sp[0], sp[1])) == -EAGAIN) {
             SpeedqaScores sc;
             /* the queue is full: receive blocks until a frame is done */
             ret = speedqa_receive(ctx, &sc);
@@ -426,6 +463,11 @@ static void run(const Config *c, int n_threads, unsigned cpu_mask, long fail_at,
                 break;
             FUZZ_CHECK(ret == 0, "receive with a full queue returned %d", ret);
             take(ctx, r, seq_start, &sc, c);
+        }
+        /* a refused send took nothing; any other failure gave the pictures back already */
+        if (ret == -EINVAL && sp[0] == &lib[0]) {
+            speedqa_picture_unref(&lib[0]);
+            speedqa_picture_unref(&lib[1]);
         }
         if (range_stop(ret, over_sent)) {
             sticky = ret;
@@ -458,8 +500,13 @@ static void run(const Config *c, int n_threads, unsigned cpu_mask, long fail_at,
         SpeedqaScores sc;
         FUZZ_CHECK(speedqa_receive(ctx, &sc) == SPEEDQA_EOF, "receive after the end did not say EOF");
     }
+    /* op[0] bit 6: a library picture outlives its context, then is unreferenced */
+    SpeedqaPicture late = { 0 };
+    if ((c->op[0] & 0x40) && speedqa_picture_alloc(ctx, &late) < 0)
+        memset(&late, 0, sizeof late);
     speedqa_close(&ctx);
     FUZZ_CHECK(ctx == NULL, "close did not clear the pointer");
+    speedqa_picture_unref(&late);
     FUZZ_CHECK(al.allocs == al.frees, "leak: %ld allocs, %ld frees", al.allocs, al.frees);
 }
 
