@@ -3,8 +3,8 @@
 #  1. libFuzzer targets (clang, ASan + UBSan + LSan), each for FUZZ_SECONDS,
 #     starting from the committed corpus; then the committed corpus replayed
 #     through the plain replay programs (suite fuzz-replay);
-#  2. a TSan build running the golden suite (synthetic-threads included)
-#     and the threads stress test;
+#  2. a TSan build running the golden suite (synthetic-threads included),
+#     the threads stress test and the library pictures test;
 #  3. the long run: 1000 3840x2160 frames, resident memory flat after frame 100.
 # Exits nonzero on any crash, sanitizer report, failed check or test.
 # Needs clang and libclang-rt-14-dev (installed by .ci/run). About 7-9
@@ -103,6 +103,9 @@ if CC=clang CXX=clang++ meson setup build-tsan -Dbuildtype=debugoptimized -Db_sa
         failed "TSan tests"
     # more streams and 3 contexts at once
     build-tsan/tests/stress/stress_threads 24 3 7 || failed "TSan stress_threads 24 3"
+    # library pictures: released on worker threads while the caller allocates
+    build-tsan/tests/gpu/test_picture cpu >build-tsan/picture.log 2>&1 ||
+        { tail -30 build-tsan/picture.log; failed "TSan test_picture"; }
     unset TSAN_OPTIONS
 else
     tail -40 build-tsan.log
