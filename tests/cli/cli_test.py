@@ -422,6 +422,11 @@ def test_lav():
         a = ok_run(["-r", ref, "-d", enc_path, "--csv", "--precision", "max"], "speedqa -d dis.%s" % ext)
         b = ok_run(["-r", ref, "-d", dec_path, "--csv", "--precision", "max"], "speedqa -d decoded")
         check(a is not None and a == b, "-d dis.%s equals ffmpeg's decode of it" % ext)
+        # decoded frames are lent as the decoder's buffers, 16 at most: with 24 threads
+        # the library holds more, and the later ones are copied; the same scores
+        t = ok_run(["-r", ref, "-d", enc_path, "--csv", "--precision", "max", "--threads", "24"],
+                   "speedqa -d dis.%s --threads 24" % ext)
+        check(a is not None and t == a, "-d dis.%s, 24 threads (lent and copied frames) == 1 thread" % ext)
         if a is not None and ext == "mkv":
             c = ok_run(["-r", ref, "-d", "-", "--csv", "--precision", "max"], "mkv on stdin",
                        input_bytes=open(enc_path, "rb").read())
