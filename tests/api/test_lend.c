@@ -135,14 +135,6 @@ static int open_ctx(SpeedqaContext **ctx, const Run *r, LogCapture *log)
     return speedqa_open(ctx, &s);
 }
 
-static int keep(SpeedqaContext *ctx, SpeedqaScores *out, int *got)
-{
-    int ret;
-    while ((ret = speedqa_receive(ctx, &out[*got])) == 0)
-        (*got)++;
-    return ret == SPEEDQA_ERR(EAGAIN) || ret == SPEEDQA_EOF ? 0 : ret;
-}
-
 /* Score NF frames; out gets every frame's scores. Returns 0 or a failure code. */
 static int run(const Run *r, Lender *l, SpeedqaScores *out, long *lent_count)
 {
@@ -155,7 +147,7 @@ static int run(const Run *r, Lender *l, SpeedqaScores *out, long *lent_count)
     long lent = 0;
     for (int f = 0; f < NF && ret == 0; f++) {
         if (f == FLUSH_AT) {
-            if ((ret = speedqa_flush(ctx)) < 0 || (ret = keep(ctx, out, &got)) < 0)
+            if ((ret = speedqa_flush(ctx)) < 0 || (ret = receive_ready(ctx, out, &got)) < 0)
                 break;
             /* a drained flush gives back everything lent so far */
             if (released(l) != lent) {
@@ -195,10 +187,10 @@ static int run(const Run *r, Lender *l, SpeedqaScores *out, long *lent_count)
             else
                 untake(l, idx[s]); /* copied: the buffer is ours again */
         }
-        ret = keep(ctx, out, &got);
+        ret = receive_ready(ctx, out, &got);
     }
     if (ret == 0 && (ret = speedqa_flush(ctx)) == 0)
-        ret = keep(ctx, out, &got);
+        ret = receive_ready(ctx, out, &got);
     if (ret == 0 && got != NF) {
         printf("FAIL %d of %d frames received\n", got, NF);
         fails++;
@@ -254,10 +246,7 @@ static void refused(SpeedqaBackend be)
 int main(int argc, char **argv)
 {
     const char *bname = argc > 1 ? argv[1] : "cpu";
-    const SpeedqaBackend be = !strcmp(bname, "cuda")     ? SPEEDQA_BACKEND_CUDA
-                              : !strcmp(bname, "opencl") ? SPEEDQA_BACKEND_OPENCL
-                              : !strcmp(bname, "hip")    ? SPEEDQA_BACKEND_HIP
-                                                         : SPEEDQA_BACKEND_CPU;
+    const SpeedqaBackend be = backend_named(bname);
     if (be != SPEEDQA_BACKEND_CPU) {
         char list[1024];
         if (speedqa_list_devices(be, list, sizeof list) <= 0) {

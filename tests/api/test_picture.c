@@ -107,14 +107,6 @@ static int open_ctx(SpeedqaContext **ctx, const Run *r, Count *cnt, LogCapture *
     return speedqa_open(ctx, &s);
 }
 
-static int drain(SpeedqaContext *ctx, SpeedqaScores *out, int *got)
-{
-    int ret;
-    while ((ret = speedqa_receive(ctx, &out[*got])) == 0)
-        (*got)++;
-    return ret == SPEEDQA_ERR(EAGAIN) || ret == SPEEDQA_EOF ? 0 : ret;
-}
-
 /* NF frames as copies (library == 0) or library pictures; *distinct: the
  * planes the library pictures used. */
 static int run(const Run *r, SpeedqaScores *out, int *distinct)
@@ -131,7 +123,7 @@ static int run(const Run *r, SpeedqaScores *out, int *distinct)
     unsigned char *own = calloc(2, (size_t)W * H * 3 / 2 * bps);
     int got = 0;
     for (int f = 0; f < NF && ret == 0; f++) {
-        if (f == FLUSH_AT && ((ret = speedqa_flush(ctx)) < 0 || (ret = drain(ctx, out, &got)) < 0))
+        if (f == FLUSH_AT && ((ret = speedqa_flush(ctx)) < 0 || (ret = receive_ready(ctx, out, &got)) < 0))
             break;
         SpeedqaPicture pic[2];
         for (int s = 0; s < 2; s++) {
@@ -164,10 +156,10 @@ static int run(const Run *r, SpeedqaScores *out, int *distinct)
             speedqa_picture_unref(&pic[1]);
             break;
         }
-        ret = drain(ctx, out, &got);
+        ret = receive_ready(ctx, out, &got);
     }
     if (ret == 0 && (ret = speedqa_flush(ctx)) == 0)
-        ret = drain(ctx, out, &got);
+        ret = receive_ready(ctx, out, &got);
     if (ret == 0 && got != NF) {
         printf("FAIL %d of %d frames received\n", got, NF);
         fails++;
@@ -251,10 +243,7 @@ static void references(SpeedqaBackend be)
 int main(int argc, char **argv)
 {
     const char *bname = argc > 1 ? argv[1] : "cpu";
-    const SpeedqaBackend be = !strcmp(bname, "cuda")     ? SPEEDQA_BACKEND_CUDA
-                              : !strcmp(bname, "opencl") ? SPEEDQA_BACKEND_OPENCL
-                              : !strcmp(bname, "hip")    ? SPEEDQA_BACKEND_HIP
-                                                         : SPEEDQA_BACKEND_CPU;
+    const SpeedqaBackend be = backend_named(bname);
     {
         Count cnt = { 0 };
         LogCapture log = { .quiet = 1 };

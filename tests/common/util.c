@@ -1,3 +1,4 @@
+#include <errno.h>
 #include <math.h>
 #include <stdio.h>
 #include <string.h>
@@ -76,4 +77,20 @@ int read_raw_frame(FILE *f, const SpeedqaFormat *fmt, unsigned char *buf, Speedq
         off += (size_t)w * h * bps;
     }
     return 0;
+}
+
+SpeedqaBackend backend_named(const char *name)
+{
+    return !strcmp(name, "cuda")     ? SPEEDQA_BACKEND_CUDA
+           : !strcmp(name, "opencl") ? SPEEDQA_BACKEND_OPENCL
+           : !strcmp(name, "hip")    ? SPEEDQA_BACKEND_HIP
+                                     : SPEEDQA_BACKEND_CPU;
+}
+
+int receive_ready(SpeedqaContext *ctx, SpeedqaScores *out, int *got)
+{
+    int ret;
+    while ((ret = speedqa_receive(ctx, &out[*got])) == 0)
+        (*got)++;
+    return ret == SPEEDQA_ERR(EAGAIN) || ret == SPEEDQA_EOF ? 0 : ret;
 }

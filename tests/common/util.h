@@ -24,6 +24,12 @@ typedef struct LogCapture {
 } LogCapture;
 void log_capture(void *cookie, SpeedqaLogLevel level, const char *msg);
 
+/* "cpu", "cuda", "opencl" or "hip" (anything else: the CPU). */
+SpeedqaBackend backend_named(const char *name);
+
+/* Every score ready now into out[*got...]: 0, or receive's error (neither EAGAIN nor EOF). */
+int receive_ready(SpeedqaContext *ctx, SpeedqaScores *out, int *got);
+
 /* Build "name=k1=v1:k2=v2" from a golden options object. */
 struct JVal;
 void feature_string(char *buf, size_t len, const char *name, const struct JVal *opts);
