@@ -154,15 +154,11 @@ void sq_picpool_close(SqPicPool **pp)
     pool_drop(p);
 }
 
+/* No lock on the send path: be never changes, and a picture of a closed
+ * context may only be unreferenced (its planes are gone either way). */
 void *sq_picture_owner(const SpeedqaPicture *pic)
 {
-    if (pic->release != release)
-        return NULL;
-    SqPicPool *p = ((const PicBuf *)pic->release_opaque)->pool;
-    pthread_mutex_lock(&p->mu);
-    void *be = p->closed ? NULL : p->be;
-    pthread_mutex_unlock(&p->mu);
-    return be;
+    return pic->release == release ? ((const PicBuf *)pic->release_opaque)->pool->be : NULL;
 }
 
 int sq_picture_addref(const SpeedqaPicture *pic)

@@ -31,7 +31,7 @@ void sq_picpool_close(SqPicPool **p);
 int sq_picture_addref(const SpeedqaPicture *pic);
 
 /* The backend whose memory holds the picture's planes (the `be` of its
- * pool), or NULL when it is not a library picture or its context is closed. */
+ * pool), or NULL when it is not a library picture. */
 void *sq_picture_owner(const SpeedqaPicture *pic);
 
 #endif
