@@ -68,9 +68,33 @@ static void progress_clear(void)
     }
 }
 
+/* SPEEDQA_TIMES=1: a stderr line at each stage of a job, with the
+ * library's debug lines (a GPU backend's start-up and close split), for
+ * finding where a short job's fixed time goes. */
+static int times_on(void)
+{
+    const char *e = getenv("SPEEDQA_TIMES");
+    return e && *e && strcmp(e, "0") != 0;
+}
+
+static void stage(const char *what)
+{
+    static double t0;
+    if (!times_on())
+        return;
+    const double t = now_s();
+    if (t0 == 0)
+        t0 = t;
+    fprintf(stderr, "speedqa: time %8.1f ms: %s\n", 1e3 * (t - t0), what);
+}
+
 static void log_cb(void *cookie, SpeedqaLogLevel level, const char *msg)
 {
     LogState *l = cookie;
+    if (level == SPEEDQA_LOG_DEBUG) {
+        stage(msg);
+        return;
+    }
     if (level == SPEEDQA_LOG_ERROR) {
         snprintf(l->last_error, sizeof l->last_error, "%s", msg);
         return;
@@ -354,7 +378,8 @@ static int keep_scores(Run *run, const SpeedqaScores *sc)
             cli_error("out of memory storing the scores");
             return SQ_EXIT_INTERNAL;
         }
-        run->s[d].received++;
+        if (++run->s[d].received == 1 && d == 0)
+            stage("first frame scored");
     }
     return 0;
 }
@@ -684,6 +709,8 @@ static void settings_for(SpeedqaSettings *s, const SqJob *job, const SpeedqaForm
     s->device_name = cfg->device_name;
     s->logger = log_cb;
     s->log_cookie = log;
+    if (times_on())
+        s->log_level = SPEEDQA_LOG_DEBUG;
 }
 
 static int open_failed(int r, const SqJob *job, const SpeedqaSettings *s, const LogState *log,
@@ -817,6 +844,7 @@ static int run_ladder(const SqJob *job, SqJobStream *const *st, int n, char *lin
     Stream s[LADDER_MAX];
     memset(s, 0, sizeof s);
     Run run = { .job = job, .cfg = cfg, .n = 0, .s = s };
+    stage("job start");
     int ret = open_input(&run.ref, job->ref_path, cfg);
     if (!ret)
         ret = skip_input(run.ref, job->ref_path, "--frame_skip_ref", cfg->skip_ref);
@@ -860,8 +888,10 @@ static int run_ladder(const SqJob *job, SqJobStream *const *st, int n, char *lin
     line[0] = '\0';
     if (!run.n)
         goto end;
+    stage("inputs open");
     if ((ret = get_context(&run, fr, &own_log, s[0].st->path)) != 0)
         goto end;
+    stage("context open");
     const int nscores = speedqa_score_count(run.ctx);
     for (int d = 0; d < run.n; d++) {
         s[d].res.nscores = nscores;
@@ -888,6 +918,7 @@ static int run_ladder(const SqJob *job, SqJobStream *const *st, int n, char *lin
     const double t0 = now_s();
     ret = score(&run);
     const double elapsed = now_s() - t0;
+    stage("scored");
     if (ret) {
         progress_clear();
         goto end;
@@ -933,8 +964,10 @@ static int run_ladder(const SqJob *job, SqJobStream *const *st, int n, char *lin
             stream_fail(o, r, line);
     }
     line[0] = '\0';
+    stage("reports written");
 end:
     put_context(&run, ret != 0);
+    stage("context closed");
     sq_prefetch_stop(&run.ref_ahead);
     sq_input_close(&run.ref);
     for (int d = 0; d < LADDER_MAX; d++) {
@@ -945,6 +978,7 @@ end:
         free(s[d].res.values);
         free(s[d].res.frame_num);
     }
+    stage("inputs closed");
     return ret;
 }
 

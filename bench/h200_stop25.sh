@@ -1,0 +1,44 @@
+#!/usr/bin/env bash
+# Device calls of this stop (H200 machine, repo root):
+#   bash bench/h200_stop25.sh OUT [STEP ...]
+# build: build-nv, release, CUDA (and NVIDIA's OpenCL ICD registered);
+# probe: bench/cuda_startup_probe.py, the driver's own start-up and close
+#   costs call by call, 3 fresh processes and one with --overlap;
+# open: bench/open_time cuda at 1080p (the library's start-up split), twice;
+# cli: bench/cli_throughput.py, 1080p 8-bit 1,000 frames, CPU 16 threads
+#   and CUDA against the two-cat floor;
+# times: SPEEDQA_TIMES=1 stage lines of the CUDA and CPU CLI on that pair;
+# cli4k: the same as cli at 2160p 10-bit, 300 frames.
+# Default: build probe open cli times. Logs tarred into OUT.
+set -u
+OUT=${1:-/tmp/h200}; shift; mkdir -p "$OUT/l"; L=$OUT/l
+STEPS=${*:-build probe open cli times}
+T0=$SECONDS
+step() { local n=$1 t=$2; shift 2; local s=$SECONDS
+         timeout "$t" "$@" > "$L/$n.log" 2>&1; echo "== $n: rc $? in $((SECONDS - s)) s (at $((SECONDS - T0)) s)"; }
+export LD_LIBRARY_PATH=/usr/local/nvidia/lib64
+export PATH=/usr/local/cuda/bin:$PATH
+S=$PWD/build-nv/tools/speedqa
+P1080=/dev/shm/sq-cli-bench-1080p8-1000
+for st in $STEPS; do
+    case $st in
+    build) mkdir -p /etc/OpenCL/vendors && echo libnvidia-opencl.so.1 > /etc/OpenCL/vendors/nvidia.icd
+           step setup 120 meson setup $( [ -f build-nv/build.ninja ] && echo --reconfigure ) build-nv --buildtype=release
+           grep -iE "cuda|opencl" "$L/setup.log" | head -6
+           step build 300 ninja -C build-nv
+           tail -3 "$L/build.log" ;;
+    probe) F=$(find build-nv -name speedqa_kernels.fatbin | head -1)
+           step probe 120 sh -c "for i in 1 2 3; do python3 bench/cuda_startup_probe.py $F; echo; done; python3 bench/cuda_startup_probe.py $F --overlap"
+           cat "$L/probe.log" ;;
+    open) step open 60 sh -c 'for i in 1 2; do SPEEDQA_LOG=debug build-nv/bench/open_time cuda 1920x1080; done'
+          cat "$L/open.log" ;;
+    cli) step cli 400 python3 bench/cli_throughput.py "$S" --frames 1000 --threads 16 --backends cuda --gpu-threads 16
+         cat "$L/cli.log" ;;
+    times) step times 120 bash -c "TIMEFORMAT='%R s real %U user %S sys'; for b in cuda cuda cuda cpu; do echo \"-- \$b\"; time SPEEDQA_TIMES=1 $S -r $P1080/ref.y4m -d $P1080/dis.y4m --backend \$b --threads 16 -q -o /dev/null; done"
+           cat "$L/times.log" ;;
+    cli4k) step cli4k 400 python3 bench/cli_throughput.py "$S" --size 2160p10 --frames 300 --threads 16 --backends cuda --gpu-threads 16
+           cat "$L/cli4k.log" ;;
+    *) echo "unknown step $st" ;;
+    esac
+done
+tar -C "$OUT" -cJf "$OUT/logs.tar.xz" l && rm -rf "$L"
