@@ -3,13 +3,18 @@
 driver call (ctypes on libcuda, no speedqa code), in a fresh process:
 
     cuda_startup_probe.py [FATBIN] [--pinned MB] [--arena MB] [--overlap]
+                          [--no-release | --exit-live]
 
 Prints ms for cuInit, the primary context, the module load (FATBIN: the
 build's speedqa_kernels.fatbin), a pinned host allocation and a device
 allocation the size of speedqa's defaults at 1080p, their frees, the
 context release. --overlap runs cuInit + context on a thread while the main
 thread touches 1 GiB of fresh memory, to show whether the driver's start-up
-leaves the CPU free for other work (the CLI's read-ahead)."""
+leaves the CPU free for other work (the CLI's read-ahead). --no-release
+frees the memory but keeps the primary context (as the CUDA runtime does
+until exit); --exit-live exits with everything allocated: time the whole
+process from outside to see what process exit costs instead."""
+import os
 import ctypes
 import sys
 import threading
@@ -58,10 +63,17 @@ def main():
     dp = ctypes.c_uint64()
     t = time.perf_counter(); r = cu.cuMemAlloc_v2(ctypes.byref(dp), ctypes.c_size_t(arena << 20))
     print("device %4d MB   %7.1f ms  (rc %d)" % (arena, ms(t), r))
+    if "--exit-live" in args:
+        print("exit with everything live at %.1f ms" % ms(t_all))
+        sys.stdout.flush()
+        os._exit(0)
     t = time.perf_counter(); cu.cuMemFreeHost(hp); print("free pinned      %7.1f ms" % ms(t))
     t = time.perf_counter(); cu.cuMemFree_v2(dp); print("free device      %7.1f ms" % ms(t))
     t = time.perf_counter(); cu.cuCtxPopCurrent_v2(ctypes.byref(ctypes.c_void_p()))
-    cu.cuDevicePrimaryCtxRelease_v2(dev); print("release ctx      %7.1f ms" % ms(t))
+    if "--no-release" not in args:
+        cu.cuDevicePrimaryCtxRelease_v2(dev); print("release ctx      %7.1f ms" % ms(t))
     print("total            %7.1f ms" % ms(t_all))
+    sys.stdout.flush()
+    os._exit(0)
 
 main()

@@ -8,6 +8,10 @@
 # cli: bench/cli_throughput.py, 1080p 8-bit 1,000 frames, CPU 16 threads
 #   and CUDA against the two-cat floor;
 # times: SPEEDQA_TIMES=1 stage lines of the CUDA and CPU CLI on that pair;
+# pair: the 1080p 1,000-frame pair of the cli step, written only;
+# exit: the probe's process time with and without releasing (see its help);
+# sweep: the CUDA CLI on the 1080p pair at batch 8/16/32, 8/16/32 threads,
+#   populate modes (needs the cli step's pair);
 # cli4k: the same as cli at 2160p 10-bit, 300 frames.
 # Default: build probe open cli times. Logs tarred into OUT.
 set -u
@@ -30,6 +34,16 @@ for st in $STEPS; do
     probe) F=$(find build-nv -name speedqa_kernels.fatbin | head -1)
            step probe 120 sh -c "for i in 1 2 3; do python3 bench/cuda_startup_probe.py $F; echo; done; python3 bench/cuda_startup_probe.py $F --overlap"
            cat "$L/probe.log" ;;
+    pair) step pair 200 python3 -c "import sys; sys.path.insert(0, 'bench'); import os, cli_throughput as c; os.makedirs('$P1080', exist_ok=True); os.path.exists('$P1080/dis.y4m') or c.write_pair('$P1080', 1000, 1920, 1080, 8)"
+          cat $P1080/ref.y4m $P1080/dis.y4m > /dev/null; ls -la $P1080 ;;
+    exit) F=$(find build-nv -name speedqa_kernels.fatbin | head -1)
+           step exit 120 bash -c "TIMEFORMAT='   process %R s'; for i in 1 2 3; do for v in '' --no-release --exit-live; do echo \"-- \$v\"; time python3 bench/cuda_startup_probe.py $F \$v | grep -E 'release|exit|total'; done; done"
+           cat "$L/exit.log" ;;
+    sweep) for v in "B=16 T=16 P=" "B=8 T=16 P=" "B=32 T=16 P=" "B=16 T=8 P=" "B=16 T=32 P=" "B=16 T=16 P=1" "B=16 T=16 P=2"; do
+               eval "$v"
+               step "sweep_${B}_${T}_${P}" 60 bash -c "TIMEFORMAT='%R s real %U user %S sys'; for i in 1 2 3; do time env SPEEDQA_GPU_BATCH=$B ${P:+SPEEDQA_MAP_POPULATE=$P} SPEEDQA_TIMES=1 $S -r $P1080/ref.y4m -d $P1080/dis.y4m --backend cuda --threads $T -q -o /dev/null 2>&1 | grep -E 'first frame|scored|inputs closed'; done"
+               echo "-- batch $B threads $T populate ${P:-default}"; cat "$L/sweep_${B}_${T}_${P}.log" | sed 's/speedqa: time//' | paste -sd' ' | sed 's/ ms:/:/g; s/real/real\n/g'
+           done ;;
     open) step open 60 sh -c 'for i in 1 2; do SPEEDQA_LOG=debug build-nv/bench/open_time cuda 1920x1080; done'
           cat "$L/open.log" ;;
     cli) step cli 400 python3 bench/cli_throughput.py "$S" --frames 1000 --threads 16 --backends cuda --gpu-threads 16
