@@ -3,7 +3,7 @@
 driver call (ctypes on libcuda, no speedqa code), in a fresh process:
 
     cuda_startup_probe.py [FATBIN] [--pinned MB] [--arena MB] [--overlap]
-                          [--no-release | --exit-live]
+                          [--no-release | --exit-live] [--register]
 
 Prints ms for cuInit, the primary context, the module load (FATBIN: the
 build's speedqa_kernels.fatbin), a pinned host allocation and a device
@@ -13,7 +13,9 @@ thread touches 1 GiB of fresh memory, to show whether the driver's start-up
 leaves the CPU free for other work (the CLI's read-ahead). --no-release
 frees the memory but keeps the primary context (as the CUDA runtime does
 until exit); --exit-live exits with everything allocated: time the whole
-process from outside to see what process exit costs instead."""
+process from outside to see what process exit costs instead. --register
+also pins the same size of anonymous huge-page memory with
+cuMemHostRegister, against cuMemHostAlloc."""
 import os
 import ctypes
 import sys
@@ -60,6 +62,21 @@ def main():
     hp = ctypes.c_void_p()
     t = time.perf_counter(); r = cu.cuMemHostAlloc(ctypes.byref(hp), ctypes.c_size_t(pinned << 20), 0)
     print("pinned %4d MB   %7.1f ms  (rc %d)" % (pinned, ms(t), r))
+    if "--register" in args:
+        libc = ctypes.CDLL(None, use_errno=True)
+        libc.mmap.restype = ctypes.c_void_p
+        libc.mmap.argtypes = [ctypes.c_void_p, ctypes.c_size_t, ctypes.c_int, ctypes.c_int,
+                              ctypes.c_int, ctypes.c_long]
+        n = pinned << 20
+        t = time.perf_counter()
+        p = libc.mmap(None, n, 3, 0x22, -1, 0)  # PROT_READ|WRITE, MAP_PRIVATE|ANONYMOUS
+        libc.madvise(ctypes.c_void_p(p), ctypes.c_size_t(n), 14)  # MADV_HUGEPAGE
+        ctypes.memset(p, 0, n)
+        t1 = ms(t)
+        r = cu.cuMemHostRegister_v2(ctypes.c_void_p(p), ctypes.c_size_t(n), 0)
+        print("THP %4d MB: mmap+touch %.1f ms, register %.1f ms (rc %d)" % (pinned, t1, ms(t) - t1, r))
+        t = time.perf_counter(); cu.cuMemHostUnregister(ctypes.c_void_p(p))
+        libc.munmap(ctypes.c_void_p(p), ctypes.c_size_t(n)); print("unregister+unmap %7.1f ms" % ms(t))
     dp = ctypes.c_uint64()
     t = time.perf_counter(); r = cu.cuMemAlloc_v2(ctypes.byref(dp), ctypes.c_size_t(arena << 20))
     print("device %4d MB   %7.1f ms  (rc %d)" % (arena, ms(t), r))

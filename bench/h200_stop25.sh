@@ -9,6 +9,9 @@
 #   and CUDA against the two-cat floor;
 # times: SPEEDQA_TIMES=1 stage lines of the CUDA and CPU CLI on that pair;
 # pair: the 1080p 1,000-frame pair of the cli step, written only;
+# old: builds c900fc8's speedqa from old.tar (carried: git archive -o old.tar c900fc8);
+# ab / ab4k: bench/cli_ab.py, old against new and the floor, CUDA (and CPU 16 threads);
+# tests: test_picture cuda, the gpu and gpu+opencl suites;
 # exit: the probe's process time with and without releasing (see its help);
 # sweep: the CUDA CLI on the 1080p pair at batch 8/16/32, 8/16/32 threads,
 #   populate modes (needs the cli step's pair);
@@ -32,10 +35,22 @@ for st in $STEPS; do
            step build 300 ninja -C build-nv
            tail -3 "$L/build.log" ;;
     probe) F=$(find build-nv -name speedqa_kernels.fatbin | head -1)
-           step probe 120 sh -c "for i in 1 2 3; do python3 bench/cuda_startup_probe.py $F; echo; done; python3 bench/cuda_startup_probe.py $F --overlap"
+           step probe 120 sh -c "for i in 1 2 3; do python3 bench/cuda_startup_probe.py $F --register; echo; done"
            cat "$L/probe.log" ;;
     pair) step pair 200 python3 -c "import sys; sys.path.insert(0, 'bench'); import os, cli_throughput as c; os.makedirs('$P1080', exist_ok=True); os.path.exists('$P1080/dis.y4m') or c.write_pair('$P1080', 1000, 1920, 1080, 8)"
           cat $P1080/ref.y4m $P1080/dis.y4m > /dev/null; ls -la $P1080 ;;
+    old) step old 300 bash -c "rm -rf /tmp/old && mkdir -p /tmp/old && tar -C /tmp/old -xf old.tar && cd /tmp/old && meson setup build --buildtype=release >/dev/null && ninja -C build tools/speedqa"
+         tail -2 "$L/old.log" ;;
+    ab) step ab1080 300 python3 bench/cli_ab.py --frames 1000 --rounds 6 old=/tmp/old/build/tools/speedqa new=$S
+        cat "$L/ab1080.log"
+        step ab1080cpu 200 python3 bench/cli_ab.py --frames 1000 --rounds 3 --args "--threads 16" old=/tmp/old/build/tools/speedqa new=$S
+        cat "$L/ab1080cpu.log" ;;
+    ab4k) step ab4k 400 python3 bench/cli_ab.py --size 2160p10 --frames 300 --rounds 3 old=/tmp/old/build/tools/speedqa new=$S
+        cat "$L/ab4k.log"
+        step ab4kcpu 200 python3 bench/cli_ab.py --size 2160p10 --frames 300 --rounds 2 --args "--threads 16" new=$S
+        cat "$L/ab4kcpu.log" ;;
+    tests) step tests 400 bash -c "meson test -C build-nv --suite gpu --suite gpu+opencl 2>&1 | grep -E '^(Ok|Fail|Skipped|Timeout):|FAIL'"
+        cat "$L/tests.log" ;;
     exit) F=$(find build-nv -name speedqa_kernels.fatbin | head -1)
            step exit 120 bash -c "TIMEFORMAT='   process %R s'; for i in 1 2 3; do for v in '' --no-release --exit-live; do echo \"-- \$v\"; time python3 bench/cuda_startup_probe.py $F \$v | grep -E 'release|exit|total'; done; done"
            cat "$L/exit.log" ;;

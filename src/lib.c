@@ -138,6 +138,10 @@ int speedqa_open(SpeedqaContext **out, const SpeedqaSettings *s)
                SPEEDQA_MAX_DISTORTED);
         return SPEEDQA_ERR(EINVAL);
     }
+    if ((unsigned)s->keep_device > 1) {
+        sq_log(s, SPEEDQA_LOG_ERROR, "keep_device %d is not 0 or 1", s->keep_device);
+        return SPEEDQA_ERR(EINVAL);
+    }
     /* zero now, so that a later version can give these bytes a meaning */
     for (size_t i = 0; i < sizeof(s->reserved); i++)
         if (s->reserved[i]) {

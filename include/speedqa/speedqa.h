@@ -243,7 +243,19 @@ typedef struct SpeedqaSettings {
      * backend (AUTO picks it; a GPU backend answers -ENOSYS).
      */
     int n_distorted;
-    uint8_t reserved[60];    /**< must be zero (-EINVAL otherwise), for later use */
+    /**
+     * GPU backends: 1 = speedqa_close() leaves the device's context to the
+     * process instead of tearing it down (CUDA: the primary context stays
+     * retained, and the driver loaded, until the process exits, as the CUDA
+     * runtime keeps them). For a process that ends soon after its last
+     * close, such as a command-line tool: exit tears the context down sooner
+     * than a release does (H200: 60 to 100 ms less per process), and a later
+     * open in the same process finds it made. The device memory the context
+     * itself takes stays taken until exit. The CPU and OpenCL backends
+     * ignore it. 0 or 1 (default 0).
+     */
+    int keep_device;
+    uint8_t reserved[56];    /**< must be zero (-EINVAL otherwise), for later use */
 } SpeedqaSettings;
 
 /** Scores of one frame, in the order speedqa_score_name() lists them. */

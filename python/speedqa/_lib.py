@@ -53,7 +53,8 @@ class Settings(ctypes.Structure):
                 ("free", FreeFn),
                 ("alloc_opaque", ctypes.c_void_p),
                 ("n_distorted", ctypes.c_int),
-                ("reserved", ctypes.c_uint8 * 60)]
+                ("keep_device", ctypes.c_int),
+                ("reserved", ctypes.c_uint8 * 56)]
 
 
 class Scores(ctypes.Structure):

@@ -175,6 +175,9 @@ typedef struct SqGpuFns {
     /* Optional: the largest single allocation the device accepts (0: no
      * limit but memory). The pipeline sizes its batch to fit one arena in it. */
     size_t (*max_alloc)(const SqGpuDev *dev);
+    /* Optional: close leaves the device's context and the runtime loaded,
+     * for the process to tear down at exit (SpeedqaSettings.keep_device). */
+    void (*keep)(SqGpuDev *dev);
     /* Device memory kind accepted by send() besides host memory, or -1. */
     int device_memory;
 } SqGpuFns;

@@ -144,6 +144,13 @@ static void entry_points(void)
     report(ret == SPEEDQA_ERR(EINVAL) && !ctx && log.count == 1 && strstr(log.last, "reserved"),
            "nonzero reserved settings byte", ret, &log);
 
+    LogCapture lk = { .quiet = 1 };
+    base(&s, &lk, NULL);
+    s.keep_device = 2;
+    ret = speedqa_open(&ctx, &s);
+    report(ret == SPEEDQA_ERR(EINVAL) && !ctx && lk.count == 1 && strstr(lk.last, "keep_device"),
+           "keep_device outside 0..1", ret, &lk);
+
     LogCapture l2 = { .quiet = 1 };
     base(&s, &l2, NULL);
     if ((ret = speedqa_open(&ctx, &s)) != 0) {

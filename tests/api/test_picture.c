@@ -8,7 +8,8 @@
  * frame at once and changes a score. Also: planes are reused (a run's
  * pictures use at most what its queue holds), references count (a picture sent as both sides, kept after
  * sending), everything is freed at close, and a picture outliving its
- * context may still be unreferenced.
+ * context may still be unreferenced. The 10-bit library runs close with
+ * keep_device, so that every later run opens a context that was kept.
  *
  * usage: test_picture [cpu|cuda|opencl|hip] (77 when that backend has no device)
  */
@@ -84,7 +85,7 @@ static void fill(SpeedqaPicture *pic, int f, int side)
 }
 
 typedef struct Run {
-    int bpc, threads, library;
+    int bpc, threads, library, keep; /* keep: keep_device (the next open finds the context) */
     const char *feature;
     SpeedqaBackend backend;
 } Run;
@@ -104,6 +105,7 @@ static int open_ctx(SpeedqaContext **ctx, const Run *r, Count *cnt, LogCapture *
     s.alloc = c_alloc;
     s.free = c_free;
     s.alloc_opaque = cnt;
+    s.keep_device = r->keep;
     return speedqa_open(ctx, &s);
 }
 
@@ -194,7 +196,7 @@ static void references(SpeedqaBackend be)
     Count cnt = { 0 };
     LogCapture log = { .quiet = 1 };
     SpeedqaContext *ctx = NULL;
-    const Run r = { 8, 2, 1, NULL, be };
+    const Run r = { 8, 2, 1, 0, NULL, be };
     if (open_ctx(&ctx, &r, &cnt, &log) < 0)
         return;
     SpeedqaPicture p, q, late;
@@ -248,7 +250,7 @@ int main(int argc, char **argv)
         Count cnt = { 0 };
         LogCapture log = { .quiet = 1 };
         SpeedqaContext *ctx = NULL;
-        const Run probe = { 8, 1, 0, NULL, be };
+        const Run probe = { 8, 1, 0, 0, NULL, be };
         const int r = open_ctx(&ctx, &probe, &cnt, &log);
         speedqa_close(&ctx);
         if (r == SPEEDQA_ERR(ENODEV) || r == SPEEDQA_ERR(ENOSYS)) {
@@ -262,12 +264,13 @@ int main(int argc, char **argv)
         for (int t = 0; t < 2; t++)
             for (int fi = 0; fi < 3; fi++) {
                 const int threads = t ? 4 : 1;
-                Run r = { bpc, threads, 0, feats[fi], be };
+                Run r = { bpc, threads, 0, 0, feats[fi], be };
                 int distinct = 0;
                 memset(a, 0, sizeof a);
                 memset(b, 0, sizeof b);
                 int ra = run(&r, a, &distinct);
                 r.library = 1;
+                r.keep = bpc > 8; /* the runs after it open a kept context */
                 int rb = run(&r, b, &distinct);
                 char what[160];
                 snprintf(what, sizeof what, "%s %d-bit, %d thread(s), %s: library pictures == copies",

@@ -26,6 +26,7 @@ struct SqGpuDev {
     rtStream st[SQ_GPU_NSTREAMS];
     rtEvent *ev;
     int nev;
+    int keep;                /* close leaves the context and the runtime to the process */
     char msg[320];
 };
 
@@ -147,7 +148,7 @@ static void rt_close_leave(SqGpuDev *d, int entered)
 {
     if (entered)
         rt_leave(d);
-    if (d->retained)
+    if (d->retained && !d->keep)
         d->api.cuDevicePrimaryCtxRelease(d->dev);
 }
 
@@ -219,7 +220,8 @@ static void rt_close(SqGpuDev **pd)
             d->api.rtModuleUnload(d->mod);
     }
     rt_close_leave(d, entered);
-    sq_rt_unload(&d->api);
+    if (!d->keep)
+        sq_rt_unload(&d->api); /* kept: a retained context needs its driver */
     const SqAlloc a = d->alloc;
     sq_free(&a, d->ev);
     sq_free(&a, d);
@@ -331,6 +333,11 @@ static int rt_list_devices(char *buf, size_t len)
     }
     sq_rt_unload(&api);
     return n;
+}
+
+static void rt_keep(SqGpuDev *d)
+{
+    d->keep = 1;
 }
 
 static int rt_alloc(SqGpuDev *d, size_t bytes, SqGpuAddr *out)
@@ -452,6 +459,7 @@ const SqGpuFns SQ_RT_FNS = {
     .error = rt_errmsg,
     .alloc = rt_alloc,
     .free = rt_free,
+    .keep = rt_keep,
     .host_alloc = rt_host_alloc,
     .host_free = rt_host_free,
     .upload = rt_upload,

@@ -1,0 +1,72 @@
+#!/usr/bin/env python3
+"""Whole CLI jobs of two or more speedqa builds against the read floor,
+interleaved round by round (so that drift in the machine hits every
+build alike):
+
+    cli_ab.py --size 1080p8|2160p10 --frames N --rounds R
+              [--args "--backend cuda --threads 16"] NAME=SPEEDQA [NAME=SPEEDQA ...]
+
+Each round times the floor (both files read by two cats in parallel) and
+one run of each build (both features, -q -o /dev/null), in a new order
+each round. Prints per build the best and the median time and their ratio
+to the best and the median floor time (the acceptance's "share of the
+floor"). The pair is bench/cli_throughput.py's, in $TMPDIR (default
+/dev/shm), read once into the page cache first."""
+import argparse
+import os
+import random
+import shlex
+import statistics
+import subprocess
+import sys
+import time
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+import cli_throughput  # noqa: E402
+
+
+def timed(cmds):
+    t0 = time.monotonic()
+    procs = [subprocess.Popen(c, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL) for c in cmds]
+    codes = [p.wait() for p in procs]
+    return None if any(codes) else time.monotonic() - t0
+
+
+def main():
+    ap = argparse.ArgumentParser()
+    ap.add_argument("--size", default="1080p8", choices=["1080p8", "2160p10"])
+    ap.add_argument("--frames", type=int, default=1000)
+    ap.add_argument("--rounds", type=int, default=5)
+    ap.add_argument("--args", default="--backend cuda --threads 16")
+    ap.add_argument("builds", nargs="+")
+    a = ap.parse_args()
+    w, h, bpc = (1920, 1080, 8) if a.size == "1080p8" else (3840, 2160, 10)
+    d = os.path.join(os.environ.get("TMPDIR", "/dev/shm"), "sq-cli-bench-%s-%d" % (a.size, a.frames))
+    os.makedirs(d, exist_ok=True)
+    if not os.path.exists(d + "/dis.y4m"):
+        cli_throughput.write_pair(d, a.frames, w, h, bpc)
+    ref, dis = d + "/ref.y4m", d + "/dis.y4m"
+    timed([["cat", ref, dis]])
+    builds = [b.split("=", 1) for b in a.builds]
+    times = {"floor": []}
+    times.update({n: [] for n, _ in builds})
+    extra = shlex.split(a.args)
+    for r in range(a.rounds):
+        order = [("floor", [["cat", ref], ["cat", dis]])] + \
+                [(n, [[p, "-r", ref, "-d", dis, "-q", "-o", "/dev/null"] + extra]) for n, p in builds]
+        random.Random(r).shuffle(order)
+        for n, cmds in order:
+            t = timed(cmds)
+            times[n].append(t if t is not None else float("nan"))
+    fb, fm = min(times["floor"]), statistics.median(times["floor"])
+    print("%s, %d frames, %s, %d rounds; share of the floor = floor time / run time" %
+          (a.size, a.frames, a.args, a.rounds))
+    for n, ts in times.items():
+        b, m = min(ts), statistics.median(ts)
+        print("%-8s best %6.3f s (%7.1f fps, %.2f of the best floor)  median %6.3f s (%.2f of the "
+              "median floor)  all: %s" % (n, b, a.frames / b, fb / b, m, fm / m,
+                                          " ".join("%.3f" % t for t in ts)))
+
+
+if __name__ == "__main__":
+    main()
