@@ -119,7 +119,63 @@ static void stage_record(const GpuPriv *g, int s, FrameRec *fr, int64_t slot)
 }
 
 /*
- * Device planes, and a library picture's pinned host planes: whole planes,
+ * Whether a host picture goes up in the staged layout (each plane at its
+ * staged offset, a plane read in runs as just its runs) rather than as
+ * whole planes: it is planar and every plane read in runs has tight rows
+ * (stride == row bytes) of planar samples. Then every plane lands where
+ * staging would put it, so the staged and the whole-plane regions of the
+ * slot, which overlap, are never mixed within one side.
+ */
+static int runs_fit(const GpuPriv *g, const SpeedqaPicture *pic)
+{
+    if (pic->memory != SPEEDQA_MEM_HOST || pic->layout == SPEEDQA_LAYOUT_SEMI_PLANAR)
+        return 0;
+    int any = 0;
+    for (int c = 0; c < 3; c++) {
+        const PlaneGeo *pg = &g->geo[c];
+        if (!pg->need || !pg->runs)
+            continue;
+        const uint8_t *base;
+        ptrdiff_t stride;
+        if (sq_plane_access(pic, c, &base, &stride) >= 2 || stride != (ptrdiff_t)pg->row_bytes ||
+            pg->op_h < 1 || pg->h <= pg->runs >> 1)
+            return 0;
+        any = 1;
+    }
+    return any;
+}
+
+/*
+ * A plane read in runs (runs_fit): just the runs around every 16th row go
+ * up, as stage_runs lays them out, in two copies: run 0, clipped at the
+ * top, then every other run, 16 rows apart in the picture and back to back
+ * in the slot.
+ */
+static int upload_runs(GpuPriv *g, const PlaneGeo *pg, const uint8_t *base, int acc, int s, int c,
+                       FrameRec *fr, int64_t slot)
+{
+    const int64_t rb = pg->row_bytes, runs = pg->runs, r = runs >> 1;
+    const int64_t dst = slot + pg->dev_off[s];
+    int ret = g->fns->upload2d(g->dev, SQ_GPU_STREAM_COPY, g->arena + dst + r * rb,
+                               (size_t)((r + 1) * rb), base, (size_t)((r + 1) * rb),
+                               (size_t)((r + 1) * rb), 1);
+    const int64_t step = (int64_t)1 << SQ_DECIM_SHIFT;
+    if (!ret && pg->op_h > 1)
+        ret = g->fns->upload2d(g->dev, SQ_GPU_STREAM_COPY, g->arena + dst + runs * rb,
+                               (size_t)(runs * rb), base + (step - r) * rb, (size_t)(step * rb),
+                               (size_t)(runs * rb), (size_t)(pg->op_h - 1));
+    if (ret < 0)
+        return sq_gpu_fail(g, ret, "picture upload");
+    fr->base[s][c] = dst;
+    fr->stride[s][c] = rb;
+    fr->runs[s][c] = (int)runs;
+    fr->acc[s][c] = acc;
+    return 0;
+}
+
+/*
+ * Device planes, and a library picture's pinned host planes: whole planes
+ * (but for runs_fit pictures, whose planes read in runs go up as runs),
  * device to device or by DMA from the host (negative strides kept),
  * read by the kernels with the picture's sample access (MSB-aligned ones
  * shifted there). A semi-planar picture's interleaved chroma plane is
@@ -132,6 +188,7 @@ static int copy_whole_picture(GpuPriv *g, const SpeedqaPicture *pic, int s, Fram
 {
     const int host = pic->memory == SPEEDQA_MEM_HOST;
     const int semi = pic->layout == SPEEDQA_LAYOUT_SEMI_PLANAR;
+    const int staged = runs_fit(g, pic);
     for (int c = 0; c < 3; c++) {
         const PlaneGeo *pg = &g->geo[c];
         if (!pg->need)
@@ -149,14 +206,20 @@ static int copy_whole_picture(GpuPriv *g, const SpeedqaPicture *pic, int s, Fram
         }
         if (semi && c && !(g->geo[1].need && g->geo[2].need))
             return -ENOTSUP; /* no feature reads one chroma plane alone */
+        int ret;
+        if (staged && pg->runs) {
+            if ((ret = upload_runs(g, pg, base, acc, s, c, fr, slot)) < 0)
+                return ret;
+            continue;
+        }
         const int64_t rb = pg->row_bytes * (semi && c ? 2 : 1), h = pg->h;
         const SqGpuAddr src = (SqGpuAddr)(uintptr_t)base;
-        const int64_t dst = slot + pg->full_off[s];
+        const int64_t dst = slot + (staged ? pg->dev_off[s] : pg->full_off[s]);
         const ptrdiff_t pitch = stride < 0 ? -stride : stride;
         if (pitch < rb)
             return -EINVAL; /* rows overlap: not a picture */
         const SqGpuAddr low = stride < 0 ? src - (SqGpuAddr)((h - 1) * pitch) : src;
-        int ret = host ? g->fns->upload2d(g->dev, SQ_GPU_STREAM_COPY, g->arena + dst, (size_t)rb,
+        ret = host ? g->fns->upload2d(g->dev, SQ_GPU_STREAM_COPY, g->arena + dst, (size_t)rb,
                                           (const void *)(uintptr_t)low, (size_t)pitch,
                                           (size_t)rb, (size_t)h)
                        : g->fns->copy2d(g->dev, SQ_GPU_STREAM_COPY, g->arena + dst, (size_t)rb,
