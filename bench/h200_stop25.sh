@@ -11,6 +11,7 @@
 # pair: the 1080p 1,000-frame pair of the cli step, written only;
 # old: builds c900fc8's speedqa from old.tar (carried: git archive -o old.tar c900fc8);
 # ab / ab4k: bench/cli_ab.py, old against new and the floor, CUDA (and CPU 16 threads);
+# api: bench/api_threads on CUDA (library, lent and copied pictures), old and new, twice;
 # tests: test_picture cuda, the gpu and gpu+opencl suites;
 # exit: the probe's process time with and without releasing (see its help);
 # sweep: the CUDA CLI on the 1080p pair at batch 8/16/32, 8/16/32 threads,
@@ -39,7 +40,7 @@ for st in $STEPS; do
            cat "$L/probe.log" ;;
     pair) step pair 200 python3 -c "import sys; sys.path.insert(0, 'bench'); import os, cli_throughput as c; os.makedirs('$P1080', exist_ok=True); os.path.exists('$P1080/dis.y4m') or c.write_pair('$P1080', 1000, 1920, 1080, 8)"
           cat $P1080/ref.y4m $P1080/dis.y4m > /dev/null; ls -la $P1080 ;;
-    old) step old 300 bash -c "rm -rf /tmp/old && mkdir -p /tmp/old && tar -C /tmp/old -xf old.tar && cd /tmp/old && meson setup build --buildtype=release >/dev/null && ninja -C build tools/speedqa"
+    old) step old 300 bash -c "rm -rf /tmp/old && mkdir -p /tmp/old && tar -C /tmp/old -xf old.tar && cd /tmp/old && meson setup build --buildtype=release >/dev/null && ninja -C build tools/speedqa bench/api_threads"
          tail -2 "$L/old.log" ;;
     ab) step ab1080 300 python3 bench/cli_ab.py --frames 1000 --rounds 6 old=/tmp/old/build/tools/speedqa new=$S
         cat "$L/ab1080.log"
@@ -49,6 +50,11 @@ for st in $STEPS; do
         cat "$L/ab4k.log"
         step ab4kcpu 200 python3 bench/cli_ab.py --size 2160p10 --frames 300 --rounds 2 --args "--threads 16" new=$S
         cat "$L/ab4kcpu.log" ;;
+    api) for r in 1 2; do for b in old new; do
+             B=build-nv/bench/api_threads; [ $b = old ] && B=/tmp/old/build/bench/api_threads
+             step api_${b}_$r 120 $B --backend cuda --threads 1,16 --frames 480
+             echo "-- $b round $r"; grep -iE "library|lent|copied|fps" "$L/api_${b}_$r.log" | head -12
+         done; done ;;
     tests) step tests 400 bash -c "meson test -C build-nv --suite gpu --suite gpu+opencl 2>&1 | grep -E '^(Ok|Fail|Skipped|Timeout):|FAIL'"
         cat "$L/tests.log" ;;
     exit) F=$(find build-nv -name speedqa_kernels.fatbin | head -1)
