@@ -69,7 +69,7 @@ for st in $STEPS; do
           cat "$L/open.log" ;;
     cli) step cli 400 python3 bench/cli_throughput.py "$S" --frames 1000 --threads 16 --backends cuda --gpu-threads 16
          cat "$L/cli.log" ;;
-    times) step times 120 bash -c "TIMEFORMAT='%R s real %U user %S sys'; for b in cuda cuda cuda cpu; do echo \"-- \$b\"; time SPEEDQA_TIMES=1 $S -r $P1080/ref.y4m -d $P1080/dis.y4m --backend \$b --threads 16 -q -o /dev/null; done"
+    times) step times 120 bash -c "TIMEFORMAT='%R s real %U user %S sys'; for b in cuda cuda cpu; do echo \"-- \$b\"; time SPEEDQA_TIMES=1 $S -r $P1080/ref.y4m -d $P1080/dis.y4m --backend \$b --threads 16 -q -o /dev/null; done"
            cat "$L/times.log" ;;
     cli4k) step cli4k 400 python3 bench/cli_throughput.py "$S" --size 2160p10 --frames 300 --threads 16 --backends cuda --gpu-threads 16
            cat "$L/cli4k.log" ;;

@@ -71,6 +71,8 @@ typedef struct CUDA_MEMCPY2D {
     X(cuMemFree, "cuMemFree_v2", CUresult, (CUdeviceptr p))                                     \
     X(cuMemHostAlloc, "cuMemHostAlloc", CUresult, (void **p, size_t bytes, unsigned flags))     \
     X(cuMemFreeHost, "cuMemFreeHost", CUresult, (void *p))                                      \
+    X(cuMemHostRegister, "cuMemHostRegister_v2", CUresult, (void *p, size_t bytes, unsigned flags)) \
+    X(cuMemHostUnregister, "cuMemHostUnregister", CUresult, (void *p))                          \
     X(cuMemcpyHtoDAsync, "cuMemcpyHtoDAsync_v2", CUresult, (CUdeviceptr dst, const void *src, size_t n, CUstream s)) \
     X(cuMemcpyDtoHAsync, "cuMemcpyDtoHAsync_v2", CUresult, (void *dst, CUdeviceptr src, size_t n, CUstream s)) \
     X(cuMemcpy2DAsync, "cuMemcpy2DAsync_v2", CUresult, (const CUDA_MEMCPY2D *c, CUstream s))    \
