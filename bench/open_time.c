@@ -1,13 +1,15 @@
 /*
  * open_time: where a GPU backend's start-up goes, in one process.
  *
- *   open_time [cuda|opencl|cpu] [WxH] [threads]
+ *   open_time [cuda|opencl|cpu] [WxH] [threads] [keep]
  *
  * Times, for 4:2:0 8-bit, both features: the first speedqa_open (runtime
  * load and init, context, kernels, arena, pinned staging), its first frame
  * (send, flush, receive), its close, then a second open/frame/close in the
  * same process (what is left once the runtime is up). Whole-job benches pay
  * the first line once per process; this says which part of it to attack.
+ * keep: both contexts open with keep_device (the second open finds the
+ * device context the first close left).
  */
 #include <stdio.h>
 #include <stdlib.h>
@@ -29,13 +31,15 @@ static void log_line(void *cookie, SpeedqaLogLevel level, const char *msg)
     fprintf(stderr, "speedqa: %s\n", msg);
 }
 
-static int one(SpeedqaBackend be, int w, int h, int threads, unsigned char *buf, const char *what)
+static int one(SpeedqaBackend be, int w, int h, int threads, int keep, unsigned char *buf,
+               const char *what)
 {
     SpeedqaSettings s;
     speedqa_default_settings(&s);
     s.ref = s.dis = (SpeedqaFormat){ w, h, SPEEDQA_PIX_420, 8 };
     s.backend = be;
     s.n_threads = threads;
+    s.keep_device = keep;
     s.logger = log_line;
     s.log_level = SPEEDQA_LOG_DEBUG; /* the GPU pipeline's start-up split */
     SpeedqaPicture p;
@@ -76,14 +80,15 @@ int main(int argc, char **argv)
         return 2;
     if (argc > 3)
         threads = atoi(argv[3]);
+    const int keep = argc > 4 && !strcmp(argv[4], "keep");
     unsigned char *buf = malloc((size_t)w * h * 3 / 2);
     if (!buf)
         return 1;
     for (size_t i = 0; i < (size_t)w * h * 3 / 2; i++)
         buf[i] = (unsigned char)(i * 7 + i / 1920);
     double t = now();
-    int ret = one(be, w, h, threads, buf, "first");
-    ret |= one(be, w, h, threads, buf, "second");
+    int ret = one(be, w, h, threads, keep, buf, "first");
+    ret |= one(be, w, h, threads, keep, buf, "second");
     printf("process so far %.1f ms\n", 1e3 * (now() - t));
     free(buf);
     return ret;
