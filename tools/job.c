@@ -711,7 +711,8 @@ static void settings_for(SpeedqaSettings *s, const SqJob *job, const SpeedqaForm
     s->device_name = cfg->device_name;
     s->logger = log_cb;
     s->log_cookie = log;
-    /* the process ends after its jobs: exit tears a GPU context down sooner */
+    /* the process ends after its jobs: a batch or ladder that opens another
+     * context (another shape, a stream failing alone) finds the device's */
     s->keep_device = 1;
     if (times_on())
         s->log_level = SPEEDQA_LOG_DEBUG;
