@@ -12,6 +12,7 @@
 # old: builds c900fc8's speedqa from old.tar (carried: git archive -o old.tar c900fc8);
 # ab / ab4k: bench/cli_ab.py, old against new and the floor, CUDA (and CPU 16 threads);
 # api: bench/api_threads on CUDA (library, lent and copied pictures), old and new, twice;
+# ab3000: 3,000 frames of 1080p (the 1,000-frame pair three times over), CUDA against the floor;
 # tests: test_picture cuda, the gpu and gpu+opencl suites;
 # exit: the probe's process time with and without releasing (see its help);
 # sweep: the CUDA CLI on the 1080p pair at batch 8/16/32, 8/16/32 threads,
@@ -55,6 +56,10 @@ for st in $STEPS; do
              step api_${b}_$r 120 $B --backend cuda --threads 1,16 --frames 480
              echo "-- $b round $r"; grep -iE "library|lent|copied|fps" "$L/api_${b}_$r.log" | head -12
          done; done ;;
+    ab3000) step pair3000 200 bash -c "python3 -c \"import sys; sys.path.insert(0, 'bench'); import os, cli_throughput as c; os.makedirs('$P1080', exist_ok=True); os.path.exists('$P1080/dis.y4m') or c.write_pair('$P1080', 1000, 1920, 1080, 8)\" && D=/dev/shm/sq-cli-bench-1080p8-3000 && mkdir -p \$D && for f in ref dis; do n=\$(head -1 $P1080/\$f.y4m | wc -c); { cat $P1080/\$f.y4m; tail -c +\$((n + 1)) $P1080/\$f.y4m; tail -c +\$((n + 1)) $P1080/\$f.y4m; } > \$D/\$f.y4m; done; rm -rf $P1080; ls -la \$D"
+            cat "$L/pair3000.log" | tail -2
+            step ab3000 300 python3 bench/cli_ab.py --frames 3000 --rounds 3 new=$S
+            cat "$L/ab3000.log" ;;
     tests) step tests 400 bash -c "meson test -C build-nv --suite gpu --suite gpu+opencl 2>&1 | grep -E '^(Ok|Fail|Skipped|Timeout):|FAIL'"
         cat "$L/tests.log" ;;
     exit) F=$(find build-nv -name speedqa_kernels.fatbin | head -1)
