@@ -4,11 +4,13 @@ interleaved round by round (so that drift in the machine hits every
 build alike):
 
     cli_ab.py --size 1080p8|2160p10 --frames N --rounds R
-              [--args "--backend cuda --threads 16"] NAME=SPEEDQA [NAME=SPEEDQA ...]
+              [--args "--backend cuda --threads 16"] [--cat] NAME=SPEEDQA [NAME=SPEEDQA ...]
 
 Each round times the floor (both files read by two cats in parallel) and
 one run of each build (both features, -q -o /dev/null), in a new order
-each round. Prints per build the best and the median time and their ratio
+each round; SPEEDQA may carry a prefix and flags of its own
+("t1=taskset -c 0 build/tools/speedqa --threads 1"). --cat adds one
+`cat ref dis` (the 2-core acceptance's baseline). Prints per build the best and the median time and their ratio
 to the best and the median floor time (the acceptance's "share of the
 floor"). The pair is bench/cli_throughput.py's, in $TMPDIR (default
 /dev/shm), read once into the page cache first."""
@@ -38,6 +40,7 @@ def main():
     ap.add_argument("--frames", type=int, default=1000)
     ap.add_argument("--rounds", type=int, default=5)
     ap.add_argument("--args", default="--backend cuda --threads 16")
+    ap.add_argument("--cat", action="store_true")
     ap.add_argument("builds", nargs="+")
     a = ap.parse_args()
     w, h, bpc = (1920, 1080, 8) if a.size == "1080p8" else (3840, 2160, 10)
@@ -48,12 +51,15 @@ def main():
     ref, dis = d + "/ref.y4m", d + "/dis.y4m"
     timed([["cat", ref, dis]])
     builds = [b.split("=", 1) for b in a.builds]
-    times = {"floor": []}
+    times = {"floor": [], "cat": []} if a.cat else {"floor": []}
     times.update({n: [] for n, _ in builds})
     extra = shlex.split(a.args)
     for r in range(a.rounds):
         order = [("floor", [["cat", ref], ["cat", dis]])] + \
-                [(n, [[p, "-r", ref, "-d", dis, "-q", "-o", "/dev/null"] + extra]) for n, p in builds]
+                [(n, [shlex.split(p) + ["-r", ref, "-d", dis, "-q", "-o", "/dev/null"] + extra])
+                 for n, p in builds]
+        if a.cat:
+            order.append(("cat", [["cat", ref, dis]]))
         random.Random(r).shuffle(order)
         for n, cmds in order:
             t = timed(cmds)

@@ -207,8 +207,9 @@ def score_range(ref, dis, features=None, backend="cpu", threads=1, start=0, stop
     r, d = open_pair(ref, dis, width, height, pix_fmt, bitdepth)
     first = max(start - 1, 0)
     values, nums = [], []
+    # a worker scores task after task: each later Scorer finds the device context
     with Scorer(r.width, r.height, r.fmt, r.bpc, features=_features_list(features),
-                backend=backend, threads=threads, device=device) as s:
+                backend=backend, threads=threads, device=device, keep_device=True) as s:
         def take(results):
             for res in results:
                 n = first + res["frame"]

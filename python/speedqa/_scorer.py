@@ -198,7 +198,12 @@ class Scorer:
     """Scores frame pairs with libspeedqa.
 
     Scorer(width, height, pix_fmt, bitdepth, features=None, backend="cpu",
-           threads=1, device=None, cpu_mask=None, log_level="warning", logger=None)
+           threads=1, device=None, cpu_mask=None, log_level="warning", logger=None,
+           keep_device=False)
+
+    keep_device=True: closing leaves a GPU's device context to the process
+    (SpeedqaSettings.keep_device), so that the next Scorer opens in about a
+    millisecond instead of a tenth of a second.
 
     send(ref, dis) takes one frame pair and returns the results that became
     available (a list of dicts, maybe empty: with threads > 1 results lag);
@@ -212,7 +217,7 @@ class Scorer:
 
     def __init__(self, width, height, pix_fmt="420", bitdepth=8, features=None,
                  backend="cpu", threads=1, device=None, cpu_mask=None,
-                 log_level="warning", logger=None, n_distorted=1):
+                 log_level="warning", logger=None, n_distorted=1, keep_device=False):
         lib = L.lib()
         self._ctx = ctypes.c_void_p()
         fmt, bpc = parse_pix_fmt(pix_fmt, bitdepth)
@@ -240,6 +245,7 @@ class Scorer:
         s.features = self._features
         s.n_threads = int(threads)
         s.n_distorted = int(n_distorted)
+        s.keep_device = 1 if keep_device else 0
         self.n_distorted = max(1, int(n_distorted))
         if isinstance(backend, str):
             if backend.lower() not in L.BACKENDS:

@@ -86,6 +86,17 @@ def test_threads_and_pix_fmt_names(cli, pair):
         assert_equal_cli(doc, s.names, res)
 
 
+def test_keep_device(cli, pair):
+    # the CPU backend ignores it; the scores stay the CLI's, twice in a row
+    ref, dis = pair("420p8")
+    doc = cli_doc(cli, ref, dis)
+    v, refs = frames_of(ref)
+    _, diss = frames_of(dis)
+    for _ in range(2):
+        names, res = score_arrays(v, refs, diss, keep_device=True)
+        assert_equal_cli(doc, names, res)
+
+
 def test_padded_strides(cli, pair):
     ref, dis = pair("422p10")
     doc = cli_doc(cli, ref, dis)
