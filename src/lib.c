@@ -240,6 +240,28 @@ int speedqa_score_count(const SpeedqaContext *c)
     return c ? c->nscores : 0;
 }
 
+int speedqa_rows_read(const SpeedqaContext *c, int plane, uint8_t *mark, int rows)
+{
+    int w, h;
+    if (!c || !mark || plane < 0 || plane > 2)
+        return SPEEDQA_ERR(EINVAL);
+    sq_plane_size(&c->s.ref, plane, &w, &h);
+    if (rows != h) {
+        sq_log(&c->s, SPEEDQA_LOG_ERROR, "rows_read: plane %d has %d rows, not %d", plane, h,
+               rows);
+        return SPEEDQA_ERR(EINVAL);
+    }
+    memset(mark, 0, (size_t)rows);
+    const SqAlloc alloc = { c->s.alloc, c->s.free, c->s.alloc_opaque };
+    const int ret = sq_features_rows_read(c->feat, c->nfeat, plane, mark, &alloc);
+    if (ret < 0)
+        return ret;
+    int n = 0;
+    for (int y = 0; y < rows; y++)
+        n += mark[y] != 0;
+    return n;
+}
+
 const char *speedqa_score_name(const SpeedqaContext *c, int i)
 {
     return c && i >= 0 && i < c->nscores ? c->names[i] : NULL;

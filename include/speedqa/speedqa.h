@@ -362,6 +362,22 @@ SPEEDQA_API int speedqa_open(SpeedqaContext **out, const SpeedqaSettings *s);
 SPEEDQA_API int speedqa_score_count(const SpeedqaContext *ctx);
 
 /**
+ * The rows of plane `plane` (0 Y, 1 U, 2 V) that the context's features
+ * read, in every picture sent, as the current or as the previous frame:
+ * mark[y] becomes 1 for a row read and 0 for a row never read, for y in
+ * 0 .. rows - 1, where rows must be the plane's height. A reader that
+ * fetches only the rows read (maps, prefetches or uploads them) loses
+ * nothing: no other sample changes a score or is range-checked. At 1080p,
+ * both features by default, that is every chroma row and 5 luma rows in
+ * 16.
+ *
+ * @return the number of rows read (0: the plane is not read), or
+ *         -EINVAL (NULL ctx or mark, plane outside 0..2, rows not the
+ *         plane's height), -ENOMEM.
+ */
+SPEEDQA_API int speedqa_rows_read(const SpeedqaContext *ctx, int plane, uint8_t *mark, int rows);
+
+/**
  * libvmaf output name of score i, option suffixes included (e.g.
  * "speed_chroma_u_ks_0.5"). Valid until speedqa_close(). NULL if out of range.
  */

@@ -41,7 +41,8 @@ void sq_feature_score_name(const SqFeature *f, int i, char *buf, size_t len)
     snprintf(buf, len, "%s%s", base, f->spec.suffix);
 }
 
-void sq_features_jobs(SqFeature *f, int nfeat, SqBackendParams *bp)
+/* The jobs; idx[i]: where feature i's raw scores will be. */
+static void jobs_of(const SqFeature *f, int nfeat, SqBackendParams *bp, int (*idx)[2])
 {
     bp->nplans = bp->njobs = 0;
     for (int i = 0; i < nfeat; i++) {
@@ -50,15 +51,15 @@ void sq_features_jobs(SqFeature *f, int nfeat, SqBackendParams *bp)
         const SqOptions *o = &f[i].spec.opt;
         if (f[i].spec.kind == SQ_FEATURE_CHROMA) {
             for (int ch = 0; ch < 2; ch++) {
-                SqJob *j = &bp->jobs[f[i].job[ch] = bp->njobs++];
+                SqJob *j = &bp->jobs[idx[i][ch] = bp->njobs++];
                 *j = (SqJob){ .plan = pl, .wvm = o->weight_var_mode, .needs_prev = 0 };
                 j->side[0] = (SqJobSide){ 0, ch + 1, -1, 1, SQ_CHECK_NEVER };
                 j->side[1] = (SqJobSide){ 1, ch + 1, -1, 1, SQ_CHECK_NEVER };
             }
             continue;
         }
-        SqJob *j = &bp->jobs[f[i].job[0] = bp->njobs++];
-        f[i].job[1] = -1;
+        SqJob *j = &bp->jobs[idx[i][0] = bp->njobs++];
+        idx[i][1] = -1;
         *j = (SqJob){ .plan = pl, .wvm = 0, .needs_prev = 1 };
         j->side[0] = (SqJobSide){ 0, 0, 0, 1, SQ_CHECK_IF_FIRST };
         /* use_ref_diff: the current reference is checked by side 0 already, and
@@ -66,6 +67,31 @@ void sq_features_jobs(SqFeature *f, int nfeat, SqBackendParams *bp)
         j->side[1] = o->use_ref_diff ? (SqJobSide){ 0, 0, 1, 0, SQ_CHECK_ALWAYS }
                                      : (SqJobSide){ 1, 0, 1, 1, SQ_CHECK_IF_FIRST };
     }
+}
+
+void sq_features_jobs(SqFeature *f, int nfeat, SqBackendParams *bp)
+{
+    int idx[SPEEDQA_MAX_FEATURES][2];
+    jobs_of(f, nfeat, bp, idx);
+    for (int i = 0; i < nfeat; i++)
+        memcpy(f[i].job, idx[i], sizeof(idx[i]));
+}
+
+int sq_features_rows_read(const SqFeature *f, int nfeat, int plane, uint8_t *mark,
+                          const SqAlloc *a)
+{
+    SqBackendParams bp;
+    int idx[SPEEDQA_MAX_FEATURES][2];
+    memset(&bp, 0, sizeof(bp));
+    jobs_of(f, nfeat, &bp, idx);
+    for (int j = 0; j < bp.njobs; j++)
+        for (int k = 0; k < 2; k++)
+            if (bp.jobs[j].side[k].plane == plane) {
+                const int ret = sq_plan_rows_read(bp.plans[bp.jobs[j].plan], mark, a);
+                if (ret < 0)
+                    return ret;
+            }
+    return 0;
 }
 
 void sq_jobs_ladder(SqBackendParams *bp, int ndis)

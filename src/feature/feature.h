@@ -39,6 +39,11 @@ void sq_feature_score_name(const SqFeature *f, int i, char *buf, size_t len);
  */
 void sq_features_jobs(SqFeature *f, int nfeat, SqBackendParams *bp);
 
+/* Sets mark[y] for every row y of plane `plane` that some job reads, in a
+ * current or a previous picture (mark: the plane's height of bytes). */
+int sq_features_rows_read(const SqFeature *f, int nfeat, int plane, uint8_t *mark,
+                          const SqAlloc *a);
+
 /*
  * A ladder of ndis distorted streams: the jobs of sq_features_jobs, once
  * per stream (stream d's read picture 1 + d where the single stream's read
