@@ -691,6 +691,24 @@ static int start_reader(SqInput *in, SqPrefetch **ahead, int threads, int batch,
     return 0;
 }
 
+/* The rows the features read, so that a mapped input maps only theirs ahead. */
+static void tell_rows_read(SpeedqaContext *ctx, const SpeedqaFormat *f, SqInput *const *in, int n)
+{
+    uint8_t *mark[3] = { NULL, NULL, NULL };
+    int rows[3];
+    for (int c = 0; c < 3; c++) {
+        rows[c] = c && f->fmt == SPEEDQA_PIX_420 ? f->height >> 1 : f->height;
+        if (!(mark[c] = malloc((size_t)rows[c] + 1)) ||
+            speedqa_rows_read(ctx, c, mark[c], rows[c]) < 0)
+            goto end; /* the pages are mapped whole, as without it */
+    }
+    for (int i = 0; i < n; i++)
+        sq_input_rows_read(in[i], (const uint8_t *const *)mark, rows);
+end:
+    for (int c = 0; c < 3; c++)
+        free(mark[c]);
+}
+
 static int same_format(const SpeedqaFormat *a, const SpeedqaFormat *b)
 {
     return a->width == b->width && a->height == b->height && a->fmt == b->fmt && a->bpc == b->bpc;
@@ -916,6 +934,13 @@ static int run_ladder(const SqJob *job, SqJobStream *const *st, int n, char *lin
             progress.total = cfg->frame_cnt;
     }
     const int gpu = strcmp(speedqa_backend_name(run.ctx), "cpu") != 0;
+    {
+        SqInput *ins[LADDER_MAX + 1];
+        ins[0] = run.ref;
+        for (int d = 0; d < run.n; d++)
+            ins[1 + d] = s[d].scaler ? NULL : s[d].in;
+        tell_rows_read(run.ctx, fr, ins, 1 + run.n);
+    }
     ret = start_reader(run.ref, &run.ref_ahead, job->threads, job->batch, gpu);
     for (int d = 0; !ret && d < run.n; d++)
         ret = start_reader(s[d].in, &s[d].ahead, job->threads, job->batch, gpu);

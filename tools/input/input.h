@@ -110,6 +110,15 @@ void sq_input_lend(SqInput *in);
  */
 void sq_input_prefault(SqInput *in, int on);
 
+/*
+ * A mapped planar input: mark[c][y] != 0 for each row y of plane c that
+ * scoring reads (rows[c] of them: speedqa_rows_read), so that the pages
+ * mapped ahead (sq_input_prefault) are only those rows'. Before the first
+ * read; frames are still lent whole, and a row read unmarked only faults
+ * in as usual.
+ */
+void sq_input_rows_read(SqInput *in, const uint8_t *const mark[3], const int rows[3]);
+
 /* Read every cache line of pic's planes (a read-only floor); the sum. */
 unsigned sq_input_touch(const SpeedqaPicture *pic);
 

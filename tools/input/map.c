@@ -6,7 +6,8 @@
  * frame read gets an entry of a ring that the release marks done; the
  * reader unmaps the pages of the frames all given back (MADV_DONTNEED:
  * the page cache keeps them), so the resident size stays flat however
- * long the file. SPEEDQA_IO=read selects the read() path instead.
+ * long the file. Pages mapped ahead are those of the rows scoring reads
+ * (sq_input_rows_read). SPEEDQA_IO=read selects the read() path instead.
  */
 #ifndef _DEFAULT_SOURCE
 #define _DEFAULT_SOURCE /* madvise */
@@ -38,6 +39,11 @@
 /* Unmap given-back frames in steps of at least this many bytes. */
 #define DROP_STEP ((size_t)8 << 20)
 
+/* Bytes of a frame's payload that the features read (sq_input_rows_read). */
+typedef struct MapRange {
+    size_t off, len;
+} MapRange;
+
 typedef struct MapEntry {
     struct SqMap *m;
     atomic_int lent;
@@ -67,6 +73,13 @@ struct SqMap {
     pthread_mutex_t mu;
     pthread_cond_t cv;
     size_t want, mapped;  /* populate [mapped, want); the reader raises want */
+    /* Only the rows read: per frame, the ranges rng of its payload. The
+     * frames from payload start pop_next to pop_until, rec bytes apart (the
+     * record size, from the first two frames: a prediction, so a FRAME line
+     * of another length only costs the pages it misses). */
+    MapRange *rng;
+    int nrng;
+    size_t rec, last_payload, pop_next, pop_until;
     int quit, started;
     MapEntry ring[RING];
 };
@@ -86,11 +99,35 @@ static int mapping_wanted(const SqInput *in)
            (in->rd == &sq_reader_y4m || in->rd == &sq_reader_yuv);
 }
 
+/* The pages of the rows read of the frame whose payload starts at p. */
+static void populate_frame(const SqMap *m, size_t p)
+{
+    for (int i = 0; i < m->nrng; i++) {
+        const size_t s = p + m->rng[i].off;
+        if (s >= m->len)
+            break;
+        const size_t e = s + m->rng[i].len < m->len ? s + m->rng[i].len : m->len;
+        const size_t a = s / m->page * m->page;
+        madvise((void *)(m->base + a), e - a, MADV_POPULATE_READ);
+    }
+}
+
 static void *populating(void *arg)
 {
     SqMap *m = arg;
     pthread_mutex_lock(&m->mu);
     while (!m->quit) {
+        if (m->rec && m->pop_next < m->pop_until) {
+            const size_t rec = m->rec, lim = m->pop_until;
+            size_t p = m->pop_next;
+            pthread_mutex_unlock(&m->mu);
+            for (; p < lim; p += rec)
+                populate_frame(m, p);
+            pthread_mutex_lock(&m->mu);
+            if (m->pop_next < lim)
+                m->pop_next = lim;
+            continue;
+        }
         if (m->mapped >= m->want) {
             pthread_cond_wait(&m->cv, &m->mu);
             continue;
@@ -172,6 +209,52 @@ void sq_in_map(SqInput *in)
         m->populate = 0; /* the pages fault in as usual */
 }
 
+void sq_input_rows_read(SqInput *in, const uint8_t *const mark[3], const int rows[3])
+{
+    SqMap *m = in ? in->map : NULL;
+    if (!m || m->nrng || in->layout == SPEEDQA_LAYOUT_SEMI_PLANAR)
+        return; /* (semi-planar files map whole) */
+    const int planes = in->info.format.fmt == SPEEDQA_PIX_400 ? 1 : 3;
+    MapRange *r = NULL;
+    int n = 0, cap = 0, all = 1;
+    for (int c = 0; c < planes; c++) {
+        if (!mark[c] || rows[c] < 0)
+            return;
+        for (int y = 0; y < rows[c];) {
+            if (!mark[c][y]) {
+                all = 0;
+                y++;
+                continue;
+            }
+            int y1 = y + 1;
+            while (y1 < rows[c] && mark[c][y1])
+                y1++;
+            const size_t off = in->plane_off[c] + (size_t)y * (size_t)in->stride[c];
+            const size_t len = (size_t)(y1 - y) * (size_t)in->stride[c];
+            if (n && r[n - 1].off + r[n - 1].len == off) {
+                r[n - 1].len += len;
+            } else {
+                if (n == cap) {
+                    MapRange *g = realloc(r, sizeof(*r) * (size_t)(cap = cap ? 2 * cap : 64));
+                    if (!g) {
+                        free(r);
+                        return; /* whole frames, as before */
+                    }
+                    r = g;
+                }
+                r[n++] = (MapRange){ off, len };
+            }
+            y = y1;
+        }
+    }
+    if (all || !n) {
+        free(r);
+        return;
+    }
+    m->rng = r;
+    m->nrng = n;
+}
+
 void sq_input_prefault(SqInput *in, int on)
 {
     SqMap *m = in ? in->map : NULL;
@@ -193,6 +276,8 @@ void sq_in_unmap(SqInput *in)
     if (!in->map)
         return;
     stop_populating(in->map);
+    free(in->map->rng);
+    in->map->rng = NULL;
     map_unref(in->map);
     in->map = NULL;
 }
@@ -261,9 +346,26 @@ void sq_in_map_lend(SqInput *in, SpeedqaPicture *pic)
     if (m->next - m->low >= RING)
         return; /* no entry free: the library copies this one (never in practice) */
     e->end = in->map_pos;
-    if (m->populate == 2) {
-        const size_t a = (size_t)(in->frame - m->base) / m->page * m->page;
+    const size_t payload = (size_t)(in->frame - m->base);
+    const size_t rec = m->next && payload > m->last_payload ? payload - m->last_payload : 0;
+    m->last_payload = payload;
+    if (m->populate == 2 && m->nrng) {
+        populate_frame(m, payload);
+    } else if (m->populate == 2) {
+        const size_t a = payload / m->page * m->page;
         madvise((void *)(m->base + a), in->map_pos - a, MADV_POPULATE_READ);
+    } else if (m->populate == 1 && m->nrng && rec) {
+        pthread_mutex_lock(&m->mu);
+        if (!m->rec)
+            m->rec = rec;
+        if (m->pop_next < payload + m->rec)
+            m->pop_next = payload + m->rec; /* fell behind (or starts): from the next frame */
+        const size_t until = payload + (AHEAD_FRAMES + 1) * m->rec;
+        if (until > m->pop_until) {
+            m->pop_until = until;
+            pthread_cond_signal(&m->cv);
+        }
+        pthread_mutex_unlock(&m->mu);
     } else if (m->populate == 1) {
         size_t ahead = in->map_pos + AHEAD_FRAMES * in->frame_bytes;
         ahead = ahead < m->len ? ahead / m->page * m->page : m->len;
