@@ -434,6 +434,21 @@ static void run(const Config *c, int n_threads, unsigned cpu_mask, long fail_at,
         r->temporal[i] = strncmp(name, "speed_temporal", 14) == 0;
     }
     FUZZ_CHECK(strcmp(speedqa_backend_name(ctx), "cpu") == 0, "backend %s", speedqa_backend_name(ctx));
+    /* the rows read: a count of marks within the plane, and only for its height */
+    for (int p = 0; p < 3; p++) {
+        int pw, ph;
+        plane_dims(&c->fmt, p, &pw, &ph);
+        uint8_t *mark = malloc((size_t)ph + 1);
+        if (!mark)
+            continue;
+        const int n = speedqa_rows_read(ctx, p, mark, ph);
+        int marks = 0;
+        for (int y = 0; n >= 0 && y < ph; y++)
+            marks += mark[y] == 1;
+        FUZZ_CHECK(n == marks || n == -ENOMEM, "rows_read of plane %d: %d, %d marks", p, n, marks);
+        FUZZ_CHECK(speedqa_rows_read(ctx, p, mark, ph + 1) == -EINVAL, "rows_read took a wrong height");
+        free(mark);
+    }
 
     int seq_start[MAX_FRAMES] = { 0 };
     int sent = 0, new_seq = 1, sticky = 0, over_sent = 0;
