@@ -411,6 +411,20 @@ def test_mapped():
         for t in ("1", "3"):
             both(["-r", r10, "-d", d10, "--threads", t],
                  "10-bit Y4M, header of %d bytes, --threads %s" % (len(hdr), t))
+    # pages mapped ahead (only the rows read, frame by frame, the record size
+    # predicted from the first two) whatever the FRAME lines: the same scores
+    # with the populating thread, in the reader, and without
+    tagged = b"".join(b"FRAME" + (b" Xk=" + b"a" * (t * 37 % 50) if t % 3 else b"") + b"\n" + f
+                      for t, f in enumerate(fr))
+    r10t = write("r10tag.y4m", b"YUV4MPEG2 W320 H180 F25:1 C420p10\n" + tagged)
+    for mode in ("1", "2"):
+        pop = dict(os.environ, SPEEDQA_MAP_POPULATE=mode)
+        for src, what in ((r10t, "FRAME lines of varying length"), (r10, "plain FRAME lines")):
+            a = run(["-r", src, "-d", d10, "--threads", "1"] + MAX)
+            p = subprocess.run([EXE, "-r", src, "-d", d10, "--threads", "1"] + MAX,
+                               stdout=subprocess.PIPE, stderr=subprocess.PIPE, env=pop, timeout=120)
+            check(a[0] == 0 and p.returncode == 0 and a[1] == p.stdout,
+                  "10-bit Y4M, %s: SPEEDQA_MAP_POPULATE=%s scores alike" % (what, mode))
     d10raw = write("d10.yuv", b"".join(fd))
     both(["-r", r10, "-d", d10raw, "-w", "320", "-h", "180", "-p", "420", "-b", "10",
           "--threads", "3"], "10-bit raw .yuv")
