@@ -43,12 +43,7 @@ def main():
     ap.add_argument("--cat", action="store_true")
     ap.add_argument("builds", nargs="+")
     a = ap.parse_args()
-    w, h, bpc = (1920, 1080, 8) if a.size == "1080p8" else (3840, 2160, 10)
-    d = os.path.join(os.environ.get("TMPDIR", "/dev/shm"), "sq-cli-bench-%s-%d" % (a.size, a.frames))
-    os.makedirs(d, exist_ok=True)
-    if not os.path.exists(d + "/dis.y4m"):
-        cli_throughput.write_pair(d, a.frames, w, h, bpc)
-    ref, dis = d + "/ref.y4m", d + "/dis.y4m"
+    ref, dis = cli_throughput.bench_pair(a.size, a.frames)
     timed([["cat", ref, dis]])
     builds = [b.split("=", 1) for b in a.builds]
     times = {"floor": [], "cat": []} if a.cat else {"floor": []}

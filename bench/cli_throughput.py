@@ -57,6 +57,17 @@ def write_pair(d, n, w, h, bpc):
             fd.write(b"FRAME\n" + dy + c + c)
 
 
+def bench_pair(size, frames):
+    """The textured pair of `frames` frames at size ("1080p8" or "2160p10") in
+    $TMPDIR (default /dev/shm), written once and kept: (ref, dis) paths."""
+    w, h, bpc = (1920, 1080, 8) if size == "1080p8" else (3840, 2160, 10)
+    d = os.path.join(os.environ.get("TMPDIR", "/dev/shm"), "sq-cli-bench-%s-%d" % (size, frames))
+    os.makedirs(d, exist_ok=True)
+    if not os.path.exists(d + "/dis.y4m"):
+        write_pair(d, frames, w, h, bpc)
+    return d + "/ref.y4m", d + "/dis.y4m"
+
+
 def one(cmd, env):
     pid = os.fork()
     if pid == 0:
@@ -97,12 +108,7 @@ def main():
     ap.add_argument("--gpu-threads", default="8")
     ap.add_argument("--h264", action="store_true")
     a = ap.parse_args()
-    w, h, bpc = (1920, 1080, 8) if a.size == "1080p8" else (3840, 2160, 10)
-    d = os.path.join(os.environ.get("TMPDIR", "/dev/shm"), "sq-cli-bench-%s-%d" % (a.size, a.frames))
-    os.makedirs(d, exist_ok=True)
-    if not os.path.exists(d + "/dis.y4m"):
-        write_pair(d, a.frames, w, h, bpc)
-    ref, dis = d + "/ref.y4m", d + "/dis.y4m"
+    ref, dis = bench_pair(a.size, a.frames)
     best([["cat", ref, dis]])
     floor, _ = best([["cat", ref], ["cat", dis]])
     io_read = dict(os.environ, SPEEDQA_IO="read")

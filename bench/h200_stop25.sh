@@ -39,7 +39,7 @@ for st in $STEPS; do
     probe) F=$(find build-nv -name speedqa_kernels.fatbin | head -1)
            step probe 120 sh -c "for i in 1 2 3; do python3 bench/cuda_startup_probe.py $F --register; echo; done"
            cat "$L/probe.log" ;;
-    pair) step pair 200 python3 -c "import sys; sys.path.insert(0, 'bench'); import os, cli_throughput as c; os.makedirs('$P1080', exist_ok=True); os.path.exists('$P1080/dis.y4m') or c.write_pair('$P1080', 1000, 1920, 1080, 8)"
+    pair) step pair 200 python3 -c "import sys; sys.path.insert(0, 'bench'); import cli_throughput as c; c.bench_pair('1080p8', 1000)"
           cat $P1080/ref.y4m $P1080/dis.y4m > /dev/null; ls -la $P1080 ;;
     old) step old 300 bash -c "rm -rf /tmp/old && mkdir -p /tmp/old && tar -C /tmp/old -xf old.tar && cd /tmp/old && meson setup build --buildtype=release >/dev/null && ninja -C build tools/speedqa bench/api_threads"
          tail -2 "$L/old.log" ;;
@@ -56,7 +56,7 @@ for st in $STEPS; do
              step api_${b}_$r 120 $B --backend cuda --threads 1,16 --frames 480
              echo "-- $b round $r"; grep -iE "library|lent|copied|fps" "$L/api_${b}_$r.log" | head -12
          done; done ;;
-    ab3000) step pair3000 200 bash -c "python3 -c \"import sys; sys.path.insert(0, 'bench'); import os, cli_throughput as c; os.makedirs('$P1080', exist_ok=True); os.path.exists('$P1080/dis.y4m') or c.write_pair('$P1080', 1000, 1920, 1080, 8)\" && D=/dev/shm/sq-cli-bench-1080p8-3000 && mkdir -p \$D && for f in ref dis; do n=\$(head -1 $P1080/\$f.y4m | wc -c); { cat $P1080/\$f.y4m; tail -c +\$((n + 1)) $P1080/\$f.y4m; tail -c +\$((n + 1)) $P1080/\$f.y4m; } > \$D/\$f.y4m; done; rm -rf $P1080; ls -la \$D"
+    ab3000) step pair3000 200 bash -c "python3 -c \"import sys; sys.path.insert(0, 'bench'); import cli_throughput as c; c.bench_pair('1080p8', 1000)\" && D=/dev/shm/sq-cli-bench-1080p8-3000 && mkdir -p \$D && for f in ref dis; do n=\$(head -1 $P1080/\$f.y4m | wc -c); { cat $P1080/\$f.y4m; tail -c +\$((n + 1)) $P1080/\$f.y4m; tail -c +\$((n + 1)) $P1080/\$f.y4m; } > \$D/\$f.y4m; done; rm -rf $P1080; ls -la \$D"
             cat "$L/pair3000.log" | tail -2
             step ab3000 300 python3 bench/cli_ab.py --frames 3000 --rounds 3 new=$S
             cat "$L/ab3000.log" ;;
