@@ -13,6 +13,8 @@
 # ab / ab4k: bench/cli_ab.py, old against new and the floor, CUDA (and CPU 16 threads);
 # api: bench/api_threads on CUDA (library, lent and copied pictures), old and new, twice;
 # ab3000: 3,000 frames of 1080p (the 1,000-frame pair three times over), CUDA against the floor;
+# popcpu: CPU 16 threads, 1080p, the pages mapped ahead (the default since b903e88) against
+#   the workers' own faults (SPEEDQA_MAP_POPULATE=0), interleaved;
 # tests: test_picture cuda, the gpu and gpu+opencl suites;
 # exit: the probe's process time with and without releasing (see its help);
 # sweep: the CUDA CLI on the 1080p pair at batch 8/16/32, 8/16/32 threads,
@@ -60,6 +62,8 @@ for st in $STEPS; do
             cat "$L/pair3000.log" | tail -2
             step ab3000 300 python3 bench/cli_ab.py --frames 3000 --rounds 3 new=$S
             cat "$L/ab3000.log" ;;
+    popcpu) step popcpu 300 python3 bench/cli_ab.py --frames 1000 --rounds 6 --args "--threads 16" "ahead=$S" "fault=env SPEEDQA_MAP_POPULATE=0 $S"
+            cat "$L/popcpu.log" ;;
     tests) step tests 400 bash -c "meson test -C build-nv --suite gpu --suite gpu+opencl 2>&1 | grep -E '^(Ok|Fail|Skipped|Timeout):|FAIL'"
         cat "$L/tests.log" ;;
     exit) F=$(find build-nv -name speedqa_kernels.fatbin | head -1)
