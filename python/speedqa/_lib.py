@@ -116,9 +116,14 @@ def _declare(lib):
         "speedqa_pool": (c_int, [P(ctypes.c_double), ctypes.c_size_t, ctypes.c_ssize_t,
                                  P(Pooled)]),
         "speedqa_close": (None, [P(c_void_p)]),
+        "speedqa_rows_read": (c_int, [c_void_p, c_int, P(ctypes.c_uint8), c_int]),
     }
+    optional = ("speedqa_rows_read",)  # newer than some libraries it may load
     for name, (res, args) in sigs.items():
-        fn = getattr(lib, name)
+        fn = getattr(lib, name, None)
+        if fn is None and name in optional:
+            continue
+        fn = fn if fn is not None else getattr(lib, name)
         fn.restype = res
         fn.argtypes = args
 

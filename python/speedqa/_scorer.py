@@ -480,6 +480,24 @@ class Scorer:
             out += self.send(ref, dis)
         return out + self.flush()
 
+    def rows_read(self, plane):
+        """The rows of plane (0 Y, 1 U, 2 V) that the features read, in every
+        picture, current or previous (speedqa_rows_read): a numpy bool array of
+        the plane's height. A reader may fetch only these rows; the others
+        never change a score."""
+        self._check_open()
+        if not 0 <= int(plane) < len(self._shapes):
+            raise _einval("plane %r: this format has %d" % (plane, len(self._shapes)))
+        fn = getattr(L.lib(), "speedqa_rows_read", None)
+        if fn is None:
+            raise Error(-38, "this libspeedqa has no speedqa_rows_read")
+        rows = self._shapes[int(plane)][0]
+        mark = (ctypes.c_uint8 * max(rows, 1))()
+        r = self._call(fn, self._ctx, int(plane), mark, rows)
+        if r < 0:
+            raise self._error(r)
+        return np.frombuffer(mark, dtype=np.uint8, count=rows).astype(bool)
+
     def close(self):
         if self._ctx:
             L.lib().speedqa_close(ctypes.byref(self._ctx))

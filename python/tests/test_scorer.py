@@ -97,6 +97,25 @@ def test_keep_device(cli, pair):
         assert_equal_cli(doc, names, res)
 
 
+def test_rows_read_unread_rows_never_matter(pair):
+    # the rows a Scorer says it never reads are overwritten with all bits set
+    # (out of range): the scores stay the same, bit for bit, with no range error
+    ref, dis = pair("422p10")
+    v, refs = frames_of(ref)
+    _, diss = frames_of(dis)
+    for features in (None, ["speed_temporal=speed_prescale=0.5"]):
+        names, want = score_arrays(v, refs, diss, features=features)
+        with speedqa.Scorer(v.width, v.height, v.pix_fmt, v.bpc, features=features) as s:
+            marks = [s.rows_read(p) for p in range(3)]
+            with pytest.raises(speedqa.Error):
+                s.rows_read(3)
+        assert 0 < marks[0].sum() < len(marks[0]) or features is None
+        spoil = lambda planes, side: [np.where(m[:, None], p, np.uint16(0xFFFF))
+                                      for p, m in zip(planes, marks)]
+        _, got = score_arrays(v, refs, diss, transform=spoil, features=features)
+        assert got == want
+
+
 def test_padded_strides(cli, pair):
     ref, dis = pair("422p10")
     doc = cli_doc(cli, ref, dis)
