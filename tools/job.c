@@ -11,6 +11,7 @@
 #include <errno.h>
 #include <math.h>
 #include <signal.h>
+#include <stdatomic.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -79,13 +80,14 @@ static int times_on(void)
 
 static void stage(const char *what)
 {
-    static double t0;
+    /* the first stage's time, in ns; jobs of several devices run on threads */
+    static atomic_llong t0;
     if (!times_on())
         return;
-    const double t = now_s();
-    if (t0 == 0)
-        t0 = t;
-    fprintf(stderr, "speedqa: time %8.1f ms: %s\n", 1e3 * (t - t0), what);
+    const long long t = (long long)(now_s() * 1e9);
+    long long zero = 0;
+    atomic_compare_exchange_strong(&t0, &zero, t);
+    fprintf(stderr, "speedqa: time %8.1f ms: %s\n", 1e-6 * (double)(t - atomic_load(&t0)), what);
 }
 
 static void log_cb(void *cookie, SpeedqaLogLevel level, const char *msg)
