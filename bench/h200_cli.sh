@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # Device calls of this stop (H200 machine, repo root):
-#   bash bench/h200_stop25.sh OUT [STEP ...]
+#   bash bench/h200_cli.sh OUT [STEP ...]
 # build: build-nv, release, CUDA (and NVIDIA's OpenCL ICD registered);
 # probe: bench/cuda_startup_probe.py, the driver's own start-up and close
 #   costs call by call, 3 fresh processes and one with --overlap;
@@ -19,7 +19,12 @@
 # exit: the probe's process time with and without releasing (see its help);
 # sweep: the CUDA CLI on the 1080p pair at batch 8/16/32, 8/16/32 threads,
 #   populate modes (needs the cli step's pair);
-# cli4k: the same as cli at 2160p 10-bit, 300 frames.
+# cli4k: the same as cli at 2160p 10-bit, 300 frames;
+# fs: the kernel, the file systems of the checkout and /dev/shm, THP settings;
+# disk: CUDA, CPU 16 threads and CPU 16 threads without mapping ahead on the
+#   1080p 1,000-frame pair, interleaved against its floor, once with the pair
+#   on the checkout's disk file system and once in /dev/shm (tmpfs maps in
+#   4 KiB pages; a disk file system's page cache in large folios).
 # Default: build probe open cli times. Logs tarred into OUT.
 set -u
 OUT=${1:-/tmp/h200}; shift; mkdir -p "$OUT/l"; L=$OUT/l
@@ -82,6 +87,16 @@ for st in $STEPS; do
            cat "$L/times.log" ;;
     cli4k) step cli4k 400 python3 bench/cli_throughput.py "$S" --size 2160p10 --frames 300 --threads 16 --backends cuda --gpu-threads 16
            cat "$L/cli4k.log" ;;
+    fs) step fs 30 sh -c 'uname -r; df -T . /dev/shm; cat /sys/kernel/mm/transparent_hugepage/enabled /sys/kernel/mm/transparent_hugepage/shmem_enabled; nproc; free -g'
+        cat "$L/fs.log" ;;
+    disk) for d in "$PWD/.pairs" /dev/shm; do
+              n=$(basename "$d")
+              step "disk_$n" 420 env TMPDIR="$d" python3 bench/cli_ab.py --frames 1000 --rounds 5 --args "" \
+                  "cuda=$S --backend cuda --threads 16" "cpu16=$S --threads 16" \
+                  "cpu16fault=env SPEEDQA_MAP_POPULATE=0 $S --threads 16"
+              echo "-- pair in $d"; cat "$L/disk_$n.log"
+          done
+          rm -rf "$PWD/.pairs" ;;
     *) echo "unknown step $st" ;;
     esac
 done
