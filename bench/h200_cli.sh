@@ -24,7 +24,10 @@
 # disk: CUDA, CPU 16 threads and CPU 16 threads without mapping ahead on the
 #   1080p 1,000-frame pair, interleaved against its floor, once with the pair
 #   on the checkout's disk file system and once in /dev/shm (tmpfs maps in
-#   4 KiB pages; a disk file system's page cache in large folios).
+#   4 KiB pages; a disk file system's page cache in large folios);
+# pol: on the disk pair (kept in .pairs), the mapping ahead against the
+#   workers' own faults for CUDA and CPU at 4 and 8 threads;
+# disk4k: CUDA and CPU 16 threads, both mapping modes, 2160p 10-bit, 300 frames, pair on disk.
 # Default: build probe open cli times. Logs tarred into OUT.
 set -u
 OUT=${1:-/tmp/h200}; shift; mkdir -p "$OUT/l"; L=$OUT/l
@@ -97,6 +100,15 @@ for st in $STEPS; do
               echo "-- pair in $d"; cat "$L/disk_$n.log"
           done
           rm -rf "$PWD/.pairs" ;;
+    pol) step pol 400 env TMPDIR="$PWD/.pairs" python3 bench/cli_ab.py --frames 1000 --rounds 6 --args "" \
+             "cuda=$S --backend cuda --threads 16" "cudafault=env SPEEDQA_MAP_POPULATE=0 $S --backend cuda --threads 16" \
+             "cpu4=$S --threads 4" "cpu4fault=env SPEEDQA_MAP_POPULATE=0 $S --threads 4" \
+             "cpu8=$S --threads 8" "cpu8fault=env SPEEDQA_MAP_POPULATE=0 $S --threads 8"
+         cat "$L/pol.log"; rm -rf "$PWD/.pairs/sq-cli-bench-1080p8-1000" ;;
+    disk4k) step disk4k 400 env TMPDIR="$PWD/.pairs" python3 bench/cli_ab.py --size 2160p10 --frames 300 --rounds 3 --args "" \
+             "cuda=$S --backend cuda --threads 16" "cudafault=env SPEEDQA_MAP_POPULATE=0 $S --backend cuda --threads 16" \
+             "cpu16=$S --threads 16" "cpu16fault=env SPEEDQA_MAP_POPULATE=0 $S --threads 16"
+         cat "$L/disk4k.log"; rm -rf "$PWD/.pairs" ;;
     *) echo "unknown step $st" ;;
     esac
 done
