@@ -12,8 +12,9 @@ each round; SPEEDQA may carry a prefix and flags of its own
 ("t1=taskset -c 0 build/tools/speedqa --threads 1"). --cat adds one
 `cat ref dis` (the 2-core acceptance's baseline). Prints per build the best and the median time and their ratio
 to the best and the median floor time (the acceptance's "share of the
-floor"). The pair is bench/cli_throughput.py's, in $TMPDIR (default
-/dev/shm), read once into the page cache first."""
+floor"). The pair is bench/cli_throughput.py's, in $SPEEDQA_BENCH_DIR
+(default /var/tmp; the header names its file system), read once into the
+page cache first."""
 import argparse
 import os
 import random
@@ -60,8 +61,8 @@ def main():
             t = timed(cmds)
             times[n].append(t if t is not None else float("nan"))
     fb, fm = min(times["floor"]), statistics.median(times["floor"])
-    print("%s, %d frames, %s, %d rounds; share of the floor = floor time / run time" %
-          (a.size, a.frames, a.args, a.rounds))
+    print("%s, %d frames, %s, %d rounds, pair on %s; share of the floor = floor time / run time" %
+          (a.size, a.frames, a.args, a.rounds, cli_throughput.bench_fs()))
     for n, ts in times.items():
         b, m = min(ts), statistics.median(ts)
         print("%-8s best %6.3f s (%7.1f fps, %.2f of the best floor)  median %6.3f s (%.2f of the "

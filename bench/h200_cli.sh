@@ -38,7 +38,7 @@ step() { local n=$1 t=$2; shift 2; local s=$SECONDS
 export LD_LIBRARY_PATH=/usr/local/nvidia/lib64
 export PATH=/usr/local/cuda/bin:$PATH
 S=$PWD/build-nv/tools/speedqa
-P1080=/dev/shm/sq-cli-bench-1080p8-1000
+P1080=/var/tmp/sq-cli-bench-1080p8-1000
 for st in $STEPS; do
     case $st in
     build) mkdir -p /etc/OpenCL/vendors && echo libnvidia-opencl.so.1 > /etc/OpenCL/vendors/nvidia.icd
@@ -66,7 +66,7 @@ for st in $STEPS; do
              step api_${b}_$r 120 $B --backend cuda --threads 1,16 --frames 480
              echo "-- $b round $r"; grep -iE "library|lent|copied|fps" "$L/api_${b}_$r.log" | head -12
          done; done ;;
-    ab3000) step pair3000 200 bash -c "python3 -c \"import sys; sys.path.insert(0, 'bench'); import cli_throughput as c; c.bench_pair('1080p8', 1000)\" && D=/dev/shm/sq-cli-bench-1080p8-3000 && mkdir -p \$D && for f in ref dis; do n=\$(head -1 $P1080/\$f.y4m | wc -c); { cat $P1080/\$f.y4m; tail -c +\$((n + 1)) $P1080/\$f.y4m; tail -c +\$((n + 1)) $P1080/\$f.y4m; } > \$D/\$f.y4m; done; rm -rf $P1080; ls -la \$D"
+    ab3000) step pair3000 200 bash -c "python3 -c \"import sys; sys.path.insert(0, 'bench'); import cli_throughput as c; c.bench_pair('1080p8', 1000)\" && D=/var/tmp/sq-cli-bench-1080p8-3000 && mkdir -p \$D && for f in ref dis; do n=\$(head -1 $P1080/\$f.y4m | wc -c); { cat $P1080/\$f.y4m; tail -c +\$((n + 1)) $P1080/\$f.y4m; tail -c +\$((n + 1)) $P1080/\$f.y4m; } > \$D/\$f.y4m; done; rm -rf $P1080; ls -la \$D"
             cat "$L/pair3000.log" | tail -2
             step ab3000 300 python3 bench/cli_ab.py --frames 3000 --rounds 3 new=$S
             cat "$L/ab3000.log" ;;
@@ -94,18 +94,18 @@ for st in $STEPS; do
         cat "$L/fs.log" ;;
     disk) for d in "$PWD/.pairs" /dev/shm; do
               n=$(basename "$d")
-              step "disk_$n" 420 env TMPDIR="$d" python3 bench/cli_ab.py --frames 1000 --rounds 5 --args "" \
+              step "disk_$n" 420 env SPEEDQA_BENCH_DIR="$d" python3 bench/cli_ab.py --frames 1000 --rounds 5 --args "" \
                   "cuda=$S --backend cuda --threads 16" "cpu16=$S --threads 16" \
                   "cpu16fault=env SPEEDQA_MAP_POPULATE=0 $S --threads 16"
               echo "-- pair in $d"; cat "$L/disk_$n.log"
           done
           rm -rf "$PWD/.pairs" ;;
-    pol) step pol 400 env TMPDIR="$PWD/.pairs" python3 bench/cli_ab.py --frames 1000 --rounds 6 --args "" \
+    pol) step pol 400 env SPEEDQA_BENCH_DIR="$PWD/.pairs" python3 bench/cli_ab.py --frames 1000 --rounds 6 --args "" \
              "cuda=$S --backend cuda --threads 16" "cudafault=env SPEEDQA_MAP_POPULATE=0 $S --backend cuda --threads 16" \
              "cpu4=$S --threads 4" "cpu4fault=env SPEEDQA_MAP_POPULATE=0 $S --threads 4" \
              "cpu8=$S --threads 8" "cpu8fault=env SPEEDQA_MAP_POPULATE=0 $S --threads 8"
          cat "$L/pol.log"; rm -rf "$PWD/.pairs/sq-cli-bench-1080p8-1000" ;;
-    disk4k) step disk4k 400 env TMPDIR="$PWD/.pairs" python3 bench/cli_ab.py --size 2160p10 --frames 300 --rounds 3 --args "" \
+    disk4k) step disk4k 400 env SPEEDQA_BENCH_DIR="$PWD/.pairs" python3 bench/cli_ab.py --size 2160p10 --frames 300 --rounds 3 --args "" \
              "cuda=$S --backend cuda --threads 16" "cudafault=env SPEEDQA_MAP_POPULATE=0 $S --backend cuda --threads 16" \
              "cpu16=$S --threads 16" "cpu16fault=env SPEEDQA_MAP_POPULATE=0 $S --threads 16"
          cat "$L/disk4k.log"; rm -rf "$PWD/.pairs" ;;

@@ -18,8 +18,8 @@ echo "lend opencl: $?" >> "$OUT/summary.txt"
 "$B/bench/api_threads" --frames 240 --threads 1,2,4,8,16 > "$OUT/api_threads.txt" 2>&1
 python3 bench/cli_throughput.py "$B/tools/speedqa" --frames "$N1" --threads 1,2,4,8,16 \
     --backends cuda --gpu-threads 1,4,8,16 > "$OUT/cli_1080p.txt" 2>&1
-rm -rf /dev/shm/sq-cli-bench-1080p8-*
+rm -rf /var/tmp/sq-cli-bench-1080p8-*
 python3 bench/cli_throughput.py "$B/tools/speedqa" --frames "$N4" --size 2160p10 \
     --threads 1,4,16 --backends cuda --gpu-threads 4,16 > "$OUT/cli_2160p10.txt" 2>&1
-rm -rf /dev/shm/sq-cli-bench-*
+rm -rf /var/tmp/sq-cli-bench-*
 cat "$OUT/summary.txt"
