@@ -65,8 +65,14 @@ def bench_dir():
 
 def bench_fs():
     """The file system type of bench_dir() ("ext4", "tmpfs" ...), for headers."""
-    r = subprocess.run(["stat", "-f", "-c", "%T", bench_dir()], capture_output=True, text=True)
-    return r.stdout.strip() or "?"
+    for cmd in (["findmnt", "-n", "-o", "FSTYPE", "--target"], ["stat", "-f", "-c", "%T"]):
+        try:
+            r = subprocess.run(cmd + [bench_dir()], capture_output=True, text=True)
+        except OSError:
+            continue
+        if r.returncode == 0 and r.stdout.strip():
+            return r.stdout.strip()
+    return "?"
 
 
 def bench_pair(size, frames):
