@@ -27,9 +27,6 @@
 #   4 KiB pages; a disk file system's page cache in large folios);
 # pol: on the disk pair (kept in .pairs), the mapping ahead against the
 #   workers' own faults for CUDA and CPU at 4 and 8 threads;
-# persist: whether the GPU stays initialised between processes (persistence
-#   mode), and CUDA on the disk pair at 480 and 1,000 frames without and with
-#   another process holding a CUDA context open (what nvidia-persistenced does);
 # disk4k: CUDA and CPU 16 threads, both mapping modes, 2160p 10-bit, 300 frames, pair on disk.
 # Default: build probe open cli times. Logs tarred into OUT.
 set -u
@@ -112,22 +109,6 @@ for st in $STEPS; do
              "cuda=$S --backend cuda --threads 16" "cudafault=env SPEEDQA_MAP_POPULATE=0 $S --backend cuda --threads 16" \
              "cpu16=$S --threads 16" "cpu16fault=env SPEEDQA_MAP_POPULATE=0 $S --threads 16"
          cat "$L/disk4k.log"; rm -rf "$PWD/.pairs" ;;
-    persist) nvidia-smi -q | grep -iE "persistence|driver version|cuda version" > "$L/persist_smi.log" 2>&1
-             cat "$L/persist_smi.log"
-             for n in 480 1000; do
-                 for hold in no yes; do
-                     hp=
-                     if [ $hold = yes ]; then
-                         python3 -c "import ctypes, time; c = ctypes.CDLL('libcuda.so.1'); c.cuInit(0); d = ctypes.c_int(); c.cuDeviceGet(ctypes.byref(d), 0); x = ctypes.c_void_p(); c.cuDevicePrimaryCtxRetain(ctypes.byref(x), d); time.sleep(900)" &
-                         hp=$!; sleep 3
-                     fi
-                     step "persist_${n}_$hold" 300 env SPEEDQA_BENCH_DIR="$PWD/.pairs" python3 bench/cli_ab.py --frames $n --rounds 5 --args "" \
-                         "cuda=$S --backend cuda --threads 16" "cpu16=$S --threads 16"
-                     [ -n "$hp" ] && kill $hp
-                     echo "-- $n frames, another process holding the GPU: $hold"; tail -3 "$L/persist_${n}_$hold.log"
-                 done
-                 rm -rf "$PWD/.pairs/sq-cli-bench-1080p8-$n"
-             done ;;
     *) echo "unknown step $st" ;;
     esac
 done
