@@ -20,7 +20,7 @@
 # sweep: the CUDA CLI on the 1080p pair at batch 8/16/32, 8/16/32 threads,
 #   populate modes (needs the cli step's pair);
 # cli4k: the same as cli at 2160p 10-bit, 300 frames;
-# fs: the kernel, the file systems of the checkout and /dev/shm, THP settings;
+# fs: persistence mode (Enabled on the lent machine), the kernel, the file systems of the checkout and /dev/shm, THP settings;
 # disk: CUDA, CPU 16 threads and CPU 16 threads without mapping ahead on the
 #   1080p 1,000-frame pair, interleaved against its floor, once with the pair
 #   on the checkout's disk file system and once in /dev/shm (tmpfs maps in
@@ -90,7 +90,7 @@ for st in $STEPS; do
            cat "$L/times.log" ;;
     cli4k) step cli4k 400 python3 bench/cli_throughput.py "$S" --size 2160p10 --frames 300 --threads 16 --backends cuda --gpu-threads 16
            cat "$L/cli4k.log" ;;
-    fs) step fs 30 sh -c 'uname -r; df -T . /dev/shm; cat /sys/kernel/mm/transparent_hugepage/enabled /sys/kernel/mm/transparent_hugepage/shmem_enabled; nproc; free -g'
+    fs) step fs 30 sh -c 'nvidia-smi -q | grep -iE "persistence|driver version|cuda version"; uname -r; df -T . /dev/shm; cat /sys/kernel/mm/transparent_hugepage/enabled /sys/kernel/mm/transparent_hugepage/shmem_enabled; nproc; free -g'
         cat "$L/fs.log" ;;
     disk) for d in "$PWD/.pairs" /dev/shm; do
               n=$(basename "$d")
