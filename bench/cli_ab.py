@@ -4,7 +4,8 @@ interleaved round by round (so that drift in the machine hits every
 build alike):
 
     cli_ab.py --size 1080p8|2160p10 --frames N --rounds R
-              [--args "--backend cuda --threads 16"] [--cat] NAME=SPEEDQA [NAME=SPEEDQA ...]
+              [--args "--backend cuda --threads 16"] [--cat] [--ratio A/B ...]
+              NAME=SPEEDQA [NAME=SPEEDQA ...]
 
 Each round times the floor (both files read by two cats in parallel) and
 one run of each build (both features, -q -o /dev/null), in a new order
@@ -12,7 +13,10 @@ each round; SPEEDQA may carry a prefix and flags of its own
 ("t1=taskset -c 0 build/tools/speedqa --threads 1"). --cat adds one
 `cat ref dis` (the 2-core acceptance's baseline). Prints per build the best and the median time and their ratio
 to the best and the median floor time (the acceptance's "share of the
-floor"). The pair is bench/cli_throughput.py's, in $SPEEDQA_BENCH_DIR
+floor"). --ratio A/B prints how many times as fast A runs as B: B's time
+over A's, best over best, median over median, and the median of the
+rounds' own ratios (each round's runs are neighbours in time, so that one
+resists the machine's drift best). The pair is bench/cli_throughput.py's, in $SPEEDQA_BENCH_DIR
 (default /var/tmp; the header names its file system), read once into the
 page cache first."""
 import argparse
@@ -42,6 +46,7 @@ def main():
     ap.add_argument("--rounds", type=int, default=5)
     ap.add_argument("--args", default="--backend cuda --threads 16")
     ap.add_argument("--cat", action="store_true")
+    ap.add_argument("--ratio", action="append", default=[])
     ap.add_argument("builds", nargs="+")
     a = ap.parse_args()
     ref, dis = cli_throughput.bench_pair(a.size, a.frames)
@@ -68,6 +73,14 @@ def main():
         print("%-8s best %6.3f s (%7.1f fps, %.2f of the best floor)  median %6.3f s (%.2f of the "
               "median floor)  all: %s" % (n, b, a.frames / b, fb / b, m, fm / m,
                                           " ".join("%.3f" % t for t in ts)))
+    for q in a.ratio:
+        x, y = q.split("/", 1)
+        tx, ty = times[x], times[y]
+        rounds = sorted(v / u for u, v in zip(tx, ty))
+        print("%s is %.2fx as fast as %s (best over best), %.2fx (median over median), "
+              "%.2fx (median of the rounds' ratios; %.2f..%.2f)" %
+              (x, min(ty) / min(tx), y, statistics.median(ty) / statistics.median(tx),
+               statistics.median(rounds), rounds[0], rounds[-1]))
 
 
 if __name__ == "__main__":
