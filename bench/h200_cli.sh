@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Device calls of this stop (H200 machine, repo root):
+# Device steps for CLI throughput on the lent H200 machine (run from the repo root):
 #   bash bench/h200_cli.sh OUT [STEP ...]
 # build: build-nv, release, CUDA (and NVIDIA's OpenCL ICD registered);
 # probe: bench/cuda_startup_probe.py, the driver's own start-up and close
@@ -9,7 +9,7 @@
 #   and CUDA against the two-cat floor;
 # times: SPEEDQA_TIMES=1 stage lines of the CUDA and CPU CLI on that pair;
 # pair: the 1080p 1,000-frame pair of the cli step, written only;
-# old: builds c900fc8's speedqa from old.tar (carried: git archive -o old.tar c900fc8);
+# old: builds the speedqa of old.tar (carried: git archive -o old.tar REV), for ab/ab4k/api;
 # ab / ab4k: bench/cli_ab.py, old against new and the floor, CUDA (and CPU 16 threads);
 # api: bench/api_threads on CUDA (library, lent and copied pictures), old and new, twice;
 # ab3000: 3,000 frames of 1080p (the 1,000-frame pair three times over), CUDA against the floor;
