@@ -4,8 +4,8 @@
  * planes; the previous frame that jobs read is the lent picture itself
  * (held until the next frame is scored), or, for a picture without a
  * release callback, a copy of the rows they read. With N threads, each
- * frame takes a slot of a ring: a lent picture is read in place, others
- * are copied into the slot; workers score whole frames in parallel, frame
+ * frame takes a slot of a ring: a lent picture is read in place, of
+ * others the rows the jobs read are copied into the slot; workers score whole frames in parallel, frame
  * n reading slot n and, for jobs with a previous picture, slot n-1. A
  * slot's lent pictures go back when both frames that read them are done
  * (a count per slot). Results leave in send order.
@@ -73,7 +73,10 @@ typedef struct CpuPriv {
     int unpack_ready;        /* every worker side has its unpack buffers */
     /* single-thread mode: the previous frame's planes that jobs read */
     uint8_t *prev[SQ_MAX_PICS][3];
-    uint8_t *prev_rows[3];   /* their rows the jobs read (sq_plan_rows_read) */
+    /* per plane, the rows copies take (sq_plan_rows_read): one thread, those
+     * read of the previous picture; threaded, those read at all (a slot's copy
+     * is the current picture, then the next frame's previous one) */
+    uint8_t *rows[3];
     /* job * 2 + side + 1 of the one side reading previous picture k's plane p,
      * when that side reads the current picture k's plane p too: it keeps
      * those rows itself while it reads them (SqSrc.save); 0: none */
@@ -338,13 +341,33 @@ static void copy_planes(const CpuPriv *c, const SpeedqaPicture *pic, uint8_t *bu
         int w, h;
         sq_plane_size(&c->p.format, p, &w, &h);
         const size_t row = (size_t)w * bps;
+        /* the rows no job reads stay as they are: never read */
         for (int y = 0; y < h; y++)
-            copy_row(pic, p, y, w, buf + (size_t)y * row);
+            if (!c->rows[p] || c->rows[p][y])
+                copy_row(pic, p, y, w, buf + (size_t)y * row);
         pl->data[p] = buf;
         pl->stride[p] = (int64_t)row;
         pl->acc[p] = bps > 1;
         buf += row * (size_t)h;
     }
+}
+
+/* *out: per row of plane pl, whether a job reads it (of the previous picture
+ * only, with prev_only). */
+static int mark_rows(const SqBackendParams *p, int pl, int prev_only, uint8_t **out)
+{
+    int w, h;
+    sq_plane_size(&p->format, pl, &w, &h);
+    if (!(*out = sq_calloc(&p->alloc, (size_t)h, 1)))
+        return -1;
+    for (int j = 0; j < p->njobs; j++)
+        for (int k = 0; k < 2; k++) {
+            const SqJobSide *sd = &p->jobs[j].side[k];
+            if (sd->plane == pl && (!prev_only || sd->prev_pic >= 0) &&
+                sq_plan_rows_read(p->plans[p->jobs[j].plan], *out, &p->alloc) < 0)
+                return -1;
+        }
+    return 0;
 }
 
 static size_t copy_size(const CpuPriv *c)
@@ -416,7 +439,7 @@ static void cpu_close(void **pp)
             sq_free(&a, c->slot[i].buf[k]);
     sq_free(&a, c->slot);
     for (int p = 0; p < 3; p++) {
-        sq_free(&a, c->prev_rows[p]);
+        sq_free(&a, c->rows[p]);
         for (int k = 0; k < SQ_MAX_PICS; k++)
             sq_free(&a, c->prev[k][p]);
     }
@@ -491,13 +514,8 @@ static int cpu_open(void **pp, const SqBackendParams *p, char *err, size_t errle
             int w, h;
             sq_plane_size(&p->format, pl, &w, &h);
             const size_t row = (size_t)w * (p->format.bpc > 8 ? 2 : 1);
-            if (!(c->prev_rows[pl] = sq_calloc(&p->alloc, (size_t)h, 1)))
+            if (mark_rows(p, pl, 1, &c->rows[pl]) < 0)
                 goto oom;
-            for (int j = 0; j < p->njobs; j++)
-                for (int k = 0; k < 2; k++)
-                    if (p->jobs[j].side[k].prev_pic >= 0 && p->jobs[j].side[k].plane == pl &&
-                        sq_plan_rows_read(p->plans[p->jobs[j].plan], c->prev_rows[pl], &p->alloc) < 0)
-                        goto oom;
             for (int s = 0; s < c->npics; s++) {
                 /* zeroed: its pages are faulted in here, not by the first frames */
                 if (!(c->prev[s][pl] = sq_calloc(&p->alloc, row, (size_t)h)))
@@ -515,6 +533,9 @@ static int cpu_open(void **pp, const SqBackendParams *p, char *err, size_t errle
             }
         return 0;
     }
+    for (int pl = 0; pl < 3; pl++)
+        if (c->need[pl] && mark_rows(p, pl, 0, &c->rows[pl]) < 0)
+            goto oom;
     c->nslots = c->cap + 2; /* frame n's slot is free once frame n - cap was received */
     c->slot = sq_calloc(&p->alloc, (size_t)c->nslots, sizeof(*c->slot));
     if (!c->slot)
@@ -570,7 +591,7 @@ static void store_prev(CpuPriv *c, const SpeedqaPicture *pic, int side, uint32_t
         c->prev_pl[side].stride[p] = (int64_t)row;
         c->prev_pl[side].acc[p] = bps > 1;
         for (int y = 0; y < h && !(saved >> p & 1); y++)
-            if (c->prev_rows[p][y])
+            if (c->rows[p][y])
                 copy_row(pic, p, y, w, c->prev[side][p] + (size_t)y * row);
     }
 }
