@@ -27,6 +27,9 @@
 #   4 KiB pages; a disk file system's page cache in large folios);
 # pol: on the disk pair (kept in .pairs), the mapping ahead against the
 #   workers' own faults for CUDA and CPU at 4 and 8 threads;
+# apicpu: bench/api_threads on the CPU at 1 and 16 threads (lent, copied and library
+#   pictures), old and new, twice;
+# short: CUDA and CPU 16 threads on a 480-frame 1080p pair on disk (the issue's clip length);
 # disk4k: CUDA and CPU 16 threads, both mapping modes, 2160p 10-bit, 300 frames, pair on disk.
 # Default: build probe open cli times. Logs tarred into OUT.
 set -u
@@ -109,6 +112,14 @@ for st in $STEPS; do
              "cuda=$S --backend cuda --threads 16" "cudafault=env SPEEDQA_MAP_POPULATE=0 $S --backend cuda --threads 16" \
              "cpu16=$S --threads 16" "cpu16fault=env SPEEDQA_MAP_POPULATE=0 $S --threads 16"
          cat "$L/disk4k.log"; rm -rf "$PWD/.pairs" ;;
+    apicpu) for r in 1 2; do for b in old new; do
+                B=build-nv/bench/api_threads; [ $b = old ] && B=/tmp/old/build/bench/api_threads
+                step apicpu_${b}_$r 200 $B --threads 1,16 --frames 480
+                echo "-- $b round $r"; tail -2 "$L/apicpu_${b}_$r.log"
+            done; done ;;
+    short) step short 300 env SPEEDQA_BENCH_DIR="$PWD/.pairs" python3 bench/cli_ab.py --frames 480 --rounds 6 --args "" \
+               "cuda=$S --backend cuda --threads 16" "cpu16=$S --threads 16"
+           cat "$L/short.log"; rm -rf "$PWD/.pairs" ;;
     *) echo "unknown step $st" ;;
     esac
 done
