@@ -13,6 +13,7 @@ typedef struct Item {
 typedef struct Thread {
     pthread_t th;
     int index;
+    unsigned long long helped; /* the help round this thread joined last */
     SqPool *p;
 } Thread;
 
@@ -27,7 +28,19 @@ struct SqPool {
      * collected, so a thread can mark it done without holding it. */
     Item *q;
     uint64_t collected, started, submitted;
+    /* sq_pool_help: the round's function (NULL once the caller's own call
+     * returned: no thread joins later), its number, threads still in it */
+    SqPoolFn help;
+    void *help_ctx;
+    unsigned long long help_round;
+    int helping;
 };
+
+/* Under p->mu: an idle thread joins a help round it has not joined. */
+static int help_wanted(const SqPool *p, const Thread *t)
+{
+    return p->help && t->helped != p->help_round;
+}
 
 static void *thread_main(void *arg)
 {
@@ -35,10 +48,22 @@ static void *thread_main(void *arg)
     SqPool *p = t->p;
     pthread_mutex_lock(&p->mu);
     for (;;) {
-        while (!p->quit && p->started == p->submitted)
+        while (!p->quit && p->started == p->submitted && !help_wanted(p, t))
             pthread_cond_wait(&p->work, &p->mu);
         if (p->quit)
             break;
+        if (p->started == p->submitted) {
+            const SqPoolFn fn = p->help;
+            void *ctx = p->help_ctx;
+            t->helped = p->help_round;
+            p->helping++;
+            pthread_mutex_unlock(&p->mu);
+            fn(ctx, 0, t->index);
+            pthread_mutex_lock(&p->mu);
+            if (!--p->helping)
+                pthread_cond_broadcast(&p->done);
+            continue;
+        }
         Item *it = &p->q[p->started++ % (uint64_t)p->depth];
         pthread_mutex_unlock(&p->mu);
         it->fn(it->ctx, it->arg, t->index);
@@ -172,6 +197,26 @@ void sq_pool_for(SqPool *p, int nparts, SqPoolFn fn, void *ctx)
             pthread_cond_wait(&p->done, &p->mu);
         p->collected++;
     }
+    pthread_mutex_unlock(&p->mu);
+}
+
+void sq_pool_help(SqPool *p, SqPoolFn fn, void *ctx)
+{
+    if (!p) {
+        fn(ctx, 0, 0);
+        return;
+    }
+    pthread_mutex_lock(&p->mu);
+    p->help = fn;
+    p->help_ctx = ctx;
+    p->help_round++;
+    pthread_cond_broadcast(&p->work);
+    pthread_mutex_unlock(&p->mu);
+    fn(ctx, 0, p->nthreads);
+    pthread_mutex_lock(&p->mu);
+    p->help = NULL;
+    while (p->helping)
+        pthread_cond_wait(&p->done, &p->mu);
     pthread_mutex_unlock(&p->mu);
 }
 

@@ -1,7 +1,8 @@
 /*
  * One small thread pool for every backend's host threads: the CPU
- * backend's frame workers (queued items, collected in submission order)
- * and the GPU pipeline's staging helpers (a parallel loop). No global
+ * backend's frame workers (queued items, collected in submission order,
+ * and idle workers' help with the copies of a send) and the GPU pipeline's
+ * staging helpers (a parallel loop). No global
  * state: each context owns its pool.
  */
 #ifndef SQ_CORE_POOL_H
@@ -42,6 +43,15 @@ int sq_pool_collect(SqPool *p, int block);
  * in the caller. Only on a pool with no uncollected items.
  */
 void sq_pool_for(SqPool *p, int nparts, SqPoolFn fn, void *ctx);
+
+/*
+ * fn(ctx, 0, thread) on the caller and on every pool thread that is idle
+ * now or becomes idle before the caller's own call returns (a thread busy
+ * with an item never helps); returns when all of them have returned. fn
+ * must claim its work itself (an atomic counter) and return when none is
+ * left. Items may be uncollected meanwhile: queued items keep their order.
+ */
+void sq_pool_help(SqPool *p, SqPoolFn fn, void *ctx);
 
 /* Queued items that have not started never run; running ones finish. */
 void sq_pool_stop(SqPool **p);

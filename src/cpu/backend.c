@@ -330,8 +330,8 @@ static void slot_unref(Slot *s, int npics)
             give_back(&s->lent[k]);
 }
 
-/* Pack the needed planes of pic into buf (tight rows) and describe them in pl. */
-static void copy_planes(const CpuPriv *c, const SpeedqaPicture *pic, uint8_t *buf, Planes *pl)
+/* The slot buffer buf as the needed planes of a copy (tight rows). */
+static void copy_layout(const CpuPriv *c, uint8_t *buf, Planes *pl)
 {
     const size_t bps = c->p.format.bpc > 8 ? 2 : 1;
     memset(pl, 0, sizeof(*pl));
@@ -340,16 +340,67 @@ static void copy_planes(const CpuPriv *c, const SpeedqaPicture *pic, uint8_t *bu
             continue;
         int w, h;
         sq_plane_size(&c->p.format, p, &w, &h);
-        const size_t row = (size_t)w * bps;
-        /* the rows no job reads stay as they are: never read */
-        for (int y = 0; y < h; y++)
-            if (!c->rows[p] || c->rows[p][y])
-                copy_row(pic, p, y, w, buf + (size_t)y * row);
         pl->data[p] = buf;
-        pl->stride[p] = (int64_t)row;
+        pl->stride[p] = (int64_t)((size_t)w * bps);
         pl->acc[p] = bps > 1;
-        buf += row * (size_t)h;
+        buf += (size_t)w * bps * (size_t)h;
     }
+}
+
+/*
+ * The copies of one send, in parts of COPY_ROWS rows of one plane of one
+ * picture, claimed by the caller and by idle workers (sq_pool_help): when
+ * the caller's copying is what holds the workers back, they share it.
+ */
+#define COPY_ROWS 64
+
+typedef struct CopyJob {
+    const CpuPriv *c;
+    const SpeedqaPicture *pic[SQ_MAX_PICS]; /* NULL: not copied */
+    const Planes *pl[SQ_MAX_PICS];
+    int first[SQ_MAX_PICS * 3 + 1];         /* first part of picture k's plane p: [3 k + p] */
+    atomic_int next;
+} CopyJob;
+
+static void copy_part(void *ctx, int64_t arg, int thread)
+{
+    (void)arg;
+    (void)thread;
+    CopyJob *j = ctx;
+    const CpuPriv *c = j->c;
+    const int nparts = j->first[c->npics * 3];
+    for (int i; (i = atomic_fetch_add_explicit(&j->next, 1, memory_order_relaxed)) < nparts;) {
+        int kp = 0;
+        while (j->first[kp + 1] <= i)
+            kp++;
+        const int k = kp / 3, p = kp % 3;
+        int w, h;
+        sq_plane_size(&c->p.format, p, &w, &h);
+        const int y0 = (i - j->first[kp]) * COPY_ROWS, y1 = y0 + COPY_ROWS < h ? y0 + COPY_ROWS : h;
+        uint8_t *dst = (uint8_t *)j->pl[k]->data[p];
+        /* the rows no job reads stay as they are: never read */
+        for (int y = y0; y < y1; y++)
+            if (!c->rows[p] || c->rows[p][y])
+                copy_row(j->pic[k], p, y, w, dst + (size_t)y * (size_t)j->pl[k]->stride[p]);
+    }
+}
+
+static void run_copies(const CpuPriv *c, CopyJob *j)
+{
+    int n = 0;
+    for (int k = 0; k < c->npics; k++)
+        for (int p = 0; p < 3; p++) {
+            j->first[3 * k + p] = n;
+            if (j->pic[k] && c->need[p]) {
+                int w, h;
+                sq_plane_size(&c->p.format, p, &w, &h);
+                n += (h + COPY_ROWS - 1) / COPY_ROWS;
+            }
+        }
+    j->first[3 * c->npics] = n;
+    atomic_init(&j->next, 0);
+    if (n)
+        sq_pool_help(c->pool, copy_part, j);
 }
 
 /* *out: per row of plane pl, whether a job reads it (of the previous picture
@@ -645,13 +696,18 @@ static int cpu_send(void *priv, const SpeedqaPicture *const *pics, int new_seq, 
     }
     Slot *s = &c->slot[c->sent % c->nslots];
     /* The slot is not read by any worker, and what it lent went back: see nslots. */
+    CopyJob cj = { .c = c };
     for (int k = 0; k < c->npics; k++) {
         memset(&s->pl[k], 0, sizeof(s->pl[k]));
-        if (pics[k] && pics[k]->release)
+        if (pics[k] && pics[k]->release) {
             s->pl[k] = picture_planes(pics[k]);
-        else if (pics[k])
-            copy_planes(c, pics[k], s->buf[k], &s->pl[k]);
+        } else if (pics[k]) {
+            copy_layout(c, s->buf[k], &s->pl[k]);
+            cj.pic[k] = pics[k];
+            cj.pl[k] = &s->pl[k];
+        }
     }
+    run_copies(c, &cj);
     s->new_seq = new_seq;
     s->present = present;
     atomic_store_explicit(&s->refs, 1 + c->keep, memory_order_relaxed);
