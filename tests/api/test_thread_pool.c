@@ -1,0 +1,141 @@
+/*
+ * The thread pool's help rounds (sq_pool_help, core/pool.c), which the CPU
+ * backend uses to share a send's copies with idle workers: every part runs
+ * exactly once, the call returns only when every thread that joined has
+ * left, and it keeps working while items are queued or running (a busy
+ * thread finishes its item; queued items keep their order). Also run under
+ * TSan by .ci/reliability.sh.
+ *
+ *   test_thread_pool [rounds]
+ */
+#include <errno.h>
+#include <stdatomic.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include "core/pool.h"
+
+#define PARTS 257
+
+static int fails;
+
+static void check(int ok, const char *what)
+{
+    if (!ok) {
+        printf("FAIL %s\n", what);
+        fails++;
+    }
+}
+
+typedef struct Round {
+    atomic_int next, inside;
+    atomic_int runs[PARTS];
+    atomic_int threads_seen[64];
+    int nparts;
+} Round;
+
+static void nap_us(long us)
+{
+    struct timespec t = { us / 1000000, (us % 1000000) * 1000 };
+    nanosleep(&t, NULL);
+}
+
+static void part_fn(void *ctx, int64_t arg, int thread)
+{
+    (void)arg;
+    Round *r = ctx;
+    atomic_fetch_add(&r->inside, 1);
+    if (thread >= 0 && thread < 64)
+        atomic_store(&r->threads_seen[thread], 1);
+    for (int i; (i = atomic_fetch_add(&r->next, 1)) < r->nparts;) {
+        atomic_fetch_add(&r->runs[i], 1);
+        if (i % 64 == 0)
+            nap_us(50); /* long enough for idle threads to join */
+    }
+    atomic_fetch_sub(&r->inside, 1);
+}
+
+/* Run one help round and check it. */
+static void help_round(SqPool *p, int nparts, const char *what)
+{
+    Round *r = calloc(1, sizeof(*r));
+    if (!r) {
+        check(0, "out of memory");
+        return;
+    }
+    r->nparts = nparts;
+    sq_pool_help(p, part_fn, r);
+    int once = 1;
+    for (int i = 0; i < nparts; i++)
+        once &= atomic_load(&r->runs[i]) == 1;
+    char msg[160];
+    snprintf(msg, sizeof msg, "%s: every part ran once", what);
+    check(once, msg);
+    snprintf(msg, sizeof msg, "%s: no thread still inside when the call returns", what);
+    check(atomic_load(&r->inside) == 0, msg);
+    snprintf(msg, sizeof msg, "%s: the caller took part (thread index %d)", what,
+             sq_pool_threads(p));
+    check(!p || atomic_load(&r->threads_seen[sq_pool_threads(p)]) == 1, msg);
+    free(r);
+}
+
+typedef struct Slow {
+    atomic_int order[8];
+    atomic_int n;
+} Slow;
+
+static void slow_item(void *ctx, int64_t arg, int thread)
+{
+    (void)thread;
+    Slow *s = ctx;
+    nap_us(20000);
+    atomic_store(&s->order[atomic_fetch_add(&s->n, 1) & 7], (int)arg);
+}
+
+int main(int argc, char **argv)
+{
+    const int rounds = argc > 1 ? atoi(argv[1]) : 200;
+    const SqAlloc a = { NULL, NULL, NULL }; /* malloc and free */
+
+    help_round(NULL, 5, "no pool");
+
+    SqPool *p = NULL;
+    if (sq_pool_start(&p, 4, 4, &a) < 0) {
+        printf("FAIL cannot start a pool\n");
+        return 1;
+    }
+    int joined = 0;
+    for (int k = 0; k < rounds; k++) {
+        Round *r = calloc(1, sizeof(*r));
+        if (!r)
+            break;
+        r->nparts = 1 + k % PARTS;
+        sq_pool_help(p, part_fn, r);
+        int once = 1;
+        for (int i = 0; i < r->nparts; i++)
+            once &= atomic_load(&r->runs[i]) == 1;
+        check(once && atomic_load(&r->inside) == 0, "idle pool: every part once, nobody left inside");
+        for (int t = 0; t < sq_pool_threads(p); t++)
+            joined |= atomic_load(&r->threads_seen[t]);
+        free(r);
+    }
+    check(joined, "idle pool threads joined some round");
+
+    /* Help while items are running and queued: the items keep their order
+     * and results, and the rounds still complete. */
+    Slow s;
+    memset(&s, 0, sizeof s);
+    for (int i = 0; i < 4; i++)
+        check(sq_pool_submit(p, slow_item, &s, i) == 0, "submit an item");
+    help_round(p, PARTS, "items in flight");
+    help_round(p, 3, "items in flight, few parts");
+    for (int i = 0; i < 4; i++)
+        check(sq_pool_collect(p, 1) == 0, "collect an item");
+    check(atomic_load(&s.n) == 4, "every item ran");
+    sq_pool_stop(&p);
+    check(p == NULL, "pool stopped");
+    printf("%s test_thread_pool (%d rounds)\n", fails ? "FAIL" : "ok", rounds);
+    return fails ? 1 : 0;
+}
