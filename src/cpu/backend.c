@@ -5,7 +5,8 @@
  * (held until the next frame is scored), or, for a picture without a
  * release callback, a copy of the rows they read. With N threads, each
  * frame takes a slot of a ring: a lent picture is read in place, of
- * others the rows the jobs read are copied into the slot; workers score whole frames in parallel, frame
+ * others the rows the jobs read are copied into the slot (by the caller
+ * and idle workers); workers score whole frames in parallel, frame
  * n reading slot n and, for jobs with a previous picture, slot n-1. A
  * slot's lent pictures go back when both frames that read them are done
  * (a count per slot). Results leave in send order.
