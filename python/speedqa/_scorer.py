@@ -490,7 +490,7 @@ class Scorer:
             raise _einval("plane %r: this format has %d" % (plane, len(self._shapes)))
         fn = getattr(L.lib(), "speedqa_rows_read", None)
         if fn is None:
-            raise Error(-38, "this libspeedqa has no speedqa_rows_read")
+            raise Error(-_errno.ENOSYS, "this libspeedqa has no speedqa_rows_read")
         rows = self._shapes[int(plane)][0]
         mark = (ctypes.c_uint8 * max(rows, 1))()
         r = self._call(fn, self._ctx, int(plane), mark, rows)
