@@ -668,21 +668,14 @@ static void colour_check(const Run *run, const Stream *s)
  * A mapped input is lent to the library frame by frame, no thread needed;
  * any other is read on its own thread, a few frames ahead of the scoring.
  */
-static int start_reader(SqInput *in, SqPrefetch **ahead, int threads, int batch)
+static int start_reader(SqInput *in, SqPrefetch **ahead, int threads, SqPrefault prefault)
 {
     char perr[200];
     if (sq_input_mapped(in)) {
         sq_outfile_exit_on(SIGBUS, "speedqa: error: an input file shrank while it was being "
                            "read (SIGBUS); no report written\n", SQ_EXIT_INPUT);
-        /* the pages of the next frames' rows read are mapped ahead by a
-         * thread: cheaper than the workers' page faults, which map whole
-         * 64 KiB around each, even with no core left free (2 cores, 1080p,
-         * --threads 2: median 0.289 instead of 0.403 s in 12 interleaved
-         * rounds); a GPU's staging threads copy faster from mapped pages
-         * too (H200, 1080p: 3,800 instead of 3,450 fps) */
         sq_input_lend(in);
-        /* (a batch keeps every core busy with pairs already) */
-        sq_input_prefault(in, !batch);
+        sq_input_prefault(in, prefault);
         return 0;
     }
     /* decoded frames are lent from the decoder's buffers, not packed */
@@ -694,6 +687,25 @@ static int start_reader(SqInput *in, SqPrefetch **ahead, int threads, int batch)
         return SQ_EXIT_INTERNAL;
     }
     return 0;
+}
+
+/*
+ * Whether a thread maps mapped inputs' pages ahead of the scoring. With a
+ * core to spare it pays: a GPU's staging threads copy faster from mapped
+ * pages (H200, 1080p: 3,800 instead of 3,450 fps), and on 2 cores
+ * --threads 1 runs 1.22x as fast from tmpfs (1080p, 6 interleaved rounds).
+ * With every core scoring it pays only from tmpfs (sq_input_prefault):
+ * from ext4, --threads 2 on 2 cores runs 1.05x as fast without it, and
+ * --threads 16 on the H200 machine 1.12x.
+ */
+static SqPrefault prefault_for(const Run *run, const SqJob *job)
+{
+    if (job->batch)
+        return SQ_PREFAULT_OFF; /* every core is busy with pairs already */
+    if (strcmp(speedqa_backend_name(run->ctx), "cpu") != 0)
+        return SQ_PREFAULT_SPARE;
+    const long ncpu = sysconf(_SC_NPROCESSORS_ONLN);
+    return ncpu > 0 && job->threads >= ncpu ? SQ_PREFAULT_BUSY : SQ_PREFAULT_SPARE;
 }
 
 /* The rows the features read, so that a mapped input maps only theirs ahead. */
@@ -945,9 +957,10 @@ static int run_ladder(const SqJob *job, SqJobStream *const *st, int n, char *lin
             ins[1 + d] = s[d].scaler ? NULL : s[d].in;
         tell_rows_read(run.ctx, fr, ins, 1 + run.n);
     }
-    ret = start_reader(run.ref, &run.ref_ahead, job->threads, job->batch);
+    const SqPrefault pf = prefault_for(&run, job);
+    ret = start_reader(run.ref, &run.ref_ahead, job->threads, pf);
     for (int d = 0; !ret && d < run.n; d++)
-        ret = start_reader(s[d].in, &s[d].ahead, job->threads, job->batch);
+        ret = start_reader(s[d].in, &s[d].ahead, job->threads, pf);
     if (ret)
         goto end;
     const double t0 = now_s();
@@ -1084,9 +1097,9 @@ int sq_job_read_pair(const CliSettings *cfg, const char *ref_path, const char *d
     if (!ret)
         ret = skip_input(s.in, dis_path, "--frame_skip_dist", cfg->skip_dis);
     if (!ret)
-        ret = start_reader(run.ref, &run.ref_ahead, 1, 0);
+        ret = start_reader(run.ref, &run.ref_ahead, 1, SQ_PREFAULT_SPARE);
     if (!ret)
-        ret = start_reader(s.in, &s.ahead, 1, 0);
+        ret = start_reader(s.in, &s.ahead, 1, SQ_PREFAULT_SPARE);
     if (!ret) {
         const double t0 = now_s();
         ret = score(&run);

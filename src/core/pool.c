@@ -69,7 +69,10 @@ static void *thread_main(void *arg)
         it->fn(it->ctx, it->arg, t->index);
         pthread_mutex_lock(&p->mu);
         it->done = 1;
-        pthread_cond_broadcast(&p->done);
+        /* collectors wait for the oldest item only: a later one wakes
+         * nobody (one wake-up per frame, not one per thread's frame) */
+        if (it == &p->q[p->collected % (uint64_t)p->depth])
+            pthread_cond_broadcast(&p->done);
     }
     pthread_mutex_unlock(&p->mu);
     return NULL;

@@ -102,13 +102,23 @@ int sq_input_mapped(const SqInput *in);
  */
 void sq_input_lend(SqInput *in);
 
+/* What the scoring leaves of the machine (sq_input_prefault). */
+typedef enum SqPrefault {
+    SQ_PREFAULT_OFF,   /* nothing: a batch keeps every core busy with pairs */
+    SQ_PREFAULT_SPARE, /* a core left free, or the scoring runs on a GPU */
+    SQ_PREFAULT_BUSY,  /* every core scores */
+} SqPrefault;
+
 /*
- * A mapped input: on != 0 starts a thread that maps the pages of the next
- * frames before the library reads them (no page faults on the scoring
- * path). It pays when a core is left for it; call before the first read.
- * SPEEDQA_MAP_POPULATE=0/1 (2: in the reader) overrides it.
+ * A mapped input: start a thread that maps the pages of the next frames
+ * before the library reads them (no page faults on the scoring path). It
+ * pays when a core is left for it (SPARE). With every core scoring (BUSY)
+ * it pays only for tmpfs files, whose 4 KiB pages make the workers' faults
+ * dear; a disk file system's large folios fault in cheaper than the thread
+ * maps them. Call before the first read. SPEEDQA_MAP_POPULATE=0/1 (2: in
+ * the reader) overrides it.
  */
-void sq_input_prefault(SqInput *in, int on);
+void sq_input_prefault(SqInput *in, SqPrefault want);
 
 /*
  * A mapped planar input: mark[c][y] != 0 for each row y of plane c that
