@@ -2,7 +2,7 @@
  * api_threads: how a backend scales with threads, frames in memory.
  *
  *   api_threads [--frames N] [--threads 1,2,4,8,16] [--size WxH] [--bpc B]
- *               [--backend cpu|cuda|opencl]
+ *               [--backend cpu|cuda|opencl] [--poll-us 20]
  *
  * Both features, 4:2:0, a textured pair of 8 distinct frames cycled. Each
  * thread count runs three ways in the same process: pictures lent to the
@@ -10,13 +10,20 @@
  * without one (copied at send, the slow path), and library pictures
  * (speedqa_picture_alloc: filled once, a reference sent each time; pinned
  * and uploaded in place on a GPU). Prints fps and the ratio to one thread
- * of the same kind, best of 3 passes.
+ * of the same kind, best of 3 passes. A fourth way measures latency: lent
+ * pictures one at a time, each score received before the next send (a
+ * live encoder's loop, polling every --poll-us: on a machine with no core
+ * to spare for the poll, 50-100 us disturbs the workers least); it prints
+ * the time per frame.
  */
 #include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
+#ifdef __linux__
+#include <sys/prctl.h>
+#endif
 
 #include "speedqa/speedqa.h"
 
@@ -55,7 +62,9 @@ static void picture(const Frames *f, int side, int i, int lend, SpeedqaPicture *
         p->release = no_release;
 }
 
-/* mode 0: copied, 1: lent, 2: library pictures */
+/* mode 0: copied, 1: lent, 2: library pictures, 3: lent, one frame in flight */
+static long poll_us = 20;
+
 static double pass(const Frames *f, int n, int threads, int mode, SpeedqaBackend be)
 {
     SpeedqaSettings s;
@@ -93,8 +102,8 @@ static double pass(const Frames *f, int n, int threads, int mode, SpeedqaBackend
             speedqa_picture_ref(&r); /* the send's reference: ours stays */
             speedqa_picture_ref(&d);
         } else {
-            picture(f, 0, i, mode, &r);
-            picture(f, 1, i, mode, &d);
+            picture(f, 0, i, mode != 0, &r);
+            picture(f, 1, i, mode != 0, &d);
         }
         int ret;
         while ((ret = speedqa_send(ctx, &r, &d)) == SPEEDQA_ERR(EAGAIN))
@@ -102,6 +111,15 @@ static double pass(const Frames *f, int n, int threads, int mode, SpeedqaBackend
         if (ret < 0) {
             speedqa_close(&ctx);
             return -1; /* (a refused send's references die with the process) */
+        }
+        /* receive does not block with room in the queue: poll, poll_us apart */
+        while (mode == 3 && (ret = speedqa_receive(ctx, &sc)) == SPEEDQA_ERR(EAGAIN)) {
+            const struct timespec nap = { 0, poll_us * 1000L };
+            nanosleep(&nap, NULL);
+        }
+        if (mode == 3 && ret < 0) {
+            speedqa_close(&ctx);
+            return -1;
         }
         while (speedqa_receive(ctx, &sc) == 0)
             ;
@@ -127,6 +145,8 @@ int main(int argc, char **argv)
             n = atoi(argv[i + 1]);
         else if (!strcmp(argv[i], "--threads"))
             threads = argv[i + 1];
+        else if (!strcmp(argv[i], "--poll-us"))
+            poll_us = atol(argv[i + 1]);
         else if (!strcmp(argv[i], "--bpc"))
             bpc = atoi(argv[i + 1]);
         else if (!strcmp(argv[i], "--size") && sscanf(argv[i + 1], "%dx%d", &w, &h) == 2)
@@ -137,7 +157,7 @@ int main(int argc, char **argv)
                                                   : SPEEDQA_BACKEND_CPU;
         else {
             fprintf(stderr, "usage: api_threads [--frames N] [--threads LIST] [--size WxH] [--bpc B] "
-                    "[--backend cpu|cuda|opencl]\n");
+                    "[--backend cpu|cuda|opencl] [--poll-us US]\n");
             return 2;
         }
     }
@@ -159,16 +179,19 @@ int main(int argc, char **argv)
                     f.buf[s][i][k] = (unsigned char)v;
             }
         }
+#ifdef __linux__
+    prctl(PR_SET_TIMERSLACK, 1000UL); /* the latency poll's naps: 1 us slack, not 50 */
+#endif
     printf("API, %s backend, %dx%d %d-bit 4:2:0, both features, %d frames, best of 3\n",
            be == SPEEDQA_BACKEND_CUDA ? "cuda" : be == SPEEDQA_BACKEND_OPENCL ? "opencl" : "cpu",
            w, h, bpc, n);
-    printf("%-8s %12s %8s %12s %8s %12s %8s\n", "threads", "lent fps", "x 1 thr", "copied fps",
-           "x 1 thr", "library fps", "x 1 thr");
-    double base[3] = { 0, 0, 0 };
+    printf("%-8s %12s %8s %12s %8s %12s %8s %14s %8s\n", "threads", "lent fps", "x 1 thr",
+           "copied fps", "x 1 thr", "library fps", "x 1 thr", "1 in flight ms", "x 1 thr");
+    double base[4] = { 0, 0, 0, 0 };
     for (const char *t = threads; *t;) {
         const int th = atoi(t);
-        double fps[3];
-        for (int mode = 0; mode < 3; mode++) {
+        double fps[4];
+        for (int mode = 0; mode < 4; mode++) {
             double best = 0;
             for (int r = 0; r < 3; r++) {
                 const double s = pass(&f, n, th, mode, be);
@@ -179,8 +202,9 @@ int main(int argc, char **argv)
             if (!base[mode])
                 base[mode] = fps[mode];
         }
-        printf("%-8d %12.1f %8.2f %12.1f %8.2f %12.1f %8.2f\n", th, fps[1], fps[1] / base[1],
-               fps[0], fps[0] / base[0], fps[2], fps[2] / base[2]);
+        printf("%-8d %12.1f %8.2f %12.1f %8.2f %12.1f %8.2f %14.3f %8.2f\n", th, fps[1],
+               fps[1] / base[1], fps[0], fps[0] / base[0], fps[2], fps[2] / base[2],
+               fps[3] > 0 ? 1e3 / fps[3] : 0, fps[3] / base[3]);
         fflush(stdout);
         const char *c = strchr(t, ',');
         t = c ? c + 1 : t + strlen(t);

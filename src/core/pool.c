@@ -2,6 +2,19 @@
 
 #include <errno.h>
 #include <pthread.h>
+#include <sched.h>
+#include <stdatomic.h>
+#include <time.h>
+
+/* How long sq_pool_help's caller waits awake for its helpers to leave. */
+#define SPIN_S 100e-6
+
+static double now_s(void)
+{
+    struct timespec t;
+    clock_gettime(CLOCK_MONOTONIC, &t);
+    return (double)t.tv_sec + 1e-9 * (double)t.tv_nsec;
+}
 
 typedef struct Item {
     SqPoolFn fn;
@@ -17,6 +30,15 @@ typedef struct Thread {
     SqPool *p;
 } Thread;
 
+/* A help round (sq_pool_help), on its opener's stack while it is open. */
+typedef struct Round {
+    SqPoolFn fn;
+    void *ctx;
+    unsigned long long id;
+    atomic_int helping;      /* threads inside fn besides the opener */
+    struct Round *next;
+} Round;
+
 struct SqPool {
     SqAlloc a;
     pthread_mutex_t mu;
@@ -28,18 +50,20 @@ struct SqPool {
      * collected, so a thread can mark it done without holding it. */
     Item *q;
     uint64_t collected, started, submitted;
-    /* sq_pool_help: the round's function (NULL once the caller's own call
-     * returned: no thread joins later), its number, threads still in it */
-    SqPoolFn help;
-    void *help_ctx;
-    unsigned long long help_round;
-    int helping;
+    /* sq_pool_help: the open rounds, oldest first (a round leaves the list
+     * when its opener's own call returns: no thread joins it later) */
+    Round *rounds;
+    unsigned long long round_id;
 };
 
-/* Under p->mu: an idle thread joins a help round it has not joined. */
-static int help_wanted(const SqPool *p, const Thread *t)
+/* Under p->mu: the oldest open round newer than any this idle thread has
+ * joined (so it joins each round at most once, and never spins on one). */
+static Round *help_wanted(const SqPool *p, const Thread *t)
 {
-    return p->help && t->helped != p->help_round;
+    for (Round *r = p->rounds; r; r = r->next)
+        if (r->id > t->helped)
+            return r;
+    return NULL;
 }
 
 static void *thread_main(void *arg)
@@ -48,19 +72,20 @@ static void *thread_main(void *arg)
     SqPool *p = t->p;
     pthread_mutex_lock(&p->mu);
     for (;;) {
-        while (!p->quit && p->started == p->submitted && !help_wanted(p, t))
+        Round *r = NULL;
+        while (!p->quit && p->started == p->submitted && !(r = help_wanted(p, t)))
             pthread_cond_wait(&p->work, &p->mu);
         if (p->quit)
             break;
         if (p->started == p->submitted) {
-            const SqPoolFn fn = p->help;
-            void *ctx = p->help_ctx;
-            t->helped = p->help_round;
-            p->helping++;
+            /* r stays valid: its opener waits for helping to drop to 0 */
+            t->helped = r->id;
+            atomic_fetch_add_explicit(&r->helping, 1, memory_order_relaxed);
             pthread_mutex_unlock(&p->mu);
-            fn(ctx, 0, t->index);
+            r->fn(r->ctx, 0, t->index);
             pthread_mutex_lock(&p->mu);
-            if (!--p->helping)
+            /* release: the opener may see 0 without the lock, and return */
+            if (atomic_fetch_sub_explicit(&r->helping, 1, memory_order_release) == 1)
                 pthread_cond_broadcast(&p->done);
             continue;
         }
@@ -203,24 +228,48 @@ void sq_pool_for(SqPool *p, int nparts, SqPoolFn fn, void *ctx)
     pthread_mutex_unlock(&p->mu);
 }
 
-void sq_pool_help(SqPool *p, SqPoolFn fn, void *ctx)
+void sq_pool_help(SqPool *p, SqPoolFn fn, void *ctx, int self)
 {
     if (!p) {
-        fn(ctx, 0, 0);
+        fn(ctx, 0, self);
         return;
     }
+    Round r = { .fn = fn, .ctx = ctx };
+    atomic_init(&r.helping, 0);
     pthread_mutex_lock(&p->mu);
-    p->help = fn;
-    p->help_ctx = ctx;
-    p->help_round++;
+    r.id = ++p->round_id;
+    Round **end = &p->rounds;
+    while (*end)
+        end = &(*end)->next;
+    *end = &r;
     pthread_cond_broadcast(&p->work);
     pthread_mutex_unlock(&p->mu);
-    fn(ctx, 0, p->nthreads);
+    fn(ctx, 0, self);
     pthread_mutex_lock(&p->mu);
-    p->help = NULL;
-    while (p->helping)
-        pthread_cond_wait(&p->done, &p->mu);
+    for (Round **q = &p->rounds; *q; q = &(*q)->next)
+        if (*q == &r) {
+            *q = r.next;
+            break;
+        }
+    if (!atomic_load_explicit(&r.helping, memory_order_acquire)) {
+        pthread_mutex_unlock(&p->mu);
+        return;
+    }
     pthread_mutex_unlock(&p->mu);
+    /* Helpers inside are running a part of this very round, so they leave
+     * soon: wait for them awake a while (a sleeping thread wakes 5-50 us
+     * late on a VM, as long as a frame's part) before sleeping. */
+    const double until = now_s() + SPIN_S;
+    for (int i = 0; atomic_load_explicit(&r.helping, memory_order_acquire); i++) {
+        if ((i & 63) == 63 && now_s() > until) {
+            pthread_mutex_lock(&p->mu);
+            while (atomic_load_explicit(&r.helping, memory_order_acquire))
+                pthread_cond_wait(&p->done, &p->mu);
+            pthread_mutex_unlock(&p->mu);
+            break;
+        }
+        sched_yield();
+    }
 }
 
 void sq_pool_stop(SqPool **pp)

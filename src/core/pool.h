@@ -1,7 +1,8 @@
 /*
  * One small thread pool for every backend's host threads: the CPU
  * backend's frame workers (queued items, collected in submission order,
- * and idle workers' help with the copies of a send) and the GPU pipeline's
+ * and idle workers' help with the copies of a send and with the planes of
+ * a frame) and the GPU pipeline's
  * staging helpers (a parallel loop). No global
  * state: each context owns its pool.
  */
@@ -45,13 +46,17 @@ int sq_pool_collect(SqPool *p, int block);
 void sq_pool_for(SqPool *p, int nparts, SqPoolFn fn, void *ctx);
 
 /*
- * fn(ctx, 0, thread) on the caller and on every pool thread that is idle
- * now or becomes idle before the caller's own call returns (a thread busy
- * with an item never helps); returns when all of them have returned. fn
- * must claim its work itself (an atomic counter) and return when none is
- * left. Items may be uncollected meanwhile: queued items keep their order.
+ * fn(ctx, 0, self) on the calling thread, and fn(ctx, 0, thread) on every
+ * pool thread that is idle now or becomes idle before the caller's own
+ * call returns (a thread busy with an item never helps); returns when all
+ * of them have returned. fn must claim its work itself (an atomic counter)
+ * and return when none is left. self: the caller's thread index (a pool
+ * thread's own inside an item, sq_pool_threads() outside the pool). Items
+ * may be uncollected meanwhile: queued items keep their order; several
+ * rounds may be open at once (an idle thread joins the oldest it has not
+ * joined, each at most once). p == NULL runs fn on the caller alone.
  */
-void sq_pool_help(SqPool *p, SqPoolFn fn, void *ctx);
+void sq_pool_help(SqPool *p, SqPoolFn fn, void *ctx, int self);
 
 /* Queued items that have not started never run; running ones finish. */
 void sq_pool_stop(SqPool **p);

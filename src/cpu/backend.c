@@ -161,18 +161,68 @@ static void job_save(const CpuPriv *c, const SqJob *jb, int idx, const uint32_t 
 }
 
 /*
+ * One frame's sides, shared with the pool threads that are idle
+ * (sq_pool_help): the fronts are claimed one side at a time, the largest
+ * planes first; the thread that finishes the last front of a group (the
+ * reference sides, or the distorted ones) runs the rest of that group:
+ * its eigenvalue problems interleaved, then its solves. So one round
+ * serves the whole frame, and nobody waits on another thread mid-frame.
+ * Each side is computed whole by one thread: the numbers are the same
+ * whoever computes it.
+ */
+typedef struct FrameSides {
+    SqCpuSide *side[2 * SQ_MAX_STREAM_JOBS];
+    const SqPlan *plan[2 * SQ_MAX_STREAM_JOBS];
+    SqSrc src[2 * SQ_MAX_STREAM_JOBS];
+    int order[2 * SQ_MAX_STREAM_JOBS];
+    int n;
+    atomic_int next;
+    atomic_int pending[2]; /* fronts of group k (sides q = 2 j + k) not yet done */
+} FrameSides;
+
+static void group_rest(FrameSides *f, int k)
+{
+    SqCpuSide *side[SQ_MAX_STREAM_JOBS];
+    const SqPlan *plan[SQ_MAX_STREAM_JOBS];
+    int m = 0;
+    for (int q = k; q < f->n; q += 2) {
+        side[m] = f->side[q];
+        plan[m++] = f->plan[q];
+    }
+    sq_cpu_sides_eigen(side, plan, m);
+    for (int i = 0; i < m; i++)
+        sq_cpu_side_back(plan[i], side[i]);
+}
+
+static void side_part(void *ctx, int64_t arg, int thread)
+{
+    (void)arg;
+    (void)thread;
+    FrameSides *f = ctx;
+    for (int i; (i = atomic_fetch_add_explicit(&f->next, 1, memory_order_relaxed)) < f->n;) {
+        const int q = f->order[i];
+        sq_cpu_side_front(f->plan[q], f->side[q], &f->src[q]);
+        /* acq_rel: the last one sees every front of the group */
+        if (atomic_fetch_sub_explicit(&f->pending[q & 1], 1, memory_order_acq_rel) == 1)
+            group_rest(f, q & 1);
+    }
+}
+
+/*
  * score_frame with one distorted stream: every job's sides through their
  * operating image and covariance, then all their eigenvalue problems at
  * once (interleaved: they are latency-bound), then solves and scores. Each
- * side computes exactly what sq_cpu_plane_score would.
+ * side computes exactly what sq_cpu_plane_score would. pool: idle workers
+ * take sides of the frame (a lone frame's latency falls; busy ones never
+ * join), self: this thread's pool index.
  */
-static void score_frame1(const CpuPriv *c, Worker *w, const Planes *cur, const Planes *prev,
-                         int prev_checked, uint32_t present, const uint32_t *save,
-                         uint32_t *saved, SqRawResult *out)
+static void score_frame1(const CpuPriv *c, Worker *w, SqPool *pool, int self, const Planes *cur,
+                         const Planes *prev, int prev_checked, uint32_t present,
+                         const uint32_t *save, uint32_t *saved, SqRawResult *out)
 {
-    SqCpuSide *sides[2 * SQ_MAX_STREAM_JOBS];
-    const SqPlan *plans[2 * SQ_MAX_STREAM_JOBS];
-    int ran[SQ_MAX_STREAM_JOBS], nside = 0;
+    FrameSides f;
+    int ran[SQ_MAX_STREAM_JOBS];
+    f.n = 0;
     for (int j = 0; j < c->per; j++) {
         const SqJob *jb = &c->p.jobs[j];
         ran[j] = !(jb->needs_prev && !prev) && (present >> 1 & 1);
@@ -180,35 +230,42 @@ static void score_frame1(const CpuPriv *c, Worker *w, const Planes *cur, const P
             continue;
         const SqPlan *plan = c->p.plans[jb->plan];
         SqCpuSide *sd = c->own[j] ? w->jside[j] : w->side[jb->plan];
-        SqSrc src[2];
-        job_srcs(c, jb, out, j, cur, prev, prev_checked, src);
-        job_save(c, jb, j, save, saved, src);
+        job_srcs(c, jb, out, j, cur, prev, prev_checked, &f.src[f.n]);
+        job_save(c, jb, j, save, saved, &f.src[f.n]);
         for (int k = 0; k < 2; k++) {
-            sq_cpu_side_front(plan, &sd[k], &src[k]);
-            sides[nside] = &sd[k];
-            plans[nside++] = plan;
+            f.side[f.n] = &sd[k];
+            f.plan[f.n] = plan;
+            /* insertion by plane area, largest first, ties in job order */
+            const int64_t area = (int64_t)plan->d.w * plan->d.h;
+            int i = f.n;
+            for (; i > 0 && (int64_t)f.plan[f.order[i - 1]]->d.w * f.plan[f.order[i - 1]]->d.h < area;
+                 i--)
+                f.order[i] = f.order[i - 1];
+            f.order[i] = f.n++;
         }
     }
-    sq_cpu_sides_eigen(sides, plans, nside);
+    atomic_init(&f.next, 0);
+    atomic_init(&f.pending[0], f.n / 2);
+    atomic_init(&f.pending[1], f.n / 2);
+    if (f.n)
+        sq_pool_help(pool, side_part, &f, self);
     for (int j = 0, q = 0; j < c->per; j++) {
         if (!ran[j])
             continue;
         const SqJob *jb = &c->p.jobs[j];
-        const SqPlan *plan = c->p.plans[jb->plan];
-        sq_cpu_side_back(plan, sides[q]);
-        sq_cpu_side_back(plan, sides[q + 1]);
-        out->score[j] = sq_cpu_pair_score(plan, sides[q], sides[q + 1], jb->wvm, &out->err[j]);
+        out->score[j] = sq_cpu_pair_score(c->p.plans[jb->plan], f.side[q], f.side[q + 1], jb->wvm,
+                                          &out->err[j]);
         q += 2;
     }
 }
 
-static void score_frame(const CpuPriv *c, Worker *w, const Planes *cur, const Planes *prev,
-                        int prev_checked, uint32_t present, const uint32_t *save,
-                        uint32_t *saved, SqRawResult *out)
+static void score_frame(const CpuPriv *c, Worker *w, SqPool *pool, int self, const Planes *cur,
+                        const Planes *prev, int prev_checked, uint32_t present,
+                        const uint32_t *save, uint32_t *saved, SqRawResult *out)
 {
     memset(out, 0, sizeof(*out));
     if (c->p.ndis == 1) {
-        score_frame1(c, w, cur, prev, prev_checked, present, save, saved, out);
+        score_frame1(c, w, pool, self, cur, prev, prev_checked, present, save, saved, out);
         return;
     }
     for (int j = 0; j < c->per; j++) {
@@ -401,7 +458,7 @@ static void run_copies(const CpuPriv *c, CopyJob *j)
     j->first[3 * c->npics] = n;
     atomic_init(&j->next, 0);
     if (n)
-        sq_pool_help(c->pool, copy_part, j);
+        sq_pool_help(c->pool, copy_part, j, sq_pool_threads(c->pool));
 }
 
 /* *out: per row of plane pl, whether a job reads it (of the previous picture
@@ -441,8 +498,8 @@ static void score_slot(void *ctx, int64_t frame, int thread)
     const unsigned long long n = (unsigned long long)frame;
     Slot *s = &c->slot[n % c->nslots];
     const Slot *prev = s->new_seq ? NULL : &c->slot[(n - 1) % c->nslots];
-    score_frame(c, &c->w[thread], s->pl, prev ? prev->pl : NULL, prev && !prev->new_seq,
-                s->present, NULL, NULL, &s->res);
+    score_frame(c, &c->w[thread], c->pool, thread, s->pl, prev ? prev->pl : NULL,
+                prev && !prev->new_seq, s->present, NULL, NULL, &s->res);
     if (prev && c->keep)
         slot_unref((Slot *)prev, c->npics);
     slot_unref(s, c->npics);
@@ -678,8 +735,8 @@ static int cpu_send(void *priv, const SpeedqaPicture *const *pics, int new_seq, 
                 if (c->saver[k][p] > 0 && pics[k] && !pics[k]->release &&
                     c->prev_pl[k].data[p] == c->prev[k][p])
                     save[k] |= 1u << p;
-        score_frame(c, &c->w[0], cur, use_prev ? c->prev_pl : NULL, c->prev_had_prev, present,
-                    save, saved, &c->sync_res);
+        score_frame(c, &c->w[0], NULL, 0, cur, use_prev ? c->prev_pl : NULL, c->prev_had_prev,
+                    present, save, saved, &c->sync_res);
         c->prev_had_prev = use_prev;
         for (int k = 0; k < c->npics; k++) {
             if (c->keep && pics[k]) {

@@ -1,10 +1,11 @@
 /*
  * The thread pool's help rounds (sq_pool_help, core/pool.c), which the CPU
- * backend uses to share a send's copies with idle workers: every part runs
- * exactly once, the call returns only when every thread that joined has
- * left, and it keeps working while items are queued or running (a busy
- * thread finishes its item; every item runs once and is collected). Also run under
- * TSan by .ci/reliability.sh.
+ * backend uses to share a send's copies and a frame's planes with idle
+ * workers: every part runs exactly once, the call returns only when every
+ * thread that joined has left, and it keeps working while items are queued
+ * or running (a busy thread finishes its item; every item runs once and is
+ * collected), also when items open rounds of their own, several at once.
+ * Also run under TSan by .ci/reliability.sh.
  *
  *   test_thread_pool [rounds]
  */
@@ -67,7 +68,7 @@ static void help_round(SqPool *p, int nparts, int busy, const char *what)
         return;
     }
     r->nparts = nparts;
-    sq_pool_help(p, part_fn, r);
+    sq_pool_help(p, part_fn, r, sq_pool_threads(p));
     int once = 1;
     for (int i = 0; i < nparts; i++)
         once &= atomic_load(&r->runs[i]) == 1;
@@ -99,6 +100,57 @@ static void slow_item(void *ctx, int64_t arg, int thread)
     atomic_fetch_add(&s->ran[arg & 3], 1);
 }
 
+/* Items that open rounds of their own (a frame's planes shared). */
+typedef struct Nested {
+    SqPool *p;
+    Round *r[4];
+    atomic_int opener_ok[4];
+} Nested;
+
+static void nested_item(void *ctx, int64_t arg, int thread)
+{
+    Nested *n = ctx;
+    Round *r = n->r[arg];
+    sq_pool_help(n->p, part_fn, r, thread);
+    int once = atomic_load(&r->inside) == 0;
+    for (int i = 0; i < r->nparts; i++)
+        once &= atomic_load(&r->runs[i]) == 1;
+    /* the opener ran fn under its own index, so its parts' scratch is its own */
+    atomic_store(&n->opener_ok[arg], once && atomic_load(&r->threads_seen[thread]) == 1);
+}
+
+/* k items at once on a pool of 4 threads, each item a round of its own;
+ * returns whether a thread other than an opener joined some round. */
+static int nested_rounds(SqPool *p, int k, int nparts)
+{
+    Nested n = { .p = p };
+    int helped = 0;
+    for (int i = 0; i < k; i++) {
+        n.r[i] = calloc(1, sizeof(*n.r[i]));
+        if (!n.r[i]) {
+            check(0, "out of memory");
+            k = i;
+            break;
+        }
+        n.r[i]->nparts = nparts;
+    }
+    for (int i = 0; i < k; i++)
+        check(sq_pool_submit(p, nested_item, &n, i) == 0, "submit a round-opening item");
+    for (int i = 0; i < k; i++)
+        check(sq_pool_collect(p, 1) == 0, "collect a round-opening item");
+    for (int i = 0; i < k; i++) {
+        check(atomic_load(&n.opener_ok[i]) == 1,
+              "a round opened inside an item: every part once, the opener took part, "
+              "nobody left inside");
+        int seen = 0;
+        for (int t = 0; t < sq_pool_threads(p); t++)
+            seen += atomic_load(&n.r[i]->threads_seen[t]);
+        helped |= seen > 1;
+        free(n.r[i]);
+    }
+    return helped;
+}
+
 int main(int argc, char **argv)
 {
     const int rounds = argc > 1 ? atoi(argv[1]) : 200;
@@ -117,7 +169,7 @@ int main(int argc, char **argv)
         if (!r)
             break;
         r->nparts = 1 + k % PARTS;
-        sq_pool_help(p, part_fn, r);
+        sq_pool_help(p, part_fn, r, sq_pool_threads(p));
         int once = 1;
         for (int i = 0; i < r->nparts; i++)
             once &= atomic_load(&r->runs[i]) == 1;
@@ -140,6 +192,11 @@ int main(int argc, char **argv)
         check(sq_pool_collect(p, 1) == 0, "collect an item");
     for (int i = 0; i < 4; i++)
         check(atomic_load(&s.ran[i]) == 1, "every item ran once");
+    /* Rounds opened by items, 1 to 4 at once: with threads idle they help. */
+    int nested_helped = 0;
+    for (int k = 0; k < rounds / 4 + 1; k++)
+        nested_helped |= nested_rounds(p, 1 + k % 4, 1 + (k * 37) % PARTS);
+    check(nested_helped, "idle threads joined rounds opened by items");
     sq_pool_stop(&p);
     check(p == NULL, "pool stopped");
     printf("%s test_thread_pool (%d rounds)\n", fails ? "FAIL" : "ok", rounds);

@@ -2,7 +2,9 @@
  * Threaded CPU path under stress: many short streams on contexts with
  * n_threads 2..4, several contexts running at once in their own threads
  * (the library promises no global mutable state), flushes in the middle of
- * streams, receives both eager and only when the queue is full. Every
+ * streams, receives eager, only when the queue is full, or one frame at a
+ * time (each score awaited before the next send, so that idle workers
+ * share the frame's planes: the intra-frame path). Every
  * score is compared bit for bit with the same stream scored on one thread.
  * Built for every compiler; .ci/reliability.sh also runs it under TSan.
  *
@@ -11,6 +13,7 @@
 #include <errno.h>
 #include <math.h>
 #include <pthread.h>
+#include <sched.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -49,7 +52,7 @@ typedef struct Stream {
     const char *const *feats;
     int nframes;
     int flush_after[MAX_FRAMES];  /* flush after sending frame i */
-    int eager;                    /* receive after every send */
+    int eager;                    /* receive after every send; 2: wait for each frame's */
     int n_threads;
     uint8_t *buf[MAX_FRAMES][2][3];
     SpeedqaPicture pic[MAX_FRAMES][2];
@@ -83,7 +86,7 @@ static int make_stream(Stream *s, uint32_t *seed)
     s->nframes = 2 + (int)(rng(seed) % (MAX_FRAMES - 1));
     for (int i = 0; i < s->nframes - 1; i++)
         s->flush_after[i] = rng(seed) % 5 == 0;
-    s->eager = rng(seed) & 1;
+    s->eager = (int)(rng(seed) % 3);
     s->n_threads = 2 + (int)(rng(seed) % 3);
     const int bps = s->g.bpc > 8 ? 2 : 1;
     const unsigned maxv = (1u << s->g.bpc) - 1;
@@ -192,6 +195,15 @@ static const char *score_stream(const Stream *s, int n_threads, int eager, Score
             snprintf(msg, len, "frame out of order after frame %d", f);
             fail = msg;
         }
+        while (!fail && eager == 2 && out->n < f + 1) {
+            if ((r = speedqa_receive(ctx, &sc)) == -EAGAIN) {
+                sched_yield();
+            } else if (r != 0 || take(out, &sc) < 0) {
+                snprintf(msg, len, "waiting for frame %d: %s", f,
+                         r ? speedqa_strerror(r) : "frame out of order");
+                fail = msg;
+            }
+        }
         if (!fail && s->flush_after[f]) {
             speedqa_flush(ctx);
             if (drain(ctx, out) < 0 || out->n != f + 1) {
@@ -254,7 +266,7 @@ static void *job_main(void *arg)
         if (err) {
             fprintf(stderr, "FAIL worker %d stream %d (%dx%d fmt %d %d-bit, %d frames, %d threads, %s): %s\n",
                     j->id, k, s ? s->g.w : 0, s ? s->g.h : 0, s ? (int)s->g.fmt : 0, s ? s->g.bpc : 0,
-                    s ? s->nframes : 0, s ? s->n_threads : 0, s && s->eager ? "eager" : "lazy", err);
+                    s ? s->nframes : 0, s ? s->n_threads : 0, !s ? "" : s->eager == 2 ? "one at a time" : s->eager ? "eager" : "lazy", err);
             j->failures++;
         } else {
             j->frames += s->nframes;
