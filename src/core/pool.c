@@ -54,6 +54,7 @@ struct SqPool {
      * when its opener's own call returns: no thread joins it later) */
     Round *rounds;
     unsigned long long round_id;
+    atomic_int idle;         /* threads waiting for work: none, and a round runs alone */
 };
 
 /* Under p->mu: the oldest open round newer than any this idle thread has
@@ -73,8 +74,11 @@ static void *thread_main(void *arg)
     pthread_mutex_lock(&p->mu);
     for (;;) {
         Round *r = NULL;
-        while (!p->quit && p->started == p->submitted && !(r = help_wanted(p, t)))
+        while (!p->quit && p->started == p->submitted && !(r = help_wanted(p, t))) {
+            atomic_fetch_add_explicit(&p->idle, 1, memory_order_relaxed);
             pthread_cond_wait(&p->work, &p->mu);
+            atomic_fetch_sub_explicit(&p->idle, 1, memory_order_relaxed);
+        }
         if (p->quit)
             break;
         if (p->started == p->submitted) {
@@ -117,6 +121,7 @@ int sq_pool_start(SqPool **out, int nthreads, int depth, const SqAlloc *a)
     SqPool *p = sq_calloc(a, 1, sizeof(*p));
     if (!p)
         return -ENOMEM;
+    atomic_init(&p->idle, 0);
     p->a = *a;
     p->depth = depth;
     p->th = sq_calloc(a, (size_t)nthreads, sizeof(*p->th));
@@ -230,7 +235,9 @@ void sq_pool_for(SqPool *p, int nparts, SqPoolFn fn, void *ctx)
 
 void sq_pool_help(SqPool *p, SqPoolFn fn, void *ctx, int self)
 {
-    if (!p) {
+    /* with every thread busy (a thread that idles a moment later misses
+     * this round: helping is optional), no lock and no wake-up */
+    if (!p || !atomic_load_explicit(&p->idle, memory_order_relaxed)) {
         fn(ctx, 0, self);
         return;
     }
