@@ -30,7 +30,11 @@
 # apicpu: bench/api_threads on the CPU at 1 and 16 threads (lent, copied and library
 #   pictures), old and new, twice;
 # short: CUDA and CPU 16 threads on a 480-frame 1080p pair on disk (the clip length);
-# disk4k: CUDA and CPU 16 threads, both mapping modes, 2160p 10-bit, 300 frames, pair on disk.
+# disk4k: CUDA and CPU 16 threads, both mapping modes, 2160p 10-bit, 300 frames, pair on disk;
+# cmp / cmpshm / cmp4k: old (old.tar) against new, CPU 16 threads and CUDA, interleaved against
+#   the floor: 1080p 1,000 frames on disk, the same in /dev/shm, 2160p 10-bit 300 frames on disk;
+# lat: bench/api_threads (this tree's, so both have its latency column) on the old library
+#   (LD_LIBRARY_PATH) and on the new, CPU, 1 to 16 threads, twice.
 # Default: build probe open cli times. Logs tarred into OUT.
 set -u
 OUT=${1:-/tmp/h200}; shift; mkdir -p "$OUT/l"; L=$OUT/l
@@ -120,6 +124,21 @@ for st in $STEPS; do
     short) step short 300 env SPEEDQA_BENCH_DIR="$PWD/.pairs" python3 bench/cli_ab.py --frames 480 --rounds 6 --args "" \
                "cuda=$S --backend cuda --threads 16" "cpu16=$S --threads 16"
            cat "$L/short.log"; rm -rf "$PWD/.pairs" ;;
+    cmp|cmpshm|cmp4k)
+           d="$PWD/.pairs"; a="--frames 1000 --rounds 5"
+           [ $st = cmpshm ] && d=/dev/shm; [ $st = cmp4k ] && a="--size 2160p10 --frames 300 --rounds 3"
+           O=/tmp/old/build/tools/speedqa
+           step $st 500 env SPEEDQA_BENCH_DIR="$d" python3 bench/cli_ab.py $a --args "" \
+               --ratio n16/o16 --ratio ncuda/ocuda \
+               "o16=$O --threads 16" "n16=$S --threads 16" \
+               "ocuda=$O --backend cuda --threads 16" "ncuda=$S --backend cuda --threads 16"
+           cat "$L/$st.log"; rm -rf "$d"/sq-cli-bench-* ;;
+    lat) for r in 1 2; do for b in old new; do
+             lib=$PWD/build-nv/src; [ $b = old ] && lib=/tmp/old/build/src
+             step lat_${b}_$r 300 env LD_LIBRARY_PATH=$lib:$LD_LIBRARY_PATH build-nv/bench/api_threads \
+                 --threads 1,2,4,8,16 --frames 480
+             echo "-- $b round $r"; tail -6 "$L/lat_${b}_$r.log"
+         done; done ;;
     *) echo "unknown step $st" ;;
     esac
 done
