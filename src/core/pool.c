@@ -233,11 +233,11 @@ void sq_pool_for(SqPool *p, int nparts, SqPoolFn fn, void *ctx)
     pthread_mutex_unlock(&p->mu);
 }
 
-void sq_pool_help(SqPool *p, SqPoolFn fn, void *ctx, int self)
+void sq_pool_help(SqPool *p, SqPoolFn fn, void *ctx, int self, int helpers)
 {
     /* with every thread busy (a thread that idles a moment later misses
      * this round: helping is optional), no lock and no wake-up */
-    if (!p || !atomic_load_explicit(&p->idle, memory_order_relaxed)) {
+    if (!p || helpers < 1 || !atomic_load_explicit(&p->idle, memory_order_relaxed)) {
         fn(ctx, 0, self);
         return;
     }
@@ -249,7 +249,10 @@ void sq_pool_help(SqPool *p, SqPoolFn fn, void *ctx, int self)
     while (*end)
         end = &(*end)->next;
     *end = &r;
-    pthread_cond_broadcast(&p->work);
+    /* wake no more threads than can take a part (16 threads, 6 planes) */
+    const int idle = atomic_load_explicit(&p->idle, memory_order_relaxed);
+    for (int i = 0; i < helpers && i < idle; i++)
+        pthread_cond_signal(&p->work);
     pthread_mutex_unlock(&p->mu);
     fn(ctx, 0, self);
     pthread_mutex_lock(&p->mu);

@@ -46,17 +46,19 @@ int sq_pool_collect(SqPool *p, int block);
 void sq_pool_for(SqPool *p, int nparts, SqPoolFn fn, void *ctx);
 
 /*
- * fn(ctx, 0, self) on the calling thread, and fn(ctx, 0, thread) on every
- * pool thread that is idle now or becomes idle before the caller's own
- * call returns (a thread busy with an item never helps); returns when all
- * of them have returned. fn must claim its work itself (an atomic counter)
- * and return when none is left. self: the caller's thread index (a pool
- * thread's own inside an item, sq_pool_threads() outside the pool). Items
+ * fn(ctx, 0, self) on the calling thread, and fn(ctx, 0, thread) on pool
+ * threads that are idle now (up to helpers of them are woken) or become
+ * idle before the caller's own call returns (a thread busy with an item
+ * never helps); returns when all of them have returned. fn must claim its
+ * work itself (an atomic counter) and return when none is left. self: the
+ * caller's thread index (a pool thread's own inside an item,
+ * sq_pool_threads() outside the pool); helpers: how many other threads
+ * could take a part (0: the caller runs fn alone). Items
  * may be uncollected meanwhile: queued items keep their order; several
  * rounds may be open at once (an idle thread joins the oldest it has not
  * joined, each at most once). p == NULL runs fn on the caller alone.
  */
-void sq_pool_help(SqPool *p, SqPoolFn fn, void *ctx, int self);
+void sq_pool_help(SqPool *p, SqPoolFn fn, void *ctx, int self, int helpers);
 
 /* Queued items that have not started never run; running ones finish. */
 void sq_pool_stop(SqPool **p);

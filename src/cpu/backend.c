@@ -248,7 +248,7 @@ static void score_frame1(const CpuPriv *c, Worker *w, SqPool *pool, int self, co
     atomic_init(&f.pending[0], f.n / 2);
     atomic_init(&f.pending[1], f.n / 2);
     if (f.n)
-        sq_pool_help(pool, side_part, &f, self);
+        sq_pool_help(pool, side_part, &f, self, f.n - 1);
     for (int j = 0, q = 0; j < c->per; j++) {
         if (!ran[j])
             continue;
@@ -458,7 +458,7 @@ static void run_copies(const CpuPriv *c, CopyJob *j)
     j->first[3 * c->npics] = n;
     atomic_init(&j->next, 0);
     if (n)
-        sq_pool_help(c->pool, copy_part, j, sq_pool_threads(c->pool));
+        sq_pool_help(c->pool, copy_part, j, sq_pool_threads(c->pool), n - 1);
 }
 
 /* *out: per row of plane pl, whether a job reads it (of the previous picture

@@ -68,7 +68,7 @@ static void help_round(SqPool *p, int nparts, int busy, const char *what)
         return;
     }
     r->nparts = nparts;
-    sq_pool_help(p, part_fn, r, sq_pool_threads(p));
+    sq_pool_help(p, part_fn, r, sq_pool_threads(p), nparts - 1);
     int once = 1;
     for (int i = 0; i < nparts; i++)
         once &= atomic_load(&r->runs[i]) == 1;
@@ -111,7 +111,7 @@ static void nested_item(void *ctx, int64_t arg, int thread)
 {
     Nested *n = ctx;
     Round *r = n->r[arg];
-    sq_pool_help(n->p, part_fn, r, thread);
+    sq_pool_help(n->p, part_fn, r, thread, r->nparts - 1);
     int once = atomic_load(&r->inside) == 0;
     for (int i = 0; i < r->nparts; i++)
         once &= atomic_load(&r->runs[i]) == 1;
@@ -169,7 +169,7 @@ int main(int argc, char **argv)
         if (!r)
             break;
         r->nparts = 1 + k % PARTS;
-        sq_pool_help(p, part_fn, r, sq_pool_threads(p));
+        sq_pool_help(p, part_fn, r, sq_pool_threads(p), r->nparts - 1);
         int once = 1;
         for (int i = 0; i < r->nparts; i++)
             once &= atomic_load(&r->runs[i]) == 1;
