@@ -696,7 +696,7 @@ static int start_reader(SqInput *in, SqPrefetch **ahead, int threads, SqPrefault
  * --threads 1 runs 1.22x as fast from tmpfs (1080p, 6 interleaved rounds).
  * With every core scoring it pays only from tmpfs (sq_input_prefault):
  * from ext4, --threads 2 on 2 cores runs 1.05x as fast without it, and
- * --threads 16 on the H200 machine 1.12x.
+ * --threads 16 on the H200 machine 1.12x (one call; equal in another).
  */
 static SqPrefault prefault_for(const Run *run, const SqJob *job)
 {
