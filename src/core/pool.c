@@ -2,19 +2,7 @@
 
 #include <errno.h>
 #include <pthread.h>
-#include <sched.h>
 #include <stdatomic.h>
-#include <time.h>
-
-/* How long sq_pool_help's caller waits awake for its helpers to leave. */
-#define SPIN_S 100e-6
-
-static double now_s(void)
-{
-    struct timespec t;
-    clock_gettime(CLOCK_MONOTONIC, &t);
-    return (double)t.tv_sec + 1e-9 * (double)t.tv_nsec;
-}
 
 typedef struct Item {
     SqPoolFn fn;
@@ -35,7 +23,7 @@ typedef struct Round {
     SqPoolFn fn;
     void *ctx;
     unsigned long long id;
-    atomic_int helping;      /* threads inside fn besides the opener */
+    int helping;             /* threads inside fn besides the opener */
     struct Round *next;
 } Round;
 
@@ -84,12 +72,11 @@ static void *thread_main(void *arg)
         if (p->started == p->submitted) {
             /* r stays valid: its opener waits for helping to drop to 0 */
             t->helped = r->id;
-            atomic_fetch_add_explicit(&r->helping, 1, memory_order_relaxed);
+            r->helping++;
             pthread_mutex_unlock(&p->mu);
             r->fn(r->ctx, 0, t->index);
             pthread_mutex_lock(&p->mu);
-            /* release: the opener may see 0 without the lock, and return */
-            if (atomic_fetch_sub_explicit(&r->helping, 1, memory_order_release) == 1)
+            if (!--r->helping)
                 pthread_cond_broadcast(&p->done);
             continue;
         }
@@ -242,7 +229,6 @@ void sq_pool_help(SqPool *p, SqPoolFn fn, void *ctx, int self, int helpers)
         return;
     }
     Round r = { .fn = fn, .ctx = ctx };
-    atomic_init(&r.helping, 0);
     pthread_mutex_lock(&p->mu);
     r.id = ++p->round_id;
     Round **end = &p->rounds;
@@ -261,25 +247,17 @@ void sq_pool_help(SqPool *p, SqPoolFn fn, void *ctx, int self, int helpers)
             *q = r.next;
             break;
         }
-    if (!atomic_load_explicit(&r.helping, memory_order_acquire)) {
-        pthread_mutex_unlock(&p->mu);
-        return;
-    }
+    while (r.helping)
+        pthread_cond_wait(&p->done, &p->mu);
     pthread_mutex_unlock(&p->mu);
-    /* Helpers inside are running a part of this very round, so they leave
-     * soon: wait for them awake a while (a sleeping thread wakes 5-50 us
-     * late on a VM, as long as a frame's part) before sleeping. */
-    const double until = now_s() + SPIN_S;
-    for (int i = 0; atomic_load_explicit(&r.helping, memory_order_acquire); i++) {
-        if ((i & 63) == 63 && now_s() > until) {
-            pthread_mutex_lock(&p->mu);
-            while (atomic_load_explicit(&r.helping, memory_order_acquire))
-                pthread_cond_wait(&p->done, &p->mu);
-            pthread_mutex_unlock(&p->mu);
-            break;
-        }
-        sched_yield();
-    }
+}
+
+int sq_pool_uncollected(SqPool *p)
+{
+    pthread_mutex_lock(&p->mu);
+    const int n = (int)(p->submitted - p->collected);
+    pthread_mutex_unlock(&p->mu);
+    return n;
 }
 
 void sq_pool_stop(SqPool **pp)

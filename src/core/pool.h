@@ -60,6 +60,9 @@ void sq_pool_for(SqPool *p, int nparts, SqPoolFn fn, void *ctx);
  */
 void sq_pool_help(SqPool *p, SqPoolFn fn, void *ctx, int self, int helpers);
 
+/* Items submitted and not yet collected (running, queued or done). */
+int sq_pool_uncollected(SqPool *p);
+
 /* Queued items that have not started never run; running ones finish. */
 void sq_pool_stop(SqPool **p);
 

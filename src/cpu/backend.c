@@ -213,8 +213,12 @@ static void side_part(void *ctx, int64_t arg, int thread)
  * operating image and covariance, then all their eigenvalue problems at
  * once (interleaved: they are latency-bound), then solves and scores. Each
  * side computes exactly what sq_cpu_plane_score would. pool: idle workers
- * take sides of the frame (a lone frame's latency falls; busy ones never
- * join), self: this thread's pool index.
+ * take sides of the frame when it is the only one sent and not yet
+ * received (its caller waits for it: a live encoder's loop), self: this
+ * thread's pool index. With more frames in flight the caller feeds
+ * throughput, which frame parallelism serves already: sharing then only
+ * moves work between cores (and, on mapped tmpfs inputs, has several
+ * threads fault the same pages: 16 threads on the H200 host, 0.85x).
  */
 static void score_frame1(const CpuPriv *c, Worker *w, SqPool *pool, int self, const Planes *cur,
                          const Planes *prev, int prev_checked, uint32_t present,
@@ -222,6 +226,7 @@ static void score_frame1(const CpuPriv *c, Worker *w, SqPool *pool, int self, co
 {
     FrameSides f;
     int ran[SQ_MAX_STREAM_JOBS];
+    const int share = pool && sq_pool_uncollected(pool) == 1;
     f.n = 0;
     for (int j = 0; j < c->per; j++) {
         const SqJob *jb = &c->p.jobs[j];
@@ -248,7 +253,7 @@ static void score_frame1(const CpuPriv *c, Worker *w, SqPool *pool, int self, co
     atomic_init(&f.pending[0], f.n / 2);
     atomic_init(&f.pending[1], f.n / 2);
     if (f.n)
-        sq_pool_help(pool, side_part, &f, self, f.n - 1);
+        sq_pool_help(pool, side_part, &f, self, share ? f.n - 1 : 0);
     for (int j = 0, q = 0; j < c->per; j++) {
         if (!ran[j])
             continue;
