@@ -209,9 +209,10 @@ typedef struct SpeedqaSettings {
     const char *const *features;
     /**
      * CPU threads; 0 = one per core (default 1). The CPU backend scores that
-     * many frames in parallel, and threads with no frame of their own share
-     * the planes of one (so one frame at a time, a live encoder's loop, is
-     * scored ~2x as fast with 4 threads as with one); GPU backends use them to copy host pictures
+     * many frames in parallel; a frame alone in flight (a caller that waits
+     * for each score before the next send) has its planes shared by the
+     * idle threads (1.6-2.4x as fast with 4 threads as with one at 1080p);
+     * GPU backends use them to copy host pictures
      * into pinned staging (host-memory throughput at 1080p and above needs
      * 4 or more). Scores never depend on it. More threads than CPU cores
      * cannot help (the speedqa tool caps --threads there). A CPU worker
