@@ -210,8 +210,9 @@ static void side_part(void *ctx, int64_t arg, int thread)
 
 /*
  * score_frame with one distorted stream: every job's sides through their
- * operating image and covariance, then all their eigenvalue problems at
- * once (interleaved: they are latency-bound), then solves and scores. Each
+ * operating image and covariance, then the eigenvalue problems of each
+ * group (FrameSides) at once (interleaved: they are latency-bound), then
+ * solves and scores. Each
  * side computes exactly what sq_cpu_plane_score would. pool: idle workers
  * take sides of the frame when it is the only one sent and not yet
  * received (its caller waits for it: a live encoder's loop), self: this
