@@ -2,7 +2,7 @@
  * api_threads: how a backend scales with threads, frames in memory.
  *
  *   api_threads [--frames N] [--threads 1,2,4,8,16] [--size WxH] [--bpc B]
- *               [--backend cpu|cuda|opencl] [--poll-us 20]
+ *               [--backend cpu|cuda|opencl]
  *
  * Both features, 4:2:0, a textured pair of 8 distinct frames cycled. Each
  * thread count runs three ways in the same process: pictures lent to the
@@ -11,19 +11,15 @@
  * (speedqa_picture_alloc: filled once, a reference sent each time; pinned
  * and uploaded in place on a GPU). Prints fps and the ratio to one thread
  * of the same kind, best of 3 passes. A fourth way measures latency: lent
- * pictures one at a time, each score received before the next send (a
- * live encoder's loop, polling every --poll-us: on a machine with no core
- * to spare for the poll, 50-100 us disturbs the workers least); it prints
- * the time per frame.
+ * pictures one at a time, each score taken with speedqa_receive_wait
+ * before the next send (a live encoder's loop); it prints the time per
+ * frame.
  */
 #include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
-#ifdef __linux__
-#include <sys/prctl.h>
-#endif
 
 #include "speedqa/speedqa.h"
 
@@ -63,8 +59,6 @@ static void picture(const Frames *f, int side, int i, int lend, SpeedqaPicture *
 }
 
 /* mode 0: copied, 1: lent, 2: library pictures, 3: lent, one frame in flight */
-static long poll_us = 20;
-
 static double pass(const Frames *f, int n, int threads, int mode, SpeedqaBackend be)
 {
     SpeedqaSettings s;
@@ -112,12 +106,7 @@ static double pass(const Frames *f, int n, int threads, int mode, SpeedqaBackend
             speedqa_close(&ctx);
             return -1; /* (a refused send's references die with the process) */
         }
-        /* receive does not block with room in the queue: poll, poll_us apart */
-        while (mode == 3 && (ret = speedqa_receive(ctx, &sc)) == SPEEDQA_ERR(EAGAIN)) {
-            const struct timespec nap = { 0, poll_us * 1000L };
-            nanosleep(&nap, NULL);
-        }
-        if (mode == 3 && ret < 0) {
+        if (mode == 3 && (ret = speedqa_receive_wait(ctx, &sc, 1)) < 0) {
             speedqa_close(&ctx);
             return -1;
         }
@@ -145,8 +134,6 @@ int main(int argc, char **argv)
             n = atoi(argv[i + 1]);
         else if (!strcmp(argv[i], "--threads"))
             threads = argv[i + 1];
-        else if (!strcmp(argv[i], "--poll-us"))
-            poll_us = atol(argv[i + 1]);
         else if (!strcmp(argv[i], "--bpc"))
             bpc = atoi(argv[i + 1]);
         else if (!strcmp(argv[i], "--size") && sscanf(argv[i + 1], "%dx%d", &w, &h) == 2)
@@ -157,7 +144,7 @@ int main(int argc, char **argv)
                                                   : SPEEDQA_BACKEND_CPU;
         else {
             fprintf(stderr, "usage: api_threads [--frames N] [--threads LIST] [--size WxH] [--bpc B] "
-                    "[--backend cpu|cuda|opencl] [--poll-us US]\n");
+                    "[--backend cpu|cuda|opencl]\n");
             return 2;
         }
     }
@@ -179,9 +166,6 @@ int main(int argc, char **argv)
                     f.buf[s][i][k] = (unsigned char)v;
             }
         }
-#ifdef __linux__
-    prctl(PR_SET_TIMERSLACK, 1000UL); /* the latency poll's naps: 1 us slack, not 50 */
-#endif
     printf("API, %s backend, %dx%d %d-bit 4:2:0, both features, %d frames, best of 3\n",
            be == SPEEDQA_BACKEND_CUDA ? "cuda" : be == SPEEDQA_BACKEND_OPENCL ? "opencl" : "cpu",
            w, h, bpc, n);

@@ -456,8 +456,9 @@ int speedqa_send_ladder(SpeedqaContext *c, const SpeedqaPicture *ref,
     return send_frame(c, pics);
 }
 
-/* The oldest frame's raw result, range-checked, and its ring entry. */
-static int receive_raw(SpeedqaContext *c, SqRawResult *raw, const unsigned **ring)
+/* The oldest frame's raw result, range-checked, and its ring entry; wait:
+ * block for it (speedqa_receive_wait). */
+static int receive_raw(SpeedqaContext *c, SqRawResult *raw, const unsigned **ring, int wait)
 {
     char err[256] = "";
     if (c->sticky)
@@ -466,7 +467,7 @@ static int receive_raw(SpeedqaContext *c, SqRawResult *raw, const unsigned **rin
         return c->flushing ? SPEEDQA_EOF : SPEEDQA_ERR(EAGAIN);
     /* Block when the caller cannot make progress otherwise. */
     const int full = c->sent - c->received >= (unsigned)c->be->capacity(c->be_priv);
-    int ret = c->be->receive(c->be_priv, raw, full || c->flushing, err, sizeof(err));
+    int ret = c->be->receive(c->be_priv, raw, full || c->flushing || wait, err, sizeof(err));
     if (ret == -EAGAIN)
         return SPEEDQA_ERR(EAGAIN);
     if (ret < 0)
@@ -530,18 +531,18 @@ int speedqa_receive(SpeedqaContext *c, SpeedqaScores *out)
     return speedqa_receive_ladder(c, out, 1);
 }
 
-int speedqa_receive_ladder(SpeedqaContext *c, SpeedqaScores *out, int n)
+static int receive_n(SpeedqaContext *c, SpeedqaScores *out, int n, int wait, const char *fn)
 {
     SqRawResult raw;
     const unsigned *ring = NULL;
     if (!c)
         return SPEEDQA_ERR(EINVAL);
     if (!out || n != c->ndis) {
-        sq_log(&c->s, SPEEDQA_LOG_ERROR, "speedqa_receive_ladder: room for %d streams' scores in a "
-               "context of %d", out ? n : 0, c->ndis);
+        sq_log(&c->s, SPEEDQA_LOG_ERROR, "%s: room for %d streams' scores in a context of %d", fn,
+               out ? n : 0, c->ndis);
         return SPEEDQA_ERR(EINVAL);
     }
-    int ret = receive_raw(c, &raw, &ring);
+    int ret = receive_raw(c, &raw, &ring, wait);
     if (ret < 0)
         return ret;
     for (int d = 0; d < n; d++)
@@ -549,6 +550,16 @@ int speedqa_receive_ladder(SpeedqaContext *c, SpeedqaScores *out, int n)
             return ret;
     c->received++;
     return 0;
+}
+
+int speedqa_receive_ladder(SpeedqaContext *c, SpeedqaScores *out, int n)
+{
+    return receive_n(c, out, n, 0, "speedqa_receive_ladder");
+}
+
+int speedqa_receive_wait(SpeedqaContext *c, SpeedqaScores *out, int n)
+{
+    return receive_n(c, out, n, 1, "speedqa_receive_wait");
 }
 
 int speedqa_flush(SpeedqaContext *c)

@@ -450,6 +450,16 @@ SPEEDQA_API int speedqa_receive_ladder(SpeedqaContext *ctx, SpeedqaScores *out, 
 SPEEDQA_API int speedqa_receive(SpeedqaContext *ctx, SpeedqaScores *out);
 
 /**
+ * As speedqa_receive_ladder() (n: n_distorted, 1 for a plain context), but
+ * blocks until the oldest frame in flight is finished whenever one is: for
+ * a caller that wants each frame's scores before it sends the next (a live
+ * encoder's loop), where speedqa_receive() would answer -EAGAIN and leave it
+ * to poll. -EAGAIN only when no frame is in flight. With n_threads > 1 on
+ * the CPU, such a lone frame's planes are scored by several threads.
+ */
+SPEEDQA_API int speedqa_receive_wait(SpeedqaContext *ctx, SpeedqaScores *out, int n);
+
+/**
  * End of stream: every submitted frame becomes receivable and the temporal
  * history is reset, so the next frame sent starts a new sequence (its
  * speed_temporal is 0, like frame 0).

@@ -111,6 +111,7 @@ def _declare(lib):
         "speedqa_receive": (c_int, [c_void_p, P(Scores)]),
         "speedqa_send_ladder": (c_int, [c_void_p, P(Picture), P(P(Picture)), c_int]),
         "speedqa_receive_ladder": (c_int, [c_void_p, P(Scores), c_int]),
+        "speedqa_receive_wait": (c_int, [c_void_p, P(Scores), c_int]),
         "speedqa_flush": (c_int, [c_void_p]),
         "speedqa_list_devices": (c_int, [c_int, c_char_p, ctypes.c_size_t]),
         "speedqa_pool": (c_int, [P(ctypes.c_double), ctypes.c_size_t, ctypes.c_ssize_t,
@@ -118,7 +119,8 @@ def _declare(lib):
         "speedqa_close": (None, [P(c_void_p)]),
         "speedqa_rows_read": (c_int, [c_void_p, c_int, P(ctypes.c_uint8), c_int]),
     }
-    optional = ("speedqa_rows_read",)  # newer than some libraries it may load
+    # newer than some libraries it may load
+    optional = ("speedqa_rows_read", "speedqa_receive_wait")
     for name, (res, args) in sigs.items():
         fn = getattr(lib, name, None)
         if fn is None and name in optional:

@@ -446,9 +446,15 @@ class Scorer:
         if not self._ctx:
             raise Error(-_errno.EBADF, "the Scorer is closed")
 
-    def send(self, ref, dis):
-        """Score one frame pair; returns the results now available (list of dicts)."""
+    def send(self, ref, dis, wait=False):
+        """Score one frame pair; returns the results now available (list of dicts).
+        wait=True: also waits for this frame's scores (and every earlier
+        frame's), so the list ends with this frame's: a live loop, where
+        threads > 1 on the CPU share the lone frame's planes
+        (speedqa_receive_wait)."""
         self._check_open()
+        if wait and getattr(L.lib(), "speedqa_receive_wait", None) is None:
+            raise Error(-_errno.ENOSYS, "this libspeedqa has no speedqa_receive_wait")
         # the library reads the structs during the call only: two per Scorer, refilled
         pref, keep_r = self._picture(ref, "ref", self._pic_ref)
         pdis, keep_d = self._picture(dis, "dis", self._pic_dis)
@@ -463,7 +469,16 @@ class Scorer:
         del keep_r, keep_d  # the library copied the planes (no release callback)
         if r < 0:
             raise self._error(r)
-        return self._drain(out)
+        self._drain(out)
+        while wait:
+            sc = L.Scores()
+            r = self._call(lib.speedqa_receive_wait, self._ctx, ctypes.byref(sc), 1)
+            if r == L.EAGAIN:
+                break  # nothing left in flight
+            if r != 0:
+                raise self._error(r)
+            out.append(self._result(sc))
+        return out
 
     def flush(self):
         """End the sequence; returns every result not yet returned."""

@@ -202,6 +202,24 @@ def test_sequences_after_flush(pair):
     assert second[0]["speed_temporal"] == 0.0
 
 
+@pytest.mark.parametrize("threads", [1, 3])
+def test_send_wait_returns_each_frame(pair, threads):
+    """send(wait=True): every call ends with its own frame's scores, the same
+    numbers as frames sent in bulk (threads share a lone frame's planes)."""
+    ref, dis = pair("420p8")
+    v, refs = frames_of(ref, 6)
+    _, diss = frames_of(dis, 6)
+    names, bulk = score_arrays(v, refs, diss, threads=1)
+    with speedqa.Scorer(v.width, v.height, v.pix_fmt, v.bpc, threads=threads) as s:
+        got = []
+        for i, (r, d) in enumerate(zip(refs, diss)):
+            res = s.send(r, d, wait=True)
+            assert [x["frame"] for x in res] == [i]
+            got += res
+        assert s.flush() == []
+    assert [{n: r[n] for n in names} for r in got] == [{n: r[n] for n in names} for r in bulk]
+
+
 def test_pool_is_speedqa_pool(cli, pair):
     ref, dis = pair("420p8")
     doc = cli_doc(cli, ref, dis, "--frame_cnt", "12")

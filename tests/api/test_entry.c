@@ -160,6 +160,20 @@ static void entry_points(void)
     ret = speedqa_receive(ctx, NULL);
     report(ret == SPEEDQA_ERR(EINVAL) && l2.count == 1 && strstr(l2.last, "NULL"),
            "receive(ctx, NULL) logs one line", ret, &l2);
+    l2.count = 0;
+    ret = speedqa_receive_wait(ctx, NULL, 1);
+    report(ret == SPEEDQA_ERR(EINVAL) && l2.count == 1 && strstr(l2.last, "receive_wait"),
+           "receive_wait(ctx, NULL, 1) logs one line", ret, &l2);
+    l2.count = 0;
+    ret = speedqa_receive_wait(ctx, &(SpeedqaScores){ 0 }, 2);
+    report(ret == SPEEDQA_ERR(EINVAL) && l2.count == 1 && strstr(l2.last, "context of 1"),
+           "receive_wait of 2 streams on a context of 1", ret, &l2);
+    l2.count = 0;
+    ret = speedqa_receive_wait(ctx, &(SpeedqaScores){ 0 }, 1);
+    report(ret == SPEEDQA_ERR(EAGAIN) && l2.count == 0,
+           "receive_wait with no frame in flight: -EAGAIN, no log", ret, &l2);
+    report(speedqa_receive_wait(NULL, &(SpeedqaScores){ 0 }, 1) == SPEEDQA_ERR(EINVAL),
+           "receive_wait(NULL, ...)", SPEEDQA_ERR(EINVAL), &l2);
     static Pic a;
     make_pic(&a, 3);
     l2.count = 0;

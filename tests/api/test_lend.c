@@ -41,7 +41,8 @@ typedef struct Lender {
 
 typedef struct Run {
     /* mode 0: copies, 1: both lent, 2: ref lent on even frames only, 3: both lent,
-     * every plane at an odd address (16-bit samples unaligned: a mapped Y4M) */
+     * every plane at an odd address (16-bit samples unaligned: a mapped Y4M), 4: both
+     * lent, each frame's scores taken with speedqa_receive_wait before the next send */
     int bpc, threads, mode;
     const char *feature;
     SpeedqaBackend backend;
@@ -159,7 +160,7 @@ static int run(const Run *r, Lender *l, SpeedqaScores *out, long *lent_count)
         SpeedqaPicture pic[2];
         int idx[2];
         for (int s = 0; s < 2; s++) {
-            const int lend = r->mode == 1 || r->mode == 3 || (r->mode == 2 && s == 0 && f % 2 == 0);
+            const int lend = r->mode == 1 || r->mode >= 3 || (r->mode == 2 && s == 0 && f % 2 == 0);
             while ((idx[s] = take(l)) < 0) {
                 /* every buffer is in the library: wait for a frame to finish */
                 SpeedqaScores sc;
@@ -187,7 +188,14 @@ static int run(const Run *r, Lender *l, SpeedqaScores *out, long *lent_count)
             else
                 untake(l, idx[s]); /* copied: the buffer is ours again */
         }
-        ret = receive_ready(ctx, out, &got);
+        /* mode 4: each frame's scores before the next send (a lone frame) */
+        if (r->mode == 4 && (got != f || (ret = speedqa_receive_wait(ctx, &out[got], 1)) != 0 ||
+                             out[got++].frame != (unsigned)f)) {
+            printf("FAIL receive_wait after frame %d: %d, %d frames received\n", f, ret, got);
+            fails++;
+        }
+        if (ret == 0)
+            ret = receive_ready(ctx, out, &got);
     }
     if (ret == 0 && (ret = speedqa_flush(ctx)) == 0)
         ret = receive_ready(ctx, out, &got);
@@ -265,7 +273,7 @@ int main(int argc, char **argv)
                 Run r = { bpc, threads[ti], 0, feats[fi], be };
                 lender_init(&l);
                 int ret = run(&r, &l, want, &lent);
-                for (int mode = 1; mode <= 3 && ret == 0; mode++) {
+                for (int mode = 1; mode <= 4 && ret == 0; mode++) {
                     Lender m;
                     lender_init(&m);
                     r.mode = mode;
@@ -279,7 +287,7 @@ int main(int argc, char **argv)
                     const int ok = same && m.released == lent && m.double_release == 0 && lent > 0;
                     printf("%s %s %d-bit %-40s threads %d %s: %ld lent, %ld back, %ld twice%s\n",
                            ok ? "ok  " : "FAIL", bname, bpc, feats[fi] ? feats[fi] : "(both)",
-                           threads[ti], mode == 1 ? "lent      " : mode == 2 ? "ref, even " : "lent, odd ", lent,
+                           threads[ti], mode == 1 ? "lent      " : mode == 2 ? "ref, even " : mode == 3 ? "lent, odd " : "one by one", lent,
                            m.released, m.double_release, same ? "" : ", scores differ");
                     fails += !ok;
                     lender_free(&m);
