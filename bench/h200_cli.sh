@@ -33,8 +33,8 @@
 # disk4k: CUDA and CPU 16 threads, both mapping modes, 2160p 10-bit, 300 frames, pair on disk;
 # cmp / cmpshm / cmp4k: old (old.tar) against new, CPU 16 threads and CUDA, interleaved against
 #   the floor: 1080p 1,000 frames on disk, the same in /dev/shm, 2160p 10-bit 300 frames on disk;
-# lat: bench/api_threads (this tree's, so both have its latency column) on the old library
-#   (LD_LIBRARY_PATH) and on the new, CPU, 1 to 16 threads, twice.
+# lat: bench/api_threads on the CPU, 1 to 16 threads, twice (its latency column needs
+#   speedqa_receive_wait; stop 27's old-against-new figures came from a polling version).
 # Default: build probe open cli times. Logs tarred into OUT.
 set -u
 OUT=${1:-/tmp/h200}; shift; mkdir -p "$OUT/l"; L=$OUT/l
@@ -133,12 +133,10 @@ for st in $STEPS; do
                "o16=$O --threads 16" "n16=$S --threads 16" \
                "ocuda=$O --backend cuda --threads 16" "ncuda=$S --backend cuda --threads 16"
            cat "$L/$st.log"; rm -rf "$d"/sq-cli-bench-* ;;
-    lat) for r in 1 2; do for b in old new; do
-             lib=$PWD/build-nv/src; [ $b = old ] && lib=/tmp/old/build/src
-             step lat_${b}_$r 300 env LD_LIBRARY_PATH=$lib:$LD_LIBRARY_PATH build-nv/bench/api_threads \
-                 --threads 1,2,4,8,16 --frames 480
-             echo "-- $b round $r"; tail -6 "$L/lat_${b}_$r.log"
-         done; done ;;
+    lat) for r in 1 2; do
+             step lat_$r 300 build-nv/bench/api_threads --threads 1,2,4,8,16 --frames 480
+             echo "-- round $r"; tail -6 "$L/lat_$r.log"
+         done ;;
     *) echo "unknown step $st" ;;
     esac
 done
