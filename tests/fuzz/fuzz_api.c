@@ -495,6 +495,18 @@ static void run(const Config *c, int n_threads, unsigned cpu_mask, long fail_at,
         FUZZ_CHECK(ret == 0, "send of frame %d returned %d", i, ret);
         seq_start[sent++] = new_seq;
         new_seq = 0;
+        /* op bit 4: wait for every frame in flight (speedqa_receive_wait) */
+        if (op & 0x10) {
+            SpeedqaScores sc;
+            while ((ret = speedqa_receive_wait(ctx, &sc, 1)) == 0)
+                take(ctx, r, seq_start, &sc, c);
+            if (range_stop(ret, over_sent)) {
+                sticky = ret;
+                break;
+            }
+            FUZZ_CHECK(ret == -EAGAIN && r->received == sent,
+                       "receive_wait returned %d with %d of %d frames received", ret, r->received, sent);
+        }
         if ((op & 2) && (sticky = drain(ctx, r, seq_start, c, over_sent)) != 0)
             break;
         if (op & 1) {
