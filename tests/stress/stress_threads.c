@@ -3,8 +3,9 @@
  * n_threads 2..4, several contexts running at once in their own threads
  * (the library promises no global mutable state), flushes in the middle of
  * streams, receives eager, only when the queue is full, or one frame at a
- * time (each score awaited before the next send, so that idle workers
- * share the frame's planes: the intra-frame path). Every
+ * time (each score awaited before the next send, by speedqa_receive_wait
+ * or by polling, so that idle workers share the frame's planes: the
+ * intra-frame path). Every
  * score is compared bit for bit with the same stream scored on one thread.
  * Built for every compiler; .ci/reliability.sh also runs it under TSan.
  *
@@ -196,7 +197,9 @@ static const char *score_stream(const Stream *s, int n_threads, int eager, Score
             fail = msg;
         }
         while (!fail && eager == 2 && out->n < f + 1) {
-            if ((r = speedqa_receive(ctx, &sc)) == -EAGAIN) {
+            /* odd frames block in speedqa_receive_wait, even ones poll */
+            r = f & 1 ? speedqa_receive_wait(ctx, &sc, 1) : speedqa_receive(ctx, &sc);
+            if (r == -EAGAIN) {
                 sched_yield();
             } else if (r != 0 || take(out, &sc) < 0) {
                 snprintf(msg, len, "waiting for frame %d: %s", f,
