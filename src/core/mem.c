@@ -5,6 +5,10 @@
 
 #include "core/mem.h"
 
+#if defined(__SSE2__)
+#include <emmintrin.h>
+#endif
+
 static void *alloc_bytes(const SqAlloc *a, size_t n, size_t size, int zero)
 {
     if (size && n > SIZE_MAX / size)
@@ -49,4 +53,40 @@ void sq_free(const SqAlloc *a, void *p)
         a->free(a->opaque, p);
     else
         free(p);
+}
+
+void sq_copy_stream(void *dst, const void *src, size_t n)
+{
+#if defined(__SSE2__)
+    uint8_t *d = dst;
+    const uint8_t *s = src;
+    /* below a few cache lines the plain copy costs less than the fence */
+    if (n >= 256) {
+        const size_t head = (size_t)(-(uintptr_t)d & 15);
+        memcpy(d, s, head);
+        d += head;
+        s += head;
+        n -= head;
+        for (; n >= 64; n -= 64, d += 64, s += 64) {
+            const __m128i a = _mm_loadu_si128((const __m128i *)s);
+            const __m128i b = _mm_loadu_si128((const __m128i *)(s + 16));
+            const __m128i c = _mm_loadu_si128((const __m128i *)(s + 32));
+            const __m128i e = _mm_loadu_si128((const __m128i *)(s + 48));
+            _mm_stream_si128((__m128i *)d, a);
+            _mm_stream_si128((__m128i *)(d + 16), b);
+            _mm_stream_si128((__m128i *)(d + 32), c);
+            _mm_stream_si128((__m128i *)(d + 48), e);
+        }
+    }
+    memcpy(d, s, n);
+#else
+    memcpy(dst, src, n);
+#endif
+}
+
+void sq_copy_fence(void)
+{
+#if defined(__SSE2__)
+    _mm_sfence();
+#endif
 }

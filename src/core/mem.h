@@ -21,4 +21,13 @@ void *sq_calloc(const SqAlloc *a, size_t n, size_t size);
 void *sq_malloc(const SqAlloc *a, size_t n, size_t size);
 void sq_free(const SqAlloc *a, void *p);
 
+/*
+ * memcpy for bytes no CPU reads again soon (GPU staging, read by DMA): on
+ * x86 the stores bypass the caches, so a destination line is not first
+ * read from memory only to be overwritten. sq_copy_fence() makes such
+ * stores visible before another thread is told they are done.
+ */
+void sq_copy_stream(void *dst, const void *src, size_t n);
+void sq_copy_fence(void);
+
 #endif

@@ -11,6 +11,7 @@
 #include <string.h>
 
 #include "core/format.h"
+#include "core/mem.h"
 #include "core/picture.h"
 #include "gpu/pipeline_priv.h"
 
@@ -31,7 +32,10 @@ static void stage_copy(uint8_t *d, const uint8_t *src, ptrdiff_t stride, int acc
                        size_t rb, int lo, int n)
 {
     if (acc < 2 && stride == (ptrdiff_t)rb)
-        memcpy(d, src + (ptrdiff_t)lo * stride, rb * (size_t)n);
+        sq_copy_stream(d, src + (ptrdiff_t)lo * stride, rb * (size_t)n);
+    else if (acc < 2)
+        for (int y = 0; y < n; y++)
+            sq_copy_stream(d + (size_t)y * rb, src + (ptrdiff_t)(lo + y) * stride, rb);
     else
         for (int y = 0; y < n; y++)
             sq_unpack_row(d + (size_t)y * rb, src + (ptrdiff_t)(lo + y) * stride, w, acc);
@@ -83,6 +87,7 @@ static void stage_part(void *ctx, int64_t k, int thread)
                 stage_rows(pg, src, stride, acc, dst, a, b);
         }
     }
+    sq_copy_fence(); /* whoever uploads it learns it is done through the pool */
 }
 
 /* n_threads - 1 helpers (the caller stages too), all of them or -EAGAIN. */
