@@ -129,8 +129,9 @@ int speedqa_open(SpeedqaContext **out, const SpeedqaSettings *s)
         sq_log(s, SPEEDQA_LOG_ERROR, "backend %d is unknown", (int)s->backend);
         return SPEEDQA_ERR(EINVAL);
     }
-    if (s->n_threads < 0) {
-        sq_log(s, SPEEDQA_LOG_ERROR, "n_threads %d is negative", s->n_threads);
+    if (s->n_threads < 0 || s->n_threads > SPEEDQA_MAX_THREADS) {
+        sq_log(s, SPEEDQA_LOG_ERROR, "n_threads %d is outside 0..%d", s->n_threads,
+               SPEEDQA_MAX_THREADS);
         return SPEEDQA_ERR(EINVAL);
     }
     if (s->n_distorted < 0 || s->n_distorted > SPEEDQA_MAX_DISTORTED) {

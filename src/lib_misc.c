@@ -84,6 +84,8 @@ int speedqa_pool(const double *values, size_t n, ptrdiff_t stride, SpeedqaPooled
 
 const char *speedqa_strerror(int err)
 {
+    if (err > 0 || err < -4095)
+        return "unknown error"; /* (negating INT_MIN would overflow) */
     switch (-err) {
     case 0: return "success";
     case EINVAL: return "invalid argument";

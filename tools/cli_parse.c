@@ -93,10 +93,33 @@ void cli_capture(char *buf, size_t len, int echo)
     capture_echo = echo;
 }
 
+/* Control characters of a message (a CR from a file's header, an escape
+ * in a path) written as C escapes: an error stays one visible line. */
+static void escape_controls(char *dst, size_t cap, const char *src)
+{
+    static const char hex[] = "0123456789abcdef";
+    size_t o = 0;
+    for (const unsigned char *p = (const unsigned char *)src; *p && o + 5 < cap; p++) {
+        if (*p >= 0x20 && *p != 0x7f) {
+            dst[o++] = (char)*p;
+        } else if (*p == '\r' || *p == '\n' || *p == '\t') {
+            dst[o++] = '\\';
+            dst[o++] = *p == '\r' ? 'r' : *p == '\n' ? 'n' : 't';
+        } else {
+            dst[o++] = '\\';
+            dst[o++] = 'x';
+            dst[o++] = hex[*p >> 4];
+            dst[o++] = hex[*p & 15];
+        }
+    }
+    dst[o] = '\0';
+}
+
 static void vmsg(const char *kind, const char *fmt, va_list ap)
 {
-    char line[2048];
-    vsnprintf(line, sizeof line, fmt, ap);
+    char raw[2048], line[2048];
+    vsnprintf(raw, sizeof raw, fmt, ap);
+    escape_controls(line, sizeof line, raw);
     if (capture_buf && !strcmp(kind, "error")) {
         if (!capture_buf[0]) /* the first error is the cause */
             snprintf(capture_buf, capture_len, "%s", line);
@@ -285,13 +308,16 @@ static int parse_ll(const char *flag, const char *s, long long lo, long long hi,
     char *end;
     errno = 0;
     long long v = strtoll(s, &end, 10);
-    if (end == s || *end != '\0' || *s == ' ' || *s == '\t') {
+    /* strtoll skips leading white space of any kind: a value is digits, with a sign */
+    if (end == s || *end != '\0' || !(*s == '-' || *s == '+' || (*s >= '0' && *s <= '9'))) {
         cli_error("%s: '%s' is not an integer", flag, s);
         return -1;
     }
     if (errno == ERANGE || v < lo || v > hi) {
-        if (hi >= INT_MAX)
+        if (hi >= INT_MAX && (v < lo || (errno == ERANGE && *s == '-')))
             cli_error("%s: %s is out of range (at least %lld)", flag, s, lo);
+        else if (hi >= INT_MAX)
+            cli_error("%s: %s is too large (at most %lld)", flag, s, hi);
         else
             cli_error("%s: %s is outside %lld..%lld", flag, s, lo, hi);
         return -1;
@@ -459,7 +485,13 @@ int cli_parse(CliSettings *cfg, int argc, char *const *argv)
             cli_error("--model: speedqa computes features only and has no models; "
                       "drop -m (use --feature to choose features)");
             return SQ_EXIT_USAGE;
-        case ARG_OUTPUT: cfg->output_path = strcmp(optarg, "-") ? optarg : NULL; break;
+        case ARG_OUTPUT:
+            if (!optarg[0]) {
+                cli_error("--output: empty path (- is stdout)");
+                return SQ_EXIT_USAGE;
+            }
+            cfg->output_path = strcmp(optarg, "-") ? optarg : NULL;
+            break;
         case ARG_NO_PREDICTION: break;
         case ARG_QUIET: cfg->quiet = 1; break;
         case ARG_READ_ONLY: cfg->read_only = 1; break;

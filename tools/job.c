@@ -442,6 +442,28 @@ static int next_frame(SqInput *in, SqPrefetch *ahead, SpeedqaPicture *pic, char 
     return sq_input_read(in, pic, err, errlen);
 }
 
+/*
+ * The read that tells whether an input goes on after its partner ended.
+ * A pipe gets a moment: a live source left open may never send another
+ * frame, and every frame both inputs have is scored already.
+ * -ETIMEDOUT: it has neither sent a frame nor ended.
+ */
+static int one_more(SqInput *in, SqPrefetch *ahead, SpeedqaPicture *pic, char *err, size_t errlen)
+{
+    if (ahead && sq_input_info(in)->stream)
+        return sq_prefetch_next_within(ahead, pic, err, errlen, 500);
+    return next_frame(in, ahead, pic, err, errlen);
+}
+
+static void still_open(const Run *run, const char *ended, const char *open, long long n)
+{
+    if (run->cfg->quiet)
+        return;
+    progress_clear();
+    cli_warning("%s ended after %lld frames; %s, a pipe, neither ended nor sent another "
+                "within 0.5 s: scored the %lld frames both have", shown(ended), n, shown(open), n);
+}
+
 static void give_back_all(const Run *run, int rr, const SpeedqaPicture *pr, const int *rd,
                           const SpeedqaPicture *pd)
 {
@@ -529,19 +551,60 @@ static int score(Run *run)
             break;
         SpeedqaPicture pr, pd[LADDER_MAX];
         int rd[LADDER_MAX] = { 0 }, live = 0;
+        /* A reference pipe is read after a distorted file that may have ended
+         * (one stream, not scaled): then one bounded read of the pipe is enough. */
+        const int dis_first = run->n == 1 && run->s[0].active && !run->s[0].scaler &&
+                              sq_input_info(run->ref)->stream &&
+                              !sq_input_info(run->s[0].in)->stream;
+        if (dis_first) {
+            Stream *s = &run->s[0];
+            rd[0] = next_frame(s->in, s->ahead, &pd[0], s->read_err, sizeof s->read_err);
+            if (rd[0] < 0) {
+                s->read_exit = exit_for_read(rd[0]);
+                break;
+            }
+            if (rd[0] == 0) {
+                SpeedqaPicture extra;
+                const int rr = one_more(run->ref, run->ref_ahead, &extra, run->ref_read_err,
+                                        sizeof run->ref_read_err);
+                if (rr == -ETIMEDOUT) {
+                    still_open(run, s->st->path, run->job->ref_path, s->sent);
+                } else if (rr < 0) {
+                    run->ref_read_exit = exit_for_read(rr);
+                } else if (rr == 1) {
+                    give_back(1, &extra);
+                    counts_differ(run, s, 0);
+                }
+                break;
+            }
+        }
         int rr = next_frame(run->ref, run->ref_ahead, &pr, run->ref_read_err, sizeof run->ref_read_err);
         if (rr < 0) {
+            give_back(rd[0], &pd[0]);
             run->ref_read_exit = exit_for_read(rr);
             break;
         }
         for (int d = 0; d < run->n; d++) {
             Stream *s = &run->s[d];
-            if (!s->active)
+            if (!s->active || (dis_first && rr == 0)) {
+                if (dis_first && rr == 0) {
+                    counts_differ(run, s, 1); /* it sent one more frame */
+                    give_back(rd[0], &pd[0]);
+                    rd[0] = 0;
+                    s->active = 0;
+                }
                 continue;
+            }
             /* the distorted side is only read while the reference has frames;
              * when the reference ended, one read tells whether this one does */
-            rd[d] = next_frame(s->in, s->ahead, &pd[d], s->read_err, sizeof s->read_err);
-            if (rd[d] < 0) {
+            if (!dis_first)
+                rd[d] = rr == 0 ? one_more(s->in, s->ahead, &pd[d], s->read_err, sizeof s->read_err)
+                                : next_frame(s->in, s->ahead, &pd[d], s->read_err, sizeof s->read_err);
+            if (rd[d] == -ETIMEDOUT) {
+                rd[d] = 0;
+                still_open(run, run->job->ref_path, s->st->path, s->sent);
+                s->active = 0;
+            } else if (rd[d] < 0) {
                 s->read_exit = exit_for_read(rd[d]);
                 s->active = 0;
             } else if (rr == 0) {

@@ -246,10 +246,11 @@ static int json_object(const char *p, Field *f, int *nf, const char **why)
         } else if (*p == '[' && known) {
             const char *q = ws(p + 1);
             fl.narr = 0;
-            int strings = 1;
+            int strings = 1, many = 0;
             while (*q != ']' && strings) {
                 char *s;
-                if (*q != '"' || fl.narr == SPEEDQA_MAX_FEATURES || !(q = json_str(q, &s))) {
+                many = fl.narr == SPEEDQA_MAX_FEATURES;
+                if (*q != '"' || many || !(q = json_str(q, &s))) {
                     strings = 0;
                     break;
                 }
@@ -261,9 +262,12 @@ static int json_object(const char *p, Field *f, int *nf, const char **why)
                     strings = 0;
             }
             if (!strings) {
+                /* kept by name, so that the caller refuses it (narr -2: too many) */
+                char k[sizeof fl.key];
+                memcpy(k, fl.key, sizeof k);
                 fields_free(&fl, 1);
-                fl = (Field){ .narr = -1 };
-                snprintf(fl.key, sizeof fl.key, "?");
+                fl = (Field){ .narr = many ? -2 : -1 };
+                memcpy(fl.key, k, sizeof k);
                 if (!(p = json_skip(p, 0)))
                     return -1;
             } else {
@@ -424,7 +428,10 @@ static int load_jsonl(char *text, const char *path, SqPair **pairs, int *n, char
                     ret = set_features(&p, ft->str, err, errlen, where);
                 for (int k = 0; ft && !ret && k < ft->narr; k++)
                     ret = set_features(&p, ft->arr[k], err, errlen, where);
-                if (!ret && ft && !ft->str && ft->narr < 0) {
+                if (!ret && ft && !ft->str && ft->narr == -2) {
+                    snprintf(err, errlen, "%s: more than %d features", where, SPEEDQA_MAX_FEATURES);
+                    ret = -EINVAL;
+                } else if (!ret && ft && !ft->str && ft->narr < 0) {
                     snprintf(err, errlen, "%s: features must be a string or an array of strings", where);
                     ret = -EINVAL;
                 }

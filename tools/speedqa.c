@@ -25,7 +25,8 @@
 /* More workers than cores cannot help, and each keeps frame copies in flight. */
 int sq_cli_threads(const CliSettings *cfg)
 {
-    const long ncpu = sysconf(_SC_NPROCESSORS_ONLN);
+    long ncpu = sysconf(_SC_NPROCESSORS_ONLN);
+    ncpu = ncpu > SPEEDQA_MAX_THREADS ? SPEEDQA_MAX_THREADS : ncpu;
     return ncpu > 0 && (cfg->threads == 0 || cfg->threads > ncpu) ? (int)ncpu : cfg->threads;
 }
 

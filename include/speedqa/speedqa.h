@@ -72,6 +72,8 @@ extern "C" {
 #define SPEEDQA_MAX_FEATURES 8
 /** Largest number of distorted streams one ladder context scores. */
 #define SPEEDQA_MAX_DISTORTED 16
+/** Largest n_threads: each thread keeps scratch and frames of its own. */
+#define SPEEDQA_MAX_THREADS 256
 
 typedef enum SpeedqaPixelFormat {
     SPEEDQA_PIX_400 = 0, /**< luma only */
@@ -217,7 +219,7 @@ typedef struct SpeedqaSettings {
      * 4 or more). Scores never depend on it. More threads than CPU cores
      * cannot help (the speedqa tool caps --threads there). A CPU worker
      * keeps about two frames in flight: lent pictures in place, others as
-     * copies (at most 1 GiB of them in all).
+     * copies (at most 1 GiB of them in all). At most SPEEDQA_MAX_THREADS.
      */
     int n_threads;
     SpeedqaBackend backend;  /**< default SPEEDQA_BACKEND_CPU */

@@ -278,6 +278,13 @@ int main(void)
         settings(&s, &cnt, &log, 576, 324, SPEEDQA_PIX_420, 8, NULL);
         s.backend = (SpeedqaBackend)99;
         expect_open_error("unknown backend", &s, &cnt, &log, -EINVAL, "unknown");
+        /* each thread's scratch is committed at open: a huge count is refused, not an OOM kill */
+        settings(&s, &cnt, &log, 576, 324, SPEEDQA_PIX_420, 8, NULL);
+        s.n_threads = SPEEDQA_MAX_THREADS + 1;
+        expect_open_error("too many threads", &s, &cnt, &log, -EINVAL, "outside 0..256");
+        settings(&s, &cnt, &log, 576, 324, SPEEDQA_PIX_420, 8, NULL);
+        s.n_threads = -1;
+        expect_open_error("negative threads", &s, &cnt, &log, -EINVAL, "outside 0..256");
     }
     if (speedqa_open(NULL, NULL) != SPEEDQA_ERR(EINVAL)) {
         printf("FAIL open(NULL, NULL)\n");

@@ -248,6 +248,7 @@ static int open_stream(SqInput *in, const char *path)
     }
     if (S_ISDIR(st.st_mode))
         return sq_in_fail(in, -EISDIR, "is a directory");
+    in->info.stream = !S_ISREG(st.st_mode) && !S_ISBLK(st.st_mode);
     if (S_ISREG(st.st_mode)) {
         /* stdin may be a regular file opened at an offset: measure from here */
         off_t pos = ftello(in->f);

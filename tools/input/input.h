@@ -31,6 +31,7 @@ typedef struct SqInputInfo {
     char interlace;        /* Y4M 'I' tag: 't', 'b', 'm' (mixed), or 0 for progressive */
     int device_frames;     /* 1: pictures are SPEEDQA_MEM_CUDA (NVDEC, sq_input_open_hw) */
     const char *note;      /* a line worth a warning ("decoding in software: ..."), or NULL */
+    int stream;            /* 1: a pipe, FIFO or device: its next frame may never come */
 } SqInputInfo;
 
 /* Raw-YUV parameters: required for .yuv, ignored for y4m. */

@@ -27,6 +27,9 @@
 #endif
 
 #include <errno.h>
+#include <stdint.h>
+#include <sys/stat.h>
+#include <unistd.h>
 #include <stdatomic.h>
 #include <stdint.h>
 #include <stdlib.h>
@@ -182,6 +185,13 @@ static int decode(SqInput *in, LavPriv *p)
             if (p->pkt->stream_index != p->stream) {
                 sq_lav.av_packet_unref(p->pkt);
                 continue;
+            }
+            /* a short read at a cut (IVF, MP4, ...): scoring what is left
+             * would present a shorter video as the whole one */
+            if (p->pkt->flags & AV_PKT_FLAG_CORRUPT) {
+                sq_lav.av_packet_unref(p->pkt);
+                return sq_in_fail(in, -EINVAL, "a packet is truncated or corrupt (the file was "
+                                  "cut short?)");
             }
             r = sq_lav.avcodec_send_packet(p->dec, p->pkt);
             sq_lav.av_packet_unref(p->pkt);
@@ -403,6 +413,59 @@ static int lav_open(SqInput *in, const SqRawParams *raw)
     return r;
 }
 
+/* One EBML variable-length number at b[0..n): its length (0: invalid), *v its value, all ones -> *v = UINT64_MAX. */
+static size_t ebml_num(const uint8_t *b, size_t n, int strip, uint64_t *v)
+{
+    size_t len = 1;
+    while (len <= 8 && !(b[0] & (0x100 >> len)))
+        len++;
+    if (!n || len > 8 || len > n)
+        return 0;
+    uint64_t x = strip ? b[0] & ((0xffu >> len)) : b[0];
+    int ones = (b[0] & (0xffu >> len)) == (0xffu >> len);
+    for (size_t i = 1; i < len; i++) {
+        x = x << 8 | b[i];
+        ones &= b[i] == 0xff;
+    }
+    *v = strip && ones ? UINT64_MAX : x;
+    return len;
+}
+
+/*
+ * A Matroska/WebM file cut short: its Segment declares more bytes than the
+ * file holds. libav's demuxer ends such a file at the cut as if it were
+ * complete (a shorter video, scored with exit 0), so the size is checked
+ * here. An unknown Segment size (a live recording) cannot be checked.
+ */
+static int mkv_cut(SqInput *in, LavPriv *p)
+{
+    struct stat st;
+    uint8_t b[64];
+    if (!in->seekable || fstat(fileno(in->f), &st) != 0 || !S_ISREG(st.st_mode))
+        return 0;
+    const ssize_t n = pread(fileno(in->f), b, sizeof b, p->base);
+    uint64_t id, size, seg;
+    size_t o = 0, l;
+    if (n < 8 || !(l = ebml_num(b, (size_t)n, 0, &id)) || id != 0x1A45DFA3)
+        return 0;
+    o += l;
+    if (!(l = ebml_num(b + o, (size_t)n - o, 1, &size)) || size > sizeof b)
+        return 0;
+    o += l + (size_t)size; /* the EBML header's elements */
+    if (o >= (size_t)n || !(l = ebml_num(b + o, (size_t)n - o, 0, &id)) || id != 0x18538067)
+        return 0;
+    o += l;
+    if (o >= (size_t)n || !(l = ebml_num(b + o, (size_t)n - o, 1, &seg)) || seg == UINT64_MAX)
+        return 0;
+    o += l;
+    const uint64_t have = (uint64_t)st.st_size - (uint64_t)p->base;
+    if (seg > have || o + seg > have)
+        return sq_in_fail(in, -EINVAL, "the file is cut short: its Matroska segment declares %llu "
+                          "bytes, %llu are there", (unsigned long long)seg,
+                          (unsigned long long)(have > o ? have - o : 0));
+    return 0;
+}
+
 static int lav_open_once(SqInput *in, int hw)
 {
     char eb[128], hw_why[160] = "";
@@ -460,6 +523,8 @@ static int lav_open_once(SqInput *in, int hw)
     r = sq_lav.avformat_find_stream_info(p->fmt, NULL);
     if (r < 0)
         return sq_in_fail(in, -EINVAL, "cannot find the streams (%s)", av_msg(r, eb, sizeof eb));
+    if (strstr(p->fmt->iformat->name, "matroska") && (r = mkv_cut(in, p)) < 0)
+        return r;
     const AVCodec *codec = NULL;
     r = sq_lav.av_find_best_stream(p->fmt, AVMEDIA_TYPE_VIDEO, -1, -1, &codec, 0);
     if (r == AVERROR_STREAM_NOT_FOUND)
@@ -529,6 +594,11 @@ static int lav_open_once(SqInput *in, int hw)
     } else if (r >= 0) {
         p->dec->thread_count = 0; /* decoder's choice; output is the same */
     }
+    /* Any bitstream error fails the frame. The corrupt-frame flags alone
+     * are not enough: with frame threads, whether a concealed frame is
+     * flagged depends on timing (one run exits 3, the next 0). */
+    if (r >= 0)
+        p->dec->err_recognition |= AV_EF_EXPLODE;
     if (r >= 0)
         r = sq_lav.avcodec_open2(p->dec, codec, NULL);
     if (r < 0 && hw) {

@@ -168,13 +168,37 @@ static void give_back_slot(void *opaque, const void *data0)
     pthread_mutex_unlock(&p->mu);
 }
 
+static struct timespec in_ms(int ms)
+{
+    struct timespec t;
+    clock_gettime(CLOCK_REALTIME, &t);
+    t.tv_sec += ms / 1000;
+    t.tv_nsec += (long)(ms % 1000) * 1000000L;
+    if (t.tv_nsec >= 1000000000L) {
+        t.tv_sec++;
+        t.tv_nsec -= 1000000000L;
+    }
+    return t;
+}
+
 int sq_prefetch_next(SqPrefetch *p, SpeedqaPicture *pic, char *err, size_t errlen)
 {
+    return sq_prefetch_next_within(p, pic, err, errlen, -1);
+}
+
+int sq_prefetch_next_within(SqPrefetch *p, SpeedqaPicture *pic, char *err, size_t errlen, int ms)
+{
+    const struct timespec until = in_ms(ms < 0 ? 0 : ms);
     pthread_mutex_lock(&p->mu);
     while (p->head == p->tail && !p->end)
-        pthread_cond_wait(&p->cv, &p->mu);
+        if (ms < 0)
+            pthread_cond_wait(&p->cv, &p->mu);
+        else if (pthread_cond_timedwait(&p->cv, &p->mu, &until) == ETIMEDOUT)
+            break;
     int r;
-    if (p->head < p->tail) {
+    if (p->head == p->tail && !p->end) {
+        r = -ETIMEDOUT;
+    } else if (p->head < p->tail) {
         Slot *s = &p->slot[p->head % (unsigned)p->depth];
         *pic = s->pic;
         pic->release = give_back_slot;
@@ -203,13 +227,7 @@ void sq_prefetch_stop(SqPrefetch **pp)
         pthread_cond_broadcast(&p->cv);
         /* a read of a file ends soon; one of a stalled pipe whose other side
          * outlives us may never: give it a moment, then cancel it there */
-        struct timespec until;
-        clock_gettime(CLOCK_REALTIME, &until);
-        until.tv_nsec += 200 * 1000000L;
-        if (until.tv_nsec >= 1000000000L) {
-            until.tv_sec++;
-            until.tv_nsec -= 1000000000L;
-        }
+        const struct timespec until = in_ms(200);
         while (p->reading && pthread_cond_timedwait(&p->cv, &p->mu, &until) == 0)
             ;
         const int stuck = p->reading;

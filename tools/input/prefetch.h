@@ -29,6 +29,8 @@ int sq_prefetch_start(SqPrefetch **out, SqInput *in, int depth, char *err, size_
  * back only slow the reader down, down to a stop when none is left.
  */
 int sq_prefetch_next(SqPrefetch *p, SpeedqaPicture *pic, char *err, size_t errlen);
+/* The same, waiting at most ms milliseconds: -ETIMEDOUT when nothing came (a pipe left open). */
+int sq_prefetch_next_within(SqPrefetch *p, SpeedqaPicture *pic, char *err, size_t errlen, int ms);
 
 /* Stops the reader (even one blocked on a pipe that never delivers), frees everything. */
 void sq_prefetch_stop(SqPrefetch **p);
