@@ -97,6 +97,18 @@ static char *result_line(const Batch *b, const SqPair *p, const SqJobStream *st)
         fputs(", \"output\": ", f);
         sq_json_string(f, p->output);
     }
+    if (p->nfeat) {
+        /* --resume keeps a line only for a pair with these features */
+        char *fs = sq_pair_features(p);
+        if (!fs) {
+            fclose(f);
+            free(buf);
+            return NULL;
+        }
+        fputs(", \"features\": ", f);
+        sq_json_string(f, fs);
+        free(fs);
+    }
     if (st->exit) {
         fputs(", \"error\": ", f);
         sq_json_string(f, st->err[0] ? st->err : "failed");
@@ -319,23 +331,27 @@ static int load_resume(Batch *b, const char *path, int *prefix, long long *keep_
     ssize_t len;
     int order = 0;
     long long pos = 0;
-    char *ref = malloc(8192), *dis = malloc(8192), *out = malloc(8192);
-    if (!ref || !dis || !out) {
+    char *ref = malloc(8192), *dis = malloc(8192), *out = malloc(8192), *feat = malloc(8192);
+    char **want = calloc((size_t)b->npairs + 1, sizeof *want);
+    int ret = ref && dis && out && feat && want ? 0 : -ENOMEM;
+    for (int i = 0; !ret && i < b->npairs; i++)
+        if (!(want[i] = sq_pair_features(&b->pairs[i])))
+            ret = -ENOMEM;
+    if (ret) {
         fclose(f);
-        free(ref);
-        free(dis);
-        free(out);
-        return -ENOMEM;
+        goto end;
     }
     while ((len = getline(&line, &cap, f)) > 0) {
         const int complete = line[len - 1] == '\n';
         if (complete)
             line[len - 1] = '\0';
         int failed = 1, match = -1;
-        if (complete && sq_result_line_parse(line, ref, dis, out, 8192, &failed) == 0 && !failed)
+        if (complete && sq_result_line_parse(line, ref, dis, out, feat, 8192, &failed) == 0 &&
+            !failed)
             for (int i = 0; i < b->npairs && match < 0; i++)
                 if (!b->line[i] && !strcmp(b->pairs[i].ref, ref) && !strcmp(b->pairs[i].dis, dis) &&
-                    same_str(b->pairs[i].output ? b->pairs[i].output : "", out))
+                    same_str(b->pairs[i].output ? b->pairs[i].output : "", out) &&
+                    !strcmp(want[i], feat))
                     match = i;
         if (match >= 0) {
             b->line[match] = strdup(line);
@@ -353,11 +369,103 @@ static int load_resume(Batch *b, const char *path, int *prefix, long long *keep_
         /* an incomplete last line is a torn write: dropped */
     }
     free(line);
+    fclose(f);
+end:
+    for (int i = 0; want && i < b->npairs; i++)
+        free(want[i]);
+    free(want);
     free(ref);
     free(dis);
     free(out);
-    fclose(f);
-    return 0;
+    free(feat);
+    return ret;
+}
+
+typedef struct Named {
+    const char *path;
+    int line;
+} Named;
+
+static int named_cmp(const void *a, const void *b)
+{
+    const Named *x = a, *y = b;
+    const int c = strcmp(x->path, y->path);
+    return c ? c : x->line - y->line;
+}
+
+typedef struct FileId {
+    dev_t dev;
+    ino_t ino;
+    int line; /* the manifest line of a pair's output; 0 for an input */
+} FileId;
+
+static int id_cmp(const void *a, const void *b)
+{
+    const FileId *x = a, *y = b;
+    if (x->dev != y->dev)
+        return x->dev < y->dev ? -1 : 1;
+    if (x->ino != y->ino)
+        return x->ino < y->ino ? -1 : 1;
+    return x->line - y->line; /* inputs (0) first */
+}
+
+/*
+ * No pair's report may overwrite the manifest, an input of any pair, or
+ * another pair's report: every file is stat()ed once and the ids sorted
+ * (a catalog has thousands of pairs). A report that does not exist yet is
+ * no input; two such reports of one path are caught by the path.
+ */
+static int check_outputs(const Batch *b)
+{
+    const CliSettings *cfg = b->cfg;
+    FileId *id = malloc(sizeof *id * (size_t)(3 * b->npairs + 1));
+    int n = 0, ret = 0;
+    if (!id) {
+        cli_error("out of memory");
+        return SQ_EXIT_INTERNAL;
+    }
+    struct stat st;
+    if (stat(cfg->batch_path, &st) == 0)
+        id[n++] = (FileId){ st.st_dev, st.st_ino, 0 };
+    for (int i = 0; i < b->npairs; i++) {
+        const SqPair *p = &b->pairs[i];
+        const char *in[2] = { p->ref, p->dis };
+        for (int k = 0; k < 2; k++)
+            if ((strcmp(in[k], "-") ? stat(in[k], &st) : fstat(STDIN_FILENO, &st)) == 0)
+                id[n++] = (FileId){ st.st_dev, st.st_ino, 0 };
+        if (p->output && stat(p->output, &st) == 0)
+            id[n++] = (FileId){ st.st_dev, st.st_ino, p->line };
+    }
+    qsort(id, (size_t)n, sizeof *id, id_cmp);
+    for (int i = 1; i < n && !ret; i++)
+        if (id[i].line && id[i - 1].dev == id[i].dev && id[i - 1].ino == id[i].ino) {
+            if (id[i - 1].line)
+                cli_error("%s:%d: the pair's output is also line %d's output", cfg->batch_path,
+                          id[i].line, id[i - 1].line);
+            else
+                cli_error("%s:%d: the pair's output is the manifest or an input of the batch; "
+                          "refusing to overwrite it", cfg->batch_path, id[i].line);
+            ret = SQ_EXIT_USAGE;
+        }
+    free(id);
+    Named *out = malloc(sizeof *out * (size_t)(b->npairs + 1));
+    if (!out) {
+        cli_error("out of memory");
+        return SQ_EXIT_INTERNAL;
+    }
+    n = 0;
+    for (int i = 0; i < b->npairs; i++)
+        if (b->pairs[i].output)
+            out[n++] = (Named){ b->pairs[i].output, b->pairs[i].line };
+    qsort(out, (size_t)n, sizeof *out, named_cmp);
+    for (int i = 1; i < n && !ret; i++)
+        if (!strcmp(out[i - 1].path, out[i].path)) {
+            cli_error("%s:%d: the pair's output is also line %d's output", cfg->batch_path,
+                      out[i].line, out[i - 1].line);
+            ret = SQ_EXIT_USAGE;
+        }
+    free(out);
+    return ret;
 }
 
 int sq_batch_run(const CliSettings *cfg)
@@ -412,6 +520,8 @@ int sq_batch_run(const CliSettings *cfg)
             }
         }
     }
+    if ((ret = check_outputs(&b)) != 0)
+        goto end;
     int prefix = 1;
     long long keep_bytes = 0;
     if (cfg->resume) {

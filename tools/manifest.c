@@ -312,18 +312,39 @@ void sq_json_string(FILE *f, const char *s)
     fputc('"', f);
 }
 
-int sq_result_line_parse(const char *line, char *ref, char *dis, char *output, size_t len,
-                         int *failed)
+char *sq_pair_features(const SqPair *p)
+{
+    size_t n = 1;
+    for (int i = 0; i < p->nfeat; i++)
+        n += strlen(p->features[i]) + 1;
+    char *s = malloc(n);
+    if (!s)
+        return NULL;
+    s[0] = '\0';
+    for (int i = 0; i < p->nfeat; i++) {
+        if (i)
+            strcat(s, ";");
+        strcat(s, p->features[i]);
+    }
+    return s;
+}
+
+int sq_result_line_parse(const char *line, char *ref, char *dis, char *output, char *features,
+                         size_t len, int *failed)
 {
     Field f[MAX_FIELDS];
     int nf;
     const char *why;
     int ret = json_object(line, f, &nf, &why);
     const Field *r = field(f, nf, "ref"), *d = field(f, nf, "dis"), *o = field(f, nf, "output");
+    const Field *ft = field(f, nf, "features");
     if (ret == 0 && r && r->str && d && d->str) {
         snprintf(ref, len, "%s", r->str);
         snprintf(dis, len, "%s", d->str);
         snprintf(output, len, "%s", o && o->str ? o->str : "");
+        /* a line too long to hold is never a match */
+        if (snprintf(features, len, "%s", ft && ft->str ? ft->str : "") >= (int)len)
+            snprintf(features, len, "%c", 1);
         *failed = field(f, nf, "error") != NULL || !field(f, nf, "pooled_metrics");
     } else {
         ret = -1;

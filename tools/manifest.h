@@ -34,10 +34,14 @@ void sq_json_string(FILE *f, const char *s);
 
 /*
  * A results line read back: 0 when it is one JSON object with string "ref"
- * and "dis" (copied to ref, dis; output to output or ""), *failed set when
+ * and "dis" (copied to ref, dis; output to output or "", features to
+ * features or "": all len bytes), *failed set when
  * it has an "error"; -1 when it is not such a line (a torn last line).
  */
-int sq_result_line_parse(const char *line, char *ref, char *dis, char *output, size_t len,
-                         int *failed);
+int sq_result_line_parse(const char *line, char *ref, char *dis, char *output, char *features,
+                         size_t len, int *failed);
+
+/* A pair's features joined with ';' (what its result line records), "" for the default; malloc'd. */
+char *sq_pair_features(const SqPair *p);
 
 #endif
