@@ -236,8 +236,8 @@ static void run_task(Batch *b, const Task *t, SqJobCache *cache, const CliSettin
         if (!of[i].f)
             continue;
         char err[1200];
-        if (!st[i].written) {
-            sq_outfile_abort(&of[i]);
+        if (!st[i].written || (st[i].exit && of[i].existed)) {
+            sq_outfile_abort(&of[i]); /* as outside --batch: a failed pair keeps an old report */
         } else if (sq_outfile_commit(&of[i], err, sizeof err) < 0) {
             if (!st[i].exit) {
                 st[i].exit = SQ_EXIT_OUTPUT;

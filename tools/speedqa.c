@@ -173,7 +173,8 @@ static int run_ladder_cli(const CliSettings *cfg)
     const int gpu = cfg->backend != SPEEDQA_BACKEND_CPU && cfg->backend != SPEEDQA_BACKEND_AUTO;
     ret = gpu ? run_gpu_streams(cfg, &job, st, n) : sq_job_run(&job, st, n);
     for (int d = 0; d < n; d++) {
-        if (!st[d].written) {
+        /* the complete frames' report of a failed run goes to a new file only */
+        if (!st[d].written || (st[d].exit && of[d].existed)) {
             sq_outfile_abort(&of[d]);
             continue;
         }
@@ -238,8 +239,9 @@ int main(int argc, char **argv)
     ret = sq_job_run(&job, &st, 1);
     if (!cfg.output_path)
         return ret;
-    /* a report of the complete frames before a read error is kept (exit 3) */
-    if (st.written) {
+    /* A report of the complete frames before a read error (exit 3) goes to a
+     * new file; an existing one stays as it was, as after any failed run. */
+    if (st.written && (ret == 0 || !of.existed)) {
         int c = sq_outfile_commit(&of, err, sizeof err);
         if (c < 0) {
             if (c != -EPIPE)

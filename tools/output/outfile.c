@@ -127,6 +127,7 @@ int sq_outfile_open(SqOutFile *o, const char *path, char *err, size_t errlen)
         }
         return 0;
     }
+    o->existed = exists;
     /* Through a symlink, replace the file it names, not the link. */
     char *real = exists ? realpath(path, NULL) : NULL;
     o->dest = real ? real : dup_str(path);

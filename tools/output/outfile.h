@@ -15,6 +15,7 @@ typedef struct SqOutFile {
     FILE *f;
     char *dest;    /* the file that will hold the report (symlinks resolved) */
     char *tmp;     /* the temporary file, or NULL when written in place */
+    int existed;   /* dest was a file before the run: a failed run keeps it */
 } SqOutFile;
 
 /*
