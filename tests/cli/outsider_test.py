@@ -13,7 +13,8 @@ TEST:
               a JSON features array that is not 1-8 strings is refused
   messages    a control character of a file's header is escaped in the one error
               line; -o '' is refused before scoring; number flags name the bound
-              crossed; a failed run (exit 3) leaves an existing -o file as it was
+              crossed; LSB-aligned samples declared -p p010 are an error; a failed
+              run (exit 3) leaves an existing -o file as it was
 
 Exit 0 pass, 1 fail, 77 skip (meson's convention).
 """
@@ -21,6 +22,7 @@ import json
 import os
 import random
 import shutil
+import struct
 import subprocess
 import sys
 import threading
@@ -194,6 +196,19 @@ def test_messages():
         code, _, err = rt.run(["-r", sref, "-d", sdis, flag, val])
         check(code == 2 and rt.one_error_line(err, says),
               "%s %r: exit 2, '%s' (%r)" % (flag, val, says, err))
+    # LSB-aligned 10-bit samples declared P010 would score as values 0..15
+    hdr, fr = y4m_frames(sref)
+    w, h = 576, 324
+    lsb = bytearray()
+    for f in fr[:2]:
+        y, u, v = f[:w * h], f[w * h:w * h * 5 // 4], f[w * h * 5 // 4:]
+        uv = bytearray(2 * len(u))
+        uv[0::2], uv[1::2] = u, v
+        lsb += struct.pack("<%dH" % (len(y) + len(uv)), *[x << 2 for x in bytes(y) + bytes(uv)])
+    lf = rt.write("lsb.yuv", bytes(lsb))
+    code, _, err = rt.run(["-r", lf, "-d", lf, "-w", str(w), "-h", str(h), "-p", "p010"])
+    check(code == 3 and rt.one_error_line(err, "not P010", "-b 10"),
+          "LSB-aligned samples declared -p p010: exit 3, one line (%r)" % err)
     # exit 3 after some frames: the report goes to a new -o file, never over an old one
     hdr, fr = y4m_frames(sref)
     cut = rt.y4m("cut.y4m", hdr, fr[:3])

@@ -5,6 +5,8 @@
  * the latter handed to the library as it lies (SpeedqaPicture.layout).
  */
 #include <errno.h>
+#include <stdint.h>
+#include <string.h>
 
 #include "input_priv.h"
 
@@ -38,9 +40,43 @@ static int yuv_open(SqInput *in, const SqRawParams *raw)
     return 0;
 }
 
+/*
+ * P010-style samples keep their value in the top bits of each 16-bit word
+ * (the low ones are padding, zero or not). A file of LSB-aligned samples
+ * (yuv420p10le) has the same size; read as P010 every value would be 0..15
+ * and scored. No real P010 frame has every word below 1 << bpc (neutral
+ * chroma alone is 512 << 6), so such a frame is an error.
+ */
+static int fits_low_bits(const SqInput *in)
+{
+    const uint64_t lane = 0xffffu & ~((1u << in->info.format.bpc) - 1);
+    const uint64_t high = lane | lane << 16 | lane << 32 | lane << 48;
+    const unsigned char *p = in->frame;
+    const size_t n = in->frame_bytes;
+    uint64_t acc = 0;
+    size_t i = 0;
+    for (; i + 8 <= n; i += 8) {
+        uint64_t v;
+        memcpy(&v, p + i, 8);
+        acc |= v;
+    }
+    for (; i + 2 <= n; i += 2) {
+        uint16_t v;
+        memcpy(&v, p + i, 2);
+        acc |= v;
+    }
+    return (acc & high) == 0;
+}
+
 static int yuv_read(SqInput *in)
 {
-    return sq_in_read_payload(in, 1);
+    const int r = sq_in_read_payload(in, 1);
+    if (r == 1 && in->msb_aligned && fits_low_bits(in))
+        return sq_in_fail(in, -EINVAL, "frame %lld: every sample fits in the low %d bits, so the "
+                          "file is not P010 (MSB-aligned); LSB-aligned %d-bit samples are -p 420 "
+                          "-b %d", in->frame_no, in->info.format.bpc, in->info.format.bpc,
+                          in->info.format.bpc);
+    return r;
 }
 
 static int yuv_skip(SqInput *in)
