@@ -25,7 +25,6 @@ import shutil
 import struct
 import subprocess
 import sys
-import threading
 import time
 
 import reliability_test as rt
@@ -92,25 +91,6 @@ def test_compressed():
 
 
 # ---------------------------------------------------------------- pipes
-def open_pipe(path, data, hold):
-    """A FIFO at path fed with data by a thread that keeps it open `hold` s more."""
-    if os.path.exists(path):
-        os.remove(path)
-    os.mkfifo(path)
-
-    def feed():
-        try:
-            with open(path, "wb") as f:
-                f.write(data)
-                f.flush()
-                time.sleep(hold)
-        except OSError:
-            pass
-    t = threading.Thread(target=feed, daemon=True)
-    t.start()
-    return t
-
-
 def test_pipes():
     ref, dis = clip("r.y4m", 5), clip("d.y4m", 5, rt.sample("dis.y4m"))
     ref4, dis4 = clip("r4.y4m", 4), clip("d4.y4m", 4, rt.sample("dis.y4m"))
@@ -119,7 +99,7 @@ def test_pipes():
     fifo = rt.work("p")
     for side, args in (("distorted", ["-r", ref, "-d", fifo]), ("reference", ["-r", fifo, "-d", dis])):
         src = dis if side == "distorted" else ref
-        open_pipe(fifo, open(src, "rb").read(), 30)
+        rt.fifo_feed(fifo, open(src, "rb").read(), 30)
         t0 = time.time()
         code, out, err = rt.run(args + ["--csv", "--precision", "max"], timeout=20)
         took = time.time() - t0

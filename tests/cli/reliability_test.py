@@ -84,8 +84,9 @@ def one_error_line(err, *subs):
 RAW = ["-w", "576", "-h", "324", "-p", "420", "-b", "8"]
 
 
-def fifo_feed(path, data):
-    """Creates a FIFO at path and writes data into it from a thread."""
+def fifo_feed(path, data, hold=0):
+    """Creates a FIFO at path and writes data into it from a thread, which
+    keeps it open `hold` seconds more (a live source that has not ended)."""
     if os.path.exists(path):
         os.remove(path)
     os.mkfifo(path)
@@ -94,6 +95,8 @@ def fifo_feed(path, data):
         try:
             with open(path, "wb") as f:
                 f.write(data)
+                f.flush()
+                time.sleep(hold)
         except OSError:
             pass
     t = threading.Thread(target=feed, daemon=True)
