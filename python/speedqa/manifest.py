@@ -148,6 +148,9 @@ def result_line(entry, names=None, nums=None, values=None, error=None, precision
     line = {"ref": entry["ref"], "dis": entry["dis"]}
     if "output" in entry:
         line["output"] = entry["output"]
+    if entry.get("features"):
+        # as the CLI records them: its --resume keeps a line only for the same features
+        line["features"] = ";".join(entry["features"])
     if error is None:
         try:
             if "output" in entry:

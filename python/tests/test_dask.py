@@ -81,6 +81,8 @@ def serial_lines(entries, precision):
                 "pooled_metrics": doc["pooled_metrics"]}
         if "output" in e:
             line["output"] = e["output"]
+        if e["features"]:
+            line["features"] = ";".join(e["features"])  # as the CLI's lines record them
         out.append((line, strip_fps(doc)))
     return out
 

@@ -71,7 +71,7 @@ static int fits_low_bits(const SqInput *in)
 static int yuv_read(SqInput *in)
 {
     const int r = sq_in_read_payload(in, 1);
-    if (r == 1 && in->msb_aligned && fits_low_bits(in))
+    if (r == 1 && in->msb_aligned && in->info.format.bpc < 16 && fits_low_bits(in))
         return sq_in_fail(in, -EINVAL, "frame %lld: every sample fits in the low %d bits, so the "
                           "file is not P010 (MSB-aligned); LSB-aligned %d-bit samples are -p 420 "
                           "-b %d", in->frame_no, in->info.format.bpc, in->info.format.bpc,
