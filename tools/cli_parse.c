@@ -40,6 +40,7 @@ enum {
     ARG_RESUME,
     ARG_SCALE,
     ARG_HWACCEL,
+    ARG_DECODE_THREADS,
     ARG_HELP,
 };
 
@@ -75,6 +76,7 @@ static const struct option long_opts[] = {
     { "resume", no_argument, NULL, ARG_RESUME },
     { "scale", no_argument, NULL, ARG_SCALE },
     { "hwaccel", required_argument, NULL, ARG_HWACCEL },
+    { "decode-threads", required_argument, NULL, ARG_DECODE_THREADS },
     { "help", no_argument, NULL, ARG_HELP },
     { NULL, 0, NULL, 0 },
 };
@@ -233,6 +235,11 @@ static void usage(FILE *f)
 "                            scored where they lie (implies --backend cuda);\n"
 "                            a stream NVDEC cannot decode is decoded in\n"
 "                            software, with a warning\n"
+"      --decode-threads N    threads of each software decoder (default 0:\n"
+"                            libav's choice). 1 is strict: every frame the\n"
+"                            decoder had to conceal fails the run, on every\n"
+"                            run (with frame threads libav flags them only\n"
+"                            sometimes)\n"
 "      --read-only           read (decode) both inputs as a run would, score\n"
 "                            nothing, print the frame rate: the input floor\n"
 "                            of a throughput measurement (with --batch: every\n"
@@ -551,6 +558,9 @@ int cli_parse(CliSettings *cfg, int argc, char *const *argv)
         case ARG_BACKEND:
             bad = parse_backend(optarg, &cfg->backend);
             cfg->backend_set = 1;
+            break;
+        case ARG_DECODE_THREADS:
+            bad = parse_int("--decode-threads", optarg, 0, SPEEDQA_MAX_THREADS, &cfg->decode_threads);
             break;
         case ARG_HWACCEL:
             if (!strcmp(optarg, "cuda") || !strcmp(optarg, "none")) {

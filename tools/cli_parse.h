@@ -47,6 +47,7 @@ typedef struct CliSettings {
     int scale;                  /* --scale: distorted frames scaled to the reference size */
     int device_all;             /* --device all: a batch spreads its pairs over every GPU */
     int hwaccel;                /* --hwaccel cuda: compressed inputs decode on NVDEC (device) */
+    int decode_threads;         /* --decode-threads: 0 libav's choice; 1 strict (every concealed frame fails) */
     int backend_set;            /* --backend was given */
 } CliSettings;
 

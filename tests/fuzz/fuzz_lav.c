@@ -5,6 +5,7 @@
  *                  none .mkv .mp4 .avi .nut .ivf .h264 .y4m
  *   mode bit 3:    feed through a pipe (not seekable, no name hint)
  *   mode bit 4:    skip every other frame
+ *   mode bit 6:    one decoder thread (--decode-threads 1: libav's explode mode)
  * Promises checked: as for the other readers (clean errors with a message
  * and *out NULL, formats within the limits, pictures inside the buffer,
  * sticky errors, end stays 0); libav's own leaks show under LSan too.
@@ -63,7 +64,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 
     SqInput *in = (SqInput *)&err;
     err[0] = '\0';
-    int r = sq_input_open(&in, path, "lav", NULL, err, sizeof err);
+    int r = sq_input_open_dec(&in, path, "lav", NULL, -1, (mode & 64) ? 1 : 0, err, sizeof err);
     fuzz_pipe_close(pfd);
     if (named)
         unlink(path); /* the reader keeps its descriptor */

@@ -329,11 +329,11 @@ static int rewind_for_raw(SqInput *in, off_t data_pos)
 int sq_input_open(SqInput **out, const char *path, const char *kind,
                   const SqRawParams *raw, char *err, size_t errlen)
 {
-    return sq_input_open_hw(out, path, kind, raw, -1, err, errlen);
+    return sq_input_open_dec(out, path, kind, raw, -1, 0, err, errlen);
 }
 
-int sq_input_open_hw(SqInput **out, const char *path, const char *kind,
-                     const SqRawParams *raw, int cuda_device, char *err, size_t errlen)
+int sq_input_open_dec(SqInput **out, const char *path, const char *kind, const SqRawParams *raw,
+                      int cuda_device, int decode_threads, char *err, size_t errlen)
 {
     if (!out || !path) {
         copy_msg(err, errlen, "sq_input_open: no output pointer or path");
@@ -357,6 +357,7 @@ int sq_input_open_hw(SqInput **out, const char *path, const char *kind,
     in->info.frames = -1;
     in->info.matrix = 2;
     in->hw_device = cuda_device < 0 ? -1 : cuda_device;
+    in->decode_threads = decode_threads < 0 ? 0 : decode_threads;
 
     int r;
     if (kind && !reader_by_kind(kind)) {

@@ -29,7 +29,7 @@ typedef struct SqInputInfo {
     int matrix;            /* YCbCr matrix as ISO/IEC 23091-2 codes (1 BT.709, 5/6 BT.601,
                             * 9 BT.2020 ...); 2 = unspecified */
     char interlace;        /* Y4M 'I' tag: 't', 'b', 'm' (mixed), or 0 for progressive */
-    int device_frames;     /* 1: pictures are SPEEDQA_MEM_CUDA (NVDEC, sq_input_open_hw) */
+    int device_frames;     /* 1: pictures are SPEEDQA_MEM_CUDA (NVDEC, sq_input_open_dec) */
     const char *note;      /* a line worth a warning ("decoding in software: ..."), or NULL */
     int stream;            /* 1: a pipe, FIFO or device: its next frame may never come */
 } SqInputInfo;
@@ -66,9 +66,13 @@ int sq_input_open(SqInput **out, const char *path, const char *kind,
  * profile, chroma format) is decoded in software (host pictures) and
  * info.note says so; no usable device fails with -ENODEV. Y4M and raw
  * inputs are read as always.
+ *
+ * decode_threads: a software decoder's threads (0: libav's choice). With 1,
+ * any error the decoder detects or conceals fails the read, on every run;
+ * with frame threads libav's corrupt-frame flag is a race.
  */
-int sq_input_open_hw(SqInput **out, const char *path, const char *kind,
-                     const SqRawParams *raw, int cuda_device, char *err, size_t errlen);
+int sq_input_open_dec(SqInput **out, const char *path, const char *kind, const SqRawParams *raw,
+                      int cuda_device, int decode_threads, char *err, size_t errlen);
 #define SQ_INPUT_HW_HELD 16
 /* GPU frames a read-ahead holds at most (prefetch.c), and the extra surfaces
  * the decoder is asked for (lav.c) */

@@ -79,6 +79,7 @@ struct SqInput {
     /* Device frames (lav.c with hw_device >= 0): the reader fills devpic
      * instead of buf, and sets devpic_ready for read_frame. */
     int hw_device;           /* CUDA device to decode on, -1: software */
+    int decode_threads;      /* software decoder threads, 0: libav's choice (lav.c) */
     int devpic_ready;
     SpeedqaPicture devpic;
     char note[256];          /* info.note's text */

@@ -10,7 +10,7 @@
  * Nothing here links libav: every call goes through sq_lav (lav_dl.c), which
  * the first lav_open fills with dlopen/dlsym.
  *
- * With a CUDA device (sq_input_open_hw, --hwaccel cuda) the decoder runs on
+ * With a CUDA device (sq_input_open_dec, --hwaccel cuda) the decoder runs on
  * NVDEC through libav's cuda hwaccel, in the device's primary context (the
  * CUDA backend's), and each frame stays in the decoder's surface: it is
  * lent as a SPEEDQA_MEM_CUDA picture whose release unreferences it. A
@@ -592,10 +592,14 @@ static int lav_open_once(SqInput *in, int hw)
         /* NVDEC does the work: frame threads would only hold more surfaces */
         p->dec->thread_count = 1;
     } else if (r >= 0) {
-        p->dec->thread_count = 0; /* decoder's choice; output is the same */
+        p->dec->thread_count = in->decode_threads; /* 0: libav's; the output is the same */
+        /* One thread flags every concealed frame, and explode is safe there
+         * (with frame threads it can abort libavcodec 5.1: see below) */
+        if (in->decode_threads == 1)
+            p->dec->err_recognition |= AV_EF_EXPLODE;
     }
-    /* Not AV_EF_EXPLODE, though libav's corrupt-frame flag is a race with
-     * frame threads (one run exits 3, the next 0): with frame threads,
+    /* Not AV_EF_EXPLODE by default, though libav's corrupt-frame flag is a race
+     * with frame threads (one run exits 3, the next 0): with frame threads,
      * explode reaches an assertion in libavcodec 5.1 that aborts the
      * process (tests/fuzz/corpus/lav/explode-abort-m4v, a crafted MPEG-4
      * stream). A crash is worse than an exit code that varies. */
