@@ -27,13 +27,12 @@
 #endif
 
 #include <errno.h>
-#include <stdint.h>
-#include <sys/stat.h>
-#include <unistd.h>
 #include <stdatomic.h>
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
 
 #include "input_priv.h"
 #include "lav_dl.h"
@@ -413,13 +412,16 @@ static int lav_open(SqInput *in, const SqRawParams *raw)
     return r;
 }
 
-/* One EBML variable-length number at b[0..n): its length (0: invalid), *v its value, all ones -> *v = UINT64_MAX. */
+/* One EBML variable-length number in b[0..n): its length (0: none there) and
+ * *v its value; strip: a size, whose marker bit goes and all ones is UINT64_MAX. */
 static size_t ebml_num(const uint8_t *b, size_t n, int strip, uint64_t *v)
 {
+    if (!n)
+        return 0;
     size_t len = 1;
     while (len <= 8 && !(b[0] & (0x100 >> len)))
         len++;
-    if (!n || len > 8 || len > n)
+    if (len > 8 || len > n)
         return 0;
     uint64_t x = strip ? b[0] & ((0xffu >> len)) : b[0];
     int ones = (b[0] & (0xffu >> len)) == (0xffu >> len);
