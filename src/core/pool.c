@@ -252,6 +252,11 @@ void sq_pool_help(SqPool *p, SqPoolFn fn, void *ctx, int self, int helpers)
     pthread_mutex_unlock(&p->mu);
 }
 
+int sq_pool_idle(SqPool *p)
+{
+    return atomic_load_explicit(&p->idle, memory_order_relaxed) > 0;
+}
+
 int sq_pool_uncollected(SqPool *p)
 {
     pthread_mutex_lock(&p->mu);

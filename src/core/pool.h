@@ -63,6 +63,9 @@ void sq_pool_help(SqPool *p, SqPoolFn fn, void *ctx, int self, int helpers);
 /* Items submitted and not yet collected (running, queued or done). */
 int sq_pool_uncollected(SqPool *p);
 
+/* Whether some thread waits for work now (no lock: a hint, as in sq_pool_help). */
+int sq_pool_idle(SqPool *p);
+
 /* Queued items that have not started never run; running ones finish. */
 void sq_pool_stop(SqPool **p);
 

@@ -227,7 +227,8 @@ static void score_frame1(const CpuPriv *c, Worker *w, SqPool *pool, int self, co
 {
     FrameSides f;
     int ran[SQ_MAX_STREAM_JOBS];
-    const int share = pool && sq_pool_uncollected(pool) == 1;
+    /* the idle test first: with every worker busy (throughput) no lock per frame */
+    const int share = pool && sq_pool_idle(pool) && sq_pool_uncollected(pool) == 1;
     f.n = 0;
     for (int j = 0; j < c->per; j++) {
         const SqJob *jb = &c->p.jobs[j];
