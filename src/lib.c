@@ -611,6 +611,22 @@ int speedqa_picture_alloc(SpeedqaContext *ctx, SpeedqaPicture *pic)
     return r;
 }
 
+int speedqa_host_register(SpeedqaContext *ctx, const void *data, size_t size)
+{
+    if (!ctx || !ctx->be_priv || !data != !size)
+        return SPEEDQA_ERR(EINVAL);
+    return ctx->be->host_register ? ctx->be->host_register(ctx->be_priv, data, size)
+                                  : SPEEDQA_ERR(ENOTSUP);
+}
+
+int speedqa_host_unregister(SpeedqaContext *ctx, const void *data)
+{
+    if (!ctx || !ctx->be_priv || !data)
+        return SPEEDQA_ERR(EINVAL);
+    return ctx->be->host_unregister ? ctx->be->host_unregister(ctx->be_priv, data)
+                                    : SPEEDQA_ERR(ENOTSUP);
+}
+
 int speedqa_picture_ref(const SpeedqaPicture *pic)
 {
     return sq_picture_addref(pic);

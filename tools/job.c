@@ -1019,6 +1019,9 @@ static int run_ladder(const SqJob *job, SqJobStream *const *st, int n, char *lin
         for (int d = 0; d < run.n; d++)
             ins[1 + d] = s[d].scaler ? NULL : s[d].in;
         tell_rows_read(run.ctx, fr, ins, 1 + run.n);
+        /* a GPU uploads mapped frames straight from the page cache */
+        for (int i = 0; i < 1 + run.n; i++)
+            sq_input_pin(ins[i], run.ctx);
     }
     const SqPrefault pf = prefault_for(&run, job);
     ret = start_reader(run.ref, &run.ref_ahead, job->threads, pf);
@@ -1077,6 +1080,10 @@ static int run_ladder(const SqJob *job, SqJobStream *const *st, int n, char *lin
     line[0] = '\0';
     stage("reports written");
 end:
+    /* while the context lives: it unregisters the windows it still has */
+    sq_input_unpin(run.ref);
+    for (int d = 0; d < LADDER_MAX; d++)
+        sq_input_unpin(s[d].in);
     put_context(&run, ret != 0);
     stage("context closed");
     sq_prefetch_stop(&run.ref_ahead);

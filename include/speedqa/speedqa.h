@@ -339,6 +339,30 @@ SPEEDQA_API int speedqa_picture_ref(const SpeedqaPicture *pic);
 /** Drop the caller's reference (any picture with a release callback: release it) and zero *pic. */
 SPEEDQA_API void speedqa_picture_unref(SpeedqaPicture *pic);
 
+/**
+ * Memory of the caller's that the GPU backends may read by DMA, such as the
+ * read-only mapping of a file whose frames the caller lends (pictures with
+ * a release callback). A lent host picture every plane of which lies in one
+ * registered range goes up to the device straight from there, as a library
+ * picture does (no staging copy, no host CPU time), and is released once
+ * its frames are scored; any other picture is copied as before, so scores
+ * never depend on it. The range is page-locked read-only (the pages fault
+ * in: a file's pages are read); it must stay mapped and unchanged until
+ * speedqa_host_unregister(), or speedqa_close(), which unregisters what is
+ * left. Ranges may not overlap, so register whole pages. Unregistering
+ * waits for the uploads queued so far, so pictures of the range may still
+ * be in flight. Unlike other calls on a context, both may run on any
+ * thread while another sends.
+ * Returns 0; -ENOTSUP when the backend has no use for it (CPU, OpenCL, HIP)
+ * or the driver refuses the memory; -EINVAL (NULL with a size, or a size
+ * of 0, an overlap, an address not registered); data NULL and size 0 ask
+ * whether the backend takes ranges at all (0 or -ENOTSUP, nothing pinned);
+ * -ENOSPC beyond SPEEDQA_MAX_HOST_RANGES ranges; -ENOMEM; -EIO.
+ */
+#define SPEEDQA_MAX_HOST_RANGES 64
+SPEEDQA_API int speedqa_host_register(SpeedqaContext *ctx, const void *data, size_t size);
+SPEEDQA_API int speedqa_host_unregister(SpeedqaContext *ctx, const void *data);
+
 /** Returned by speedqa_receive once everything flushed has been received. */
 #define SPEEDQA_EOF SPEEDQA_ERR(ENODATA)
 

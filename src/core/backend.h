@@ -134,6 +134,10 @@ typedef struct SqBackend {
      * the backend frees at close: pinned on the GPU backends, uploaded
      * from in place. NULL: aligned host memory. */
     SqPicMem pic_mem;
+    /* Optional (speedqa_host_register): any thread, also during send. NULL:
+     * -ENOTSUP, nothing to gain. */
+    int (*host_register)(void *priv, const void *p, size_t bytes);
+    int (*host_unregister)(void *priv, const void *p);
 } SqBackend;
 
 extern const SqBackend sq_backend_cpu;

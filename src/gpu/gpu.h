@@ -149,6 +149,11 @@ typedef struct SqGpuFns {
     void (*free)(SqGpuDev *dev, SqGpuAddr p);
     int (*host_alloc)(SqGpuDev *dev, size_t bytes, void **out); /* pinned */
     void (*host_free)(SqGpuDev *dev, void *p);
+    /* Optional, any thread, no enter(): the caller's memory page-locked
+     * read-only for upload2d (0, -ENOTSUP, -ENOMEM, -EIO), and unlocked
+     * once every upload queued so far is done. Failures leave error() alone. */
+    int (*host_register)(SqGpuDev *dev, void *p, size_t bytes);
+    int (*host_unregister)(SqGpuDev *dev, void *p);
     int (*upload)(SqGpuDev *dev, int stream, SqGpuAddr dst, const void *src, size_t bytes);
     int (*download)(SqGpuDev *dev, int stream, void *dst, SqGpuAddr src, size_t bytes);
     /* rows x width bytes from pinned host memory (host_alloc's), asynchronous:
@@ -191,6 +196,9 @@ int sq_gpu_send(void *priv, const SpeedqaPicture *const *pics, int new_seq,
 int sq_gpu_receive(void *priv, SqRawResult *out, int block, char *err, size_t errlen);
 void sq_gpu_close(void **priv);
 int sq_gpu_pic_mem(void *priv, size_t bytes, void **out);
+/* speedqa_host_register / _unregister (hostreg.c). */
+int sq_gpu_host_register(void *priv, const void *p, size_t bytes);
+int sq_gpu_host_unregister(void *priv, const void *p);
 
 /* Sizes chosen at open (bench, diagnostics). */
 typedef struct SqGpuStats {
@@ -219,6 +227,8 @@ int sq_gpu_profile(void *priv, double *ms);
     const SqBackend var = { .name = label, .open = var##_open,                         \
                             .capacity = sq_gpu_capacity, .send = sq_gpu_send,          \
                             .receive = sq_gpu_receive, .close = sq_gpu_close,          \
-                            .list_devices = list, .pic_mem = sq_gpu_pic_mem };
+                            .list_devices = list, .pic_mem = sq_gpu_pic_mem,   \
+                            .host_register = sq_gpu_host_register,            \
+                            .host_unregister = sq_gpu_host_unregister };
 
 #endif

@@ -84,6 +84,7 @@ void sq_gpu_close(void **priv)
         /* frames of a batch never launched may still be uploading */
         for (int k = 0; g->held && k < g->nslots; k++)
             sq_gpu_release_held(g, k, 1);
+        sq_gpu_unregister_all(g);
         for (int k = 0; k < g->npicmem; k++)
             fn->host_free(g->dev, g->picmem[k]);
         const double t1 = now_ms();
@@ -191,6 +192,10 @@ int sq_gpu_open(void **priv, const SqBackendParams *p, const SqGpuFns *fns, char
     if (!g->frames || !g->batches || (fns->upload2d && !g->held)) {
         snprintf(err, errlen, "out of memory for the %s backend", fns->name);
         ret = -ENOMEM;
+        goto fail_leave;
+    }
+    if ((ret = sq_gpu_reg_open(g)) < 0) {
+        snprintf(err, errlen, "out of memory for the %s backend", fns->name);
         goto fail_leave;
     }
     const double t1 = now_ms();

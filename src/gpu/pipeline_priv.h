@@ -7,6 +7,8 @@
 #ifndef SQ_GPU_PIPELINE_PRIV_H
 #define SQ_GPU_PIPELINE_PRIV_H
 
+#include <pthread.h>
+#include <stdatomic.h>
 #include <stdint.h>
 
 #include "feature/plan.h"
@@ -108,6 +110,15 @@ typedef struct GpuPriv {
     SpeedqaPicture (*held)[2];
     void **picmem;
     int npicmem;
+    /* The caller's registered ranges (speedqa_host_register): a lent host
+     * picture all of whose planes lie in one goes up like a library picture.
+     * reg_mu guards them and is held by send from the check to the queued
+     * uploads, so an unregister that waits for the uploads queued after it
+     * took a range out waits for every upload from that range. */
+    pthread_mutex_t reg_mu;
+    int reg_ready;
+    atomic_int nreg;
+    struct { uintptr_t lo, hi; } reg[SPEEDQA_MAX_HOST_RANGES];
 } GpuPriv;
 
 /*
@@ -170,6 +181,16 @@ int sq_gpu_finish_staging(GpuPriv *g, int wait);
 void sq_gpu_drain_staging(GpuPriv *g);
 int sq_gpu_put_frame(GpuPriv *g, FrameRec *fr, int slot, const SpeedqaPicture *ref,
                      const SpeedqaPicture *dis, char *err, size_t errlen);
+
+/* hostreg.c */
+/* Take reg_mu when some range is registered: 1 taken, 0 not. */
+int sq_gpu_reg_lock(GpuPriv *g);
+void sq_gpu_reg_unlock(GpuPriv *g, int taken);
+/* A host picture whose every plane read lies in one registered range (reg_mu held). */
+int sq_gpu_registered(const GpuPriv *g, const SpeedqaPicture *pic);
+int sq_gpu_reg_open(GpuPriv *g);
+/* Close: unpin what is still registered (entered, copies done). */
+void sq_gpu_unregister_all(GpuPriv *g);
 
 /* launch.c */
 int sq_gpu_add_frame(GpuPriv *g, FrameRec *fr);

@@ -244,11 +244,12 @@ static void give_back(const SpeedqaPicture *pic)
         pic->release(pic->release_opaque, pic->data[0]);
 }
 
-/* A library picture of this context: pinned, so uploaded from in place. */
+/* A library picture of this context, or a lent one in a registered range:
+ * pinned, so uploaded from in place (reg_mu held when a range is registered). */
 static int is_direct(const GpuPriv *g, const SpeedqaPicture *pic)
 {
     return pic->memory == SPEEDQA_MEM_HOST && g->fns->upload2d && g->held &&
-           sq_picture_owner(pic) == g;
+           (sq_picture_owner(pic) == g || sq_gpu_registered(g, pic));
 }
 
 /* Every copy queued so far has read its source (on failure the device is
@@ -342,8 +343,8 @@ int sq_gpu_finish_staging(GpuPriv *g, int wait)
  * Lent pictures are given back (now, or by the staging thread), others
  * are not read after the call.
  */
-int sq_gpu_put_frame(GpuPriv *g, FrameRec *fr, int slot, const SpeedqaPicture *ref,
-                     const SpeedqaPicture *dis, char *err, size_t errlen)
+static int put_frame(GpuPriv *g, FrameRec *fr, int slot, const SpeedqaPicture *ref,
+                     const SpeedqaPicture *dis, int *back, char *err, size_t errlen)
 {
     const SpeedqaPicture *pic[2] = { ref, dis };
     const int64_t slot_off = g->at.slots + slot * g->slot_bytes;
@@ -393,12 +394,25 @@ int sq_gpu_put_frame(GpuPriv *g, FrameRec *fr, int slot, const SpeedqaPicture *r
     }
     if (job.pic[0] || job.pic[1])
         sq_pool_for(g->stagers, job.nparts, stage_part, &job);
-    if (!direct[0])
-        give_back(ref);
-    if (!direct[1])
-        give_back(dis);
+    *back = (direct[0] ? 0 : 1) | (direct[1] ? 0 : 2);
     /* staged sides sit at the same offsets in pinned and device memory:
      * the span of the host ones goes up in one copy */
     const int first = job.pic[0] ? 0 : 1, last = job.pic[1] ? 1 : 0;
     return job.pic[first] ? upload_slot(g, slot, first, last) : 0;
+}
+
+int sq_gpu_put_frame(GpuPriv *g, FrameRec *fr, int slot, const SpeedqaPicture *ref,
+                     const SpeedqaPicture *dis, char *err, size_t errlen)
+{
+    /* no range may be unregistered between the check and the queued uploads */
+    int back = 0;
+    const int taken = sq_gpu_reg_lock(g);
+    const int ret = put_frame(g, fr, slot, ref, dis, &back, err, errlen);
+    sq_gpu_reg_unlock(g, taken);
+    /* outside the lock: a release may unregister (staged pictures are read) */
+    if (back & 1)
+        give_back(ref);
+    if (back & 2)
+        give_back(dis);
+    return ret;
 }

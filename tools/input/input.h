@@ -134,6 +134,18 @@ void sq_input_prefault(SqInput *in, SqPrefault want);
  */
 void sq_input_rows_read(SqInput *in, const uint8_t *const mark[3], const int rows[3]);
 
+/*
+ * A mapped input scored on a GPU backend: register the mapping with ctx in
+ * windows ahead of the reader (speedqa_host_register), so frames lying in
+ * one go up by DMA from the page cache instead of through a staging copy.
+ * Before the first read; 1 when pinning, 0 when the input is not mapped or
+ * the backend has no use for it (the CPU). SPEEDQA_PIN=0 turns it off.
+ * sq_input_unpin, before ctx closes, unregisters what is left (closing the
+ * input does too, for a context that outlives it).
+ */
+int sq_input_pin(SqInput *in, SpeedqaContext *ctx);
+void sq_input_unpin(SqInput *in);
+
 /* Read every cache line of pic's planes (a read-only floor); the sum. */
 unsigned sq_input_touch(const SpeedqaPicture *pic);
 

@@ -8,6 +8,12 @@
  * the page cache keeps them), so the resident size stays flat however
  * long the file. Pages mapped ahead are those of the rows scoring reads
  * (sq_input_rows_read). SPEEDQA_IO=read selects the read() path instead.
+ *
+ * For a GPU backend the mapping is registered with the context in windows
+ * (sq_input_pin, speedqa_host_register) a window ahead of the reader, so
+ * lent frames go up by DMA from the page cache with no staging copy; the
+ * populating thread registers them and unregisters each once every frame
+ * in it is back. A frame across two windows is staged as before.
  */
 #ifndef _DEFAULT_SOURCE
 #define _DEFAULT_SOURCE /* madvise */
@@ -47,6 +53,10 @@
  * 2: 1-2% faster than steps of 8 MiB), and resident memory grows by a step. */
 #define DROP_MIN ((size_t)8 << 20)
 #define DROP_MAX ((size_t)64 << 20)
+/* Registered windows: at least this, and PIN_FRAMES frames (only a frame
+ * lying in one window goes up from it: one in every PIN_FRAMES is staged). */
+#define PIN_MIN ((size_t)64 << 20)
+#define PIN_FRAMES 4
 
 /* Bytes of a frame's payload that the features read (sq_input_rows_read). */
 typedef struct MapRange {
@@ -92,6 +102,14 @@ struct SqMap {
     int nrng;
     size_t rec, last_payload, pop_next, pop_until;
     int quit, started;
+    /* Pinning (sq_input_pin): windows of pin_win bytes from pin_lo to
+     * pin_end are registered with pin_ctx; the reader asks for them up to
+     * pin_want, and frames below done_end are back. pin_lo only moves up
+     * once a window is unregistered, so drop_done never unmaps a pinned one. */
+    SpeedqaContext *pin_ctx;
+    size_t pin_win, pin_want, pin_done;
+    _Atomic size_t pin_lo;
+    size_t pin_end;
     MapEntry ring[RING];
 };
 
@@ -123,11 +141,49 @@ static void populate_frame(const SqMap *m, size_t p)
     }
 }
 
+/* The window at pin_end registered (its pages read in first): 0, or < 0. */
+static int pin_next(SqMap *m)
+{
+    const size_t end = (m->len + m->page - 1) / m->page * m->page;
+    const size_t a = m->pin_end, n = end - a < m->pin_win ? end - a : m->pin_win;
+    madvise((void *)(m->base + a), n, MADV_POPULATE_READ);
+    return speedqa_host_register(m->pin_ctx, m->base + a, n);
+}
+
+/* One step of pinning (mu held, dropped around the driver's calls): 1 done, 0 idle. */
+static int pin_step(SqMap *m)
+{
+    const size_t lo = atomic_load(&m->pin_lo);
+    if (lo < m->pin_end && m->pin_done >= lo + m->pin_win) {
+        pthread_mutex_unlock(&m->mu);
+        speedqa_host_unregister(m->pin_ctx, m->base + lo);
+        pthread_mutex_lock(&m->mu);
+        atomic_store(&m->pin_lo, lo + m->pin_win);
+        return 1;
+    }
+    if (m->pin_end < m->pin_want && m->pin_end < m->len) {
+        pthread_mutex_unlock(&m->mu);
+        const int r = pin_next(m);
+        pthread_mutex_lock(&m->mu);
+        if (r < 0)
+            m->pin_want = 0; /* the driver said no: frames are staged from here on */
+        else
+            m->pin_end += m->pin_win;
+        return 1;
+    }
+    return 0;
+}
+
 static void *populating(void *arg)
 {
     SqMap *m = arg;
     pthread_mutex_lock(&m->mu);
     while (!m->quit) {
+        if (m->pin_ctx) {
+            if (!pin_step(m))
+                pthread_cond_wait(&m->cv, &m->mu);
+            continue;
+        }
         if (m->rec && m->pop_next < m->pop_until) {
             const size_t rec = m->rec, lim = m->pop_until;
             size_t p = m->pop_next;
@@ -162,6 +218,7 @@ static int start_populating(SqMap *m)
         pthread_mutex_destroy(&m->mu);
         return -1;
     }
+    m->quit = 0;
     if (pthread_create(&m->th, NULL, populating, m)) {
         pthread_cond_destroy(&m->cv);
         pthread_mutex_destroy(&m->mu);
@@ -289,10 +346,52 @@ static void map_unref(SqMap *m)
     }
 }
 
+int sq_input_pin(SqInput *in, SpeedqaContext *ctx)
+{
+    SqMap *m = in ? in->map : NULL;
+    const char *env = getenv("SPEEDQA_PIN");
+    if (!m || m->pin_ctx || m->next || (env && !strcmp(env, "0")) ||
+        speedqa_host_register(ctx, NULL, 0) < 0)
+        return 0;
+    const size_t frames = PIN_FRAMES * in->frame_bytes;
+    const size_t win = (frames > PIN_MIN ? frames : PIN_MIN) / m->page * m->page;
+    const size_t at = in->map_pos / m->page * m->page;
+    if (m->started)
+        pthread_mutex_lock(&m->mu);
+    m->pin_win = win;
+    m->pin_end = at;
+    atomic_store(&m->pin_lo, at);
+    m->pin_want = at + win; /* the first window, at once */
+    m->pin_ctx = ctx;
+    if (m->started) {
+        pthread_cond_signal(&m->cv);
+        pthread_mutex_unlock(&m->mu);
+    } else if (start_populating(m) != 0) {
+        m->pin_ctx = NULL;
+        return 0;
+    }
+    m->populate = 1; /* the pinning reads the pages in */
+    return 1;
+}
+
+void sq_input_unpin(SqInput *in)
+{
+    SqMap *m = in ? in->map : NULL;
+    if (!m || !m->pin_ctx)
+        return;
+    stop_populating(m);
+    for (size_t a = atomic_load(&m->pin_lo); a < m->pin_end; a += m->pin_win)
+        speedqa_host_unregister(m->pin_ctx, m->base + a);
+    atomic_store(&m->pin_lo, m->pin_end);
+    m->pin_ctx = NULL;
+    m->populate = 0; /* no thread any more */
+}
+
 void sq_in_unmap(SqInput *in)
 {
     if (!in->map)
         return;
+    sq_input_unpin(in);
     stop_populating(in->map);
     free(in->map->rng);
     in->map->rng = NULL;
@@ -349,7 +448,11 @@ static void drop_done(SqMap *m)
     while (m->low < m->next &&
            !atomic_load_explicit(&m->ring[m->low % RING].lent, memory_order_acquire))
         m->done_end = m->ring[m->low++ % RING].end;
-    const size_t to = m->done_end / m->page * m->page;
+    size_t to = m->done_end / m->page * m->page;
+    if (m->pin_ctx) {
+        const size_t lo = atomic_load(&m->pin_lo);
+        to = to < lo ? to : lo;
+    }
     if (to >= m->dropped + m->drop_step) {
         madvise((void *)(m->base + m->dropped), to - m->dropped, MADV_DONTNEED);
         m->dropped = to;
@@ -367,7 +470,18 @@ void sq_in_map_lend(SqInput *in, SpeedqaPicture *pic)
     const size_t payload = (size_t)(in->frame - m->base);
     const size_t rec = m->next && payload > m->last_payload ? payload - m->last_payload : 0;
     m->last_payload = payload;
-    if (m->populate == 2 && m->nrng) {
+    if (m->pin_ctx) {
+        pthread_mutex_lock(&m->mu);
+        const size_t lo = atomic_load(&m->pin_lo);
+        const int work = (m->pin_want && in->map_pos + m->pin_win > m->pin_end) ||
+                         (m->done_end >= lo + m->pin_win && lo < m->pin_end);
+        if (m->pin_want && in->map_pos + m->pin_win > m->pin_want)
+            m->pin_want = in->map_pos + m->pin_win;
+        m->pin_done = m->done_end;
+        if (work)
+            pthread_cond_signal(&m->cv);
+        pthread_mutex_unlock(&m->mu);
+    } else if (m->populate == 2 && m->nrng) {
         populate_frame(m, payload);
     } else if (m->populate == 2) {
         const size_t a = payload / m->page * m->page;

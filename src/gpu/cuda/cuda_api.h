@@ -30,6 +30,7 @@ enum {
     CUDA_ERROR_NOT_READY = 600,
     CU_STREAM_NON_BLOCKING = 1,
     CU_EVENT_DEFAULT = 0,
+    CU_MEMHOSTREGISTER_READ_ONLY = 8,
     CU_MEMORYTYPE_HOST = 1,
     CU_MEMORYTYPE_DEVICE = 2,
     CU_DEVICE_ATTRIBUTE_COMPUTE_CAPABILITY_MAJOR = 75,
@@ -73,6 +74,7 @@ typedef struct CUDA_MEMCPY2D {
     X(cuMemFreeHost, "cuMemFreeHost", CUresult, (void *p))                                      \
     X(cuMemHostRegister, "cuMemHostRegister_v2", CUresult, (void *p, size_t bytes, unsigned flags)) \
     X(cuMemHostUnregister, "cuMemHostUnregister", CUresult, (void *p))                          \
+    X(cuStreamSynchronize, "cuStreamSynchronize", CUresult, (CUstream s))                       \
     X(cuMemcpyHtoDAsync, "cuMemcpyHtoDAsync_v2", CUresult, (CUdeviceptr dst, const void *src, size_t n, CUstream s)) \
     X(cuMemcpyDtoHAsync, "cuMemcpyDtoHAsync_v2", CUresult, (void *dst, CUdeviceptr src, size_t n, CUstream s)) \
     X(cuMemcpy2DAsync, "cuMemcpy2DAsync_v2", CUresult, (const CUDA_MEMCPY2D *c, CUstream s))    \

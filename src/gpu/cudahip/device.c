@@ -406,6 +406,34 @@ static int rt_host_alloc(SqGpuDev *d, size_t bytes, void **out)
     return host_alloc_huge(d, bytes, out) == 0 ? 0 : RT(d, cuMemHostAlloc(out, bytes, 0));
 }
 
+/*
+ * The caller's memory (a file's read-only mapping) page-locked for DMA,
+ * read-only: pinning a private mapping for writing would copy every page.
+ * Called from the caller's threads, so failures do not touch d->msg (the
+ * pictures are then staged as before).
+ */
+static int rt_host_register(SqGpuDev *d, void *p, size_t bytes)
+{
+    CUcontext popped;
+    if (d->api.cuCtxPushCurrent(d->ctx) != CUDA_SUCCESS)
+        return -EIO;
+    const CUresult r = d->api.cuMemHostRegister(p, bytes, CU_MEMHOSTREGISTER_READ_ONLY);
+    d->api.cuCtxPopCurrent(&popped);
+    return r == CUDA_SUCCESS ? 0 : r == CUDA_ERROR_OUT_OF_MEMORY ? -ENOMEM : -ENOTSUP;
+}
+
+/* Every upload queued so far has read its source, then the range is unpinned. */
+static int rt_host_unregister(SqGpuDev *d, void *p)
+{
+    CUcontext popped;
+    if (d->api.cuCtxPushCurrent(d->ctx) != CUDA_SUCCESS)
+        return -EIO;
+    const CUresult s = d->api.cuStreamSynchronize(d->st[SQ_GPU_STREAM_COPY]);
+    const CUresult r = d->api.cuMemHostUnregister(p);
+    d->api.cuCtxPopCurrent(&popped);
+    return s == CUDA_SUCCESS && r == CUDA_SUCCESS ? 0 : -EIO;
+}
+
 static void rt_host_free(SqGpuDev *d, void *p)
 {
     for (size_t k = 0; p && k < sizeof(d->blk) / sizeof(d->blk[0]); k++)
@@ -527,6 +555,10 @@ const SqGpuFns SQ_RT_FNS = {
     .keep = rt_keep,
     .host_alloc = rt_host_alloc,
     .host_free = rt_host_free,
+#if defined(SQ_GPU_RT_CUDA)
+    .host_register = rt_host_register,
+    .host_unregister = rt_host_unregister,
+#endif
     .upload = rt_upload,
     .download = rt_download,
     .copy2d = rt_copy2d,

@@ -1,0 +1,363 @@
+/*
+ * speedqa_host_register (issue #12): on a GPU backend a lent picture lying
+ * in one registered range goes up by DMA from there, and every score equals,
+ * bit for bit, the CPU backend's copy-on-send run of the same frames.
+ *
+ * Frames lie back to back in one anonymous mapping per side, 6 bytes apart
+ * (a Y4M file's layout: most frames share a page with a neighbour), and
+ * windows of whole pages are registered over the first part of it: most
+ * frames lie in one window, some across two, the last ones in none. The
+ * release callback poisons the frame's own bytes, so a read after a release
+ * changes a score. With one thread a staged frame is given back inside its
+ * send and one uploaded from a range only once its batch is scored: the test
+ * checks which path each frame took against the rule. One window is
+ * unregistered while its frames are in flight (the call waits for their
+ * uploads), and a second run registers windows on another thread while the
+ * main one sends. Also the error codes, close unregistering what is left,
+ * and -ENOTSUP on backends without DMA from caller memory (the CPU).
+ *
+ * usage: test_host_register [cpu|cuda|opencl|hip] (77 when no device)
+ */
+#ifndef _DEFAULT_SOURCE
+#define _DEFAULT_SOURCE
+#endif
+#include <errno.h>
+#include <pthread.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <unistd.h>
+
+#include "common/util.h"
+
+#define W 352
+#define H 288
+#define FB (W * H * 3 / 2) /* one 8-bit 4:2:0 frame */
+#define GAP 6              /* "FRAME\n" */
+#define HEAD 100           /* the stream header before frame 0 */
+#define NF 40
+#define NREG 30            /* frames [0, NREG) lie in the registered windows */
+
+static int fails;
+
+#define CHECK(cond, ...)                                                                       \
+    do {                                                                                       \
+        if (!(cond)) {                                                                         \
+            printf("FAIL %s:%d: ", __FILE__, __LINE__);                                        \
+            printf(__VA_ARGS__);                                                               \
+            printf("\n");                                                                      \
+            fails++;                                                                           \
+        }                                                                                      \
+    } while (0)
+
+typedef struct Side {
+    unsigned char *map;  /* the frames, as a file mapping would hold them */
+    unsigned char *keep; /* a pristine copy (for the CPU run) */
+    size_t len;
+    pthread_mutex_t mu;
+    int back[NF];        /* releases per frame */
+    int in_send[NF];     /* releases that came inside the frame's own send */
+    int sending;         /* frame being sent, -1 none */
+} Side;
+
+static size_t page;
+static size_t win; /* window bytes: whole pages, a few frames */
+
+static size_t frame_off(int f)
+{
+    return HEAD + (size_t)f * (FB + GAP);
+}
+
+static void on_release(void *opaque, const void *data0)
+{
+    Side *s = opaque;
+    const int f = (int)(((const unsigned char *)data0 - s->map - HEAD) / (FB + GAP));
+    pthread_mutex_lock(&s->mu);
+    if (f >= 0 && f < NF) {
+        s->back[f]++;
+        s->in_send[f] += s->sending == f;
+        memset(s->map + frame_off(f), 0x5A, FB); /* a later read would see this */
+    }
+    pthread_mutex_unlock(&s->mu);
+}
+
+static int side_init(Side *s, int side)
+{
+    memset(s, 0, sizeof *s);
+    s->len = (frame_off(NF) + page - 1) / page * page;
+    s->map = mmap(NULL, s->len, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+    s->keep = malloc(s->len);
+    if (s->map == MAP_FAILED || !s->keep)
+        return -1;
+    pthread_mutex_init(&s->mu, NULL);
+    s->sending = -1;
+    for (int f = 0; f < NF; f++) {
+        unsigned char *p = s->map + frame_off(f);
+        for (int i = 0; i < FB; i++) {
+            const int x = i % W, y = i / W;
+            unsigned v = (unsigned)((x * x + 3 * y * y + 7 * f * (x + 1)) >> 5) % 200;
+            v += (unsigned)((x * 31 + y * 17 + f * 13 + side * 5) % 23) * (unsigned)(side + 1);
+            p[i] = (unsigned char)v;
+        }
+    }
+    memcpy(s->keep, s->map, s->len);
+    return 0;
+}
+
+static void side_reset(Side *s)
+{
+    memcpy(s->map, s->keep, s->len);
+    memset(s->back, 0, sizeof s->back);
+    memset(s->in_send, 0, sizeof s->in_send);
+}
+
+static void side_free(Side *s)
+{
+    if (s->map && s->map != MAP_FAILED)
+        munmap(s->map, s->len);
+    free(s->keep);
+    pthread_mutex_destroy(&s->mu);
+}
+
+static void picture(const unsigned char *base, int f, SpeedqaPicture *pic)
+{
+    memset(pic, 0, sizeof *pic);
+    pic->format = (SpeedqaFormat){ W, H, SPEEDQA_PIX_420, 8 };
+    const unsigned char *p = base + frame_off(f);
+    pic->data[0] = p;
+    pic->data[1] = p + W * H;
+    pic->data[2] = p + W * H + (W / 2) * (H / 2);
+    pic->stride[0] = W;
+    pic->stride[1] = pic->stride[2] = W / 2;
+}
+
+/* Whether frame f lies in one of the windows over [0, NREG frames). */
+static int in_window(int f)
+{
+    const size_t a = frame_off(f), b = a + FB, top = frame_off(NREG) / win * win;
+    return b <= top && a / win == (b - 1) / win;
+}
+
+static int open_ctx(SpeedqaContext **ctx, SpeedqaBackend be, int threads)
+{
+    SpeedqaSettings st;
+    speedqa_default_settings(&st);
+    st.ref = st.dis = (SpeedqaFormat){ W, H, SPEEDQA_PIX_420, 8 };
+    st.backend = be;
+    st.n_threads = threads;
+    return speedqa_open(ctx, &st);
+}
+
+/* Every frame's scores; lend: from the mappings, with releases. */
+static int score_all(SpeedqaContext *ctx, Side *sd, int lend, SpeedqaScores *out,
+                     void (*between)(SpeedqaContext *, int, void *), void *arg)
+{
+    int got = 0, ret = 0;
+    for (int f = 0; f < NF && ret == 0; f++) {
+        SpeedqaPicture pic[2];
+        for (int s = 0; s < 2; s++) {
+            picture(lend ? sd[s].map : sd[s].keep, f, &pic[s]);
+            if (lend) {
+                pic[s].release = on_release;
+                pic[s].release_opaque = &sd[s];
+            }
+        }
+        for (int s = 0; s < 2; s++) {
+            pthread_mutex_lock(&sd[s].mu);
+            sd[s].sending = f;
+            pthread_mutex_unlock(&sd[s].mu);
+        }
+        while ((ret = speedqa_send(ctx, &pic[0], &pic[1])) == SPEEDQA_ERR(EAGAIN))
+            if ((ret = speedqa_receive(ctx, &out[got])) == 0)
+                got++;
+            else if (ret != SPEEDQA_ERR(EAGAIN))
+                return ret;
+        for (int s = 0; s < 2; s++) {
+            pthread_mutex_lock(&sd[s].mu);
+            sd[s].sending = -1;
+            pthread_mutex_unlock(&sd[s].mu);
+        }
+        if (between && ret == 0)
+            between(ctx, f, arg);
+    }
+    if (ret == 0)
+        ret = speedqa_flush(ctx);
+    while (ret == 0 && got < NF)
+        if ((ret = speedqa_receive(ctx, &out[got])) == 0)
+            got++;
+    return ret < 0 ? ret : got == NF ? 0 : -EIO;
+}
+
+static void same_scores(const char *what, const SpeedqaScores *want, const SpeedqaScores *got)
+{
+    int diff = -1;
+    for (int f = 0; f < NF && diff < 0; f++)
+        if (want[f].count != got[f].count || got[f].frame != (unsigned)f ||
+            memcmp(want[f].values, got[f].values, sizeof(double) * (size_t)want[f].count))
+            diff = f;
+    CHECK(diff < 0, "%s: frame %d scores differ from the CPU's", what, diff);
+    printf("%s %s\n", diff < 0 ? "ok  " : "FAIL", what);
+}
+
+static int register_windows(SpeedqaContext *ctx, Side *sd)
+{
+    const size_t top = frame_off(NREG) / win * win;
+    for (int s = 0; s < 2; s++)
+        for (size_t a = 0; a < top; a += win) {
+            const int r = speedqa_host_register(ctx, sd[s].map + a, win);
+            if (r < 0)
+                return r;
+        }
+    return 0;
+}
+
+/* After frame 3 is sent: window 0 goes while its frames are in flight. */
+static void drop_first(SpeedqaContext *ctx, int f, void *arg)
+{
+    Side *sd = arg;
+    if (f == 3)
+        for (int s = 0; s < 2; s++)
+            CHECK(speedqa_host_unregister(ctx, sd[s].map) == 0, "unregister in flight");
+}
+
+typedef struct Pinner {
+    SpeedqaContext *ctx;
+    Side *sd;
+    int ret;
+} Pinner;
+
+static void *pin_thread(void *arg)
+{
+    Pinner *p = arg;
+    p->ret = register_windows(p->ctx, p->sd);
+    return NULL;
+}
+
+static void errors(SpeedqaBackend be)
+{
+    SpeedqaContext *ctx = NULL;
+    if (open_ctx(&ctx, be, 2) < 0) {
+        CHECK(0, "open");
+        return;
+    }
+    const size_t n = 65 * page;
+    unsigned char *m = mmap(NULL, n, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+    CHECK(m != MAP_FAILED, "mmap");
+    if (m == MAP_FAILED)
+        return;
+    CHECK(speedqa_host_register(NULL, m, page) == SPEEDQA_ERR(EINVAL), "NULL context");
+    CHECK(speedqa_host_register(ctx, NULL, page) == SPEEDQA_ERR(EINVAL), "NULL with a size");
+    CHECK(speedqa_host_register(ctx, m, 0) == SPEEDQA_ERR(EINVAL), "size 0");
+    CHECK(speedqa_host_unregister(NULL, m) == SPEEDQA_ERR(EINVAL), "unregister, NULL context");
+    CHECK(speedqa_host_unregister(ctx, NULL) == SPEEDQA_ERR(EINVAL), "unregister NULL");
+    const int can = speedqa_host_register(ctx, NULL, 0) == 0;
+    CHECK(can || speedqa_host_register(ctx, NULL, 0) == SPEEDQA_ERR(ENOTSUP), "query");
+    CHECK(!can || be != SPEEDQA_BACKEND_CPU, "the CPU takes ranges");
+    if (!can) {
+        CHECK(speedqa_host_register(ctx, m, page) == SPEEDQA_ERR(ENOTSUP), "register");
+        CHECK(speedqa_host_unregister(ctx, m) == SPEEDQA_ERR(ENOTSUP), "unregister");
+    } else {
+        CHECK(speedqa_host_register(ctx, m, 2 * page) == 0, "register");
+        CHECK(speedqa_host_register(ctx, m + page, 2 * page) == SPEEDQA_ERR(EINVAL), "overlap");
+        CHECK(speedqa_host_unregister(ctx, m + page) == SPEEDQA_ERR(EINVAL), "not a start");
+        CHECK(speedqa_host_unregister(ctx, m) == 0, "unregister");
+        CHECK(speedqa_host_unregister(ctx, m) == SPEEDQA_ERR(EINVAL), "twice");
+        int r = 0, k = 0;
+        for (; k < SPEEDQA_MAX_HOST_RANGES && r == 0; k++)
+            r = speedqa_host_register(ctx, m + (size_t)k * page, page);
+        CHECK(r == 0 && k == SPEEDQA_MAX_HOST_RANGES, "%d ranges: %d", k, r);
+        CHECK(speedqa_host_register(ctx, m + 64 * page, page) == SPEEDQA_ERR(ENOSPC), "one more");
+        CHECK(speedqa_host_unregister(ctx, m + 5 * page) == 0, "one less");
+        CHECK(speedqa_host_register(ctx, m + 64 * page, page) == 0, "then one more");
+    }
+    speedqa_close(&ctx); /* unregisters what is left: a new context may pin it again */
+    if (can && open_ctx(&ctx, be, 1) == 0) {
+        CHECK(speedqa_host_register(ctx, m, n) == 0, "close left a range registered");
+        speedqa_close(&ctx);
+    }
+    munmap(m, n);
+    printf("%s error codes (%s)\n", fails ? "FAIL" : "ok  ", can ? "ranges taken" : "-ENOTSUP");
+}
+
+int main(int argc, char **argv)
+{
+    const char *bname = argc > 1 ? argv[1] : "cpu";
+    const SpeedqaBackend be = backend_named(bname);
+    page = (size_t)sysconf(_SC_PAGESIZE);
+    win = (4 * (size_t)FB + page - 1) / page * page;
+    if (be != SPEEDQA_BACKEND_CPU) {
+        char list[1024];
+        if (speedqa_list_devices(be, list, sizeof list) <= 0) {
+            printf("SKIP: no %s device\n", bname);
+            return 77;
+        }
+    }
+    errors(be);
+    SpeedqaContext *q = NULL;
+    if (be != SPEEDQA_BACKEND_CPU && open_ctx(&q, be, 1) == 0 &&
+        speedqa_host_register(q, NULL, 0) < 0) {
+        speedqa_close(&q);
+        printf("%s: no ranges (error codes only)\n%s\n", bname, fails ? "FAILED" : "all passed");
+        return fails ? 1 : 0;
+    }
+    speedqa_close(&q);
+    if (be == SPEEDQA_BACKEND_CPU) {
+        printf("%s\n", fails ? "FAILED" : "all passed");
+        return fails ? 1 : 0;
+    }
+
+    static Side sd[2];
+    static SpeedqaScores want[NF], got[NF];
+    if (side_init(&sd[0], 0) < 0 || side_init(&sd[1], 1) < 0) {
+        printf("FAIL: no memory\n");
+        return 1;
+    }
+    SpeedqaContext *ctx = NULL;
+    CHECK(open_ctx(&ctx, SPEEDQA_BACKEND_CPU, 1) == 0, "cpu open");
+    CHECK(score_all(ctx, sd, 0, want, NULL, NULL) == 0, "cpu run");
+    speedqa_close(&ctx);
+
+    /* one thread: staged frames go back inside their send, uploaded ones later */
+    CHECK(open_ctx(&ctx, be, 1) == 0, "open");
+    CHECK(register_windows(ctx, sd) == 0, "register");
+    CHECK(score_all(ctx, sd, 1, got, drop_first, sd) == 0, "run");
+    speedqa_close(&ctx);
+    same_scores("1 thread, windows registered, window 0 dropped in flight", want, got);
+    int direct = 0, wrong = 0;
+    for (int f = 0; f < NF; f++)
+        for (int s = 0; s < 2; s++) {
+            CHECK(sd[s].back[f] == 1, "frame %d side %d released %d times", f, s, sd[s].back[f]);
+            const int up = sd[s].in_send[f] == 0;
+            direct += up;
+            if (up != in_window(f)) {
+                printf("  frame %d side %d: %s, in a window: %d\n", f, s,
+                       up ? "uploaded from its range" : "staged", in_window(f));
+                wrong++;
+            }
+        }
+    CHECK(!wrong && direct > 0 && direct < 2 * NF, "%d frames took the wrong path", wrong);
+    printf("%s %d of %d pictures went up from a registered range\n", wrong ? "FAIL" : "ok  ",
+           direct, 2 * NF);
+
+    /* four threads, windows registered on another thread meanwhile */
+    side_reset(&sd[0]);
+    side_reset(&sd[1]);
+    CHECK(open_ctx(&ctx, be, 4) == 0, "open");
+    Pinner pn = { ctx, sd, 0 };
+    pthread_t th;
+    const int started = pthread_create(&th, NULL, pin_thread, &pn) == 0;
+    CHECK(score_all(ctx, sd, 1, got, NULL, NULL) == 0, "run");
+    if (started)
+        pthread_join(th, NULL);
+    CHECK(pn.ret == 0, "registering thread: %d", pn.ret);
+    speedqa_close(&ctx); /* with every window still registered */
+    same_scores("4 threads, windows registered while sending", want, got);
+    for (int f = 0; f < NF; f++)
+        for (int s = 0; s < 2; s++)
+            CHECK(sd[s].back[f] == 1, "frame %d side %d released %d times", f, s, sd[s].back[f]);
+    side_free(&sd[0]);
+    side_free(&sd[1]);
+    printf("%s\n", fails ? "FAILED" : "all passed");
+    return fails ? 1 : 0;
+}
