@@ -1,15 +1,23 @@
+#!/usr/bin/env bash
+# Device steps for the pinned windows (speedqa_host_register), every step time-bounded:
+#   bash bench/h200_pin.sh [FRAMES_AB]   (0: no A/B)
 S=build-nv/tools/speedqa
-bash bench/h200_cli.sh $OUT build
-export LD_LIBRARY_PATH=/usr/local/nvidia/lib64
-timeout 200 meson test -C build-nv host-register-cuda lend-cuda host-register 2>&1 | tail -6
-grep -E "^ok|^FAIL|went up|frame .* side" build-nv/meson-logs/testlog.txt | head -30
-python3 -c "import sys; sys.path.insert(0,'bench'); import cli_throughput as c; print(c.bench_pair('1080p8', 480))"
-P=/var/tmp/sq-cli-bench-1080p8-480
-$S -r $P/ref.y4m -d $P/dis.y4m --backend cpu --threads 16 -q -o /tmp/cpu.csv; echo cpu $?
-$S -r $P/ref.y4m -d $P/dis.y4m --backend cuda -q -o /tmp/pin.csv; echo pin $?
-SPEEDQA_PIN=0 $S -r $P/ref.y4m -d $P/dis.y4m --backend cuda -q -o /tmp/nopin.csv; echo nopin $?
-cmp /tmp/cpu.csv /tmp/pin.csv && cmp /tmp/cpu.csv /tmp/nopin.csv && echo CSV-IDENTICAL; wc -l /tmp/cpu.csv
-SPEEDQA_TIMES=1 $S -r $P/ref.y4m -d $P/dis.y4m --backend cuda -q -o /dev/null
-timeout 150 python3 bench/cli_ab.py --frames 480 --rounds 5 --args "--threads 16" "pin=$S --backend cuda" "nopin=env SPEEDQA_PIN=0 $S --backend cuda" "cpu=$S --backend cpu" --ratio pin/nopin
-timeout 200 python3 bench/cli_ab.py --frames 1000 --rounds 4 --args "--threads 16" "pin=$S --backend cuda" "nopin=env SPEEDQA_PIN=0 $S --backend cuda" "cpu=$S --backend cpu" --ratio pin/nopin
-P=/var/tmp/sq-cli-bench-1080p8-1000; SPEEDQA_TIMES=1 $S -r $P/ref.y4m -d $P/dis.y4m --backend cuda -q -o /dev/null
+export LD_LIBRARY_PATH=/usr/local/nvidia/lib64 PATH=/usr/local/cuda/bin:$PATH
+T0=$SECONDS
+[ -f build-nv/build.ninja ] || meson setup build-nv --buildtype=release > /dev/null 2>&1
+timeout 240 ninja -C build-nv > /tmp/build.log 2>&1; echo "build rc $? at $((SECONDS - T0)) s"; tail -2 /tmp/build.log
+timeout 60 build-nv/tests/gpu/test_host_register cuda 2>&1 | tail -12; echo "test rc ${PIPESTATUS[0]} at $((SECONDS - T0)) s"
+python3 -c "import sys; sys.path.insert(0,'bench'); import cli_throughput as c; c.bench_pair('1080p8', 120)" > /dev/null
+P=/var/tmp/sq-cli-bench-1080p8-120
+timeout 30 env SPEEDQA_TIMES=1 $S -r $P/ref.y4m -d $P/dis.y4m --backend cuda -q -o /tmp/pin.csv; echo "pin rc $?"
+timeout 30 env SPEEDQA_PIN=0 $S -r $P/ref.y4m -d $P/dis.y4m --backend cuda -q -o /tmp/nopin.csv; echo "nopin rc $?"
+timeout 30 $S -r $P/ref.y4m -d $P/dis.y4m --backend cpu --threads 16 -q -o /tmp/cpu.csv; echo "cpu rc $?"
+cmp /tmp/cpu.csv /tmp/pin.csv && cmp /tmp/cpu.csv /tmp/nopin.csv && echo "CSV identical: $(wc -l < /tmp/cpu.csv) lines"
+echo "at $((SECONDS - T0)) s"
+N=${1:-480}
+[ "$N" = 0 ] && exit 0
+timeout 200 python3 bench/cli_ab.py --frames $N --rounds 4 --args "--threads 16" "pin=$S --backend cuda" \
+    "nopin=env SPEEDQA_PIN=0 $S --backend cuda" "cpu=$S --backend cpu" --ratio pin/nopin
+P=/var/tmp/sq-cli-bench-1080p8-$N
+timeout 30 env SPEEDQA_TIMES=1 $S -r $P/ref.y4m -d $P/dis.y4m --backend cuda -q -o /dev/null
+echo "at $((SECONDS - T0)) s"

@@ -117,6 +117,7 @@ typedef struct GpuPriv {
      * took a range out waits for every upload from that range. */
     pthread_mutex_t reg_mu;
     int reg_ready;
+    int reg_held;        /* send holds reg_mu: only then are ranges looked at */
     atomic_int nreg;
     struct { uintptr_t lo, hi; } reg[SPEEDQA_MAX_HOST_RANGES];
 } GpuPriv;
