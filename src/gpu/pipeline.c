@@ -106,6 +106,7 @@ void sq_gpu_close(void **priv)
     sq_free(&a, g->frames);
     sq_free(&a, g->batches);
     sq_free(&a, g->lent);
+    sq_free(&a, g->qslot);
     sq_free(&a, g->held);
     sq_free(&a, g->picmem);
     sq_free(&a, g);

@@ -103,6 +103,7 @@ typedef struct GpuPriv {
      * while send returns: frame slots [uploaded, queued) wait there, their
      * pictures in lent[slot]; the caller uploads them in order. */
     SpeedqaPicture (*lent)[2];
+    int *qslot;          /* the frame slot of queued frame k, at k % nslots */
     unsigned long long queued, uploaded;
     /* Library pictures (speedqa_picture_alloc) go up by DMA from their own
      * pinned planes: each is held, per frame slot, until its batch is done.

@@ -97,7 +97,8 @@ int sq_gpu_start_stagers(GpuPriv *g, int n_threads)
     if (want < 1)
         return 0;
     g->lent = sq_calloc(&g->p.alloc, (size_t)g->nslots, sizeof(*g->lent));
-    if (!g->lent)
+    g->qslot = sq_calloc(&g->p.alloc, (size_t)g->nslots, sizeof(*g->qslot));
+    if (!g->lent || !g->qslot)
         return -ENOMEM;
     /* room for every frame in flight: a queued stage never waits for a slot */
     const int ret = sq_pool_start(&g->stagers, want, g->nslots, &g->p.alloc);
@@ -329,7 +330,7 @@ int sq_gpu_finish_staging(GpuPriv *g, int wait)
     while (g->uploaded < g->queued) {
         if (sq_pool_collect(g->stagers, wait) < 0)
             return 0;
-        const int ret = upload_slot(g, (int)(g->uploaded % (unsigned)g->nslots), 0, 1);
+        const int ret = upload_slot(g, g->qslot[g->uploaded % (unsigned)g->nslots], 0, 1);
         g->uploaded++;
         if (ret < 0)
             return ret;
@@ -362,6 +363,8 @@ static int put_frame(GpuPriv *g, FrameRec *fr, int slot, const SpeedqaPicture *r
         g->lent[slot][0] = *ref;
         g->lent[slot][1] = *dis;
         if (sq_pool_submit(g->stagers, stage_queued, g, (int64_t)g->sent) == 0) {
+            /* frames sent otherwise (from a range, device pictures) are not queued */
+            g->qslot[g->queued % (unsigned)g->nslots] = slot;
             g->queued++;
             return sq_gpu_finish_staging(g, 0); /* what is done goes up now */
         }

@@ -179,6 +179,25 @@ static int null_event_elapsed(SqGpuDev *d, int from, int to, float *ms)
     return 0;
 }
 
+/* The DMA variant: host pictures up from in place (upload2d), ranges registered. */
+static int null_upload2d(SqGpuDev *d, int s, SqGpuAddr dst, size_t dpitch, const void *src,
+                         size_t spitch, size_t width, size_t rows)
+{
+    return null_copy2d(d, s, dst, dpitch, (SqGpuAddr)(uintptr_t)src, spitch, width, rows);
+}
+
+static int null_host_register(SqGpuDev *d, void *p, size_t bytes)
+{
+    (void)d, (void)p, (void)bytes;
+    return 0;
+}
+
+static int null_host_unregister(SqGpuDev *d, void *p)
+{
+    (void)d, (void)p;
+    return 0;
+}
+
 const SqGpuFns sq_null_gpu_fns = {
     .name = "null",
     .open = null_open,
@@ -191,6 +210,30 @@ const SqGpuFns sq_null_gpu_fns = {
     .upload = null_upload,
     .download = null_download,
     .copy2d = null_copy2d,
+    .launch = null_launch,
+    .event_record = null_event_record,
+    .event_query = null_event_query,
+    .event_sync = null_event_sync,
+    .stream_wait = null_stream_wait,
+    .event_elapsed = null_event_elapsed,
+    .device_memory = SPEEDQA_MEM_CUDA,
+};
+
+const SqGpuFns sq_null_dma_gpu_fns = {
+    .name = "null-dma",
+    .open = null_open,
+    .close = null_close,
+    .error = null_error,
+    .alloc = null_alloc,
+    .free = null_free,
+    .host_alloc = null_host_alloc,
+    .host_free = null_host_free,
+    .host_register = null_host_register,
+    .host_unregister = null_host_unregister,
+    .upload = null_upload,
+    .download = null_download,
+    .copy2d = null_copy2d,
+    .upload2d = null_upload2d,
     .launch = null_launch,
     .event_record = null_event_record,
     .event_query = null_event_query,

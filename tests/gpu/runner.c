@@ -21,6 +21,8 @@ const SqGpuFns *runner_gpu_fns(const char *name)
 {
     if (!strcmp(name, "null"))
         return &sq_null_gpu_fns;
+    if (!strcmp(name, "null-dma"))
+        return &sq_null_dma_gpu_fns;
 #if SQ_HAVE_CUDA
     if (!strcmp(name, "cuda"))
         return &sq_gpu_cuda_fns;

@@ -1,0 +1,203 @@
+/*
+ * Registered host ranges in the GPU pipeline (speedqa_host_register),
+ * through the SqBackend interface, on the null GPU's DMA variant (any
+ * machine) or a real runtime: lent frames lie back to back in one mapping
+ * per side, 6 bytes apart, as in a mapped Y4M file, and windows of whole
+ * pages are registered over part of it, so a run mixes frames uploaded
+ * from a range, staged frames, and frames with one side of each, on one
+ * thread and with staging threads (whose queue then skips the frames sent
+ * from a range). Runs: the reference side's windows only; both sides'
+ * windows, registered by another thread while frames are sent. Every score
+ * must equal the CPU backend's bit for bit, and every lent picture must come
+ * back once; releases poison the frame's bytes.
+ *
+ *   test_gpu_hostreg null-dma|cuda   (77: no such device)
+ */
+#ifndef _DEFAULT_SOURCE
+#define _DEFAULT_SOURCE
+#endif
+#include <errno.h>
+#include <pthread.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <unistd.h>
+
+#include "runner.h"
+
+#define W 352
+#define H 288
+#define FB (W * H * 3 / 2)
+#define GAP 6
+#define HEAD 100
+#define NF 48
+#define NREG 36 /* windows cover frames [0, NREG) */
+
+static int fails;
+static size_t page, win;
+
+typedef struct Side {
+    unsigned char *map, *keep;
+    size_t len;
+    pthread_mutex_t mu;
+    int back[NF];
+} Side;
+
+static size_t frame_off(int f)
+{
+    return HEAD + (size_t)f * (FB + GAP);
+}
+
+static void on_release(void *opaque, const void *data0)
+{
+    Side *s = opaque;
+    const int f = (int)(((const unsigned char *)data0 - s->map - HEAD) / (FB + GAP));
+    pthread_mutex_lock(&s->mu);
+    if (f >= 0 && f < NF) {
+        s->back[f]++;
+        memset(s->map + frame_off(f), 0x5A, FB);
+    }
+    pthread_mutex_unlock(&s->mu);
+}
+
+static int side_init(Side *s, int side)
+{
+    memset(s, 0, sizeof *s);
+    s->len = (frame_off(NF) + page - 1) / page * page;
+    s->map = mmap(NULL, s->len, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+    s->keep = malloc(s->len);
+    if (s->map == MAP_FAILED || !s->keep)
+        return -1;
+    pthread_mutex_init(&s->mu, NULL);
+    for (int f = 0; f < NF; f++)
+        for (int i = 0; i < FB; i++) {
+            const int x = i % W, y = i / W;
+            unsigned v = (unsigned)((x * x + 3 * y * y + 7 * f * (x + 1)) >> 5) % 200;
+            v += (unsigned)((x * 31 + y * 17 + f * 13 + side * 5) % 23) * (unsigned)(side + 1);
+            s->map[frame_off(f) + (size_t)i] = (unsigned char)v;
+        }
+    memcpy(s->keep, s->map, s->len);
+    return 0;
+}
+
+static void pictures(Side *s, int lend, SpeedqaPicture *pic)
+{
+    for (int f = 0; f < NF; f++) {
+        SpeedqaPicture *p = &pic[f];
+        const unsigned char *b = (lend ? s->map : s->keep) + frame_off(f);
+        memset(p, 0, sizeof *p);
+        p->format = (SpeedqaFormat){ W, H, SPEEDQA_PIX_420, 8 };
+        p->data[0] = b;
+        p->data[1] = b + W * H;
+        p->data[2] = b + W * H + (W / 2) * (H / 2);
+        p->stride[0] = W;
+        p->stride[1] = p->stride[2] = W / 2;
+        if (lend) {
+            p->release = on_release;
+            p->release_opaque = s;
+        }
+    }
+}
+
+typedef struct Pin {
+    void *priv;
+    Side *side;
+    int nsides, ret;
+} Pin;
+
+static void *pin(void *arg)
+{
+    Pin *p = arg;
+    const size_t top = frame_off(NREG) / win * win;
+    for (size_t a = 0; a < top && !p->ret; a += win)
+        for (int s = 0; s < p->nsides && !p->ret; s++)
+            p->ret = sq_gpu_host_register(p->priv, p->side[s].map + a, win);
+    return NULL;
+}
+
+int main(int argc, char **argv)
+{
+    const char *name = argc > 1 ? argv[1] : "null-dma";
+    const SqGpuFns *fns = runner_gpu_fns(name);
+    page = (size_t)sysconf(_SC_PAGESIZE);
+    win = (3 * (size_t)FB + page - 1) / page * page;
+    static Side sd[2];
+    static SpeedqaPicture ref[NF], dis[NF];
+    static double want[NF * 16], got[NF * 16];
+    const SpeedqaFormat fmt = { W, H, SPEEDQA_PIX_420, 8 };
+    const SqAlloc alloc = { 0 };
+    static const char *const feats[] = { "speed_chroma", "speed_temporal", NULL };
+    char err[400];
+    if (!fns) {
+        printf("SKIP: %s not built\n", name);
+        return 77;
+    }
+    if (side_init(&sd[0], 0) < 0 || side_init(&sd[1], 1) < 0) {
+        printf("FAIL: no memory\n");
+        return 1;
+    }
+    Runner cpu = { 0 };
+    pictures(&sd[0], 0, ref);
+    pictures(&sd[1], 0, dis);
+    if (runner_open(&cpu, &sq_backend_cpu, NULL, &fmt, feats, 1, &alloc, err, sizeof err) < 0 ||
+        runner_run(&cpu, ref, dis, NF, NULL, want, err, sizeof err) < 0) {
+        printf("FAIL cpu: %s\n", err);
+        return 1;
+    }
+    const int nscores = cpu.nscores;
+    runner_close(&cpu);
+    static const int threads[] = { 1, 4 };
+    for (int mode = 0; mode < 2; mode++)
+        for (int t = 0; t < 2; t++) {
+            Runner g = { 0 };
+            int ret = runner_open(&g, NULL, fns, &fmt, feats, threads[t], &alloc, err, sizeof err);
+            if (ret == -ENODEV) {
+                printf("SKIP: %s: %s\n", name, err);
+                return 77;
+            }
+            if (ret < 0) {
+                printf("FAIL open %s: %s\n", name, err);
+                return 1;
+            }
+            for (int s = 0; s < 2; s++) {
+                memcpy(sd[s].map, sd[s].keep, sd[s].len);
+                memset(sd[s].back, 0, sizeof sd[s].back);
+            }
+            pictures(&sd[0], 1, ref);
+            pictures(&sd[1], 1, dis);
+            /* mode 0: the reference's windows, before; mode 1: both, meanwhile */
+            Pin p = { g.priv, sd, mode ? 2 : 1, 0 };
+            pthread_t th;
+            int started = 0;
+            if (mode == 0)
+                pin(&p);
+            else
+                started = pthread_create(&th, NULL, pin, &p) == 0;
+            memset(got, 0, sizeof got);
+            ret = runner_run(&g, ref, dis, NF, NULL, got, err, sizeof err);
+            if (started)
+                pthread_join(th, NULL);
+            runner_close(&g); /* unregisters what is left */
+            int diff = -1, back = 1;
+            for (int f = 0; f < NF && diff < 0; f++)
+                if (memcmp(&want[f * nscores], &got[f * nscores], sizeof(double) * (size_t)nscores))
+                    diff = f;
+            for (int f = 0; f < NF; f++)
+                back &= sd[0].back[f] == 1 && sd[1].back[f] == 1;
+            const int ok = ret == 0 && p.ret == 0 && diff < 0 && back;
+            printf("%s %s, %s, %d thread(s): %s%s%s\n", ok ? "ok  " : "FAIL", name,
+                   mode ? "both sides registered while sending" : "reference side registered",
+                   threads[t], ret < 0 ? err : "", diff >= 0 ? " scores differ from frame " : "",
+                   diff >= 0 ? "on" : back ? "" : " a picture did not come back once");
+            if (diff >= 0)
+                printf("     first differing frame: %d\n", diff);
+            fails += !ok;
+        }
+    for (int s = 0; s < 2; s++) {
+        munmap(sd[s].map, sd[s].len);
+        free(sd[s].keep);
+    }
+    printf("%s\n", fails ? "FAILED" : "all passed");
+    return fails ? 1 : 0;
+}
