@@ -1019,7 +1019,7 @@ static int run_ladder(const SqJob *job, SqJobStream *const *st, int n, char *lin
         for (int d = 0; d < run.n; d++)
             ins[1 + d] = s[d].scaler ? NULL : s[d].in;
         tell_rows_read(run.ctx, fr, ins, 1 + run.n);
-        /* a GPU uploads mapped frames straight from the page cache */
+        /* SPEEDQA_PIN=1: a GPU uploads mapped frames straight from the page cache */
         for (int i = 0; i < 1 + run.n; i++)
             sq_input_pin(ins[i], run.ctx);
     }

@@ -139,7 +139,8 @@ void sq_input_rows_read(SqInput *in, const uint8_t *const mark[3], const int row
  * windows ahead of the reader (speedqa_host_register), so frames lying in
  * one go up by DMA from the page cache instead of through a staging copy.
  * Before the first read; 1 when pinning, 0 when the input is not mapped or
- * the backend has no use for it (the CPU). SPEEDQA_PIN=0 turns it off.
+ * the backend has no use for it (the CPU). Off unless SPEEDQA_PIN=1 (see
+ * map.c: not yet measured to pay, nor cleared of a stall seen on the H200).
  * sq_input_unpin, before ctx closes, unregisters what is left (closing the
  * input does too, for a context that outlives it).
  */

@@ -9,11 +9,14 @@
  * long the file. Pages mapped ahead are those of the rows scoring reads
  * (sq_input_rows_read). SPEEDQA_IO=read selects the read() path instead.
  *
- * For a GPU backend the mapping is registered with the context in windows
- * (sq_input_pin, speedqa_host_register) a window ahead of the reader, so
- * lent frames go up by DMA from the page cache with no staging copy; the
- * populating thread registers them and unregisters each once every frame
- * in it is back. A frame across two windows is staged as before.
+ * For a GPU backend the mapping can be registered with the context in
+ * windows (sq_input_pin, speedqa_host_register) a window ahead of the
+ * reader, so lent frames go up by DMA from the page cache with no staging
+ * copy; the populating thread registers them and unregisters each once
+ * every frame in it is back. A frame across two windows is staged as
+ * before. Only with SPEEDQA_PIN=1 for now: on the H200 a CUDA job pinned
+ * this way stalled after its context opened (stop 29, before the qslot
+ * fix in gpu/staging.c; not yet run again there).
  */
 #ifndef _DEFAULT_SOURCE
 #define _DEFAULT_SOURCE /* madvise */
@@ -350,7 +353,7 @@ int sq_input_pin(SqInput *in, SpeedqaContext *ctx)
 {
     SqMap *m = in ? in->map : NULL;
     const char *env = getenv("SPEEDQA_PIN");
-    if (!m || m->pin_ctx || m->next || (env && !strcmp(env, "0")) ||
+    if (!m || m->pin_ctx || m->next || !env || strcmp(env, "1") != 0 ||
         speedqa_host_register(ctx, NULL, 0) < 0)
         return 0;
     const size_t frames = PIN_FRAMES * in->frame_bytes;
