@@ -18,26 +18,20 @@
  *
  * usage: test_host_register [cpu|cuda|opencl|hip] (77 when no device)
  */
-#ifndef _DEFAULT_SOURCE
-#define _DEFAULT_SOURCE
-#endif
 #include <errno.h>
 #include <pthread.h>
 #include <stdio.h>
-#include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
 #include <unistd.h>
 
+#include "common/frame_map.h"
 #include "common/util.h"
 
 #define W 352
 #define H 288
-#define FB (W * H * 3 / 2) /* one 8-bit 4:2:0 frame */
-#define GAP 6              /* "FRAME\n" */
-#define HEAD 100           /* the stream header before frame 0 */
 #define NF 40
-#define NREG 30            /* frames [0, NREG) lie in the registered windows */
+#define NREG 30 /* frames [0, NREG) lie in the registered windows */
 
 static int fails;
 
@@ -51,91 +45,15 @@ static int fails;
         }                                                                                      \
     } while (0)
 
-typedef struct Side {
-    unsigned char *map;  /* the frames, as a file mapping would hold them */
-    unsigned char *keep; /* a pristine copy (for the CPU run) */
-    size_t len;
-    pthread_mutex_t mu;
-    int back[NF];        /* releases per frame */
-    int in_send[NF];     /* releases that came inside the frame's own send */
-    int sending;         /* frame being sent, -1 none */
-} Side;
+typedef FrameMap Side;
 
 static size_t page;
 static size_t win; /* window bytes: whole pages, a few frames */
 
-static size_t frame_off(int f)
-{
-    return HEAD + (size_t)f * (FB + GAP);
-}
-
-static void on_release(void *opaque, const void *data0)
-{
-    Side *s = opaque;
-    const int f = (int)(((const unsigned char *)data0 - s->map - HEAD) / (FB + GAP));
-    pthread_mutex_lock(&s->mu);
-    if (f >= 0 && f < NF) {
-        s->back[f]++;
-        s->in_send[f] += s->sending == f;
-        memset(s->map + frame_off(f), 0x5A, FB); /* a later read would see this */
-    }
-    pthread_mutex_unlock(&s->mu);
-}
-
-static int side_init(Side *s, int side)
-{
-    memset(s, 0, sizeof *s);
-    s->len = (frame_off(NF) + page - 1) / page * page;
-    s->map = mmap(NULL, s->len, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
-    s->keep = malloc(s->len);
-    if (s->map == MAP_FAILED || !s->keep)
-        return -1;
-    pthread_mutex_init(&s->mu, NULL);
-    s->sending = -1;
-    for (int f = 0; f < NF; f++) {
-        unsigned char *p = s->map + frame_off(f);
-        for (int i = 0; i < FB; i++) {
-            const int x = i % W, y = i / W;
-            unsigned v = (unsigned)((x * x + 3 * y * y + 7 * f * (x + 1)) >> 5) % 200;
-            v += (unsigned)((x * 31 + y * 17 + f * 13 + side * 5) % 23) * (unsigned)(side + 1);
-            p[i] = (unsigned char)v;
-        }
-    }
-    memcpy(s->keep, s->map, s->len);
-    return 0;
-}
-
-static void side_reset(Side *s)
-{
-    memcpy(s->map, s->keep, s->len);
-    memset(s->back, 0, sizeof s->back);
-    memset(s->in_send, 0, sizeof s->in_send);
-}
-
-static void side_free(Side *s)
-{
-    if (s->map && s->map != MAP_FAILED)
-        munmap(s->map, s->len);
-    free(s->keep);
-    pthread_mutex_destroy(&s->mu);
-}
-
-static void picture(const unsigned char *base, int f, SpeedqaPicture *pic)
-{
-    memset(pic, 0, sizeof *pic);
-    pic->format = (SpeedqaFormat){ W, H, SPEEDQA_PIX_420, 8 };
-    const unsigned char *p = base + frame_off(f);
-    pic->data[0] = p;
-    pic->data[1] = p + W * H;
-    pic->data[2] = p + W * H + (W / 2) * (H / 2);
-    pic->stride[0] = W;
-    pic->stride[1] = pic->stride[2] = W / 2;
-}
-
 /* Whether frame f lies in one of the windows over [0, NREG frames). */
-static int in_window(int f)
+static int in_window(const Side *sd, int f)
 {
-    const size_t a = frame_off(f), b = a + FB, top = frame_off(NREG) / win * win;
+    const size_t a = fm_offset(sd, f), b = a + sd->fb, top = fm_offset(sd, NREG) / win * win;
     return b <= top && a / win == (b - 1) / win;
 }
 
@@ -157,27 +75,16 @@ static int score_all(SpeedqaContext *ctx, Side *sd, int lend, SpeedqaScores *out
     for (int f = 0; f < NF && ret == 0; f++) {
         SpeedqaPicture pic[2];
         for (int s = 0; s < 2; s++) {
-            picture(lend ? sd[s].map : sd[s].keep, f, &pic[s]);
-            if (lend) {
-                pic[s].release = on_release;
-                pic[s].release_opaque = &sd[s];
-            }
-        }
-        for (int s = 0; s < 2; s++) {
-            pthread_mutex_lock(&sd[s].mu);
-            sd[s].sending = f;
-            pthread_mutex_unlock(&sd[s].mu);
+            fm_picture(&sd[s], f, lend, &pic[s]);
+            fm_sending(&sd[s], f);
         }
         while ((ret = speedqa_send(ctx, &pic[0], &pic[1])) == SPEEDQA_ERR(EAGAIN))
             if ((ret = speedqa_receive(ctx, &out[got])) == 0)
                 got++;
             else if (ret != SPEEDQA_ERR(EAGAIN))
                 return ret;
-        for (int s = 0; s < 2; s++) {
-            pthread_mutex_lock(&sd[s].mu);
-            sd[s].sending = -1;
-            pthread_mutex_unlock(&sd[s].mu);
-        }
+        for (int s = 0; s < 2; s++)
+            fm_sending(&sd[s], -1);
         if (between && ret == 0)
             between(ctx, f, arg);
     }
@@ -202,7 +109,7 @@ static void same_scores(const char *what, const SpeedqaScores *want, const Speed
 
 static int register_windows(SpeedqaContext *ctx, Side *sd)
 {
-    const size_t top = frame_off(NREG) / win * win;
+    const size_t top = fm_offset(sd, NREG) / win * win;
     for (int s = 0; s < 2; s++)
         for (size_t a = 0; a < top; a += win) {
             const int r = speedqa_host_register(ctx, sd[s].map + a, win);
@@ -285,7 +192,7 @@ int main(int argc, char **argv)
     const char *bname = argc > 1 ? argv[1] : "cpu";
     const SpeedqaBackend be = backend_named(bname);
     page = (size_t)sysconf(_SC_PAGESIZE);
-    win = (4 * (size_t)FB + page - 1) / page * page;
+    win = (4 * (size_t)W * H * 3 / 2 + page - 1) / page * page;
     if (be != SPEEDQA_BACKEND_CPU) {
         char list[1024];
         if (speedqa_list_devices(be, list, sizeof list) <= 0) {
@@ -309,7 +216,7 @@ int main(int argc, char **argv)
 
     static Side sd[2];
     static SpeedqaScores want[NF], got[NF];
-    if (side_init(&sd[0], 0) < 0 || side_init(&sd[1], 1) < 0) {
+    if (fm_init(&sd[0], W, H, NF, 0) < 0 || fm_init(&sd[1], W, H, NF, 1) < 0) {
         printf("FAIL: no memory\n");
         return 1;
     }
@@ -330,9 +237,9 @@ int main(int argc, char **argv)
             CHECK(sd[s].back[f] == 1, "frame %d side %d released %d times", f, s, sd[s].back[f]);
             const int up = sd[s].in_send[f] == 0;
             direct += up;
-            if (up != in_window(f)) {
+            if (up != in_window(&sd[s], f)) {
                 printf("  frame %d side %d: %s, in a window: %d\n", f, s,
-                       up ? "uploaded from its range" : "staged", in_window(f));
+                       up ? "uploaded from its range" : "staged", in_window(&sd[s], f));
                 wrong++;
             }
         }
@@ -341,8 +248,8 @@ int main(int argc, char **argv)
            direct, 2 * NF);
 
     /* four threads, windows registered on another thread meanwhile */
-    side_reset(&sd[0]);
-    side_reset(&sd[1]);
+    fm_reset(&sd[0]);
+    fm_reset(&sd[1]);
     CHECK(open_ctx(&ctx, be, 4) == 0, "open");
     Pinner pn = { ctx, sd, 0 };
     pthread_t th;
@@ -356,8 +263,8 @@ int main(int argc, char **argv)
     for (int f = 0; f < NF; f++)
         for (int s = 0; s < 2; s++)
             CHECK(sd[s].back[f] == 1, "frame %d side %d released %d times", f, s, sd[s].back[f]);
-    side_free(&sd[0]);
-    side_free(&sd[1]);
+    fm_free(&sd[0]);
+    fm_free(&sd[1]);
     printf("%s\n", fails ? "FAILED" : "all passed");
     return fails ? 1 : 0;
 }

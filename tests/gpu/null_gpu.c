@@ -198,47 +198,22 @@ static int null_host_unregister(SqGpuDev *d, void *p)
     return 0;
 }
 
-const SqGpuFns sq_null_gpu_fns = {
-    .name = "null",
-    .open = null_open,
-    .close = null_close,
-    .error = null_error,
-    .alloc = null_alloc,
-    .free = null_free,
-    .host_alloc = null_host_alloc,
-    .host_free = null_host_free,
-    .upload = null_upload,
-    .download = null_download,
-    .copy2d = null_copy2d,
-    .launch = null_launch,
-    .event_record = null_event_record,
-    .event_query = null_event_query,
-    .event_sync = null_event_sync,
-    .stream_wait = null_stream_wait,
-    .event_elapsed = null_event_elapsed,
-    .device_memory = SPEEDQA_MEM_CUDA,
-};
+/* Every entry but the DMA variant's own. */
+#define NULL_FNS                                                                               \
+    .open = null_open, .close = null_close, .error = null_error, .alloc = null_alloc,          \
+    .free = null_free, .host_alloc = null_host_alloc, .host_free = null_host_free,             \
+    .upload = null_upload, .download = null_download, .copy2d = null_copy2d,                   \
+    .launch = null_launch, .event_record = null_event_record,                                  \
+    .event_query = null_event_query, .event_sync = null_event_sync,                            \
+    .stream_wait = null_stream_wait, .event_elapsed = null_event_elapsed,                      \
+    .device_memory = SPEEDQA_MEM_CUDA
+
+const SqGpuFns sq_null_gpu_fns = { .name = "null", NULL_FNS };
 
 const SqGpuFns sq_null_dma_gpu_fns = {
     .name = "null-dma",
-    .open = null_open,
-    .close = null_close,
-    .error = null_error,
-    .alloc = null_alloc,
-    .free = null_free,
-    .host_alloc = null_host_alloc,
-    .host_free = null_host_free,
+    NULL_FNS,
     .host_register = null_host_register,
     .host_unregister = null_host_unregister,
-    .upload = null_upload,
-    .download = null_download,
-    .copy2d = null_copy2d,
     .upload2d = null_upload2d,
-    .launch = null_launch,
-    .event_record = null_event_record,
-    .event_query = null_event_query,
-    .event_sync = null_event_sync,
-    .stream_wait = null_stream_wait,
-    .event_elapsed = null_event_elapsed,
-    .device_memory = SPEEDQA_MEM_CUDA,
 };

@@ -13,103 +13,39 @@
  *
  *   test_gpu_hostreg null-dma|cuda   (77: no such device)
  */
-#ifndef _DEFAULT_SOURCE
-#define _DEFAULT_SOURCE
-#endif
 #include <errno.h>
 #include <pthread.h>
 #include <stdio.h>
-#include <stdlib.h>
 #include <string.h>
-#include <sys/mman.h>
 #include <unistd.h>
 
+#include "common/frame_map.h"
 #include "runner.h"
 
 #define W 352
 #define H 288
-#define FB (W * H * 3 / 2)
-#define GAP 6
-#define HEAD 100
 #define NF 48
 #define NREG 36 /* windows cover frames [0, NREG) */
 
 static int fails;
 static size_t page, win;
 
-typedef struct Side {
-    unsigned char *map, *keep;
-    size_t len;
-    pthread_mutex_t mu;
-    int back[NF];
-} Side;
-
-static size_t frame_off(int f)
+static void pictures(FrameMap *m, int lend, SpeedqaPicture *pic)
 {
-    return HEAD + (size_t)f * (FB + GAP);
-}
-
-static void on_release(void *opaque, const void *data0)
-{
-    Side *s = opaque;
-    const int f = (int)(((const unsigned char *)data0 - s->map - HEAD) / (FB + GAP));
-    pthread_mutex_lock(&s->mu);
-    if (f >= 0 && f < NF) {
-        s->back[f]++;
-        memset(s->map + frame_off(f), 0x5A, FB);
-    }
-    pthread_mutex_unlock(&s->mu);
-}
-
-static int side_init(Side *s, int side)
-{
-    memset(s, 0, sizeof *s);
-    s->len = (frame_off(NF) + page - 1) / page * page;
-    s->map = mmap(NULL, s->len, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
-    s->keep = malloc(s->len);
-    if (s->map == MAP_FAILED || !s->keep)
-        return -1;
-    pthread_mutex_init(&s->mu, NULL);
     for (int f = 0; f < NF; f++)
-        for (int i = 0; i < FB; i++) {
-            const int x = i % W, y = i / W;
-            unsigned v = (unsigned)((x * x + 3 * y * y + 7 * f * (x + 1)) >> 5) % 200;
-            v += (unsigned)((x * 31 + y * 17 + f * 13 + side * 5) % 23) * (unsigned)(side + 1);
-            s->map[frame_off(f) + (size_t)i] = (unsigned char)v;
-        }
-    memcpy(s->keep, s->map, s->len);
-    return 0;
-}
-
-static void pictures(Side *s, int lend, SpeedqaPicture *pic)
-{
-    for (int f = 0; f < NF; f++) {
-        SpeedqaPicture *p = &pic[f];
-        const unsigned char *b = (lend ? s->map : s->keep) + frame_off(f);
-        memset(p, 0, sizeof *p);
-        p->format = (SpeedqaFormat){ W, H, SPEEDQA_PIX_420, 8 };
-        p->data[0] = b;
-        p->data[1] = b + W * H;
-        p->data[2] = b + W * H + (W / 2) * (H / 2);
-        p->stride[0] = W;
-        p->stride[1] = p->stride[2] = W / 2;
-        if (lend) {
-            p->release = on_release;
-            p->release_opaque = s;
-        }
-    }
+        fm_picture(m, f, lend, &pic[f]);
 }
 
 typedef struct Pin {
     void *priv;
-    Side *side;
+    FrameMap *side;
     int nsides, ret;
 } Pin;
 
 static void *pin(void *arg)
 {
     Pin *p = arg;
-    const size_t top = frame_off(NREG) / win * win;
+    const size_t top = fm_offset(p->side, NREG) / win * win;
     for (size_t a = 0; a < top && !p->ret; a += win)
         for (int s = 0; s < p->nsides && !p->ret; s++)
             p->ret = sq_gpu_host_register(p->priv, p->side[s].map + a, win);
@@ -121,8 +57,8 @@ int main(int argc, char **argv)
     const char *name = argc > 1 ? argv[1] : "null-dma";
     const SqGpuFns *fns = runner_gpu_fns(name);
     page = (size_t)sysconf(_SC_PAGESIZE);
-    win = (3 * (size_t)FB + page - 1) / page * page;
-    static Side sd[2];
+    win = (3 * (size_t)W * H * 3 / 2 + page - 1) / page * page;
+    static FrameMap sd[2];
     static SpeedqaPicture ref[NF], dis[NF];
     static double want[NF * 16], got[NF * 16];
     const SpeedqaFormat fmt = { W, H, SPEEDQA_PIX_420, 8 };
@@ -133,7 +69,7 @@ int main(int argc, char **argv)
         printf("SKIP: %s not built\n", name);
         return 77;
     }
-    if (side_init(&sd[0], 0) < 0 || side_init(&sd[1], 1) < 0) {
+    if (fm_init(&sd[0], W, H, NF, 0) < 0 || fm_init(&sd[1], W, H, NF, 1) < 0) {
         printf("FAIL: no memory\n");
         return 1;
     }
@@ -160,10 +96,8 @@ int main(int argc, char **argv)
                 printf("FAIL open %s: %s\n", name, err);
                 return 1;
             }
-            for (int s = 0; s < 2; s++) {
-                memcpy(sd[s].map, sd[s].keep, sd[s].len);
-                memset(sd[s].back, 0, sizeof sd[s].back);
-            }
+            fm_reset(&sd[0]);
+            fm_reset(&sd[1]);
             pictures(&sd[0], 1, ref);
             pictures(&sd[1], 1, dis);
             /* mode 0: the reference's windows, before; mode 1: both, meanwhile */
@@ -194,10 +128,8 @@ int main(int argc, char **argv)
                 printf("     first differing frame: %d\n", diff);
             fails += !ok;
         }
-    for (int s = 0; s < 2; s++) {
-        munmap(sd[s].map, sd[s].len);
-        free(sd[s].keep);
-    }
+    fm_free(&sd[0]);
+    fm_free(&sd[1]);
     printf("%s\n", fails ? "FAILED" : "all passed");
     return fails ? 1 : 0;
 }
