@@ -135,16 +135,24 @@ void sq_input_prefault(SqInput *in, SqPrefault want);
 void sq_input_rows_read(SqInput *in, const uint8_t *const mark[3], const int rows[3]);
 
 /*
- * A mapped input scored on a GPU backend: register the mapping with ctx in
- * windows ahead of the reader (speedqa_host_register), so frames lying in
- * one go up by DMA from the page cache instead of through a staging copy.
+ * A mapped input scored on a GPU backend: its mapping registered in windows
+ * a window ahead of the reader (reg: speedqa_host_register's contract, and
+ * reg(opaque, NULL, 0) tells whether ranges are taken at all), each
+ * unregistered once every frame lying in it is back, so frames lying in one
+ * go up by DMA from the page cache instead of through a staging copy.
+ * window: bytes (rounded down to pages), 0: 64 MiB and at least 4 frames.
  * Before the first read; 1 when pinning, 0 when the input is not mapped or
- * the backend has no use for it (the CPU). Off unless SPEEDQA_PIN=1 (see
- * map.c: not yet measured to pay, nor cleared of a stall seen on the H200).
- * sq_input_unpin, before ctx closes, unregisters what is left (closing the
- * input does too, for a context that outlives it).
+ * reg says no. A thread does the registering. sq_input_unpin, while reg's
+ * context lives, stops it and unregisters what is left (closing the input
+ * does too, for a context that outlives it).
  */
-int sq_input_pin(SqInput *in, SpeedqaContext *ctx);
+typedef struct SqPinOps {
+    int (*reg)(void *opaque, const void *p, size_t bytes);
+    int (*unreg)(void *opaque, const void *p);
+    void *opaque;
+    size_t window;
+} SqPinOps;
+int sq_input_pin(SqInput *in, const SqPinOps *ops);
 void sq_input_unpin(SqInput *in);
 
 /* Read every cache line of pic's planes (a read-only floor); the sum. */

@@ -14,9 +14,7 @@
  * reader, so lent frames go up by DMA from the page cache with no staging
  * copy; the populating thread registers them and unregisters each once
  * every frame in it is back. A frame across two windows is staged as
- * before. Only with SPEEDQA_PIN=1 for now: on the H200 a CUDA job pinned
- * this way stalled after its context opened (stop 29, before the qslot
- * fix in gpu/staging.c; not yet run again there).
+ * before. The CLI pins only with SPEEDQA_PIN=1 for now (tools/job.c).
  */
 #ifndef _DEFAULT_SOURCE
 #define _DEFAULT_SOURCE /* madvise */
@@ -106,10 +104,11 @@ struct SqMap {
     size_t rec, last_payload, pop_next, pop_until;
     int quit, started;
     /* Pinning (sq_input_pin): windows of pin_win bytes from pin_lo to
-     * pin_end are registered with pin_ctx; the reader asks for them up to
+     * pin_end are registered (pin.reg); the reader asks for them up to
      * pin_want, and frames below done_end are back. pin_lo only moves up
      * once a window is unregistered, so drop_done never unmaps a pinned one. */
-    SpeedqaContext *pin_ctx;
+    SqPinOps pin;
+    int pinning;
     size_t pin_win, pin_want, pin_done;
     _Atomic size_t pin_lo;
     size_t pin_end;
@@ -150,7 +149,7 @@ static int pin_next(SqMap *m)
     const size_t end = (m->len + m->page - 1) / m->page * m->page;
     const size_t a = m->pin_end, n = end - a < m->pin_win ? end - a : m->pin_win;
     madvise((void *)(m->base + a), n, MADV_POPULATE_READ);
-    return speedqa_host_register(m->pin_ctx, m->base + a, n);
+    return m->pin.reg(m->pin.opaque, m->base + a, n);
 }
 
 /* One step of pinning (mu held, dropped around the driver's calls): 1 done, 0 idle. */
@@ -159,7 +158,7 @@ static int pin_step(SqMap *m)
     const size_t lo = atomic_load(&m->pin_lo);
     if (lo < m->pin_end && m->pin_done >= lo + m->pin_win) {
         pthread_mutex_unlock(&m->mu);
-        speedqa_host_unregister(m->pin_ctx, m->base + lo);
+        m->pin.unreg(m->pin.opaque, m->base + lo);
         pthread_mutex_lock(&m->mu);
         atomic_store(&m->pin_lo, lo + m->pin_win);
         return 1;
@@ -182,7 +181,7 @@ static void *populating(void *arg)
     SqMap *m = arg;
     pthread_mutex_lock(&m->mu);
     while (!m->quit) {
-        if (m->pin_ctx) {
+        if (m->pinning) {
             if (!pin_step(m))
                 pthread_cond_wait(&m->cv, &m->mu);
             continue;
@@ -349,28 +348,28 @@ static void map_unref(SqMap *m)
     }
 }
 
-int sq_input_pin(SqInput *in, SpeedqaContext *ctx)
+int sq_input_pin(SqInput *in, const SqPinOps *ops)
 {
     SqMap *m = in ? in->map : NULL;
-    const char *env = getenv("SPEEDQA_PIN");
-    if (!m || m->pin_ctx || m->next || !env || strcmp(env, "1") != 0 ||
-        speedqa_host_register(ctx, NULL, 0) < 0)
+    if (!m || m->pinning || m->next || ops->reg(ops->opaque, NULL, 0) < 0)
         return 0;
     const size_t frames = PIN_FRAMES * in->frame_bytes;
-    const size_t win = (frames > PIN_MIN ? frames : PIN_MIN) / m->page * m->page;
+    const size_t want = ops->window ? ops->window : frames > PIN_MIN ? frames : PIN_MIN;
+    const size_t win = want < m->page ? m->page : want / m->page * m->page;
     const size_t at = in->map_pos / m->page * m->page;
     if (m->started)
         pthread_mutex_lock(&m->mu);
+    m->pin = *ops;
     m->pin_win = win;
     m->pin_end = at;
     atomic_store(&m->pin_lo, at);
     m->pin_want = at + win; /* the first window, at once */
-    m->pin_ctx = ctx;
+    m->pinning = 1;
     if (m->started) {
         pthread_cond_signal(&m->cv);
         pthread_mutex_unlock(&m->mu);
     } else if (start_populating(m) != 0) {
-        m->pin_ctx = NULL;
+        m->pinning = 0;
         return 0;
     }
     m->populate = 1; /* the pinning reads the pages in */
@@ -380,13 +379,13 @@ int sq_input_pin(SqInput *in, SpeedqaContext *ctx)
 void sq_input_unpin(SqInput *in)
 {
     SqMap *m = in ? in->map : NULL;
-    if (!m || !m->pin_ctx)
+    if (!m || !m->pinning)
         return;
     stop_populating(m);
     for (size_t a = atomic_load(&m->pin_lo); a < m->pin_end; a += m->pin_win)
-        speedqa_host_unregister(m->pin_ctx, m->base + a);
+        m->pin.unreg(m->pin.opaque, m->base + a);
     atomic_store(&m->pin_lo, m->pin_end);
-    m->pin_ctx = NULL;
+    m->pinning = 0;
     m->populate = 0; /* no thread any more */
 }
 
@@ -452,7 +451,7 @@ static void drop_done(SqMap *m)
            !atomic_load_explicit(&m->ring[m->low % RING].lent, memory_order_acquire))
         m->done_end = m->ring[m->low++ % RING].end;
     size_t to = m->done_end / m->page * m->page;
-    if (m->pin_ctx) {
+    if (m->pinning) {
         const size_t lo = atomic_load(&m->pin_lo);
         to = to < lo ? to : lo;
     }
@@ -473,7 +472,7 @@ void sq_in_map_lend(SqInput *in, SpeedqaPicture *pic)
     const size_t payload = (size_t)(in->frame - m->base);
     const size_t rec = m->next && payload > m->last_payload ? payload - m->last_payload : 0;
     m->last_payload = payload;
-    if (m->pin_ctx) {
+    if (m->pinning) {
         pthread_mutex_lock(&m->mu);
         const size_t lo = atomic_load(&m->pin_lo);
         const int work = (m->pin_want && in->map_pos + m->pin_win > m->pin_end) ||
