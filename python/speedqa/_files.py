@@ -224,7 +224,8 @@ def score_range(ref, dis, features=None, backend="cpu", threads=1, start=0, stop
             fd = d.frame(i)
             if fd is None:
                 break
-            take(s.send(fr, fd))
+            # views of read-only mappings: lent, read in place (no copy)
+            take(s.send(fr, fd, lend=True))
             i += 1
         take(s.flush())
         names = list(s.names)

@@ -194,6 +194,14 @@ class _LogSink:
         return errs[-1] if errs else None
 
 
+def _release_callback(lent):
+    """The release callback of lent pictures: drops the planes kept under the
+    token (any thread; it holds the dict, not the Scorer)."""
+    def release(opaque, data0):
+        lent.pop(opaque or 0, None)
+    return L.Release(release)
+
+
 class Scorer:
     """Scores frame pairs with libspeedqa.
 
@@ -207,6 +215,10 @@ class Scorer:
 
     send(ref, dis) takes one frame pair and returns the results that became
     available (a list of dicts, maybe empty: with threads > 1 results lag);
+    send(ref, dis, lend=True) lends the planes instead of having them copied
+    (SpeedqaPicture.release): the library reads them in place until it has
+    scored the frame, so they must not change until then (read-only views of
+    a mapped file, such as Video.frame(), or fresh arrays per frame);
     flush() ends the sequence and returns the rest. Each result dict has the
     libvmaf score names as keys, plus "frame" (the 0-based pair index since
     open), "sequence" and "sequence_frame".
@@ -232,6 +244,11 @@ class Scorer:
         self._format = L.Format(self.width, self.height, fmt, self.bitdepth)
         self._pic_ref, self._pic_dis = L.Picture(), L.Picture()
         self._dtype = np.dtype(np.uint8) if self.bitdepth <= 8 else np.dtype("=u2")
+        # lent planes by token until the library gives them back (send(lend=True))
+        self._lent = {}
+        self._lent_next = 0
+        self._release_cb = _release_callback(self._lent)
+        self._no_release = L.Release()
         # the callback holds the sink, not the Scorer (no reference cycle)
         self._sink = _LogSink(logger)
         self._log_cb = L.Logger(self._sink)
@@ -446,28 +463,53 @@ class Scorer:
         if not self._ctx:
             raise Error(-_errno.EBADF, "the Scorer is closed")
 
-    def send(self, ref, dis, wait=False):
+    def _lend(self, p, planes):
+        """p lent: its planes kept under a new token until released."""
+        self._lent_next += 1
+        t = self._lent_next
+        self._lent[t] = planes
+        p.release = self._release_cb
+        p.release_opaque = t
+        return t
+
+    def send(self, ref, dis, wait=False, lend=False):
         """Score one frame pair; returns the results now available (list of dicts).
         wait=True: also waits for this frame's scores (and every earlier
         frame's), so the list ends with this frame's: a live loop, where
         threads > 1 on the CPU share the lone frame's planes
-        (speedqa_receive_wait)."""
+        (speedqa_receive_wait). lend=True: the planes are read in place after
+        send returns, until the frame is scored (see the class help)."""
         self._check_open()
         if wait and getattr(L.lib(), "speedqa_receive_wait", None) is None:
             raise Error(-_errno.ENOSYS, "this libspeedqa has no speedqa_receive_wait")
         # the library reads the structs during the call only: two per Scorer, refilled
         pref, keep_r = self._picture(ref, "ref", self._pic_ref)
         pdis, keep_d = self._picture(dis, "dis", self._pic_dis)
+        if lend:
+            tokens = (self._lend(pref, keep_r), self._lend(pdis, keep_d))
+        else:
+            tokens = ()
+            for p in (pref, pdis):
+                p.release = self._no_release
+                p.release_opaque = None
         lib = L.lib()
         out = []
-        while True:
-            r = self._call(lib.speedqa_send, self._ctx, ctypes.byref(pref), ctypes.byref(pdis))
-            if r != L.EAGAIN:
-                break
-            # queue full: speedqa_receive blocks for the oldest frame
-            self._receive_one(out)
-        del keep_r, keep_d  # the library copied the planes (no release callback)
+        try:
+            while True:
+                r = self._call(lib.speedqa_send, self._ctx, ctypes.byref(pref),
+                               ctypes.byref(pdis))
+                if r != L.EAGAIN:
+                    break
+                # queue full (nothing taken): speedqa_receive blocks for the oldest frame
+                self._receive_one(out)
+        except BaseException:
+            for t in tokens:
+                self._lent.pop(t, None)
+            raise
+        del keep_r, keep_d  # copied, or kept in self._lent until released
         if r < 0:
+            for t in tokens:  # a failed send took nothing
+                self._lent.pop(t, None)
             raise self._error(r)
         self._drain(out)
         while wait:

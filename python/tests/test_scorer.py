@@ -220,6 +220,45 @@ def test_send_wait_returns_each_frame(pair, threads):
     assert [{n: r[n] for n in names} for r in got] == [{n: r[n] for n in names} for r in bulk]
 
 
+@pytest.mark.parametrize("threads", [1, 3])
+def test_lend_reads_in_place_and_gives_back(pair, threads):
+    """send(lend=True): the same numbers as copied planes; the library holds
+    the arrays (the Scorer keeps them) until it has scored their frames, and
+    gives every one back by flush()."""
+    ref, dis = pair("420p8")
+    v, refs = frames_of(ref, 8)
+    _, diss = frames_of(dis, 8)
+    names, want = score_arrays(v, refs, diss, threads=threads)
+    with speedqa.Scorer(v.width, v.height, v.pix_fmt, v.bpc, threads=threads) as s:
+        got, held = [], 0
+        for r, d in zip(refs, diss):
+            got += s.send(r, d, lend=True)
+            held = max(held, len(s._lent))
+        got += s.flush()
+        assert held >= 1 and len(s._lent) == 0
+    assert [{n: r[n] for n in names} for r in got] == [{n: r[n] for n in names} for r in want]
+
+
+def test_lent_planes_are_read_after_send(pair):
+    """A lent frame is the next frame's previous picture, read in place: a
+    change to it after send shows in the next speed_temporal (so lent arrays
+    must not change until scored); a copied one never does."""
+    ref, dis = pair("420p8")
+    v, refs = frames_of(ref, 2)
+    _, diss = frames_of(dis, 2)
+    temporal = {}
+    for lend in (False, True):
+        r0 = tuple(np.array(p) for p in refs[0])
+        with speedqa.Scorer(v.width, v.height, v.pix_fmt, v.bpc, features=["speed_temporal"]) as s:
+            s.send(r0, diss[0], lend=lend)
+            r0[0][:] = 255 - r0[0]  # the reference's luma, after it was sent
+            res = s.send(refs[1], diss[1], lend=lend) + s.flush()
+        temporal[lend] = res[-1]["speed_temporal"]
+    _, base = score_arrays(v, refs, diss, features=["speed_temporal"])
+    assert temporal[False] == base[1]["speed_temporal"]
+    assert temporal[True] != base[1]["speed_temporal"]
+
+
 def test_pool_is_speedqa_pool(cli, pair):
     ref, dis = pair("420p8")
     doc = cli_doc(cli, ref, dis, "--frame_cnt", "12")
