@@ -4,7 +4,8 @@
 #     starting from the committed corpus; then the committed corpus replayed
 #     through the plain replay programs (suite fuzz-replay);
 #  2. a TSan build running the golden suite (synthetic-threads included),
-#     the threads stress test and the library pictures test;
+#     the threads stress test, the library pictures test and the registered
+#     ranges tests (test_pin, test_gpu_hostreg);
 #  3. the long run: 1000 3840x2160 frames, resident memory flat after frame 100.
 # Exits nonzero on any crash, sanitizer report, failed check or test.
 # Needs clang and libclang-rt-14-dev (installed by .ci/run). About 7-9
@@ -106,6 +107,12 @@ if CC=clang CXX=clang++ meson setup build-tsan -Dbuildtype=debugoptimized -Db_sa
     # library pictures: released on worker threads while the caller allocates
     build-tsan/tests/gpu/test_picture cpu >build-tsan/picture.log 2>&1 ||
         { tail -30 build-tsan/picture.log; failed "TSan test_picture"; }
+    # registered ranges: windows pinned by the CLI's thread while frames are read
+    # and given back on other threads; ranges registered while frames are sent
+    build-tsan/tests/input/test_pin build-tsan >build-tsan/pin.log 2>&1 ||
+        { tail -30 build-tsan/pin.log; failed "TSan test_pin"; }
+    build-tsan/tests/gpu/test_gpu_hostreg null-dma >build-tsan/hostreg.log 2>&1 ||
+        { tail -30 build-tsan/hostreg.log; failed "TSan test_gpu_hostreg"; }
     unset TSAN_OPTIONS
 else
     tail -40 build-tsan.log
