@@ -10,6 +10,8 @@ timeout 60 build-nv/tests/gpu/test_host_register cuda 2>&1 | tail -12; echo "tes
 timeout 60 build-nv/tests/gpu/test_gpu_hostreg cuda 2>&1 | tail -6; echo "test rc ${PIPESTATUS[0]} at $((SECONDS - T0)) s"
 python3 -c "import sys; sys.path.insert(0,'bench'); import cli_throughput as c; c.bench_pair('1080p8', 120)" > /dev/null
 P=/var/tmp/sq-cli-bench-1080p8-120
+# the same windows without speedqa (ctypes): does the driver alone stall?
+timeout 40 python3 -u bench/register_probe.py $P/ref.y4m --mode async2d 2>&1 | tail -5; echo "async2d rc ${PIPESTATUS[0]}"
 # pinned, and where each thread waits if it stalls (stop 29 saw it stall after the context opened)
 SPEEDQA_TIMES=1 SPEEDQA_PIN=1 $S -r $P/ref.y4m -d $P/dis.y4m --backend cuda -q -o /tmp/pin.csv &
 pid=$!; for i in $(seq 40); do kill -0 $pid 2> /dev/null || break; sleep 0.5; done

@@ -4,7 +4,14 @@ no speedqa code)
 
     register_probe.py FILE [--mode MODE]
 
-Modes: main (default): registers a read-only private mapping of FILE with
+Modes: async2d: the CLI's pinned windows without speedqa: a thread maps
+(MADV_POPULATE_READ) and registers 64 MiB windows of FILE (frames of 1080p
+4:2:0 laid out as in a Y4M file) a window ahead, and unregisters each (after
+cuStreamSynchronize) once the frames in it are done; the main thread queues
+cuMemcpy2DAsync of each frame's luma runs (every 16th row +- 3) from the
+windows on a stream and syncs every 16 frames. Prints progress as it goes,
+so a stall shows where: the driver (this mode stalls too) or speedqa (not).
+main (default): registers a read-only private mapping of FILE with
 cuMemHostRegister(READ_ONLY) in windows of 16/64/256 MiB and at once, timing
 registration, the DMA of every byte into a device buffer, and unregistration,
 then the same with one thread registering ahead of another DMAing, against
@@ -128,9 +135,106 @@ def pipelined(paths, win, dsize, how="none"):
     [x.start() for x in ths]; [x.join() for x in ths]
     return now() - t
 
+class M2D(ctypes.Structure):
+    _fields_ = [("srcXInBytes", ctypes.c_size_t), ("srcY", ctypes.c_size_t),
+                ("srcMemoryType", ctypes.c_int), ("srcHost", ctypes.c_void_p),
+                ("srcDevice", ctypes.c_uint64), ("srcArray", ctypes.c_void_p),
+                ("srcPitch", ctypes.c_size_t), ("dstXInBytes", ctypes.c_size_t),
+                ("dstY", ctypes.c_size_t), ("dstMemoryType", ctypes.c_int),
+                ("dstHost", ctypes.c_void_p), ("dstDevice", ctypes.c_uint64),
+                ("dstArray", ctypes.c_void_p), ("dstPitch", ctypes.c_size_t),
+                ("WidthInBytes", ctypes.c_size_t), ("Height", ctypes.c_size_t)]
+
+
+def mode_async2d(path):
+    init()
+    W, H = 1920, 1080
+    fb, gap, win = W * H * 3 // 2, 6, 64 * MB
+    with open(path, "rb") as f:
+        line = f.readline(1 << 12)
+    head = len(line) if line.startswith(b"YUV4MPEG2") else 0  # then "FRAME\n" + payload
+    p, n = fmap(path)
+    nfr = (n - head) // (fb + gap)
+    st = ctypes.c_void_p()
+    assert cu.cuStreamCreate(ctypes.byref(st), 0) == 0
+    ev = ctypes.c_void_p()
+    assert cu.cuEventCreate(ctypes.byref(ev), 0) == 0
+    dbuf = ctypes.c_uint64()
+    assert cu.cuMemAlloc_v2(ctypes.byref(dbuf), ctypes.c_size_t(16 * MB)) == 0
+    cu.cuMemcpy2DAsync_v2.argtypes = [ctypes.POINTER(M2D), ctypes.c_void_p]
+    lock = threading.Condition()
+    state = {"want": win, "end": 0, "lo": 0, "done": 0, "quit": False, "regs": 0, "unregs": 0}
+
+    def pinner():
+        cu.cuCtxSetCurrent(ctx)
+        while True:
+            with lock:
+                while not state["quit"] and not (state["end"] < min(state["want"], n) or
+                                                 (state["lo"] < state["end"] and state["done"] >= state["lo"] + win)):
+                    lock.wait()
+                if state["quit"]:
+                    return
+                lo, end = state["lo"], state["end"]
+                unreg = lo < end and state["done"] >= lo + win
+            if unreg:
+                cu.cuStreamSynchronize(st)
+                r = cu.cuMemHostUnregister(p + lo)
+                with lock:
+                    state["lo"] += win
+                    state["unregs"] += 1
+                continue
+            w = min(win, n - end)
+            libc.madvise(p + end, w, 22)
+            r = cu.cuMemHostRegister_v2(p + end, w, 0x08)
+            with lock:
+                if r:
+                    print("register rc %d at %d MiB" % (r, end // MB), flush=True)
+                    state["want"] = 0
+                state["end"] += w
+                state["regs"] += 1
+                lock.notify_all()
+
+    th = threading.Thread(target=pinner)
+    th.start()
+    t0 = now()
+    direct = 0
+    for f in range(nfr):
+        off = head + gap + f * (fb + gap)
+        with lock:
+            if off + win > state["want"] and state["want"]:
+                state["want"] = off + win
+                lock.notify_all()
+            inwin = state["lo"] <= off and off + fb <= state["end"] and off // win == (off + fb - 1) // win
+        if inwin:
+            c = M2D(srcMemoryType=1, srcHost=p + off + 13 * W, srcPitch=16 * W, dstMemoryType=2,
+                    dstDevice=dbuf.value, dstPitch=7 * W, WidthInBytes=7 * W, Height=H // 16 - 1)
+            r = cu.cuMemcpy2DAsync_v2(ctypes.byref(c), st)
+            if r:
+                print("frame %d: cuMemcpy2DAsync rc %d" % (f, r), flush=True)
+                break
+            direct += 1
+        if f % 16 == 15 or f == nfr - 1:
+            cu.cuEventRecord(ev, st)
+            cu.cuEventSynchronize(ev)
+            with lock:
+                state["done"] = off + fb
+                lock.notify_all()
+        if f % 100 == 99:
+            print("  %d frames, %d from windows, %.0f ms, %d registered, %d unregistered"
+                  % (f + 1, direct, (now() - t0) * 1e3, state["regs"], state["unregs"]), flush=True)
+    with lock:
+        state["quit"] = True
+        lock.notify_all()
+    th.join()
+    print("async2d: %d frames, %d from registered windows, %.0f ms" % (nfr, direct, (now() - t0) * 1e3),
+          flush=True)
+
+
 def main():
     path = sys.argv[1]
     how = sys.argv[sys.argv.index("--mode") + 1] if "--mode" in sys.argv else "main"
+    if how == "async2d":
+        return mode_async2d(path)
     if how != "main":
         return mode_init(path, how)
     os.system("uname -r; findmnt -T %s -o FSTYPE -n" % path)
