@@ -27,6 +27,7 @@
 
 #include "common/frame_map.h"
 #include "common/util.h"
+#include "common/check.h"
 
 #define W 352
 #define H 288
@@ -34,16 +35,6 @@
 #define NREG 30 /* frames [0, NREG) lie in the registered windows */
 
 static int fails;
-
-#define CHECK(cond, ...)                                                                       \
-    do {                                                                                       \
-        if (!(cond)) {                                                                         \
-            printf("FAIL %s:%d: ", __FILE__, __LINE__);                                        \
-            printf(__VA_ARGS__);                                                               \
-            printf("\n");                                                                      \
-            fails++;                                                                           \
-        }                                                                                      \
-    } while (0)
 
 typedef FrameMap Side;
 

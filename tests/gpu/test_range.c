@@ -20,18 +20,9 @@
 #include "common/util.h"
 #include "feature/feature.h"
 #include "runner.h"
+#include "common/check.h"
 
 static int fails;
-
-#define CHECK(cond, ...)                  \
-    do {                                  \
-        if (!(cond)) {                    \
-            printf("FAIL ");              \
-            printf(__VA_ARGS__);          \
-            printf("\n");                 \
-            fails++;                      \
-        }                                 \
-    } while (0)
 
 /* Two-frame clip: ref[t], dis[t] of w x h 4:4:4 (or 4:2:0) at bpc, textured. */
 typedef struct Clip {

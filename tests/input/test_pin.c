@@ -21,6 +21,7 @@
 #include <unistd.h>
 
 #include "input.h"
+#include "common/check.h"
 
 #define W 64
 #define H 48
@@ -30,16 +31,6 @@
 #define MAXR 256
 
 static int fails;
-
-#define CHECK(cond, ...)                                                                       \
-    do {                                                                                       \
-        if (!(cond)) {                                                                         \
-            printf("FAIL %s:%d: ", __FILE__, __LINE__);                                        \
-            printf(__VA_ARGS__);                                                               \
-            printf("\n");                                                                      \
-            fails++;                                                                           \
-        }                                                                                      \
-    } while (0)
 
 typedef struct Fake {
     pthread_mutex_t mu;
