@@ -101,16 +101,13 @@ int sq_gpu_reg_lock(GpuPriv *g)
     if (!g->reg_ready || atomic_load_explicit(&g->nreg, memory_order_acquire) == 0)
         return 0;
     pthread_mutex_lock(&g->reg_mu);
-    g->reg_held = 1;
     return 1;
 }
 
 void sq_gpu_reg_unlock(GpuPriv *g, int taken)
 {
-    if (!taken)
-        return;
-    g->reg_held = 0;
-    pthread_mutex_unlock(&g->reg_mu);
+    if (taken)
+        pthread_mutex_unlock(&g->reg_mu);
 }
 
 /* The bytes copy_whole_picture reads of plane c: [*lo, *hi). */
@@ -134,7 +131,7 @@ static void plane_span(const GpuPriv *g, const SpeedqaPicture *pic, int c, uintp
 
 int sq_gpu_registered(const GpuPriv *g, const SpeedqaPicture *pic)
 {
-    const int n = g->reg_held ? atomic_load_explicit(&g->nreg, memory_order_relaxed) : 0;
+    const int n = atomic_load_explicit(&g->nreg, memory_order_relaxed);
     if (!n || !pic->release || pic->memory != SPEEDQA_MEM_HOST)
         return 0;
     int r = -1;

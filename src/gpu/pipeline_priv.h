@@ -118,7 +118,6 @@ typedef struct GpuPriv {
      * took a range out waits for every upload from that range. */
     pthread_mutex_t reg_mu;
     int reg_ready;
-    int reg_held;        /* send holds reg_mu: only then are ranges looked at */
     atomic_int nreg;
     struct { uintptr_t lo, hi; } reg[SPEEDQA_MAX_HOST_RANGES];
 } GpuPriv;
@@ -188,7 +187,8 @@ int sq_gpu_put_frame(GpuPriv *g, FrameRec *fr, int slot, const SpeedqaPicture *r
 /* Take reg_mu when some range is registered: 1 taken, 0 not. */
 int sq_gpu_reg_lock(GpuPriv *g);
 void sq_gpu_reg_unlock(GpuPriv *g, int taken);
-/* A host picture whose every plane read lies in one registered range (reg_mu held). */
+/* A host picture whose every plane read lies in one registered range (only
+ * with reg_mu taken by sq_gpu_reg_lock). */
 int sq_gpu_registered(const GpuPriv *g, const SpeedqaPicture *pic);
 int sq_gpu_reg_open(GpuPriv *g);
 /* Close: unpin what is still registered (entered, copies done). */

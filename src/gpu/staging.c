@@ -245,12 +245,12 @@ static void give_back(const SpeedqaPicture *pic)
         pic->release(pic->release_opaque, pic->data[0]);
 }
 
-/* A library picture of this context, or a lent one in a registered range:
- * pinned, so uploaded from in place (reg_mu held when a range is registered). */
-static int is_direct(const GpuPriv *g, const SpeedqaPicture *pic)
+/* A library picture of this context, or a lent one in a registered range
+ * (ranges: reg_mu is taken): pinned, so uploaded from in place. */
+static int is_direct(const GpuPriv *g, const SpeedqaPicture *pic, int ranges)
 {
     return pic->memory == SPEEDQA_MEM_HOST && g->fns->upload2d && g->held &&
-           (sq_picture_owner(pic) == g || sq_gpu_registered(g, pic));
+           (sq_picture_owner(pic) == g || (ranges && sq_gpu_registered(g, pic)));
 }
 
 /* Every copy queued so far has read its source (on failure the device is
@@ -345,12 +345,13 @@ int sq_gpu_finish_staging(GpuPriv *g, int wait)
  * are not read after the call.
  */
 static int put_frame(GpuPriv *g, FrameRec *fr, int slot, const SpeedqaPicture *ref,
-                     const SpeedqaPicture *dis, int *back, char *err, size_t errlen)
+                     const SpeedqaPicture *dis, int ranges, int *back, char *err,
+                     size_t errlen)
 {
     const SpeedqaPicture *pic[2] = { ref, dis };
     const int64_t slot_off = g->at.slots + slot * g->slot_bytes;
     int ret;
-    const int direct[2] = { is_direct(g, ref), is_direct(g, dis) };
+    const int direct[2] = { is_direct(g, ref, ranges), is_direct(g, dis, ranges) };
     if (((ref->memory == SPEEDQA_MEM_HOST && !direct[0]) ||
          (dis->memory == SPEEDQA_MEM_HOST && !direct[1])) && (ret = stage_ready(g)) < 0)
         return ret;
@@ -410,7 +411,7 @@ int sq_gpu_put_frame(GpuPriv *g, FrameRec *fr, int slot, const SpeedqaPicture *r
     /* no range may be unregistered between the check and the queued uploads */
     int back = 0;
     const int taken = sq_gpu_reg_lock(g);
-    const int ret = put_frame(g, fr, slot, ref, dis, &back, err, errlen);
+    const int ret = put_frame(g, fr, slot, ref, dis, taken, &back, err, errlen);
     sq_gpu_reg_unlock(g, taken);
     /* outside the lock: a release may unregister (staged pictures are read) */
     if (back & 1)
