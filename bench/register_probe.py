@@ -11,6 +11,7 @@ cuStreamSynchronize) once the frames in it are done; the main thread queues
 cuMemcpy2DAsync of each frame's luma runs (every 16th row +- 3) from the
 windows on a stream and syncs every 16 frames. Prints progress as it goes,
 so a stall shows where: the driver (this mode stalls too) or speedqa (not).
+--shared maps FILE MAP_SHARED instead of MAP_PRIVATE (any mode).
 main (default): registers a read-only private mapping of FILE with
 cuMemHostRegister(READ_ONLY) in windows of 16/64/256 MiB and at once, timing
 registration, the DMA of every byte into a device buffer, and unregistration,
@@ -48,7 +49,7 @@ def init():
 def fmap(path):
     n = os.path.getsize(path)
     fd = os.open(path, os.O_RDONLY)
-    p = libc.mmap(None, n, mmap.PROT_READ, mmap.MAP_PRIVATE, fd, 0)
+    p = libc.mmap(None, n, mmap.PROT_READ, mmap.MAP_SHARED if "--shared" in sys.argv else mmap.MAP_PRIVATE, fd, 0)
     os.close(fd)
     return p, n
 

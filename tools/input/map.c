@@ -257,7 +257,10 @@ void sq_in_map(SqInput *in)
     SqMap *m = calloc(1, sizeof *m);
     if (!m)
         return; /* reading works without it */
-    void *p = mmap(NULL, (size_t)st.st_size, PROT_READ, MAP_PRIVATE, fd, 0);
+    /* Shared, not private: the bytes read are the same, but with SPEEDQA_PIN the
+     * driver pins these pages long-term, and on Linux 6.18 + NVIDIA that spun in
+     * the kernel for a private mapping of a file written in large chunks (stop 30). */
+    void *p = mmap(NULL, (size_t)st.st_size, PROT_READ, MAP_SHARED, fd, 0);
     if (p == MAP_FAILED) {
         free(m);
         return;
