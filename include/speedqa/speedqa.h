@@ -353,10 +353,14 @@ SPEEDQA_API void speedqa_picture_unref(SpeedqaPicture *pic);
  * waits for the uploads queued so far, so pictures of the range may still
  * be in flight. Unlike other calls on a context, both may run on any
  * thread while another sends.
+ * Map files MAP_SHARED: a range in a private (copy-on-write) mapping of a
+ * file is refused, since pinning one spun in the kernel with NVIDIA's
+ * driver on Linux 6.18.
  * Returns 0; -ENOTSUP when the backend has no use for it (CPU, OpenCL, HIP)
  * or the driver refuses the memory; -EINVAL (NULL with a size, or a size
- * of 0, an overlap, an address not registered); data NULL and size 0 ask
- * whether the backend takes ranges at all (0 or -ENOTSUP, nothing pinned);
+ * of 0, an overlap, an address not registered, a private file mapping);
+ * data NULL and size 0 ask whether the backend takes ranges at all (0 or
+ * -ENOTSUP, nothing pinned);
  * -ENOSPC beyond SPEEDQA_MAX_HOST_RANGES ranges; -ENOMEM; -EIO.
  */
 #define SPEEDQA_MAX_HOST_RANGES 64

@@ -5,11 +5,13 @@
  * copy (three passes over host memory become one). A picture is uploaded
  * from a range only when every plane it reads lies in that one range; any
  * other picture is staged as before, so registering never changes a score.
+ * Private file mappings are refused: pinning them hung (core/mapping.h).
  */
 #include <errno.h>
 #include <stdint.h>
 
 #include "core/format.h"
+#include "core/mapping.h"
 #include "gpu/pipeline_priv.h"
 
 int sq_gpu_host_register(void *priv, const void *p, size_t bytes)
@@ -20,7 +22,7 @@ int sq_gpu_host_register(void *priv, const void *p, size_t bytes)
         return -ENOTSUP;
     if (!p)
         return 0; /* the question whether it would be taken */
-    if (hi < lo)
+    if (hi < lo || sq_mem_in_private_file(p, bytes))
         return -EINVAL;
     int ret;
     pthread_mutex_lock(&g->reg_mu);

@@ -14,7 +14,8 @@
  * unregistered while its frames are in flight (the call waits for their
  * uploads), and a second run registers windows on another thread while the
  * main one sends. Also the error codes, close unregistering what is left,
- * and -ENOTSUP on backends without DMA from caller memory (the CPU).
+ * and -ENOTSUP on backends without DMA from caller memory (the CPU); a
+ * private file mapping refused, a shared one taken.
  *
  * usage: test_host_register [cpu|cuda|opencl|hip] (77 when no device)
  */
@@ -25,6 +26,7 @@
 #include <sys/mman.h>
 #include <unistd.h>
 
+#include "common/file_map.h"
 #include "common/frame_map.h"
 #include "common/util.h"
 #include "common/check.h"
@@ -168,6 +170,21 @@ static void errors(SpeedqaBackend be)
         CHECK(speedqa_host_register(ctx, m + 64 * page, page) == SPEEDQA_ERR(ENOSPC), "one more");
         CHECK(speedqa_host_unregister(ctx, m + 5 * page) == 0, "one less");
         CHECK(speedqa_host_register(ctx, m + 64 * page, page) == 0, "then one more");
+        /* pinning a private file mapping spun in the kernel on the H200 */
+        unsigned char *pv = tmp_file_map(2 * page, MAP_PRIVATE);
+        unsigned char *sh = tmp_file_map(2 * page, MAP_SHARED);
+        CHECK(pv != MAP_FAILED && sh != MAP_FAILED, "file mappings");
+        if (pv != MAP_FAILED && sh != MAP_FAILED) {
+            CHECK(speedqa_host_register(ctx, pv, 2 * page) == SPEEDQA_ERR(EINVAL), "private file mapping");
+            CHECK(speedqa_host_unregister(ctx, m + 6 * page) == 0, "room for one");
+            CHECK(speedqa_host_register(ctx, sh, 2 * page) == 0, "shared file mapping");
+        }
+        if (pv != MAP_FAILED)
+            munmap(pv, 2 * page);
+        if (sh != MAP_FAILED) {
+            CHECK(speedqa_host_unregister(ctx, sh) == 0, "unregister the shared one");
+            munmap(sh, 2 * page);
+        }
     }
     speedqa_close(&ctx); /* unregisters what is left: a new context may pin it again */
     if (can && open_ctx(&ctx, be, 1) == 0) {

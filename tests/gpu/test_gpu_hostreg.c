@@ -11,7 +11,8 @@
  * must equal the CPU backend's bit for bit, and every lent picture must come
  * back once; releases poison the frame's bytes. A third run (any runtime,
  * the null GPU too) registers nothing and copies every third distorted
- * frame, so the staging threads' queue skips frames.
+ * frame, so the staging threads' queue skips frames. Where ranges are
+ * taken, a private file mapping must be refused and a shared one taken.
  *
  *   test_gpu_hostreg null-dma|null|cuda|opencl   (77: no such device)
  */
@@ -19,8 +20,10 @@
 #include <pthread.h>
 #include <stdio.h>
 #include <string.h>
+#include <sys/mman.h>
 #include <unistd.h>
 
+#include "common/file_map.h"
 #include "common/frame_map.h"
 #include "runner.h"
 
@@ -52,6 +55,24 @@ static void *pin(void *arg)
         for (int s = 0; s < p->nsides && !p->ret; s++)
             p->ret = sq_gpu_host_register(p->priv, p->side[s].map + a, win);
     return NULL;
+}
+
+/* A private file mapping is refused (pinning one spun in the kernel on the
+ * H200), a shared one taken. */
+static void file_ranges(void *priv, const char *name)
+{
+    unsigned char *pv = tmp_file_map(2 * page, MAP_PRIVATE);
+    unsigned char *sh = tmp_file_map(2 * page, MAP_SHARED);
+    const int ok = pv != MAP_FAILED && sh != MAP_FAILED &&
+                   sq_gpu_host_register(priv, pv, 2 * page) == -EINVAL &&
+                   sq_gpu_host_register(priv, sh, 2 * page) == 0 &&
+                   sq_gpu_host_unregister(priv, sh) == 0;
+    printf("%s %s, a private file mapping refused, a shared one taken\n", ok ? "ok  " : "FAIL", name);
+    fails += !ok;
+    if (pv != MAP_FAILED)
+        munmap(pv, 2 * page);
+    if (sh != MAP_FAILED)
+        munmap(sh, 2 * page);
 }
 
 int main(int argc, char **argv)
@@ -111,6 +132,8 @@ int main(int argc, char **argv)
             for (int f = 0; mode == 2 && f < NF; f += 3)
                 dis[f].release = NULL;
             /* mode 0: the reference's windows, before; mode 1: both, meanwhile */
+            if (mode == 0 && t == 0)
+                file_ranges(g.priv, name);
             Pin p = { g.priv, sd, mode ? 2 : 1, 0 };
             pthread_t th;
             int started = 0;
