@@ -259,8 +259,12 @@ void sq_in_map(SqInput *in)
         return; /* reading works without it */
     /* Shared, not private: the bytes read are the same, but with SPEEDQA_PIN the
      * driver pins these pages long-term, and on Linux 6.18 + NVIDIA that spun in
-     * the kernel for a private mapping of a file written in large chunks (stop 30). */
+     * the kernel for a private mapping of a file written in large chunks (stop 30).
+     * Some file systems map files privately only (FUSE with direct I/O): then the
+     * library refuses the windows, and the frames are staged. */
     void *p = mmap(NULL, (size_t)st.st_size, PROT_READ, MAP_SHARED, fd, 0);
+    if (p == MAP_FAILED)
+        p = mmap(NULL, (size_t)st.st_size, PROT_READ, MAP_PRIVATE, fd, 0);
     if (p == MAP_FAILED) {
         free(m);
         return;
