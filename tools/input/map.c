@@ -107,8 +107,7 @@ struct SqMap {
      * pin_end are registered (pin.reg); the reader asks for them up to
      * pin_want, and frames below done_end are back. pin_lo only moves up
      * once a window is unregistered, so drop_done never unmaps a pinned one. */
-    SqPinOps pin;
-    int pinning;
+    SqPinOps pin; /* pin.reg NULL: not pinning */
     size_t pin_win, pin_want, pin_done;
     _Atomic size_t pin_lo;
     size_t pin_end;
@@ -181,7 +180,7 @@ static void *populating(void *arg)
     SqMap *m = arg;
     pthread_mutex_lock(&m->mu);
     while (!m->quit) {
-        if (m->pinning) {
+        if (m->pin.reg) {
             if (!pin_step(m))
                 pthread_cond_wait(&m->cv, &m->mu);
             continue;
@@ -358,7 +357,7 @@ static void map_unref(SqMap *m)
 int sq_input_pin(SqInput *in, const SqPinOps *ops)
 {
     SqMap *m = in ? in->map : NULL;
-    if (!m || m->pinning || m->next || ops->reg(ops->opaque, NULL, 0) < 0)
+    if (!m || m->pin.reg || m->next || ops->reg(ops->opaque, NULL, 0) < 0)
         return 0;
     const size_t frames = PIN_FRAMES * in->frame_bytes;
     const size_t want = ops->window ? ops->window : frames > PIN_MIN ? frames : PIN_MIN;
@@ -371,12 +370,11 @@ int sq_input_pin(SqInput *in, const SqPinOps *ops)
     m->pin_end = at;
     atomic_store(&m->pin_lo, at);
     m->pin_want = at + win; /* the first window, at once */
-    m->pinning = 1;
     if (m->started) {
         pthread_cond_signal(&m->cv);
         pthread_mutex_unlock(&m->mu);
     } else if (start_populating(m) != 0) {
-        m->pinning = 0;
+        m->pin.reg = NULL;
         return 0;
     }
     m->populate = 1; /* the pinning reads the pages in */
@@ -386,13 +384,13 @@ int sq_input_pin(SqInput *in, const SqPinOps *ops)
 void sq_input_unpin(SqInput *in)
 {
     SqMap *m = in ? in->map : NULL;
-    if (!m || !m->pinning)
+    if (!m || !m->pin.reg)
         return;
     stop_populating(m);
     for (size_t a = atomic_load(&m->pin_lo); a < m->pin_end; a += m->pin_win)
         m->pin.unreg(m->pin.opaque, m->base + a);
     atomic_store(&m->pin_lo, m->pin_end);
-    m->pinning = 0;
+    m->pin.reg = NULL;
     m->populate = 0; /* no thread any more */
 }
 
@@ -458,7 +456,7 @@ static void drop_done(SqMap *m)
            !atomic_load_explicit(&m->ring[m->low % RING].lent, memory_order_acquire))
         m->done_end = m->ring[m->low++ % RING].end;
     size_t to = m->done_end / m->page * m->page;
-    if (m->pinning) {
+    if (m->pin.reg) {
         const size_t lo = atomic_load(&m->pin_lo);
         to = to < lo ? to : lo;
     }
@@ -479,7 +477,7 @@ void sq_in_map_lend(SqInput *in, SpeedqaPicture *pic)
     const size_t payload = (size_t)(in->frame - m->base);
     const size_t rec = m->next && payload > m->last_payload ? payload - m->last_payload : 0;
     m->last_payload = payload;
-    if (m->pinning) {
+    if (m->pin.reg) {
         pthread_mutex_lock(&m->mu);
         const size_t lo = atomic_load(&m->pin_lo);
         const int work = (m->pin_want && in->map_pos + m->pin_win > m->pin_end) ||
