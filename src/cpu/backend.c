@@ -162,13 +162,16 @@ static void job_save(const CpuPriv *c, const SqJob *jb, int idx, const uint32_t 
 
 /*
  * One frame's sides, shared with the pool threads that are idle
- * (sq_pool_help): the fronts are claimed one side at a time, the largest
- * planes first; the thread that finishes the last front of a group (the
- * reference sides, or the distorted ones) runs the rest of that group:
- * its eigenvalue problems interleaved, then its solves. So one round
- * serves the whole frame, and nobody waits on another thread mid-frame.
- * Each side is computed whole by one thread: the numbers are the same
- * whoever computes it.
+ * (sq_pool_help): the fronts are claimed one task at a time, the largest
+ * planes first, a task being a side's whole front or, when the frame is
+ * shared, one row band of its operating image (sq_cpu_front_band: a side
+ * gets bands in proportion to its plane's area, so that every thread has
+ * some); the thread that finishes a side's last band joins them, and the
+ * thread that finishes the last front of a group (the reference sides, or
+ * the distorted ones) runs the rest of that group: its eigenvalue problems
+ * interleaved, then its solves. So one round serves the whole frame, and
+ * nobody waits on another thread mid-frame. No sum crosses a band, so the
+ * numbers are the same whoever computes what.
  */
 typedef struct FrameSides {
     SqCpuSide *side[2 * SQ_MAX_STREAM_JOBS];
@@ -176,8 +179,13 @@ typedef struct FrameSides {
     SqSrc src[2 * SQ_MAX_STREAM_JOBS];
     int order[2 * SQ_MAX_STREAM_JOBS];
     int n;
+    int nb[2 * SQ_MAX_STREAM_JOBS];                      /* bands of side q (1: whole) */
+    uint8_t task[2 * SQ_MAX_STREAM_JOBS * SQ_CPU_BANDS][2]; /* (side, band), claimed in order */
+    int ntask;
     atomic_int next;
+    atomic_int bands_left[2 * SQ_MAX_STREAM_JOBS];
     atomic_int pending[2]; /* fronts of group k (sides q = 2 j + k) not yet done */
+    uint32_t range[2 * SQ_MAX_STREAM_JOBS][SQ_CPU_BANDS][4];
 } FrameSides;
 
 static void group_rest(FrameSides *f, int k)
@@ -199,12 +207,42 @@ static void side_part(void *ctx, int64_t arg, int thread)
     (void)arg;
     (void)thread;
     FrameSides *f = ctx;
-    for (int i; (i = atomic_fetch_add_explicit(&f->next, 1, memory_order_relaxed)) < f->n;) {
-        const int q = f->order[i];
-        sq_cpu_side_front(f->plan[q], f->side[q], &f->src[q]);
+    for (int i; (i = atomic_fetch_add_explicit(&f->next, 1, memory_order_relaxed)) < f->ntask;) {
+        const int q = f->task[i][0], b = f->task[i][1];
+        if (f->nb[q] == 1) {
+            sq_cpu_side_front(f->plan[q], f->side[q], &f->src[q]);
+        } else {
+            sq_cpu_front_band(f->plan[q], f->side[q], &f->src[q], b, f->nb[q], f->range[q][b]);
+            /* acq_rel: the last band's thread sees every band's rows */
+            if (atomic_fetch_sub_explicit(&f->bands_left[q], 1, memory_order_acq_rel) != 1)
+                continue;
+            sq_cpu_front_join(f->plan[q], f->side[q], &f->src[q],
+                              (const uint32_t(*)[4])f->range[q], f->nb[q]);
+        }
         /* acq_rel: the last one sees every front of the group */
         if (atomic_fetch_sub_explicit(&f->pending[q & 1], 1, memory_order_acq_rel) == 1)
             group_rest(f, q & 1);
+    }
+}
+
+/* The tasks of f: each side whole, or (threads > 1) in bands by its share of
+ * the area, twice as many tasks as threads in all (bands end unevenly). */
+static void plan_tasks(FrameSides *f, int threads)
+{
+    int64_t total = 0;
+    for (int q = 0; q < f->n; q++)
+        total += (int64_t)f->plan[q]->d.w * f->plan[q]->d.h;
+    f->ntask = 0;
+    for (int i = 0; i < f->n; i++) {
+        const int q = f->order[i];
+        const int64_t area = (int64_t)f->plan[q]->d.w * f->plan[q]->d.h;
+        const int want = threads > 1 && total ? (int)((2 * threads * area + total - 1) / total) : 1;
+        f->nb[q] = sq_cpu_front_bands(f->plan[q], &f->src[q], want);
+        atomic_init(&f->bands_left[q], f->nb[q]);
+        for (int b = 0; b < f->nb[q]; b++) {
+            f->task[f->ntask][0] = (uint8_t)q;
+            f->task[f->ntask++][1] = (uint8_t)b;
+        }
     }
 }
 
@@ -254,8 +292,9 @@ static void score_frame1(const CpuPriv *c, Worker *w, SqPool *pool, int self, co
     atomic_init(&f.next, 0);
     atomic_init(&f.pending[0], f.n / 2);
     atomic_init(&f.pending[1], f.n / 2);
+    plan_tasks(&f, share ? sq_pool_threads(pool) : 1);
     if (f.n)
-        sq_pool_help(pool, side_part, &f, self, share ? f.n - 1 : 0);
+        sq_pool_help(pool, side_part, &f, self, share ? f.ntask - 1 : 0);
     for (int j = 0, q = 0; j < c->per; j++) {
         if (!ran[j])
             continue;

@@ -53,7 +53,7 @@ int sq_cpu_side_alloc(SqCpuSide *s, const SqPlan *p, const SqAlloc *a)
     const size_t ops = (size_t)d->op_w * d->op_h, n = (size_t)d->n, nb = (size_t)d->nb;
     const size_t rows4 = (size_t)((d->trunc_h + 3) & ~3);
     s->spans = sq_calloc(a, 2 * (size_t)d->scaled_w + 2, sizeof(int32_t));
-    s->vrow = sq_calloc(a, (size_t)d->scaled_w, sizeof(float));
+    s->vrow = sq_calloc(a, (size_t)SQ_CPU_BANDS * (size_t)d->scaled_w, sizeof(float));
     s->op = sq_calloc(a, ops, sizeof(float));
     s->dimg = sq_calloc(a, ops, sizeof(float));
     s->mrow = sq_calloc(a, (size_t)d->op_w, sizeof(float));
@@ -255,43 +255,47 @@ static void prescale_plane(const SqPlan *p, SqCpuSide *s, const SqSrc *src)
     }
 }
 
-void sq_cpu_operating_image(const SqPlan *p, SqCpuSide *s, const SqSrc *src_in)
+/*
+ * Rows [i0, i1) of the operating image before the local mean: the vertical
+ * pass into vrow (scaled_w floats) and the decimated horizontal pass, and
+ * the range check of the raw rows their windows read, OR-ed into rc / rp
+ * (NULL: none). Each output row depends on the input alone, so rows can be
+ * computed in any split (sq_cpu_front_band) with the same bits.
+ */
+static void op_rows(const SqPlan *p, SqCpuSide *s, const SqSrc *src, int i0, int i1, float *vrow,
+                    uint32_t *rc, uint32_t *rp)
 {
-    SqSrc tmp;
-    const SqSrc *src = planar_src(p, s, src_in, &tmp);
     const SqDims *d = &p->d;
     const SqDsp *dsp = &s->dsp;
     const int sw = d->scaled_w, sh = d->scaled_h;
-    if (p->prescale >= 0)
-        prescale_plane(p, s, src);
     /* raw rows [0, checked) are range-checked; each once, though windows overlap */
     int checked = 0, saved = 0;
     const int r = p->taps_a >> 1;
-    for (int i = 0; i < d->op_h; i++) {
+    for (int i = i0; i < i1; i++) {
         const int row = i << SQ_DECIM_SHIFT;
         int onepass = 0;
         if (p->prescale >= 0) {
-            dsp->vfilt_f32(s->vrow, s->scaled, sw, sh, row, p->ga, p->taps_a, s->spans, s->nspans, sw);
+            dsp->vfilt_f32(vrow, s->scaled, sw, sh, row, p->ga, p->taps_a, s->spans, s->nspans, sw);
         } else if (src->hbd) {
-            dsp->vfilt_16bpc(s->vrow, src->cur, src->cur_stride, src->prev, src->prev_stride,
+            dsp->vfilt_16bpc(vrow, src->cur, src->cur_stride, src->prev, src->prev_stride,
                              src->scale, sh, row, p->ga, p->taps_a, s->spans, s->nspans, sw);
             /* a window's mirrored rows lie inside it, so this covers them */
             const int lo = row - r > checked ? row - r : checked;
             const int hi = row + r + 1 < sh ? row + r + 1 : sh;
-            range_rows(dsp, src->range_cur, src->cur, src->cur_stride, lo, hi, sw);
-            range_rows(dsp, src->range_prev, src->prev, src->prev_stride, lo, hi, sw);
+            range_rows(dsp, rc, src->cur, src->cur_stride, lo, hi, sw);
+            range_rows(dsp, rp, src->prev, src->prev_stride, lo, hi, sw);
             checked = hi > checked ? hi : checked;
         } else if (!dsp->vhfilt_8bpc ||
                    dsp->vhfilt_8bpc(s->op + (size_t)i * d->op_w, src->cur, src->cur_stride,
                                     src->prev, src->prev_stride, sh, row, p->ga, p->taps_a, sw,
                                     d->op_w) < 0) {
-            dsp->vfilt_8bpc(s->vrow, src->cur, src->cur_stride, src->prev, src->prev_stride,
+            dsp->vfilt_8bpc(vrow, src->cur, src->cur_stride, src->prev, src->prev_stride,
                             sh, row, p->ga, p->taps_a, s->spans, s->nspans, sw);
         } else {
             onepass = 1; /* both passes done */
         }
         if (!onepass)
-            dsp->hfilt_dec(s->op + (size_t)i * d->op_w, s->vrow, sw, p->ga, p->taps_a, d->op_w);
+            dsp->hfilt_dec(s->op + (size_t)i * d->op_w, vrow, sw, p->ga, p->taps_a, d->op_w);
         if (src->save && p->prescale < 0) {
             /* the windows of later rows read rows >= 16 (i + 1) - r only
              * (mirrored ones included), so the rows below are done */
@@ -302,6 +306,13 @@ void sq_cpu_operating_image(const SqPlan *p, SqCpuSide *s, const SqSrc *src_in)
             }
         }
     }
+}
+
+/* After every row of the operating image: the range check's maximum, the local mean. */
+static void op_finish(const SqPlan *p, SqCpuSide *s, const SqSrc *src)
+{
+    const SqDims *d = &p->d;
+    const SqDsp *dsp = &s->dsp;
     if (src->hbd) {
         range_finish(p, s, src->range_cur, src->cur, src->cur_stride, src->bpc);
         range_finish(p, s, src->range_prev, src->prev, src->prev_stride, src->bpc);
@@ -312,6 +323,53 @@ void sq_cpu_operating_image(const SqPlan *p, SqCpuSide *s, const SqSrc *src_in)
         dsp->local_mean(s->dimg + (size_t)i * d->op_w, s->op + (size_t)i * d->op_w, s->mrow,
                         d->op_w, p->gm, p->taps_m);
     }
+}
+
+void sq_cpu_operating_image(const SqPlan *p, SqCpuSide *s, const SqSrc *src_in)
+{
+    SqSrc tmp;
+    const SqSrc *src = planar_src(p, s, src_in, &tmp);
+    if (p->prescale >= 0)
+        prescale_plane(p, s, src);
+    op_rows(p, s, src, 0, p->d.op_h, s->vrow, src->range_cur, src->range_prev);
+    op_finish(p, s, src);
+}
+
+int sq_cpu_front_bands(const SqPlan *p, const SqSrc *src, int want)
+{
+    /* prescale, unpacked and saved rows are whole-plane steps before or
+     * within the rows: such a side stays whole */
+    if (p->prescale >= 0 || src->save || src->cur_acc >= 2 || (src->prev && src->prev_acc >= 2))
+        return 1;
+    /* at least SQ_CPU_BAND_ROWS operating rows a band */
+    const int most = p->d.op_h / SQ_CPU_BAND_ROWS;
+    want = want < most ? want : most;
+    want = want < SQ_CPU_BANDS ? want : SQ_CPU_BANDS;
+    return want > 1 ? want : 1;
+}
+
+void sq_cpu_front_band(const SqPlan *p, SqCpuSide *s, const SqSrc *src, int band, int nbands,
+                       uint32_t range[4])
+{
+    const int h = p->d.op_h;
+    memset(range, 0, 4 * sizeof(*range));
+    op_rows(p, s, src, (int)((int64_t)h * band / nbands), (int)((int64_t)h * (band + 1) / nbands),
+            s->vrow + (size_t)band * (size_t)p->d.scaled_w, src->range_cur ? &range[0] : NULL,
+            src->range_prev ? &range[2] : NULL);
+}
+
+void sq_cpu_front_join(const SqPlan *p, SqCpuSide *s, const SqSrc *src, const uint32_t (*range)[4],
+                       int nbands)
+{
+    /* OR is order-free: the merged check equals the whole side's */
+    for (int b = 0; b < nbands; b++) {
+        if (src->range_cur)
+            src->range_cur[1] |= range[b][1];
+        if (src->range_prev)
+            src->range_prev[1] |= range[b][3];
+    }
+    op_finish(p, s, src);
+    sq_cpu_covariance(p, s);
 }
 
 void sq_cpu_covariance(const SqPlan *p, SqCpuSide *s)

@@ -101,6 +101,23 @@ int sq_cpu_side(const SqPlan *p, SqCpuSide *s, const SqSrc *src);
  */
 void sq_cpu_side_front(const SqPlan *p, SqCpuSide *s, const SqSrc *src);
 void sq_cpu_sides_eigen(SqCpuSide *const *s, const SqPlan *const *p, int count);
+/*
+ * The front in row bands, for idle threads to share (a frame alone in
+ * flight, cpu/backend.c): sq_cpu_front_bands says how many bands of at
+ * least SQ_CPU_BAND_ROWS operating rows src allows, up to want and
+ * SQ_CPU_BANDS (1: compute the side whole with sq_cpu_side_front); each
+ * band, on any thread, writes its own rows of the operating image and its
+ * range check's ORs into range (cur, then prev: [max, OR] pairs); once all
+ * are done, one thread joins them (the ORs, local mean and covariance).
+ * The bits equal sq_cpu_side_front's: no sum crosses a band.
+ */
+#define SQ_CPU_BANDS 8
+#define SQ_CPU_BAND_ROWS 4
+int sq_cpu_front_bands(const SqPlan *p, const SqSrc *src, int want);
+void sq_cpu_front_band(const SqPlan *p, SqCpuSide *s, const SqSrc *src, int band, int nbands,
+                       uint32_t range[4]);
+void sq_cpu_front_join(const SqPlan *p, SqCpuSide *s, const SqSrc *src, const uint32_t (*range)[4],
+                       int nbands);
 void sq_cpu_side_back(const SqPlan *p, SqCpuSide *s);
 /* sq_cpu_side on two independent sides, their eigenvalue problems interleaved. */
 void sq_cpu_sides2(const SqPlan *p, SqCpuSide *a, SqCpuSide *b, const SqSrc *sa, const SqSrc *sb);

@@ -137,7 +137,7 @@ static int repeated(const Log *log, int want)
 
 /* Public API, send-receive per frame. 0, or the open error. */
 static int api_run(const Clip *c, const char *const *feats, SpeedqaBackend be, int threads,
-                   unsigned cpu_mask, Outcome *o)
+                   unsigned cpu_mask, int one_by_one, Outcome *o)
 {
     SpeedqaSettings s;
     speedqa_default_settings(&s);
@@ -169,8 +169,10 @@ static int api_run(const Clip *c, const char *const *feats, SpeedqaBackend be, i
         }
         if (t == 1)
             speedqa_flush(ctx);
-        while (o->first_fail < 0) {
-            const int r = speedqa_receive(ctx, &sc);
+        for (int k = 0; o->first_fail < 0; k++) {
+            /* one by one: the frame is alone in flight, and waited for */
+            const int r = one_by_one && k == 0 ? speedqa_receive_wait(ctx, &sc, 1)
+                                               : speedqa_receive(ctx, &sc);
             if (r == SPEEDQA_ERR(EAGAIN) || r == SPEEDQA_EOF)
                 break;
             if (r < 0) {
@@ -209,6 +211,7 @@ typedef struct Variant {
     SpeedqaBackend be;
     int threads;
     unsigned mask;
+    int one_by_one;
 } Variant;
 
 static Variant variants[8];
@@ -223,7 +226,7 @@ static void expect_range(const char *what, const Clip *c, const char *const *fea
     for (int i = 0; i < nvariants; i++) {
         const Variant *vr = &variants[i];
         Outcome o;
-        if (api_run(c, feats, vr->be, vr->threads, vr->mask, &o) < 0) {
+        if (api_run(c, feats, vr->be, vr->threads, vr->mask, vr->one_by_one, &o) < 0) {
             CHECK(0, "%s [%s]: open failed", what, vr->name);
             continue;
         }
@@ -260,7 +263,7 @@ static void expect_scores(const char *what, const Clip *c, const char *const *fe
     for (int i = 0; i < nvariants; i++) {
         const Variant *vr = &variants[i];
         Outcome o;
-        if (api_run(c, feats, vr->be, vr->threads, vr->mask, &o) < 0) {
+        if (api_run(c, feats, vr->be, vr->threads, vr->mask, vr->one_by_one, &o) < 0) {
             CHECK(0, "%s [%s]: open failed", what, vr->name);
             continue;
         }
@@ -357,10 +360,11 @@ static void every_sample(Clip *c, int step, uint16_t value, int shift)
 int main(int argc, char **argv)
 {
     setvbuf(stdout, NULL, _IOLBF, 0);
-    variants[nvariants++] = (Variant){ "cpu 1 thread", SPEEDQA_BACKEND_CPU, 1, ~0u };
-    variants[nvariants++] = (Variant){ "cpu 1 thread C", SPEEDQA_BACKEND_CPU, 1, 0 };
-    variants[nvariants++] = (Variant){ "cpu 3 threads", SPEEDQA_BACKEND_CPU, 3, ~0u };
-    variants[nvariants++] = (Variant){ "cpu 3 threads C", SPEEDQA_BACKEND_CPU, 3, 0 };
+    variants[nvariants++] = (Variant){ "cpu 1 thread", SPEEDQA_BACKEND_CPU, 1, ~0u, 0 };
+    variants[nvariants++] = (Variant){ "cpu 1 thread C", SPEEDQA_BACKEND_CPU, 1, 0, 0 };
+    variants[nvariants++] = (Variant){ "cpu 3 threads", SPEEDQA_BACKEND_CPU, 3, ~0u, 0 };
+    variants[nvariants++] = (Variant){ "cpu 3 threads C", SPEEDQA_BACKEND_CPU, 3, 0, 0 };
+    variants[nvariants++] = (Variant){ "cpu 8 threads, one by one", SPEEDQA_BACKEND_CPU, 8, ~0u, 1 };
     for (int i = 1; i < argc; i++) {
         const SqGpuFns *fns = runner_gpu_fns(argv[i]);
         if (!fns) {
@@ -372,7 +376,7 @@ int main(int argc, char **argv)
         if (api >= 0) {
             char list[512];
             if (speedqa_list_devices((SpeedqaBackend)api, list, sizeof(list)) > 0)
-                variants[nvariants++] = (Variant){ argv[i], (SpeedqaBackend)api, 1, ~0u };
+                variants[nvariants++] = (Variant){ argv[i], (SpeedqaBackend)api, 1, ~0u, 0 };
             else {
                 printf("skip %s: no device\n", argv[i]);
                 ngpus--;
@@ -409,6 +413,19 @@ int main(int argc, char **argv)
     expect_range("12-bit temporal, bad reference frame 1", &c, temporal, 1,
                  "reference frame 1, plane Y: sample value 5000 is above 4095");
     clip_free(&c);
+
+    /* One bad sample in the last rows of a plane, where only the last row
+     * band reads it (and one in the first rows, the first band's). */
+    for (int at = 0; at < 2; at++) {
+        clip_make(&c, 640, 360, SPEEDQA_PIX_420, 10);
+        plane_of(&c, 1, 1, 0)[640 * (at ? 337 : 3) + 200] = 4000; /* 336: the last centre row */
+        plane_of(&c, 0, 1, 2)[320 * (at ? 161 : 2) + 50] = 1500; /* 160 */
+        expect_range(at ? "10-bit, bad samples in the last rows" : "10-bit, bad samples in the first rows",
+                     &c, temporal, 1, "distorted frame 1, plane Y: sample value 4000 is above 1023");
+        expect_range(at ? "10-bit chroma, bad sample in the last rows" : "10-bit chroma, bad sample in the first rows",
+                     &c, chroma, 0, "distorted frame 0, plane V: sample value 1500 is above 1023");
+        clip_free(&c);
+    }
 
     /* 10-bit holding MSB-aligned samples (P010 layout): the hint. */
     clip_make(&c, 640, 360, SPEEDQA_PIX_420, 10);
