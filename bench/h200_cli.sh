@@ -34,7 +34,10 @@
 # cmp / cmpshm / cmp4k: old (old.tar) against new, CPU 16 threads and CUDA, interleaved against
 #   the floor: 1080p 1,000 frames on disk, the same in /dev/shm, 2160p 10-bit 300 frames on disk;
 # lat: bench/api_threads on the CPU, 1 to 16 threads, twice (its latency column needs
-#   speedqa_receive_wait; stop 27's old-against-new figures came from a polling version).
+#   speedqa_receive_wait; stop 27's old-against-new figures came from a polling version);
+# latab: bench/api_threads on the CPU, old (old.tar) and new interleaved, twice: 1 to 16
+#   threads at 1080p 8-bit and at 2160p 10-bit (the latency column: a lone frame's planes
+#   in row bands since stop 31).
 # Default: build probe open cli times. Logs tarred into OUT.
 set -u
 OUT=${1:-/tmp/h200}; shift; mkdir -p "$OUT/l"; L=$OUT/l
@@ -137,6 +140,13 @@ for st in $STEPS; do
              step lat_$r 300 build-nv/bench/api_threads --threads 1,2,4,8,16 --frames 480
              echo "-- round $r"; tail -6 "$L/lat_$r.log"
          done ;;
+    latab) for r in 1 2; do for b in old new; do
+               B=build-nv/bench/api_threads; [ $b = old ] && B=/tmp/old/build/bench/api_threads
+               step latab_${b}_$r 200 $B --threads 1,2,4,8,16 --frames 240
+               echo "-- $b 1080p round $r"; tail -6 "$L/latab_${b}_$r.log"
+               step latab4k_${b}_$r 200 $B --threads 1,4,16 --frames 48 --size 3840x2160 --bpc 10
+               echo "-- $b 2160p10 round $r"; tail -4 "$L/latab4k_${b}_$r.log"
+           done; done ;;
     *) echo "unknown step $st" ;;
     esac
 done
