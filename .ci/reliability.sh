@@ -4,8 +4,9 @@
 #     starting from the committed corpus; then the committed corpus replayed
 #     through the plain replay programs (suite fuzz-replay);
 #  2. a TSan build running the golden suite (synthetic-threads included),
-#     the threads stress test, the library pictures test and the registered
-#     ranges tests (test_pin, test_gpu_hostreg);
+#     the threads stress test, the library pictures test, the lent pictures and
+#     range tests (lone frames in row bands) and the registered ranges tests
+#     (test_pin, test_gpu_hostreg);
 #  3. the long run: 1000 3840x2160 frames, resident memory flat after frame 100.
 # Exits nonzero on any crash, sanitizer report, failed check or test.
 # Needs clang and libclang-rt-14-dev (installed by .ci/run). About 7-9
@@ -107,6 +108,12 @@ if CC=clang CXX=clang++ meson setup build-tsan -Dbuildtype=debugoptimized -Db_sa
     # library pictures: released on worker threads while the caller allocates
     build-tsan/tests/gpu/test_picture cpu >build-tsan/picture.log 2>&1 ||
         { tail -30 build-tsan/picture.log; failed "TSan test_picture"; }
+    # lone frames split in row bands over idle threads (one by one), lent pictures
+    # given back on workers, and each band's range check reaching the frame
+    build-tsan/tests/gpu/test_lend cpu >build-tsan/lend.log 2>&1 ||
+        { tail -30 build-tsan/lend.log; failed "TSan test_lend"; }
+    build-tsan/tests/gpu/test_range null >build-tsan/range.log 2>&1 ||
+        { tail -30 build-tsan/range.log; failed "TSan test_range"; }
     # registered ranges: windows pinned by the CLI's thread while frames are read
     # and given back on other threads; ranges registered while frames are sent
     build-tsan/tests/input/test_pin build-tsan >build-tsan/pin.log 2>&1 ||
