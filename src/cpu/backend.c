@@ -40,6 +40,7 @@ typedef struct Worker {
      * (speed_chroma's V) has sides of its own, so that every job's sides
      * live until the frame's eigenvalue problems run together */
     SqCpuSide jside[SQ_MAX_STREAM_JOBS][2];
+    float *vrow; /* a row band's vertical pass (threaded mode), the widest plan's */
 } Worker;
 
 /* A lent picture: what gives it back (fn NULL: nothing lent). */
@@ -182,6 +183,7 @@ typedef struct FrameSides {
     int nb[2 * SQ_MAX_STREAM_JOBS];                      /* bands of side q (1: whole) */
     uint8_t task[2 * SQ_MAX_STREAM_JOBS * SQ_CPU_BANDS][2]; /* (side, band), claimed in order */
     int ntask;
+    Worker *w; /* pool thread t's scratch: w[t].vrow (bands run on pool threads only) */
     atomic_int next;
     atomic_int bands_left[2 * SQ_MAX_STREAM_JOBS];
     atomic_int pending[2]; /* fronts of group k (sides q = 2 j + k) not yet done */
@@ -205,14 +207,14 @@ static void group_rest(FrameSides *f, int k)
 static void side_part(void *ctx, int64_t arg, int thread)
 {
     (void)arg;
-    (void)thread;
     FrameSides *f = ctx;
     for (int i; (i = atomic_fetch_add_explicit(&f->next, 1, memory_order_relaxed)) < f->ntask;) {
         const int q = f->task[i][0], b = f->task[i][1];
         if (f->nb[q] == 1) {
             sq_cpu_side_front(f->plan[q], f->side[q], &f->src[q]);
         } else {
-            sq_cpu_front_band(f->plan[q], f->side[q], &f->src[q], b, f->nb[q], f->range[q][b]);
+            sq_cpu_front_band(f->plan[q], f->side[q], &f->src[q], b, f->nb[q], f->w[thread].vrow,
+                              f->range[q][b]);
             /* acq_rel: the last band's thread sees every band's rows */
             if (atomic_fetch_sub_explicit(&f->bands_left[q], 1, memory_order_acq_rel) != 1)
                 continue;
@@ -292,6 +294,7 @@ static void score_frame1(const CpuPriv *c, Worker *w, SqPool *pool, int self, co
     atomic_init(&f.next, 0);
     atomic_init(&f.pending[0], f.n / 2);
     atomic_init(&f.pending[1], f.n / 2);
+    f.w = c->w;
     plan_tasks(&f, share ? sq_pool_threads(pool) : 1);
     if (f.n)
         sq_pool_help(pool, side_part, &f, self, share ? f.ntask - 1 : 0);
@@ -586,6 +589,7 @@ static void cpu_close(void **pp)
         for (int j = 0; j < SQ_MAX_STREAM_JOBS; j++)
             for (int k = 0; k < 2; k++)
                 sq_cpu_side_free(&c->w[i].jside[j][k], &c->p.alloc);
+        sq_free(&c->p.alloc, c->w[i].vrow);
     }
     const SqAlloc a = c->p.alloc;
     sq_free(&a, c->w);
@@ -661,6 +665,11 @@ static int cpu_open(void **pp, const SqBackendParams *p, char *err, size_t errle
                     goto oom;
                 sq_cpu_side_set_cpu_mask(&c->w[i].jside[j][k], p->cpu_mask);
             }
+        int sw = 0;
+        for (int f = 0; f < p->nplans; f++)
+            sw = p->plans[f]->d.scaled_w > sw ? p->plans[f]->d.scaled_w : sw;
+        if (c->nworkers > 1 && !(c->w[i].vrow = sq_calloc(&p->alloc, (size_t)sw, sizeof(float))))
+            goto oom;
     }
     if (c->nworkers == 1) {
         for (int pl = 0; pl < 3; pl++) {

@@ -53,7 +53,7 @@ int sq_cpu_side_alloc(SqCpuSide *s, const SqPlan *p, const SqAlloc *a)
     const size_t ops = (size_t)d->op_w * d->op_h, n = (size_t)d->n, nb = (size_t)d->nb;
     const size_t rows4 = (size_t)((d->trunc_h + 3) & ~3);
     s->spans = sq_calloc(a, 2 * (size_t)d->scaled_w + 2, sizeof(int32_t));
-    s->vrow = sq_calloc(a, (size_t)SQ_CPU_BANDS * (size_t)d->scaled_w, sizeof(float));
+    s->vrow = sq_calloc(a, (size_t)d->scaled_w, sizeof(float));
     s->op = sq_calloc(a, ops, sizeof(float));
     s->dimg = sq_calloc(a, ops, sizeof(float));
     s->mrow = sq_calloc(a, (size_t)d->op_w, sizeof(float));
@@ -349,12 +349,12 @@ int sq_cpu_front_bands(const SqPlan *p, const SqSrc *src, int want)
 }
 
 void sq_cpu_front_band(const SqPlan *p, SqCpuSide *s, const SqSrc *src, int band, int nbands,
-                       uint32_t range[4])
+                       float *vrow, uint32_t range[4])
 {
     const int h = p->d.op_h;
     memset(range, 0, 4 * sizeof(*range));
     op_rows(p, s, src, (int)((int64_t)h * band / nbands), (int)((int64_t)h * (band + 1) / nbands),
-            s->vrow + (size_t)band * (size_t)p->d.scaled_w, src->range_cur ? &range[0] : NULL,
+            vrow, src->range_cur ? &range[0] : NULL,
             src->range_prev ? &range[2] : NULL);
 }
 

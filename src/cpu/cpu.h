@@ -106,16 +106,17 @@ void sq_cpu_sides_eigen(SqCpuSide *const *s, const SqPlan *const *p, int count);
  * flight, cpu/backend.c): sq_cpu_front_bands says how many bands of at
  * least SQ_CPU_BAND_ROWS operating rows src allows, up to want and
  * SQ_CPU_BANDS (1: compute the side whole with sq_cpu_side_front); each
- * band, on any thread, writes its own rows of the operating image and its
- * range check's ORs into range (cur, then prev: [max, OR] pairs); once all
+ * band, on any thread (vrow: that thread's scratch, scaled_w floats),
+ * writes its own rows of the operating image and its range check's ORs
+ * into range (cur, then prev: [max, OR] pairs); once all
  * are done, one thread joins them (the ORs, local mean and covariance).
  * The bits equal sq_cpu_side_front's: no sum crosses a band.
  */
-#define SQ_CPU_BANDS 8
+#define SQ_CPU_BANDS 16
 #define SQ_CPU_BAND_ROWS 4
 int sq_cpu_front_bands(const SqPlan *p, const SqSrc *src, int want);
 void sq_cpu_front_band(const SqPlan *p, SqCpuSide *s, const SqSrc *src, int band, int nbands,
-                       uint32_t range[4]);
+                       float *vrow, uint32_t range[4]);
 void sq_cpu_front_join(const SqPlan *p, SqCpuSide *s, const SqSrc *src, const uint32_t (*range)[4],
                        int nbands);
 void sq_cpu_side_back(const SqPlan *p, SqCpuSide *s);
