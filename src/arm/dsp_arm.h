@@ -23,8 +23,8 @@ void sq_cov_sums_neon(double *sums, const double *dl, int sub_h);
 void sq_tridiag_neon(float *a, int n, float *d, float *e, float *ws);
 void sq_matmul_neon(float *out, ptrdiff_t ldo, const float *l, ptrdiff_t ldl,
                     const float *r, ptrdiff_t ldr, int rows, int cols, int depth);
-void sq_backsub_neon(float *x, const float *rm, int n, int nb);
-void sq_block_var_neon(float *s, const float *x, const float *y, int n, int nb);
+void sq_backsub_neon(float *x, int ld, const float *rm, int n, int cols);
+void sq_block_var_neon(float *s, const float *x, const float *y, int ld, int n, int cols);
 void sq_entropy_neon(float *e, const float *lambda, int n, const float *s, int nb, float sigma_nn);
 
 #endif

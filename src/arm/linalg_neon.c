@@ -122,11 +122,11 @@ void sq_matmul_neon(float *out, ptrdiff_t ldo, const float *l, ptrdiff_t ldl,
     }
 }
 
-void sq_backsub_neon(float *x, const float *rm, int n, int nb)
+void sq_backsub_neon(float *x, int ld, const float *rm, int n, int cols)
 {
-    const int nv = nb & ~3;
+    const int nv = cols & ~3;
     for (int i = n - 1; i >= 0; i--) {
-        float *xi = x + (size_t)i * nb;
+        float *xi = x + (size_t)i * ld;
         const float32x4_t dg = vdupq_n_f32(rm[i * n + i]);
         int j = 0;
         for (; j + 16 <= nv; j += 16) {
@@ -134,7 +134,7 @@ void sq_backsub_neon(float *x, const float *rm, int n, int nb)
             float32x4_t t2 = vld1q_f32(xi + j + 8), t3 = vld1q_f32(xi + j + 12);
             for (int k = i + 1; k < n; k++) {
                 const float32x4_t rk = vdupq_n_f32(rm[i * n + k]);
-                const float *xk = x + (size_t)k * nb + j;
+                const float *xk = x + (size_t)k * ld + j;
                 t0 = vsubq_f32(t0, vmulq_f32(vld1q_f32(xk), rk));
                 t1 = vsubq_f32(t1, vmulq_f32(vld1q_f32(xk + 4), rk));
                 t2 = vsubq_f32(t2, vmulq_f32(vld1q_f32(xk + 8), rk));
@@ -148,29 +148,29 @@ void sq_backsub_neon(float *x, const float *rm, int n, int nb)
         for (; j < nv; j += 4) {
             float32x4_t t0 = vld1q_f32(xi + j);
             for (int k = i + 1; k < n; k++)
-                t0 = vsubq_f32(t0, vmulq_f32(vld1q_f32(x + (size_t)k * nb + j),
+                t0 = vsubq_f32(t0, vmulq_f32(vld1q_f32(x + (size_t)k * ld + j),
                                              vdupq_n_f32(rm[i * n + k])));
             vst1q_f32(xi + j, vdivq_f32(t0, dg));
         }
-        for (; j < nb; j++)
-            xi[j] = sq_backsub_entry(rm, n, x, nb, i, j, xi[j]);
+        for (; j < cols; j++)
+            xi[j] = sq_backsub_entry(rm, n, x, ld, i, j, xi[j]);
     }
 }
 
-void sq_block_var_neon(float *s, const float *x, const float *y, int n, int nb)
+void sq_block_var_neon(float *s, const float *x, const float *y, int ld, int n, int cols)
 {
-    if (nb < 4) {
-        for (int m = 0; m < nb; m++)
-            s[m] = sq_block_variance(x, y, n, nb, m);
+    if (cols < 4) {
+        for (int m = 0; m < cols; m++)
+            s[m] = sq_block_variance(x, y, n, ld, m);
         return;
     }
     const float32x4_t fn = vdupq_n_f32((float)n);
-    for (int m = 0; m < nb; m += 4) {
-        const int m0 = m + 4 <= nb ? m : nb - 4;
+    for (int m = 0; m < cols; m += 4) {
+        const int m0 = m + 4 <= cols ? m : cols - 4;
         float32x4_t acc = vdupq_n_f32(0.0f);
         for (int k = 0; k < n; k++) {
-            const float32x4_t prod = vmulq_f32(vld1q_f32(x + (size_t)k * nb + m0),
-                                               vld1q_f32(y + (size_t)k * nb + m0));
+            const float32x4_t prod = vmulq_f32(vld1q_f32(x + (size_t)k * ld + m0),
+                                               vld1q_f32(y + (size_t)k * ld + m0));
             const float32x4_t zk = vdivq_f32(prod, fn);
             acc = k == 0 ? zk : vaddq_f32(acc, zk);
         }

@@ -188,20 +188,62 @@ typedef struct FrameSides {
     atomic_int bands_left[2 * SQ_MAX_STREAM_JOBS];
     atomic_int pending[2]; /* fronts of group k (sides q = 2 j + k) not yet done */
     uint32_t range[2 * SQ_MAX_STREAM_JOBS][SQ_CPU_BANDS][4];
+    SqPool *pool;  /* shared: the pool the backs' column bands go to, else NULL */
+    int threads;
+    struct BackBands {
+        SqCpuSide *side[SQ_MAX_STREAM_JOBS];
+        const SqPlan *plan[SQ_MAX_STREAM_JOBS];
+        int32_t task[SQ_MAX_STREAM_JOBS * SQ_CPU_BANDS][3]; /* (side, first column, end) */
+        int ntask;
+        atomic_int next;
+    } back[2]; /* per group */
 } FrameSides;
 
-static void group_rest(FrameSides *f, int k)
+static void back_part(void *ctx, int64_t arg, int thread)
 {
-    SqCpuSide *side[SQ_MAX_STREAM_JOBS];
-    const SqPlan *plan[SQ_MAX_STREAM_JOBS];
-    int m = 0;
-    for (int q = k; q < f->n; q += 2) {
-        side[m] = f->side[q];
-        plan[m++] = f->plan[q];
+    (void)arg;
+    (void)thread;
+    struct BackBands *g = ctx;
+    for (int i; (i = atomic_fetch_add_explicit(&g->next, 1, memory_order_relaxed)) < g->ntask;) {
+        const int32_t *t = g->task[i];
+        sq_cpu_back_cols(g->plan[t[0]], g->side[t[0]], t[1], t[2]);
     }
-    sq_cpu_sides_eigen(side, plan, m);
-    for (int i = 0; i < m; i++)
-        sq_cpu_side_back(plan[i], side[i]);
+}
+
+/*
+ * The rest of group k once its fronts are done: its eigenvalue problems,
+ * then each side's back. Shared, the backs go in column bands (blocks, in
+ * proportion to each side's count, SQ_CPU_BACK_COLS at least) to the
+ * threads that are idle: a help round opened from this one.
+ */
+static void group_rest(FrameSides *f, int k, int thread)
+{
+    struct BackBands *g = &f->back[k];
+    int m = 0, blocks = 0;
+    for (int q = k; q < f->n; q += 2) {
+        g->side[m] = f->side[q];
+        g->plan[m] = f->plan[q];
+        blocks += f->plan[q]->d.nb;
+        m++;
+    }
+    sq_cpu_sides_eigen(g->side, g->plan, m);
+    g->ntask = 0;
+    for (int i = 0; i < m; i++) {
+        sq_cpu_back_prep(g->plan[i], g->side[i]);
+        const int nb = g->plan[i]->d.nb;
+        int want = f->pool && blocks ? (int)((2 * (int64_t)f->threads * nb + blocks - 1) / blocks) : 1;
+        want = want < nb / SQ_CPU_BACK_COLS ? want : nb / SQ_CPU_BACK_COLS;
+        want = want < SQ_CPU_BANDS ? want : SQ_CPU_BANDS;
+        want = want > 1 ? want : 1;
+        for (int b = 0; b < want; b++) {
+            int32_t *t = g->task[g->ntask++];
+            t[0] = i;
+            t[1] = (int)((int64_t)nb * b / want);
+            t[2] = (int)((int64_t)nb * (b + 1) / want);
+        }
+    }
+    atomic_init(&g->next, 0);
+    sq_pool_help(f->pool, back_part, g, thread, g->ntask - 1);
 }
 
 static void side_part(void *ctx, int64_t arg, int thread)
@@ -223,7 +265,7 @@ static void side_part(void *ctx, int64_t arg, int thread)
         }
         /* acq_rel: the last one sees every front of the group */
         if (atomic_fetch_sub_explicit(&f->pending[q & 1], 1, memory_order_acq_rel) == 1)
-            group_rest(f, q & 1);
+            group_rest(f, q & 1, thread);
     }
 }
 
@@ -295,7 +337,9 @@ static void score_frame1(const CpuPriv *c, Worker *w, SqPool *pool, int self, co
     atomic_init(&f.pending[0], f.n / 2);
     atomic_init(&f.pending[1], f.n / 2);
     f.w = c->w;
-    plan_tasks(&f, share ? sq_pool_threads(pool) : 1);
+    f.pool = share ? pool : NULL;
+    f.threads = share ? sq_pool_threads(pool) : 1;
+    plan_tasks(&f, f.threads);
     if (f.n)
         sq_pool_help(pool, side_part, &f, self, share ? f.ntask - 1 : 0);
     for (int j = 0, q = 0; j < c->per; j++) {

@@ -502,37 +502,70 @@ static int householder_loop(const SqDsp *dsp, const float *kmat, int n, float *w
     return structured && !all_finite(pm, nn, INFINITY) ? -1 : 0;
 }
 
-int sq_cpu_qr_solve(const SqDsp *dsp, const float *kmat, int n, const float *y, int nb, float *ws)
+/* sq_qr_solve's factoring of kmat: Q^T and R in ws; -1 when a pivot fails. */
+static int qr_factor(const SqDsp *dsp, const float *kmat, int n, float *ws)
 {
     const size_t nn = (size_t)n * n;
-    float *pm = ws + 2 * nn, *h = pm + nn, *bm = ws + 5 * nn;
+    float *pm = ws + 2 * nn, *h = pm + nn;
     if (householder_loop(dsp, kmat, n, ws, 1) < 0)
         householder_loop(dsp, kmat, n, ws, 0);
     dsp->matmul(h, n, pm, n, kmat, n, n, n, n); /* h = R (sq_qr_solve's a is kmat) */
-    dsp->matmul(bm, nb, pm, n, y, nb, n, nb, n);
     for (int i = n - 1; i >= 0; i--)
         if (!sq_solve_pivot_ok(h[i * n + i]))
             return -1;
-    dsp->backsub(bm, h, n, nb);
     return 0;
+}
+
+/* Columns [c0, c1) of X = R^-1 Q^T y (nb columns) after qr_factor: each
+ * column is its own problem, so any split gives the same bits. */
+static void qr_apply(const SqDsp *dsp, int n, const float *y, int nb, int c0, int c1, float *ws)
+{
+    const size_t nn = (size_t)n * n;
+    float *h = ws + 3 * nn, *bm = ws + 5 * nn;
+    dsp->matmul(bm + c0, nb, ws + 2 * nn, n, y + c0, nb, n, c1 - c0, n);
+    dsp->backsub(bm + c0, nb, h, n, c1 - c0);
+}
+
+int sq_cpu_qr_solve(const SqDsp *dsp, const float *kmat, int n, const float *y, int nb, float *ws)
+{
+    if (qr_factor(dsp, kmat, n, ws) < 0)
+        return -1;
+    qr_apply(dsp, n, y, nb, 0, nb, ws);
+    return 0;
+}
+
+int sq_cpu_back_prep(const SqPlan *p, SqCpuSide *s)
+{
+    const SqDims *d = &p->d;
+    s->dsp.block_rows(s->y, s->dimg, d->op_w, d->nbh, d->nbv);
+    s->factored = sq_eigen_regular(s->lambda, d->n) && qr_factor(&s->dsp, s->k, d->n, s->sol) == 0;
+    if (!s->factored)
+        memset(s->x, 0, sizeof(float) * (size_t)d->n * d->nb);
+    s->singular = s->factored ? 0 : SQ_EST_SINGULAR;
+    return s->singular;
+}
+
+void sq_cpu_back_cols(const SqPlan *p, SqCpuSide *s, int c0, int c1)
+{
+    const SqDims *d = &p->d;
+    if (s->factored)
+        qr_apply(&s->dsp, d->n, s->y, d->nb, c0, c1, s->sol);
+    s->dsp.block_var(s->s + c0, s->x + c0, s->y + c0, d->nb, d->n, c1 - c0);
+    s->dsp.entropy(s->e + c0, s->lambda, d->n, s->s + c0, c1 - c0, p->sigma_nn);
 }
 
 int sq_cpu_solve(const SqPlan *p, SqCpuSide *s)
 {
-    const SqDims *d = &p->d;
-    const int n = d->n, nb = d->nb;
-    s->dsp.block_rows(s->y, s->dimg, d->op_w, d->nbh, d->nbv);
-    if (!sq_eigen_regular(s->lambda, n) || sq_cpu_qr_solve(&s->dsp, s->k, n, s->y, nb, s->sol) < 0) {
-        memset(s->x, 0, sizeof(float) * (size_t)n * nb);
-        return SQ_EST_SINGULAR;
-    }
-    return 0;
+    const int r = sq_cpu_back_prep(p, s);
+    if (s->factored)
+        qr_apply(&s->dsp, p->d.n, s->y, p->d.nb, 0, p->d.nb, s->sol);
+    return r;
 }
 
 void sq_cpu_entropy(const SqPlan *p, SqCpuSide *s)
 {
     const SqDims *d = &p->d;
-    s->dsp.block_var(s->s, s->x, s->y, d->n, d->nb);
+    s->dsp.block_var(s->s, s->x, s->y, d->nb, d->n, d->nb);
     s->dsp.entropy(s->e, s->lambda, d->n, s->s, d->nb, p->sigma_nn);
 }
 
@@ -576,8 +609,8 @@ void sq_cpu_sides_eigen(SqCpuSide *const *s, const SqPlan *const *p, int count)
 
 void sq_cpu_side_back(const SqPlan *p, SqCpuSide *s)
 {
-    s->singular = sq_cpu_solve(p, s) & SQ_EST_SINGULAR;
-    sq_cpu_entropy(p, s);
+    sq_cpu_back_prep(p, s);
+    sq_cpu_back_cols(p, s, 0, p->d.nb);
 }
 
 void sq_cpu_sides2(const SqPlan *p, SqCpuSide *a, SqCpuSide *b, const SqSrc *sa, const SqSrc *sb)

@@ -68,6 +68,7 @@ typedef struct SqCpuSide {
     float *e, *s;    /* entropies and variances, nb each */
     float *terms;    /* the pooling's per-block terms, nb (sq_cpu_pair_score on this side as dis) */
     int singular;    /* the last solve failed (SQ_EST_SINGULAR): e and s are its fallback */
+    int factored;    /* sq_cpu_back_prep found the system regular: the columns are solved */
     uint8_t *unpack[2]; /* NULL, or planar copies of the rows read of cur, prev (w x h samples) */
 } SqCpuSide;
 
@@ -120,6 +121,16 @@ void sq_cpu_front_band(const SqPlan *p, SqCpuSide *s, const SqSrc *src, int band
 void sq_cpu_front_join(const SqPlan *p, SqCpuSide *s, const SqSrc *src, const uint32_t (*range)[4],
                        int nbands);
 void sq_cpu_side_back(const SqPlan *p, SqCpuSide *s);
+/*
+ * The back in column bands (blocks), for idle threads to share:
+ * sq_cpu_back_prep does the whole-side steps (the solve's right-hand sides,
+ * the regularity check, the factoring, singular), then each band [c0, c1)
+ * solves its columns and computes their variances and entropies, on any
+ * thread. The bits equal sq_cpu_side_back's: every column is its own problem.
+ */
+#define SQ_CPU_BACK_COLS 32 /* the fewest blocks a band */
+int sq_cpu_back_prep(const SqPlan *p, SqCpuSide *s);
+void sq_cpu_back_cols(const SqPlan *p, SqCpuSide *s, int c0, int c1);
 /* sq_cpu_side on two independent sides, their eigenvalue problems interleaved. */
 void sq_cpu_sides2(const SqPlan *p, SqCpuSide *a, SqCpuSide *b, const SqSrc *sa, const SqSrc *sb);
 

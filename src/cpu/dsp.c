@@ -104,11 +104,11 @@ static void matmul_c(float *out, ptrdiff_t ldo, const float *l, ptrdiff_t ldl,
             out[i * ldo + j] = sq_matmul_entry_ld(l, ldl, r, ldr, depth, i, j);
 }
 
-static void backsub_c(float *x, const float *rm, int n, int nb)
+static void backsub_c(float *x, int ld, const float *rm, int n, int cols)
 {
     for (int i = n - 1; i >= 0; i--)
-        for (int j = 0; j < nb; j++)
-            x[(size_t)i * nb + j] = sq_backsub_entry(rm, n, x, nb, i, j, x[(size_t)i * nb + j]);
+        for (int j = 0; j < cols; j++)
+            x[(size_t)i * ld + j] = sq_backsub_entry(rm, n, x, ld, i, j, x[(size_t)i * ld + j]);
 }
 
 static void block_rows_c(float *y, const float *img, int op_w, int nbh, int nbv)
@@ -126,10 +126,10 @@ static void pool_terms_c(float *t, const float *er, const float *sr, const float
         t[m] = sq_pool_term(er[m], sr[m], ed[m], sd[m], base, wvm);
 }
 
-static void block_var_c(float *s, const float *x, const float *y, int n, int nb)
+static void block_var_c(float *s, const float *x, const float *y, int ld, int n, int cols)
 {
-    for (int m = 0; m < nb; m++)
-        s[m] = sq_block_variance(x, y, n, nb, m);
+    for (int m = 0; m < cols; m++)
+        s[m] = sq_block_variance(x, y, n, ld, m);
 }
 
 static void entropy_c(float *e, const float *lambda, int n, const float *s, int nb, float sigma_nn)

@@ -80,19 +80,21 @@ typedef struct SqDsp {
     void (*matmul)(float *out, ptrdiff_t ldo, const float *l, ptrdiff_t ldl,
                    const float *r, ptrdiff_t ldr, int rows, int cols, int depth);
     /*
-     * Back substitution of sq_qr_solve in place on x (n x nb, rows = b on
-     * entry): x[i][j] = sq_backsub_entry(rm, n, x, nb, i, j, x[i][j]) for
-     * i = n-1 .. 0. The caller has checked the diagonal of rm.
+     * Back substitution of sq_qr_solve in place on columns [0, cols) of x
+     * (n rows ld apart, rows = b on entry): x[i][j] = sq_backsub_entry(rm,
+     * n, x, ld, i, j, x[i][j]) for i = n-1 .. 0. Each column is its own
+     * problem, so any split of the columns gives the same bits. The caller
+     * has checked the diagonal of rm.
      */
-    void (*backsub)(float *x, const float *rm, int n, int nb);
+    void (*backsub)(float *x, int ld, const float *rm, int n, int cols);
     /*
      * The solve's right-hand sides, plain copies: y[row * nb + m] =
      * sq_block_sample(img, op_w, 5, nbh, row, m) for row < 25 and
      * m < nb = nbh * nbv (b = SQ_BLOCK).
      */
     void (*block_rows)(float *y, const float *img, int op_w, int nbh, int nbv);
-    /* s[m] = sq_block_variance(x, y, n, nb, m). */
-    void (*block_var)(float *s, const float *x, const float *y, int n, int nb);
+    /* s[m] = sq_block_variance(x, y, n, ld, m) for m < cols (rows ld apart). */
+    void (*block_var)(float *s, const float *x, const float *y, int ld, int n, int cols);
     /* e[m] = sq_block_entropy(lambda, n, s[m], sigma_nn). */
     void (*entropy)(float *e, const float *lambda, int n, const float *s, int nb, float sigma_nn);
     /* t[m] = sq_pool_term(er[m], sr[m], ed[m], sd[m], base, wvm), the terms sq_pool_mean sums. */

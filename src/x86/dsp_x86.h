@@ -23,8 +23,8 @@ void sq_cov_sums_avx2(double *sums, const double *dl, int sub_h);
 void sq_tridiag_avx2(float *a, int n, float *d, float *e, float *ws);
 void sq_matmul_avx2(float *out, ptrdiff_t ldo, const float *l, ptrdiff_t ldl,
                     const float *r, ptrdiff_t ldr, int rows, int cols, int depth);
-void sq_backsub_avx2(float *x, const float *rm, int n, int nb);
-void sq_block_var_avx2(float *s, const float *x, const float *y, int n, int nb);
+void sq_backsub_avx2(float *x, int ld, const float *rm, int n, int cols);
+void sq_block_var_avx2(float *s, const float *x, const float *y, int ld, int n, int cols);
 void sq_prescale_row_avx2(float *dst, const float *src, ptrdiff_t stride, int method,
                           const int32_t *iy, const float *wy, const int32_t *ix, const float *wx,
                           int w);
@@ -62,7 +62,7 @@ void SQ_X512(sq_cov_rows)(double *dl, const float *img, ptrdiff_t stride, int tr
 void SQ_X512(sq_cov_sums)(double *sums, const double *dl, int sub_h);
 void SQ_X512(sq_matmul)(float *out, ptrdiff_t ldo, const float *l, ptrdiff_t ldl,
                         const float *r, ptrdiff_t ldr, int rows, int cols, int depth);
-void SQ_X512(sq_backsub)(float *x, const float *rm, int n, int nb);
+void SQ_X512(sq_backsub)(float *x, int ld, const float *rm, int n, int cols);
 void SQ_X512(sq_pool_terms)(float *t, const float *er, const float *sr, const float *ed,
                             const float *sd, int nb, float base, int wvm);
 void SQ_X512(sq_block_rows)(float *y, const float *img, int op_w, int nbh, int nbv);

@@ -153,11 +153,11 @@ void sq_matmul_avx2(float *out, ptrdiff_t ldo, const float *l, ptrdiff_t ldl,
 }
 #undef MM_NV
 
-void sq_backsub_avx2(float *x, const float *rm, int n, int nb)
+void sq_backsub_avx2(float *x, int ld, const float *rm, int n, int cols)
 {
-    const int nv = nb & ~7;
+    const int nv = cols & ~7;
     for (int i = n - 1; i >= 0; i--) {
-        float *xi = x + (size_t)i * nb;
+        float *xi = x + (size_t)i * ld;
         const __m256 dg = _mm256_set1_ps(rm[i * n + i]);
         int j = 0;
         for (; j + 32 <= nv; j += 32) {
@@ -165,7 +165,7 @@ void sq_backsub_avx2(float *x, const float *rm, int n, int nb)
             __m256 t2 = _mm256_loadu_ps(xi + j + 16), t3 = _mm256_loadu_ps(xi + j + 24);
             for (int k = i + 1; k < n; k++) {
                 const __m256 rk = _mm256_set1_ps(rm[i * n + k]);
-                const float *xk = x + (size_t)k * nb + j;
+                const float *xk = x + (size_t)k * ld + j;
                 t0 = _mm256_sub_ps(t0, _mm256_mul_ps(_mm256_loadu_ps(xk), rk));
                 t1 = _mm256_sub_ps(t1, _mm256_mul_ps(_mm256_loadu_ps(xk + 8), rk));
                 t2 = _mm256_sub_ps(t2, _mm256_mul_ps(_mm256_loadu_ps(xk + 16), rk));
@@ -179,29 +179,29 @@ void sq_backsub_avx2(float *x, const float *rm, int n, int nb)
         for (; j < nv; j += 8) {
             __m256 t0 = _mm256_loadu_ps(xi + j);
             for (int k = i + 1; k < n; k++)
-                t0 = _mm256_sub_ps(t0, _mm256_mul_ps(_mm256_loadu_ps(x + (size_t)k * nb + j),
+                t0 = _mm256_sub_ps(t0, _mm256_mul_ps(_mm256_loadu_ps(x + (size_t)k * ld + j),
                                                      _mm256_set1_ps(rm[i * n + k])));
             _mm256_storeu_ps(xi + j, _mm256_div_ps(t0, dg));
         }
-        for (; j < nb; j++)
-            xi[j] = sq_backsub_entry(rm, n, x, nb, i, j, xi[j]);
+        for (; j < cols; j++)
+            xi[j] = sq_backsub_entry(rm, n, x, ld, i, j, xi[j]);
     }
 }
 
-void sq_block_var_avx2(float *s, const float *x, const float *y, int n, int nb)
+void sq_block_var_avx2(float *s, const float *x, const float *y, int ld, int n, int cols)
 {
-    if (nb < 8) {
-        for (int m = 0; m < nb; m++)
-            s[m] = sq_block_variance(x, y, n, nb, m);
+    if (cols < 8) {
+        for (int m = 0; m < cols; m++)
+            s[m] = sq_block_variance(x, y, n, ld, m);
         return;
     }
     const __m256 fn = _mm256_set1_ps((float)n);
-    for (int m = 0; m < nb; m += 8) {
-        const int m0 = m + 8 <= nb ? m : nb - 8;
+    for (int m = 0; m < cols; m += 8) {
+        const int m0 = m + 8 <= cols ? m : cols - 8;
         __m256 acc = _mm256_setzero_ps();
         for (int k = 0; k < n; k++) {
-            const __m256 prod = _mm256_mul_ps(_mm256_loadu_ps(x + (size_t)k * nb + m0),
-                                              _mm256_loadu_ps(y + (size_t)k * nb + m0));
+            const __m256 prod = _mm256_mul_ps(_mm256_loadu_ps(x + (size_t)k * ld + m0),
+                                              _mm256_loadu_ps(y + (size_t)k * ld + m0));
             const __m256 zk = _mm256_div_ps(prod, fn);
             acc = k == 0 ? zk : _mm256_add_ps(acc, zk);
         }

@@ -104,18 +104,18 @@ void SQ_X512(sq_block_rows)(float *y, const float *img, int op_w, int nbh, int n
         }
 }
 
-void SQ_X512(sq_backsub)(float *x, const float *rm, int n, int nb)
+void SQ_X512(sq_backsub)(float *x, int ld, const float *rm, int n, int cols)
 {
     for (int i = n - 1; i >= 0; i--) {
-        float *xi = x + (size_t)i * nb;
+        float *xi = x + (size_t)i * ld;
         const __m512 dg = _mm512_set1_ps(rm[i * n + i]);
         int j = 0;
-        for (; j + 64 <= nb; j += 64) {
+        for (; j + 64 <= cols; j += 64) {
             __m512 t0 = _mm512_loadu_ps(xi + j), t1 = _mm512_loadu_ps(xi + j + 16);
             __m512 t2 = _mm512_loadu_ps(xi + j + 32), t3 = _mm512_loadu_ps(xi + j + 48);
             for (int k = i + 1; k < n; k++) {
                 const __m512 rk = _mm512_set1_ps(rm[i * n + k]);
-                const float *xk = x + (size_t)k * nb + j;
+                const float *xk = x + (size_t)k * ld + j;
                 t0 = _mm512_sub_ps(t0, _mm512_mul_ps(_mm512_loadu_ps(xk), rk));
                 t1 = _mm512_sub_ps(t1, _mm512_mul_ps(_mm512_loadu_ps(xk + 16), rk));
                 t2 = _mm512_sub_ps(t2, _mm512_mul_ps(_mm512_loadu_ps(xk + 32), rk));
@@ -126,11 +126,11 @@ void SQ_X512(sq_backsub)(float *x, const float *rm, int n, int nb)
             _mm512_storeu_ps(xi + j + 32, _mm512_div_ps(t2, dg));
             _mm512_storeu_ps(xi + j + 48, _mm512_div_ps(t3, dg));
         }
-        for (; j < nb; j += 16) {
-            const __mmask16 m = sq_mask16(nb - j);
+        for (; j < cols; j += 16) {
+            const __mmask16 m = sq_mask16(cols - j);
             __m512 t0 = _mm512_maskz_loadu_ps(m, xi + j);
             for (int k = i + 1; k < n; k++)
-                t0 = _mm512_sub_ps(t0, _mm512_mul_ps(_mm512_maskz_loadu_ps(m, x + (size_t)k * nb + j),
+                t0 = _mm512_sub_ps(t0, _mm512_mul_ps(_mm512_maskz_loadu_ps(m, x + (size_t)k * ld + j),
                                                      _mm512_set1_ps(rm[i * n + k])));
             _mm512_mask_storeu_ps(xi + j, m, _mm512_div_ps(t0, dg));
         }

@@ -101,6 +101,13 @@ static void check_matmul(const CkCtx *c, const CkLevel *l)
     ck_end();
 }
 
+/* Up to three column bands [0, c0), [c0, c1), [c1, nb), random, some empty. */
+static void rand_bands(int nb, int *c0, int *c1)
+{
+    *c0 = ck_irand(0, nb);
+    *c1 = ck_irand(*c0, nb);
+}
+
 static void check_backsub(const CkCtx *c, const CkLevel *l)
 {
     ck_begin("backsub", l->name);
@@ -108,19 +115,29 @@ static void check_backsub(const CkCtx *c, const CkLevel *l)
         const int n = rand_n(), nb = ck_chance(30) ? ck_irand(1, 9) : ck_irand(1, 700);
         float *r = malloc(sizeof(float) * (size_t)n * n);
         float *a = malloc(sizeof(float) * (size_t)n * nb), *b = malloc(sizeof(float) * (size_t)n * nb);
+        float *bb = malloc(sizeof(float) * (size_t)n * nb);
         for (int i = 0; i < n * n; i++)
             r[i] = ck_frand(-3.0f, 3.0f);
         for (int i = 0; i < n; i++)
             r[i * n + i] = (ck_chance(50) ? -1.0f : 1.0f) * ck_frand(0.01f, 40.0f);
         for (int i = 0; i < n * nb; i++)
-            a[i] = b[i] = ck_frand(-200.0f, 200.0f);
-        c->ref.backsub(a, r, n, nb);
-        l->dsp.backsub(b, r, n, nb);
+            a[i] = b[i] = bb[i] = ck_frand(-200.0f, 200.0f);
+        c->ref.backsub(a, nb, r, n, nb);
+        l->dsp.backsub(b, nb, r, n, nb);
         if (ck_cmp_f32("x", a, b, (size_t)n * nb))
             ck_fail("n %d nb %d", n, nb);
+        /* in column bands (a lone frame's solve split over threads): the same bits */
+        int c0, c1;
+        rand_bands(nb, &c0, &c1);
+        l->dsp.backsub(bb, nb, r, n, c0);
+        l->dsp.backsub(bb + c0, nb, r, n, c1 - c0);
+        l->dsp.backsub(bb + c1, nb, r, n, nb - c1);
+        if (ck_cmp_f32("x bands", a, bb, (size_t)n * nb))
+            ck_fail("n %d nb %d bands at %d, %d", n, nb, c0, c1);
         free(r);
         free(a);
         free(b);
+        free(bb);
     }
     ck_end();
 }
@@ -192,21 +209,30 @@ static void check_block_var(const CkCtx *c, const CkLevel *l)
         const int n = rand_n(), nb = ck_chance(30) ? ck_irand(1, 9) : ck_irand(1, 1300);
         float *x = malloc(sizeof(float) * (size_t)n * nb), *y = malloc(sizeof(float) * (size_t)n * nb);
         float *a = malloc(sizeof(float) * (size_t)(nb + 8)), *b = malloc(sizeof(float) * (size_t)(nb + 8));
+        float *bb = malloc(sizeof(float) * (size_t)(nb + 8));
         const int zero = ck_chance(10);
         for (int i = 0; i < n * nb; i++) {
             x[i] = zero ? 0.0f : ck_frand(-5.0f, 5.0f);
             y[i] = ck_frand(-128.0f, 128.0f);
         }
         for (int i = 0; i < nb + 8; i++)
-            a[i] = b[i] = NAN;
-        c->ref.block_var(a, x, y, n, nb);
-        l->dsp.block_var(b, x, y, n, nb);
+            a[i] = b[i] = bb[i] = NAN;
+        c->ref.block_var(a, x, y, nb, n, nb);
+        l->dsp.block_var(b, x, y, nb, n, nb);
         if (ck_cmp_f32("s", a, b, (size_t)nb + 8))
             ck_fail("n %d nb %d", n, nb);
+        int c0, c1;
+        rand_bands(nb, &c0, &c1);
+        l->dsp.block_var(bb, x, y, nb, n, c0);
+        l->dsp.block_var(bb + c0, x + c0, y + c0, nb, n, c1 - c0);
+        l->dsp.block_var(bb + c1, x + c1, y + c1, nb, n, nb - c1);
+        if (ck_cmp_f32("s bands", a, bb, (size_t)nb + 8))
+            ck_fail("n %d nb %d bands at %d, %d", n, nb, c0, c1);
         free(x);
         free(y);
         free(a);
         free(b);
+        free(bb);
     }
     ck_end();
 }
@@ -359,8 +385,8 @@ static void bench_fn(void *p)
     case 0: memcpy(b->a, b->k, 625 * sizeof(float)); b->d->tridiag(b->a, 25, d, e, b->ws); break;
     case 1: b->d->matmul(b->a, 25, b->k, 25, b->k + 625, 25, 25, 25, 25); break;
     case 2: b->d->matmul(b->x, 312, b->k, 25, b->y, 312, 25, 312, 25); break;
-    case 3: b->d->backsub(b->x, b->k + 625, 25, 312); break;
-    case 4: b->d->block_var(b->a, b->x, b->y, 25, 312); break;
+    case 3: b->d->backsub(b->x, 312, b->k + 625, 25, 312); break;
+    case 4: b->d->block_var(b->a, b->x, b->y, 312, 25, 312); break;
     case 5: b->d->entropy(b->a, b->k, 25, b->x, 312, 0.29f); break;
     case 6: sq_cpu_qr_solve(b->d, b->k, 25, b->y, 312, b->ws); break;
     case 7: sq_qr_solve(b->k, 25, b->y, 312, b->ws); break;

@@ -1,6 +1,7 @@
 /*
  * Threaded CPU path under stress: many short streams on contexts with
- * n_threads 2..4 (12 on the largest geometry: a lone frame in many row bands), several contexts running at once in their own threads
+ * n_threads 2..4 (12 on the largest geometry: a lone frame's planes in
+ * many row bands, their solves in column bands), several contexts running at once in their own threads
  * (the library promises no global mutable state), flushes in the middle of
  * streams, receives eager, only when the queue is full, or one frame at a
  * time (each score awaited before the next send, by speedqa_receive_wait
@@ -36,7 +37,8 @@ static const Geometry geos[] = {
     { 256, 96, SPEEDQA_PIX_422, 12 },
     { 96, 112, SPEEDQA_PIX_400, 16 },
     { 161, 163, SPEEDQA_PIX_420, 9 },
-    { 480, 400, SPEEDQA_PIX_420, 10 }, /* 25 operating rows: bands of 4 to 6 */
+    /* 45 operating rows in bands of 5 or 6, 144 blocks in column bands of 36 */
+    { 1280, 720, SPEEDQA_PIX_420, 10 },
 };
 
 /* Feature sets; mono geometries take the temporal-only ones. */
@@ -89,7 +91,7 @@ static int make_stream(Stream *s, uint32_t *seed)
     for (int i = 0; i < s->nframes - 1; i++)
         s->flush_after[i] = rng(seed) % 5 == 0;
     s->eager = (int)(rng(seed) % 3);
-    s->n_threads = s->g.w == 480 ? 12 : 2 + (int)(rng(seed) % 3);
+    s->n_threads = s->g.w == 1280 ? 12 : 2 + (int)(rng(seed) % 3);
     const int bps = s->g.bpc > 8 ? 2 : 1;
     const unsigned maxv = (1u << s->g.bpc) - 1;
     const int planes = s->g.fmt == SPEEDQA_PIX_400 ? 1 : 3;
