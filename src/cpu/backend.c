@@ -170,9 +170,10 @@ static void job_save(const CpuPriv *c, const SqJob *jb, int idx, const uint32_t 
  * some); the thread that finishes a side's last band joins them, and the
  * thread that finishes the last front of a group (the reference sides, or
  * the distorted ones) runs the rest of that group: its eigenvalue problems
- * interleaved, then its solves. So one round serves the whole frame, and
- * nobody waits on another thread mid-frame. No sum crosses a band, so the
- * numbers are the same whoever computes what.
+ * interleaved, then its solves, in column bands shared again (group_rest).
+ * So nobody waits on another thread mid-frame but the opener of a round
+ * for its helpers. No sum crosses a band, so the numbers are the same
+ * whoever computes what.
  */
 typedef struct FrameSides {
     SqCpuSide *side[2 * SQ_MAX_STREAM_JOBS];
