@@ -486,7 +486,8 @@ SPEEDQA_API int speedqa_receive(SpeedqaContext *ctx, SpeedqaScores *out);
  * encoder's loop), where speedqa_receive() would answer -EAGAIN and leave it
  * to poll. -EAGAIN only when no frame is in flight. With n_threads > 1 on
  * the CPU, such a lone frame's planes are scored by several threads, each
- * plane's filtering in row bands (the same bits as one thread).
+ * plane's filtering in row bands and its solve in column bands (the same
+ * bits as one thread).
  */
 SPEEDQA_API int speedqa_receive_wait(SpeedqaContext *ctx, SpeedqaScores *out, int n);
 
