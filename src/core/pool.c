@@ -30,7 +30,10 @@ typedef struct Round {
 struct SqPool {
     SqAlloc a;
     pthread_mutex_t mu;
-    pthread_cond_t work, done;
+    /* done: an item finished (collectors wait); left: a helper left a round
+     * (its opener waits), apart so that a round's helpers do not wake a
+     * caller waiting for a frame once per helper */
+    pthread_cond_t work, done, left;
     int nthreads, depth, quit;
     Thread *th;
     /* A ring: items [collected, submitted) are uncollected, of which
@@ -77,7 +80,7 @@ static void *thread_main(void *arg)
             r->fn(r->ctx, 0, t->index);
             pthread_mutex_lock(&p->mu);
             if (!--r->helping)
-                pthread_cond_broadcast(&p->done);
+                pthread_cond_broadcast(&p->left);
             continue;
         }
         Item *it = &p->q[p->started++ % (uint64_t)p->depth];
@@ -127,6 +130,13 @@ int sq_pool_start(SqPool **out, int nthreads, int depth, const SqAlloc *a)
         return -ENOMEM;
     }
     if (pthread_cond_init(&p->done, NULL)) {
+        pthread_cond_destroy(&p->work);
+        pthread_mutex_destroy(&p->mu);
+        pool_free(p);
+        return -ENOMEM;
+    }
+    if (pthread_cond_init(&p->left, NULL)) {
+        pthread_cond_destroy(&p->done);
         pthread_cond_destroy(&p->work);
         pthread_mutex_destroy(&p->mu);
         pool_free(p);
@@ -235,11 +245,16 @@ void sq_pool_help(SqPool *p, SqPoolFn fn, void *ctx, int self, int helpers)
     while (*end)
         end = &(*end)->next;
     *end = &r;
-    /* wake no more threads than can take a part (16 threads, 6 planes) */
+    /* wake no more threads than can take a part (16 threads, 6 planes);
+     * all of them with one call, and after the unlock, so that none wakes
+     * only to wait for the lock (the round is listed: none can miss it) */
     const int idle = atomic_load_explicit(&p->idle, memory_order_relaxed);
-    for (int i = 0; i < helpers && i < idle; i++)
-        pthread_cond_signal(&p->work);
     pthread_mutex_unlock(&p->mu);
+    if (helpers >= idle)
+        pthread_cond_broadcast(&p->work);
+    else
+        for (int i = 0; i < helpers; i++)
+            pthread_cond_signal(&p->work);
     fn(ctx, 0, self);
     pthread_mutex_lock(&p->mu);
     for (Round **q = &p->rounds; *q; q = &(*q)->next)
@@ -248,7 +263,7 @@ void sq_pool_help(SqPool *p, SqPoolFn fn, void *ctx, int self, int helpers)
             break;
         }
     while (r.helping)
-        pthread_cond_wait(&p->done, &p->mu);
+        pthread_cond_wait(&p->left, &p->mu);
     pthread_mutex_unlock(&p->mu);
 }
 
@@ -276,6 +291,7 @@ void sq_pool_stop(SqPool **pp)
     pthread_mutex_unlock(&p->mu);
     for (int i = 0; i < p->nthreads; i++)
         pthread_join(p->th[i].th, NULL);
+    pthread_cond_destroy(&p->left);
     pthread_cond_destroy(&p->done);
     pthread_cond_destroy(&p->work);
     pthread_mutex_destroy(&p->mu);
