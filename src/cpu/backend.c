@@ -200,6 +200,19 @@ typedef struct FrameSides {
     } back[2]; /* per group */
 } FrameSides;
 
+/*
+ * Bands of one part of a shared step (a side's rows, or its blocks): by its
+ * share of the step's total, twice as many tasks as threads in all (bands
+ * end unevenly), at most `most` and SQ_CPU_BANDS, at least 1.
+ */
+static int share_bands(int threads, int64_t part, int64_t total, int most)
+{
+    int n = threads > 1 && total ? (int)((2 * (int64_t)threads * part + total - 1) / total) : 1;
+    n = n < most ? n : most;
+    n = n < SQ_CPU_BANDS ? n : SQ_CPU_BANDS;
+    return n > 1 ? n : 1;
+}
+
 static void back_part(void *ctx, int64_t arg, int thread)
 {
     (void)arg;
@@ -232,10 +245,7 @@ static void group_rest(FrameSides *f, int k, int thread)
     for (int i = 0; i < m; i++) {
         sq_cpu_back_prep(g->plan[i], g->side[i]);
         const int nb = g->plan[i]->d.nb;
-        int want = f->pool && blocks ? (int)((2 * (int64_t)f->threads * nb + blocks - 1) / blocks) : 1;
-        want = want < nb / SQ_CPU_BACK_COLS ? want : nb / SQ_CPU_BACK_COLS;
-        want = want < SQ_CPU_BANDS ? want : SQ_CPU_BANDS;
-        want = want > 1 ? want : 1;
+        const int want = share_bands(f->pool ? f->threads : 1, nb, blocks, nb / SQ_CPU_BACK_COLS);
         for (int b = 0; b < want; b++) {
             int32_t *t = g->task[g->ntask++];
             t[0] = i;
@@ -270,8 +280,7 @@ static void side_part(void *ctx, int64_t arg, int thread)
     }
 }
 
-/* The tasks of f: each side whole, or (threads > 1) in bands by its share of
- * the area, twice as many tasks as threads in all (bands end unevenly). */
+/* The tasks of f: each side whole, or (threads > 1) in bands by its share of the area. */
 static void plan_tasks(FrameSides *f, int threads)
 {
     int64_t total = 0;
@@ -281,8 +290,7 @@ static void plan_tasks(FrameSides *f, int threads)
     for (int i = 0; i < f->n; i++) {
         const int q = f->order[i];
         const int64_t area = (int64_t)f->plan[q]->d.w * f->plan[q]->d.h;
-        const int want = threads > 1 && total ? (int)((2 * threads * area + total - 1) / total) : 1;
-        f->nb[q] = sq_cpu_front_bands(f->plan[q], &f->src[q], want);
+        f->nb[q] = share_bands(threads, area, total, sq_cpu_front_bands(f->plan[q], &f->src[q]));
         atomic_init(&f->bands_left[q], f->nb[q]);
         for (int b = 0; b < f->nb[q]; b++) {
             f->task[f->ntask][0] = (uint8_t)q;

@@ -335,17 +335,13 @@ void sq_cpu_operating_image(const SqPlan *p, SqCpuSide *s, const SqSrc *src_in)
     op_finish(p, s, src);
 }
 
-int sq_cpu_front_bands(const SqPlan *p, const SqSrc *src, int want)
+int sq_cpu_front_bands(const SqPlan *p, const SqSrc *src)
 {
     /* prescale, unpacked and saved rows are whole-plane steps before or
      * within the rows: such a side stays whole */
     if (p->prescale >= 0 || src->save || src->cur_acc >= 2 || (src->prev && src->prev_acc >= 2))
         return 1;
-    /* at least SQ_CPU_BAND_ROWS operating rows a band */
-    const int most = p->d.op_h / SQ_CPU_BAND_ROWS;
-    want = want < most ? want : most;
-    want = want < SQ_CPU_BANDS ? want : SQ_CPU_BANDS;
-    return want > 1 ? want : 1;
+    return p->d.op_h / SQ_CPU_BAND_ROWS; /* at least SQ_CPU_BAND_ROWS operating rows a band */
 }
 
 void sq_cpu_front_band(const SqPlan *p, SqCpuSide *s, const SqSrc *src, int band, int nbands,
@@ -538,35 +534,39 @@ int sq_cpu_back_prep(const SqPlan *p, SqCpuSide *s)
 {
     const SqDims *d = &p->d;
     s->dsp.block_rows(s->y, s->dimg, d->op_w, d->nbh, d->nbv);
-    s->factored = sq_eigen_regular(s->lambda, d->n) && qr_factor(&s->dsp, s->k, d->n, s->sol) == 0;
-    if (!s->factored)
+    const int ok = sq_eigen_regular(s->lambda, d->n) && qr_factor(&s->dsp, s->k, d->n, s->sol) == 0;
+    if (!ok)
         memset(s->x, 0, sizeof(float) * (size_t)d->n * d->nb);
-    s->singular = s->factored ? 0 : SQ_EST_SINGULAR;
+    s->singular = ok ? 0 : SQ_EST_SINGULAR;
     return s->singular;
+}
+
+/* Variances and entropies of blocks [c0, c1). */
+static void entropy_cols(const SqPlan *p, SqCpuSide *s, int c0, int c1)
+{
+    const SqDims *d = &p->d;
+    s->dsp.block_var(s->s + c0, s->x + c0, s->y + c0, d->nb, d->n, c1 - c0);
+    s->dsp.entropy(s->e + c0, s->lambda, d->n, s->s + c0, c1 - c0, p->sigma_nn);
 }
 
 void sq_cpu_back_cols(const SqPlan *p, SqCpuSide *s, int c0, int c1)
 {
-    const SqDims *d = &p->d;
-    if (s->factored)
-        qr_apply(&s->dsp, d->n, s->y, d->nb, c0, c1, s->sol);
-    s->dsp.block_var(s->s + c0, s->x + c0, s->y + c0, d->nb, d->n, c1 - c0);
-    s->dsp.entropy(s->e + c0, s->lambda, d->n, s->s + c0, c1 - c0, p->sigma_nn);
+    if (!s->singular)
+        qr_apply(&s->dsp, p->d.n, s->y, p->d.nb, c0, c1, s->sol);
+    entropy_cols(p, s, c0, c1);
 }
 
 int sq_cpu_solve(const SqPlan *p, SqCpuSide *s)
 {
     const int r = sq_cpu_back_prep(p, s);
-    if (s->factored)
+    if (!r)
         qr_apply(&s->dsp, p->d.n, s->y, p->d.nb, 0, p->d.nb, s->sol);
     return r;
 }
 
 void sq_cpu_entropy(const SqPlan *p, SqCpuSide *s)
 {
-    const SqDims *d = &p->d;
-    s->dsp.block_var(s->s, s->x, s->y, d->nb, d->n, d->nb);
-    s->dsp.entropy(s->e, s->lambda, d->n, s->s, d->nb, p->sigma_nn);
+    entropy_cols(p, s, 0, p->d.nb);
 }
 
 int sq_cpu_side(const SqPlan *p, SqCpuSide *s, const SqSrc *src)
@@ -574,8 +574,7 @@ int sq_cpu_side(const SqPlan *p, SqCpuSide *s, const SqSrc *src)
     sq_cpu_operating_image(p, s, src);
     sq_cpu_covariance(p, s);
     int flags = sq_cpu_eigen(p, s);
-    flags |= sq_cpu_solve(p, s);
-    s->singular = flags & SQ_EST_SINGULAR;
+    flags |= sq_cpu_solve(p, s); /* sets s->singular */
     sq_cpu_entropy(p, s);
     return flags;
 }

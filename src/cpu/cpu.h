@@ -68,7 +68,6 @@ typedef struct SqCpuSide {
     float *e, *s;    /* entropies and variances, nb each */
     float *terms;    /* the pooling's per-block terms, nb (sq_cpu_pair_score on this side as dis) */
     int singular;    /* the last solve failed (SQ_EST_SINGULAR): e and s are its fallback */
-    int factored;    /* sq_cpu_back_prep found the system regular: the columns are solved */
     uint8_t *unpack[2]; /* NULL, or planar copies of the rows read of cur, prev (w x h samples) */
 } SqCpuSide;
 
@@ -88,7 +87,7 @@ void sq_cpu_operating_image(const SqPlan *p, SqCpuSide *s, const SqSrc *src);
 /* The stages of est_params (spec 4.7) on s->dimg, in this order: */
 void sq_cpu_covariance(const SqPlan *p, SqCpuSide *s);  /* -> s->k */
 int sq_cpu_eigen(const SqPlan *p, SqCpuSide *s);        /* -> s->lambda; SQ_EST_EIGEN_CAP */
-int sq_cpu_solve(const SqPlan *p, SqCpuSide *s);        /* -> s->x; SQ_EST_SINGULAR */
+int sq_cpu_solve(const SqPlan *p, SqCpuSide *s);        /* -> s->x, s->singular; SQ_EST_SINGULAR */
 void sq_cpu_entropy(const SqPlan *p, SqCpuSide *s);     /* -> s->s, s->e */
 
 /* Full side: operating image, then est_params into s->e, s->s, s->singular. Returns SQ_EST_* flags. */
@@ -105,8 +104,9 @@ void sq_cpu_sides_eigen(SqCpuSide *const *s, const SqPlan *const *p, int count);
 /*
  * The front in row bands, for idle threads to share (a frame alone in
  * flight, cpu/backend.c): sq_cpu_front_bands says how many bands of at
- * least SQ_CPU_BAND_ROWS operating rows src allows, up to want and
- * SQ_CPU_BANDS (1: compute the side whole with sq_cpu_side_front); each
+ * least SQ_CPU_BAND_ROWS operating rows src allows at most (1 or less:
+ * compute the side whole with sq_cpu_side_front), up to SQ_CPU_BANDS are
+ * used; each
  * band, on any thread (vrow: that thread's scratch, scaled_w floats),
  * writes its own rows of the operating image and its range check's ORs
  * into range (cur, then prev: [max, OR] pairs); once all
@@ -115,7 +115,7 @@ void sq_cpu_sides_eigen(SqCpuSide *const *s, const SqPlan *const *p, int count);
  */
 #define SQ_CPU_BANDS 16
 #define SQ_CPU_BAND_ROWS 4
-int sq_cpu_front_bands(const SqPlan *p, const SqSrc *src, int want);
+int sq_cpu_front_bands(const SqPlan *p, const SqSrc *src);
 void sq_cpu_front_band(const SqPlan *p, SqCpuSide *s, const SqSrc *src, int band, int nbands,
                        float *vrow, uint32_t range[4]);
 void sq_cpu_front_join(const SqPlan *p, SqCpuSide *s, const SqSrc *src, const uint32_t (*range)[4],
