@@ -57,10 +57,10 @@ AI void lag_group(float64x2_t *dk, const double *t0, ptrdiff_t ld, int dr, int d
 }
 
 void sq_cov_rows_neon(double *dl, const float *img, ptrdiff_t stride, int trunc_w, int trunc_h,
-                      double *ws)
+                      int rows, double *ws)
 {
-    const int rows4 = (trunc_h + 3) & ~3;
-    const ptrdiff_t ld = rows4 + 8; /* doubles per column of the transposed copy */
+    /* doubles per column of the transposed copy: the rows read, rounded up to 4, plus 8 */
+    const ptrdiff_t ld = ((trunc_h + 3) & ~3) + 8;
     /* ws[(x + 4) * ld + y] = img(y, x), zero outside [0, trunc_w) x [0, trunc_h). */
     memset(ws, 0, sizeof(double) * 4 * (size_t)ld);
     memset(ws + (size_t)(trunc_w + 4) * ld, 0, sizeof(double) * 4 * (size_t)ld);
@@ -71,7 +71,7 @@ void sq_cov_rows_neon(double *dl, const float *img, ptrdiff_t stride, int trunc_
         memset(col + trunc_h, 0, sizeof(double) * (size_t)(ld - trunc_h));
     }
     float64x2_t dk[SQ_COV_K];
-    for (int y0 = 0; y0 < trunc_h; y0 += 2) {
+    for (int y0 = 0; y0 < rows; y0 += 2) {
         const double *t0 = ws + 4 * ld + y0;
         /* dr = 0: lags dc = 0..4 (sequences 0..4) and the plain sum (41). */
         float64x2_t d0[6 * SQ_BLOCK];
@@ -81,7 +81,7 @@ void sq_cov_rows_neon(double *dl, const float *img, ptrdiff_t stride, int trunc_
         /* dr = 1..4: lags dc = -4..4, sequences 5 + (dr - 1) * 9 + (dc + 4). */
         for (int dr = 1; dr < SQ_BLOCK; dr++)
             lag_group(dk + (5 + (dr - 1) * 9) * SQ_BLOCK, t0, ld, dr, -4, 9, 0, trunc_w);
-        /* 2x2 transposes: lanes (rows y0, y0 + 1 < rows4) back to dl rows. */
+        /* 2x2 transposes: lanes (rows y0, y0 + 1) back to dl rows. */
         double *o = dl + (size_t)y0 * SQ_COV_LD;
         for (int k = 0; k < SQ_COV_K; k += 2) {
             vst1q_f64(o + k, vzip1q_f64(dk[k], dk[k + 1]));

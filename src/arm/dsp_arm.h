@@ -18,7 +18,7 @@ void sq_hfilt_dec_neon(float *dst, const float *src, int w, const float *g, int 
 void sq_local_mean_neon(float *dst, const float *op, const float *mrow, int w,
                         const float *g, int taps);
 void sq_cov_rows_neon(double *dl, const float *img, ptrdiff_t stride, int trunc_w, int trunc_h,
-                      double *ws);
+                      int rows, double *ws);
 void sq_cov_sums_neon(double *sums, const double *dl, int sub_h);
 void sq_tridiag_neon(float *a, int n, float *d, float *e, float *ws);
 void sq_matmul_neon(float *out, ptrdiff_t ldo, const float *l, ptrdiff_t ldl,

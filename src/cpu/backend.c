@@ -41,6 +41,7 @@ typedef struct Worker {
      * live until the frame's eigenvalue problems run together */
     SqCpuSide jside[SQ_MAX_STREAM_JOBS][2];
     float *vrow; /* a row band's vertical pass (threaded mode), the widest plan's */
+    double *covws; /* a band of covariance row terms (threaded mode), the largest plan's */
 } Worker;
 
 /* A lent picture: what gives it back (fn NULL: nothing lent). */
@@ -198,6 +199,13 @@ typedef struct FrameSides {
         int ntask;
         atomic_int next;
     } back[2]; /* per group */
+    struct CovBands {
+        const SqPlan *plan;
+        SqCpuSide *side;
+        Worker *w;
+        int n;
+        atomic_int next;
+    } cov[2 * SQ_MAX_STREAM_JOBS]; /* per side, once its operating image is joined */
 } FrameSides;
 
 /*
@@ -257,6 +265,37 @@ static void group_rest(FrameSides *f, int k, int thread)
     sq_pool_help(f->pool, back_part, g, thread, g->ntask - 1);
 }
 
+static void cov_part(void *ctx, int64_t arg, int thread)
+{
+    (void)arg;
+    struct CovBands *c = ctx;
+    for (int i; (i = atomic_fetch_add_explicit(&c->next, 1, memory_order_relaxed)) < c->n;)
+        sq_cpu_cov_band(c->plan, c->side, i, c->n, c->w[thread].covws);
+}
+
+/*
+ * The covariance of joined side q. Its row terms are the longest step left
+ * on one thread once the operating image is banded (about a tenth of a
+ * side), so, shared, they go in row bands (at most one per thread) to the
+ * threads that are idle: a help round opened from this one.
+ */
+static void side_cov(FrameSides *f, int q, int thread)
+{
+    struct CovBands *c = &f->cov[q];
+    const int most = sq_cpu_cov_bands(f->plan[q]);
+    c->n = f->pool ? (most < f->threads ? most : f->threads) : 1;
+    if (c->n < 2) {
+        sq_cpu_covariance(f->plan[q], f->side[q]);
+        return;
+    }
+    c->plan = f->plan[q];
+    c->side = f->side[q];
+    c->w = f->w;
+    atomic_init(&c->next, 0);
+    sq_pool_help(f->pool, cov_part, c, thread, c->n - 1);
+    sq_cpu_cov_join(f->plan[q], f->side[q]);
+}
+
 static void side_part(void *ctx, int64_t arg, int thread)
 {
     (void)arg;
@@ -273,6 +312,7 @@ static void side_part(void *ctx, int64_t arg, int thread)
                 continue;
             sq_cpu_front_join(f->plan[q], f->side[q], &f->src[q],
                               (const uint32_t(*)[4])f->range[q], f->nb[q]);
+            side_cov(f, q, thread);
         }
         /* acq_rel: the last one sees every front of the group */
         if (atomic_fetch_sub_explicit(&f->pending[q & 1], 1, memory_order_acq_rel) == 1)
@@ -643,6 +683,7 @@ static void cpu_close(void **pp)
             for (int k = 0; k < 2; k++)
                 sq_cpu_side_free(&c->w[i].jside[j][k], &c->p.alloc);
         sq_free(&c->p.alloc, c->w[i].vrow);
+        sq_free(&c->p.alloc, c->w[i].covws);
     }
     const SqAlloc a = c->p.alloc;
     sq_free(&a, c->w);
@@ -719,9 +760,15 @@ static int cpu_open(void **pp, const SqBackendParams *p, char *err, size_t errle
                 sq_cpu_side_set_cpu_mask(&c->w[i].jside[j][k], p->cpu_mask);
             }
         int sw = 0;
-        for (int f = 0; f < p->nplans; f++)
-            sw = p->plans[f]->d.scaled_w > sw ? p->plans[f]->d.scaled_w : sw;
-        if (c->nworkers > 1 && !(c->w[i].vrow = sq_calloc(&p->alloc, (size_t)sw, sizeof(float))))
+        size_t cws = 0;
+        for (int f = 0; f < p->nplans; f++) {
+            const SqDims *d = &p->plans[f]->d;
+            const size_t n = sq_cov_ws_doubles(d->trunc_w, d->trunc_h);
+            sw = d->scaled_w > sw ? d->scaled_w : sw;
+            cws = n > cws ? n : cws;
+        }
+        if (c->nworkers > 1 && (!(c->w[i].vrow = sq_calloc(&p->alloc, (size_t)sw, sizeof(float))) ||
+                                !(c->w[i].covws = sq_calloc(&p->alloc, cws, sizeof(double)))))
             goto oom;
     }
     if (c->nworkers == 1) {

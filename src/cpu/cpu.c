@@ -365,16 +365,40 @@ void sq_cpu_front_join(const SqPlan *p, SqCpuSide *s, const SqSrc *src, const ui
             src->range_prev[1] |= range[b][3];
     }
     op_finish(p, s, src);
-    sq_cpu_covariance(p, s);
 }
 
-void sq_cpu_covariance(const SqPlan *p, SqCpuSide *s)
+/*
+ * Row terms of operating rows [y0, y1): y0 a multiple of 8, y1 one too or
+ * trunc_h. They read image rows y0 .. y1 + b - 2 only, so the band is
+ * passed as an image of those rows (the ones past trunc_h still absent).
+ */
+static void cov_rows(const SqPlan *p, SqCpuSide *s, int y0, int y1, double *ws)
+{
+    const SqDims *d = &p->d;
+    const int end = y1 + d->b - 1 < d->trunc_h ? y1 + d->b - 1 : d->trunc_h;
+    s->dsp.cov_rows(s->dl + (size_t)y0 * SQ_COV_LD, s->dimg + (size_t)y0 * d->op_w, d->op_w,
+                    d->trunc_w, end - y0, y1 - y0, ws);
+}
+
+int sq_cpu_cov_bands(const SqPlan *p)
+{
+    return p->d.trunc_h / SQ_CPU_COV_ROWS;
+}
+
+void sq_cpu_cov_band(const SqPlan *p, SqCpuSide *s, int band, int nbands, double *ws)
+{
+    const int h = p->d.trunc_h;
+    const int y0 = (int)((int64_t)h * band / nbands) & ~7;
+    const int y1 = band + 1 == nbands ? h : (int)((int64_t)h * (band + 1) / nbands) & ~7;
+    cov_rows(p, s, y0, y1, ws);
+}
+
+void sq_cpu_cov_join(const SqPlan *p, SqCpuSide *s)
 {
     const SqDims *d = &p->d;
     const int b = d->b, n = d->n, nlags = SQ_COV_SEQS - 1;
     double sx[SQ_BLOCK * SQ_BLOCK];
     float mean[SQ_BLOCK * SQ_BLOCK];
-    s->dsp.cov_rows(s->dl, s->dimg, d->op_w, d->trunc_w, d->trunc_h, s->covws);
     s->dsp.cov_sums(s->sums, s->dl, d->sub_h);
     for (int q = 0; q < n; q++) {
         sx[q] = s->sums[(q / b) * SQ_COV_LD + nlags * b + q % b];
@@ -389,6 +413,12 @@ void sq_cpu_covariance(const SqPlan *p, SqCpuSide *s)
             s->k[pp * n + q] = v;
             s->k[q * n + pp] = v;
         }
+}
+
+void sq_cpu_covariance(const SqPlan *p, SqCpuSide *s)
+{
+    cov_rows(p, s, 0, p->d.trunc_h, s->covws);
+    sq_cpu_cov_join(p, s);
 }
 
 int sq_cpu_eigenvalues(const SqDsp *dsp, const float *k, int n, float *lambda, float *ws)

@@ -110,16 +110,24 @@ void sq_cpu_sides_eigen(SqCpuSide *const *s, const SqPlan *const *p, int count);
  * band, on any thread (vrow: that thread's scratch, scaled_w floats),
  * writes its own rows of the operating image and its range check's ORs
  * into range (cur, then prev: [max, OR] pairs); once all
- * are done, one thread joins them (the ORs, local mean and covariance).
- * The bits equal sq_cpu_side_front's: no sum crosses a band.
+ * are done, one thread joins them (the ORs and the local mean). Then the
+ * covariance: sq_cpu_covariance whole, or its row terms in bands of at
+ * least SQ_CPU_COV_ROWS operating rows (up to sq_cpu_cov_bands, on any
+ * thread; ws: that thread's scratch, sq_cov_ws_doubles of the plan's
+ * trunc_w x trunc_h) and, once all are done, sq_cpu_cov_join (window sums
+ * and entries). The bits equal sq_cpu_side_front's: no sum crosses a band.
  */
 #define SQ_CPU_BANDS 16
 #define SQ_CPU_BAND_ROWS 4
+#define SQ_CPU_COV_ROWS 16
 int sq_cpu_front_bands(const SqPlan *p, const SqSrc *src);
 void sq_cpu_front_band(const SqPlan *p, SqCpuSide *s, const SqSrc *src, int band, int nbands,
                        float *vrow, uint32_t range[4]);
 void sq_cpu_front_join(const SqPlan *p, SqCpuSide *s, const SqSrc *src, const uint32_t (*range)[4],
                        int nbands);
+int sq_cpu_cov_bands(const SqPlan *p);
+void sq_cpu_cov_band(const SqPlan *p, SqCpuSide *s, int band, int nbands, double *ws);
+void sq_cpu_cov_join(const SqPlan *p, SqCpuSide *s);
 void sq_cpu_side_back(const SqPlan *p, SqCpuSide *s);
 /*
  * The back in column bands (blocks), for idle threads to share:

@@ -67,11 +67,11 @@ static void local_mean_c(float *dst, const float *op, const float *mrow, int w,
 }
 
 static void cov_rows_c(double *dl, const float *img, ptrdiff_t stride, int trunc_w, int trunc_h,
-                       double *ws)
+                       int rows, double *ws)
 {
     const int b = SQ_BLOCK, sub_w = trunc_w - b + 1;
     (void)ws;
-    for (int y = 0; y < trunc_h; y++)
+    for (int y = 0; y < rows; y++)
         for (int seq = 0; seq < SQ_COV_SEQS; seq++) {
             double ck[2 * SQ_BLOCK] = { 0 };
             sq_cov_row_lag(img, stride, trunc_w, trunc_h, b, sub_w, y, seq, ck);

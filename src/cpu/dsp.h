@@ -61,13 +61,16 @@ typedef struct SqDsp {
                        const float *g, int taps);
     /*
      * Covariance step 1 for b = 5 (math/cov.h): for every operating row
-     * y < trunc_h and sequence s <= nlags (41 lags, then the plain sum),
+     * y < rows and sequence s <= nlags (41 lags, then the plain sum),
      * dl[y * SQ_COV_LD + s * 5 + c] = P(sub_w + c) - P(c), c < 5, the row
-     * term of a window starting at column c. Rows up to trunc_h rounded up
-     * to 4 may be written. ws: sq_cov_ws_doubles().
+     * term of a window starting at column c, image rows from trunc_h on
+     * counting as absent. rows is trunc_h or a multiple of 8 below it (a
+     * band: each row is its own sum, so any such split gives the same
+     * bits); rows up to it rounded up to 4 may be written.
+     * ws: sq_cov_ws_doubles(trunc_w, trunc_h).
      */
     void (*cov_rows)(double *dl, const float *img, ptrdiff_t stride, int trunc_w, int trunc_h,
-                     double *ws);
+                     int rows, double *ws);
     /* Step 2: sums[r0 * SQ_COV_LD + k] = sum of dl[(r0 + i) * SQ_COV_LD + k], i < sub_h
      * in increasing i from 0.0, for r0 < 5 and k < SQ_COV_K. */
     void (*cov_sums)(double *sums, const double *dl, int sub_h);

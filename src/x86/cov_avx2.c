@@ -58,10 +58,10 @@ AI void lag_group(__m256d *dk, const double *t0, ptrdiff_t ld, int dr, int dc0, 
 }
 
 void sq_cov_rows_avx2(double *dl, const float *img, ptrdiff_t stride, int trunc_w, int trunc_h,
-                      double *ws)
+                      int rows, double *ws)
 {
-    const int rows4 = (trunc_h + 3) & ~3;
-    const ptrdiff_t ld = rows4 + 8; /* doubles per column of the transposed copy */
+    /* doubles per column of the transposed copy: the rows read, rounded up to 4, plus 8 */
+    const ptrdiff_t ld = ((trunc_h + 3) & ~3) + 8;
     /* ws[(x + 4) * ld + y] = img(y, x), zero outside [0, trunc_w) x [0, trunc_h). */
     memset(ws, 0, sizeof(double) * 4 * (size_t)ld);
     memset(ws + (size_t)(trunc_w + 4) * ld, 0, sizeof(double) * 4 * (size_t)ld);
@@ -74,7 +74,7 @@ void sq_cov_rows_avx2(double *dl, const float *img, ptrdiff_t stride, int trunc_
     __m256d dk[SQ_COV_LD];
     for (int k = SQ_COV_K; k < SQ_COV_LD; k++) /* padding: stored, never read */
         dk[k] = _mm256_setzero_pd();
-    for (int y0 = 0; y0 < trunc_h; y0 += 4) {
+    for (int y0 = 0; y0 < rows; y0 += 4) {
         const double *t0 = ws + 4 * ld + y0;
         /* dr = 0: lags dc = 0..4 (sequences 0..4) and the plain sum (41). */
         __m256d d0[6 * SQ_BLOCK];

@@ -3,7 +3,7 @@
  * per __m512d, as cov_avx2.c does with 4: lane i runs the prefix sum of row
  * y0 + i in increasing x, over the same transposed, zero-padded copy (its
  * column length, rows rounded up to 8 plus 8, holds the 8 + 4 rows an 8-row
- * group reads). dl is written only up to trunc_h rounded up to 4.
+ * group reads). dl is written only up to rows rounded up to 4.
  */
 #include <stdint.h>
 #include <string.h>
@@ -100,9 +100,9 @@ AI void store4x4(double *o, __m256d v0, __m256d v1, __m256d v2, __m256d v3)
 }
 
 void SQ_X512(sq_cov_rows)(double *dl, const float *img, ptrdiff_t stride, int trunc_w,
-                          int trunc_h, double *ws)
+                          int trunc_h, int rows, double *ws)
 {
-    const int rows4 = (trunc_h + 3) & ~3;
+    const int rows4 = (rows + 3) & ~3;
     /* doubles per column of the transposed copy: whole lines, and the copy
      * on a line (sq_cov_ws_doubles leaves room), so loads at y0 are aligned */
     const ptrdiff_t ld = ((trunc_h + 7) & ~7) + 8;
@@ -134,7 +134,7 @@ void SQ_X512(sq_cov_rows)(double *dl, const float *img, ptrdiff_t stride, int tr
     __m512d dk[SQ_COV_LD];
     for (int k = SQ_COV_K; k < SQ_COV_LD; k++) /* padding: stored, never read */
         dk[k] = _mm512_setzero_pd();
-    for (int y0 = 0; y0 < trunc_h; y0 += 8) {
+    for (int y0 = 0; y0 < rows; y0 += 8) {
         const double *t0 = ws + 4 * ld + y0;
         /* dr = 0: lags dc = 0..4 (sequences 0..4) and the plain sum (41). */
         __m512d d0[6 * SQ_BLOCK];

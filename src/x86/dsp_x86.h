@@ -18,7 +18,7 @@ void sq_hfilt_dec_avx2(float *dst, const float *src, int w, const float *g, int 
 void sq_local_mean_avx2(float *dst, const float *op, const float *mrow, int w,
                         const float *g, int taps);
 void sq_cov_rows_avx2(double *dl, const float *img, ptrdiff_t stride, int trunc_w, int trunc_h,
-                      double *ws);
+                      int rows, double *ws);
 void sq_cov_sums_avx2(double *sums, const double *dl, int sub_h);
 void sq_tridiag_avx2(float *a, int n, float *d, float *e, float *ws);
 void sq_matmul_avx2(float *out, ptrdiff_t ldo, const float *l, ptrdiff_t ldl,
@@ -58,7 +58,7 @@ int SQ_X512(sq_vhfilt_8bpc)(float *dst, const uint8_t *cur, ptrdiff_t cur_stride
 void SQ_X512(sq_local_mean)(float *dst, const float *op, const float *mrow, int w,
                             const float *g, int taps);
 void SQ_X512(sq_cov_rows)(double *dl, const float *img, ptrdiff_t stride, int trunc_w,
-                          int trunc_h, double *ws);
+                          int trunc_h, int rows, double *ws);
 void SQ_X512(sq_cov_sums)(double *sums, const double *dl, int sub_h);
 void SQ_X512(sq_matmul)(float *out, ptrdiff_t ldo, const float *l, ptrdiff_t ldl,
                         const float *r, ptrdiff_t ldr, int rows, int cols, int depth);

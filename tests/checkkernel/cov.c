@@ -42,11 +42,32 @@ static void check_cov_rows(const CkCtx *c, const CkLevel *l)
         double *a = calloc((size_t)rows4 * SQ_COV_LD, sizeof(double));
         double *b = calloc((size_t)rows4 * SQ_COV_LD, sizeof(double));
         double *ws = calloc(sq_cov_ws_doubles(tw, th), sizeof(double));
-        c->ref.cov_rows(a, img, stride, tw, th, ws);
-        l->dsp.cov_rows(b, img, stride, tw, th, ws);
+        c->ref.cov_rows(a, img, stride, tw, th, th, ws);
+        l->dsp.cov_rows(b, img, stride, tw, th, th, ws);
         for (int y = 0; y < th; y++)
             if (ck_cmp_f64("dl", a + (size_t)y * SQ_COV_LD, b + (size_t)y * SQ_COV_LD, SQ_COV_K)) {
                 ck_fail("trunc %dx%d stride %d, row %d", tw, th, stride, y);
+                break;
+            }
+        /* In row bands (a lone frame's covariance split over threads): each
+         * band an image of the rows it reads, the last band first, so that
+         * a band writing past its rows would spoil the next one. */
+        int cut[8], ncut = 0;
+        cut[ncut++] = 0;
+        for (int y = 8 * ck_irand(1, 3); y < th && ncut < 7; y += 8 * ck_irand(1, 3))
+            cut[ncut++] = y;
+        cut[ncut] = th;
+        for (size_t i = 0; i < (size_t)rows4 * SQ_COV_LD; i++)
+            b[i] = -1e300;
+        for (int k = ncut - 1; k >= 0; k--) {
+            const int y0 = cut[k], y1 = cut[k + 1], end = y1 + 4 < th ? y1 + 4 : th;
+            l->dsp.cov_rows(b + (size_t)y0 * SQ_COV_LD, img + (size_t)y0 * stride, stride, tw,
+                            end - y0, y1 - y0, ws);
+        }
+        for (int y = 0; y < th; y++)
+            if (ck_cmp_f64("dl bands", a + (size_t)y * SQ_COV_LD, b + (size_t)y * SQ_COV_LD,
+                           SQ_COV_K)) {
+                ck_fail("trunc %dx%d stride %d, %d bands, row %d", tw, th, stride, ncut, y);
                 break;
             }
         free(img);
@@ -91,7 +112,7 @@ typedef struct BArgs {
 static void bench_rows(void *p)
 {
     BArgs *a = p;
-    a->d->cov_rows(a->dl, a->img, 120, 120, 65, a->ws);
+    a->d->cov_rows(a->dl, a->img, 120, 120, 65, 65, a->ws);
 }
 
 static void bench_sums(void *p)
