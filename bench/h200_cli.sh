@@ -37,7 +37,10 @@
 #   speedqa_receive_wait; stop 27's old-against-new figures came from a polling version);
 # latab: bench/api_threads on the CPU, old (old.tar) and new interleaved, twice: 1 to 16
 #   threads at 1080p 8-bit and at 2160p 10-bit (the latency column: a lone frame's planes
-#   in row bands since stop 31).
+#   in row bands since stop 31);
+# var: builds bench/api_threads of var.tar (carried: a variant tree) into /tmp/var;
+# latab3: latab with the variant too (old, var, new interleaved, three rounds; a
+#   compact table of the "1 in flight" column: threads:ms).
 # Default: build probe open cli times. Logs tarred into OUT.
 set -u
 OUT=${1:-/tmp/h200}; shift; mkdir -p "$OUT/l"; L=$OUT/l
@@ -147,6 +150,15 @@ for st in $STEPS; do
                step latab4k_${b}_$r 200 $B --threads 1,4,16 --frames 48 --size 3840x2160 --bpc 10
                echo "-- $b 2160p10 round $r"; tail -4 "$L/latab4k_${b}_$r.log"
            done; done ;;
+    var) step var 300 bash -c "rm -rf /tmp/var && mkdir -p /tmp/var && tar -C /tmp/var -xf var.tar && cd /tmp/var && meson setup build --buildtype=release >/dev/null && ninja -C build bench/api_threads"
+         tail -2 "$L/var.log" ;;
+    latab3) for r in 1 2 3; do for b in old var new; do
+                B=build-nv/bench/api_threads; [ $b = new ] || B=/tmp/$b/build/bench/api_threads
+                step lat3_${b}_$r 200 $B --threads 1,4,8,16 --frames 240
+                step lat3k_${b}_$r 200 $B --threads 1,4,16 --frames 48 --size 3840x2160 --bpc 10
+                echo "-- $b round $r: 1080p $(awk '$1 ~ /^[0-9]+$/ {printf "%s:%s ", $1, $8}' "$L/lat3_${b}_$r.log")" \
+                     "2160p10 $(awk '$1 ~ /^[0-9]+$/ {printf "%s:%s ", $1, $8}' "$L/lat3k_${b}_$r.log")"
+            done; done ;;
     *) echo "unknown step $st" ;;
     esac
 done

@@ -24,6 +24,7 @@ typedef struct Round {
     void *ctx;
     unsigned long long id;
     int helping;             /* threads inside fn besides the opener */
+    int most;                /* how many may help (sq_pool_help's helpers) */
     struct Round *next;
 } Round;
 
@@ -46,14 +47,20 @@ struct SqPool {
     Round *rounds;
     unsigned long long round_id;
     atomic_int idle;         /* threads waiting for work: none, and a round runs alone */
+    /* sq_pool_collect_run: the caller runs an item, so pool threads help
+     * only while fewer than nthreads - 1 do (busy: those inside a round) */
+    int caller_runs, busy;
 };
 
 /* Under p->mu: the oldest open round newer than any this idle thread has
- * joined (so it joins each round at most once, and never spins on one). */
+ * joined (so it joins each round at most once, and never spins on one)
+ * that has room for it. */
 static Round *help_wanted(const SqPool *p, const Thread *t)
 {
+    if (p->caller_runs && p->busy >= p->nthreads - 1)
+        return NULL;
     for (Round *r = p->rounds; r; r = r->next)
-        if (r->id > t->helped)
+        if (r->id > t->helped && r->helping < r->most)
             return r;
     return NULL;
 }
@@ -76,9 +83,11 @@ static void *thread_main(void *arg)
             /* r stays valid: its opener waits for helping to drop to 0 */
             t->helped = r->id;
             r->helping++;
+            p->busy++;
             pthread_mutex_unlock(&p->mu);
             r->fn(r->ctx, 0, t->index);
             pthread_mutex_lock(&p->mu);
+            p->busy--;
             if (!--r->helping)
                 pthread_cond_broadcast(&p->left);
             continue;
@@ -188,6 +197,26 @@ int sq_pool_submit(SqPool *p, SqPoolFn fn, void *ctx, int64_t arg)
     return 0;
 }
 
+int sq_pool_collect_run(SqPool *p)
+{
+    pthread_mutex_lock(&p->mu);
+    Item *it = &p->q[p->collected % (uint64_t)p->depth];
+    if (p->submitted - p->collected == 1 && p->started == p->collected) {
+        p->started++;
+        p->caller_runs = 1;
+        pthread_mutex_unlock(&p->mu);
+        it->fn(it->ctx, it->arg, p->nthreads);
+        pthread_mutex_lock(&p->mu);
+        p->caller_runs = 0;
+        it->done = 1;
+    }
+    while (!it->done)
+        pthread_cond_wait(&p->done, &p->mu);
+    p->collected++;
+    pthread_mutex_unlock(&p->mu);
+    return 0;
+}
+
 int sq_pool_collect(SqPool *p, int block)
 {
     pthread_mutex_lock(&p->mu);
@@ -238,7 +267,7 @@ void sq_pool_help(SqPool *p, SqPoolFn fn, void *ctx, int self, int helpers)
         fn(ctx, 0, self);
         return;
     }
-    Round r = { .fn = fn, .ctx = ctx };
+    Round r = { .fn = fn, .ctx = ctx, .most = helpers };
     pthread_mutex_lock(&p->mu);
     r.id = ++p->round_id;
     Round **end = &p->rounds;
@@ -249,11 +278,13 @@ void sq_pool_help(SqPool *p, SqPoolFn fn, void *ctx, int self, int helpers)
      * all of them with one call, and after the unlock, so that none wakes
      * only to wait for the lock (the round is listed: none can miss it) */
     const int idle = atomic_load_explicit(&p->idle, memory_order_relaxed);
+    const int room = p->caller_runs ? p->nthreads - 1 - p->busy : helpers;
+    const int wake = helpers < room ? helpers : room;
     pthread_mutex_unlock(&p->mu);
-    if (helpers >= idle)
+    if (wake >= idle)
         pthread_cond_broadcast(&p->work);
     else
-        for (int i = 0; i < helpers; i++)
+        for (int i = 0; i < wake; i++)
             pthread_cond_signal(&p->work);
     fn(ctx, 0, self);
     pthread_mutex_lock(&p->mu);

@@ -37,6 +37,14 @@ int sq_pool_submit(SqPool *p, SqPoolFn fn, void *ctx, int64_t arg);
  * Only called with an item uncollected.
  */
 int sq_pool_collect(SqPool *p, int block);
+/*
+ * sq_pool_collect(p, 1), except that when the oldest item is the only one
+ * uncollected and no thread has started it, the caller runs it itself
+ * (thread sq_pool_threads()), and meanwhile at most sq_pool_threads() - 1
+ * pool threads help in rounds: a caller that waits for each item saves
+ * handing it to a thread and back, and the threads computing stay as many.
+ */
+int sq_pool_collect_run(SqPool *p);
 
 /*
  * fn(ctx, k, thread) for every k in 0 .. nparts - 1, spread over the pool
@@ -47,9 +55,9 @@ void sq_pool_for(SqPool *p, int nparts, SqPoolFn fn, void *ctx);
 
 /*
  * fn(ctx, 0, self) on the calling thread, and fn(ctx, 0, thread) on pool
- * threads that are idle now (up to helpers of them are woken) or become
- * idle before the caller's own call returns (a thread busy with an item
- * never helps); returns when all of them have returned. fn must claim its
+ * threads that are idle now (up to helpers of them are woken, and no more
+ * join) or become idle before the caller's own call returns (a thread busy
+ * with an item never helps); returns when all of them have returned. fn must claim its
  * work itself (an atomic counter) and return when none is left. self: the
  * caller's thread index (a pool thread's own inside an item or inside
  * another round's fn: a round may open a round, cpu/backend.c's solves,

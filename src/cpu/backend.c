@@ -72,6 +72,7 @@ typedef struct CpuPriv {
     int own[SQ_MAX_STREAM_JOBS]; /* one stream: job j scores with Worker.jside[j] */
     int share[SQ_MAX_STREAM_JOBS]; /* ladder: job j's side 0 is the same in every stream */
     int nworkers;
+    int nw;                  /* Workers: one per pool thread, and the caller's (sq_pool_collect_run) */
     Worker *w;
     int unpack_ready;        /* every worker side has its unpack buffers */
     /* single-thread mode: the previous frame's planes that jobs read */
@@ -480,7 +481,7 @@ static int ensure_unpack(CpuPriv *c, char *err, size_t errlen)
 {
     if (c->unpack_ready)
         return 0;
-    for (int i = 0; i < c->nworkers; i++)
+    for (int i = 0; i < c->nw; i++)
         for (int f = 0; f < c->p.nplans; f++)
             for (int k = 0; k < (c->p.ndis > 2 ? 3 : 2); k++)
                 if (sq_cpu_side_alloc_unpack(&c->w[i].side[f][k], c->p.plans[f],
@@ -488,7 +489,7 @@ static int ensure_unpack(CpuPriv *c, char *err, size_t errlen)
                     snprintf(err, errlen, "out of memory for unpacking a semi-planar picture");
                     return -ENOMEM;
                 }
-    for (int i = 0; i < c->nworkers; i++)
+    for (int i = 0; i < c->nw; i++)
         for (int j = 0; j < c->per; j++)
             for (int k = 0; c->own[j] && k < 2; k++)
                 if (sq_cpu_side_alloc_unpack(&c->w[i].jside[j][k], c->p.plans[c->p.jobs[j].plan],
@@ -675,7 +676,7 @@ static void cpu_close(void **pp)
             give_back(&c->slot[i].lent[k]);
     for (int k = 0; k < SQ_MAX_PICS; k++)
         give_back(&c->held[k]);
-    for (int i = 0; c->w && i < c->nworkers; i++) {
+    for (int i = 0; c->w && i < c->nw; i++) {
         for (int f = 0; f < c->p.nplans; f++)
             for (int k = 0; k < 3; k++)
                 sq_cpu_side_free(&c->w[i].side[f][k], &c->p.alloc);
@@ -741,10 +742,13 @@ static int cpu_open(void **pp, const SqBackendParams *p, char *err, size_t errle
         if (c->cap < 2)
             c->nworkers = 1;
     }
-    c->w = sq_calloc(&p->alloc, (size_t)c->nworkers, sizeof(*c->w));
+    /* with threads, one more for the caller, who scores a lone frame it
+     * waits for itself (sq_pool_collect_run) */
+    c->nw = c->nworkers > 1 ? c->nworkers + 1 : 1;
+    c->w = sq_calloc(&p->alloc, (size_t)c->nw, sizeof(*c->w));
     if (!c->w)
         goto oom;
-    for (int i = 0; i < c->nworkers; i++) {
+    for (int i = 0; i < c->nw; i++) {
         for (int f = 0; f < p->nplans; f++) {
             /* the third side only for a ladder of more than two streams */
             for (int k = 0; k < (c->p.ndis > 2 ? 3 : 2); k++) {
@@ -956,7 +960,7 @@ static int cpu_receive(void *priv, SqRawResult *out, int block, char *err, size_
         c->sync_ready = 0;
         return 0;
     }
-    if (sq_pool_collect(c->pool, block) < 0)
+    if ((block ? sq_pool_collect_run(c->pool) : sq_pool_collect(c->pool, 0)) < 0)
         return -EAGAIN;
     *out = c->slot[c->received++ % c->nslots].res;
     return 0;

@@ -4,8 +4,10 @@
  * workers: every part runs exactly once, the call returns only when every
  * thread that joined has left, and it keeps working while items are queued
  * or running (a busy thread finishes its item; every item runs once and is
- * collected), also when items open rounds of their own, several at once.
- * Also run under TSan by .ci/reliability.sh.
+ * collected), also when items open rounds of their own, several at once;
+ * no more threads join a round than its helpers; a lone item collected with
+ * sq_pool_collect_run runs on the caller, with no more threads than the
+ * pool's computing at once. Also run under TSan by .ci/reliability.sh.
  *
  *   test_thread_pool [rounds]
  */
@@ -31,10 +33,11 @@ static void check(int ok, const char *what)
 }
 
 typedef struct Round {
-    atomic_int next, inside;
+    atomic_int next, inside, most_inside;
     atomic_int runs[PARTS];
     atomic_int threads_seen[64];
     int nparts;
+    int nap; /* µs each part takes (0: a nap every 64 parts) */
 } Round;
 
 static void nap_us(long us)
@@ -47,12 +50,17 @@ static void part_fn(void *ctx, int64_t arg, int thread)
 {
     (void)arg;
     Round *r = ctx;
-    atomic_fetch_add(&r->inside, 1);
+    const int in = atomic_fetch_add(&r->inside, 1) + 1;
+    for (int m = atomic_load(&r->most_inside); in > m &&
+         !atomic_compare_exchange_weak(&r->most_inside, &m, in);)
+        ;
     if (thread >= 0 && thread < 64)
         atomic_store(&r->threads_seen[thread], 1);
     for (int i; (i = atomic_fetch_add(&r->next, 1)) < r->nparts;) {
         atomic_fetch_add(&r->runs[i], 1);
-        if (i % 64 == 0)
+        if (r->nap)
+            nap_us(r->nap);
+        else if (i % 64 == 0)
             nap_us(50); /* long enough for idle threads to join */
     }
     atomic_fetch_sub(&r->inside, 1);
@@ -100,17 +108,27 @@ static void slow_item(void *ctx, int64_t arg, int thread)
     atomic_fetch_add(&s->ran[arg & 3], 1);
 }
 
+static void short_item(void *ctx, int64_t arg, int thread)
+{
+    (void)thread;
+    Slow *s = ctx;
+    nap_us(1000);
+    atomic_fetch_add(&s->ran[arg & 3], 1);
+}
+
 /* Items that open rounds of their own (a frame's planes shared). */
 typedef struct Nested {
     SqPool *p;
     Round *r[4];
     atomic_int opener_ok[4];
+    atomic_int opener[4]; /* the thread index the item ran under */
 } Nested;
 
 static void nested_item(void *ctx, int64_t arg, int thread)
 {
     Nested *n = ctx;
     Round *r = n->r[arg];
+    atomic_store(&n->opener[arg], thread);
     sq_pool_help(n->p, part_fn, r, thread, r->nparts - 1);
     int once = atomic_load(&r->inside) == 0;
     for (int i = 0; i < r->nparts; i++)
@@ -149,6 +167,45 @@ static int nested_rounds(SqPool *p, int k, int nparts)
         free(n.r[i]);
     }
     return helped;
+}
+
+/*
+ * sq_pool_collect_run: with two items in flight the caller only waits (the
+ * first ran on a pool thread); a lone item no thread has started runs on
+ * the caller, and its round then has at most threads - 1 helpers inside at
+ * once. Returns whether the caller ran the lone item (a woken thread may
+ * start it first: both are right).
+ */
+static int collect_run(SqPool *p, int nparts)
+{
+    const int nt = sq_pool_threads(p);
+    Nested n = { .p = p };
+    int ran_here = 0;
+    for (int i = 0; i < 3; i++) {
+        if (!(n.r[i] = calloc(1, sizeof(*n.r[i])))) {
+            check(0, "out of memory");
+            for (int k = 0; k < i; k++)
+                free(n.r[k]);
+            return 0;
+        }
+        n.r[i]->nparts = nparts;
+    }
+    check(sq_pool_submit(p, nested_item, &n, 0) == 0, "submit an item");
+    check(sq_pool_submit(p, nested_item, &n, 1) == 0, "submit a second item");
+    check(sq_pool_collect_run(p) == 0 && sq_pool_collect_run(p) == 0, "collect_run two items");
+    check(atomic_load(&n.opener[0]) < nt, "with two items in flight the first runs on a pool thread");
+    check(sq_pool_submit(p, nested_item, &n, 2) == 0, "submit a lone item");
+    check(sq_pool_collect_run(p) == 0, "collect_run a lone item");
+    for (int i = 0; i < 3; i++)
+        check(atomic_load(&n.opener_ok[i]) == 1, "collect_run: every part once, nobody left inside");
+    if (atomic_load(&n.opener[2]) == nt) {
+        ran_here = 1;
+        check(atomic_load(&n.r[2]->most_inside) <= nt,
+              "a lone item run by the caller: at most the pool's thread count inside its round");
+    }
+    for (int i = 0; i < 3; i++)
+        free(n.r[i]);
+    return ran_here;
 }
 
 int main(int argc, char **argv)
@@ -197,6 +254,31 @@ int main(int argc, char **argv)
     for (int k = 0; k < rounds / 4 + 1; k++)
         nested_helped |= nested_rounds(p, 1 + k % 4, 1 + (k * 37) % PARTS);
     check(nested_helped, "idle threads joined rounds opened by items");
+    /* No more than helpers join a round: not those woken, nor threads that
+     * finish an item meanwhile (3 items of 1 ms, a round of ~6 ms). */
+    for (int k = 0; k < rounds / 20 + 1; k++) {
+        Round *r = calloc(1, sizeof(*r));
+        if (!r)
+            break;
+        r->nparts = 64;
+        r->nap = 200;
+        Slow q;
+        memset(&q, 0, sizeof q);
+        for (int i = 0; i < 3; i++)
+            check(sq_pool_submit(p, short_item, &q, i) == 0, "submit a short item");
+        sq_pool_help(p, part_fn, r, sq_pool_threads(p), 1);
+        for (int i = 0; i < 3; i++)
+            check(sq_pool_collect(p, 1) == 0, "collect a short item");
+        int seen = 0;
+        for (int t = 0; t < sq_pool_threads(p); t++)
+            seen += atomic_load(&r->threads_seen[t]);
+        check(seen <= 1 && atomic_load(&r->most_inside) <= 2, "a round with 1 helper: at most 1 joins");
+        free(r);
+    }
+    int caller_ran = 0;
+    for (int k = 0; k < rounds / 4 + 1; k++)
+        caller_ran += collect_run(p, 1 + (k * 53) % PARTS);
+    check(caller_ran > 0, "collect_run ran some lone item on the caller");
     sq_pool_stop(&p);
     check(p == NULL, "pool stopped");
     printf("%s test_thread_pool (%d rounds)\n", fails ? "FAIL" : "ok", rounds);
