@@ -57,8 +57,9 @@ void sq_pool_for(SqPool *p, int nparts, SqPoolFn fn, void *ctx);
  * fn(ctx, 0, self) on the calling thread, and fn(ctx, 0, thread) on pool
  * threads that are idle now (up to helpers of them are woken, and no more
  * join) or become idle before the caller's own call returns (a thread busy
- * with an item never helps); returns when all of them have returned. fn must claim its
- * work itself (an atomic counter) and return when none is left. self: the
+ * with an item never helps); returns when all of them have returned. fn
+ * must claim its work itself (an atomic counter) and return when none is
+ * left. self: the
  * caller's thread index (a pool thread's own inside an item or inside
  * another round's fn: a round may open a round, cpu/backend.c's solves,
  * sq_pool_threads() outside the pool); helpers: how many other threads
