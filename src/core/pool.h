@@ -59,12 +59,11 @@ void sq_pool_for(SqPool *p, int nparts, SqPoolFn fn, void *ctx);
  * join) or become idle before the caller's own call returns (a thread busy
  * with an item never helps); returns when all of them have returned. fn
  * must claim its work itself (an atomic counter) and return when none is
- * left. self: the
- * caller's thread index (a pool thread's own inside an item or inside
- * another round's fn: a round may open a round, cpu/backend.c's solves,
- * sq_pool_threads() outside the pool); helpers: how many other threads
- * could take a part (0: the caller runs fn alone). Items
- * may be uncollected meanwhile: queued items keep their order; several
+ * left. self: the caller's thread index (a pool thread's own inside an
+ * item or inside another round's fn: a round may open a round,
+ * cpu/backend.c's solves, sq_pool_threads() outside the pool); helpers:
+ * how many other threads could take a part (0: the caller runs fn alone).
+ * Items may be uncollected meanwhile: queued items keep their order; several
  * rounds may be open at once (an idle thread joins the oldest it has not
  * joined, each at most once). p == NULL runs fn on the caller alone.
  */

@@ -177,7 +177,8 @@ static void job_save(const CpuPriv *c, const SqJob *jb, int idx, const uint32_t 
  * for its helpers. No sum crosses a band, so the numbers are the same
  * whoever computes what.
  */
-typedef struct FrameSides {
+typedef struct FrameSides FrameSides;
+struct FrameSides {
     SqCpuSide *side[2 * SQ_MAX_STREAM_JOBS];
     const SqPlan *plan[2 * SQ_MAX_STREAM_JOBS];
     SqSrc src[2 * SQ_MAX_STREAM_JOBS];
@@ -201,13 +202,11 @@ typedef struct FrameSides {
         atomic_int next;
     } back[2]; /* per group */
     struct CovBands {
-        const SqPlan *plan;
-        SqCpuSide *side;
-        Worker *w;
-        int n;
+        struct FrameSides *f;
+        int q, n;
         atomic_int next;
-    } cov[2 * SQ_MAX_STREAM_JOBS]; /* per side, once its operating image is joined */
-} FrameSides;
+    } cov[2 * SQ_MAX_STREAM_JOBS]; /* side q's, once its operating image is joined */
+};
 
 /*
  * Bands of one part of a shared step (a side's rows, or its blocks): by its
@@ -270,28 +269,28 @@ static void cov_part(void *ctx, int64_t arg, int thread)
 {
     (void)arg;
     struct CovBands *c = ctx;
+    const FrameSides *f = c->f;
     for (int i; (i = atomic_fetch_add_explicit(&c->next, 1, memory_order_relaxed)) < c->n;)
-        sq_cpu_cov_band(c->plan, c->side, i, c->n, c->w[thread].covws);
+        sq_cpu_cov_band(f->plan[c->q], f->side[c->q], i, c->n, f->w[thread].covws);
 }
 
 /*
  * The covariance of joined side q. Its row terms are the longest step left
  * on one thread once the operating image is banded (about a tenth of a
- * side), so, shared, they go in row bands (at most one per thread) to the
- * threads that are idle: a help round opened from this one.
+ * side), so, shared, they go in row bands (share_bands, the whole step
+ * being this side's) to the threads that are idle: a help round opened
+ * from this one.
  */
 static void side_cov(FrameSides *f, int q, int thread)
 {
     struct CovBands *c = &f->cov[q];
-    const int most = sq_cpu_cov_bands(f->plan[q]);
-    c->n = f->pool ? (most < f->threads ? most : f->threads) : 1;
+    c->n = share_bands(f->pool ? f->threads : 1, 1, 1, sq_cpu_cov_bands(f->plan[q]));
     if (c->n < 2) {
         sq_cpu_covariance(f->plan[q], f->side[q]);
         return;
     }
-    c->plan = f->plan[q];
-    c->side = f->side[q];
-    c->w = f->w;
+    c->f = f;
+    c->q = q;
     atomic_init(&c->next, 0);
     sq_pool_help(f->pool, cov_part, c, thread, c->n - 1);
     sq_cpu_cov_join(f->plan[q], f->side[q]);
