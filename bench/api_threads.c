@@ -2,9 +2,11 @@
  * api_threads: how a backend scales with threads, frames in memory.
  *
  *   api_threads [--frames N] [--threads 1,2,4,8,16] [--size WxH] [--bpc B]
- *               [--backend cpu|cuda|opencl]
+ *               [--backend cpu|cuda|opencl] [--distinct D]
  *
- * Both features, 4:2:0, a textured pair of 8 distinct frames cycled. Each
+ * Both features, 4:2:0, a textured pair of D distinct frames cycled (8:
+ * 48 MB at 1080p, much of it in the last-level cache; 64 or more: every
+ * frame comes from DRAM, as from the page cache in a whole job). Each
  * thread count runs three ways in the same process: pictures lent to the
  * library (release callback: read in place, staged on a GPU), pictures
  * without one (copied at send, the slow path), and library pictures
@@ -23,7 +25,7 @@
 
 #include "speedqa/speedqa.h"
 
-#define DISTINCT 8
+#define MAX_DISTINCT 256
 
 static double now(void)
 {
@@ -39,14 +41,14 @@ static void no_release(void *opaque, const void *data0)
 }
 
 typedef struct Frames {
-    int w, h, bpc;
-    unsigned char *buf[2][DISTINCT];
+    int w, h, bpc, distinct;
+    unsigned char *buf[2][MAX_DISTINCT];
 } Frames;
 
 static void picture(const Frames *f, int side, int i, int lend, SpeedqaPicture *p)
 {
     const int bps = f->bpc > 8 ? 2 : 1;
-    unsigned char *b = f->buf[side][i % DISTINCT];
+    unsigned char *b = f->buf[side][i % f->distinct];
     memset(p, 0, sizeof *p);
     p->format = (SpeedqaFormat){ f->w, f->h, SPEEDQA_PIX_420, f->bpc };
     p->data[0] = b;
@@ -69,10 +71,10 @@ static double pass(const Frames *f, int n, int threads, int mode, SpeedqaBackend
     SpeedqaContext *ctx;
     if (speedqa_open(&ctx, &s) < 0)
         return -1;
-    SpeedqaPicture lib[2][DISTINCT];
+    static SpeedqaPicture lib[2][MAX_DISTINCT]; /* big: not on the stack */
     memset(lib, 0, sizeof lib);
     for (int side = 0; mode == 2 && side < 2; side++)
-        for (int i = 0; i < DISTINCT; i++) {
+        for (int i = 0; i < f->distinct; i++) {
             SpeedqaPicture src;
             picture(f, side, i, 0, &src);
             if (speedqa_picture_alloc(ctx, &lib[side][i]) < 0) {
@@ -91,8 +93,8 @@ static double pass(const Frames *f, int n, int threads, int mode, SpeedqaBackend
     for (int i = 0; i < n; i++) {
         SpeedqaPicture r, d;
         if (mode == 2) {
-            r = lib[0][i % DISTINCT];
-            d = lib[1][i % DISTINCT];
+            r = lib[0][i % f->distinct];
+            d = lib[1][i % f->distinct];
             speedqa_picture_ref(&r); /* the send's reference: ours stays */
             speedqa_picture_ref(&d);
         } else {
@@ -118,7 +120,7 @@ static double pass(const Frames *f, int n, int threads, int mode, SpeedqaBackend
         ;
     const double t = now() - t0;
     for (int side = 0; side < 2; side++)
-        for (int i = 0; i < DISTINCT; i++)
+        for (int i = 0; i < f->distinct; i++)
             speedqa_picture_unref(&lib[side][i]);
     speedqa_close(&ctx);
     return t;
@@ -126,7 +128,7 @@ static double pass(const Frames *f, int n, int threads, int mode, SpeedqaBackend
 
 int main(int argc, char **argv)
 {
-    int n = 240, bpc = 8, w = 1920, h = 1080;
+    int n = 240, bpc = 8, w = 1920, h = 1080, distinct = 8;
     const char *threads = "1,2,4,8,16";
     SpeedqaBackend be = SPEEDQA_BACKEND_CPU;
     for (int i = 1; i + 1 < argc; i += 2) {
@@ -134,6 +136,9 @@ int main(int argc, char **argv)
             n = atoi(argv[i + 1]);
         else if (!strcmp(argv[i], "--threads"))
             threads = argv[i + 1];
+        else if (!strcmp(argv[i], "--distinct") && (distinct = atoi(argv[i + 1])) >= 1 &&
+                 distinct <= MAX_DISTINCT)
+            ;
         else if (!strcmp(argv[i], "--bpc"))
             bpc = atoi(argv[i + 1]);
         else if (!strcmp(argv[i], "--size") && sscanf(argv[i + 1], "%dx%d", &w, &h) == 2)
@@ -144,16 +149,16 @@ int main(int argc, char **argv)
                                                   : SPEEDQA_BACKEND_CPU;
         else {
             fprintf(stderr, "usage: api_threads [--frames N] [--threads LIST] [--size WxH] [--bpc B] "
-                    "[--backend cpu|cuda|opencl]\n");
+                    "[--backend cpu|cuda|opencl] [--distinct 1..%d]\n", MAX_DISTINCT);
             return 2;
         }
     }
-    Frames f = { w, h, bpc, { { 0 } } };
+    Frames f = { w, h, bpc, distinct, { { 0 } } };
     const int bps = bpc > 8 ? 2 : 1;
     const size_t bytes = (size_t)w * h * 3 / 2 * bps;
     const unsigned maxv = (1u << bpc) - 1;
     for (int s = 0; s < 2; s++)
-        for (int i = 0; i < DISTINCT; i++) {
+        for (int i = 0; i < distinct; i++) {
             if (!(f.buf[s][i] = speedqa_buffer_alloc(bytes)))
                 return 1;
             for (size_t k = 0; k < bytes / bps; k++) {
@@ -166,9 +171,9 @@ int main(int argc, char **argv)
                     f.buf[s][i][k] = (unsigned char)v;
             }
         }
-    printf("API, %s backend, %dx%d %d-bit 4:2:0, both features, %d frames, best of 3\n",
+    printf("API, %s backend, %dx%d %d-bit 4:2:0, both features, %d frames (%d distinct), best of 3\n",
            be == SPEEDQA_BACKEND_CUDA ? "cuda" : be == SPEEDQA_BACKEND_OPENCL ? "opencl" : "cpu",
-           w, h, bpc, n);
+           w, h, bpc, n, distinct);
     printf("%-8s %12s %8s %12s %8s %12s %8s %14s %8s\n", "threads", "lent fps", "x 1 thr",
            "copied fps", "x 1 thr", "library fps", "x 1 thr", "1 in flight ms", "x 1 thr");
     double base[4] = { 0, 0, 0, 0 };
@@ -194,7 +199,7 @@ int main(int argc, char **argv)
         t = c ? c + 1 : t + strlen(t);
     }
     for (int s = 0; s < 2; s++)
-        for (int i = 0; i < DISTINCT; i++)
+        for (int i = 0; i < distinct; i++)
             speedqa_buffer_free(f.buf[s][i]);
     return 0;
 }

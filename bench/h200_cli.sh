@@ -41,6 +41,11 @@
 # var: builds bench/api_threads of var.tar (carried: a variant tree) into /tmp/var;
 # latab3: latab with the variant too (old, var, new interleaved, three rounds; a
 #   compact table of the "1 in flight" column: threads:ms).
+# apidram: bench/api_threads on the CPU at 1 and 16 threads with 8 distinct frames (48 MB,
+#   much of it cached) and 64 (every frame from DRAM, as in a whole job), interleaved, twice;
+# cudamin: the wall time of whole processes that only start and end the CUDA driver
+#   (cuInit, the primary context, its release) against processes that do nothing (the
+#   same python3), 5 of each: the fixed cost no CUDA job on this machine can go under.
 # Default: build probe open cli times. Logs tarred into OUT.
 set -u
 OUT=${1:-/tmp/h200}; shift; mkdir -p "$OUT/l"; L=$OUT/l
@@ -159,6 +164,15 @@ for st in $STEPS; do
                 echo "-- $b round $r: 1080p $(awk '$1 ~ /^[0-9]+$/ {printf "%s:%s ", $1, $8}' "$L/lat3_${b}_$r.log")" \
                      "2160p10 $(awk '$1 ~ /^[0-9]+$/ {printf "%s:%s ", $1, $8}' "$L/lat3k_${b}_$r.log")"
             done; done ;;
+    apidram) for r in 1 2; do for d in 8 64; do
+                 step apidram_${d}_$r 300 build-nv/bench/api_threads --threads 1,16 --frames 480 --distinct $d
+                 echo "-- $d distinct, round $r"; tail -2 "$L/apidram_${d}_$r.log"
+             done; done ;;
+    cudamin) step cudamin 120 bash -c "TIMEFORMAT='%R'; for i in 1 2 3 4 5; do
+                 echo \"nothing \$( { time python3 -c 'import ctypes; ctypes.CDLL(\"libc.so.6\")'; } 2>&1 )\"
+                 echo \"cuda \$( { time python3 -c 'import ctypes; c = ctypes.CDLL(\"libcuda.so.1\"); x = ctypes.c_void_p(); assert c.cuInit(0) == 0; assert c.cuDevicePrimaryCtxRetain(ctypes.byref(x), 0) == 0; assert c.cuCtxSetCurrent(x) == 0; assert c.cuDevicePrimaryCtxRelease(0) == 0'; } 2>&1 )\"
+             done"
+             cat "$L/cudamin.log" ;;
     *) echo "unknown step $st" ;;
     esac
 done
