@@ -46,6 +46,8 @@
 # cudamin: the wall time of whole processes that only start and end the CUDA driver
 #   (cuInit, the primary context, its release) against processes that do nothing (the
 #   same python3), 5 of each: the fixed cost no CUDA job on this machine can go under.
+# cudaexit: bench/cuda_exit_probe.py's three ways to end (release, exit, _exit), 3 rounds,
+#   and the CUDA CLI on the 1080p 1,000-frame pair (needs the pair step), whole processes.
 # Default: build probe open cli times. Logs tarred into OUT.
 set -u
 OUT=${1:-/tmp/h200}; shift; mkdir -p "$OUT/l"; L=$OUT/l
@@ -173,6 +175,10 @@ for st in $STEPS; do
                  echo \"cuda \$( { time python3 -c 'import ctypes; c = ctypes.CDLL(\"libcuda.so.1\"); x = ctypes.c_void_p(); assert c.cuInit(0) == 0; assert c.cuDevicePrimaryCtxRetain(ctypes.byref(x), 0) == 0; assert c.cuCtxSetCurrent(x) == 0; assert c.cuDevicePrimaryCtxRelease(0) == 0'; } 2>&1 )\"
              done"
              cat "$L/cudamin.log" ;;
+    cudaexit) step cudaexit 200 bash -c "TIMEFORMAT='%R'; for r in 1 2 3; do for m in release exit _exit; do
+                  echo \"\$m \$( { time python3 bench/cuda_exit_probe.py \$m; } 2>&1 )\"; done; done
+                  for r in 1 2 3; do echo \"cli \$( { time $S -r $P1080/ref.y4m -d $P1080/dis.y4m --backend cuda --threads 16 -q -o /dev/null; } 2>&1 )\"; done"
+              cat "$L/cudaexit.log" ;;
     *) echo "unknown step $st" ;;
     esac
 done
