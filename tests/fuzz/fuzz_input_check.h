@@ -7,6 +7,7 @@
 #ifndef SQ_FUZZ_INPUT_CHECK_H
 #define SQ_FUZZ_INPUT_CHECK_H
 
+#include <stdio.h>
 #include <string.h>
 
 #include "fuzz_common.h"
@@ -77,6 +78,66 @@ static inline unsigned fuzz_touch_picture(const SqInputInfo *info, const Speedqa
         }
     }
     return sum;
+}
+
+/*
+ * Up to max steps of reading: each a read (its picture touched), or, by
+ * pattern, a skip: 1, the first frame skipped; 2, every other one; 3,
+ * 1,000 frames skipped first. Every step returns -4095..1; the loop ends at
+ * the first that is not 1, whose result it returns. *frames: the frames
+ * read or skipped.
+ */
+static inline int fuzz_input_frames(SqInput *in, const SqInputInfo *info, int pattern, int max,
+                                    long long *frames, char *err, size_t errlen)
+{
+    int r = 1;
+    volatile unsigned sink = 0;
+    *frames = 0;
+    for (int i = 0; i < max && r == 1; i++) {
+        SpeedqaPicture pic;
+        err[0] = '\0';
+        long long n = 0;
+        if ((pattern == 1 && i == 0) || (pattern == 2 && (i & 1)))
+            n = 1;
+        else if (pattern == 3 && i == 0)
+            n = 1000;
+        r = n ? sq_input_skip(in, n, err, errlen) : sq_input_read(in, &pic, err, errlen);
+        FUZZ_CHECK(r >= -4095 && r <= 1, "read/skip returned %d", r);
+        if (r == 1 && !n)
+            sink += fuzz_touch_picture(info, &pic);
+        *frames += r == 1 ? (n ? n : 1) : 0;
+    }
+    (void)sink;
+    return r;
+}
+
+/*
+ * After the reads, whose last result was last (message err): an error
+ * stays, with its message, whatever is asked next; after the end, reads
+ * and skips give 0; close clears the pointer and may come twice.
+ */
+static inline void fuzz_input_end(SqInput **in, const SqInputInfo *info, int last, const char *err)
+{
+    if (fuzz_verbose())
+        fprintf(stderr, "  %dx%d fmt %d bpc %d: last read %d %s\n", info->format.width,
+                info->format.height, (int)info->format.fmt, info->format.bpc, last,
+                last < 0 ? err : "");
+    SpeedqaPicture pic;
+    char err2[512] = "";
+    if (last < 0) {
+        FUZZ_CHECK(err[0] != '\0', "error %d without a message", last);
+        int r2 = sq_input_read(*in, &pic, err2, sizeof err2);
+        FUZZ_CHECK(r2 == last, "error %d not sticky: read then gave %d", last, r2);
+        FUZZ_CHECK(strcmp(err, err2) == 0, "sticky error message changed: '%s' then '%s'", err, err2);
+        r2 = sq_input_skip(*in, 1, err2, sizeof err2);
+        FUZZ_CHECK(r2 == last, "error %d not sticky: skip then gave %d", last, r2);
+    } else if (last == 0) {
+        FUZZ_CHECK(sq_input_read(*in, &pic, err2, sizeof err2) == 0, "read after the end is not 0");
+        FUZZ_CHECK(sq_input_skip(*in, 3, err2, sizeof err2) == 0, "skip after the end is not 0");
+    }
+    sq_input_close(in);
+    FUZZ_CHECK(*in == NULL, "close did not clear the pointer");
+    sq_input_close(in);
 }
 
 #endif

@@ -79,37 +79,11 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     const SqInputInfo *info = sq_input_info(in);
     fuzz_check_info(info);
 
-    int last = 1;
-    volatile unsigned sink = 0;
-    for (int i = 0; i < MAX_FRAMES; i++) {
-        SpeedqaPicture pic;
-        err[0] = '\0';
-        if ((mode & 16) && (i & 1)) {
-            r = sq_input_skip(in, 1, err, sizeof err);
-        } else {
-            r = sq_input_read(in, &pic, err, sizeof err);
-            if (r == 1)
-                sink += fuzz_touch_picture(info, &pic);
-        }
-        FUZZ_CHECK(r >= -4095 && r <= 1, "read/skip returned %d", r);
-        last = r;
-        if (r <= 0)
-            break;
-    }
-    if (fuzz_verbose())
-        fprintf(stderr, "  %dx%d fmt %d bpc %d: last read %d %s\n", info->format.width, info->format.height,
-                (int)info->format.fmt, info->format.bpc, last, last < 0 ? err : "");
-    if (last < 0) {
+    long long frames;
+    const int last = fuzz_input_frames(in, info, mode & 16 ? 2 : 0, MAX_FRAMES, &frames, err,
+                                       sizeof err);
+    if (last < 0)
         FUZZ_CHECK(last == -EINVAL || last == -EIO || last == -ENOMEM, "read error %d (%s)", last, err);
-        FUZZ_CHECK(err[0] != '\0', "read error %d without a message", last);
-        SpeedqaPicture pic;
-        FUZZ_CHECK(sq_input_read(in, &pic, err, sizeof err) == last, "error not sticky");
-    } else if (last == 0) {
-        SpeedqaPicture pic;
-        FUZZ_CHECK(sq_input_read(in, &pic, err, sizeof err) == 0, "read after the end is not 0");
-    }
-    sq_input_close(&in);
-    FUZZ_CHECK(in == NULL, "close did not clear the pointer");
-    (void)sink;
+    fuzz_input_end(&in, info, last, err);
     return 0;
 }

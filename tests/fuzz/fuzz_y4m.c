@@ -58,46 +58,10 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     FUZZ_CHECK(info->frames == -1, "y4m frame count %lld", info->frames);
 
     const int pattern = (mode >> 2) & 3;
-    int last = 1;
-    volatile unsigned sink = 0;
-    for (int i = 0; i < MAX_FRAMES; i++) {
-        SpeedqaPicture pic;
-        err[0] = '\0';
-        if ((pattern == 1 && i == 0) || (pattern == 2 && (i & 1))) {
-            r = sq_input_skip(in, 1, err, sizeof err);
-        } else if (pattern == 3 && i == 0) {
-            r = sq_input_skip(in, 1000, err, sizeof err);
-        } else {
-            r = sq_input_read(in, &pic, err, sizeof err);
-            if (r == 1)
-                sink += fuzz_touch_picture(info, &pic);
-        }
-        FUZZ_CHECK(r >= -4095 && r <= 1, "read/skip returned %d", r);
-        last = r;
-        if (r <= 0)
-            break;
-    }
-    if (fuzz_verbose())
-        fprintf(stderr, "  %dx%d fmt %d bpc %d: last read %d %s\n", info->format.width, info->format.height,
-                (int)info->format.fmt, info->format.bpc, last, last < 0 ? err : "");
-    if (last < 0) {
+    long long frames;
+    const int last = fuzz_input_frames(in, info, pattern, MAX_FRAMES, &frames, err, sizeof err);
+    if (last < 0)
         check_err(last, err);
-        /* sticky: the same error again, whatever is asked */
-        SpeedqaPicture pic;
-        char err2[512] = "";
-        int r2 = sq_input_read(in, &pic, err2, sizeof err2);
-        FUZZ_CHECK(r2 == last, "error %d not sticky: read then gave %d", last, r2);
-        FUZZ_CHECK(strcmp(err, err2) == 0, "sticky error message changed: '%s' then '%s'", err, err2);
-        r2 = sq_input_skip(in, 1, err2, sizeof err2);
-        FUZZ_CHECK(r2 == last, "error %d not sticky: skip then gave %d", last, r2);
-    } else if (last == 0) {
-        SpeedqaPicture pic;
-        FUZZ_CHECK(sq_input_read(in, &pic, err, sizeof err) == 0, "read after the end is not 0");
-        FUZZ_CHECK(sq_input_skip(in, 3, err, sizeof err) == 0, "skip after the end is not 0");
-    }
-    sq_input_close(&in);
-    FUZZ_CHECK(in == NULL, "close did not clear the pointer");
-    sq_input_close(&in);
-    (void)sink;
+    fuzz_input_end(&in, info, last, err);
     return 0;
 }

@@ -84,48 +84,17 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
                "frame count %lld for %zu bytes of %llu-byte frames", info->frames, size, fb);
 
     const int pattern = (mode >> 1) & 3;
-    long long consumed = 0;
-    int last = 1;
-    volatile unsigned sink = 0;
-    for (int i = 0; i < MAX_FRAMES; i++) {
-        SpeedqaPicture pic;
-        err[0] = '\0';
-        long long n = 1;
-        if ((pattern == 1 && i == 0) || (pattern == 2 && (i & 1))) {
-            r = sq_input_skip(in, 1, err, sizeof err);
-        } else if (pattern == 3 && i == 0) {
-            n = 1000;
-            r = sq_input_skip(in, n, err, sizeof err);
-        } else {
-            r = sq_input_read(in, &pic, err, sizeof err);
-            if (r == 1)
-                sink += fuzz_touch_picture(info, &pic);
-        }
-        last = r;
-        if (r == 1)
-            consumed += n;
-        if (r <= 0)
-            break;
-    }
+    long long consumed;
+    const int last = fuzz_input_frames(in, info, pattern, MAX_FRAMES, &consumed, err, sizeof err);
     const long long whole = (long long)(size / fb);
     if (last == 0)
         FUZZ_CHECK(pattern == 3 || consumed == whole, "clean end after %lld of %lld frames", consumed, whole);
-    if (fuzz_verbose())
-        fprintf(stderr, "  %dx%d fmt %d bpc %d: last read %d %s\n", info->format.width, info->format.height,
-                (int)info->format.fmt, info->format.bpc, last, last < 0 ? err : "");
     if (last < 0) {
         FUZZ_CHECK(last == -EINVAL || last == -EIO, "read error %d (%s)", last, err);
         /* (MSB-aligned frames whose every word fits in the low bits are LSB data: refused) */
         FUZZ_CHECK(!seekable || size % fb != 0 || (raw.msb_aligned && strstr(err, "not P010")),
                    "read error on a well-sized file: %s", err);
-        SpeedqaPicture pic;
-        FUZZ_CHECK(sq_input_read(in, &pic, err, sizeof err) == last, "error not sticky");
-    } else if (last == 0) {
-        SpeedqaPicture pic;
-        FUZZ_CHECK(sq_input_read(in, &pic, err, sizeof err) == 0, "read after the end is not 0");
     }
-    sq_input_close(&in);
-    FUZZ_CHECK(in == NULL, "close did not clear the pointer");
-    (void)sink;
+    fuzz_input_end(&in, info, last, err);
     return 0;
 }
