@@ -48,6 +48,7 @@
 #   same python3), 5 of each: the fixed cost no CUDA job on this machine can go under.
 # cudaexit: bench/cuda_exit_probe.py's three ways to end (release, exit, _exit), 3 rounds,
 #   and the CUDA CLI on the 1080p 1,000-frame pair (needs the pair step), whole processes.
+# latvar: latab3 without the old build, four rounds, the order of var and new swapped each round.
 # Default: build probe open cli times. Logs tarred into OUT.
 set -u
 OUT=${1:-/tmp/h200}; shift; mkdir -p "$OUT/l"; L=$OUT/l
@@ -179,6 +180,13 @@ for st in $STEPS; do
                   echo \"\$m \$( { time python3 bench/cuda_exit_probe.py \$m; } 2>&1 )\"; done; done
                   for r in 1 2 3; do echo \"cli \$( { time $S -r $P1080/ref.y4m -d $P1080/dis.y4m --backend cuda --threads 16 -q -o /dev/null; } 2>&1 )\"; done"
               cat "$L/cudaexit.log" ;;
+    latvar) for r in 1 2 3 4; do o="var new"; [ $((r % 2)) = 0 ] && o="new var"; for b in $o; do
+                B=build-nv/bench/api_threads; [ $b = new ] || B=/tmp/$b/build/bench/api_threads
+                step latv_${b}_$r 200 $B --threads 1,4,8,16 --frames 240
+                step latvk_${b}_$r 200 $B --threads 1,4,16 --frames 48 --size 3840x2160 --bpc 10
+                echo "-- $b round $r: 1080p $(awk '$1 ~ /^[0-9]+$/ {printf "%s:%s ", $1, $8}' "$L/latv_${b}_$r.log")" \
+                     "2160p10 $(awk '$1 ~ /^[0-9]+$/ {printf "%s:%s ", $1, $8}' "$L/latvk_${b}_$r.log")"
+            done; done ;;
     *) echo "unknown step $st" ;;
     esac
 done
