@@ -18,7 +18,11 @@ over A's, best over best, median over median, and the median of the
 rounds' own ratios (each round's runs are neighbours in time, so that one
 resists the machine's drift best). The pair is bench/cli_throughput.py's, in $SPEEDQA_BENCH_DIR
 (default /var/tmp; the header names its file system), read once into the
-page cache first."""
+page cache first: by `cat` as it was written (its page cache then holds the
+folios the writer made), or, with --read-back "SPEEDQA [flags]", dropped
+from the page cache and read back by one untimed run of that command, as
+the files of a catalog on disk come in for the first job that reads them
+(speedqa's mapping asks for huge pages, so they come in as 2 MiB folios)."""
 import argparse
 import os
 import random
@@ -47,9 +51,18 @@ def main():
     ap.add_argument("--args", default="--backend cuda --threads 16")
     ap.add_argument("--cat", action="store_true")
     ap.add_argument("--ratio", action="append", default=[])
+    ap.add_argument("--read-back", default=None)
     ap.add_argument("builds", nargs="+")
     a = ap.parse_args()
     ref, dis = cli_throughput.bench_pair(a.size, a.frames)
+    if a.read_back:
+        for f in (ref, dis):
+            fd = os.open(f, os.O_RDONLY)
+            os.fdatasync(fd)  # dirty pages cannot be dropped
+            os.posix_fadvise(fd, 0, 0, os.POSIX_FADV_DONTNEED)
+            os.close(fd)
+        if timed([shlex.split(a.read_back) + ["-r", ref, "-d", dis, "-q", "-o", "/dev/null"]]) is None:
+            sys.exit("cli_ab: the read-back run failed")
     timed([["cat", ref, dis]])
     builds = [b.split("=", 1) for b in a.builds]
     times = {"floor": [], "cat": []} if a.cat else {"floor": []}
@@ -66,8 +79,9 @@ def main():
             t = timed(cmds)
             times[n].append(t if t is not None else float("nan"))
     fb, fm = min(times["floor"]), statistics.median(times["floor"])
-    print("%s, %d frames, %s, %d rounds, pair on %s; share of the floor = floor time / run time" %
-          (a.size, a.frames, a.args, a.rounds, cli_throughput.bench_fs()))
+    print("%s, %d frames, %s, %d rounds, pair on %s%s; share of the floor = floor time / run time" %
+          (a.size, a.frames, a.args, a.rounds, cli_throughput.bench_fs(),
+           ", read back by " + a.read_back if a.read_back else ""))
     for n, ts in times.items():
         b, m = min(ts), statistics.median(ts)
         print("%-8s best %6.3f s (%7.1f fps, %.2f of the best floor)  median %6.3f s (%.2f of the "
