@@ -49,6 +49,8 @@
 # cudaexit: bench/cuda_exit_probe.py's three ways to end (release, exit, _exit), 3 rounds,
 #   and the CUDA CLI on the 1080p 1,000-frame pair (needs the pair step), whole processes.
 # latvar: latab3 without the old build, four rounds, the order of var and new swapped each round.
+# readback: CUDA and CPU 16 threads on a 1,000-frame 1080p pair on disk, as written (3 rounds),
+#   then dropped from the page cache and read back by speedqa (cli_ab.py --read-back, 4 rounds).
 # Default: build probe open cli times. Logs tarred into OUT.
 set -u
 OUT=${1:-/tmp/h200}; shift; mkdir -p "$OUT/l"; L=$OUT/l
@@ -187,6 +189,13 @@ for st in $STEPS; do
                 echo "-- $b round $r: 1080p $(awk '$1 ~ /^[0-9]+$/ {printf "%s:%s ", $1, $8}' "$L/latv_${b}_$r.log")" \
                      "2160p10 $(awk '$1 ~ /^[0-9]+$/ {printf "%s:%s ", $1, $8}' "$L/latvk_${b}_$r.log")"
             done; done ;;
+    readback) for rb in "" "--read-back=$S --threads 16"; do
+                  step readback 200 env SPEEDQA_BENCH_DIR="$PWD/.pairs" python3 bench/cli_ab.py --frames 1000 \
+                      --rounds $([ -n "$rb" ] && echo 4 || echo 3) --args "" ${rb:+"$rb"} \
+                      "cuda=$S --backend cuda --threads 16" "cpu16=$S --threads 16"
+                  tail -4 "$L/readback.log"
+              done
+              rm -rf "$PWD/.pairs" ;;
     *) echo "unknown step $st" ;;
     esac
 done
