@@ -58,6 +58,13 @@ STEPS=${*:-build probe open cli times}
 T0=$SECONDS
 step() { local n=$1 t=$2; shift 2; local s=$SECONDS
          timeout "$t" "$@" > "$L/$n.log" 2>&1; echo "== $n: rc $? in $((SECONDS - s)) s (at $((SECONDS - T0)) s)"; }
+# One build's lone-frame latency (api_threads' "1 in flight" column) at 1080p and 2160p10, one line.
+lat_round() { local b=$1 r=$2 B=build-nv/bench/api_threads
+              [ "$b" = new ] || B=/tmp/$b/build/bench/api_threads
+              step lat3_${b}_$r 200 $B --threads 1,4,8,16 --frames 240
+              step lat3k_${b}_$r 200 $B --threads 1,4,16 --frames 48 --size 3840x2160 --bpc 10
+              echo "-- $b round $r: 1080p $(awk '$1 ~ /^[0-9]+$/ {printf "%s:%s ", $1, $8}' "$L/lat3_${b}_$r.log")" \
+                   "2160p10 $(awk '$1 ~ /^[0-9]+$/ {printf "%s:%s ", $1, $8}' "$L/lat3k_${b}_$r.log")"; }
 export LD_LIBRARY_PATH=/usr/local/nvidia/lib64
 export PATH=/usr/local/cuda/bin:$PATH
 S=$PWD/build-nv/tools/speedqa
@@ -162,13 +169,7 @@ for st in $STEPS; do
            done; done ;;
     var) step var 300 bash -c "rm -rf /tmp/var && mkdir -p /tmp/var && tar -C /tmp/var -xf var.tar && cd /tmp/var && meson setup build --buildtype=release >/dev/null && ninja -C build bench/api_threads"
          tail -2 "$L/var.log" ;;
-    latab3) for r in 1 2 3; do for b in old var new; do
-                B=build-nv/bench/api_threads; [ $b = new ] || B=/tmp/$b/build/bench/api_threads
-                step lat3_${b}_$r 200 $B --threads 1,4,8,16 --frames 240
-                step lat3k_${b}_$r 200 $B --threads 1,4,16 --frames 48 --size 3840x2160 --bpc 10
-                echo "-- $b round $r: 1080p $(awk '$1 ~ /^[0-9]+$/ {printf "%s:%s ", $1, $8}' "$L/lat3_${b}_$r.log")" \
-                     "2160p10 $(awk '$1 ~ /^[0-9]+$/ {printf "%s:%s ", $1, $8}' "$L/lat3k_${b}_$r.log")"
-            done; done ;;
+    latab3) for r in 1 2 3; do for b in old var new; do lat_round $b $r; done; done ;;
     apidram) for r in 1 2; do for d in 8 64; do
                  step apidram_${d}_$r 300 build-nv/bench/api_threads --threads 1,16 --frames 480 --distinct $d
                  echo "-- $d distinct, round $r"; tail -2 "$L/apidram_${d}_$r.log"
@@ -182,13 +183,8 @@ for st in $STEPS; do
                   echo \"\$m \$( { time python3 bench/cuda_exit_probe.py \$m; } 2>&1 )\"; done; done
                   for r in 1 2 3; do echo \"cli \$( { time $S -r $P1080/ref.y4m -d $P1080/dis.y4m --backend cuda --threads 16 -q -o /dev/null; } 2>&1 )\"; done"
               cat "$L/cudaexit.log" ;;
-    latvar) for r in 1 2 3 4; do o="var new"; [ $((r % 2)) = 0 ] && o="new var"; for b in $o; do
-                B=build-nv/bench/api_threads; [ $b = new ] || B=/tmp/$b/build/bench/api_threads
-                step latv_${b}_$r 200 $B --threads 1,4,8,16 --frames 240
-                step latvk_${b}_$r 200 $B --threads 1,4,16 --frames 48 --size 3840x2160 --bpc 10
-                echo "-- $b round $r: 1080p $(awk '$1 ~ /^[0-9]+$/ {printf "%s:%s ", $1, $8}' "$L/latv_${b}_$r.log")" \
-                     "2160p10 $(awk '$1 ~ /^[0-9]+$/ {printf "%s:%s ", $1, $8}' "$L/latvk_${b}_$r.log")"
-            done; done ;;
+    latvar) for r in 1 2 3 4; do o="var new"; [ $((r % 2)) = 0 ] && o="new var"
+                for b in $o; do lat_round $b $r; done; done ;;
     readback) for rb in "" "--read-back=$S --threads 16"; do
                   step readback 200 env SPEEDQA_BENCH_DIR="$PWD/.pairs" python3 bench/cli_ab.py --frames 1000 \
                       --rounds $([ -n "$rb" ] && echo 4 || echo 3) --args "" ${rb:+"$rb"} \
