@@ -43,6 +43,17 @@ def timed(cmds):
     return None if any(codes) else time.monotonic() - t0
 
 
+def read_back(cmd, ref, dis):
+    """The pair dropped from the page cache, then read back by one untimed
+    run of cmd (a speedqa command line): whether that run succeeded."""
+    for f in (ref, dis):
+        fd = os.open(f, os.O_RDONLY)
+        os.fdatasync(fd)  # dirty pages cannot be dropped
+        os.posix_fadvise(fd, 0, 0, os.POSIX_FADV_DONTNEED)
+        os.close(fd)
+    return timed([cmd + ["-r", ref, "-d", dis, "-q", "-o", os.devnull]]) is not None
+
+
 def main():
     ap = argparse.ArgumentParser()
     ap.add_argument("--size", default="1080p8", choices=["1080p8", "2160p10"])
@@ -55,14 +66,8 @@ def main():
     ap.add_argument("builds", nargs="+")
     a = ap.parse_args()
     ref, dis = cli_throughput.bench_pair(a.size, a.frames)
-    if a.read_back:
-        for f in (ref, dis):
-            fd = os.open(f, os.O_RDONLY)
-            os.fdatasync(fd)  # dirty pages cannot be dropped
-            os.posix_fadvise(fd, 0, 0, os.POSIX_FADV_DONTNEED)
-            os.close(fd)
-        if timed([shlex.split(a.read_back) + ["-r", ref, "-d", dis, "-q", "-o", "/dev/null"]]) is None:
-            sys.exit("cli_ab: the read-back run failed")
+    if a.read_back and not read_back(shlex.split(a.read_back), ref, dis):
+        sys.exit("cli_ab: the read-back run failed")
     timed([["cat", ref, dis]])
     builds = [b.split("=", 1) for b in a.builds]
     times = {"floor": [], "cat": []} if a.cat else {"floor": []}
