@@ -14,8 +14,11 @@
 int sq_batch_run(const CliSettings *cfg);
 
 /* Shared with speedqa.c: the library thread count for cfg, and the -o
- * pattern ({name}: base name without extension, {i}: 1-based index). */
+ * pattern ({name}: base name without extension, {i}: 1-based index):
+ * 0, or -1 when the name would not fit in len (never cut: a cut name is
+ * another file). */
 int sq_cli_threads(const CliSettings *cfg);
-void sq_cli_expand(char *buf, size_t len, const char *pattern, const char *path, int index);
+int sq_cli_expand(char *buf, size_t len, const char *pattern, const char *path, int index);
+int sq_cli_has_template(const char *pattern);
 
 #endif

@@ -19,6 +19,7 @@
 #include "batch.h"
 #include "cli_parse.h"
 #include "job.h"
+#include "output/identity.h"
 #include "output/outfile.h"
 #include "speedqa/speedqa.h"
 
@@ -30,27 +31,35 @@ int sq_cli_threads(const CliSettings *cfg)
     return ncpu > 0 && (cfg->threads == 0 || cfg->threads > ncpu) ? (int)ncpu : cfg->threads;
 }
 
-void sq_cli_expand(char *buf, size_t len, const char *pattern, const char *path, int index)
+int sq_cli_expand(char *buf, size_t len, const char *pattern, const char *path, int index)
 {
     const char *base = strrchr(path, '/');
     base = base ? base + 1 : path;
     const char *dot = strrchr(base, '.');
     const int blen = (int)(dot && dot != base ? (size_t)(dot - base) : strlen(base));
     size_t o = 0;
-    for (const char *p = pattern; *p && o + 1 < len;) {
+    for (const char *p = pattern; *p; ) {
+        int w;
         if (!strncmp(p, "{name}", 6)) {
-            o += (size_t)snprintf(buf + o, len - o, "%.*s", blen, base);
+            w = snprintf(buf + o, len - o, "%.*s", blen, base);
             p += 6;
         } else if (!strncmp(p, "{i}", 3)) {
-            o += (size_t)snprintf(buf + o, len - o, "%d", index);
+            w = snprintf(buf + o, len - o, "%d", index);
             p += 3;
         } else {
-            buf[o++] = *p++;
+            w = snprintf(buf + o, len - o, "%c", *p++);
         }
-        if (o >= len)
-            o = len - 1;
+        /* a name cut short would be another file: refuse it instead */
+        if (w < 0 || (size_t)w >= len - o)
+            return -1;
+        o += (size_t)w;
     }
-    buf[o < len ? o : len - 1] = '\0';
+    return 0;
+}
+
+int sq_cli_has_template(const char *pattern)
+{
+    return pattern && (strstr(pattern, "{name}") || strstr(pattern, "{i}"));
 }
 
 /* One device's share of a GPU ladder (--device all): streams g, g + ndev, ... */
@@ -141,24 +150,25 @@ static int run_ladder_cli(const CliSettings *cfg)
         goto end;
     }
     inputs[0] = cfg->ref_path;
-    for (int d = 0; d < n; d++)
-        inputs[1 + d] = cfg->dis_paths[d];
+    const char *outs[SQ_CLI_MAX_DIS];
     for (int d = 0; d < n; d++) {
-        sq_cli_expand(names[d], sizeof names[d], cfg->output_path, cfg->dis_paths[d], d + 1);
-        for (int e = 0; e < d; e++)
-            if (!strcmp(names[e], names[d])) {
-                cli_error("-o %s: %s and %s would both write %s (use {i})", cfg->output_path,
-                          cfg->dis_paths[e], cfg->dis_paths[d], names[d]);
-                ret = SQ_EXIT_USAGE;
-                goto end;
-            }
-        if (sq_outfile_is_input(names[d], inputs, n + 1)) {
-            cli_error("%s: the output file is one of the inputs; refusing to overwrite it", names[d]);
+        inputs[1 + d] = cfg->dis_paths[d];
+        if (sq_cli_expand(names[d], sizeof names[d], cfg->output_path, cfg->dis_paths[d],
+                          d + 1) < 0) {
+            cli_error("-o %s: the name for %s is longer than %zu bytes", cfg->output_path,
+                      cfg->dis_paths[d], sizeof names[d] - 1);
             ret = SQ_EXIT_USAGE;
             goto end;
         }
+        outs[d] = names[d];
     }
     char err[1200];
+    const int c = sq_outputs_check(outs, n, inputs, n + 1, err, sizeof err);
+    if (c < 0) {
+        cli_error("-o %s: %s", cfg->output_path, err);
+        ret = c == -ENOMEM ? SQ_EXIT_INTERNAL : SQ_EXIT_USAGE;
+        goto end;
+    }
     for (int d = 0; d < n; d++) {
         if (sq_outfile_open(&of[d], names[d], err, sizeof err) < 0) {
             cli_error("%s", err);
@@ -210,17 +220,28 @@ int main(int argc, char **argv)
     if (cfg.n_dis > 1)
         return run_ladder_cli(&cfg);
 
+    /* -o with {name} or {i} names the report after the one -d, as a ladder does */
+    static char oname[4096];
+    if (sq_cli_has_template(cfg.output_path)) {
+        if (sq_cli_expand(oname, sizeof oname, cfg.output_path, cfg.dis_path, 1) < 0) {
+            cli_error("-o %s: the name for %s is longer than %zu bytes", cfg.output_path,
+                      cfg.dis_path, sizeof oname - 1);
+            return SQ_EXIT_USAGE;
+        }
+        cfg.output_path = oname;
+    }
     /* Checked before anything is opened for writing: writing would
      * destroy the input before it is read. */
     const char *inputs[2] = { cfg.ref_path, cfg.dis_path };
-    if (cfg.output_path && sq_outfile_is_input(cfg.output_path, inputs, 2)) {
-        cli_error("%s: the output file is one of the inputs; refusing to overwrite it",
-                  cfg.output_path);
-        return SQ_EXIT_USAGE;
-    }
-    if (!cfg.output_path && sq_outfile_is_input("/dev/stdout", inputs, 2)) {
-        cli_error("standard output is one of the inputs; refusing to write the report there");
-        return SQ_EXIT_USAGE;
+    const char *outs[1] = { cfg.output_path ? cfg.output_path : "-" };
+    char cerr[1200];
+    const int oc = sq_outputs_check(outs, 1, inputs, 2, cerr, sizeof cerr);
+    if (oc < 0) {
+        if (cfg.output_path)
+            cli_error("%s", cerr);
+        else
+            cli_error("standard output is one of the inputs; refusing to write the report there");
+        return oc == -ENOMEM ? SQ_EXIT_INTERNAL : SQ_EXIT_USAGE;
     }
     SqOutFile of = { 0 };
     FILE *out = stdout;
