@@ -13,6 +13,7 @@
 #endif
 
 #include <errno.h>
+#include <stdint.h>
 #include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -24,8 +25,9 @@
 #include "batch.h"
 #include "job.h"
 #include "manifest.h"
+#include "output/identity.h"
 #include "output/outfile.h"
-#include "output/writer.h"
+#include "results.h"
 
 /* --hwaccel: pairs at once per GPU. A worker decodes its pair's two inputs
  * on read-ahead threads and scores on its own context (own streams, one
@@ -34,8 +36,7 @@
 #define HW_WORKERS 4
 
 typedef struct Task {
-    int *pair;          /* indices into the manifest */
-    int n;
+    int first, n;       /* b->order[first .. first + n): pairs of one group */
 } Task;
 
 typedef struct Batch {
@@ -45,16 +46,20 @@ typedef struct Batch {
     int next_worker;
     SqPair *pairs;
     int npairs;
-    char **line;        /* result line of each pair (no newline), NULL until done */
-    int *kept;          /* the line comes from the results being resumed */
+    char **kept;        /* --resume: the line kept for a pair, NULL: to score */
+    char *settings;     /* what every line records (results.h) */
+    int *order;         /* pairs to score, grouped */
     Task *task;
     int ntasks, next_task;
     int workers, threads_each;
-    int next_write;     /* pairs before it are written */
     FILE *out;
     int write_failed;
     int failed;         /* worst exit of a pair */
     int nfailed;
+    int todo, done;     /* pairs to score, pairs scored: the progress line */
+    long long frames;
+    int progress;       /* stderr is a terminal: one line, rewritten */
+    double t0;
     long long frames_read; /* --read-only */
     pthread_mutex_t mu;
 } Batch;
@@ -66,95 +71,37 @@ static double now_s(void)
     return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
 }
 
-static int same_str(const char *a, const char *b)
+/* Under mu: one line, flushed at once, so that an interrupted batch keeps it. */
+static void write_line(Batch *b, const char *line)
 {
-    return (!a && !b) || (a && b && !strcmp(a, b));
+    if (!b->write_failed && (fprintf(b->out, "%s\n", line) < 0 || fflush(b->out) != 0))
+        b->write_failed = errno ? errno : EIO;
 }
 
-static int same_group(const SqPair *a, const SqPair *b)
+/* Under mu: pairs done of the total, frames, the time left at this rate. */
+static void show_progress(Batch *b)
 {
-    if (strcmp(a->ref, b->ref) || a->nfeat != b->nfeat)
-        return 0;
-    for (int k = 0; k < a->nfeat; k++)
-        if (strcmp(a->features[k], b->features[k]))
-            return 0;
-    return 1;
+    if (!b->progress)
+        return;
+    const double el = now_s() - b->t0;
+    char eta[32] = "?";
+    if (b->done > 0 && b->done < b->todo) {
+        const double left = el / b->done * (b->todo - b->done);
+        snprintf(eta, sizeof eta, "%dm%02ds", (int)(left / 60), (int)left % 60);
+    } else if (b->done == b->todo) {
+        snprintf(eta, sizeof eta, "0s");
+    }
+    fprintf(stderr, "\rspeedqa: batch: %d/%d pairs, %lld frames, %.0f s, ETA %s\033[K",
+            b->done, b->todo, b->frames, el, eta);
+    fflush(stderr);
 }
 
-/* The result line of one pair. */
-static char *result_line(const Batch *b, const SqPair *p, const SqJobStream *st)
-{
-    char *buf = NULL;
-    size_t len = 0;
-    FILE *f = open_memstream(&buf, &len);
-    if (!f)
-        return NULL;
-    fputs("{\"ref\": ", f);
-    sq_json_string(f, p->ref);
-    fputs(", \"dis\": ", f);
-    sq_json_string(f, p->dis);
-    if (p->output) {
-        fputs(", \"output\": ", f);
-        sq_json_string(f, p->output);
-    }
-    if (p->nfeat) {
-        /* --resume keeps a line only for a pair with these features */
-        char *fs = sq_pair_features(p);
-        if (!fs) {
-            fclose(f);
-            free(buf);
-            return NULL;
-        }
-        fputs(", \"features\": ", f);
-        sq_json_string(f, fs);
-        free(fs);
-    }
-    if (st->exit) {
-        fputs(", \"error\": ", f);
-        sq_json_string(f, st->err[0] ? st->err : "failed");
-    } else {
-        static const char *const pool_names[4] = { "min", "max", "mean", "harmonic_mean" };
-        fprintf(f, ", \"frames\": %lld, \"pooled_metrics\": {", st->frames);
-        for (int k = 0; k < st->nscores; k++) {
-            const SqPooled *q = &st->pooled[k];
-            const double v[4] = { q->min, q->max, q->mean, q->harmonic_mean };
-            fprintf(f, "%s", k ? ", " : "");
-            sq_json_string(f, st->names[k]);
-            fputs(": {", f);
-            for (int j = 0; j < 4; j++) {
-                char num[40];
-                fprintf(f, "%s\"%s\": %s", j ? ", " : "", pool_names[j],
-                        sq_fmt_value(num, sizeof num, v[j], b->cfg->precision_max));
-            }
-            fputc('}', f);
-        }
-        fputc('}', f);
-    }
-    fputc('}', f);
-    if (fclose(f) != 0) {
-        free(buf);
-        return NULL;
-    }
-    return buf;
-}
-
-/* Under mu: write every line whose predecessors are all written. */
-static void write_ready(Batch *b)
-{
-    while (b->next_write < b->npairs && b->line[b->next_write]) {
-        if (!b->write_failed &&
-            (fprintf(b->out, "%s\n", b->line[b->next_write]) < 0 || fflush(b->out) != 0))
-            b->write_failed = errno ? errno : EIO;
-        b->next_write++;
-    }
-}
-
-/* --read-only: read or decode the group's pairs on this worker, score nothing
+/* --read-only: read or decode the chunk's pairs on this worker, score nothing
  * (the floor of the same batch, workers and decoders scored). */
 static void read_task(Batch *b, const Task *t, const CliSettings *cfg)
 {
     for (int i = 0; i < t->n; i++) {
-        const SqPair *p = &b->pairs[t->pair[i]];
+        const SqPair *p = &b->pairs[b->order[t->first + i]];
         long long n;
         double secs;
         unsigned sum;
@@ -170,7 +117,49 @@ static void read_task(Batch *b, const Task *t, const CliSettings *cfg)
     }
 }
 
-/* Score one group: per-pair reports go through the temp-file protocol. */
+/* Under mu: the chunk's lines, as soon as the chunk is done. */
+static void finish_task(Batch *b, const Task *t, const SqJobStream *st)
+{
+    for (int i = 0; i < t->n; i++) {
+        const SqPair *p = &b->pairs[b->order[t->first + i]];
+        char *l = st ? sq_results_line(p, &st[i], b->settings, b->cfg->precision_max) : NULL;
+        write_line(b, l ? l : "{\"error\": \"out of memory\"}");
+        free(l);
+        const int ex = st && l ? st[i].exit : SQ_EXIT_INTERNAL;
+        if (ex) {
+            b->nfailed++;
+            if (ex > b->failed)
+                b->failed = ex;
+        } else {
+            b->frames += st[i].frames;
+        }
+        b->done++;
+    }
+    show_progress(b);
+}
+
+/* Opens the report of each pair that has one; a pair whose report cannot
+ * be created fails alone, before its chunk is scored. */
+static void open_reports(const Task *t, const Batch *b, SqJobStream *st, SqOutFile *of)
+{
+    for (int i = 0; i < t->n; i++) {
+        const SqPair *p = &b->pairs[b->order[t->first + i]];
+        st[i].path = p->dis;
+        if (!p->output)
+            continue;
+        char err[1200];
+        if (sq_outfile_open(&of[i], p->output, err, sizeof err) < 0) {
+            st[i].exit = SQ_EXIT_OUTPUT;
+            snprintf(st[i].err, sizeof st[i].err, "%s", err);
+            continue;
+        }
+        st[i].out = of[i].f;
+        st[i].out_path = p->output;
+    }
+}
+
+/* Score one chunk (at most a ladder's worth of one group): its reports are
+ * open only while it runs, so a batch holds few files at once. */
 static void run_task(Batch *b, const Task *t, SqJobCache *cache, const CliSettings *cfg)
 {
     if (cfg->read_only) {
@@ -178,59 +167,27 @@ static void run_task(Batch *b, const Task *t, SqJobCache *cache, const CliSettin
         return;
     }
     SqJobStream *st = calloc((size_t)t->n, sizeof *st);
-    SqOutFile *of = calloc((size_t)t->n, sizeof *of);
-    const SqPair *p0 = &b->pairs[t->pair[0]];
-    if (!st || !of) {
-        pthread_mutex_lock(&b->mu);
-        for (int i = 0; i < t->n; i++) {
-            b->line[t->pair[i]] = strdup("{\"error\": \"out of memory\"}");
-            b->failed = SQ_EXIT_INTERNAL;
-        }
-        write_ready(b);
-        pthread_mutex_unlock(&b->mu);
-        free(st);
-        free(of);
-        return;
-    }
-    /* pairs whose report cannot be created fail alone, before scoring */
-    int *run_idx = calloc((size_t)t->n, sizeof *run_idx), nrun = 0;
     SqJobStream *runst = calloc((size_t)t->n, sizeof *runst);
-    for (int i = 0; run_idx && runst && i < t->n; i++) {
-        const SqPair *p = &b->pairs[t->pair[i]];
-        st[i].path = p->dis;
-        if (p->output) {
-            const char *inputs[3] = { p->ref, p->dis, b->cfg->batch_path };
-            char err[1200];
-            if (sq_outfile_is_input(p->output, inputs, 3)) {
-                st[i].exit = SQ_EXIT_USAGE;
-                snprintf(st[i].err, sizeof st[i].err, "%s: the output file is one of the inputs "
-                         "or the manifest; refusing to overwrite it", p->output);
-                continue;
-            }
-            if (sq_outfile_open(&of[i], p->output, err, sizeof err) < 0) {
-                st[i].exit = SQ_EXIT_OUTPUT;
-                snprintf(st[i].err, sizeof st[i].err, "%s", err);
-                continue;
-            }
-            st[i].out = of[i].f;
-            st[i].out_path = p->output;
-        }
-        run_idx[nrun++] = i;
+    SqOutFile *of = calloc((size_t)t->n, sizeof *of);
+    int *run_idx = calloc((size_t)t->n, sizeof *run_idx), nrun = 0;
+    if (!st || !runst || !of || !run_idx) {
+        pthread_mutex_lock(&b->mu);
+        finish_task(b, t, NULL);
+        pthread_mutex_unlock(&b->mu);
+        goto end;
     }
-    if (run_idx && runst && nrun) {
-        for (int k = 0; k < nrun; k++)
-            runst[k] = st[run_idx[k]];
+    open_reports(t, b, st, of);
+    for (int i = 0; i < t->n; i++)
+        if (!st[i].exit)
+            runst[nrun] = st[i], run_idx[nrun++] = i;
+    if (nrun) {
+        const SqPair *p0 = &b->pairs[b->order[t->first]];
         const SqJob job = { .cfg = cfg, .ref_path = p0->ref,
                             .features = p0->nfeat ? (const char *const *)p0->features : NULL,
                             .threads = b->threads_each, .batch = 1, .cache = cache };
         sq_job_run(&job, runst, nrun);
         for (int k = 0; k < nrun; k++)
             st[run_idx[k]] = runst[k];
-    } else if (!run_idx || !runst) {
-        for (int i = 0; i < t->n; i++) {
-            st[i].exit = SQ_EXIT_INTERNAL;
-            snprintf(st[i].err, sizeof st[i].err, "out of memory");
-        }
     }
     for (int i = 0; i < t->n; i++) {
         if (!of[i].f)
@@ -246,17 +203,9 @@ static void run_task(Batch *b, const Task *t, SqJobCache *cache, const CliSettin
         }
     }
     pthread_mutex_lock(&b->mu);
-    for (int i = 0; i < t->n; i++) {
-        char *l = result_line(b, &b->pairs[t->pair[i]], &st[i]);
-        b->line[t->pair[i]] = l ? l : strdup("{\"error\": \"out of memory\"}");
-        if (st[i].exit) {
-            b->nfailed++;
-            if (st[i].exit > b->failed)
-                b->failed = st[i].exit;
-        }
-    }
-    write_ready(b);
+    finish_task(b, t, st);
     pthread_mutex_unlock(&b->mu);
+end:
     free(run_idx);
     free(runst);
     free(st);
@@ -283,298 +232,151 @@ static void *worker(void *arg)
     return NULL;
 }
 
-/* Group the pairs still to score: by reference and features, in first-seen
- * order. With --hwaccel every pair is its own task: a GPU ladder shares no
- * reference side, and separate tasks keep HW_WORKERS decoders busy at once. */
-static int make_tasks(Batch *b, int group)
+static uint64_t hash_str(uint64_t h, const char *s)
 {
-    int *taken = calloc((size_t)b->npairs, sizeof *taken);
-    b->task = calloc((size_t)b->npairs, sizeof *b->task);
-    if (!taken || !b->task) {
-        free(taken);
-        return -1;
-    }
-    for (int i = 0; i < b->npairs; i++) {
-        if (taken[i] || b->line[i])
-            continue;
-        Task *t = &b->task[b->ntasks++];
-        if (!(t->pair = malloc(sizeof(int) * (size_t)(b->npairs - i)))) {
-            free(taken);
-            return -1;
-        }
-        for (int j = i; j < b->npairs; j++)
-            if (!taken[j] && !b->line[j] && (j == i || group) &&
-                same_group(&b->pairs[i], &b->pairs[j])) {
-                taken[j] = 1;
-                t->pair[t->n++] = j;
-            }
-    }
-    free(taken);
-    return 0;
+    for (; *s; s++)
+        h = (h ^ (unsigned char)*s) * 1099511628211ull;
+    return (h ^ 0xff) * 1099511628211ull;
+}
+
+static uint64_t group_hash(const SqPair *p)
+{
+    uint64_t h = hash_str(14695981039346656037ull, p->ref);
+    for (int k = 0; k < p->nfeat; k++)
+        h = hash_str(h, p->features[k]);
+    return h;
+}
+
+static int same_group(const SqPair *a, const SqPair *b)
+{
+    if (strcmp(a->ref, b->ref) || a->nfeat != b->nfeat)
+        return 0;
+    for (int k = 0; k < a->nfeat; k++)
+        if (strcmp(a->features[k], b->features[k]))
+            return 0;
+    return 1;
 }
 
 /*
- * --resume: the lines of the results file that scored a pair of this
- * manifest are kept (a failed pair is scored again). *prefix: the kept
- * lines are the file's whole content and the results of the first pairs,
- * in order, so new lines can simply be appended (after *keep_bytes).
+ * The pairs still to score, grouped by reference and features (a hash: a
+ * catalog has 100k pairs and as many references), groups in first-seen
+ * order, each cut into chunks of at most `chunk` pairs: a chunk is scored
+ * as one ladder and its lines are written when it ends.
  */
-static int load_resume(Batch *b, const char *path, int *prefix, long long *keep_bytes)
+static int make_tasks(Batch *b, int chunk)
 {
-    *prefix = 1;
-    *keep_bytes = 0;
-    FILE *f = fopen(path, "rb");
-    if (!f)
-        return errno == ENOENT ? 0 : -errno;
-    char *line = NULL;
-    size_t cap = 0;
-    ssize_t len;
-    int order = 0;
-    long long pos = 0;
-    char *ref = malloc(8192), *dis = malloc(8192), *out = malloc(8192), *feat = malloc(8192);
-    char **want = calloc((size_t)b->npairs + 1, sizeof *want);
-    int ret = ref && dis && out && feat && want ? 0 : -ENOMEM;
-    for (int i = 0; !ret && i < b->npairs; i++)
-        if (!(want[i] = sq_pair_features(&b->pairs[i])))
-            ret = -ENOMEM;
-    if (ret) {
-        fclose(f);
-        goto end;
-    }
-    while ((len = getline(&line, &cap, f)) > 0) {
-        const int complete = line[len - 1] == '\n';
-        if (complete)
-            line[len - 1] = '\0';
-        int failed = 1, match = -1;
-        if (complete && sq_result_line_parse(line, ref, dis, out, feat, 8192, &failed) == 0 &&
-            !failed)
-            for (int i = 0; i < b->npairs && match < 0; i++)
-                if (!b->line[i] && !strcmp(b->pairs[i].ref, ref) && !strcmp(b->pairs[i].dis, dis) &&
-                    same_str(b->pairs[i].output ? b->pairs[i].output : "", out) &&
-                    !strcmp(want[i], feat))
-                    match = i;
-        if (match >= 0) {
-            b->line[match] = strdup(line);
-            b->kept[match] = 1;
-            if (match != order)
-                *prefix = 0;
-            order++;
-            pos += len;
-            if (*prefix)
-                *keep_bytes = pos;
-        } else if (complete) {
-            *prefix = 0; /* a failed pair or another manifest's: the file is rebuilt */
-            pos += len;
+    const int n = b->npairs;
+    size_t nslot = 16;
+    while (nslot < 2 * (size_t)n)
+        nslot *= 2;
+    int *slot = calloc(nslot, sizeof *slot);         /* first pair of a group + 1 */
+    int *group = malloc(sizeof *group * (size_t)(n + 1)); /* each pair's group, -1 kept */
+    int *count = calloc((size_t)n + 1, sizeof *count);
+    b->order = malloc(sizeof *b->order * (size_t)(n + 1));
+    b->task = malloc(sizeof *b->task * (size_t)(n + 1));
+    int ngroups = 0, ret = slot && group && count && b->order && b->task ? 0 : -1;
+    for (int i = 0; !ret && i < n; i++) {
+        group[i] = -1;
+        if (b->kept[i])
+            continue;
+        size_t s = (size_t)group_hash(&b->pairs[i]) & (nslot - 1);
+        while (slot[s] && !same_group(&b->pairs[slot[s] - 1], &b->pairs[i]))
+            s = (s + 1) & (nslot - 1);
+        if (!slot[s]) {
+            slot[s] = i + 1;
+            group[i] = ngroups++;
+        } else {
+            group[i] = group[slot[s] - 1];
         }
-        /* an incomplete last line is a torn write: dropped */
+        count[group[i]]++;
     }
-    free(line);
-    fclose(f);
-end:
-    for (int i = 0; want && i < b->npairs; i++)
-        free(want[i]);
-    free(want);
-    free(ref);
-    free(dis);
-    free(out);
-    free(feat);
+    if (!ret) {
+        /* count -> each group's start in order, then the pairs placed */
+        for (int g = 0, at = 0; g < ngroups; g++) {
+            const int c = count[g];
+            count[g] = at;
+            for (int k = 0; k < c; k += chunk)
+                b->task[b->ntasks++] = (Task){ at + k, c - k < chunk ? c - k : chunk };
+            at += c;
+        }
+        for (int i = 0; i < n; i++)
+            if (group[i] >= 0)
+                b->order[count[group[i]]++] = i;
+    }
+    free(slot);
+    free(group);
+    free(count);
     return ret;
 }
 
-typedef struct Named {
-    const char *path;
-    int line;
-} Named;
-
-static int named_cmp(const void *a, const void *b)
-{
-    const Named *x = a, *y = b;
-    const int c = strcmp(x->path, y->path);
-    return c ? c : x->line - y->line;
-}
-
-typedef struct FileId {
-    dev_t dev;
-    ino_t ino;
-    int line; /* the manifest line of a pair's output; 0 for an input */
-} FileId;
-
-static int id_cmp(const void *a, const void *b)
-{
-    const FileId *x = a, *y = b;
-    if (x->dev != y->dev)
-        return x->dev < y->dev ? -1 : 1;
-    if (x->ino != y->ino)
-        return x->ino < y->ino ? -1 : 1;
-    return x->line - y->line; /* inputs (0) first */
-}
-
 /*
- * No pair's report may overwrite the manifest, an input of any pair, or
- * another pair's report: every file is stat()ed once and the ids sorted
- * (a catalog has thousands of pairs). A report that does not exist yet is
- * no input; two such reports of one path are caught by the path.
+ * Every file the batch writes is resolved before anything is scored
+ * (output/identity.h): no pair's report may be the manifest, an input of
+ * any pair, the results file or another pair's report, and standard input
+ * is read by one pair only. One line, exit 2.
  */
-static int check_outputs(const Batch *b)
+static int check_batch(const Batch *b)
 {
     const CliSettings *cfg = b->cfg;
-    FileId *id = malloc(sizeof *id * (size_t)(3 * b->npairs + 1));
-    int n = 0, ret = 0;
-    if (!id) {
-        cli_error("out of memory");
-        return SQ_EXIT_INTERNAL;
-    }
-    struct stat st;
-    if (stat(cfg->batch_path, &st) == 0)
-        id[n++] = (FileId){ st.st_dev, st.st_ino, 0 };
+    const char *man = cfg->batch_path;
+    int stdin_line = 0;
     for (int i = 0; i < b->npairs; i++) {
         const SqPair *p = &b->pairs[i];
-        const char *in[2] = { p->ref, p->dis };
-        for (int k = 0; k < 2; k++)
-            if ((strcmp(in[k], "-") ? stat(in[k], &st) : fstat(STDIN_FILENO, &st)) == 0)
-                id[n++] = (FileId){ st.st_dev, st.st_ino, 0 };
-        if (p->output && stat(p->output, &st) == 0)
-            id[n++] = (FileId){ st.st_dev, st.st_ino, p->line };
-    }
-    qsort(id, (size_t)n, sizeof *id, id_cmp);
-    for (int i = 1; i < n && !ret; i++)
-        if (id[i].line && id[i - 1].dev == id[i].dev && id[i - 1].ino == id[i].ino) {
-            if (id[i - 1].line)
-                cli_error("%s:%d: the pair's output is also line %d's output", cfg->batch_path,
-                          id[i].line, id[i - 1].line);
-            else
-                cli_error("%s:%d: the pair's output is the manifest or an input of the batch; "
-                          "refusing to overwrite it", cfg->batch_path, id[i].line);
-            ret = SQ_EXIT_USAGE;
+        const int reads = !strcmp(p->ref, "-") + !strcmp(p->dis, "-");
+        if (reads && (stdin_line || reads > 1)) {
+            cli_error("%s:%d: the pair reads standard input ('-'), as %s %d does; it can be "
+                      "read once", man, p->line, reads > 1 ? "its other side on line" : "line",
+                      reads > 1 ? p->line : stdin_line);
+            return SQ_EXIT_USAGE;
         }
-    free(id);
-    Named *out = malloc(sizeof *out * (size_t)(b->npairs + 1));
-    if (!out) {
+        if (reads)
+            stdin_line = p->line;
+        if (p->output && !strcmp(p->output, "-")) {
+            cli_error("%s:%d: output '-' is refused: standard output holds the results "
+                      "(name a file)", man, p->line);
+            return SQ_EXIT_USAGE;
+        }
+    }
+    SqIdSet *set = sq_idset_new();
+    long other = 0;
+    int role = 0, r = set ? sq_idset_add(set, man, SQ_ID_INPUT, 0, NULL, NULL) : -ENOMEM;
+    for (int i = 0; r == 0 && i < b->npairs; i++) {
+        const SqPair *p = &b->pairs[i];
+        if ((r = sq_idset_add(set, p->ref, SQ_ID_INPUT, p->line, &other, &role)) == 0)
+            r = sq_idset_add(set, p->dis, SQ_ID_INPUT, p->line, &other, &role);
+        if (r > 0)
+            cli_error("%s:%d: the pair reads a pipe or FIFO that line %ld reads too; it can be "
+                      "read once", man, p->line, other);
+    }
+    const char *res = cfg->output_path ? cfg->output_path : "-";
+    if (r == 0 && !cfg->read_only &&
+        (r = sq_idset_add(set, res, SQ_ID_OUTPUT, -1, &other, &role)) > 0)
+        cli_error("%s: the results file is the manifest or one of its inputs; refusing to "
+                  "overwrite it", cfg->output_path ? cfg->output_path : "standard output");
+    for (int i = 0; r == 0 && i < b->npairs; i++) {
+        const SqPair *p = &b->pairs[i];
+        if (!p->output || (r = sq_idset_add(set, p->output, SQ_ID_OUTPUT, p->line, &other,
+                                            &role)) <= 0)
+            continue;
+        if (role == SQ_ID_INPUT)
+            cli_error("%s:%d: the pair's output %s is the manifest or an input of the batch; "
+                      "refusing to overwrite it", man, p->line, p->output);
+        else if (other < 0)
+            cli_error("%s:%d: the pair's output %s is the results file", man, p->line, p->output);
+        else
+            cli_error("%s:%d: the pair's output %s is also line %ld's output", man, p->line,
+                      p->output, other);
+    }
+    sq_idset_free(&set);
+    if (r < 0)
         cli_error("out of memory");
-        return SQ_EXIT_INTERNAL;
-    }
-    n = 0;
-    for (int i = 0; i < b->npairs; i++)
-        if (b->pairs[i].output)
-            out[n++] = (Named){ b->pairs[i].output, b->pairs[i].line };
-    qsort(out, (size_t)n, sizeof *out, named_cmp);
-    for (int i = 1; i < n && !ret; i++)
-        if (!strcmp(out[i - 1].path, out[i].path)) {
-            cli_error("%s:%d: the pair's output is also line %d's output", cfg->batch_path,
-                      out[i].line, out[i - 1].line);
-            ret = SQ_EXIT_USAGE;
-        }
-    free(out);
-    return ret;
+    return r < 0 ? SQ_EXIT_INTERNAL : r > 0 ? SQ_EXIT_USAGE : 0;
 }
 
-int sq_batch_run(const CliSettings *cfg)
+/* Workers and threads each, for the backend and the tasks. */
+static int plan_workers(Batch *b)
 {
-    char err[1200];
-    Batch b = { .cfg = cfg };
-    pthread_mutex_init(&b.mu, NULL);
-    int ret = 0;
-    if (sq_manifest_load(cfg->batch_path, &b.pairs, &b.npairs, err, sizeof err) < 0) {
-        cli_error("%s", err);
-        pthread_mutex_destroy(&b.mu);
-        return SQ_EXIT_USAGE;
-    }
-    b.line = calloc((size_t)b.npairs, sizeof *b.line);
-    b.kept = calloc((size_t)b.npairs, sizeof *b.kept);
-    if (!b.line || !b.kept) {
-        cli_error("out of memory");
-        ret = SQ_EXIT_INTERNAL;
-        goto end;
-    }
-    /* the results may be no input and not the manifest; no pair's report the results */
-    const char *res_path = cfg->output_path ? cfg->output_path : "/dev/stdout";
-    if (res_path) {
-        const char **inputs = calloc((size_t)(2 * b.npairs + 1), sizeof *inputs);
-        if (!inputs) {
-            cli_error("out of memory");
-            ret = SQ_EXIT_INTERNAL;
-            goto end;
-        }
-        inputs[0] = cfg->batch_path;
-        for (int i = 0; i < b.npairs; i++) {
-            inputs[1 + 2 * i] = b.pairs[i].ref;
-            inputs[2 + 2 * i] = b.pairs[i].dis;
-        }
-        const int clash = sq_outfile_is_input(res_path, inputs, 2 * b.npairs + 1) ||
-                          !strcmp(res_path, cfg->batch_path);
-        free(inputs);
-        if (clash) {
-            cli_error("%s: the results file is the manifest or one of its inputs; refusing to "
-                      "overwrite it", cfg->output_path ? cfg->output_path : "standard output");
-            ret = SQ_EXIT_USAGE;
-            goto end;
-        }
-        for (int i = 0; cfg->output_path && i < b.npairs; i++) {
-            const char *one[1] = { cfg->output_path };
-            if (b.pairs[i].output && (same_str(b.pairs[i].output, cfg->output_path) ||
-                                      sq_outfile_is_input(b.pairs[i].output, one, 1))) {
-                cli_error("%s:%d: the pair's output is the results file", cfg->batch_path,
-                          b.pairs[i].line);
-                ret = SQ_EXIT_USAGE;
-                goto end;
-            }
-        }
-    }
-    if ((ret = check_outputs(&b)) != 0)
-        goto end;
-    int prefix = 1;
-    long long keep_bytes = 0;
-    if (cfg->resume) {
-        const int r = load_resume(&b, cfg->output_path, &prefix, &keep_bytes);
-        if (r < 0) {
-            cli_error("%s: cannot read the results to resume: %s", cfg->output_path, strerror(-r));
-            ret = SQ_EXIT_OUTPUT;
-            goto end;
-        }
-    }
-    /* Results go straight to a new (or resumed) file, line by line, so an
-     * interrupted batch keeps what it did; a file that exists is replaced only
-     * once the batch is done (temp + rename), unless --resume appends to it. */
-    SqOutFile of = { 0 };
-    struct stat sb;
-    const int exists = cfg->output_path && stat(cfg->output_path, &sb) == 0 && S_ISREG(sb.st_mode) &&
-                       sb.st_size > 0;
-    int direct = cfg->output_path && (!exists || (cfg->resume && prefix));
-    if (!cfg->output_path) {
-        b.out = stdout;
-    } else if (direct) {
-        if (exists && truncate(cfg->output_path, (off_t)keep_bytes) != 0) {
-            cli_error("%s: cannot resume: %s", cfg->output_path, strerror(errno));
-            ret = SQ_EXIT_OUTPUT;
-            goto end;
-        }
-        b.out = fopen(cfg->output_path, "a");
-        if (!b.out) {
-            cli_error("%s: cannot write the results: %s", cfg->output_path, strerror(errno));
-            ret = SQ_EXIT_OUTPUT;
-            goto end;
-        }
-        /* kept lines are in the file already: start writing after them */
-        while (b.next_write < b.npairs && b.kept[b.next_write])
-            b.next_write++;
-    } else {
-        if (sq_outfile_open(&of, cfg->output_path, err, sizeof err) < 0) {
-            cli_error("%s", err);
-            ret = SQ_EXIT_OUTPUT;
-            goto end;
-        }
-        b.out = of.f;
-    }
-    int kept = 0;
-    for (int i = 0; i < b.npairs; i++)
-        kept += b.kept[i];
-    if (make_tasks(&b, !cfg->hwaccel) < 0) {
-        cli_error("out of memory");
-        ret = SQ_EXIT_INTERNAL;
-        if (of.f)
-            sq_outfile_abort(&of);
-        goto end;
-    }
+    const CliSettings *cfg = b->cfg;
     const int threads = sq_cli_threads(cfg) > 0 ? sq_cli_threads(cfg) : 1;
     const int gpu = cfg->backend != SPEEDQA_BACKEND_CPU && cfg->backend != SPEEDQA_BACKEND_AUTO;
     /* a GPU backend: one worker (one context) per device used */
@@ -584,67 +386,179 @@ int sq_batch_run(const CliSettings *cfg)
         ngpu = speedqa_list_devices(cfg->backend, list, sizeof list);
         if (ngpu < 1)
             ngpu = 1; /* opening the first one says why there is none */
-        if (ngpu > b.ntasks && b.ntasks > 0)
-            ngpu = b.ntasks;
-        if (!(b.dev_cfg = calloc((size_t)ngpu, sizeof *b.dev_cfg))) {
-            cli_error("out of memory");
-            ret = SQ_EXIT_INTERNAL;
-            if (of.f)
-                sq_outfile_abort(&of);
-            goto end;
-        }
+        if (ngpu > b->ntasks && b->ntasks > 0)
+            ngpu = b->ntasks;
+        if (!(b->dev_cfg = calloc((size_t)ngpu, sizeof *b->dev_cfg)))
+            return -1;
         for (int g = 0; g < ngpu; g++) {
-            b.dev_cfg[g] = *cfg;
-            b.dev_cfg[g].device = g;
-            b.dev_cfg[g].device_name = NULL;
+            b->dev_cfg[g] = *cfg;
+            b->dev_cfg[g].device = g;
+            b->dev_cfg[g].device_name = NULL;
         }
     }
-    b.ndev = ngpu;
-    b.workers = gpu ? ngpu : threads < b.ntasks ? threads : b.ntasks > 0 ? b.ntasks : 1;
-    b.threads_each = gpu ? threads : threads / b.workers > 0 ? threads / b.workers : 1;
+    b->ndev = ngpu;
+    b->workers = gpu ? ngpu : threads < b->ntasks ? threads : b->ntasks > 0 ? b->ntasks : 1;
+    b->threads_each = gpu ? threads : threads / b->workers > 0 ? threads / b->workers : 1;
     if (gpu && cfg->hwaccel) {
         /* SPEEDQA_HW_WORKERS (1..64) overrides, for measuring */
         const char *env = getenv("SPEEDQA_HW_WORKERS");
         const int per = env && atoi(env) >= 1 && atoi(env) <= 64 ? atoi(env) : HW_WORKERS;
         const int want = ngpu * per;
-        b.workers = want < b.ntasks ? want : b.ntasks > 0 ? b.ntasks : 1;
-        b.threads_each = threads / per > 0 ? threads / per : 1;
+        b->workers = want < b->ntasks ? want : b->ntasks > 0 ? b->ntasks : 1;
+        b->threads_each = threads / per > 0 ? threads / per : 1;
     }
-    const double t0 = now_s();
-    pthread_mutex_lock(&b.mu);
-    write_ready(&b); /* kept lines before the first new pair (a rebuilt file) */
-    pthread_mutex_unlock(&b.mu);
-    pthread_t tid[1024];
-    int started = 0;
-    for (int w = 1; w < b.workers && w < 1024; w++)
-        if (pthread_create(&tid[started], NULL, worker, &b) == 0)
-            started++;
-    worker(&b);
-    for (int w = 0; w < started; w++)
-        pthread_join(tid[w], NULL);
-    pthread_mutex_lock(&b.mu);
-    write_ready(&b);
-    pthread_mutex_unlock(&b.mu);
-    if (b.out == stdout) {
-        if (fflush(stdout) != 0 && !b.write_failed)
-            b.write_failed = errno ? errno : EIO;
+    return 0;
+}
+
+/*
+ * Where the lines go. A new file (or one resumed whose every line is kept)
+ * is written line by line, so an interrupted batch keeps what it did; an
+ * existing file is replaced only once the batch is done (temp + rename).
+ * The file is locked first: a second batch on it is refused.
+ */
+static int open_results(Batch *b, SqOutFile *of, int *direct, int *lockfd)
+{
+    const CliSettings *cfg = b->cfg;
+    const char *path = cfg->output_path;
+    char err[1200];
+    *direct = 0;
+    if (!path) {
+        b->out = stdout;
+        return 0;
+    }
+    struct stat sb;
+    const int exists = stat(path, &sb) == 0 && S_ISREG(sb.st_mode) && sb.st_size > 0;
+    if ((*lockfd = sq_results_lock(path)) == -1) {
+        if (errno == EWOULDBLOCK)
+            cli_error("%s: another batch is writing these results; refusing to write them too",
+                      path);
+        else
+            cli_error("%s: cannot write the results: %s", path, strerror(errno));
+        return SQ_EXIT_OUTPUT;
+    }
+    int all_kept = 1;
+    long long keep_bytes = 0;
+    if (cfg->resume) {
+        const int r = sq_results_resume(path, b->pairs, b->npairs, b->settings, b->kept,
+                                        &all_kept, &keep_bytes);
+        if (r < 0) {
+            cli_error("%s: cannot read the results to resume: %s", path, strerror(-r));
+            return r == -ENOMEM ? SQ_EXIT_INTERNAL : SQ_EXIT_OUTPUT;
+        }
+    }
+    *direct = !exists || (cfg->resume && all_kept);
+    if (*direct) {
+        if (exists && truncate(path, (off_t)keep_bytes) != 0) {
+            cli_error("%s: cannot resume: %s", path, strerror(errno));
+            return SQ_EXIT_OUTPUT;
+        }
+        if (!(b->out = fopen(path, "a"))) {
+            cli_error("%s: cannot write the results: %s", path, strerror(errno));
+            return SQ_EXIT_OUTPUT;
+        }
+        return 0;
+    }
+    if (sq_outfile_open(of, path, err, sizeof err) < 0) {
+        cli_error("%s", err);
+        return SQ_EXIT_OUTPUT;
+    }
+    b->out = of->f;
+    for (int i = 0; i < b->npairs; i++) /* a rebuilt file starts with the kept lines */
+        if (b->kept[i])
+            write_line(b, b->kept[i]);
+    return 0;
+}
+
+/* Flushes and closes the results; 0 or SQ_EXIT_OUTPUT (its line printed). */
+static int close_results(Batch *b, SqOutFile *of, int direct)
+{
+    const CliSettings *cfg = b->cfg;
+    char err[1200];
+    int ret = 0;
+    if (b->out == stdout) {
+        if (fflush(stdout) != 0 && !b->write_failed)
+            b->write_failed = errno ? errno : EIO;
     } else if (direct) {
-        if ((fflush(b.out) != 0 || fsync(fileno(b.out)) != 0) && errno != EINVAL && !b.write_failed)
-            b.write_failed = errno ? errno : EIO;
-        if (fclose(b.out) != 0 && !b.write_failed)
-            b.write_failed = errno ? errno : EIO;
-    } else if (b.write_failed) {
-        sq_outfile_abort(&of);
-    } else if (sq_outfile_commit(&of, err, sizeof err) < 0) {
+        if ((fflush(b->out) != 0 || fsync(fileno(b->out)) != 0) && errno != EINVAL &&
+            !b->write_failed)
+            b->write_failed = errno ? errno : EIO;
+        if (fclose(b->out) != 0 && !b->write_failed)
+            b->write_failed = errno ? errno : EIO;
+    } else if (b->write_failed) {
+        sq_outfile_abort(of);
+    } else if (sq_outfile_commit(of, err, sizeof err) < 0) {
         cli_error("%s", err);
         ret = SQ_EXIT_OUTPUT;
     }
-    if (b.write_failed) {
-        if (b.write_failed != EPIPE)
+    b->out = NULL;
+    if (b->write_failed) {
+        if (b->write_failed != EPIPE)
             cli_error("%s: write failed: %s", cfg->output_path ? cfg->output_path : "<stdout>",
-                      strerror(b.write_failed));
+                      strerror(b->write_failed));
         ret = SQ_EXIT_OUTPUT;
     }
+    return ret;
+}
+
+static void run_workers(Batch *b)
+{
+    enum { MAX_WORKERS = 1024 };
+    pthread_t *tid = calloc(MAX_WORKERS, sizeof *tid);
+    int started = 0;
+    for (int w = 1; tid && w < b->workers && w < MAX_WORKERS; w++)
+        if (pthread_create(&tid[started], NULL, worker, b) == 0)
+            started++;
+    worker(b);
+    for (int w = 0; w < started; w++)
+        pthread_join(tid[w], NULL);
+    free(tid);
+}
+
+int sq_batch_run(const CliSettings *cfg)
+{
+    char err[1200];
+    Batch b = { .cfg = cfg };
+    SqOutFile of = { 0 };
+    int direct = 0, lockfd = -2;
+    pthread_mutex_init(&b.mu, NULL);
+    int ret = 0;
+    if (sq_manifest_load(cfg->batch_path, &b.pairs, &b.npairs, err, sizeof err) < 0) {
+        cli_error("%s", err);
+        pthread_mutex_destroy(&b.mu);
+        return SQ_EXIT_USAGE;
+    }
+    if ((ret = check_batch(&b)) != 0)
+        goto end;
+    b.kept = calloc((size_t)b.npairs + 1, sizeof *b.kept);
+    b.settings = sq_results_settings(cfg);
+    if (!b.kept || !b.settings) {
+        cli_error("out of memory");
+        ret = SQ_EXIT_INTERNAL;
+        goto end;
+    }
+    if (!cfg->read_only && (ret = open_results(&b, &of, &direct, &lockfd)) != 0)
+        goto end;
+    int kept = 0;
+    for (int i = 0; i < b.npairs; i++)
+        kept += b.kept[i] != NULL;
+    /* GPU backends score a chunk's pairs one by one (a GPU ladder shares no
+     * reference side); with --hwaccel each pair alone keeps HW_WORKERS
+     * decoders busy at once */
+    const int gpu = cfg->backend != SPEEDQA_BACKEND_CPU && cfg->backend != SPEEDQA_BACKEND_AUTO;
+    if (make_tasks(&b, cfg->hwaccel ? 1 : gpu ? 1 : SPEEDQA_MAX_DISTORTED) < 0 ||
+        plan_workers(&b) < 0) {
+        cli_error("out of memory");
+        ret = SQ_EXIT_INTERNAL;
+        goto end;
+    }
+    b.todo = b.npairs - kept;
+    b.progress = !cfg->quiet && !cfg->read_only && isatty(STDERR_FILENO);
+    const double t0 = b.t0 = now_s();
+    run_workers(&b);
+    if (b.progress)
+        fputs("\r\033[K", stderr);
+    if (!cfg->read_only)
+        ret = close_results(&b, &of, direct);
     if (cfg->read_only) {
         const double secs = now_s() - t0;
         fprintf(stderr, "speedqa: batch --read-only: %d pairs (%d failed), %lld frame pairs read "
@@ -660,14 +574,21 @@ int sq_batch_run(const CliSettings *cfg)
     if (!ret)
         ret = b.failed;
 end:
-    for (int i = 0; b.line && i < b.npairs; i++)
-        free(b.line[i]);
-    for (int t = 0; b.task && t < b.ntasks; t++)
-        free(b.task[t].pair);
+    if (b.out && b.out != stdout) {
+        if (direct)
+            fclose(b.out);
+        else
+            sq_outfile_abort(&of);
+    }
+    if (lockfd >= 0)
+        close(lockfd);
+    for (int i = 0; b.kept && i < b.npairs; i++)
+        free(b.kept[i]);
+    free(b.kept);
+    free(b.settings);
+    free(b.order);
     free(b.task);
     free(b.dev_cfg);
-    free(b.line);
-    free(b.kept);
     sq_manifest_free(&b.pairs, b.npairs);
     pthread_mutex_destroy(&b.mu);
     return ret;

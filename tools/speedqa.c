@@ -165,7 +165,8 @@ static int run_ladder_cli(const CliSettings *cfg)
     char err[1200];
     const int c = sq_outputs_check(outs, n, inputs, n + 1, err, sizeof err);
     if (c < 0) {
-        cli_error("-o %s: %s", cfg->output_path, err);
+        cli_error("-o %s: %s%s", cfg->output_path, err,
+                  c == -2 ? " (use {i}: one name per rendition)" : "");
         ret = c == -ENOMEM ? SQ_EXIT_INTERNAL : SQ_EXIT_USAGE;
         goto end;
     }

@@ -141,8 +141,9 @@ def test_batch():
     code, _, err = rt.run(["--batch", man, "-o", res, "--resume", "-q"])
     lines = [json.loads(x) for x in open(res).read().splitlines()]
     names = [sorted(x.get("pooled_metrics", {})) for x in lines]
-    check(code == 0 and len(lines) == 2 and "speed_chroma_u_ks_0.5" in names[0] and
-          names[1] == ["speed_temporal"],
+    # lines are in the order the pairs finished (doc/cli.md), not manifest order
+    check(code == 0 and len(lines) == 2 and any("speed_chroma_u_ks_0.5" in n for n in names) and
+          ["speed_temporal"] in names,
           "--resume re-scores the fixed row with its own features (%s)" % names)
     # one row's report may not overwrite another row's input, nor another row's report
     shutil.copy(dis, rt.work("d2.y4m"))

@@ -283,11 +283,13 @@ int sq_outputs_check(const char *const *outputs, int n, const char *const *input
             snprintf(err, errlen, "%s and %s are one pipe, which can be read once", inputs[other],
                      inputs[i]);
     }
+    int twice = 0;
     for (int i = 0; !r && i < n; i++) {
         long other = 0;
         int role = 0;
         if ((r = sq_idset_add(s, outputs[i], SQ_ID_OUTPUT, i, &other, &role)) > 0) {
-            if (role == SQ_ID_INPUT)
+            twice = role == SQ_ID_OUTPUT;
+            if (!twice)
                 snprintf(err, errlen, "%s: the output names the input %s; refusing to "
                          "overwrite it", outputs[i], inputs[other]);
             else
@@ -298,5 +300,5 @@ int sq_outputs_check(const char *const *outputs, int n, const char *const *input
     sq_idset_free(&s);
     if (r == -ENOMEM)
         snprintf(err, errlen, "out of memory");
-    return r > 0 ? -1 : r;
+    return r > 0 ? (twice ? -2 : -1) : r;
 }

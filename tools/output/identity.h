@@ -42,8 +42,10 @@ int sq_idset_add(SqIdSet *set, const char *path, int role, long tag, long *other
 
 /*
  * The whole rule on lists: 0 when no two of the n outputs name one file and
- * none of them names one of the ni inputs; else -1 with one line in err
- * (naming both paths), or -ENOMEM.
+ * none of them names one of the ni inputs and no pipe is among the inputs
+ * twice; else one line in err (naming both paths) and -1 (an output names
+ * an input, or a pipe is read twice), -2 (two outputs name one file) or
+ * -ENOMEM.
  */
 int sq_outputs_check(const char *const *outputs, int n, const char *const *inputs, int ni,
                      char *err, size_t errlen);
