@@ -274,14 +274,24 @@ static int is_y4m(const SqInput *in)
     return in->pb_len == SQ_INPUT_PEEK && memcmp(in->pb, "YUV4MPEG2 ", SQ_INPUT_PEEK) == 0;
 }
 
-/* Raw geometry given for stdin or a .yuv/.raw file: read it raw without
- * asking libav, which would otherwise try (and maybe misdetect) it first. */
+/* Raw geometry given: the input is raw (a .bin, .yuv, stdin) and is read
+ * raw without asking libav, whose probe can take raw samples for MPEG-TS or
+ * another format; only a name that says "compressed container or stream"
+ * still goes to libav (the raw flags then serve the other input). */
 static int named_raw(const char *path)
 {
+    static const char *const lav_ext[] = { ".mp4", ".m4v", ".mkv", ".webm", ".mov", ".avi",
+                                           ".ts", ".m2ts", ".mts", ".mxf", ".flv", ".mpg",
+                                           ".mpeg", ".ivf", ".264", ".h264", ".265", ".h265",
+                                           ".hevc", ".avc", ".obu", ".nut", ".3gp" };
     if (strcmp(path, "-") == 0)
         return 1;
-    const char *dot = strrchr(path, '.');
-    return dot && (strcasecmp(dot, ".yuv") == 0 || strcasecmp(dot, ".raw") == 0);
+    const char *slash = strrchr(path, '/');
+    const char *dot = strrchr(slash ? slash : path, '.');
+    for (size_t i = 0; dot && i < sizeof lav_ext / sizeof lav_ext[0]; i++)
+        if (strcasecmp(dot, lav_ext[i]) == 0)
+            return 0;
+    return 1;
 }
 
 static const SqReader *reader_by_kind(const char *kind)

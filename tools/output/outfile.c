@@ -8,6 +8,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <limits.h>
+#include <pthread.h>
 #include <signal.h>
 #include <stdatomic.h>
 #include <stdlib.h>
@@ -21,20 +22,25 @@
  * The temporary reports the signal handler removes. They are process state
  * by nature (a signal has no context argument). A ladder or a batch has
  * several reports open at once, from several threads: each takes a free
- * slot atomically; beyond SIG_TMP_MAX a temporary file could outlive a
- * signal (never the user's file: that is only ever renamed over).
+ * slot atomically, in blocks of slots chained as needed (a block is never
+ * freed, so the handler can walk the chain at any moment with atomic loads
+ * only: async-signal-safe), so every live temporary file has a slot.
  */
-#define SIG_TMP_MAX 256
-static _Atomic(char *) sig_tmp[SIG_TMP_MAX];
-static const int caught[] = { SIGINT, SIGTERM, SIGHUP, SIGQUIT };
+#define SIG_TMP_BLOCK 256
+typedef struct TmpBlock {
+    _Atomic(char *) t[SIG_TMP_BLOCK];
+    _Atomic(struct TmpBlock *) next;
+} TmpBlock;
+static TmpBlock sig_tmp;
 
 static void unlink_tmps(void)
 {
-    for (int i = 0; i < SIG_TMP_MAX; i++) {
-        char *t = atomic_load(&sig_tmp[i]);
-        if (t)
-            unlink(t);
-    }
+    for (TmpBlock *b = &sig_tmp; b; b = atomic_load(&b->next))
+        for (int i = 0; i < SIG_TMP_BLOCK; i++) {
+            char *t = atomic_load(&b->t[i]);
+            if (t)
+                unlink(t);
+        }
 }
 
 static void on_signal(int sig)
@@ -42,6 +48,37 @@ static void on_signal(int sig)
     unlink_tmps();
     signal(sig, SIG_DFL);
     raise(sig);
+}
+
+/*
+ * Every signal whose default ends the process, when it still has that
+ * default (an ignored SIGPIPE stays ignored: a closed stdout is a write
+ * error, exit 5; a handler installed by someone else stays). Crash signals
+ * are left alone: sanitizers and core dumps own them.
+ */
+static void catch_signals(void)
+{
+    static const int term[] = { SIGINT, SIGTERM, SIGHUP, SIGQUIT, SIGUSR1, SIGUSR2, SIGALRM,
+                                SIGXCPU, SIGXFSZ, SIGVTALRM, SIGPROF, SIGPIPE, SIGPOLL,
+#ifdef SIGPWR
+                                SIGPWR,
+#endif
+#ifdef SIGSTKFLT
+                                SIGSTKFLT,
+#endif
+                                SIGABRT };
+    const int nterm = (int)(sizeof term / sizeof term[0]);
+    for (int i = 0; i < nterm + (SIGRTMAX - SIGRTMIN + 1); i++) {
+        const int sig = i < nterm ? term[i] : SIGRTMIN + (i - nterm);
+        struct sigaction old, sa;
+        if (sigaction(sig, NULL, &old) != 0 || old.sa_handler != SIG_DFL ||
+            (old.sa_flags & SA_SIGINFO))
+            continue;
+        memset(&sa, 0, sizeof sa);
+        sa.sa_handler = on_signal;
+        sigemptyset(&sa.sa_mask);
+        sigaction(sig, &sa, NULL);
+    }
 }
 
 static const char *volatile exit_line;
@@ -70,14 +107,31 @@ void sq_outfile_exit_on(int sig, const char *line, int code)
     sigaction(sig, &sa, NULL);
 }
 
-/* add: register t in a free slot; else forget it. */
-static void set_sig_tmp(char *t, int add)
+/* add: register t in a free slot (a new block when all are taken); else forget it. */
+static int set_sig_tmp(char *t, int add)
 {
-    for (int i = 0; t && i < SIG_TMP_MAX; i++) {
-        char *expect = add ? NULL : t;
-        if (atomic_compare_exchange_strong(&sig_tmp[i], &expect, add ? t : NULL))
-            return;
+    for (TmpBlock *b = &sig_tmp; t && b;) {
+        for (int i = 0; i < SIG_TMP_BLOCK; i++) {
+            char *expect = add ? NULL : t;
+            if (atomic_compare_exchange_strong(&b->t[i], &expect, add ? t : NULL))
+                return 0;
+        }
+        TmpBlock *next = atomic_load(&b->next);
+        if (!next && add) {
+            TmpBlock *nb = calloc(1, sizeof *nb);
+            if (!nb)
+                return -ENOMEM;
+            TmpBlock *expect = NULL;
+            if (atomic_compare_exchange_strong(&b->next, &expect, nb))
+                next = nb;
+            else {
+                free(nb); /* another thread chained one first */
+                next = expect;
+            }
+        }
+        b = next;
     }
+    return 0;
 }
 
 static void fail(char *err, size_t errlen, const char *path, const char *what, int e)
@@ -127,6 +181,12 @@ int sq_outfile_open(SqOutFile *o, const char *path, char *err, size_t errlen)
         }
         return 0;
     }
+    /* a report without write permission is kept: the user protected it */
+    if (exists && !(st.st_mode & 0222)) {
+        if (err && errlen)
+            snprintf(err, errlen, "%s: the report is read-only; refusing to replace it", path);
+        return -EACCES;
+    }
     o->existed = exists;
     /* Through a symlink, replace the file it names, not the link. */
     char *real = exists ? realpath(path, NULL) : NULL;
@@ -159,13 +219,16 @@ int sq_outfile_open(SqOutFile *o, const char *path, char *err, size_t errlen)
     mode_t mask = umask(0);
     umask(mask);
     fchmod(fd, exists ? st.st_mode & 07777 : 0666 & ~mask);
-    set_sig_tmp(o->tmp, 1);
-    for (size_t i = 0; i < sizeof caught / sizeof caught[0]; i++) {
-        struct sigaction sa;
-        memset(&sa, 0, sizeof sa);
-        sa.sa_handler = on_signal;
-        sigemptyset(&sa.sa_mask);
-        sigaction(caught[i], &sa, NULL);
+    static pthread_once_t once = PTHREAD_ONCE_INIT;
+    pthread_once(&once, catch_signals);
+    if (set_sig_tmp(o->tmp, 1) < 0) {
+        close(fd);
+        unlink(o->tmp);
+        free(o->tmp);
+        o->tmp = NULL;
+        sq_outfile_abort(o);
+        fail(err, errlen, path, "cannot create the output file", ENOMEM);
+        return -ENOMEM;
     }
     o->f = fdopen(fd, "w");
     if (!o->f) {

@@ -27,7 +27,10 @@ int sq_outfile_is_input(const char *path, const char *const *inputs, int n);
 /*
  * Prepares path for writing: creates the temporary file (so an unwritable
  * folder fails now, before any scoring) and registers it for removal on
- * SIGINT, SIGTERM, SIGHUP and SIGQUIT. 0, or -errno with one line in err.
+ * every signal that ends the process by default (outfile.c says which).
+ * An existing report with no write permission is refused (-EACCES): the
+ * user protected it; a replaced report keeps its mode. 0, or -errno with
+ * one line in err.
  */
 int sq_outfile_open(SqOutFile *o, const char *path, char *err, size_t errlen);
 
