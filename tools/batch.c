@@ -138,8 +138,42 @@ static void finish_task(Batch *b, const Task *t, const SqJobStream *st)
     show_progress(b);
 }
 
-/* Opens the report of each pair that has one; a pair whose report cannot
- * be created fails alone, before its chunk is scored. */
+/* The job opens a pair's report only once the pair is scored (open_out):
+ * a batch holds few files at once, whatever the size of a group. */
+static int open_report(SqJobStream *st, void *arg)
+{
+    SqOutFile *of = arg;
+    char err[1200];
+    if (sq_outfile_open(of, st->out_path, err, sizeof err) < 0) {
+        snprintf(st->err, sizeof st->err, "%s", err);
+        return SQ_EXIT_OUTPUT;
+    }
+    st->out = of->f;
+    return 0;
+}
+
+/* A report whose folder cannot take a new file fails its pair alone,
+ * before the chunk is scored (one access() instead of creating it). */
+static int report_folder_ok(const char *path, char *err, size_t errlen)
+{
+    const char *slash = strrchr(path, '/');
+    char dir[4096];
+    if (!slash)
+        snprintf(dir, sizeof dir, ".");
+    else if ((size_t)(slash - path) + 2 > sizeof dir)
+        return 1; /* too long to check here: the open says why */
+    else
+        snprintf(dir, sizeof dir, "%.*s", (int)(slash - path) + 1, path);
+    if (access(dir, W_OK | X_OK) == 0)
+        return 1;
+    const int e = errno;
+    struct stat sb;
+    if (stat(path, &sb) == 0 && !S_ISREG(sb.st_mode) && !S_ISDIR(sb.st_mode))
+        return 1; /* a device or FIFO: written in place */
+    snprintf(err, errlen, "%s: cannot create the output file: %s", path, strerror(e));
+    return 0;
+}
+
 static void open_reports(const Task *t, const Batch *b, SqJobStream *st, SqOutFile *of)
 {
     for (int i = 0; i < t->n; i++) {
@@ -147,14 +181,13 @@ static void open_reports(const Task *t, const Batch *b, SqJobStream *st, SqOutFi
         st[i].path = p->dis;
         if (!p->output)
             continue;
-        char err[1200];
-        if (sq_outfile_open(&of[i], p->output, err, sizeof err) < 0) {
+        if (!report_folder_ok(p->output, st[i].err, sizeof st[i].err)) {
             st[i].exit = SQ_EXIT_OUTPUT;
-            snprintf(st[i].err, sizeof st[i].err, "%s", err);
             continue;
         }
-        st[i].out = of[i].f;
         st[i].out_path = p->output;
+        st[i].open_out = open_report;
+        st[i].open_arg = &of[i];
     }
 }
 

@@ -1080,7 +1080,9 @@ static int run_ladder(const SqJob *job, SqJobStream *const *st, int n, char *lin
             o->pooled[k] = sq_report_pool(sd->res.values, sd->res.n, nscores, k);
         }
         int r = 0;
-        if (o->out)
+        if (!o->out && o->open_out)
+            r = o->open_out(o, o->open_arg);
+        if (!r && o->out)
             r = write_report(&run, sd, o->out_path,
                              elapsed > 0 ? (double)sd->sent / elapsed : INFINITY);
         o->written = o->out && r == 0;

@@ -17,6 +17,11 @@ typedef struct SqJobStream {
     const char *path;
     FILE *out;          /* its report; NULL: none (a batch pair without output) */
     const char *out_path; /* the report's name (its extension picks the format); NULL: stdout */
+    /* When set and out is NULL: opens out just before the report is written
+     * (a batch holds a report open only while it writes it); 0, or an
+     * SQ_EXIT_* code with its line in err. */
+    int (*open_out)(struct SqJobStream *st, void *arg);
+    void *open_arg;
     int exit;           /* SQ_EXIT_*: 0 scored (and reported, when out is set) */
     int written;        /* its whole report went to out (even when a read error follows) */
     char err[1200];     /* its first error line, "" if none */

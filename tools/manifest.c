@@ -470,13 +470,25 @@ static int load_jsonl(char *text, const char *path, SqPair **pairs, int *n, char
     return ret;
 }
 
+/* At least the unquoted length of the field at s: its bytes up to its end
+ * (not the rest of the file: that made reading a manifest quadratic). */
+static size_t field_bound(const char *s)
+{
+    if (*s != '"')
+        return strcspn(s, ",\n"); /* a lone \r stays in the field */
+    for (const char *e = s + 1; (e = strchr(e, '"')) != NULL; e += 2)
+        if (e[1] != '"')
+            return (size_t)(e - s);
+    return strlen(s); /* an unterminated quote: an error, once */
+}
+
 /* One CSV record from *p: fields (malloc'ed) into fl; the record count in *nfl. */
 static int csv_record(char **p, char **fl, int *nfl, int *lineno)
 {
     char *s = *p;
     *nfl = 0;
     for (;;) {
-        char *buf = malloc(strlen(s) + 1), *o = buf;
+        char *buf = malloc(field_bound(s) + 1), *o = buf;
         if (!buf)
             return -ENOMEM;
         if (*s == '"') {

@@ -245,21 +245,18 @@ def test_signals():
               "%s during a run: its temp file removed, no report (%s)" % (name, temps(d)))
         for t in temps(d):
             os.unlink(os.path.join(d, t))
-    # a chunk of reports, each distorted input a FIFO nobody writes
-    rows = []
-    for i in range(300):
-        f = os.path.join(d, "d%d.fifo" % i)
-        os.mkfifo(f)
-        rows.append((REF, f, os.path.join(d, "rep%d.json" % i)))
+    # a batch of 300 reports sharing a reference (before: all 300 temp files
+    # at once, more than the signal table held): SIGINT once reports appear
+    rows = [(REF, DIS, os.path.join(d, "rep%d.json" % i)) for i in range(300)]
     m = manifest(os.path.join(d, "m.csv"), rows)
     p = subprocess.Popen([EXE, "--batch", m, "-o", os.path.join(d, "res.jsonl"), "--threads", "1",
                           "-q"], stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, cwd=d)
-    made = wait_for(lambda: temps(d), 20)
-    time.sleep(0.3)
+    made = wait_for(lambda: len(temps(d)) >= 300 or
+                    any(n.startswith("rep") for n in os.listdir(d)), 20)
     p.send_signal(signal.SIGINT)
     p.wait(timeout=30)
-    check(made and not temps(d), "SIGINT during a batch of 300 reports: no temp file left (%d)"
-          % len(temps(d)))
+    check(made and p.returncode == -signal.SIGINT and not temps(d),
+          "SIGINT during a batch of 300 reports: no temp file left (%d)" % len(temps(d)))
 
 
 def test_smaller():
