@@ -145,6 +145,30 @@ static int key_name(Key *k, const char *path)
     return 1;
 }
 
+char *sq_id_follow(const char *path)
+{
+    struct stat st;
+    if (stat(path, &st) == 0 || lstat(path, &st) != 0 || !S_ISLNK(st.st_mode))
+        return NULL;
+    char *cur = strdup(path);
+    for (int depth = 0; cur && depth < 40; depth++) {
+        char target[PATH_MAX];
+        const ssize_t n = readlink(cur, target, sizeof target - 1);
+        if (n < 0)
+            return cur; /* the last link's target: what a write creates */
+        target[n] = '\0';
+        const char *slash = strrchr(cur, '/');
+        const int dlen = target[0] == '/' || !slash ? 0 : (int)(slash - cur) + 1;
+        const size_t len = (size_t)dlen + (size_t)n + 1;
+        char *next = malloc(len);
+        if (next)
+            snprintf(next, len, "%.*s%s", dlen, cur, target);
+        free(cur);
+        cur = next;
+    }
+    return cur;
+}
+
 /* 0 (k->kind K_NONE: nothing to compare), or -ENOMEM. */
 static int resolve(Key *k, const char *path, int role)
 {
@@ -161,6 +185,13 @@ static int resolve(Key *k, const char *path, int role)
     }
     if (role == SQ_ID_INPUT)
         return 0;
+    /* a dangling symlink: a write creates the file it names */
+    char *followed = sq_id_follow(path);
+    if (followed) {
+        const int r = resolve(k, followed, role);
+        free(followed);
+        return r;
+    }
     int r = key_name(k, path);
     if (r)
         return r < 0 ? r : 0;

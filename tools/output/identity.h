@@ -50,4 +50,12 @@ int sq_idset_add(SqIdSet *set, const char *path, int role, long tag, long *other
 int sq_outputs_check(const char *const *outputs, int n, const char *const *inputs, int ni,
                      char *err, size_t errlen);
 
+/*
+ * path, when it is a dangling symlink (a chain of them): the path of the
+ * file a write through it creates (the last link's target, relative to its
+ * folder); malloc'd. NULL when path is no dangling link (or out of memory).
+ * The -o file writes there too, so the rule and the write agree.
+ */
+char *sq_id_follow(const char *path);
+
 #endif

@@ -16,6 +16,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "identity.h"
 #include "outfile.h"
 
 /*
@@ -188,8 +189,9 @@ int sq_outfile_open(SqOutFile *o, const char *path, char *err, size_t errlen)
         return -EACCES;
     }
     o->existed = exists;
-    /* Through a symlink, replace the file it names, not the link. */
-    char *real = exists ? realpath(path, NULL) : NULL;
+    /* Through a symlink, replace the file it names, not the link (a
+     * dangling one: create the file it names, as the identity rule says). */
+    char *real = exists ? realpath(path, NULL) : sq_id_follow(path);
     o->dest = real ? real : dup_str(path);
     if (!o->dest) {
         fail(err, errlen, path, "cannot create the output file", ENOMEM);
