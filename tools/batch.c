@@ -1,19 +1,20 @@
 /*
- * --batch (batch.h). Pairs are grouped by reference and features; a group
- * is one job (a ladder on the CPU backend), groups run on worker threads
- * (CPU: up to --threads at once, each with a share of the threads; a GPU
- * backend: one worker whose context is kept from pair to pair, so the
- * device start-up is paid once; with --hwaccel, HW_WORKERS per device, so
- * that that many pairs decode on NVDEC at once). Result lines are written in manifest
- * order as soon as every earlier pair is done, and flushed, so that an
- * interrupted batch can be resumed.
+ * --batch (batch.h). Pairs are grouped by reference and features and each
+ * group cut into chunks of at most a ladder (batch_plan.c); a chunk is one
+ * job (a ladder on the CPU backend), chunks run on worker threads (CPU: up
+ * to --threads at once, each with a share of the threads; a GPU backend:
+ * one worker whose context is kept from pair to pair, so the device
+ * start-up is paid once; with --hwaccel, HW_WORKERS per device, so that
+ * that many pairs decode on NVDEC at once). A chunk's result lines are
+ * written and flushed as soon as it ends (results.c), so an interrupted
+ * batch keeps them and can be resumed; a chunk's reports are open only
+ * while the job writes them.
  */
 #ifndef _FILE_OFFSET_BITS
 #define _FILE_OFFSET_BITS 64
 #endif
 
 #include <errno.h>
-#include <stdint.h>
 #include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -23,9 +24,9 @@
 #include <unistd.h>
 
 #include "batch.h"
+#include "batch_plan.h"
 #include "job.h"
 #include "manifest.h"
-#include "output/identity.h"
 #include "output/outfile.h"
 #include "results.h"
 
@@ -34,10 +35,6 @@
  * primary context): with one worker per GPU the decoders would wait for
  * each other's scoring, with four NVDEC's engines stay fed. */
 #define HW_WORKERS 4
-
-typedef struct Task {
-    int first, n;       /* b->order[first .. first + n): pairs of one group */
-} Task;
 
 typedef struct Batch {
     const CliSettings *cfg;
@@ -49,7 +46,7 @@ typedef struct Batch {
     char **kept;        /* --resume: the line kept for a pair, NULL: to score */
     char *settings;     /* what every line records (results.h) */
     int *order;         /* pairs to score, grouped */
-    Task *task;
+    SqTask *task;
     int ntasks, next_task;
     int workers, threads_each;
     FILE *out;
@@ -98,7 +95,7 @@ static void show_progress(Batch *b)
 
 /* --read-only: read or decode the chunk's pairs on this worker, score nothing
  * (the floor of the same batch, workers and decoders scored). */
-static void read_task(Batch *b, const Task *t, const CliSettings *cfg)
+static void read_task(Batch *b, const SqTask *t, const CliSettings *cfg)
 {
     for (int i = 0; i < t->n; i++) {
         const SqPair *p = &b->pairs[b->order[t->first + i]];
@@ -118,7 +115,7 @@ static void read_task(Batch *b, const Task *t, const CliSettings *cfg)
 }
 
 /* Under mu: the chunk's lines, as soon as the chunk is done. */
-static void finish_task(Batch *b, const Task *t, const SqJobStream *st)
+static void finish_task(Batch *b, const SqTask *t, const SqJobStream *st)
 {
     for (int i = 0; i < t->n; i++) {
         const SqPair *p = &b->pairs[b->order[t->first + i]];
@@ -174,7 +171,7 @@ static int report_folder_ok(const char *path, char *err, size_t errlen)
     return 0;
 }
 
-static void open_reports(const Task *t, const Batch *b, SqJobStream *st, SqOutFile *of)
+static void open_reports(const SqTask *t, const Batch *b, SqJobStream *st, SqOutFile *of)
 {
     for (int i = 0; i < t->n; i++) {
         const SqPair *p = &b->pairs[b->order[t->first + i]];
@@ -193,7 +190,7 @@ static void open_reports(const Task *t, const Batch *b, SqJobStream *st, SqOutFi
 
 /* Score one chunk (at most a ladder's worth of one group): its reports are
  * open only while it runs, so a batch holds few files at once. */
-static void run_task(Batch *b, const Task *t, SqJobCache *cache, const CliSettings *cfg)
+static void run_task(Batch *b, const SqTask *t, SqJobCache *cache, const CliSettings *cfg)
 {
     if (cfg->read_only) {
         read_task(b, t, cfg);
@@ -263,147 +260,6 @@ static void *worker(void *arg)
     }
     sq_job_cache_free(&cache);
     return NULL;
-}
-
-static uint64_t hash_str(uint64_t h, const char *s)
-{
-    for (; *s; s++)
-        h = (h ^ (unsigned char)*s) * 1099511628211ull;
-    return (h ^ 0xff) * 1099511628211ull;
-}
-
-static uint64_t group_hash(const SqPair *p)
-{
-    uint64_t h = hash_str(14695981039346656037ull, p->ref);
-    for (int k = 0; k < p->nfeat; k++)
-        h = hash_str(h, p->features[k]);
-    return h;
-}
-
-static int same_group(const SqPair *a, const SqPair *b)
-{
-    if (strcmp(a->ref, b->ref) || a->nfeat != b->nfeat)
-        return 0;
-    for (int k = 0; k < a->nfeat; k++)
-        if (strcmp(a->features[k], b->features[k]))
-            return 0;
-    return 1;
-}
-
-/*
- * The pairs still to score, grouped by reference and features (a hash: a
- * catalog has 100k pairs and as many references), groups in first-seen
- * order, each cut into chunks of at most `chunk` pairs: a chunk is scored
- * as one ladder and its lines are written when it ends.
- */
-static int make_tasks(Batch *b, int chunk)
-{
-    const int n = b->npairs;
-    size_t nslot = 16;
-    while (nslot < 2 * (size_t)n)
-        nslot *= 2;
-    int *slot = calloc(nslot, sizeof *slot);         /* first pair of a group + 1 */
-    int *group = malloc(sizeof *group * (size_t)(n + 1)); /* each pair's group, -1 kept */
-    int *count = calloc((size_t)n + 1, sizeof *count);
-    b->order = malloc(sizeof *b->order * (size_t)(n + 1));
-    b->task = malloc(sizeof *b->task * (size_t)(n + 1));
-    int ngroups = 0, ret = slot && group && count && b->order && b->task ? 0 : -1;
-    for (int i = 0; !ret && i < n; i++) {
-        group[i] = -1;
-        if (b->kept[i])
-            continue;
-        size_t s = (size_t)group_hash(&b->pairs[i]) & (nslot - 1);
-        while (slot[s] && !same_group(&b->pairs[slot[s] - 1], &b->pairs[i]))
-            s = (s + 1) & (nslot - 1);
-        if (!slot[s]) {
-            slot[s] = i + 1;
-            group[i] = ngroups++;
-        } else {
-            group[i] = group[slot[s] - 1];
-        }
-        count[group[i]]++;
-    }
-    if (!ret) {
-        /* count -> each group's start in order, then the pairs placed */
-        for (int g = 0, at = 0; g < ngroups; g++) {
-            const int c = count[g];
-            count[g] = at;
-            for (int k = 0; k < c; k += chunk)
-                b->task[b->ntasks++] = (Task){ at + k, c - k < chunk ? c - k : chunk };
-            at += c;
-        }
-        for (int i = 0; i < n; i++)
-            if (group[i] >= 0)
-                b->order[count[group[i]]++] = i;
-    }
-    free(slot);
-    free(group);
-    free(count);
-    return ret;
-}
-
-/*
- * Every file the batch writes is resolved before anything is scored
- * (output/identity.h): no pair's report may be the manifest, an input of
- * any pair, the results file or another pair's report, and standard input
- * is read by one pair only. One line, exit 2.
- */
-static int check_batch(const Batch *b)
-{
-    const CliSettings *cfg = b->cfg;
-    const char *man = cfg->batch_path;
-    int stdin_line = 0;
-    for (int i = 0; i < b->npairs; i++) {
-        const SqPair *p = &b->pairs[i];
-        const int reads = !strcmp(p->ref, "-") + !strcmp(p->dis, "-");
-        if (reads && (stdin_line || reads > 1)) {
-            cli_error("%s:%d: the pair reads standard input ('-'), as %s %d does; it can be "
-                      "read once", man, p->line, reads > 1 ? "its other side on line" : "line",
-                      reads > 1 ? p->line : stdin_line);
-            return SQ_EXIT_USAGE;
-        }
-        if (reads)
-            stdin_line = p->line;
-        if (p->output && !strcmp(p->output, "-")) {
-            cli_error("%s:%d: output '-' is refused: standard output holds the results "
-                      "(name a file)", man, p->line);
-            return SQ_EXIT_USAGE;
-        }
-    }
-    SqIdSet *set = sq_idset_new();
-    long other = 0;
-    int role = 0, r = set ? sq_idset_add(set, man, SQ_ID_INPUT, 0, NULL, NULL) : -ENOMEM;
-    for (int i = 0; r == 0 && i < b->npairs; i++) {
-        const SqPair *p = &b->pairs[i];
-        if ((r = sq_idset_add(set, p->ref, SQ_ID_INPUT, p->line, &other, &role)) == 0)
-            r = sq_idset_add(set, p->dis, SQ_ID_INPUT, p->line, &other, &role);
-        if (r > 0)
-            cli_error("%s:%d: the pair reads a pipe or FIFO that line %ld reads too; it can be "
-                      "read once", man, p->line, other);
-    }
-    const char *res = cfg->output_path ? cfg->output_path : "-";
-    if (r == 0 && !cfg->read_only &&
-        (r = sq_idset_add(set, res, SQ_ID_OUTPUT, -1, &other, &role)) > 0)
-        cli_error("%s: the results file is the manifest or one of its inputs; refusing to "
-                  "overwrite it", cfg->output_path ? cfg->output_path : "standard output");
-    for (int i = 0; r == 0 && i < b->npairs; i++) {
-        const SqPair *p = &b->pairs[i];
-        if (!p->output || (r = sq_idset_add(set, p->output, SQ_ID_OUTPUT, p->line, &other,
-                                            &role)) <= 0)
-            continue;
-        if (role == SQ_ID_INPUT)
-            cli_error("%s:%d: the pair's output %s is the manifest or an input of the batch; "
-                      "refusing to overwrite it", man, p->line, p->output);
-        else if (other < 0)
-            cli_error("%s:%d: the pair's output %s is the results file", man, p->line, p->output);
-        else
-            cli_error("%s:%d: the pair's output %s is also line %ld's output", man, p->line,
-                      p->output, other);
-    }
-    sq_idset_free(&set);
-    if (r < 0)
-        cli_error("out of memory");
-    return r < 0 ? SQ_EXIT_INTERNAL : r > 0 ? SQ_EXIT_USAGE : 0;
 }
 
 /* Workers and threads each, for the backend and the tasks. */
@@ -560,7 +416,7 @@ int sq_batch_run(const CliSettings *cfg)
         pthread_mutex_destroy(&b.mu);
         return SQ_EXIT_USAGE;
     }
-    if ((ret = check_batch(&b)) != 0)
+    if ((ret = sq_batch_check(cfg, b.pairs, b.npairs)) != 0)
         goto end;
     b.kept = calloc((size_t)b.npairs + 1, sizeof *b.kept);
     b.settings = sq_results_settings(cfg);
@@ -578,7 +434,8 @@ int sq_batch_run(const CliSettings *cfg)
      * reference side); with --hwaccel each pair alone keeps HW_WORKERS
      * decoders busy at once */
     const int gpu = cfg->backend != SPEEDQA_BACKEND_CPU && cfg->backend != SPEEDQA_BACKEND_AUTO;
-    if (make_tasks(&b, cfg->hwaccel ? 1 : gpu ? 1 : SPEEDQA_MAX_DISTORTED) < 0 ||
+    if (sq_batch_plan(b.pairs, b.npairs, b.kept, cfg->hwaccel || gpu ? 1 : SPEEDQA_MAX_DISTORTED,
+                      &b.order, &b.task, &b.ntasks) < 0 ||
         plan_workers(&b) < 0) {
         cli_error("out of memory");
         ret = SQ_EXIT_INTERNAL;

@@ -1,7 +1,8 @@
 /*
  * --batch MANIFEST: every pair of a manifest scored in one process, pairs
- * sharing a reference (and features) as one ladder, pairs in parallel, one
- * JSON line per pair in manifest order (doc/cli.md has the formats).
+ * sharing a reference (and features) as ladders, pairs in parallel, one
+ * JSON line per pair in the order the pairs finish (doc/cli.md has the
+ * formats and the rules).
  */
 #ifndef SQ_TOOLS_BATCH_H
 #define SQ_TOOLS_BATCH_H
