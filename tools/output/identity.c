@@ -85,7 +85,7 @@ static char *lexical(const char *path)
     char cwd[PATH_MAX];
     const int rel = path[0] != '/';
     if (rel && !getcwd(cwd, sizeof cwd))
-        return NULL;
+        snprintf(cwd, sizeof cwd, "."); /* a folder too deep to name: folded as relative */
     const size_t len = (rel ? strlen(cwd) + 1 : 0) + strlen(path) + 2;
     char *in = malloc(len), *out = malloc(len);
     if (!in || !out) {

@@ -163,6 +163,16 @@ static char *dup_str(const char *s)
     return d;
 }
 
+/* The umask, read once: reading it means setting it, and two threads doing
+ * that at once could leave it 0 (every later file world-writable). */
+static mode_t process_umask;
+
+static void read_umask(void)
+{
+    process_umask = umask(0);
+    umask(process_umask);
+}
+
 int sq_outfile_open(SqOutFile *o, const char *path, char *err, size_t errlen)
 {
     memset(o, 0, sizeof *o);
@@ -218,9 +228,9 @@ int sq_outfile_open(SqOutFile *o, const char *path, char *err, size_t errlen)
         return -e;
     }
     /* The mode the file would have had from fopen, or the one it has. */
-    mode_t mask = umask(0);
-    umask(mask);
-    fchmod(fd, exists ? st.st_mode & 07777 : 0666 & ~mask);
+    static pthread_once_t mask_once = PTHREAD_ONCE_INIT;
+    pthread_once(&mask_once, read_umask);
+    fchmod(fd, exists ? st.st_mode & 07777 : 0666 & ~process_umask);
     static pthread_once_t once = PTHREAD_ONCE_INIT;
     pthread_once(&once, catch_signals);
     if (set_sig_tmp(o->tmp, 1) < 0) {
