@@ -56,7 +56,7 @@ typedef struct Batch {
     int todo, done;     /* pairs to score, pairs scored: the progress line */
     long long frames;
     int progress;       /* stderr is a terminal: one line, rewritten */
-    double t0;
+    double t0, shown;   /* start; the progress line's last update */
     long long frames_read; /* --read-only */
     pthread_mutex_t mu;
 } Batch;
@@ -78,9 +78,11 @@ static void write_line(Batch *b, const char *line)
 /* Under mu: pairs done of the total, frames, the time left at this rate. */
 static void show_progress(Batch *b)
 {
-    if (!b->progress)
-        return;
-    const double el = now_s() - b->t0;
+    const double now = now_s();
+    if (!b->progress || (now - b->shown < 0.25 && b->done < b->todo))
+        return; /* at most four times a second, as a single run's */
+    b->shown = now;
+    const double el = now - b->t0;
     char eta[32] = "?";
     if (b->done > 0 && b->done < b->todo) {
         const double left = el / b->done * (b->todo - b->done);

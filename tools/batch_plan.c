@@ -97,10 +97,14 @@ int sq_batch_check(const CliSettings *cfg, const SqPair *pairs, int npairs)
     for (int i = 0; i < npairs; i++) {
         const SqPair *p = &pairs[i];
         const int reads = !strcmp(p->ref, "-") + !strcmp(p->dis, "-");
-        if (reads && (stdin_line || reads > 1)) {
-            cli_error("%s:%d: the pair reads standard input ('-'), as %s %d does; it can be "
-                      "read once", man, p->line, reads > 1 ? "its other side on line" : "line",
-                      reads > 1 ? p->line : stdin_line);
+        if (reads > 1) {
+            cli_error("%s:%d: the pair reads standard input ('-') on both sides; it can be "
+                      "read once", man, p->line);
+            return SQ_EXIT_USAGE;
+        }
+        if (reads && stdin_line) {
+            cli_error("%s:%d: the pair reads standard input ('-'), as line %d does; it can be "
+                      "read by one pair only", man, p->line, stdin_line);
             return SQ_EXIT_USAGE;
         }
         if (reads)
