@@ -145,6 +145,8 @@ static void write_ready(Batch *b)
         if (!b->write_failed &&
             (fprintf(b->out, "%s\n", b->line[b->next_write]) < 0 || fflush(b->out) != 0))
             b->write_failed = errno ? errno : EIO;
+        if (b->cfg->batch_lines && b->out != b->cfg->batch_lines)
+            fprintf(b->cfg->batch_lines, "%s\n", b->line[b->next_write]);
         b->next_write++;
     }
 }
@@ -281,6 +283,65 @@ static void *worker(void *arg)
     }
     sq_job_cache_free(&cache);
     return NULL;
+}
+
+/*
+ * cfg->batch_exec: the pairs still to score go to the executor (the Dask
+ * runner: chunks of them through sq_batch_run with batch_only elsewhere),
+ * which hands their lines back through sq_batch_deliver; the results file,
+ * --resume, the order and the exit code stay this function's. A pair the
+ * executor never delivered fails (exit 1).
+ */
+static void run_exec(Batch *b)
+{
+    int *todo = malloc(sizeof(int) * (size_t)(b->npairs ? b->npairs : 1)), n = 0;
+    for (int i = 0; todo && i < b->npairs; i++)
+        if (!b->line[i])
+            todo[n++] = i;
+    if (todo && n)
+        b->cfg->batch_exec(b->cfg->batch_exec_opaque, b, todo, n);
+    pthread_mutex_lock(&b->mu);
+    for (int i = 0; i < b->npairs; i++) {
+        if (b->line[i])
+            continue;
+        SqJobStream st = { .exit = SQ_EXIT_INTERNAL };
+        snprintf(st.err, sizeof st.err, "not scored: the executor failed");
+        char *l = result_line(b, &b->pairs[i], &st);
+        b->line[i] = l ? l : strdup("{\"error\": \"out of memory\"}");
+        b->nfailed++;
+        b->failed = SQ_EXIT_INTERNAL > b->failed ? SQ_EXIT_INTERNAL : b->failed;
+    }
+    write_ready(b);
+    pthread_mutex_unlock(&b->mu);
+    free(todo);
+}
+
+int sq_batch_deliver(void *sink, const int *pairs, int n, const char *lines, int exit_code)
+{
+    Batch *b = sink;
+    int bad = 0;
+    pthread_mutex_lock(&b->mu);
+    for (int i = 0; i < n; i++) {
+        const char *e = lines ? strchr(lines, '\n') : NULL;
+        if (!e || pairs[i] < 0 || pairs[i] >= b->npairs || b->line[pairs[i]]) {
+            bad = -EINVAL;
+            break;
+        }
+        char *l = strndup(lines, (size_t)(e - lines));
+        if (!l) {
+            bad = -ENOMEM;
+            break;
+        }
+        b->line[pairs[i]] = l;
+        /* the line's own "error" key: strings escape their quotes, so only it matches */
+        b->nfailed += strstr(l, ", \"error\": \"") != NULL;
+        lines = e + 1;
+    }
+    if (exit_code > b->failed)
+        b->failed = exit_code;
+    write_ready(b);
+    pthread_mutex_unlock(&b->mu);
+    return bad;
 }
 
 /* Group the pairs still to score: by reference and features, in first-seen
@@ -479,6 +540,12 @@ int sq_batch_run(const CliSettings *cfg)
         pthread_mutex_destroy(&b.mu);
         return SQ_EXIT_USAGE;
     }
+    if (cfg->batch_only &&
+        sq_manifest_select(&b.pairs, &b.npairs, cfg->batch_only, cfg->batch_nonly, err, sizeof err) < 0) {
+        cli_error("%s", err);
+        ret = SQ_EXIT_USAGE;
+        goto end;
+    }
     b.line = calloc((size_t)b.npairs, sizeof *b.line);
     b.kept = calloc((size_t)b.npairs, sizeof *b.kept);
     if (!b.line || !b.kept) {
@@ -487,7 +554,7 @@ int sq_batch_run(const CliSettings *cfg)
         goto end;
     }
     /* the results may be no input and not the manifest; no pair's report the results */
-    const char *res_path = cfg->output_path ? cfg->output_path : "/dev/stdout";
+    const char *res_path = cfg->batch_only ? NULL : cfg->output_path ? cfg->output_path : "/dev/stdout";
     if (res_path) {
         const char **inputs = calloc((size_t)(2 * b.npairs + 1), sizeof *inputs);
         if (!inputs) {
@@ -540,7 +607,9 @@ int sq_batch_run(const CliSettings *cfg)
     const int exists = cfg->output_path && stat(cfg->output_path, &sb) == 0 && S_ISREG(sb.st_mode) &&
                        sb.st_size > 0;
     int direct = cfg->output_path && (!exists || (cfg->resume && prefix));
-    if (!cfg->output_path) {
+    if (cfg->batch_only) {
+        b.out = cfg->batch_lines;
+    } else if (!cfg->output_path) {
         b.out = stdout;
     } else if (direct) {
         if (exists && truncate(cfg->output_path, (off_t)keep_bytes) != 0) {
@@ -614,18 +683,25 @@ int sq_batch_run(const CliSettings *cfg)
     pthread_mutex_lock(&b.mu);
     write_ready(&b); /* kept lines before the first new pair (a rebuilt file) */
     pthread_mutex_unlock(&b.mu);
-    pthread_t tid[1024];
-    int started = 0;
-    for (int w = 1; w < b.workers && w < 1024; w++)
-        if (pthread_create(&tid[started], NULL, worker, &b) == 0)
-            started++;
-    worker(&b);
-    for (int w = 0; w < started; w++)
-        pthread_join(tid[w], NULL);
+    if (cfg->batch_exec) {
+        run_exec(&b);
+    } else {
+        pthread_t tid[1024];
+        int started = 0;
+        for (int w = 1; w < b.workers && w < 1024; w++)
+            if (pthread_create(&tid[started], NULL, worker, &b) == 0)
+                started++;
+        worker(&b);
+        for (int w = 0; w < started; w++)
+            pthread_join(tid[w], NULL);
+    }
     pthread_mutex_lock(&b.mu);
     write_ready(&b);
     pthread_mutex_unlock(&b.mu);
-    if (b.out == stdout) {
+    if (cfg->batch_only) {
+        if (fflush(b.out) != 0 && !b.write_failed)
+            b.write_failed = errno ? errno : EIO;
+    } else if (b.out == stdout) {
         if (fflush(stdout) != 0 && !b.write_failed)
             b.write_failed = errno ? errno : EIO;
     } else if (direct) {
@@ -651,7 +727,7 @@ int sq_batch_run(const CliSettings *cfg)
                 "in %.2f s: %.1f fps (%d worker%s), nothing scored\n", b.npairs, b.nfailed,
                 b.frames_read, secs, secs > 0 ? (double)b.frames_read / secs : 0.0, b.workers,
                 b.workers == 1 ? "" : "s");
-    } else if (!cfg->quiet)
+    } else if (!cfg->quiet && !cfg->batch_only)
         fprintf(stderr, "speedqa: batch: %d pairs: %d scored, %d failed, %d kept from %s; "
                 "%.2f s (%d worker%s%s)\n", b.npairs, b.npairs - kept - b.nfailed, b.nfailed, kept,
                 cfg->output_path ? cfg->output_path : "-", now_s() - t0, b.workers,

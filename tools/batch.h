@@ -18,4 +18,9 @@ int sq_batch_run(const CliSettings *cfg);
 int sq_cli_threads(const CliSettings *cfg);
 void sq_cli_expand(char *buf, size_t len, const char *pattern, const char *path, int index);
 
+/* cfg->batch_exec's executor: the result lines (each ending in a newline)
+ * of pairs[0..n) of the manifest, and the worst exit among them. 0, or
+ * -EINVAL (a pair unknown or already done, a line missing) */
+int sq_batch_deliver(void *sink, const int *pairs, int n, const char *lines, int exit_code);
+
 #endif

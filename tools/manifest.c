@@ -216,7 +216,18 @@ static void fields_free(Field *f, int n)
 }
 
 /* One flat JSON object: its string and string-array members (others skipped). */
-static int json_object(const char *p, Field *f, int *nf, const char **why)
+static const Field *field(const Field *f, int n, const char *key)
+{
+    for (int i = 0; i < n; i++)
+        if (!strcmp(f[i].key, key))
+            return &f[i];
+    return NULL;
+}
+
+/* One rule for a key given twice, in every reader of manifests (C and
+ * Python, which binds this file): the record is refused, since "the first
+ * wins" and "the last wins" would each score another pair. dup: the key. */
+static int json_object(const char *p, Field *f, int *nf, const char **why, char *dup)
 {
     *nf = 0;
     p = ws(p);
@@ -276,6 +287,12 @@ static int json_object(const char *p, Field *f, int *nf, const char **why)
         } else if (!(p = json_skip(p, 0))) {
             return -1;
         }
+        if (known && field(f, *nf, fl.key)) {
+            snprintf(dup, sizeof fl.key, "%s", fl.key);
+            fields_free(&fl, 1);
+            *why = "";
+            return -1;
+        }
         if (*nf < MAX_FIELDS)
             f[(*nf)++] = fl;
         else
@@ -290,13 +307,6 @@ static int json_object(const char *p, Field *f, int *nf, const char **why)
     return *ws(p + 1) ? -1 : 0;
 }
 
-static const Field *field(const Field *f, int n, const char *key)
-{
-    for (int i = 0; i < n; i++)
-        if (!strcmp(f[i].key, key))
-            return &f[i];
-    return NULL;
-}
 
 void sq_json_string(FILE *f, const char *s)
 {
@@ -335,7 +345,9 @@ int sq_result_line_parse(const char *line, char *ref, char *dis, char *output, c
     Field f[MAX_FIELDS];
     int nf;
     const char *why;
-    int ret = json_object(line, f, &nf, &why);
+    char dup[32];
+    /* a line with a key twice is no match: its pair is scored again */
+    int ret = json_object(line, f, &nf, &why, dup);
     const Field *r = field(f, nf, "ref"), *d = field(f, nf, "dis"), *o = field(f, nf, "output");
     const Field *ft = field(f, nf, "features");
     if (ret == 0 && r && r->str && d && d->str) {
@@ -433,11 +445,15 @@ static int load_jsonl(char *text, const char *path, SqPair **pairs, int *n, char
             Field f[MAX_FIELDS];
             int nf;
             const char *why;
-            char where[1100];
+            char where[1100], dup[32] = "";
             snprintf(where, sizeof where, "%s:%d", path, lineno);
             SqPair p = { .line = lineno };
-            if (json_object(s, f, &nf, &why) < 0) {
-                snprintf(err, errlen, "%s: %s", where, why);
+            if (json_object(s, f, &nf, &why, dup) < 0) {
+                if (dup[0])
+                    snprintf(err, errlen, "%s: the key \"%s\" appears twice in the record; "
+                             "refusing to guess which one counts", where, dup);
+                else
+                    snprintf(err, errlen, "%s: %s", where, why);
                 ret = -EINVAL;
             } else {
                 const Field *r = field(f, nf, "ref"), *d = field(f, nf, "dis");
@@ -558,10 +574,15 @@ static int load_csv(char *text, const char *path, SqPair **pairs, int *n, char *
         if (!header) {
             for (int i = 0; i < nfl; i++)
                 for (int k = 0; k < 4; k++)
-                    if (!strcmp(fl[i], names[k]))
+                    if (!strcmp(fl[i], names[k]) && col[k] >= 0 && !ret) {
+                        snprintf(err, errlen, "%s: the column \"%s\" appears twice in the "
+                                 "header; refusing to guess which one counts", where, names[k]);
+                        ret = -EINVAL;
+                    } else if (!strcmp(fl[i], names[k])) {
                         col[k] = i;
+                    }
             header = 1;
-            if (col[0] < 0 || col[1] < 0) {
+            if (!ret && (col[0] < 0 || col[1] < 0)) {
                 snprintf(err, errlen, "%s: the header must name the columns ref and dis "
                          "(optional: features, output)", where);
                 ret = -EINVAL;
@@ -619,6 +640,38 @@ int sq_manifest_load(const char *path, SqPair **pairs, int *n, char *err, size_t
     if (ret)
         sq_manifest_free(pairs, *n);
     return ret;
+}
+
+int sq_manifest_select(SqPair **pairs, int *n, const int *idx, int k, char *err, size_t errlen)
+{
+    SqPair *sel = calloc((size_t)(k > 0 ? k : 1), sizeof *sel);
+    char *taken = calloc((size_t)(*n > 0 ? *n : 1), 1);
+    int ret = sel && taken ? 0 : -ENOMEM;
+    for (int i = 0; !ret && i < k; i++) {
+        if (idx[i] < 0 || idx[i] >= *n || taken[idx[i]]) {
+            snprintf(err, errlen, "pair %d: not in the manifest's %d pairs, or asked twice",
+                     idx[i], *n);
+            ret = -EINVAL;
+        } else {
+            taken[idx[i]] = 1;
+            sel[i] = (*pairs)[idx[i]];
+        }
+    }
+    if (ret) {
+        if (ret == -ENOMEM)
+            snprintf(err, errlen, "out of memory");
+        free(sel);
+        free(taken);
+        return ret;
+    }
+    for (int i = 0; i < *n; i++)
+        if (!taken[i])
+            pair_free(&(*pairs)[i]);
+    free(taken);
+    free(*pairs);
+    *pairs = sel;
+    *n = k;
+    return 0;
 }
 
 void sq_manifest_free(SqPair **pairs, int n)
