@@ -10,11 +10,13 @@ from . import _lib as L
 
 
 class Error(Exception):
-    """A libspeedqa failure: code is the negative errno the library returned,
-    errno its positive value, message the library's one-line log message (or
-    its strerror text when it logged nothing)."""
+    """A speedqa failure. code: the negative errno the library returned;
+    errno its positive value; message the one line (the library's log line,
+    or the CLI's error line for files, manifests and batches); exit_code the
+    speedqa CLI's exit code for the same failure (2 usage, 3 input, 4
+    backend, 5 output, 1 internal)."""
 
-    def __init__(self, code, message=None):
+    def __init__(self, code, message=None, exit_code=None):
         code = -abs(int(code))
         if not message:
             try:
@@ -25,10 +27,34 @@ class Error(Exception):
         self.code = code
         self.errno = -code
         self.message = message
+        self._cli = exit_code is not None
+        self.exit_code = exit_code if exit_code is not None else (
+            2 if -code in (_errno.EINVAL, _errno.ERANGE) else 4 if -code in (
+                _errno.ENODEV, _errno.ENOSYS, _errno.EIO) else 1)
 
     def __str__(self):
+        if self._cli:
+            return self.message
         name = _errno.errorcode.get(self.errno, str(self.errno))
         return "%s (%s)" % (self.message, name)
+
+
+_INT_MAX = 2**31 - 1
+
+
+def check_int(name, v, lo=0, hi=_INT_MAX):
+    """v as an int in [lo, hi]: ctypes would wrap it silently (2**32 + 576 -> 576)."""
+    if isinstance(v, bool) or not isinstance(v, (int, np.integer)):
+        try:
+            if float(v) != int(v):
+                raise ValueError
+            v = int(v)
+        except (TypeError, ValueError, OverflowError):
+            raise TypeError("%s must be an integer, not %r" % (name, v)) from None
+    v = int(v)
+    if v < lo or v > hi:
+        raise OverflowError("%s = %d is out of range [%d, %d]" % (name, v, lo, hi))
+    return v
 
 
 def _einval(msg):
@@ -82,6 +108,11 @@ def pool(values):
     """Pool a sequence of numbers as libvmaf does (speedqa_pool):
     {"min", "max", "mean", "harmonic_mean"}."""
     arr = np.ascontiguousarray(np.asarray(values, dtype=np.float64).ravel())
+    # The library publishes finite scores only (or fails): a NaN or an
+    # infinity here did not come from it, and its mean would be one.
+    if arr.size and not np.isfinite(arr).all():
+        raise ValueError("pool: non-finite value at index %d (scores are finite)"
+                         % int(np.flatnonzero(~np.isfinite(arr))[0]))
     out = L.Pooled()
     r = L.lib().speedqa_pool(arr.ctypes.data_as(ctypes.POINTER(ctypes.c_double)),
                              arr.size, 1, ctypes.byref(out))
@@ -235,7 +266,10 @@ class Scorer:
         fmt, bpc = parse_pix_fmt(pix_fmt, bitdepth)
         if bpc is None:
             bpc = 8
-        self.width, self.height, self.fmt, self.bitdepth = int(width), int(height), fmt, int(bpc)
+        self.width, self.height = check_int("width", width), check_int("height", height)
+        self.fmt, self.bitdepth = fmt, check_int("bitdepth", bpc)
+        threads = check_int("threads", threads, -_INT_MAX)
+        n_distorted = check_int("n_distorted", n_distorted, -_INT_MAX)
         self.pix_fmt = lib.speedqa_pix_fmt_name(fmt).decode()
         self._shapes = plane_shapes(self.width, self.height, fmt)
         self._max_shapes = file_plane_shapes(self.width, self.height, fmt)
@@ -276,9 +310,9 @@ class Scorer:
                 self._device_name = device.encode()
                 s.device_name = self._device_name
             else:
-                s.device = int(device)
+                s.device = check_int("device", device, -1)
         if cpu_mask is not None:
-            s.cpu_mask = int(cpu_mask)
+            s.cpu_mask = check_int("cpu_mask", cpu_mask, 0, 2**32 - 1)
         s.logger = self._log_cb
         if isinstance(log_level, str):
             if log_level.lower() not in self._LEVELS:

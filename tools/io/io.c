@@ -34,7 +34,7 @@ static void io_destroy(SpeedqaIo *io)
 /* Flags that print and end the CLI: a library call has nothing to print to. */
 static int printing_flag(const char *a)
 {
-    return !strcmp(a, "--help") || !strcmp(a, "-?") || !strcmp(a, "--version") ||
+    return !strcmp(a, "--help") || !strcmp(a, "-v") || !strcmp(a, "--version") ||
            !strcmp(a, "--list-devices");
 }
 
