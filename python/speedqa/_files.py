@@ -145,7 +145,7 @@ def open_video(path: PathLike, width=None, height=None, pix_fmt=None, bitdepth=N
 
 
 def format_value(v: float, precision: str = "legacy") -> str:
-    """v as the CLI's reports and result lines print it (%.6f, or %.17g for "max")."""
+    """v as the CLI's reports and result lines print it (six decimals, or every digit for "max")."""
     if precision not in ("legacy", "max"):
         raise ValueError("precision %r is not legacy or max" % (precision,))
     buf = ctypes.create_string_buffer(64)
