@@ -8,6 +8,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "batch.h"
 #include "io_priv.h"
@@ -69,6 +70,13 @@ int speedqa_io_new(SpeedqaIo **out, int argc, const char *const *argv, char *err
     }
     char line[1200] = "";
     pthread_mutex_lock(&parse_mu);
+    /* getopt keeps where it was inside a word across calls (the CLI parses
+     * once); optind = 0 makes glibc start afresh, which cli_parse's
+     * optind = 1 does not */
+    char prog[] = "speedqa", *dummy[] = { prog, NULL };
+    optind = 0;
+    opterr = 0;
+    (void)getopt(1, dummy, "");
     cli_capture(line, sizeof line, 0);
     const int r = cli_parse(&io->cfg, io->argc, io->argv);
     cli_capture(NULL, 0, 0);
