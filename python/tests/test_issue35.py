@@ -96,6 +96,7 @@ def test_pair_without_frames_fails_like_the_cli(cli, pair, tmp_path):
 @pytest.mark.parametrize("text", [
     '{"ref": "a.y4m", "dis": "b.y4m", "ref": "c.y4m"}\n',
     '{"ref": "a.y4m", "dis": "b.y4m", "features": "speed_temporal", "features": ["speed_chroma"]}\n',
+    '{"ref": "a.y4m", "r\\u0065f": "c.y4m", "dis": "b.y4m", "x": {"ref": 1}}\n',
     "ref,dis,ref\na.y4m,b.y4m,c.y4m\n",
     "dis,ref,output,dis\nb.y4m,a.y4m,o.json,c.y4m\n",
 ])
