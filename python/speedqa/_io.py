@@ -6,6 +6,7 @@ from __future__ import annotations
 import ctypes
 import ctypes.util
 import os
+import signal
 import sys
 import threading
 from typing import List, Optional, Sequence, Tuple
@@ -174,9 +175,32 @@ def int_array(values: Sequence[int]):
     return (ctypes.c_int * max(1, len(values)))(*values)
 
 
+class keep_signals:
+    """The C layer's report files install the CLI's handlers (remove the
+    temporary file, then die by the signal) for SIGINT, SIGTERM, SIGHUP and
+    SIGQUIT; the interpreter gets its own back when the call returns."""
+
+    NAMES = ("SIGINT", "SIGTERM", "SIGHUP", "SIGQUIT")
+
+    def __enter__(self):
+        self.saved = []
+        if threading.current_thread() is threading.main_thread():
+            for name in self.NAMES:
+                sig = getattr(signal, name, None)
+                if sig is not None:
+                    self.saved.append((sig, signal.getsignal(sig)))
+        return self
+
+    def __exit__(self, *exc):
+        for sig, handler in self.saved:
+            if handler is not None:
+                signal.signal(sig, handler)
+
+
 def batch_call(fn, *args) -> Tuple[int, str, str]:
     """Runs a speedqa_io_batch* function: (exit code, lines text, error line)."""
     ptr, n = ctypes.c_void_p(), ctypes.c_size_t()
     err = ctypes.create_string_buffer(ERR_LEN)
-    r = fn(*args, ctypes.byref(ptr), ctypes.byref(n), err, ERR_LEN)
+    with keep_signals():
+        r = fn(*args, ctypes.byref(ptr), ctypes.byref(n), err, ERR_LEN)
     return r, take(ptr, n), text(err.value)

@@ -249,7 +249,7 @@ class Scorer:
     send(ref, dis, lend=True) lends the planes instead of having them copied
     (SpeedqaPicture.release): the library reads them in place until it has
     scored the frame, so they must not change until then (read-only views of
-    a mapped file, such as Video.frame(), or fresh arrays per frame);
+    a mapped file, or fresh arrays per frame such as Video.frame()'s);
     flush() ends the sequence and returns the rest. Each result dict has the
     libvmaf score names as keys, plus "frame" (the 0-based pair index since
     open), "sequence" and "sequence_frame".

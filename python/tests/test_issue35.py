@@ -259,3 +259,16 @@ def test_typed_package():
     assert os.path.exists(os.path.join(PKG, "py.typed"))
     assert "return" in speedqa.score_files.__annotations__
     assert speedqa.batch.__annotations__ and speedqa.open_video.__annotations__
+
+
+def test_batch_gives_the_interpreter_its_signal_handlers_back(pair, tmp_path):
+    import signal
+    ref, dis = pair("420p8")
+    man = tmp_path / "m.csv"
+    man.write_text("ref,dis,output\n%s,%s,%s\n" % (ref, dis, tmp_path / "o.json"))
+    (tmp_path / "r.jsonl").write_text("old\n")  # replaced through a temporary file
+    before = signal.getsignal(signal.SIGINT)
+    assert speedqa.batch(man, tmp_path / "r.jsonl")[0] == 0
+    assert signal.getsignal(signal.SIGINT) is before
+    with pytest.raises(KeyboardInterrupt):
+        signal.raise_signal(signal.SIGINT)
