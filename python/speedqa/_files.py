@@ -77,9 +77,8 @@ class Video:
                                              ctypes.byref(info), err, _io.ERR_LEN)
         if r == -_errno.ENOENT:
             raise FileNotFoundError(_errno.ENOENT, os.strerror(_errno.ENOENT), self.path)
-        if r < 0:
-            raise Error(r, _io.text(err.value), 2 if r == -_errno.EINVAL and not
-                        os.path.exists(self.path) else 3)
+        if r < 0:  # the CLI's exit for an input it cannot open (out of memory: 1)
+            raise Error(r, _io.text(err.value), 1 if r == -_errno.ENOMEM else 3)
         self._info, self._next = info, 0
 
     @property

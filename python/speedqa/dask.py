@@ -37,6 +37,16 @@ def run_chunk(argv: Sequence[str], pairs: Sequence[int], cwd: Optional[str] = No
         return _io.batch_call(_io.lib().speedqa_io_batch_pairs, io.h, arr, len(pairs))
 
 
+def _gpu(argv: Sequence[str]) -> bool:
+    """Whether argv's --backend is a GPU one (tasks then ask for GPU=1)."""
+    for i, a in enumerate(argv):
+        v = a.split("=", 1)[1] if a.startswith("--backend=") else \
+            argv[i + 1] if a == "--backend" and i + 1 < len(argv) else None
+        if v in GPU_BACKENDS:
+            return True
+    return False
+
+
 def _chunks(pairs: List[int], size: int) -> List[List[int]]:
     return [pairs[i:i + size] for i in range(0, len(pairs), size)]
 
@@ -50,7 +60,7 @@ def run_batch(client, argv: Sequence[str], chunk_pairs: int = 0, workers: int = 
 
     argv = list(argv)
     io = _io.Io(argv)  # a usage error raises here, before any work
-    gpu = any(a in GPU_BACKENDS for a in argv)
+    gpu = _gpu(argv)
     failure: List[BaseException] = []
     cwd = os.getcwd()
 
@@ -73,6 +83,9 @@ def run_batch(client, argv: Sequence[str], chunk_pairs: int = 0, workers: int = 
                 if lines.count("\n") == len(ch):
                     arr = _io.int_array(ch)
                     _io.lib().speedqa_io_batch_deliver(sink, arr, len(ch), lines.encode(), code)
+                else:  # its pairs fail (exit 1) with the C's line; the chunk's line is the run's
+                    failure.append(RuntimeError(_err or "a chunk gave %d lines for %d pairs"
+                                                % (lines.count("\n"), len(ch))))
             return 0
         except BaseException as e:  # never raise through C
             failure.append(e)
@@ -123,7 +136,7 @@ def main(argv: Optional[Sequence[str]] = None) -> int:
     if args.scheduler:
         client = Client(args.scheduler)
     else:
-        kw = {"resources": {"GPU": 1}} if any(f in GPU_BACKENDS for f in flags) else {}
+        kw = {"resources": {"GPU": 1}} if _gpu(flags) else {}
         cluster = LocalCluster(n_workers=args.local_workers, threads_per_worker=1,
                                processes=True, host="127.0.0.1", dashboard_address=":0", **kw)
         client = Client(cluster)
