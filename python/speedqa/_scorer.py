@@ -1,8 +1,11 @@
 """Scorer: numpy (or CUDA array) frames in, libvmaf-named scores out."""
+from __future__ import annotations
+
 import ctypes
 import errno as _errno
 import re
 import threading
+from typing import Any, Callable, Dict, Iterable, List, Optional, Sequence, Tuple, Union
 
 import numpy as np
 
@@ -16,7 +19,8 @@ class Error(Exception):
     speedqa CLI's exit code for the same failure (2 usage, 3 input, 4
     backend, 5 output, 1 internal)."""
 
-    def __init__(self, code, message=None, exit_code=None):
+    def __init__(self, code: int, message: Optional[str] = None,
+                 exit_code: Optional[int] = None) -> None:
         code = -abs(int(code))
         if not message:
             try:
@@ -32,7 +36,7 @@ class Error(Exception):
             2 if -code in (_errno.EINVAL, _errno.ERANGE) else 4 if -code in (
                 _errno.ENODEV, _errno.ENOSYS, _errno.EIO) else 1)
 
-    def __str__(self):
+    def __str__(self) -> str:
         if self._cli:
             return self.message
         name = _errno.errorcode.get(self.errno, str(self.errno))
@@ -42,7 +46,7 @@ class Error(Exception):
 _INT_MAX = 2**31 - 1
 
 
-def check_int(name, v, lo=0, hi=_INT_MAX):
+def check_int(name: str, v: Any, lo: int = 0, hi: int = _INT_MAX) -> int:
     """v as an int in [lo, hi]: ctypes would wrap it silently (2**32 + 576 -> 576)."""
     if isinstance(v, bool) or not isinstance(v, (int, np.integer)):
         try:
@@ -64,7 +68,8 @@ def _einval(msg):
 _PIX = {"400": L.PIX_400, "420": L.PIX_420, "422": L.PIX_422, "444": L.PIX_444}
 
 
-def parse_pix_fmt(pix_fmt, bitdepth=None):
+def parse_pix_fmt(pix_fmt: Union[str, int], bitdepth: Optional[int] = None
+                  ) -> Tuple[int, Optional[int]]:
     """'420' (or 420, or the enum value) and ffmpeg-style names 'yuv420p',
     'yuv420p10le', 'gray', 'gray12le' -> (fmt, bits per sample or None).
     A bit depth in the name must agree with bitdepth when both are given."""
@@ -104,7 +109,7 @@ def file_plane_shapes(width, height, fmt):
     return [(height, width), (ch, cw), (ch, cw)]
 
 
-def pool(values):
+def pool(values: Iterable[float]) -> Dict[str, float]:
     """Pool a sequence of numbers as libvmaf does (speedqa_pool):
     {"min", "max", "mean", "harmonic_mean"}."""
     arr = np.ascontiguousarray(np.asarray(values, dtype=np.float64).ravel())
@@ -123,7 +128,7 @@ def pool(values):
             "harmonic_mean": out.harmonic_mean}
 
 
-def check_features(features):
+def check_features(features: Optional[Union[str, Sequence[str]]]) -> None:
     """Raise Error with the library's message unless every feature string is valid."""
     arr, _keep = _feature_array(features)
     buf = ctypes.create_string_buffer(512)
@@ -142,7 +147,7 @@ def _feature_array(features):
     return arr, enc
 
 
-def version():
+def version() -> str:
     return L.lib().speedqa_version().decode()
 
 
@@ -258,9 +263,14 @@ class Scorer:
     _LEVELS = {"error": L.LOG_ERROR, "warning": L.LOG_WARNING, "info": L.LOG_INFO,
                "debug": L.LOG_DEBUG}
 
-    def __init__(self, width, height, pix_fmt="420", bitdepth=8, features=None,
-                 backend="cpu", threads=1, device=None, cpu_mask=None,
-                 log_level="warning", logger=None, n_distorted=1, keep_device=False):
+    def __init__(self, width: int, height: int, pix_fmt: Union[str, int] = "420",
+                 bitdepth: Optional[int] = 8,
+                 features: Optional[Union[str, Sequence[str]]] = None,
+                 backend: Union[str, int] = "cpu", threads: int = 1,
+                 device: Optional[Union[int, str]] = None, cpu_mask: Optional[int] = None,
+                 log_level: Union[str, int] = "warning",
+                 logger: Optional[Callable[[int, str], None]] = None, n_distorted: int = 1,
+                 keep_device: bool = False) -> None:
         lib = L.lib()
         self._ctx = ctypes.c_void_p()
         fmt, bpc = parse_pix_fmt(pix_fmt, bitdepth)
@@ -506,7 +516,8 @@ class Scorer:
         p.release_opaque = t
         return t
 
-    def send(self, ref, dis, wait=False, lend=False):
+    def send(self, ref: Sequence[Any], dis: Sequence[Any], wait: bool = False,
+             lend: bool = False) -> List[Dict[str, Any]]:
         """Score one frame pair; returns the results now available (list of dicts).
         wait=True: also waits for this frame's scores (and every earlier
         frame's), so the list ends with this frame's: a live loop, where
@@ -556,7 +567,7 @@ class Scorer:
             out.append(self._result(sc))
         return out
 
-    def flush(self):
+    def flush(self) -> List[Dict[str, Any]]:
         """End the sequence; returns every result not yet returned."""
         self._check_open()
         r = self._call(L.lib().speedqa_flush, self._ctx)
@@ -564,14 +575,14 @@ class Scorer:
             raise self._error(r)
         return self._drain([], until_eof=True)
 
-    def score(self, frames):
+    def score(self, frames: Iterable[Tuple[Any, Any]]) -> List[Dict[str, Any]]:
         """Score an iterable of (ref, dis) pairs, then flush; returns every result."""
         out = []
         for ref, dis in frames:
             out += self.send(ref, dis)
         return out + self.flush()
 
-    def rows_read(self, plane):
+    def rows_read(self, plane: int) -> np.ndarray:
         """The rows of plane (0 Y, 1 U, 2 V) that the features read, in every
         picture, current or previous (speedqa_rows_read): a numpy bool array of
         the plane's height. A reader may fetch only these rows; the others
@@ -589,15 +600,15 @@ class Scorer:
             raise self._error(r)
         return np.frombuffer(mark, dtype=np.uint8, count=rows).astype(bool)
 
-    def close(self):
+    def close(self) -> None:
         if self._ctx:
             L.lib().speedqa_close(ctypes.byref(self._ctx))
             self._ctx = ctypes.c_void_p()
 
-    def __enter__(self):
+    def __enter__(self) -> "Scorer":
         return self
 
-    def __exit__(self, *exc):
+    def __exit__(self, *exc: Any) -> None:
         self.close()
 
     def __del__(self):
