@@ -102,10 +102,12 @@ def run_batch(client, argv: Sequence[str], chunk_pairs: int = 0, workers: int = 
 
 
 def parse_args(argv: Sequence[str]):
+    # -h is speedqa's --height: only --help is help
     ap = argparse.ArgumentParser(
-        prog="python -m speedqa.dask",
+        prog="python -m speedqa.dask", add_help=False,
         description="Score a speedqa batch manifest on Dask; every other flag is speedqa's "
                     "(-o, --resume, --precision, --threads, --backend, --feature ...).")
+    ap.add_argument("--help", action="help", help="show this help and exit")
     ap.add_argument("manifest")
     where = ap.add_mutually_exclusive_group(required=True)
     where.add_argument("--scheduler", help="tcp://HOST:PORT of a running scheduler")

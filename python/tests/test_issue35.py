@@ -54,6 +54,7 @@ def test_input_shrinking_under_score_files_is_an_error(tmp_path):
     big = str(tmp_path / "shrink.y4m")
     prog = textwrap.dedent("""
         import sys, speedqa
+        print("ready", flush=True)
         try:
             speedqa.score_files(sys.argv[1], sys.argv[1])
             print("scored")
@@ -66,7 +67,8 @@ def test_input_shrinking_under_score_files_is_an_error(tmp_path):
         env = dict(os.environ, PYTHONPATH=os.path.join(ROOT, "python"))
         p = subprocess.Popen([sys.executable, "-c", prog, big], stdout=subprocess.PIPE,
                              stderr=subprocess.PIPE, text=True, cwd=str(tmp_path), env=env)
-        time.sleep(0.6)
+        assert p.stdout.readline() == "ready\n"
+        time.sleep(0.05)
         os.truncate(big, len(hdr) + 10)
         out, err = p.communicate(timeout=300)
         if out.startswith("scored"):
