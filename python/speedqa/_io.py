@@ -134,6 +134,11 @@ def text(b: bytes) -> str:
     return b.decode("utf-8", "replace")
 
 
+def lines_text(b: bytes) -> str:
+    """Result lines as text that encodes back to the same bytes (paths need not be UTF-8)."""
+    return b.decode("utf-8", "surrogateescape")
+
+
 class Io:
     """The CLI's flags, parsed by the CLI's parser (exit 2 raises Error)."""
 
@@ -166,7 +171,7 @@ def take(ptr: ctypes.c_void_p, n: ctypes.c_size_t) -> str:
     if not ptr.value:
         return ""
     try:
-        return text(ctypes.string_at(ptr.value, n.value))
+        return lines_text(ctypes.string_at(ptr.value, n.value))
     finally:
         lib().speedqa_io_free_buf(ptr)
 

@@ -82,7 +82,8 @@ def run_batch(client, argv: Sequence[str], chunk_pairs: int = 0, workers: int = 
                     continue
                 if lines.count("\n") == len(ch):
                     arr = _io.int_array(ch)
-                    _io.lib().speedqa_io_batch_deliver(sink, arr, len(ch), lines.encode(), code)
+                    raw = lines.encode("utf-8", "surrogateescape")  # the worker's bytes
+                    _io.lib().speedqa_io_batch_deliver(sink, arr, len(ch), raw, code)
                 else:  # its pairs fail (exit 1) with the C's line; the chunk's line is the run's
                     failure.append(RuntimeError(_err or "a chunk gave %d lines for %d pairs"
                                                 % (lines.count("\n"), len(ch))))

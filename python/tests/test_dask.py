@@ -253,3 +253,18 @@ def test_gpu_backend_requests_gpu_resource(cli, pair, tmp_path, monkeypatch):
     assert seen and all(x == {"GPU": 1} for x in seen)
     assert r == code
     assert open("cli.jsonl", "rb").read() == open("dask.jsonl", "rb").read()
+
+
+def test_non_utf8_paths_keep_their_bytes(cli, cluster, pair, tmp_path, monkeypatch):
+    monkeypatch.chdir(tmp_path)
+    ref, dis = pair("420p8")
+    cut(ref, "r.y4m", 3)
+    cut(dis, b"d\xff.y4m", 3)
+    with open("m.csv", "wb") as f:
+        f.write(b"ref,dis\nr.y4m,d\xff.y4m\nr.y4m,x\xfe.y4m\n")
+    assert cli_batch(cli, "m.csv", "cli.jsonl", "-q")[0] == 3
+    r, _, _ = SD.run_batch(cluster, ["--batch", "m.csv", "-o", "dask.jsonl", "-q"])
+    assert r == 3 and b"d\xff.y4m" in open("dask.jsonl", "rb").read()
+    assert open("cli.jsonl", "rb").read() == open("dask.jsonl", "rb").read()
+    code, lines = speedqa.batch("m.csv", "py.jsonl", precision="legacy")
+    assert code == 3 and open("py.jsonl", "rb").read() == open("cli.jsonl", "rb").read()
