@@ -20,7 +20,7 @@ def batch(manifest: Union[str, "os.PathLike[str]"], results: Optional[Union[str,
     "error"). A run that wrote no line (a bad manifest, an output clash, an
     unwritable results file) raises Error with the CLI's line and exit code;
     never a previous run's lines."""
-    args = ["--batch", os.fspath(manifest)]
+    args = ["--batch", os.fspath(manifest), "-q"]  # no summary line on the caller's stderr
     if results is not None:
         args += ["-o", os.fspath(results)]
     if resume:

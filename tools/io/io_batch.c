@@ -24,7 +24,6 @@ static int run(CliSettings *run, char **lines, size_t *len, char *err, size_t er
         return SQ_EXIT_INTERNAL;
     }
     run->batch_lines = mem;
-    run->quiet = 1; /* no summary line on the host's stderr */
     cli_capture(line, sizeof line, 0);
     int ret = sq_batch_run(run);
     cli_capture(NULL, 0, 0);
