@@ -42,6 +42,12 @@ extra=$(nm -D --defined-only "$libdir/libspeedqa.so" | awk 'NF == 3 && $3 !~ /^s
 [ -z "$extra" ] || fail "libspeedqa.so exports non-API symbols:"$'\n'"$extra"
 echo "symbols: $(nm -g --defined-only "$libdir/libspeedqa.a" | grep -c ' speedqa_') speedqa_* in libspeedqa.a," \
     "$(nm -D --defined-only "$libdir/libspeedqa.so" | grep -c ' speedqa_') in libspeedqa.so, nothing else"
+# libspeedqa_io (the tools' I/O layer for bindings): speedqa_io_* only
+if [ -e "$libdir/libspeedqa_io.so" ]; then
+    extra=$(nm -D --defined-only "$libdir/libspeedqa_io.so" | awk 'NF == 3 && $3 !~ /^speedqa_io_/')
+    [ -z "$extra" ] || fail "libspeedqa_io.so exports non-API symbols:"$'\n'"$extra"
+    find "$STAGE" -name speedqa_io.h | grep -q . || fail "speedqa_io.h not installed"
+fi
 
 # doc/example.c against the shared library ...
 # shellcheck disable=SC2046

@@ -136,6 +136,20 @@ else
     failed "plain build for the long run"
 fi
 
+echo "== differential fuzz: the Python binding against the CLI, ${FUZZ_SECONDS}s from a fresh seed"
+if python3_sys=$(command -v /usr/bin/python3 || command -v python3) &&
+        "$python3_sys" -c "import numpy" 2>/dev/null && [ -x build/tools/speedqa ]; then
+    line=$(PYTHONPATH=python SPEEDQA_LIB=build/src/libspeedqa.so.0 \
+        SPEEDQA_IO_LIB=build/tools/libspeedqa_io.so.0 "$python3_sys" tests/python/fuzz_diff.py \
+        --cli build/tools/speedqa --seconds "$FUZZ_SECONDS" 2>&1 | tail -4)
+    rc=$?
+    echo "$line"
+    summary+="python  $(echo "$line" | tail -1)"$'\n'
+    [ "$rc" -eq 0 ] || failed "fuzz_diff (Python against the CLI)"
+else
+    echo "skipped: no numpy for the system python3, or no plain build"
+fi
+
 echo "== reliability summary"
 printf '%s' "$summary"
 [ "$status" -eq 0 ] && echo "reliability: all passed" || echo "reliability: FAILED"

@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""Python Scorer on Video frames (read-only views of the mapped Y4M files):
+"""Python Scorer on Video frames (fresh arrays read by libspeedqa_io):
 planes copied by the library at send against lent (send(lend=True)),
 interleaved round by round, with the read floor of the same loop (the
 frames fetched, every 4 KiB page of their planes touched, nothing scored):

@@ -25,6 +25,7 @@
 
 #include "batch.h"
 #include "batch_plan.h"
+#include "batch_priv.h"
 #include "job.h"
 #include "manifest.h"
 #include "output/outfile.h"
@@ -35,65 +36,6 @@
  * primary context): with one worker per GPU the decoders would wait for
  * each other's scoring, with four NVDEC's engines stay fed. */
 #define HW_WORKERS 4
-
-typedef struct Batch {
-    const CliSettings *cfg;
-    CliSettings *dev_cfg;   /* --device all: worker w's settings name device w % ndev */
-    int ndev;
-    int next_worker;
-    SqPair *pairs;
-    int npairs;
-    char **kept;        /* --resume: the line kept for a pair, NULL: to score */
-    char *settings;     /* what every line records (results.h) */
-    int *order;         /* pairs to score, grouped */
-    SqTask *task;
-    int ntasks, next_task;
-    int workers, threads_each;
-    FILE *out;
-    int write_failed;
-    int failed;         /* worst exit of a pair */
-    int nfailed;
-    int todo, done;     /* pairs to score, pairs scored: the progress line */
-    long long frames;
-    int progress;       /* stderr is a terminal: one line, rewritten */
-    double t0, shown;   /* start; the progress line's last update */
-    long long frames_read; /* --read-only */
-    pthread_mutex_t mu;
-} Batch;
-
-static double now_s(void)
-{
-    struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
-}
-
-/* Under mu: one line, flushed at once, so that an interrupted batch keeps it. */
-static void write_line(Batch *b, const char *line)
-{
-    if (!b->write_failed && (fprintf(b->out, "%s\n", line) < 0 || fflush(b->out) != 0))
-        b->write_failed = errno ? errno : EIO;
-}
-
-/* Under mu: pairs done of the total, frames, the time left at this rate. */
-static void show_progress(Batch *b)
-{
-    const double now = now_s();
-    if (!b->progress || (now - b->shown < 0.25 && b->done < b->todo))
-        return; /* at most four times a second, as a single run's */
-    b->shown = now;
-    const double el = now - b->t0;
-    char eta[32] = "?";
-    if (b->done > 0 && b->done < b->todo) {
-        const double left = el / b->done * (b->todo - b->done);
-        snprintf(eta, sizeof eta, "%dm%02ds", (int)(left / 60), (int)left % 60);
-    } else if (b->done == b->todo) {
-        snprintf(eta, sizeof eta, "0s");
-    }
-    fprintf(stderr, "\rspeedqa: batch: %d/%d pairs, %lld frames, %.0f s, ETA %s\033[K",
-            b->done, b->todo, b->frames, el, eta);
-    fflush(stderr);
-}
 
 /* --read-only: read or decode the chunk's pairs on this worker, score nothing
  * (the floor of the same batch, workers and decoders scored). */
@@ -122,9 +64,8 @@ static void finish_task(Batch *b, const SqTask *t, const SqJobStream *st)
     for (int i = 0; i < t->n; i++) {
         const SqPair *p = &b->pairs[b->order[t->first + i]];
         char *l = st ? sq_results_line(p, &st[i], b->settings, b->cfg->precision_max) : NULL;
-        write_line(b, l ? l : "{\"error\": \"out of memory\"}");
-        free(l);
         const int ex = st && l ? st[i].exit : SQ_EXIT_INTERNAL;
+        sq_batch_take_line(b, b->order[t->first + i], l);
         if (ex) {
             b->nfailed++;
             if (ex > b->failed)
@@ -134,7 +75,7 @@ static void finish_task(Batch *b, const SqTask *t, const SqJobStream *st)
         }
         b->done++;
     }
-    show_progress(b);
+    sq_batch_progress(b);
 }
 
 /* The job opens a pair's report only once the pair is scored (open_out):
@@ -313,6 +254,8 @@ static int open_results(Batch *b, SqOutFile *of, int *direct, int *lockfd)
     const char *path = cfg->output_path;
     char err[1200];
     *direct = 0;
+    if (cfg->batch_only) /* a subset's lines go to batch_lines at the end, in its order */
+        return 0;
     if (!path) {
         b->out = stdout;
         return 0;
@@ -356,7 +299,7 @@ static int open_results(Batch *b, SqOutFile *of, int *direct, int *lockfd)
     b->out = of->f;
     for (int i = 0; i < b->npairs; i++) /* a rebuilt file starts with the kept lines */
         if (b->kept[i])
-            write_line(b, b->kept[i]);
+            sq_batch_write_line(b, b->kept[i]);
     return 0;
 }
 
@@ -366,6 +309,8 @@ static int close_results(Batch *b, SqOutFile *of, int direct)
     const CliSettings *cfg = b->cfg;
     char err[1200];
     int ret = 0;
+    if (cfg->batch_only) /* no results file: the lines go to batch_lines */
+        return 0;
     if (b->out == stdout) {
         if (fflush(stdout) != 0 && !b->write_failed)
             b->write_failed = errno ? errno : EIO;
@@ -382,6 +327,13 @@ static int close_results(Batch *b, SqOutFile *of, int direct)
         ret = SQ_EXIT_OUTPUT;
     }
     b->out = NULL;
+    struct stat sb;
+    if (!ret && !b->write_failed && cfg->output_path && stat(cfg->output_path, &sb) == 0 &&
+        S_ISREG(sb.st_mode) &&
+        sq_results_order(cfg->output_path, b->kept, b->line, b->npairs, err, sizeof err) < 0) {
+        cli_error("%s", err);
+        ret = SQ_EXIT_OUTPUT;
+    }
     if (b->write_failed) {
         if (b->write_failed != EPIPE)
             cli_error("%s: write failed: %s", cfg->output_path ? cfg->output_path : "<stdout>",
@@ -418,11 +370,19 @@ int sq_batch_run(const CliSettings *cfg)
         pthread_mutex_destroy(&b.mu);
         return SQ_EXIT_USAGE;
     }
+    if (cfg->batch_only &&
+        sq_manifest_select(&b.pairs, &b.npairs, cfg->batch_only, cfg->batch_nonly, err,
+                           sizeof err) < 0) {
+        cli_error("%s", err);
+        ret = SQ_EXIT_USAGE;
+        goto end;
+    }
     if ((ret = sq_batch_check(cfg, b.pairs, b.npairs)) != 0)
         goto end;
     b.kept = calloc((size_t)b.npairs + 1, sizeof *b.kept);
+    b.line = calloc((size_t)b.npairs + 1, sizeof *b.line);
     b.settings = sq_results_settings(cfg);
-    if (!b.kept || !b.settings) {
+    if (!b.kept || !b.line || !b.settings) {
         cli_error("out of memory");
         ret = SQ_EXIT_INTERNAL;
         goto end;
@@ -445,22 +405,29 @@ int sq_batch_run(const CliSettings *cfg)
     }
     b.todo = b.npairs - kept;
     b.progress = !cfg->quiet && !cfg->read_only && isatty(STDERR_FILENO);
-    const double t0 = b.t0 = now_s();
-    run_workers(&b);
+    const double t0 = b.t0 = sq_batch_now();
+    if (cfg->batch_exec)
+        sq_batch_exec(&b);
+    else
+        run_workers(&b);
     if (b.progress)
         fputs("\r\033[K", stderr);
     if (!cfg->read_only)
         ret = close_results(&b, &of, direct);
+    /* a binding's copy of this run's lines, in manifest order (a subset's: in its order) */
+    for (int i = 0; cfg->batch_lines && i < b.npairs; i++)
+        if (b.line[i] && fprintf(cfg->batch_lines, "%s\n", b.line[i]) < 0 && !ret)
+            ret = SQ_EXIT_OUTPUT;
     if (cfg->read_only) {
-        const double secs = now_s() - t0;
+        const double secs = sq_batch_now() - t0;
         fprintf(stderr, "speedqa: batch --read-only: %d pairs (%d failed), %lld frame pairs read "
                 "in %.2f s: %.1f fps (%d worker%s), nothing scored\n", b.npairs, b.nfailed,
                 b.frames_read, secs, secs > 0 ? (double)b.frames_read / secs : 0.0, b.workers,
                 b.workers == 1 ? "" : "s");
-    } else if (!cfg->quiet)
+    } else if (!cfg->quiet && !cfg->batch_only)
         fprintf(stderr, "speedqa: batch: %d pairs: %d scored, %d failed, %d kept from %s; "
                 "%.2f s (%d worker%s%s)\n", b.npairs, b.npairs - kept - b.nfailed, b.nfailed, kept,
-                cfg->output_path ? cfg->output_path : "-", now_s() - t0, b.workers,
+                cfg->output_path ? cfg->output_path : "-", sq_batch_now() - t0, b.workers,
                 b.workers == 1 ? "" : "s",
                 b.dev_cfg ? (cfg->hwaccel ? ", spread over the devices" : ", one per device") : "");
     if (!ret)
@@ -476,7 +443,10 @@ end:
         close(lockfd);
     for (int i = 0; b.kept && i < b.npairs; i++)
         free(b.kept[i]);
+    for (int i = 0; b.line && i < b.npairs; i++)
+        free(b.line[i]);
     free(b.kept);
+    free(b.line);
     free(b.settings);
     free(b.order);
     free(b.task);

@@ -1,8 +1,8 @@
 /*
  * --batch MANIFEST: every pair of a manifest scored in one process, pairs
  * sharing a reference (and features) as ladders, pairs in parallel, one
- * JSON line per pair in the order the pairs finish (doc/cli.md has the
- * formats and the rules).
+ * JSON line per pair, written as the pairs finish and put in manifest
+ * order when the batch ends (doc/cli.md has the formats and the rules).
  */
 #ifndef SQ_TOOLS_BATCH_H
 #define SQ_TOOLS_BATCH_H
@@ -21,5 +21,15 @@ int sq_batch_run(const CliSettings *cfg);
 int sq_cli_threads(const CliSettings *cfg);
 int sq_cli_expand(char *buf, size_t len, const char *pattern, const char *path, int index);
 int sq_cli_has_template(const char *pattern);
+
+/* cfg->batch_exec's executor: the result lines (each ending in a newline)
+ * of pairs[0..n) of the manifest, and the worst exit among them. 0, or
+ * -EINVAL (a pair unknown or already done, a line missing) */
+int sq_batch_deliver(void *sink, const int *pairs, int n, const char *lines, int exit_code);
+
+/* cfg->batch_exec's executor: the result lines (each ending in a newline)
+ * of pairs[0..n) of the manifest, and the worst exit among them. 0, or
+ * -EINVAL (a pair unknown or already done, a line missing). */
+int sq_batch_deliver(void *sink, const int *pairs, int n, const char *lines, int exit_code);
 
 #endif

@@ -49,6 +49,16 @@ typedef struct CliSettings {
     int hwaccel;                /* --hwaccel cuda: compressed inputs decode on NVDEC (device) */
     int decode_threads;         /* --decode-threads: 0 libav's choice; 1 strict (every concealed frame fails) */
     int backend_set;            /* --backend was given */
+    /* Set by the I/O library (tools/io), never by a flag: */
+    int io_read;                /* read() the inputs, never map them: a shrinking file is a read
+                                 * error (exit 3), not a SIGBUS that ends the host process */
+    const int *batch_only;      /* score only these pairs (0-based manifest order), no results file */
+    int batch_nonly;
+    void *batch_lines;          /* FILE *: the result lines written go here too (batch_only: only here) */
+    /* the pairs left to score run elsewhere (tools/io/io_batch.c): exec delivers their lines
+     * through sq_batch_deliver(sink, ...) and returns 0, or < 0 when it gave up */
+    int (*batch_exec)(void *opaque, void *sink, const int *pairs, int n);
+    void *batch_exec_opaque;
 } CliSettings;
 
 /*

@@ -183,9 +183,9 @@ static const char *shown(const char *path)
 static int open_input(SqInput **in, const char *path, const CliSettings *cfg)
 {
     char err[1100];
-    int r = sq_input_open_dec(in, path, NULL, cfg->have_raw ? &cfg->raw : NULL,
-                              cfg->hwaccel ? (cfg->device < 0 ? 0 : cfg->device) : -1,
-                              cfg->decode_threads, err, sizeof err);
+    int r = sq_input_open_ex(in, path, NULL, cfg->have_raw ? &cfg->raw : NULL,
+                             cfg->hwaccel ? (cfg->device < 0 ? 0 : cfg->device) : -1,
+                             cfg->decode_threads, cfg->io_read, err, sizeof err);
     if (r < 0) {
         cli_error("%s", err);
         return r == -ENODEV ? SQ_EXIT_BACKEND : exit_for_read(r);

@@ -1,8 +1,8 @@
 /*
  * Manifest reading (manifest.h): a small CSV reader (RFC 4180 quotes, CRLF
- * or LF) and a small JSON reader for flat objects of strings, arrays of
- * strings and values it skips. Both are strict about what they read and
- * say where a manifest is wrong.
+ * or LF) and JSON lines read by json-c (manifest_json.c). Both are strict
+ * about what they read, refuse a key or column given twice, and say where
+ * a manifest is wrong.
  */
 #include <ctype.h>
 #include <errno.h>
@@ -11,16 +11,11 @@
 #include <string.h>
 
 #include "manifest.h"
+#include "manifest_priv.h"
 
 #define MAX_FIELDS 32
 #define MAX_MANIFEST ((size_t)1 << 30)
 
-typedef struct Field {
-    char key[32];
-    char *str;                  /* string value, or NULL */
-    char *arr[SPEEDQA_MAX_FEATURES + 1];
-    int narr;                   /* -1: not an array */
-} Field;
 
 static char *read_all(const char *path, char *err, size_t errlen)
 {
@@ -59,243 +54,11 @@ static char *read_all(const char *path, char *err, size_t errlen)
     return buf;
 }
 
-/* ---- JSON ---- */
-
 static const char *ws(const char *p)
 {
     while (*p == ' ' || *p == '\t' || *p == '\r' || *p == '\n')
         p++;
     return p;
-}
-
-static void put_utf8(char **o, unsigned c)
-{
-    char *q = *o;
-    if (c < 0x80) {
-        *q++ = (char)c;
-    } else if (c < 0x800) {
-        *q++ = (char)(0xC0 | c >> 6);
-        *q++ = (char)(0x80 | (c & 0x3F));
-    } else if (c < 0x10000) {
-        *q++ = (char)(0xE0 | c >> 12);
-        *q++ = (char)(0x80 | (c >> 6 & 0x3F));
-        *q++ = (char)(0x80 | (c & 0x3F));
-    } else {
-        *q++ = (char)(0xF0 | c >> 18);
-        *q++ = (char)(0x80 | (c >> 12 & 0x3F));
-        *q++ = (char)(0x80 | (c >> 6 & 0x3F));
-        *q++ = (char)(0x80 | (c & 0x3F));
-    }
-    *o = q;
-}
-
-static int hex4(const char *p, unsigned *v)
-{
-    *v = 0;
-    for (int i = 0; i < 4; i++) {
-        const int c = p[i];
-        if (!isxdigit(c))
-            return -1;
-        *v = *v * 16 + (unsigned)(isdigit(c) ? c - '0' : (tolower(c) - 'a' + 10));
-    }
-    return 0;
-}
-
-/* A JSON string at p (at its quote): a malloc'ed copy in *out; the end, or NULL. */
-static const char *json_str(const char *p, char **out)
-{
-    if (*p != '"')
-        return NULL;
-    const char *e = ++p;
-    while (*e && *e != '"')
-        e += *e == '\\' && e[1] ? 2 : 1;
-    if (*e != '"')
-        return NULL;
-    char *o = malloc((size_t)(e - p) + 1), *q = o;
-    if (!o)
-        return NULL;
-    while (p < e) {
-        if ((unsigned char)*p < 0x20) {
-            free(o);
-            return NULL;
-        }
-        if (*p != '\\') {
-            *q++ = *p++;
-            continue;
-        }
-        p++;
-        unsigned c;
-        switch (*p++) {
-        case '"': *q++ = '"'; break;
-        case '\\': *q++ = '\\'; break;
-        case '/': *q++ = '/'; break;
-        case 'b': *q++ = '\b'; break;
-        case 'f': *q++ = '\f'; break;
-        case 'n': *q++ = '\n'; break;
-        case 'r': *q++ = '\r'; break;
-        case 't': *q++ = '\t'; break;
-        case 'u':
-            if (e - p < 4 || hex4(p, &c) < 0) {
-                free(o);
-                return NULL;
-            }
-            p += 4;
-            if (c >= 0xD800 && c < 0xDC00 && e - p >= 6 && p[0] == '\\' && p[1] == 'u') {
-                unsigned lo;
-                if (hex4(p + 2, &lo) == 0 && lo >= 0xDC00 && lo < 0xE000) {
-                    c = 0x10000 + ((c - 0xD800) << 10) + (lo - 0xDC00);
-                    p += 6;
-                }
-            }
-            if (!c || (c >= 0xD800 && c < 0xE000)) {
-                free(o);
-                return NULL; /* NUL or a lone surrogate is no file name */
-            }
-            put_utf8(&q, c);
-            break;
-        default:
-            free(o);
-            return NULL;
-        }
-    }
-    *q = '\0';
-    *out = o;
-    return e + 1;
-}
-
-/* Skip any JSON value; the end, or NULL. */
-static const char *json_skip(const char *p, int depth)
-{
-    p = ws(p);
-    if (depth > 32)
-        return NULL;
-    if (*p == '"') {
-        char *s;
-        if (!(p = json_str(p, &s)))
-            return NULL;
-        free(s);
-        return p;
-    }
-    if (*p == '{' || *p == '[') {
-        const char close = *p == '{' ? '}' : ']';
-        p = ws(p + 1);
-        if (*p == close)
-            return p + 1;
-        for (;;) {
-            if (close == '}') {
-                char *k;
-                if (!(p = json_str(ws(p), &k)))
-                    return NULL;
-                free(k);
-                p = ws(p);
-                if (*p++ != ':')
-                    return NULL;
-            }
-            if (!(p = json_skip(p, depth + 1)))
-                return NULL;
-            p = ws(p);
-            if (*p == close)
-                return p + 1;
-            if (*p++ != ',')
-                return NULL;
-        }
-    }
-    const char *s = p;
-    while (*p && (isalnum((unsigned char)*p) || strchr("+-.", *p)))
-        p++;
-    return p > s ? p : NULL;
-}
-
-static void fields_free(Field *f, int n)
-{
-    for (int i = 0; i < n; i++) {
-        free(f[i].str);
-        for (int k = 0; k < f[i].narr; k++)
-            free(f[i].arr[k]);
-    }
-}
-
-/* One flat JSON object: its string and string-array members (others skipped). */
-static int json_object(const char *p, Field *f, int *nf, const char **why)
-{
-    *nf = 0;
-    p = ws(p);
-    *why = "not a JSON object";
-    if (*p++ != '{')
-        return -1;
-    p = ws(p);
-    if (*p == '}')
-        return *ws(p + 1) ? -1 : 0;
-    for (;;) {
-        char *key;
-        if (!(p = json_str(ws(p), &key)))
-            return -1;
-        p = ws(p);
-        if (*p++ != ':') {
-            free(key);
-            return -1;
-        }
-        p = ws(p);
-        Field fl = { .narr = -1 };
-        snprintf(fl.key, sizeof fl.key, "%s", key);
-        const int known = strlen(key) < sizeof fl.key;
-        free(key);
-        if (*p == '"' && known) {
-            if (!(p = json_str(p, &fl.str)))
-                return -1;
-        } else if (*p == '[' && known) {
-            const char *q = ws(p + 1);
-            fl.narr = 0;
-            int strings = 1, many = 0;
-            while (*q != ']' && strings) {
-                char *s;
-                many = fl.narr == SPEEDQA_MAX_FEATURES;
-                if (*q != '"' || many || !(q = json_str(q, &s))) {
-                    strings = 0;
-                    break;
-                }
-                fl.arr[fl.narr++] = s;
-                q = ws(q);
-                if (*q == ',')
-                    q = ws(q + 1);
-                else if (*q != ']')
-                    strings = 0;
-            }
-            if (!strings) {
-                /* kept by name, so that the caller refuses it (narr -2: too many) */
-                char k[sizeof fl.key];
-                memcpy(k, fl.key, sizeof k);
-                fields_free(&fl, 1);
-                fl = (Field){ .narr = many ? -2 : -1 };
-                memcpy(fl.key, k, sizeof k);
-                if (!(p = json_skip(p, 0)))
-                    return -1;
-            } else {
-                p = q + 1;
-            }
-        } else if (!(p = json_skip(p, 0))) {
-            return -1;
-        }
-        if (*nf < MAX_FIELDS)
-            f[(*nf)++] = fl;
-        else
-            fields_free(&fl, 1);
-        p = ws(p);
-        if (*p == '}')
-            break;
-        if (*p++ != ',')
-            return -1;
-    }
-    *why = "text after the JSON object";
-    return *ws(p + 1) ? -1 : 0;
-}
-
-static const Field *field(const Field *f, int n, const char *key)
-{
-    for (int i = 0; i < n; i++)
-        if (!strcmp(f[i].key, key))
-            return &f[i];
-    return NULL;
 }
 
 void sq_json_string(FILE *f, const char *s)
@@ -332,12 +95,14 @@ char *sq_pair_features(const SqPair *p)
 int sq_result_line_parse(const char *line, char *ref, char *dis, char *output, char *features,
                          size_t len, int *failed)
 {
-    Field f[MAX_FIELDS];
+    SqField f[SQ_MANIFEST_MAX_FIELDS];
     int nf;
     const char *why;
-    int ret = json_object(line, f, &nf, &why);
-    const Field *r = field(f, nf, "ref"), *d = field(f, nf, "dis"), *o = field(f, nf, "output");
-    const Field *ft = field(f, nf, "features");
+    char dup[32];
+    /* a line with a key twice is no match: its pair is scored again */
+    int ret = sq_json_record(line, f, &nf, &why, dup);
+    const SqField *r = sq_field(f, nf, "ref"), *d = sq_field(f, nf, "dis");
+    const SqField *o = sq_field(f, nf, "output"), *ft = sq_field(f, nf, "features");
     if (ret == 0 && r && r->str && d && d->str) {
         snprintf(ref, len, "%s", r->str);
         snprintf(dis, len, "%s", d->str);
@@ -345,11 +110,11 @@ int sq_result_line_parse(const char *line, char *ref, char *dis, char *output, c
         /* a line too long to hold is never a match */
         if (snprintf(features, len, "%s", ft && ft->str ? ft->str : "") >= (int)len)
             snprintf(features, len, "%c", 1);
-        *failed = field(f, nf, "error") != NULL || !field(f, nf, "pooled_metrics");
+        *failed = sq_field(f, nf, "error") != NULL || !sq_field(f, nf, "pooled_metrics");
     } else {
         ret = -1;
     }
-    fields_free(f, nf);
+    sq_fields_free(f, nf);
     return ret;
 }
 
@@ -430,18 +195,22 @@ static int load_jsonl(char *text, const char *path, SqPair **pairs, int *n, char
         lineno++;
         const char *s = ws(line);
         if (*s && *s != '#') {
-            Field f[MAX_FIELDS];
+            SqField f[SQ_MANIFEST_MAX_FIELDS];
             int nf;
             const char *why;
-            char where[1100];
+            char where[1100], dup[32] = "";
             snprintf(where, sizeof where, "%s:%d", path, lineno);
             SqPair p = { .line = lineno };
-            if (json_object(s, f, &nf, &why) < 0) {
-                snprintf(err, errlen, "%s: %s", where, why);
+            if (sq_json_record(s, f, &nf, &why, dup) < 0) {
+                if (dup[0])
+                    snprintf(err, errlen, "%s: the key \"%s\" appears twice in the record; "
+                             "refusing to guess which one counts", where, dup);
+                else
+                    snprintf(err, errlen, "%s: %s", where, why);
                 ret = -EINVAL;
             } else {
-                const Field *r = field(f, nf, "ref"), *d = field(f, nf, "dis");
-                const Field *o = field(f, nf, "output"), *ft = field(f, nf, "features");
+                const SqField *r = sq_field(f, nf, "ref"), *d = sq_field(f, nf, "dis");
+                const SqField *o = sq_field(f, nf, "output"), *ft = sq_field(f, nf, "features");
                 p.ref = r && r->str ? strdup(r->str) : NULL;
                 p.dis = d && d->str ? strdup(d->str) : NULL;
                 p.output = o && o->str ? strdup(o->str) : NULL;
@@ -463,7 +232,7 @@ static int load_jsonl(char *text, const char *path, SqPair **pairs, int *n, char
                 if (ret)
                     pair_free(&p);
             }
-            fields_free(f, nf);
+            sq_fields_free(f, nf);
         }
         line = nl ? nl + 1 : NULL;
     }
@@ -570,10 +339,15 @@ static int load_csv(char *text, const char *path, SqPair **pairs, int *n, char *
         if (!header) {
             for (int i = 0; i < nfl; i++)
                 for (int k = 0; k < 4; k++)
-                    if (!strcmp(fl[i], names[k]))
+                    if (!strcmp(fl[i], names[k]) && col[k] >= 0 && !ret) {
+                        snprintf(err, errlen, "%s: the column \"%s\" appears twice in the "
+                                 "header; refusing to guess which one counts", where, names[k]);
+                        ret = -EINVAL;
+                    } else if (!strcmp(fl[i], names[k])) {
                         col[k] = i;
+                    }
             header = 1;
-            if (col[0] < 0 || col[1] < 0) {
+            if (!ret && (col[0] < 0 || col[1] < 0)) {
                 snprintf(err, errlen, "%s: the header must name the columns ref and dis "
                          "(optional: features, output)", where);
                 ret = -EINVAL;
@@ -631,6 +405,38 @@ int sq_manifest_load(const char *path, SqPair **pairs, int *n, char *err, size_t
     if (ret)
         sq_manifest_free(pairs, *n);
     return ret;
+}
+
+int sq_manifest_select(SqPair **pairs, int *n, const int *idx, int k, char *err, size_t errlen)
+{
+    SqPair *sel = calloc((size_t)(k > 0 ? k : 1), sizeof *sel);
+    char *taken = calloc((size_t)(*n > 0 ? *n : 1), 1);
+    int ret = sel && taken ? 0 : -ENOMEM;
+    for (int i = 0; !ret && i < k; i++) {
+        if (idx[i] < 0 || idx[i] >= *n || taken[idx[i]]) {
+            snprintf(err, errlen, "pair %d: not in the manifest's %d pairs, or asked twice",
+                     idx[i], *n);
+            ret = -EINVAL;
+        } else {
+            taken[idx[i]] = 1;
+            sel[i] = (*pairs)[idx[i]];
+        }
+    }
+    if (ret) {
+        if (ret == -ENOMEM)
+            snprintf(err, errlen, "out of memory");
+        free(sel);
+        free(taken);
+        return ret;
+    }
+    for (int i = 0; i < *n; i++)
+        if (!taken[i])
+            pair_free(&(*pairs)[i]);
+    free(taken);
+    free(*pairs);
+    *pairs = sel;
+    *n = k;
+    return 0;
 }
 
 void sq_manifest_free(SqPair **pairs, int n)

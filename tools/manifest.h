@@ -29,6 +29,10 @@ typedef struct SqPair {
 int sq_manifest_load(const char *path, SqPair **pairs, int *n, char *err, size_t errlen);
 void sq_manifest_free(SqPair **pairs, int n);
 
+/* Keep pairs idx[0..k) of the manifest, in that order (the others freed):
+ * 0, or -EINVAL (an index out of range or twice) / -ENOMEM, a line in err. */
+int sq_manifest_select(SqPair **pairs, int *n, const int *idx, int k, char *err, size_t errlen);
+
 /* s as a JSON string (quotes included). */
 void sq_json_string(FILE *f, const char *s);
 

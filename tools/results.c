@@ -11,6 +11,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "output/outfile.h"
 #include "output/writer.h"
 #include "results.h"
 
@@ -263,4 +264,23 @@ int sq_results_lock(const char *path)
         return -1;
     }
     return fd;
+}
+
+int sq_results_order(const char *path, char *const *kept, char *const *line, int n, char *err,
+                     size_t errlen)
+{
+    SqOutFile of = { 0 };
+    int r = sq_outfile_open(&of, path, err, errlen);
+    if (r < 0)
+        return r;
+    for (int i = 0; i < n; i++) {
+        const char *l = kept[i] ? kept[i] : line[i];
+        if (l && fprintf(of.f, "%s\n", l) < 0) {
+            const int e = errno ? errno : EIO;
+            snprintf(err, errlen, "%s: write failed: %s", path, strerror(e));
+            sq_outfile_abort(&of);
+            return -e;
+        }
+    }
+    return sq_outfile_commit(&of, err, errlen);
 }

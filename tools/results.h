@@ -1,6 +1,7 @@
 /*
  * The results file of --batch: one JSON line per pair, written and flushed
- * as the pair's chunk finishes (so in completion order, not manifest order),
+ * as the pair's chunk finishes (in completion order; in manifest order once
+ * the batch ends),
  * each line ending with the settings that shaped it, so that --resume keeps
  * only lines a run with these settings would have written.
  */
@@ -39,5 +40,15 @@ int sq_results_resume(const char *path, const SqPair *pairs, int n, const char *
  * another process holds it.
  */
 int sq_results_lock(const char *path);
+
+/*
+ * Once a batch is done: path (a regular file) rewritten with each pair's
+ * line in manifest order (kept[i], else line[i]; a pair with neither is
+ * left out) through a temporary file renamed over it, so that one
+ * manifest's results are the same bytes however its pairs were scheduled
+ * (threads, chunks, a Dask cluster). 0, or -errno with one line in err.
+ */
+int sq_results_order(const char *path, char *const *kept, char *const *line, int n, char *err,
+                     size_t errlen);
 
 #endif

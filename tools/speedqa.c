@@ -23,14 +23,7 @@
 #include "output/outfile.h"
 #include "speedqa/speedqa.h"
 
-/* More workers than cores cannot help, and each keeps frame copies in flight. */
-int sq_cli_threads(const CliSettings *cfg)
-{
-    long ncpu = sysconf(_SC_NPROCESSORS_ONLN);
-    ncpu = ncpu > SPEEDQA_MAX_THREADS ? SPEEDQA_MAX_THREADS : ncpu;
-    return ncpu > 0 && (cfg->threads == 0 || cfg->threads > ncpu) ? (int)ncpu : cfg->threads;
-}
-
+/* The -o pattern; a name cut short would be another file, so it fails instead. */
 int sq_cli_expand(char *buf, size_t len, const char *pattern, const char *path, int index)
 {
     const char *base = strrchr(path, '/');

@@ -13,12 +13,15 @@ with Netflix libvmaf's numbers, through libspeedqa (ctypes).
     speedqa.Ladder(..., n_distorted=N): N renditions against one reference;
     speedqa.batch("pairs.csv", "results.jsonl"): the speedqa --batch of the C tool.
 
-The library is SPEEDQA_LIB when set, else the system's libspeedqa.
+Files, manifests and batches go through libspeedqa_io, the CLI's own I/O
+layer (readers, reports, number format, batch runner); frames through
+libspeedqa. Both are found where speedqa is installed (SPEEDQA_LIB and
+SPEEDQA_IO_LIB override).
 """
 from ._scorer import Error, Ladder, Scorer, check_features, parse_pix_fmt, pool, version
-from ._files import open_video, score_files, format_value
+from ._files import Video, open_video, score_files, format_value, to_frame
 from ._batch import batch
 
 __all__ = ["Error", "Ladder", "Scorer", "batch", "check_features", "parse_pix_fmt", "pool",
-           "version", "open_video", "score_files", "format_value"]
+           "version", "Video", "open_video", "score_files", "format_value", "to_frame"]
 __version__ = "0.1.0"

@@ -1,32 +1,34 @@
-"""speedqa --batch from Python: the C tool's batch (ladders, threads, --resume), one call."""
+"""speedqa --batch from Python: the CLI's batch runner in libspeedqa_io."""
+from __future__ import annotations
+
 import json
 import os
-import shutil
-import subprocess
+from typing import Any, Dict, List, Optional, Sequence, Tuple, Union
 
+from . import _io
+from ._files import common_flags
 from ._scorer import Error
 
 
-def batch(manifest, results, threads=1, backend="cpu", resume=False, precision="legacy",
-          device=None, cli=None, extra=()):
-    """Run `speedqa --batch MANIFEST -o RESULTS` (the CLI at cli, $SPEEDQA_CLI or on PATH).
-
-    Returns (exit code, the result lines as dicts in manifest order): 0 when every
-    pair was scored, the worst pair's exit code otherwise (its line has "error").
-    Raises Error when the batch itself could not run (a bad manifest, no CLI).
-    """
-    exe = cli or os.environ.get("SPEEDQA_CLI") or shutil.which("speedqa")
-    if not exe:
-        raise Error(-2, "speedqa --batch needs the speedqa tool (SPEEDQA_CLI or PATH)")
-    cmd = [exe, "--batch", str(manifest), "-o", str(results), "--threads", str(threads),
-           "--backend", backend, "--precision", precision, "-q"]
+def batch(manifest: Union[str, "os.PathLike[str]"], results: Optional[Union[str, "os.PathLike[str]"]],
+          threads: int = 1, backend: str = "cpu", resume: bool = False, precision: str = "max",
+          device=None, features=None, extra: Sequence[str] = ()) -> Tuple[int, List[Dict[str, Any]]]:
+    """`speedqa --batch MANIFEST -o RESULTS` in this process (same results
+    file, --resume, pair reports, exit codes). Returns (exit code, the
+    result lines this run wrote, as dicts, in manifest order): 0 when every
+    pair was scored, the worst pair's exit code otherwise (its line has
+    "error"). A run that wrote no line (a bad manifest, an output clash, an
+    unwritable results file) raises Error with the CLI's line and exit code;
+    never a previous run's lines."""
+    args = ["--batch", os.fspath(manifest), "-q"]  # no summary line on the caller's stderr
+    if results is not None:
+        args += ["-o", os.fspath(results)]
     if resume:
-        cmd.append("--resume")
-    if device is not None:
-        cmd += ["--device", str(device)]
-    p = subprocess.run(cmd + list(extra), stdout=subprocess.PIPE, stderr=subprocess.PIPE)
-    if p.returncode in (1, 2, 4, 5) and not os.path.exists(results):
-        raise Error(-22, p.stderr.decode("utf-8", "replace").strip() or "speedqa --batch failed")
-    with open(results) as f:
-        lines = [json.loads(l) for l in f if l.strip()]
-    return p.returncode, lines
+        args.append("--resume")
+    args += common_flags(features, backend, threads, 0, precision, device, extra)
+    with _io.Io(args) as io:
+        r, text, line = _io.batch_call(_io.lib().speedqa_io_batch, io.h)
+    lines = [json.loads(ln) for ln in text.splitlines() if ln.strip()]
+    if r and not lines:
+        raise Error(-5 if r == 3 else -22, line or "speedqa --batch failed", r)
+    return r, lines

@@ -1,289 +1,218 @@
-"""Y4M and raw YUV readers (numpy.memmap) and score_files: the speedqa CLI's
-JSON document from Python."""
+"""Files through libspeedqa_io: open_video (the CLI's readers), score_files
+(the CLI's scoring and JSON report), format_value (the reports' number
+format). No reader, report writer or formatter of its own."""
+from __future__ import annotations
+
+import ctypes
 import errno as _errno
-import mmap
+import json
 import os
-import re
-import time
+from typing import Any, Dict, Iterator, List, Optional, Sequence, Tuple, Union
 
 import numpy as np
 
-from . import _lib as L
-from ._scorer import Error, Scorer, file_plane_shapes, parse_pix_fmt, pool, version
+from . import _io
+from ._scorer import Error, check_int
 
-Y4M_MAGIC = b"YUV4MPEG2"
-_MAX_LINE = 4096
-
-
-def _ask_huge_pages(mm):
-    """What the mapping reads in from storage is then cached in 2 MiB folios,
-    each mapped with one page-table entry, as the CLI's mapping asks
-    (tools/input/map.c). A hint: quietly skipped where not offered."""
-    raw = getattr(mm, "_mmap", None)  # numpy.memmap's mmap.mmap
-    advice = getattr(mmap, "MADV_HUGEPAGE", None)
-    if raw is not None and advice is not None and hasattr(raw, "madvise"):
-        try:
-            raw.madvise(advice)
-        except OSError:
-            pass
+PathLike = Union[str, "os.PathLike[str]"]
+_FMT_NAMES = {0: "400", 1: "420", 2: "422", 3: "444"}
 
 
-def _einval(msg):
-    return Error(-_errno.EINVAL, msg)
+def _require(path: PathLike) -> None:
+    """FileNotFoundError for a missing input, as open(2) would raise it."""
+    p = os.fspath(path)
+    if p != "-" and not os.path.lexists(p):
+        raise FileNotFoundError(_errno.ENOENT, os.strerror(_errno.ENOENT), p)
 
 
-def _parse_chroma(val):
-    if val in ("420jpeg", "420paldv", "420mpeg2"):
-        return L.PIX_420, 8
-    if val == "444alpha":
-        raise _einval("chroma 'C444alpha': alpha planes are not supported")
-    m = re.fullmatch(r"(?:(420|422|444)(?:p(\d+))?|mono(\d*))", val)
-    if m:
-        fmt = {"420": L.PIX_420, "422": L.PIX_422, "444": L.PIX_444}[m.group(1)] \
-            if m.group(1) else L.PIX_400
-        depth = m.group(2) if m.group(1) else m.group(3)
-        bpc = int(depth) if depth else 8
-        if 8 < bpc <= 16 or (bpc == 8 and not depth):
-            return fmt, bpc
-    raise _einval("unknown chroma tag 'C%s' in Y4M header" % val)
-
-
-class Video:
-    """A Y4M or raw planar YUV file, mapped. frame(i) -> tuple of planes
-    (numpy views of the file, file-sized chroma), or None past the end."""
-
-    def __init__(self, path, width=None, height=None, pix_fmt=None, bitdepth=None):
-        self.path = path
-        self.fps = None
-        self.interlace = None
-        try:
-            size = os.path.getsize(path)
-            with open(path, "rb") as f:
-                head = f.read(_MAX_LINE + 1)
-        except OSError as e:
-            raise Error(-(e.errno or _errno.EIO), "cannot open '%s': %s" % (path, e.strerror))
-        self.size = size
-        if head.startswith(Y4M_MAGIC):
-            self.kind = "y4m"
-            self._parse_y4m_header(head)
-        else:
-            if width is None or height is None or pix_fmt is None:
-                raise _einval("'%s' is not Y4M; raw YUV needs width, height, pix_fmt and "
-                              "bitdepth" % path)
-            fmt, bpc = parse_pix_fmt(pix_fmt, bitdepth)
-            if bpc is None:
-                raise _einval("raw YUV '%s' needs bitdepth" % path)
-            self.kind = "yuv"
-            self.width, self.height, self.fmt, self.bpc = int(width), int(height), fmt, int(bpc)
-            self.data_start = 0
-        if not (1 <= self.width <= 65536 and 1 <= self.height <= 65536):
-            raise _einval("'%s': size %dx%d outside 1..65536" % (path, self.width, self.height))
-        if not 8 <= self.bpc <= 16:
-            raise _einval("'%s': bit depth %d outside 8..16" % (path, self.bpc))
-        self.dtype = np.dtype(np.uint8) if self.bpc == 8 else np.dtype("<u2")
-        self.shapes = file_plane_shapes(self.width, self.height, self.fmt)
-        isz = self.dtype.itemsize
-        self.plane_bytes = [h * w * isz for h, w in self.shapes]
-        self.frame_bytes = sum(self.plane_bytes)
-        self._mm = np.memmap(path, dtype=np.uint8, mode="r") if size > 0 else None
-        _ask_huge_pages(self._mm)
-        self._offsets = []   # payload offset of each frame found so far
-        self._next = self.data_start  # file offset of the next frame header
-        self._end = False
-
-    def _parse_y4m_header(self, head):
-        nl = head.find(b"\n")
-        if nl < 0:
-            raise _einval("'%s': Y4M header line is not terminated" % self.path)
-        line = head[:nl].decode("ascii", "replace")
-        self.data_start = nl + 1
-        w = h = 0
-        fmt, bpc = L.PIX_420, 8
-        for tok in line[len(Y4M_MAGIC):].split(" "):
-            if not tok:
-                continue
-            t, val = tok[0], tok[1:]
-            if t in "WH":
-                if not val.isdigit() or not 1 <= int(val) <= 65536:
-                    raise _einval("bad %s '%s' in Y4M header" % ("width" if t == "W" else
-                                                                 "height", val))
-                if t == "W":
-                    w = int(val)
-                else:
-                    h = int(val)
-            elif t == "F":
-                m = re.fullmatch(r"(\d+):(\d+)", val)
-                if not m:
-                    raise _einval("bad frame rate 'F%s' in Y4M header" % val)
-                n, d = int(m.group(1)), int(m.group(2))
-                if d:
-                    self.fps = n / d
-            elif t == "C":
-                fmt, bpc = _parse_chroma(val)
-            elif t == "I":
-                self.interlace = val[:1] if val[:1] in ("t", "b", "m") else None
-            # A (aspect), X (extensions) and unknown tags carry nothing we use
-        if not w:
-            raise _einval("Y4M header has no W (width) tag")
-        if not h:
-            raise _einval("Y4M header has no H (height) tag")
-        self.width, self.height, self.fmt, self.bpc = w, h, fmt, bpc
-
-    def _find(self, i):
-        """Locate frames up to i; False when the file ends before it."""
-        while len(self._offsets) <= i and not self._end:
-            n = len(self._offsets)
-            off = self._next
-            if off >= self.size:
-                self._end = True
-                break
-            if self.kind == "y4m":
-                line = bytes(self._mm[off:off + _MAX_LINE + 1])
-                nl = line.find(b"\n")
-                if not line.startswith(b"FRAME") or nl < 0 or \
-                        (nl > 5 and line[5:6] != b" "):
-                    raise _einval("'%s': bad FRAME marker at frame %d" % (self.path, n))
-                off += nl + 1
-            if off + self.frame_bytes > self.size:
-                raise _einval("'%s': truncated frame %d: got %d of %d bytes"
-                              % (self.path, n, max(self.size - off, 0), self.frame_bytes))
-            self._offsets.append(off)
-            self._next = off + self.frame_bytes
-        return len(self._offsets) > i
-
-    def count(self):
-        """Number of frames (reads every FRAME header of a Y4M)."""
-        i = len(self._offsets)
-        while self._find(i):
-            i += 1
-        return len(self._offsets)
-
-    def frame(self, i):
-        if not self._find(i):
-            return None
-        off = self._offsets[i]
-        planes = []
-        for (h, w), nbytes in zip(self.shapes, self.plane_bytes):
-            planes.append(np.ndarray((h, w), dtype=self.dtype, buffer=self._mm, offset=off))
-            off += nbytes
-        if self.dtype.itemsize == 2 and not np.little_endian:
-            planes = [p.astype("=u2") for p in planes]
-        return tuple(planes)
-
-    @property
-    def pix_fmt(self):
-        return L.lib().speedqa_pix_fmt_name(self.fmt).decode()
-
-    def close(self):
-        self._mm = None
-
-
-def open_video(path, width=None, height=None, pix_fmt=None, bitdepth=None):
-    return Video(path, width, height, pix_fmt, bitdepth)
-
-
-def format_value(v, precision="legacy"):
-    """A score as the CLI prints it, read back: %.6f (legacy) or %.17g (max)."""
-    if v is None or not np.isfinite(v):
-        return None
-    if precision == "max":
-        return float("%.17g" % v)
-    if precision == "legacy":
-        return float("%.6f" % v)
-    raise _einval("precision %r is not legacy or max" % (precision,))
-
-
-def _features_list(features):
-    if features is None:
-        return None
-    if isinstance(features, str):
-        features = [f for f in features.split(";") if f.strip()] if ";" in features \
-            else [features]
-    features = [f.strip() for f in features if f and f.strip()]
-    return features or None
-
-
-def open_pair(ref, dis, width=None, height=None, pix_fmt=None, bitdepth=None):
-    r = open_video(ref, width, height, pix_fmt, bitdepth)
-    d = open_video(dis, width, height, pix_fmt, bitdepth)
-    if (r.width, r.height, r.fmt, r.bpc) != (d.width, d.height, d.fmt, d.bpc):
-        raise _einval("reference is %dx%d %s %d-bit, distorted is %dx%d %s %d-bit"
-                      % (r.width, r.height, r.pix_fmt, r.bpc, d.width, d.height, d.pix_fmt,
-                         d.bpc))
-    return r, d
-
-
-def score_range(ref, dis, features=None, backend="cpu", threads=1, start=0, stop=None,
-                width=None, height=None, pix_fmt=None, bitdepth=None, device=None):
-    """Raw scores of frames [start, stop) (stop None: to the end both have).
-    Scoring starts at start - 1 (its result dropped) so that speed_temporal
-    sees the previous frame, as in one pass. Returns (names, frame numbers,
-    rows of values), values unrounded."""
-    r, d = open_pair(ref, dis, width, height, pix_fmt, bitdepth)
-    first = max(start - 1, 0)
-    values, nums = [], []
-    # a worker scores task after task: each later Scorer finds the device context
-    with Scorer(r.width, r.height, r.fmt, r.bpc, features=_features_list(features),
-                backend=backend, threads=threads, device=device, keep_device=True) as s:
-        def take(results):
-            for res in results:
-                n = first + res["frame"]
-                if n >= start:
-                    nums.append(n)
-                    values.append([res[k] for k in s.names])
-        i = first
-        while stop is None or i < stop:
-            fr = r.frame(i)
-            if fr is None:
-                break
-            fd = d.frame(i)
-            if fd is None:
-                break
-            # views of read-only mappings: lent with threads (read in place: 1.22x
-            # as fast at 2 threads, 1080p, bench/py_lend.py); one thread scores
-            # inside send, where the library's own compact copy is 3% faster
-            take(s.send(fr, fd, lend=int(threads) > 1))
-            i += 1
-        take(s.flush())
-        names = list(s.names)
-    r.close()
-    d.close()
-    return names, nums, values
-
-
-def pooled(names, values):
-    """{name: pool dict} from raw rows, with speedqa_pool (zeros for no frames,
-    as the CLI writes)."""
-    out = {}
-    arr = np.asarray(values, dtype=np.float64).reshape(len(values), len(names))
-    for k, name in enumerate(names):
-        if len(values):
-            out[name] = pool(arr[:, k])
-        else:
-            out[name] = {"min": 0.0, "max": 0.0, "mean": 0.0, "harmonic_mean": 0.0}
+def _raw_flags(width, height, pix_fmt, bitdepth) -> List[str]:
+    given = [x is not None for x in (width, height, pix_fmt, bitdepth)]
+    if not any(given):
+        return []
+    if pix_fmt is not None and bitdepth is None and str(pix_fmt)[-2:].isdigit() and \
+            not str(pix_fmt).startswith(("nv", "p0")):
+        pix_fmt, bitdepth = str(pix_fmt)[:3], int(str(pix_fmt)[4:] or 8)  # "420p10"
+    out = []
+    for flag, v in (("-w", width), ("-h", height), ("-p", pix_fmt), ("-b", bitdepth)):
+        if v is not None:
+            out += [flag, str(check_int(flag, v) if flag != "-p" else v)]
     return out
 
 
-def document(names, nums, values, precision="legacy", fps=None):
-    """The vmaf JSON document (as the CLI's --json writes it, parsed)."""
-    fv = lambda v: format_value(v, precision)  # noqa: E731
-    frames = [{"frameNum": n, "metrics": {name: fv(v) for name, v in zip(names, row)}}
-              for n, row in zip(nums, values)]
-    pm = {name: {k: fv(v) for k, v in p.items()}
-          for name, p in pooled(names, values).items()}
-    return {"version": version(), "fps": None if fps is None else round(fps, 2),
-            "frames": frames, "pooled_metrics": pm, "aggregate_metrics": {}}
+def _cli_error(r: int, line: str) -> Error:
+    return Error(-_errno.EIO if r == 3 else -_errno.EINVAL, line, r)
 
 
-def score_files(ref, dis, features=None, backend="cpu", threads=1, width=None, height=None,
-                pix_fmt=None, bitdepth=None, frame_cnt=0, precision="legacy", device=None):
-    """Score two Y4M (or raw .yuv: give width, height, pix_fmt, bitdepth)
-    files; returns the document `speedqa -r REF -d DIS --json --precision P`
-    writes, as json.load reads it (fps is this run's)."""
-    format_value(0.0, precision)  # validate early
-    t0 = time.monotonic()
-    names, nums, values = score_range(ref, dis, features, backend, threads, 0,
-                                      frame_cnt if frame_cnt else None, width, height,
-                                      pix_fmt, bitdepth, device)
-    el = time.monotonic() - t0
-    return document(names, nums, values, precision, len(nums) / el if el > 0 else 0.0)
+class Video:
+    """A video read by the CLI's readers (Y4M, raw YUV given its geometry,
+    anything libav decodes). frame(i): (Y, U, V) numpy arrays (uint8, or
+    uint16 above 8 bits), or None past the end; frames come in order,
+    an earlier one reopens the file."""
+
+    def __init__(self, path: PathLike, width=None, height=None, pix_fmt=None, bitdepth=None):
+        _require(path)
+        self.path = os.fspath(path)
+        flags = _raw_flags(width, height, pix_fmt, bitdepth)
+        self._io = _io.Io(["-r", self.path, "-d", self.path] + flags) if flags else None
+        self._h = ctypes.c_void_p()
+        self._next = 0
+        self._open()
+        f = self._info.format
+        self.width, self.height, self.fmt, self.bpc = f.width, f.height, f.fmt, f.bpc
+        self.bitdepth = self.bpc
+        self.frames = None if self._info.frames < 0 else int(self._info.frames)
+        self.fps = (self._info.fps_num / self._info.fps_den) if self._info.fps_den else None
+        self.reader = self._info.reader.decode()
+        self.frame_bytes = int(self._info.frame_bytes)
+        self.dtype = np.dtype(np.uint8) if self.bpc <= 8 else np.dtype("=u2")
+        cw = self.width if self.fmt == 3 else self.width >> 1
+        ch = self.height >> 1 if self.fmt == 1 else self.height
+        self.shapes = [(self.height, self.width)] + ([] if self.fmt == 0 else [(ch, cw)] * 2)
+
+    def _open(self) -> None:
+        self.close()
+        info, err = _io.VideoInfo(), ctypes.create_string_buffer(_io.ERR_LEN)
+        r = _io.lib().speedqa_io_video_open(ctypes.byref(self._h), _io.fs(self.path),
+                                             self._io.h if self._io else None,
+                                             ctypes.byref(info), err, _io.ERR_LEN)
+        if r == -_errno.ENOENT:
+            raise FileNotFoundError(_errno.ENOENT, os.strerror(_errno.ENOENT), self.path)
+        if r < 0:  # the CLI's exit for an input it cannot open (out of memory: 1)
+            raise Error(r, _io.text(err.value), 1 if r == -_errno.ENOMEM else 3)
+        self._info, self._next = info, 0
+
+    @property
+    def pix_fmt(self) -> str:
+        return _FMT_NAMES[self.fmt]
+
+    def read(self) -> Optional[Tuple[np.ndarray, ...]]:
+        """The next frame's planes, or None at the end (Error on a bad frame)."""
+        buf = np.empty(self.frame_bytes, dtype=np.uint8)
+        err = ctypes.create_string_buffer(_io.ERR_LEN)
+        r = _io.lib().speedqa_io_video_read(self._h, buf.ctypes.data, buf.size, err, _io.ERR_LEN)
+        if r < 0:
+            raise Error(r, _io.text(err.value), 3)
+        if r == 0:
+            return None
+        self._next += 1
+        out, at = [], 0
+        for shape in self.shapes:
+            n = shape[0] * shape[1] * self.dtype.itemsize
+            out.append(buf[at:at + n].view(self.dtype).reshape(shape))
+            at += n
+        return tuple(out)
+
+    def frame(self, i: int) -> Optional[Tuple[np.ndarray, ...]]:
+        i = check_int("frame", i)
+        if i < self._next:
+            self._open()
+        fr = None
+        while self._next <= i:
+            fr = self.read()
+            if fr is None:
+                return None
+        return fr
+
+    def __iter__(self) -> Iterator[Tuple[np.ndarray, ...]]:
+        self._open()
+        while True:
+            fr = self.read()
+            if fr is None:
+                return
+            yield fr
+
+    def count(self) -> int:
+        """Number of frames (reads the whole file)."""
+        return sum(1 for _ in self)
+
+    def close(self) -> None:
+        if getattr(self, "_h", None) and self._h.value:
+            _io.lib().speedqa_io_video_close(ctypes.byref(self._h))
+
+    def __enter__(self) -> "Video":
+        return self
+
+    def __exit__(self, *exc) -> None:
+        self.close()
+
+    def __del__(self) -> None:
+        self.close()
+
+
+def open_video(path: PathLike, width=None, height=None, pix_fmt=None, bitdepth=None) -> Video:
+    return Video(path, width, height, pix_fmt, bitdepth)
+
+
+def format_value(v: float, precision: str = "legacy") -> str:
+    """v as the CLI's reports and result lines print it (six decimals, or every digit for "max")."""
+    if precision not in ("legacy", "max"):
+        raise ValueError("precision %r is not legacy or max" % (precision,))
+    buf = ctypes.create_string_buffer(64)
+    return _io.lib().speedqa_io_format_value(buf, 64, float(v), precision == "max").decode()
+
+
+def features_flags(features) -> List[str]:
+    if features is None:
+        return []
+    if isinstance(features, str):
+        features = [f for f in features.split(";") if f.strip()]
+    out = []
+    for f in features:
+        out += ["--feature", str(f)]
+    return out
+
+
+def common_flags(features=None, backend="cpu", threads=1, frame_cnt=0, precision="max",
+                 device=None, extra: Sequence[str] = ()) -> List[str]:
+    if precision not in ("legacy", "max"):
+        raise ValueError("precision %r is not legacy or max" % (precision,))
+    out = features_flags(features) + ["--backend", str(backend), "--threads",
+                                      str(check_int("threads", threads)),
+                                      "--precision", precision]
+    if frame_cnt:
+        out += ["--frame_cnt", str(check_int("frame_cnt", frame_cnt, 0, 2**63 - 1))]
+    if device is not None:
+        out += ["--device", str(device)]
+    return out + [str(a) for a in extra]
+
+
+def score_files(ref: PathLike, dis: PathLike, features=None, backend: str = "cpu",
+                threads: int = 1, width=None, height=None, pix_fmt=None, bitdepth=None,
+                frame_cnt: int = 0, precision: str = "max", device=None,
+                as_frame: bool = False, extra: Sequence[str] = ()) -> Any:
+    """Score ref against dis exactly as `speedqa -r REF -d DIS --json` does
+    (same readers: Y4M, raw given width/height/pix_fmt/bitdepth, mp4/mkv/...
+    through libav; same checks and errors). Returns the JSON document as
+    json.load reads it; precision="max" (the default) keeps every float as
+    computed, "legacy" is the CLI's 6-decimal report text. as_frame=True:
+    a pandas DataFrame of the per-frame metrics (index frameNum) instead.
+    Raises FileNotFoundError for a missing input, Error(message=the CLI's
+    line, exit_code=the CLI's exit code) for any other failure, a pair
+    without a frame included (exit 3)."""
+    _require(ref)
+    _require(dis)
+    args = ["-r", os.fspath(ref), "-d", os.fspath(dis), "--json", "-q"]
+    args += _raw_flags(width, height, pix_fmt, bitdepth)
+    args += common_flags(features, backend, threads, frame_cnt, precision, device, extra)
+    with _io.Io(args) as io:
+        rep = (_io.Report * 1)()
+        r = _io.lib().speedqa_io_score(io.h, rep, 1)
+        try:
+            text = ctypes.string_at(rep[0].text, rep[0].len).decode() if rep[0].text else ""
+            line = _io.text(rep[0].error)
+        finally:
+            _io.lib().speedqa_io_reports_free(rep, 1)
+    if r:
+        raise _cli_error(r, line or "scoring failed")
+    doc = json.loads(text)
+    if as_frame:
+        return to_frame(doc)
+    return doc
+
+
+def to_frame(doc: Dict[str, Any]):
+    """A report's per-frame metrics as a pandas DataFrame (index frameNum)."""
+    import pandas as pd  # optional dependency
+
+    rows = [dict(fr["metrics"], frameNum=fr["frameNum"]) for fr in doc["frames"]]
+    return pd.DataFrame(rows).set_index("frameNum")

@@ -86,11 +86,15 @@ def _candidates():
     if env:
         return [env]
     names = []
+    from ._io import _libdirs
+    d = _libdirs()
+    if d and os.path.exists(os.path.join(d[0], "libspeedqa.so.0")):
+        names.append(os.path.join(d[0], "libspeedqa.so.0"))  # meson install's own record
     found = ctypes.util.find_library("speedqa")
     if found:
         names.append(found)
     names += ["libspeedqa.so.0", "libspeedqa.so", "libspeedqa.dylib", "speedqa.dll"]
-    return names
+    return names + [os.path.join(x, "libspeedqa.so.0") for x in d[1:]]
 
 
 def _declare(lib):

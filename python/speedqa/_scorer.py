@@ -1,8 +1,11 @@
 """Scorer: numpy (or CUDA array) frames in, libvmaf-named scores out."""
+from __future__ import annotations
+
 import ctypes
 import errno as _errno
 import re
 import threading
+from typing import Any, Callable, Dict, Iterable, List, Optional, Sequence, Tuple, Union
 
 import numpy as np
 
@@ -10,11 +13,14 @@ from . import _lib as L
 
 
 class Error(Exception):
-    """A libspeedqa failure: code is the negative errno the library returned,
-    errno its positive value, message the library's one-line log message (or
-    its strerror text when it logged nothing)."""
+    """A speedqa failure. code: the negative errno the library returned;
+    errno its positive value; message the one line (the library's log line,
+    or the CLI's error line for files, manifests and batches); exit_code the
+    speedqa CLI's exit code for the same failure (2 usage, 3 input, 4
+    backend, 5 output, 1 internal)."""
 
-    def __init__(self, code, message=None):
+    def __init__(self, code: int, message: Optional[str] = None,
+                 exit_code: Optional[int] = None) -> None:
         code = -abs(int(code))
         if not message:
             try:
@@ -25,10 +31,34 @@ class Error(Exception):
         self.code = code
         self.errno = -code
         self.message = message
+        self._cli = exit_code is not None
+        self.exit_code = exit_code if exit_code is not None else (
+            2 if -code in (_errno.EINVAL, _errno.ERANGE) else 4 if -code in (
+                _errno.ENODEV, _errno.ENOSYS, _errno.EIO) else 1)
 
-    def __str__(self):
+    def __str__(self) -> str:
+        if self._cli:
+            return self.message
         name = _errno.errorcode.get(self.errno, str(self.errno))
         return "%s (%s)" % (self.message, name)
+
+
+_INT_MAX = 2**31 - 1
+
+
+def check_int(name: str, v: Any, lo: int = 0, hi: int = _INT_MAX) -> int:
+    """v as an int in [lo, hi]: ctypes would wrap it silently (2**32 + 576 -> 576)."""
+    if isinstance(v, bool) or not isinstance(v, (int, np.integer)):
+        try:
+            if float(v) != int(v):
+                raise ValueError
+            v = int(v)
+        except (TypeError, ValueError, OverflowError):
+            raise TypeError("%s must be an integer, not %r" % (name, v)) from None
+    v = int(v)
+    if v < lo or v > hi:
+        raise OverflowError("%s = %d is out of range [%d, %d]" % (name, v, lo, hi))
+    return v
 
 
 def _einval(msg):
@@ -38,7 +68,8 @@ def _einval(msg):
 _PIX = {"400": L.PIX_400, "420": L.PIX_420, "422": L.PIX_422, "444": L.PIX_444}
 
 
-def parse_pix_fmt(pix_fmt, bitdepth=None):
+def parse_pix_fmt(pix_fmt: Union[str, int], bitdepth: Optional[int] = None
+                  ) -> Tuple[int, Optional[int]]:
     """'420' (or 420, or the enum value) and ffmpeg-style names 'yuv420p',
     'yuv420p10le', 'gray', 'gray12le' -> (fmt, bits per sample or None).
     A bit depth in the name must agree with bitdepth when both are given."""
@@ -78,10 +109,15 @@ def file_plane_shapes(width, height, fmt):
     return [(height, width), (ch, cw), (ch, cw)]
 
 
-def pool(values):
+def pool(values: Iterable[float]) -> Dict[str, float]:
     """Pool a sequence of numbers as libvmaf does (speedqa_pool):
     {"min", "max", "mean", "harmonic_mean"}."""
     arr = np.ascontiguousarray(np.asarray(values, dtype=np.float64).ravel())
+    # The library publishes finite scores only (or fails): a NaN or an
+    # infinity here did not come from it, and its mean would be one.
+    if arr.size and not np.isfinite(arr).all():
+        raise ValueError("pool: non-finite value at index %d (scores are finite)"
+                         % int(np.flatnonzero(~np.isfinite(arr))[0]))
     out = L.Pooled()
     r = L.lib().speedqa_pool(arr.ctypes.data_as(ctypes.POINTER(ctypes.c_double)),
                              arr.size, 1, ctypes.byref(out))
@@ -92,7 +128,7 @@ def pool(values):
             "harmonic_mean": out.harmonic_mean}
 
 
-def check_features(features):
+def check_features(features: Optional[Union[str, Sequence[str]]]) -> None:
     """Raise Error with the library's message unless every feature string is valid."""
     arr, _keep = _feature_array(features)
     buf = ctypes.create_string_buffer(512)
@@ -111,7 +147,7 @@ def _feature_array(features):
     return arr, enc
 
 
-def version():
+def version() -> str:
     return L.lib().speedqa_version().decode()
 
 
@@ -218,7 +254,7 @@ class Scorer:
     send(ref, dis, lend=True) lends the planes instead of having them copied
     (SpeedqaPicture.release): the library reads them in place until it has
     scored the frame, so they must not change until then (read-only views of
-    a mapped file, such as Video.frame(), or fresh arrays per frame);
+    a mapped file, or fresh arrays per frame such as Video.frame()'s);
     flush() ends the sequence and returns the rest. Each result dict has the
     libvmaf score names as keys, plus "frame" (the 0-based pair index since
     open), "sequence" and "sequence_frame".
@@ -227,15 +263,23 @@ class Scorer:
     _LEVELS = {"error": L.LOG_ERROR, "warning": L.LOG_WARNING, "info": L.LOG_INFO,
                "debug": L.LOG_DEBUG}
 
-    def __init__(self, width, height, pix_fmt="420", bitdepth=8, features=None,
-                 backend="cpu", threads=1, device=None, cpu_mask=None,
-                 log_level="warning", logger=None, n_distorted=1, keep_device=False):
+    def __init__(self, width: int, height: int, pix_fmt: Union[str, int] = "420",
+                 bitdepth: Optional[int] = 8,
+                 features: Optional[Union[str, Sequence[str]]] = None,
+                 backend: Union[str, int] = "cpu", threads: int = 1,
+                 device: Optional[Union[int, str]] = None, cpu_mask: Optional[int] = None,
+                 log_level: Union[str, int] = "warning",
+                 logger: Optional[Callable[[int, str], None]] = None, n_distorted: int = 1,
+                 keep_device: bool = False) -> None:
         lib = L.lib()
         self._ctx = ctypes.c_void_p()
         fmt, bpc = parse_pix_fmt(pix_fmt, bitdepth)
         if bpc is None:
             bpc = 8
-        self.width, self.height, self.fmt, self.bitdepth = int(width), int(height), fmt, int(bpc)
+        self.width, self.height = check_int("width", width), check_int("height", height)
+        self.fmt, self.bitdepth = fmt, check_int("bitdepth", bpc)
+        threads = check_int("threads", threads, -_INT_MAX)
+        n_distorted = check_int("n_distorted", n_distorted, -_INT_MAX)
         self.pix_fmt = lib.speedqa_pix_fmt_name(fmt).decode()
         self._shapes = plane_shapes(self.width, self.height, fmt)
         self._max_shapes = file_plane_shapes(self.width, self.height, fmt)
@@ -276,9 +320,9 @@ class Scorer:
                 self._device_name = device.encode()
                 s.device_name = self._device_name
             else:
-                s.device = int(device)
+                s.device = check_int("device", device, -1)
         if cpu_mask is not None:
-            s.cpu_mask = int(cpu_mask)
+            s.cpu_mask = check_int("cpu_mask", cpu_mask, 0, 2**32 - 1)
         s.logger = self._log_cb
         if isinstance(log_level, str):
             if log_level.lower() not in self._LEVELS:
@@ -472,7 +516,8 @@ class Scorer:
         p.release_opaque = t
         return t
 
-    def send(self, ref, dis, wait=False, lend=False):
+    def send(self, ref: Sequence[Any], dis: Sequence[Any], wait: bool = False,
+             lend: bool = False) -> List[Dict[str, Any]]:
         """Score one frame pair; returns the results now available (list of dicts).
         wait=True: also waits for this frame's scores (and every earlier
         frame's), so the list ends with this frame's: a live loop, where
@@ -522,7 +567,7 @@ class Scorer:
             out.append(self._result(sc))
         return out
 
-    def flush(self):
+    def flush(self) -> List[Dict[str, Any]]:
         """End the sequence; returns every result not yet returned."""
         self._check_open()
         r = self._call(L.lib().speedqa_flush, self._ctx)
@@ -530,14 +575,14 @@ class Scorer:
             raise self._error(r)
         return self._drain([], until_eof=True)
 
-    def score(self, frames):
+    def score(self, frames: Iterable[Tuple[Any, Any]]) -> List[Dict[str, Any]]:
         """Score an iterable of (ref, dis) pairs, then flush; returns every result."""
         out = []
         for ref, dis in frames:
             out += self.send(ref, dis)
         return out + self.flush()
 
-    def rows_read(self, plane):
+    def rows_read(self, plane: int) -> np.ndarray:
         """The rows of plane (0 Y, 1 U, 2 V) that the features read, in every
         picture, current or previous (speedqa_rows_read): a numpy bool array of
         the plane's height. A reader may fetch only these rows; the others
@@ -555,15 +600,15 @@ class Scorer:
             raise self._error(r)
         return np.frombuffer(mark, dtype=np.uint8, count=rows).astype(bool)
 
-    def close(self):
+    def close(self) -> None:
         if self._ctx:
             L.lib().speedqa_close(ctypes.byref(self._ctx))
             self._ctx = ctypes.c_void_p()
 
-    def __enter__(self):
+    def __enter__(self) -> "Scorer":
         return self
 
-    def __exit__(self, *exc):
+    def __exit__(self, *exc: Any) -> None:
         self.close()
 
     def __del__(self):

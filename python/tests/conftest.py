@@ -41,10 +41,18 @@ def _find_cli():
     return cli
 
 
+def _find_io_lib():
+    if not os.environ.get("SPEEDQA_IO_LIB"):
+        cand = os.path.join(ROOT, "build", "tools", "libspeedqa_io.so.0")
+        if os.path.exists(cand):
+            os.environ["SPEEDQA_IO_LIB"] = cand
+
+
 _find_lib()
 _find_cli()
+_find_io_lib()
 # absolute: tests chdir, and worker processes inherit the environment
-for _k in ("SPEEDQA_LIB", "SPEEDQA_CLI"):
+for _k in ("SPEEDQA_LIB", "SPEEDQA_CLI", "SPEEDQA_IO_LIB"):
     if os.environ.get(_k) and os.sep in os.environ[_k]:
         os.environ[_k] = os.path.abspath(os.environ[_k])
 
@@ -106,12 +114,15 @@ def y4m_split(path):
     """(header line bytes incl. newline, list of frame payloads) of a Y4M
     whose FRAME lines carry no parameters."""
     import speedqa
-    v = speedqa.open_video(path)
+    size = speedqa.open_video(path).frame_bytes  # planar files: the payload's size
     with open(path, "rb") as f:
         data = f.read()
-    header = data[:v.data_start]
-    n = v.count()
-    frames = [data[o:o + v.frame_bytes] for o in v._offsets[:n]]
+    at = data.index(b"\n") + 1
+    header, frames = data[:at], []
+    while at < len(data):
+        assert data[at:at + 6] == b"FRAME\n"
+        frames.append(data[at + 6:at + 6 + size])
+        at += 6 + size
     return header, frames
 
 

@@ -1,6 +1,7 @@
 """speedqa.Ladder (the C ladder API) == one Scorer per rendition, bit for bit; speedqa.batch."""
 import json
 import os
+import subprocess
 
 import numpy as np
 import pytest
@@ -49,12 +50,16 @@ def test_ladder_errors(pair):
         assert "NULL" in str(e.value)
 
 
-def test_batch_wraps_cli(pair, cli, tmp_path):
+def test_batch_is_the_clis(pair, cli, tmp_path):
     ref, dis = pair("420p8")
     man = tmp_path / "m.csv"
     man.write_text("ref,dis\n%s,%s\n%s,%s\n%s,%s\n" % (ref, dis, ref, ref, ref, tmp_path / "none.y4m"))
-    code, lines = speedqa.batch(man, tmp_path / "r.jsonl", threads=2, cli=cli)
+    code, lines = speedqa.batch(man, tmp_path / "r.jsonl", threads=2)
     assert code == 3 and len(lines) == 3 and "error" in lines[2]
     doc = speedqa.score_files(ref, dis)
     assert lines[0]["pooled_metrics"] == doc["pooled_metrics"]
     assert lines[0]["frames"] == len(doc["frames"])
+    p = subprocess.run([cli, "--batch", str(man), "-o", str(tmp_path / "c.jsonl"), "--threads",
+                        "2", "--precision", "max", "-q"])
+    assert p.returncode == 3
+    assert (tmp_path / "c.jsonl").read_bytes() == (tmp_path / "r.jsonl").read_bytes()

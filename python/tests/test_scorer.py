@@ -68,7 +68,7 @@ def test_legacy_precision_and_features(cli, pair):
     for f in feats:
         args += ["--feature", f]
     doc = run_cli(cli, "-r", ref, "-d", dis, "--frame_cnt", "5", *args)
-    got = speedqa.score_files(ref, dis, features=feats, frame_cnt=5)
+    got = speedqa.score_files(ref, dis, features=feats, frame_cnt=5, precision="legacy")
     assert strip_fps(got) == strip_fps(doc)
     assert "speed_chroma_u_ks_0.5" in got["pooled_metrics"]
 

@@ -345,6 +345,12 @@ int sq_input_open(SqInput **out, const char *path, const char *kind,
 int sq_input_open_dec(SqInput **out, const char *path, const char *kind, const SqRawParams *raw,
                       int cuda_device, int decode_threads, char *err, size_t errlen)
 {
+    return sq_input_open_ex(out, path, kind, raw, cuda_device, decode_threads, 0, err, errlen);
+}
+
+int sq_input_open_ex(SqInput **out, const char *path, const char *kind, const SqRawParams *raw,
+                     int cuda_device, int decode_threads, int no_map, char *err, size_t errlen)
+{
     if (!out || !path) {
         copy_msg(err, errlen, "sq_input_open: no output pointer or path");
         if (out)
@@ -368,6 +374,7 @@ int sq_input_open_dec(SqInput **out, const char *path, const char *kind, const S
     in->info.matrix = 2;
     in->hw_device = cuda_device < 0 ? -1 : cuda_device;
     in->decode_threads = decode_threads < 0 ? 0 : decode_threads;
+    in->no_map = no_map;
 
     int r;
     if (kind && !reader_by_kind(kind)) {

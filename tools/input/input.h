@@ -74,6 +74,12 @@ int sq_input_open(SqInput **out, const char *path, const char *kind,
 int sq_input_open_dec(SqInput **out, const char *path, const char *kind, const SqRawParams *raw,
                       int cuda_device, int decode_threads, char *err, size_t errlen);
 #define SQ_INPUT_HW_HELD 16
+
+/* Same, and with no_map the file is read, never mapped: a library inside
+ * another process (Python) must not turn a file shrinking under it into
+ * SIGBUS; the read fails instead (a truncated frame). */
+int sq_input_open_ex(SqInput **out, const char *path, const char *kind, const SqRawParams *raw,
+                     int cuda_device, int decode_threads, int no_map, char *err, size_t errlen);
 /* GPU frames a read-ahead holds at most (prefetch.c), and the extra surfaces
  * the decoder is asked for (lav.c) */
 #define SQ_INPUT_HW_AHEAD 8

@@ -86,6 +86,7 @@ struct SqInput {
 
     long long frame_no;      /* 0-based index of the next frame */
     int state;               /* 0 reading, 1 clean end, < 0 sticky error */
+    int no_map;              /* sq_input_open_ex(no_map): read(), never map */
     char msg[1024];
 };
 

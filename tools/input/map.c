@@ -120,7 +120,7 @@ struct SqMap {
 static int mapping_wanted(const SqInput *in)
 {
     const char *io = getenv("SPEEDQA_IO");
-    if (io && !strcmp(io, "read"))
+    if (in->no_map || (io && !strcmp(io, "read")))
         return 0;
 #if defined(__BYTE_ORDER__) && defined(__ORDER_BIG_ENDIAN__) && \
     __BYTE_ORDER__ == __ORDER_BIG_ENDIAN__
