@@ -11,9 +11,9 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "core/job.h"
 #include "core/mem.h"
 #include "core/picture.h"
-#include "feature/plan.h"
 #include "speedqa/speedqa.h"
 
 #define SQ_MAX_PLANS SPEEDQA_MAX_FEATURES
@@ -22,33 +22,6 @@
 #define SQ_MAX_JOBS (SQ_MAX_STREAM_JOBS * SPEEDQA_MAX_DISTORTED)
 /* Pictures of one frame: the reference, then each distorted stream. */
 #define SQ_MAX_PICS (1 + SPEEDQA_MAX_DISTORTED)
-
-/* When a side range-checks the previous picture it reads. */
-enum {
-    SQ_CHECK_NEVER = 0,
-    SQ_CHECK_ALWAYS = 1,
-    /* only when the previous frame had no predecessor itself: otherwise
-     * that picture was checked when it was the current one */
-    SQ_CHECK_IF_FIRST = 2,
-};
-
-/* What one side (ref or dis) of a plane job reads. */
-typedef struct SqJobSide {
-    int pic;        /* 0: the frame's reference picture, 1 + d: distorted stream d's */
-    int plane;      /* 0 Y, 1 U, 2 V */
-    int prev_pic;   /* -1, or the previous frame's picture: the side filters
-                     * (that picture's plane) - (the current one's) */
-    int check_cur;  /* range-check the current picture (0: another side does) */
-    int check_prev; /* SQ_CHECK_* for the previous picture */
-} SqJobSide;
-
-/* One plane pair scored per frame: two sides through one plan, one raw score. */
-typedef struct SqJob {
-    int plan;       /* index into SqBackendParams.plans */
-    int wvm;        /* pooling weight mode (math/score.h) */
-    int needs_prev; /* runs only on frames with a predecessor; raw score 0 otherwise */
-    SqJobSide side[2];
-} SqJob;
 
 #define SQ_DEVICE_GPU_ONLY (-2)
 

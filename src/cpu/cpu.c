@@ -421,21 +421,6 @@ void sq_cpu_covariance(const SqPlan *p, SqCpuSide *s)
     sq_cpu_cov_join(p, s);
 }
 
-int sq_cpu_eigenvalues(const SqDsp *dsp, const float *k, int n, float *lambda, float *ws)
-{
-    float *a = ws, *d = ws + n * n, *e = d + n, *tmp = e + n;
-    if (n == 1) {
-        lambda[0] = k[0];
-        return 0;
-    }
-    memcpy(a, k, sizeof(float) * (size_t)n * n);
-    dsp->tridiag(a, n, d, e, tmp);
-    const int ret = sq_eigen_qr_iterate(d, e, n);
-    for (int i = 0; i < n; i++)
-        lambda[i] = d[i];
-    return ret;
-}
-
 int sq_cpu_eigen(const SqPlan *p, SqCpuSide *s)
 {
     return sq_cpu_eigenvalues(&s->dsp, s->k, p->d.n, s->lambda, s->eig) < 0 ? SQ_EST_EIGEN_CAP : 0;

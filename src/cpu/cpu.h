@@ -8,8 +8,8 @@
 
 #include <stdint.h>
 
+#include "core/job.h"
 #include "core/mem.h"
-#include "feature/plan.h"
 #include "cpu/dsp.h"
 
 /* Where the core's input samples come from (see sq_src_at). */

@@ -6,14 +6,14 @@
  *     byte offset into one arena allocation, never a pointer.
  *  2. Host side: the SqGpuFns vtable a runtime (CUDA, HIP, ...) fills with
  *     plumbing only, and the generic SqBackend entry points of pipeline.c
- *     that run the SpEED pipeline on any such vtable.
+ *     that run the plane jobs (core/job.h) on any such vtable.
  *
  * Define SQ_GPU_DEVICE_ONLY before including to get only the first half.
  */
 #ifndef SQ_GPU_GPU_H
 #define SQ_GPU_GPU_H
 
-#include "feature/plan_core.h"
+#include "core/plan_core.h"
 #include "math/dims.h"
 #include "math/prelude.h"
 

@@ -1,5 +1,5 @@
 /*
- * The SpEED pipeline on any GPU runtime (gpu.h vtable): the SqBackend
+ * The plane-job pipeline on any GPU runtime (gpu.h vtable): the SqBackend
  * entry points, open and close.
  *
  * Frames are uploaded as they are sent (copy stream) into a ring of frame

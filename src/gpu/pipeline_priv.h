@@ -11,7 +11,7 @@
 #include <stdatomic.h>
 #include <stdint.h>
 
-#include "feature/plan.h"
+#include "core/job.h"
 #include "core/pool.h"
 #include "gpu/gpu.h"
 

@@ -82,7 +82,7 @@ int sq_cl_soft_f64(const SqClDevInfo *d)
 }
 
 /*
- * What the device lacks for bit-exact SpEED, or NULL. Doubles are not
+ * What the device lacks for bit-exact scores, or NULL. Doubles are not
  * needed: without cl_khr_fp64 the program is built with soft doubles.
  */
 static const char *missing(const SqClDevInfo *d)

@@ -1,12 +1,29 @@
 /*
- * The eigenvalues of several sides computed together (a plane's ref and
- * dis, every side of a frame): sq_cpu_eigenvalues on each, with the QR
- * iterations interleaved.
+ * The CPU's linear algebra around the math core: the eigenvalues of one
+ * side, and of several sides computed together (a plane's ref and dis,
+ * every side of a frame) with their QR iterations interleaved. The DSP
+ * table supplies the vectorised tridiagonalisation; cpu.c calls in here,
+ * nothing here calls cpu.c.
  */
 #include <string.h>
 
 #include "cpu/cpu.h"
 #include "math/eigen.h"
+
+int sq_cpu_eigenvalues(const SqDsp *dsp, const float *k, int n, float *lambda, float *ws)
+{
+    float *a = ws, *d = ws + n * n, *e = d + n, *tmp = e + n;
+    if (n == 1) {
+        lambda[0] = k[0];
+        return 0;
+    }
+    memcpy(a, k, sizeof(float) * (size_t)n * n);
+    dsp->tridiag(a, n, d, e, tmp);
+    const int ret = sq_eigen_qr_iterate(d, e, n);
+    for (int i = 0; i < n; i++)
+        lambda[i] = d[i];
+    return ret;
+}
 
 /*
  * Several sq_eigen_qr_iterate runs at once (count <= SQ_CPU_EIGEN_WAYS). A
