@@ -1,6 +1,7 @@
 /*
- * The CPU's linear algebra around the math core: the eigenvalues of one
- * side, and of several sides computed together (a plane's ref and dis,
+ * The CPU's linear algebra around the math core: the QR solve's factoring
+ * and apply (math/solve.h's structured loop over the DSP's products), the
+ * eigenvalues of one side, and of several sides computed together (a plane's ref and dis,
  * every side of a frame) with their QR iterations interleaved. The DSP
  * table supplies the vectorised tridiagonalisation; cpu.c calls in here,
  * nothing here calls cpu.c.
@@ -9,6 +10,7 @@
 
 #include "cpu/cpu.h"
 #include "math/eigen.h"
+#include "math/solve.h"
 
 int sq_cpu_eigenvalues(const SqDsp *dsp, const float *k, int n, float *lambda, float *ws)
 {
@@ -118,4 +120,88 @@ void sq_cpu_eigenvalues2(const SqDsp *dsp, const float *const k[2], int n, float
                          float *const ws[2], int ret[2])
 {
     sq_cpu_eigenvalues_n(dsp, k, n, lambda, ws, ret, 2);
+}
+
+/*
+ * The Householder loop of sq_qr_solve. structured: math/solve.h's
+ * zero-skip loop (sq_qr_struct_*: the products restricted to the active
+ * block); -1 when a non-finite value voids its argument. The structured
+ * loop writes the active block of H*Z into a second z buffer (zn, ws[0 ..
+ * n n): sq_cpu_qr_factor reads kmat instead of a copy there) and swaps,
+ * instead of copying it back row by row; a buffer that becomes z again two
+ * steps later has its rows and columns k - 2, k - 1 reset
+ * (sq_qr_struct_reset_z).
+ */
+static int householder_loop(const SqDsp *dsp, const float *kmat, int n, float *ws, int structured)
+{
+    const size_t nn = (size_t)n * n;
+    float *z = ws + nn, *pm = z + nn, *h = pm + nn, *t = h + nn, *zn = ws;
+    float *u = t; /* as in sq_qr_solve: t holds u until h is built */
+    for (size_t i = 0; i < nn; i++)
+        z[i] = kmat[i];
+    for (int r = 0; r < n; r++)
+        for (int c = 0; c < n; c++)
+            pm[r * n + c] = r == c ? 1.0f : 0.0f;
+    for (int k = 0; k + 1 < n; k++) {
+        if (!structured)
+            sq_qr_reset_z(z, n, k);
+        else
+            sq_qr_struct_reset_z(z, n, k);
+        sq_householder_vec(z, kmat, n, k, u);
+        if (!structured) {
+            for (int r = 0; r < n; r++)
+                for (int c = 0; c < n; c++)
+                    h[r * n + c] = sq_householder_entry(u, r, c);
+            dsp->matmul(t, n, h, n, z, n, n, n, n);
+            memcpy(z, t, sizeof(float) * nn);
+            dsp->matmul(t, n, h, n, pm, n, n, n, n);
+            memcpy(pm, t, sizeof(float) * nn);
+            continue;
+        }
+        if (!sq_qr_struct_ok(u, n))
+            return -1;
+        const int m = n - k;
+        sq_householder_block(h, u, n, k);
+        if (m > 1) {
+            dsp->matmul(zn + (k + 1) * n + k + 1, n, h + (k + 1) * n + k, n, z + k * n + k + 1, n,
+                        m - 1, m - 1, m);
+            float *const sw = z;
+            z = zn;
+            zn = sw;
+        }
+        if (k == 0 && sq_qr_struct_first_p(pm, h, u, n))
+            continue;
+        dsp->matmul(t + k * n, n, h + k * n + k, n, pm + k * n, n, m, n, m);
+        memcpy(pm + k * n, t + k * n, sizeof(float) * (size_t)m * n);
+    }
+    return structured && !sq_qr_struct_done(pm, n) ? -1 : 0;
+}
+
+int sq_cpu_qr_factor(const SqDsp *dsp, const float *kmat, int n, float *ws)
+{
+    const size_t nn = (size_t)n * n;
+    float *pm = ws + 2 * nn, *h = pm + nn;
+    if (householder_loop(dsp, kmat, n, ws, 1) < 0)
+        householder_loop(dsp, kmat, n, ws, 0);
+    dsp->matmul(h, n, pm, n, kmat, n, n, n, n); /* h = R (sq_qr_solve's a is kmat) */
+    for (int i = n - 1; i >= 0; i--)
+        if (!sq_solve_pivot_ok(h[i * n + i]))
+            return -1;
+    return 0;
+}
+
+void sq_cpu_qr_apply(const SqDsp *dsp, int n, const float *y, int nb, int c0, int c1, float *ws)
+{
+    const size_t nn = (size_t)n * n;
+    float *h = ws + 3 * nn, *bm = ws + 5 * nn;
+    dsp->matmul(bm + c0, nb, ws + 2 * nn, n, y + c0, nb, n, c1 - c0, n);
+    dsp->backsub(bm + c0, nb, h, n, c1 - c0);
+}
+
+int sq_cpu_qr_solve(const SqDsp *dsp, const float *kmat, int n, const float *y, int nb, float *ws)
+{
+    if (sq_cpu_qr_factor(dsp, kmat, n, ws) < 0)
+        return -1;
+    sq_cpu_qr_apply(dsp, n, y, nb, 0, nb, ws);
+    return 0;
 }
