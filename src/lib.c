@@ -8,6 +8,7 @@
 
 #include "core/log.h"
 #include "core/picture.h"
+#include "core/pool.h"
 #include "core/backend.h"
 #include "feature/feature.h"
 #include "core/format.h"
@@ -108,7 +109,6 @@ static int open_backend(SpeedqaContext *c, const SqBackendParams *bp)
 
 int speedqa_open(SpeedqaContext **out, const SpeedqaSettings *s)
 {
-    static const char *const defaults[] = { "speed_chroma", "speed_temporal", NULL };
     char err[400];
     int ret;
     if (!out)
@@ -143,6 +143,15 @@ int speedqa_open(SpeedqaContext **out, const SpeedqaSettings *s)
         sq_log(s, SPEEDQA_LOG_ERROR, "keep_device %d is not 0 or 1", s->keep_device);
         return SPEEDQA_ERR(EINVAL);
     }
+    if (s->gpu_batch < 0 || s->gpu_batch > SQ_MAX_GPU_BATCH) {
+        sq_log(s, SPEEDQA_LOG_ERROR, "gpu_batch %d is outside 0..%d", s->gpu_batch,
+               SQ_MAX_GPU_BATCH);
+        return SPEEDQA_ERR(EINVAL);
+    }
+    if ((unsigned)s->opencl_soft_f64 > 1) {
+        sq_log(s, SPEEDQA_LOG_ERROR, "opencl_soft_f64 %d is not 0 or 1", s->opencl_soft_f64);
+        return SPEEDQA_ERR(EINVAL);
+    }
     /* zero now, so that a later version can give these bytes a meaning */
     for (size_t i = 0; i < sizeof(s->reserved); i++)
         if (s->reserved[i]) {
@@ -163,7 +172,7 @@ int speedqa_open(SpeedqaContext **out, const SpeedqaSettings *s)
     }
     c->s = *s;
     c->s.features = NULL;
-    const char *const *feats = s->features ? s->features : defaults;
+    const char *const *feats = s->features ? s->features : sq_features_default();
     for (int i = 0; feats[i]; i++) {
         if (c->nfeat == SPEEDQA_MAX_FEATURES) {
             sq_log(s, SPEEDQA_LOG_ERROR, "more than %d features", SPEEDQA_MAX_FEATURES);
@@ -210,14 +219,12 @@ int speedqa_open(SpeedqaContext **out, const SpeedqaSettings *s)
         goto fail;
     }
     memcpy(c->jobs, bp.jobs, sizeof(c->jobs));
-    bp.n_threads = s->n_threads;
-    if (bp.n_threads == 0) {
-        long n = sysconf(_SC_NPROCESSORS_ONLN);
-        bp.n_threads = n < 1 ? 1 : n > 64 ? 64 : (int)n;
-    }
+    bp.n_threads = s->n_threads ? s->n_threads : sq_auto_threads();
     bp.device = s->device;
     bp.device_name = s->device_name;
     bp.cpu_mask = s->cpu_mask;
+    bp.gpu_batch = s->gpu_batch;
+    bp.force_soft_f64 = s->opencl_soft_f64;
     bp.settings = &c->s;
     bp.alloc = alloc;
     if ((ret = open_backend(c, &bp)) < 0)
@@ -285,8 +292,7 @@ static int check_picture(const SpeedqaContext *c, const SpeedqaPicture *p, const
                c->s.ref.width, c->s.ref.height, speedqa_pix_fmt_name(c->s.ref.fmt), c->s.ref.bpc);
         return SPEEDQA_ERR(EINVAL);
     }
-    if (p->memory != SPEEDQA_MEM_HOST &&
-        !(p->memory == SPEEDQA_MEM_CUDA && c->be == &sq_backend_cuda)) {
+    if (p->memory != SPEEDQA_MEM_HOST && (int)p->memory != c->be->device_mem) {
         sq_log(&c->s, SPEEDQA_LOG_ERROR, "%s picture memory %d is not readable by the %s backend",
                side, (int)p->memory, c->be->name);
         return SPEEDQA_ERR(EINVAL);

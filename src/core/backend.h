@@ -20,6 +20,8 @@
 /* Jobs of one distorted stream, and of a ladder of SPEEDQA_MAX_DISTORTED. */
 #define SQ_MAX_STREAM_JOBS (2 * SPEEDQA_MAX_FEATURES)
 #define SQ_MAX_JOBS (SQ_MAX_STREAM_JOBS * SPEEDQA_MAX_DISTORTED)
+/* The most frames a GPU batch takes (SpeedqaSettings.gpu_batch). */
+#define SQ_MAX_GPU_BATCH 32
 /* Pictures of one frame: the reference, then each distorted stream. */
 #define SQ_MAX_PICS (1 + SPEEDQA_MAX_DISTORTED)
 
@@ -44,6 +46,8 @@ typedef struct SqBackendParams {
                              * the native CPU backend) */
     const char *device_name; /* substring match on the device name, or NULL */
     unsigned cpu_mask;
+    int gpu_batch;          /* GPU frames per batch, 0: the pipeline's default */
+    int force_soft_f64;     /* GPU runtimes that can (OpenCL): kernels on soft doubles */
     const SpeedqaSettings *settings; /* for the logger */
     SqAlloc alloc;
 } SqBackendParams;
@@ -107,6 +111,9 @@ typedef struct SqBackend {
      * the backend frees at close: pinned on the GPU backends, uploaded
      * from in place. NULL: aligned host memory. */
     SqPicMem pic_mem;
+    /* The SpeedqaMemory kind send() reads besides host memory (CUDA's
+     * device pictures), or 0: host memory only. */
+    int device_mem;
     /* Optional (speedqa_host_register): any thread, also during send. NULL:
      * -ENOTSUP, nothing to gain. */
     int (*host_register)(void *priv, const void *p, size_t bytes);

@@ -156,25 +156,26 @@ int sq_gpu_open(void **priv, const SqBackendParams *p, const SqGpuFns *fns, char
         }
     sq_gpu_plan_planes(g);
     sq_gpu_plan_scratch(g);
-    /* SPEEDQA_GPU_BATCH=N (1..MAX_BATCH) sets the frames per batch: the pinned
-     * staging and the arena, and so start-up and close, scale with it (for
-     * measuring) */
-    const char *env = getenv("SPEEDQA_GPU_BATCH");
-    if (env && atoi(env) >= 1 && atoi(env) <= MAX_BATCH)
-        g->batch = atoi(env);
+    /* gpu_batch (1..MAX_BATCH, checked by lib.c) sets the frames per batch:
+     * the pinned staging and the arena, and so start-up and close, scale
+     * with it */
+    if (p->gpu_batch >= 1 && p->gpu_batch <= MAX_BATCH)
+        g->batch = p->gpu_batch;
     sq_gpu_choose_batch(g, 0);
 
     int ret;
     const int nev = sq_gpu_nevents(g);
     const char *name = p->device_name && p->device_name[0] ? p->device_name : NULL;
-    if (name && !fns->open_named) {
+    if (name && !fns->open_named && !fns->open_ex) {
         snprintf(err, errlen, "the %s backend cannot select a device by name", fns->name);
         sq_gpu_close((void **)&g);
         return -EINVAL;
     }
     const double t0 = now_ms();
-    ret = name ? fns->open_named(&g->dev, name, nev, &p->alloc, err, errlen)
-               : fns->open(&g->dev, p->device, nev, &p->alloc, err, errlen);
+    const SqGpuOpenOpts oo = { p->device, name, nev, p->force_soft_f64 };
+    ret = fns->open_ex ? fns->open_ex(&g->dev, &oo, &p->alloc, err, errlen)
+          : name       ? fns->open_named(&g->dev, name, nev, &p->alloc, err, errlen)
+                       : fns->open(&g->dev, p->device, nev, &p->alloc, err, errlen);
     if (ret < 0) {
         g->dev = NULL;
         sq_gpu_close((void **)&g);
@@ -219,6 +220,11 @@ int sq_gpu_open(void **priv, const SqBackendParams *p, const SqGpuFns *fns, char
         goto fail_leave;
     }
     leave(g);
+    if (fns->describe) {
+        char what[256];
+        fns->describe(g->dev, what, sizeof(what));
+        sq_log(g->p.settings, SPEEDQA_LOG_INFO, "%s: %s", fns->name, what);
+    }
     /* start-up and close are most of a short job's time: their split, for tuning */
     sq_log(g->p.settings, SPEEDQA_LOG_DEBUG, "%s: opened in %.1f ms: device and kernels %.1f, arena %.0f MB %.1f, pinned tables %.1f MB "
                "%.1f, plans and staging threads %.1f (batch %d frames, capacity %d; %.0f MB of staging pinned on the first host picture)", fns->name,

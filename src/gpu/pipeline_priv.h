@@ -18,9 +18,9 @@
 /* Frames per batch. 16, not 32: on the H200, 1080p device-resident pictures
  * score at 24.8k fps instead of 27.8k (gpu_bench), while a context's pinned
  * staging and arena halve (109 and 296 MB at 1080p), which takes ~70 ms off
- * every process's start-up and close. SPEEDQA_GPU_BATCH picks up to MAX_BATCH. */
+ * every process's start-up and close. SpeedqaSettings.gpu_batch picks up to MAX_BATCH. */
 #define DEFAULT_BATCH 16
-#define MAX_BATCH 32
+#define MAX_BATCH SQ_MAX_GPU_BATCH
 /* Budgets that bound the batch size for large frames. */
 #define PINNED_BUDGET ((int64_t)512 << 20)
 #define SCRATCH_BUDGET ((int64_t)3 << 30)

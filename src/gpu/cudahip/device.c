@@ -575,5 +575,6 @@ const SqGpuFns SQ_RT_FNS = {
 };
 
 /* Expanded first: SQ_GPU_BACKEND pastes the variable's name into its open function's. */
-#define RT_BACKEND(var, label, fns, list) SQ_GPU_BACKEND(var, label, fns, list)
-RT_BACKEND(SQ_RT_BACKEND, SQ_RT_NAME, SQ_RT_FNS, rt_list_devices)
+#define RT_BACKEND(var, label, fns, list, devmem) SQ_GPU_BACKEND(var, label, fns, list, devmem)
+RT_BACKEND(SQ_RT_BACKEND, SQ_RT_NAME, SQ_RT_FNS, rt_list_devices,
+           SQ_RT_DEVICE_MEMORY < 0 ? 0 : SQ_RT_DEVICE_MEMORY)
