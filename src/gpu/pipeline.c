@@ -69,9 +69,7 @@ void sq_gpu_close(void **priv)
     if (!g)
         return;
     /* a queued stage that never ran would never give its pictures back */
-    if (g->stagers)
-        sq_gpu_drain_staging(g);
-    sq_pool_stop(&g->stagers);
+    sq_gpu_stop_stagers(g);
     if (g->dev) {
         const double t0 = now_ms();
         const SqGpuFns *fn = g->fns;
@@ -105,8 +103,6 @@ void sq_gpu_close(void **priv)
     const SqAlloc a = g->p.alloc;
     sq_free(&a, g->frames);
     sq_free(&a, g->batches);
-    sq_free(&a, g->lent);
-    sq_free(&a, g->qslot);
     sq_free(&a, g->held);
     sq_free(&a, g->picmem);
     sq_free(&a, g);
@@ -326,7 +322,7 @@ int sq_gpu_send(void *priv, const SpeedqaPicture *const *pic, int new_seq, char 
     if (!ret && (ret = sq_gpu_add_frame(g, fr)) < 0)
         sq_gpu_release_held(g, slot, 1); /* taken, so given back before send returns */
     /* a failed send reads nothing once it returns */
-    if (ret < 0 && g->stagers)
+    if (ret < 0 && g->stage.pool)
         sq_gpu_drain_staging(g);
     leave(g);
     if (ret == -EINVAL && !g->sticky)
