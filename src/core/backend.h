@@ -2,7 +2,7 @@
  * What a backend implements: it runs plane jobs and returns their raw
  * results. What a feature means (which planes and pictures it reads, the
  * previous frame of speed_temporal, use_ref_diff, the pooling mode, score
- * assembly) is the feature layer's (feature/feature.c) and reaches a backend
+ * assembly) is the feature layer's (sq_features_jobs) and reaches a backend
  * only as jobs; no backend sees a feature kind or an option.
  */
 #ifndef SQ_CORE_BACKEND_H

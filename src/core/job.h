@@ -1,11 +1,11 @@
 /*
  * The contract between the feature layer and the backends: plans (the
  * fixed geometry and tables of one plane computation) and plane jobs (what
- * one job reads, which plan it runs, how it pools). feature/ builds these
- * from options at open (sq_plan_init, sq_features_jobs); core/ and every
- * backend only read them, so this header includes nothing above core/ and
- * math/. A later metric family adds its own job kind and plan here, its
- * builders in feature/ and its arithmetic in math/.
+ * one job reads, which plan it runs, how it pools). The feature layer
+ * builds these from options at open (sq_plan_init, sq_features_jobs); the
+ * core and every backend only read them, so this header includes nothing
+ * above core and math. A later metric family adds its own job kind and plan
+ * here, its builders to the feature layer and its arithmetic to math.
  */
 #ifndef SQ_CORE_JOB_H
 #define SQ_CORE_JOB_H
