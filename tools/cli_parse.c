@@ -439,6 +439,11 @@ int cli_parse(CliSettings *cfg, int argc, char *const *argv)
     cfg->backend = SPEEDQA_BACKEND_CPU;
     cfg->device = -1;
     cfg->cpu_mask = ~0u;
+    /* the library reads no environment: the CLI keeps SPEEDQA_CPU_MASK (a
+     * number, e.g. 0: the C path) as the default that --cpumask replaces */
+    const char *mask_env = getenv("SPEEDQA_CPU_MASK");
+    if (mask_env && *mask_env)
+        cfg->cpu_mask = (unsigned)strtoul(mask_env, NULL, 0);
     int have_w = 0, have_h = 0, have_p = 0, have_b = 0, implied_bpc = 0;
     char ob[64];
 

@@ -191,8 +191,7 @@ typedef enum SpeedqaLogLevel {
 typedef void (*SpeedqaLogger)(void *cookie, SpeedqaLogLevel level, const char *msg);
 
 /**
- * CPU instruction set levels, for SpeedqaSettings.cpu_mask (and the
- * environment variable SPEEDQA_CPU_MASK, which masks them further). Each
+ * CPU instruction set levels, for SpeedqaSettings.cpu_mask. Each
  * level replaces only its own functions: AVX2 alone is cpu_mask
  * SPEEDQA_CPU_AVX2, C only is 0. The numbers never depend on the mask.
  */
@@ -261,7 +260,21 @@ typedef struct SpeedqaSettings {
      * OpenCL backends ignore it. 0 or 1 (default 0).
      */
     int keep_device;
-    uint8_t reserved[56];    /**< must be zero (-EINVAL otherwise), for later use */
+    /**
+     * GPU backends: frames per batch, 1 .. 32; 0 = the backend's choice
+     * (default). The pinned staging and the device arena, and so a
+     * context's open and close time, scale with it; the scores never
+     * depend on it.
+     */
+    int gpu_batch;
+    /**
+     * OpenCL backend: 1 = build the kernels on the library's integer
+     * (soft) doubles even on a device with cl_khr_fp64, as a device
+     * without it always is (the same numbers, slower; for testing that
+     * path). 0 or 1 (default 0).
+     */
+    int opencl_soft_f64;
+    uint8_t reserved[48];    /**< must be zero (-EINVAL otherwise), for later use */
 } SpeedqaSettings;
 
 /** Scores of one frame, in the order speedqa_score_name() lists them. */

@@ -2,7 +2,7 @@
  * What a backend implements: it runs plane jobs and returns their raw
  * results. What a feature means (which planes and pictures it reads, the
  * previous frame of speed_temporal, use_ref_diff, the pooling mode, score
- * assembly) is the feature layer's (feature/feature.c) and reaches a backend
+ * assembly) is the feature layer's (sq_features_jobs) and reaches a backend
  * only as jobs; no backend sees a feature kind or an option.
  */
 #ifndef SQ_CORE_BACKEND_H
@@ -11,44 +11,19 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "core/job.h"
 #include "core/mem.h"
 #include "core/picture.h"
-#include "feature/plan.h"
 #include "speedqa/speedqa.h"
 
 #define SQ_MAX_PLANS SPEEDQA_MAX_FEATURES
 /* Jobs of one distorted stream, and of a ladder of SPEEDQA_MAX_DISTORTED. */
 #define SQ_MAX_STREAM_JOBS (2 * SPEEDQA_MAX_FEATURES)
 #define SQ_MAX_JOBS (SQ_MAX_STREAM_JOBS * SPEEDQA_MAX_DISTORTED)
+/* The most frames a GPU batch takes (SpeedqaSettings.gpu_batch). */
+#define SQ_MAX_GPU_BATCH 32
 /* Pictures of one frame: the reference, then each distorted stream. */
 #define SQ_MAX_PICS (1 + SPEEDQA_MAX_DISTORTED)
-
-/* When a side range-checks the previous picture it reads. */
-enum {
-    SQ_CHECK_NEVER = 0,
-    SQ_CHECK_ALWAYS = 1,
-    /* only when the previous frame had no predecessor itself: otherwise
-     * that picture was checked when it was the current one */
-    SQ_CHECK_IF_FIRST = 2,
-};
-
-/* What one side (ref or dis) of a plane job reads. */
-typedef struct SqJobSide {
-    int pic;        /* 0: the frame's reference picture, 1 + d: distorted stream d's */
-    int plane;      /* 0 Y, 1 U, 2 V */
-    int prev_pic;   /* -1, or the previous frame's picture: the side filters
-                     * (that picture's plane) - (the current one's) */
-    int check_cur;  /* range-check the current picture (0: another side does) */
-    int check_prev; /* SQ_CHECK_* for the previous picture */
-} SqJobSide;
-
-/* One plane pair scored per frame: two sides through one plan, one raw score. */
-typedef struct SqJob {
-    int plan;       /* index into SqBackendParams.plans */
-    int wvm;        /* pooling weight mode (math/score.h) */
-    int needs_prev; /* runs only on frames with a predecessor; raw score 0 otherwise */
-    SqJobSide side[2];
-} SqJob;
 
 #define SQ_DEVICE_GPU_ONLY (-2)
 
@@ -71,6 +46,8 @@ typedef struct SqBackendParams {
                              * the native CPU backend) */
     const char *device_name; /* substring match on the device name, or NULL */
     unsigned cpu_mask;
+    int gpu_batch;          /* GPU frames per batch, 0: the pipeline's default */
+    int force_soft_f64;     /* GPU runtimes that can (OpenCL): kernels on soft doubles */
     const SpeedqaSettings *settings; /* for the logger */
     SqAlloc alloc;
 } SqBackendParams;
@@ -134,6 +111,9 @@ typedef struct SqBackend {
      * the backend frees at close: pinned on the GPU backends, uploaded
      * from in place. NULL: aligned host memory. */
     SqPicMem pic_mem;
+    /* The SpeedqaMemory kind send() reads besides host memory (CUDA's
+     * device pictures), or 0: host memory only. */
+    int device_mem;
     /* Optional (speedqa_host_register): any thread, also during send. NULL:
      * -ENOTSUP, nothing to gain. */
     int (*host_register)(void *priv, const void *p, size_t bytes);

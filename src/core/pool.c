@@ -3,6 +3,7 @@
 #include <errno.h>
 #include <pthread.h>
 #include <stdatomic.h>
+#include <unistd.h>
 
 typedef struct Item {
     SqPoolFn fn;
@@ -328,4 +329,10 @@ void sq_pool_stop(SqPool **pp)
     pthread_mutex_destroy(&p->mu);
     pool_free(p);
     *pp = NULL;
+}
+
+int sq_auto_threads(void)
+{
+    const long n = sysconf(_SC_NPROCESSORS_ONLN);
+    return n < 1 ? 1 : n > SQ_AUTO_THREADS_MAX ? SQ_AUTO_THREADS_MAX : (int)n;
 }

@@ -26,6 +26,14 @@ typedef void (*SqPoolFn)(void *ctx, int64_t arg, int thread);
  * started. On failure nothing stays allocated.
  */
 int sq_pool_start(SqPool **out, int nthreads, int depth, const SqAlloc *a);
+
+/*
+ * The one "automatic" thread count (SpeedqaSettings.n_threads 0): one per
+ * online core, at most SQ_AUTO_THREADS_MAX (past that, frame copies in
+ * flight grow while the read floor stays), at least 1.
+ */
+#define SQ_AUTO_THREADS_MAX 64
+int sq_auto_threads(void);
 int sq_pool_threads(const SqPool *p);
 
 /* Queue fn(ctx, arg, thread): 0, or -EAGAIN when depth items are uncollected. */

@@ -19,121 +19,6 @@
 #include "math/prescale.h"
 #include "math/score.h"
 
-/* Columns of the full-resolution row that the decimated horizontal pass reads. */
-static int plan_spans(const SqPlan *p, int32_t *spans, uint8_t *mark)
-{
-    const SqDims *d = &p->d;
-    const int r = p->taps_a >> 1, w = d->scaled_w;
-    memset(mark, 0, (size_t)w);
-    for (int j = 0; j < d->op_w; j++)
-        for (int k = -r; k <= r; k++)
-            mark[sq_mirror((j << SQ_DECIM_SHIFT) + k, w)] = 1;
-    int n = 0;
-    for (int c = 0; c < w;) {
-        if (!mark[c]) {
-            c++;
-            continue;
-        }
-        spans[2 * n] = c;
-        while (c < w && mark[c])
-            c++;
-        spans[2 * n + 1] = c;
-        n++;
-    }
-    return n;
-}
-
-int sq_cpu_side_alloc(SqCpuSide *s, const SqPlan *p, const SqAlloc *a)
-{
-    const SqDims *d = &p->d;
-    memset(s, 0, sizeof(*s));
-    if (d->b != SQ_BLOCK || d->n > 32)
-        return -EINVAL;
-    sq_dsp_init(&s->dsp, ~0u);
-    const size_t ops = (size_t)d->op_w * d->op_h, n = (size_t)d->n, nb = (size_t)d->nb;
-    const size_t rows4 = (size_t)((d->trunc_h + 3) & ~3);
-    s->spans = sq_calloc(a, 2 * (size_t)d->scaled_w + 2, sizeof(int32_t));
-    s->vrow = sq_calloc(a, (size_t)d->scaled_w, sizeof(float));
-    s->op = sq_calloc(a, ops, sizeof(float));
-    s->dimg = sq_calloc(a, ops, sizeof(float));
-    s->mrow = sq_calloc(a, (size_t)d->op_w, sizeof(float));
-    s->dl = sq_calloc(a, rows4 * SQ_COV_LD, sizeof(double));
-    s->sums = sq_calloc(a, SQ_BLOCK * SQ_COV_LD, sizeof(double));
-    s->covws = sq_calloc(a, sq_cov_ws_doubles(d->trunc_w, d->trunc_h), sizeof(double));
-    /* k, lambda, eigen ws, solve ws (its last n x nb block is X), u, y, e, s */
-    const size_t eig = (size_t)sq_eigen_ws_floats(d->n), sol = (size_t)sq_solve_ws_floats(d->n, d->nb);
-    const size_t nf = n * n + n + eig + sol + n * nb + 3 * nb + 8 * 16;
-    s->wsf = sq_calloc(a, nf, sizeof(float));
-    int ok = s->spans && s->vrow && s->op && s->dimg && s->mrow && s->dl && s->sums && s->covws &&
-             s->wsf;
-    if (ok) {
-        /* 64-byte align each block. */
-        float *f = s->wsf;
-#define TAKE(ptr, cnt) (ptr = f, f += ((cnt) + 15) & ~(size_t)15)
-        TAKE(s->k, n * n);
-        TAKE(s->lambda, n);
-        TAKE(s->eig, eig);
-        TAKE(s->sol, sol);
-        TAKE(s->y, n * nb);
-        TAKE(s->e, nb);
-        TAKE(s->s, nb);
-        TAKE(s->terms, nb);
-#undef TAKE
-        s->x = s->sol + 5 * n * n;
-        uint8_t *mark = sq_calloc(a, (size_t)d->scaled_w, 1);
-        ok = mark != NULL;
-        if (ok)
-            s->nspans = plan_spans(p, s->spans, mark);
-        sq_free(a, mark);
-    }
-    if (ok) {
-        s->srcrows = sq_calloc(a, (size_t)d->h, 1);
-        ok = s->srcrows && sq_plan_rows_read(p, s->srcrows, a) == 0;
-    }
-    if (ok && p->prescale >= 0) {
-        s->conv = sq_calloc(a, (size_t)d->w * d->h, sizeof(float));
-        s->scaled = sq_calloc(a, (size_t)d->scaled_w * d->scaled_h, sizeof(float));
-        s->rows = sq_calloc(a, (size_t)d->scaled_h, 1);
-        ok = s->conv && s->scaled && s->rows;
-        if (ok)
-            sq_plan_filter_rows(p, d->scaled_h, s->rows);
-    }
-    if (!ok) {
-        sq_cpu_side_free(s, a);
-        return -ENOMEM;
-    }
-    return 0;
-}
-
-void sq_cpu_side_free(SqCpuSide *s, const SqAlloc *a)
-{
-    sq_free(a, s->spans);
-    sq_free(a, s->rows);
-    sq_free(a, s->srcrows);
-    sq_free(a, s->vrow);
-    sq_free(a, s->op);
-    sq_free(a, s->dimg);
-    sq_free(a, s->mrow);
-    sq_free(a, s->conv);
-    sq_free(a, s->scaled);
-    sq_free(a, s->dl);
-    sq_free(a, s->sums);
-    sq_free(a, s->covws);
-    sq_free(a, s->wsf);
-    sq_free(a, s->unpack[0]);
-    sq_free(a, s->unpack[1]);
-    memset(s, 0, sizeof(*s));
-}
-
-int sq_cpu_side_alloc_unpack(SqCpuSide *s, const SqPlan *p, int hbd, const SqAlloc *a)
-{
-    const size_t bytes = (size_t)p->d.w * (size_t)p->d.h * (hbd ? 2 : 1);
-    for (int k = 0; k < 2; k++)
-        if (!s->unpack[k] && !(s->unpack[k] = sq_malloc(a, bytes, 1)))
-            return -ENOMEM;
-    return 0;
-}
-
 /* Rows the side reads of a plane with access acc, as planar rows into buf. */
 static void unpack_plane(const SqPlan *p, const SqCpuSide *s, uint8_t *buf, const uint8_t *base,
                          int64_t stride, int acc)
@@ -164,11 +49,6 @@ static const SqSrc *planar_src(const SqPlan *p, SqCpuSide *s, const SqSrc *src, 
         tmp->prev_acc = src->hbd;
     }
     return tmp;
-}
-
-void sq_cpu_side_set_cpu_mask(SqCpuSide *s, unsigned cpu_mask)
-{
-    sq_dsp_init(&s->dsp, cpu_mask);
 }
 
 /*
@@ -421,150 +301,16 @@ void sq_cpu_covariance(const SqPlan *p, SqCpuSide *s)
     sq_cpu_cov_join(p, s);
 }
 
-int sq_cpu_eigenvalues(const SqDsp *dsp, const float *k, int n, float *lambda, float *ws)
-{
-    float *a = ws, *d = ws + n * n, *e = d + n, *tmp = e + n;
-    if (n == 1) {
-        lambda[0] = k[0];
-        return 0;
-    }
-    memcpy(a, k, sizeof(float) * (size_t)n * n);
-    dsp->tridiag(a, n, d, e, tmp);
-    const int ret = sq_eigen_qr_iterate(d, e, n);
-    for (int i = 0; i < n; i++)
-        lambda[i] = d[i];
-    return ret;
-}
-
 int sq_cpu_eigen(const SqPlan *p, SqCpuSide *s)
 {
     return sq_cpu_eigenvalues(&s->dsp, s->k, p->d.n, s->lambda, s->eig) < 0 ? SQ_EST_EIGEN_CAP : 0;
-}
-
-static int all_finite(const float *v, size_t cnt, float bound)
-{
-    for (size_t i = 0; i < cnt; i++)
-        if (!(fabsf(v[i]) <= bound))
-            return 0;
-    return 1;
-}
-
-/*
- * The Householder loop of sq_qr_solve. structured: skip the terms that are
- * exactly +-0 (u[r] = +0 for r < k, z reset to the identity outside the
- * active block), which leaves every sum unchanged because an accumulator
- * that starts at +0 never becomes -0. Rows r < k of H*P reduce to
- * p[r][c] + 0, which is p[r][c] itself: no entry of P is -0 (the identity,
- * then such sums). Returns -1 when a non-finite value makes that argument
- * void.
- *
- * The structured loop writes the active block of H*Z into a second z
- * buffer (zn, ws[0 .. n n): sq_cpu_qr_solve reads kmat instead of a copy
- * there) and swaps, instead of copying it back row by row; a buffer that
- * becomes z again two steps later has its rows and columns k - 2, k - 1
- * reset, the rest outside the block being the identity already.
- */
-static int householder_loop(const SqDsp *dsp, const float *kmat, int n, float *ws, int structured)
-{
-    const size_t nn = (size_t)n * n;
-    float *z = ws + nn, *pm = z + nn, *h = pm + nn, *t = h + nn, *zn = ws;
-    float *u = t; /* as in sq_qr_solve: t holds u until h is built */
-    for (size_t i = 0; i < nn; i++)
-        z[i] = kmat[i];
-    for (int r = 0; r < n; r++)
-        for (int c = 0; c < n; c++)
-            pm[r * n + c] = r == c ? 1.0f : 0.0f;
-    for (int k = 0; k + 1 < n; k++) {
-        if (!structured) {
-            for (int r = 0; r < n; r++)
-                for (int c = 0; c < n; c++)
-                    if (r < k || c < k)
-                        z[r * n + c] = r == c ? 1.0f : 0.0f;
-        } else {
-            for (int q = k - 2 < 0 ? 0 : k - 2; q < k; q++) {
-                for (int c = 0; c < n; c++)
-                    z[q * n + c] = q == c ? 1.0f : 0.0f;
-                for (int r = 0; r < n; r++)
-                    z[r * n + q] = r == q ? 1.0f : 0.0f;
-            }
-        }
-        sq_householder_vec(z, kmat, n, k, u);
-        if (!structured) {
-            for (int r = 0; r < n; r++)
-                for (int c = 0; c < n; c++)
-                    h[r * n + c] = sq_householder_entry(u, r, c);
-            dsp->matmul(t, n, h, n, z, n, n, n, n);
-            memcpy(z, t, sizeof(float) * nn);
-            dsp->matmul(t, n, h, n, pm, n, n, n, n);
-            memcpy(pm, t, sizeof(float) * nn);
-            continue;
-        }
-        if (!all_finite(u, (size_t)n, 0x1p100f))
-            return -1;
-        const int m = n - k;
-        for (int r = k; r < n; r++) { /* sq_householder_entry, vectorisable */
-            const float hr = -2.0f * u[r];
-            for (int c = k; c < n; c++)
-                h[r * n + c] = hr * u[c];
-            h[r * n + r] = h[r * n + r] + 1.0f;
-        }
-        if (m > 1) {
-            dsp->matmul(zn + (k + 1) * n + k + 1, n, h + (k + 1) * n + k, n, z + k * n + k + 1, n,
-                        m - 1, m - 1, m);
-            float *const sw = z;
-            z = zn;
-            zn = sw;
-        }
-        if (k == 0 && all_finite(u, (size_t)n, 0x1p62f)) {
-            /* H * I: each sum is h[r][c] among +-0 terms (h finite: |u| <=
-             * 2^62), so h[r][c] + 0 */
-            for (size_t i = 0; i < nn; i++)
-                pm[i] = h[i] + 0.0f;
-            continue;
-        }
-        dsp->matmul(t + k * n, n, h + k * n + k, n, pm + k * n, n, m, n, m);
-        memcpy(pm + k * n, t + k * n, sizeof(float) * (size_t)m * n);
-    }
-    return structured && !all_finite(pm, nn, INFINITY) ? -1 : 0;
-}
-
-/* sq_qr_solve's factoring of kmat: Q^T and R in ws; -1 when a pivot fails. */
-static int qr_factor(const SqDsp *dsp, const float *kmat, int n, float *ws)
-{
-    const size_t nn = (size_t)n * n;
-    float *pm = ws + 2 * nn, *h = pm + nn;
-    if (householder_loop(dsp, kmat, n, ws, 1) < 0)
-        householder_loop(dsp, kmat, n, ws, 0);
-    dsp->matmul(h, n, pm, n, kmat, n, n, n, n); /* h = R (sq_qr_solve's a is kmat) */
-    for (int i = n - 1; i >= 0; i--)
-        if (!sq_solve_pivot_ok(h[i * n + i]))
-            return -1;
-    return 0;
-}
-
-/* Columns [c0, c1) of X = R^-1 Q^T y (nb columns) after qr_factor: each
- * column is its own problem, so any split gives the same bits. */
-static void qr_apply(const SqDsp *dsp, int n, const float *y, int nb, int c0, int c1, float *ws)
-{
-    const size_t nn = (size_t)n * n;
-    float *h = ws + 3 * nn, *bm = ws + 5 * nn;
-    dsp->matmul(bm + c0, nb, ws + 2 * nn, n, y + c0, nb, n, c1 - c0, n);
-    dsp->backsub(bm + c0, nb, h, n, c1 - c0);
-}
-
-int sq_cpu_qr_solve(const SqDsp *dsp, const float *kmat, int n, const float *y, int nb, float *ws)
-{
-    if (qr_factor(dsp, kmat, n, ws) < 0)
-        return -1;
-    qr_apply(dsp, n, y, nb, 0, nb, ws);
-    return 0;
 }
 
 int sq_cpu_back_prep(const SqPlan *p, SqCpuSide *s)
 {
     const SqDims *d = &p->d;
     s->dsp.block_rows(s->y, s->dimg, d->op_w, d->nbh, d->nbv);
-    const int ok = sq_eigen_regular(s->lambda, d->n) && qr_factor(&s->dsp, s->k, d->n, s->sol) == 0;
+    const int ok = sq_eigen_regular(s->lambda, d->n) && sq_cpu_qr_factor(&s->dsp, s->k, d->n, s->sol) == 0;
     if (!ok)
         memset(s->x, 0, sizeof(float) * (size_t)d->n * d->nb);
     s->singular = ok ? 0 : SQ_EST_SINGULAR;
@@ -582,7 +328,7 @@ static void entropy_cols(const SqPlan *p, SqCpuSide *s, int c0, int c1)
 void sq_cpu_back_cols(const SqPlan *p, SqCpuSide *s, int c0, int c1)
 {
     if (!s->singular)
-        qr_apply(&s->dsp, p->d.n, s->y, p->d.nb, c0, c1, s->sol);
+        sq_cpu_qr_apply(&s->dsp, p->d.n, s->y, p->d.nb, c0, c1, s->sol);
     entropy_cols(p, s, c0, c1);
 }
 
@@ -590,7 +336,7 @@ int sq_cpu_solve(const SqPlan *p, SqCpuSide *s)
 {
     const int r = sq_cpu_back_prep(p, s);
     if (!r)
-        qr_apply(&s->dsp, p->d.n, s->y, p->d.nb, 0, p->d.nb, s->sol);
+        sq_cpu_qr_apply(&s->dsp, p->d.n, s->y, p->d.nb, 0, p->d.nb, s->sol);
     return r;
 }
 

@@ -8,8 +8,8 @@
 
 #include <stdint.h>
 
+#include "core/job.h"
 #include "core/mem.h"
-#include "feature/plan.h"
 #include "cpu/dsp.h"
 
 /* Where the core's input samples come from (see sq_src_at). */
@@ -157,6 +157,11 @@ float sq_cpu_pair_score(const SqPlan *p, const SqCpuSide *ref, SqCpuSide *dis, i
  * X is left at ws + 5 n^2 as in sq_qr_solve.
  */
 int sq_cpu_qr_solve(const SqDsp *dsp, const float *kmat, int n, const float *y, int nb, float *ws);
+/* sq_cpu_qr_solve in two parts: the factoring of kmat (Q^T and R in ws; -1
+ * when a pivot fails), then columns [c0, c1) of X = R^-1 Q^T y (nb
+ * columns): each column is its own problem, so any split gives the same bits. */
+int sq_cpu_qr_factor(const SqDsp *dsp, const float *kmat, int n, float *ws);
+void sq_cpu_qr_apply(const SqDsp *dsp, int n, const float *y, int nb, int c0, int c1, float *ws);
 
 /* sq_eigenvalues with the DSP's tridiagonalisation. ws: sq_eigen_ws_floats(n). */
 int sq_cpu_eigenvalues(const SqDsp *dsp, const float *k, int n, float *lambda, float *ws);

@@ -160,11 +160,7 @@ static unsigned flags_word;
 
 static void flags_init(void)
 {
-    unsigned f = sq_arch_cpu_flags();
-    const char *env = getenv("SPEEDQA_CPU_MASK");
-    if (env && *env)
-        f &= (unsigned)strtoul(env, NULL, 0);
-    flags_word = f;
+    flags_word = sq_arch_cpu_flags();
 }
 
 unsigned sq_cpu_flags(void)

@@ -116,9 +116,9 @@ typedef struct SqDsp {
 } SqDsp;
 
 /*
- * SPEEDQA_CPU_* levels this machine and OS support, detected once. The
- * environment variable SPEEDQA_CPU_MASK (a number, e.g. 0) masks them, so
- * any test can force the C path.
+ * SPEEDQA_CPU_* levels this machine and OS support, detected once. A
+ * context restricts them with SpeedqaSettings.cpu_mask (the test programs
+ * take SPEEDQA_CPU_MASK from their environment into it: tests/common).
  */
 unsigned sq_cpu_flags(void);
 

@@ -178,3 +178,9 @@ int sq_jobs_check_range(const SqJob *jobs, int njobs, int ndis, const SqRawResul
             }
     return 0;
 }
+
+const char *const *sq_features_default(void)
+{
+    static const char *const defaults[] = { "speed_chroma", "speed_temporal", NULL };
+    return defaults;
+}

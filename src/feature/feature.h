@@ -21,6 +21,9 @@ typedef struct SqFeature {
     int job[2];               /* its jobs in SqBackendParams.jobs: chroma U, V; temporal Y */
 } SqFeature;
 
+/* The features a context computes when the caller names none (NULL-terminated). */
+const char *const *sq_features_default(void);
+
 /* Parse, validate against the format and plan. */
 int sq_feature_open(SqFeature *f, const char *str, const SpeedqaFormat *fmt,
                     const SqAlloc *a, char *err, size_t errlen);

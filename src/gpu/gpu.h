@@ -6,14 +6,14 @@
  *     byte offset into one arena allocation, never a pointer.
  *  2. Host side: the SqGpuFns vtable a runtime (CUDA, HIP, ...) fills with
  *     plumbing only, and the generic SqBackend entry points of pipeline.c
- *     that run the SpEED pipeline on any such vtable.
+ *     that run the plane jobs (core/job.h) on any such vtable.
  *
  * Define SQ_GPU_DEVICE_ONLY before including to get only the first half.
  */
 #ifndef SQ_GPU_GPU_H
 #define SQ_GPU_GPU_H
 
-#include "feature/plan_core.h"
+#include "core/plan_core.h"
 #include "math/dims.h"
 #include "math/prelude.h"
 
@@ -134,6 +134,14 @@ enum { SQ_GPU_STREAM_COPY = 0, SQ_GPU_STREAM_COMPUTE = 1, SQ_GPU_NSTREAMS = 2 };
  * between enter() and leave() when the runtime has them (CUDA: the primary
  * context is pushed and popped, so the caller's current context is kept).
  */
+/* What the pipeline asks a runtime to open (SqGpuFns.open_ex). */
+typedef struct SqGpuOpenOpts {
+    int device;         /* index, -1: first usable; ignored when name is set */
+    const char *name;   /* NULL, or the first device whose name contains it */
+    int nevents;
+    int force_soft_f64; /* kernels on soft doubles whatever the device has (where the runtime can) */
+} SqGpuOpenOpts;
+
 typedef struct SqGpuFns {
     const char *name;
     /* Load the runtime, pick device `device` (-1: first), load the kernels,
@@ -143,6 +151,12 @@ typedef struct SqGpuFns {
     /* Optional: open the first device whose name contains `name` (case-insensitive). */
     int (*open_named)(SqGpuDev **dev, const char *name, int nevents, const SqAlloc *a,
                       char *err, size_t errlen);
+    /* Optional: open with every option; the pipeline prefers it to the two above. */
+    int (*open_ex)(SqGpuDev **dev, const SqGpuOpenOpts *o, const SqAlloc *a, char *err,
+                   size_t errlen);
+    /* Optional: one line on what open chose (device, how the kernels were
+     * built), which the pipeline logs at info level. */
+    void (*describe)(const SqGpuDev *dev, char *buf, size_t len);
     void (*close)(SqGpuDev **dev);
     const char *(*error)(const SqGpuDev *dev);
     int (*alloc)(SqGpuDev *dev, size_t bytes, SqGpuAddr *out);
@@ -219,7 +233,7 @@ int sq_gpu_profile(void *priv, double *ms);
 #endif /* SQ_GPU_DEVICE_ONLY */
 
 /* The SqBackend of a GPU runtime: the shared pipeline over its SqGpuFns. */
-#define SQ_GPU_BACKEND(var, label, fns, list)                                          \
+#define SQ_GPU_BACKEND(var, label, fns, list, devmem)                                  \
     static int var##_open(void **priv, const SqBackendParams *p, char *err, size_t errlen) \
     {                                                                                  \
         return sq_gpu_open(priv, p, &(fns), err, errlen);                              \
@@ -228,6 +242,7 @@ int sq_gpu_profile(void *priv, double *ms);
                             .capacity = sq_gpu_capacity, .send = sq_gpu_send,          \
                             .receive = sq_gpu_receive, .close = sq_gpu_close,          \
                             .list_devices = list, .pic_mem = sq_gpu_pic_mem,   \
+                            .device_mem = (devmem),                            \
                             .host_register = sq_gpu_host_register,            \
                             .host_unregister = sq_gpu_host_unregister };
 

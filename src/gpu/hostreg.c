@@ -18,39 +18,39 @@ int sq_gpu_host_register(void *priv, const void *p, size_t bytes)
 {
     GpuPriv *g = priv;
     const uintptr_t lo = (uintptr_t)p, hi = lo + bytes;
-    if (!g->reg_ready)
+    if (!g->regs.ready)
         return -ENOTSUP;
     if (!p)
         return 0; /* the question whether it would be taken */
     if (hi < lo || sq_mem_in_private_file(p, bytes))
         return -EINVAL;
     int ret;
-    pthread_mutex_lock(&g->reg_mu);
-    const int n = atomic_load(&g->nreg);
+    pthread_mutex_lock(&g->regs.mu);
+    const int n = atomic_load(&g->regs.n);
     for (int i = 0; i < n; i++)
-        if (lo < g->reg[i].hi && g->reg[i].lo < hi) {
-            pthread_mutex_unlock(&g->reg_mu);
+        if (lo < g->regs.r[i].hi && g->regs.r[i].lo < hi) {
+            pthread_mutex_unlock(&g->regs.mu);
             return -EINVAL;
         }
     if (n == SPEEDQA_MAX_HOST_RANGES) {
-        pthread_mutex_unlock(&g->reg_mu);
+        pthread_mutex_unlock(&g->regs.mu);
         return -ENOSPC;
     }
-    pthread_mutex_unlock(&g->reg_mu);
+    pthread_mutex_unlock(&g->regs.mu);
     /* pinning takes milliseconds: send goes on meanwhile */
     if ((ret = g->fns->host_register(g->dev, (void *)p, bytes)) < 0)
         return ret;
-    pthread_mutex_lock(&g->reg_mu);
-    const int m = atomic_load(&g->nreg);
+    pthread_mutex_lock(&g->regs.mu);
+    const int m = atomic_load(&g->regs.n);
     int clash = m == SPEEDQA_MAX_HOST_RANGES;
     for (int i = 0; i < m && !clash; i++)
-        clash = lo < g->reg[i].hi && g->reg[i].lo < hi;
+        clash = lo < g->regs.r[i].hi && g->regs.r[i].lo < hi;
     if (!clash) {
-        g->reg[m].lo = lo;
-        g->reg[m].hi = hi;
-        atomic_store(&g->nreg, m + 1);
+        g->regs.r[m].lo = lo;
+        g->regs.r[m].hi = hi;
+        atomic_store(&g->regs.n, m + 1);
     }
-    pthread_mutex_unlock(&g->reg_mu);
+    pthread_mutex_unlock(&g->regs.mu);
     if (clash) /* another thread registered an overlapping range meanwhile */
         g->fns->host_unregister(g->dev, (void *)p);
     return clash ? -EINVAL : 0;
@@ -59,18 +59,18 @@ int sq_gpu_host_register(void *priv, const void *p, size_t bytes)
 int sq_gpu_host_unregister(void *priv, const void *p)
 {
     GpuPriv *g = priv;
-    if (!g->reg_ready)
+    if (!g->regs.ready)
         return -ENOTSUP;
-    pthread_mutex_lock(&g->reg_mu);
-    const int n = atomic_load(&g->nreg);
+    pthread_mutex_lock(&g->regs.mu);
+    const int n = atomic_load(&g->regs.n);
     int i = 0;
-    while (i < n && g->reg[i].lo != (uintptr_t)p)
+    while (i < n && g->regs.r[i].lo != (uintptr_t)p)
         i++;
     if (i < n) {
-        g->reg[i] = g->reg[n - 1];
-        atomic_store(&g->nreg, n - 1);
+        g->regs.r[i] = g->regs.r[n - 1];
+        atomic_store(&g->regs.n, n - 1);
     }
-    pthread_mutex_unlock(&g->reg_mu);
+    pthread_mutex_unlock(&g->regs.mu);
     /* no send can start an upload from it now; the runtime waits for those queued */
     return i == n ? -EINVAL : g->fns->host_unregister(g->dev, (void *)p);
 }
@@ -80,36 +80,36 @@ int sq_gpu_reg_open(GpuPriv *g)
 {
     if (!g->fns->host_register || !g->fns->upload2d || !g->held)
         return 0;
-    if (pthread_mutex_init(&g->reg_mu, NULL) != 0)
+    if (pthread_mutex_init(&g->regs.mu, NULL) != 0)
         return -ENOMEM;
-    g->reg_ready = 1;
+    g->regs.ready = 1;
     return 0;
 }
 
 void sq_gpu_unregister_all(GpuPriv *g)
 {
-    if (!g->reg_ready)
+    if (!g->regs.ready)
         return;
-    const int n = atomic_load(&g->nreg);
+    const int n = atomic_load(&g->regs.n);
     for (int i = 0; i < n; i++)
-        g->fns->host_unregister(g->dev, (void *)g->reg[i].lo);
-    atomic_store(&g->nreg, 0);
-    pthread_mutex_destroy(&g->reg_mu);
-    g->reg_ready = 0;
+        g->fns->host_unregister(g->dev, (void *)g->regs.r[i].lo);
+    atomic_store(&g->regs.n, 0);
+    pthread_mutex_destroy(&g->regs.mu);
+    g->regs.ready = 0;
 }
 
 int sq_gpu_reg_lock(GpuPriv *g)
 {
-    if (!g->reg_ready || atomic_load_explicit(&g->nreg, memory_order_acquire) == 0)
+    if (!g->regs.ready || atomic_load_explicit(&g->regs.n, memory_order_acquire) == 0)
         return 0;
-    pthread_mutex_lock(&g->reg_mu);
+    pthread_mutex_lock(&g->regs.mu);
     return 1;
 }
 
 void sq_gpu_reg_unlock(GpuPriv *g, int taken)
 {
     if (taken)
-        pthread_mutex_unlock(&g->reg_mu);
+        pthread_mutex_unlock(&g->regs.mu);
 }
 
 /* The bytes copy_whole_picture reads of plane c: [*lo, *hi). */
@@ -133,7 +133,7 @@ static void plane_span(const GpuPriv *g, const SpeedqaPicture *pic, int c, uintp
 
 int sq_gpu_registered(const GpuPriv *g, const SpeedqaPicture *pic)
 {
-    const int n = atomic_load_explicit(&g->nreg, memory_order_relaxed);
+    const int n = atomic_load_explicit(&g->regs.n, memory_order_relaxed);
     if (!n || !pic->release || pic->memory != SPEEDQA_MEM_HOST)
         return 0;
     int r = -1;
@@ -142,8 +142,8 @@ int sq_gpu_registered(const GpuPriv *g, const SpeedqaPicture *pic)
             continue;
         uintptr_t lo, hi;
         plane_span(g, pic, c, &lo, &hi);
-        if (r < 0 || lo < g->reg[r].lo || hi > g->reg[r].hi)
-            for (r = 0; r < n && (lo < g->reg[r].lo || hi > g->reg[r].hi); r++)
+        if (r < 0 || lo < g->regs.r[r].lo || hi > g->regs.r[r].hi)
+            for (r = 0; r < n && (lo < g->regs.r[r].lo || hi > g->regs.r[r].hi); r++)
                 ;
         if (r == n)
             return 0;

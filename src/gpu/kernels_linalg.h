@@ -44,7 +44,7 @@ SQ_DFN void sq_gk_eigen(const SQ_GLOBAL float *kmat, int n, SQ_GLOBAL float *lam
         }
         SQ_SYNC();
         for (int r = i + 1 + tid; r < n; r += nth)
-            v[r] = r == i + 1 ? 1.0f : a[r * n + i];
+            v[r] = sq_tridiag_v(a, n, i, r);
         SQ_SYNC();
         if (tau != 0.0f) {
             for (int r = i + 1 + tid; r < n; r += nth)
@@ -54,16 +54,13 @@ SQ_DFN void sq_gk_eigen(const SQ_GLOBAL float *kmat, int n, SQ_GLOBAL float *lam
                 sc[4] = sq_tridiag_gamma(x, v, n, i, tau);
             SQ_SYNC();
             const float gamma = sc[4];
-            for (int r = i + 1 + tid; r < n; r += nth) {
-                float gv = gamma * v[r];
-                x[r] = x[r] + gv;
-            }
+            for (int r = i + 1 + tid; r < n; r += nth)
+                x[r] = sq_tridiag_xg(x, v, gamma, r);
             SQ_SYNC();
             const int m = n - i - 1;
             for (int t = tid; t < m * m; t += nth) {
                 const int r = i + 1 + t / m, c = i + 1 + t % m;
-                float t1 = x[r] * v[c], t2 = v[r] * x[c];
-                a[r * n + c] = a[r * n + c] - (t1 + t2);
+                a[r * n + c] = sq_tridiag_rank2(a, n, x, v, r, c);
             }
             SQ_SYNC();
         }

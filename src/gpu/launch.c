@@ -183,7 +183,7 @@ int sq_gpu_launch_batch(GpuPriv *g)
     const int C = SQ_GPU_STREAM_COMPUTE;
     int ret;
     /* every frame of the batch is on the copy stream before its event */
-    if (g->stagers && (ret = sq_gpu_finish_staging(g, 1)) < 0)
+    if (g->stage.pool && (ret = sq_gpu_finish_staging(g, 1)) < 0)
         return ret;
     g->open_batch = -1;
     b->first = first;

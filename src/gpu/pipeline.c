@@ -1,5 +1,5 @@
 /*
- * The SpEED pipeline on any GPU runtime (gpu.h vtable): the SqBackend
+ * The plane-job pipeline on any GPU runtime (gpu.h vtable): the SqBackend
  * entry points, open and close.
  *
  * Frames are uploaded as they are sent (copy stream) into a ring of frame
@@ -69,9 +69,7 @@ void sq_gpu_close(void **priv)
     if (!g)
         return;
     /* a queued stage that never ran would never give its pictures back */
-    if (g->stagers)
-        sq_gpu_drain_staging(g);
-    sq_pool_stop(&g->stagers);
+    sq_gpu_stop_stagers(g);
     if (g->dev) {
         const double t0 = now_ms();
         const SqGpuFns *fn = g->fns;
@@ -105,8 +103,6 @@ void sq_gpu_close(void **priv)
     const SqAlloc a = g->p.alloc;
     sq_free(&a, g->frames);
     sq_free(&a, g->batches);
-    sq_free(&a, g->lent);
-    sq_free(&a, g->qslot);
     sq_free(&a, g->held);
     sq_free(&a, g->picmem);
     sq_free(&a, g);
@@ -156,25 +152,26 @@ int sq_gpu_open(void **priv, const SqBackendParams *p, const SqGpuFns *fns, char
         }
     sq_gpu_plan_planes(g);
     sq_gpu_plan_scratch(g);
-    /* SPEEDQA_GPU_BATCH=N (1..MAX_BATCH) sets the frames per batch: the pinned
-     * staging and the arena, and so start-up and close, scale with it (for
-     * measuring) */
-    const char *env = getenv("SPEEDQA_GPU_BATCH");
-    if (env && atoi(env) >= 1 && atoi(env) <= MAX_BATCH)
-        g->batch = atoi(env);
+    /* gpu_batch (1..MAX_BATCH, checked by lib.c) sets the frames per batch:
+     * the pinned staging and the arena, and so start-up and close, scale
+     * with it */
+    if (p->gpu_batch >= 1 && p->gpu_batch <= MAX_BATCH)
+        g->batch = p->gpu_batch;
     sq_gpu_choose_batch(g, 0);
 
     int ret;
     const int nev = sq_gpu_nevents(g);
     const char *name = p->device_name && p->device_name[0] ? p->device_name : NULL;
-    if (name && !fns->open_named) {
+    if (name && !fns->open_named && !fns->open_ex) {
         snprintf(err, errlen, "the %s backend cannot select a device by name", fns->name);
         sq_gpu_close((void **)&g);
         return -EINVAL;
     }
     const double t0 = now_ms();
-    ret = name ? fns->open_named(&g->dev, name, nev, &p->alloc, err, errlen)
-               : fns->open(&g->dev, p->device, nev, &p->alloc, err, errlen);
+    const SqGpuOpenOpts oo = { p->device, name, nev, p->force_soft_f64 };
+    ret = fns->open_ex ? fns->open_ex(&g->dev, &oo, &p->alloc, err, errlen)
+          : name       ? fns->open_named(&g->dev, name, nev, &p->alloc, err, errlen)
+                       : fns->open(&g->dev, p->device, nev, &p->alloc, err, errlen);
     if (ret < 0) {
         g->dev = NULL;
         sq_gpu_close((void **)&g);
@@ -219,6 +216,11 @@ int sq_gpu_open(void **priv, const SqBackendParams *p, const SqGpuFns *fns, char
         goto fail_leave;
     }
     leave(g);
+    if (fns->describe) {
+        char what[256];
+        fns->describe(g->dev, what, sizeof(what));
+        sq_log(g->p.settings, SPEEDQA_LOG_INFO, "%s: %s", fns->name, what);
+    }
     /* start-up and close are most of a short job's time: their split, for tuning */
     sq_log(g->p.settings, SPEEDQA_LOG_DEBUG, "%s: opened in %.1f ms: device and kernels %.1f, arena %.0f MB %.1f, pinned tables %.1f MB "
                "%.1f, plans and staging threads %.1f (batch %d frames, capacity %d; %.0f MB of staging pinned on the first host picture)", fns->name,
@@ -320,7 +322,7 @@ int sq_gpu_send(void *priv, const SpeedqaPicture *const *pic, int new_seq, char 
     if (!ret && (ret = sq_gpu_add_frame(g, fr)) < 0)
         sq_gpu_release_held(g, slot, 1); /* taken, so given back before send returns */
     /* a failed send reads nothing once it returns */
-    if (ret < 0 && g->stagers)
+    if (ret < 0 && g->stage.pool)
         sq_gpu_drain_staging(g);
     leave(g);
     if (ret == -EINVAL && !g->sticky)

@@ -11,16 +11,16 @@
 #include <stdatomic.h>
 #include <stdint.h>
 
-#include "feature/plan.h"
+#include "core/job.h"
 #include "core/pool.h"
 #include "gpu/gpu.h"
 
 /* Frames per batch. 16, not 32: on the H200, 1080p device-resident pictures
  * score at 24.8k fps instead of 27.8k (gpu_bench), while a context's pinned
  * staging and arena halve (109 and 296 MB at 1080p), which takes ~70 ms off
- * every process's start-up and close. SPEEDQA_GPU_BATCH picks up to MAX_BATCH. */
+ * every process's start-up and close. SpeedqaSettings.gpu_batch picks up to MAX_BATCH. */
 #define DEFAULT_BATCH 16
-#define MAX_BATCH 32
+#define MAX_BATCH SQ_MAX_GPU_BATCH
 /* Budgets that bound the batch size for large frames. */
 #define PINNED_BUDGET ((int64_t)512 << 20)
 #define SCRATCH_BUDGET ((int64_t)3 << 30)
@@ -57,6 +57,27 @@ typedef struct BatchRec {
 typedef struct ArenaMap {
     int64_t plans, tables, sides, pairs, results, scratch, slots;
 } ArenaMap;
+
+/*
+ * staging.c's threads: lent host pictures are staged on them, a frame per
+ * thread, while send returns: frame slots [uploaded, queued) wait there,
+ * their pictures in lent[slot]; the caller uploads them in order. Started
+ * by sq_gpu_start_stagers, ended by sq_gpu_stop_stagers.
+ */
+typedef struct GpuStagers {
+    SqPool *pool;        /* NULL: the caller stages alone */
+    SpeedqaPicture (*lent)[2];
+    int *qslot;          /* the frame slot of queued frame k, at k % nslots */
+    unsigned long long queued, uploaded;
+} GpuStagers;
+
+/* hostreg.c's part: started by sq_gpu_reg_open, ended by sq_gpu_unregister_all. */
+typedef struct GpuRegs {
+    pthread_mutex_t mu;
+    int ready;
+    atomic_int n;
+    struct { uintptr_t lo, hi; } r[SPEEDQA_MAX_HOST_RANGES];
+} GpuRegs;
 
 typedef struct GpuPriv {
     SqBackendParams p;
@@ -98,13 +119,7 @@ typedef struct GpuPriv {
     double prof_ms[SQ_K_COUNT];
     int prof_batches;
 
-    SqPool *stagers;     /* NULL: the caller stages alone */
-    /* Lent host pictures are staged on the stagers, a frame per thread,
-     * while send returns: frame slots [uploaded, queued) wait there, their
-     * pictures in lent[slot]; the caller uploads them in order. */
-    SpeedqaPicture (*lent)[2];
-    int *qslot;          /* the frame slot of queued frame k, at k % nslots */
-    unsigned long long queued, uploaded;
+    GpuStagers stage;
     /* Library pictures (speedqa_picture_alloc) go up by DMA from their own
      * pinned planes: each is held, per frame slot, until its batch is done.
      * picmem: every such block, freed at close. */
@@ -113,13 +128,10 @@ typedef struct GpuPriv {
     int npicmem;
     /* The caller's registered ranges (speedqa_host_register): a lent host
      * picture all of whose planes lie in one goes up like a library picture.
-     * reg_mu guards them and is held by send from the check to the queued
+     * regs.mu guards them and is held by send from the check to the queued
      * uploads, so an unregister that waits for the uploads queued after it
      * took a range out waits for every upload from that range. */
-    pthread_mutex_t reg_mu;
-    int reg_ready;
-    atomic_int nreg;
-    struct { uintptr_t lo, hi; } reg[SPEEDQA_MAX_HOST_RANGES];
+    GpuRegs regs;
 } GpuPriv;
 
 /*
@@ -172,6 +184,8 @@ int sq_gpu_upload_plans(GpuPriv *g);
 
 /* staging.c */
 int sq_gpu_start_stagers(GpuPriv *g, int n_threads);
+/* Every queued stage run (its pictures go back), the threads stopped, their tables freed. */
+void sq_gpu_stop_stagers(GpuPriv *g);
 /* Give back the library pictures frame slot `slot` holds (its batch is done,
  * or sync: once every queued copy is). */
 void sq_gpu_release_held(GpuPriv *g, int slot, int sync);
@@ -184,11 +198,11 @@ int sq_gpu_put_frame(GpuPriv *g, FrameRec *fr, int slot, const SpeedqaPicture *r
                      const SpeedqaPicture *dis, char *err, size_t errlen);
 
 /* hostreg.c */
-/* Take reg_mu when some range is registered: 1 taken, 0 not. */
+/* Take regs.mu when some range is registered: 1 taken, 0 not. */
 int sq_gpu_reg_lock(GpuPriv *g);
 void sq_gpu_reg_unlock(GpuPriv *g, int taken);
 /* A host picture whose every plane read lies in one registered range (only
- * with reg_mu taken by sq_gpu_reg_lock). */
+ * with regs.mu taken by sq_gpu_reg_lock). */
 int sq_gpu_registered(const GpuPriv *g, const SpeedqaPicture *pic);
 int sq_gpu_reg_open(GpuPriv *g);
 /* Close: unpin what is still registered (entered, copies done). */

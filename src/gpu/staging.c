@@ -96,19 +96,30 @@ int sq_gpu_start_stagers(GpuPriv *g, int n_threads)
     const int want = sq_imin(n_threads - 1, MAX_STAGERS);
     if (want < 1)
         return 0;
-    g->lent = sq_calloc(&g->p.alloc, (size_t)g->nslots, sizeof(*g->lent));
-    g->qslot = sq_calloc(&g->p.alloc, (size_t)g->nslots, sizeof(*g->qslot));
-    if (!g->lent || !g->qslot)
+    g->stage.lent = sq_calloc(&g->p.alloc, (size_t)g->nslots, sizeof(*g->stage.lent));
+    g->stage.qslot = sq_calloc(&g->p.alloc, (size_t)g->nslots, sizeof(*g->stage.qslot));
+    if (!g->stage.lent || !g->stage.qslot)
         return -ENOMEM;
     /* room for every frame in flight: a queued stage never waits for a slot */
-    const int ret = sq_pool_start(&g->stagers, want, g->nslots, &g->p.alloc);
+    const int ret = sq_pool_start(&g->stage.pool, want, g->nslots, &g->p.alloc);
     if (ret == -ENOMEM)
         return ret;
-    if (ret < 0 || sq_pool_threads(g->stagers) < want) {
-        sq_pool_stop(&g->stagers);
+    if (ret < 0 || sq_pool_threads(g->stage.pool) < want) {
+        sq_pool_stop(&g->stage.pool);
         return -EAGAIN;
     }
     return 0;
+}
+
+void sq_gpu_stop_stagers(GpuPriv *g)
+{
+    if (g->stage.pool)
+        sq_gpu_drain_staging(g);
+    sq_pool_stop(&g->stage.pool);
+    sq_free(&g->p.alloc, g->stage.lent);
+    sq_free(&g->p.alloc, g->stage.qslot);
+    g->stage.lent = NULL;
+    g->stage.qslot = NULL;
 }
 
 static void stage_record(const GpuPriv *g, int s, FrameRec *fr, int64_t slot)
@@ -246,7 +257,7 @@ static void give_back(const SpeedqaPicture *pic)
 }
 
 /* A library picture of this context, or a lent one in a registered range
- * (ranges: reg_mu is taken): pinned, so uploaded from in place. */
+ * (ranges: regs.mu is taken): pinned, so uploaded from in place. */
 static int is_direct(const GpuPriv *g, const SpeedqaPicture *pic, int ranges)
 {
     return pic->memory == SPEEDQA_MEM_HOST && g->fns->upload2d && g->held &&
@@ -310,7 +321,7 @@ static void stage_queued(void *ctx, int64_t frame, int thread)
 {
     GpuPriv *g = ctx;
     const int slot = (int)((unsigned long long)frame % (unsigned)g->nslots);
-    SpeedqaPicture *pic = g->lent[slot];
+    SpeedqaPicture *pic = g->stage.lent[slot];
     StageJob job = { .g = g, .pic = { &pic[0], &pic[1] },
                      .stage = g->pinned + slot * g->stage_bytes, .nparts = 1 };
     (void)thread;
@@ -321,17 +332,17 @@ static void stage_queued(void *ctx, int64_t frame, int thread)
 
 void sq_gpu_drain_staging(GpuPriv *g)
 {
-    for (; g->uploaded < g->queued; g->uploaded++)
-        sq_pool_collect(g->stagers, 1);
+    for (; g->stage.uploaded < g->stage.queued; g->stage.uploaded++)
+        sq_pool_collect(g->stage.pool, 1);
 }
 
 int sq_gpu_finish_staging(GpuPriv *g, int wait)
 {
-    while (g->uploaded < g->queued) {
-        if (sq_pool_collect(g->stagers, wait) < 0)
+    while (g->stage.uploaded < g->stage.queued) {
+        if (sq_pool_collect(g->stage.pool, wait) < 0)
             return 0;
-        const int ret = upload_slot(g, g->qslot[g->uploaded % (unsigned)g->nslots], 0, 1);
-        g->uploaded++;
+        const int ret = upload_slot(g, g->stage.qslot[g->stage.uploaded % (unsigned)g->nslots], 0, 1);
+        g->stage.uploaded++;
         if (ret < 0)
             return ret;
     }
@@ -356,22 +367,22 @@ static int put_frame(GpuPriv *g, FrameRec *fr, int slot, const SpeedqaPicture *r
          (dis->memory == SPEEDQA_MEM_HOST && !direct[1])) && (ret = stage_ready(g)) < 0)
         return ret;
     StageJob job = { .g = g, .stage = g->pinned ? g->pinned + slot * g->stage_bytes : NULL,
-                     .nparts = sq_pool_threads(g->stagers) + 1 };
-    if (g->stagers && ref->memory == SPEEDQA_MEM_HOST && dis->memory == SPEEDQA_MEM_HOST &&
+                     .nparts = sq_pool_threads(g->stage.pool) + 1 };
+    if (g->stage.pool && ref->memory == SPEEDQA_MEM_HOST && dis->memory == SPEEDQA_MEM_HOST &&
         ref->release && dis->release && !direct[0] && !direct[1]) {
         stage_record(g, 0, fr, slot_off);
         stage_record(g, 1, fr, slot_off);
-        g->lent[slot][0] = *ref;
-        g->lent[slot][1] = *dis;
-        if (sq_pool_submit(g->stagers, stage_queued, g, (int64_t)g->sent) == 0) {
+        g->stage.lent[slot][0] = *ref;
+        g->stage.lent[slot][1] = *dis;
+        if (sq_pool_submit(g->stage.pool, stage_queued, g, (int64_t)g->sent) == 0) {
             /* frames sent otherwise (from a range, device pictures) are not queued */
-            g->qslot[g->queued % (unsigned)g->nslots] = slot;
-            g->queued++;
+            g->stage.qslot[g->stage.queued % (unsigned)g->nslots] = slot;
+            g->stage.queued++;
             return sq_gpu_finish_staging(g, 0); /* what is done goes up now */
         }
     }
     /* a parallel loop needs the queue empty */
-    if (g->stagers && (ret = sq_gpu_finish_staging(g, 1)) < 0)
+    if (g->stage.pool && (ret = sq_gpu_finish_staging(g, 1)) < 0)
         return ret;
     for (int s = 0; s < 2; s++) {
         if (pic[s]->memory == SPEEDQA_MEM_HOST && !direct[s]) {
@@ -397,7 +408,7 @@ static int put_frame(GpuPriv *g, FrameRec *fr, int slot, const SpeedqaPicture *r
         }
     }
     if (job.pic[0] || job.pic[1])
-        sq_pool_for(g->stagers, job.nparts, stage_part, &job);
+        sq_pool_for(g->stage.pool, job.nparts, stage_part, &job);
     *back = (direct[0] ? 0 : 1) | (direct[1] ? 0 : 2);
     /* staged sides sit at the same offsets in pinned and device memory:
      * the span of the host ones goes up in one copy */

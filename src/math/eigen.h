@@ -90,6 +90,32 @@ SQ_FN float sq_tridiag_gamma(const SQ_GLOBAL float *x, const SQ_GLOBAL float *v,
     return sq_d_to_float(sq_d_mul(sq_d_mul(SQ_D_MHALF, sq_d_from_float(tau)), sq_d_from_float(w)));
 }
 
+/*
+ * Step i of sq_tridiag after the reflector, entry by entry: each output is
+ * independent of the others of its loop, so a GPU thread computes any of
+ * them (gpu/kernels_linalg.h) with the operations of the serial loop.
+ */
+/* Entry r (> i) of the reflector v; v[i + 1] = 1. */
+SQ_FN float sq_tridiag_v(const SQ_GLOBAL float *a, int n, int i, int r)
+{
+    return r == i + 1 ? 1.0f : a[r * n + i];
+}
+
+/* Entry r of x + gamma v, the second vector of the rank-2 update. */
+SQ_FN float sq_tridiag_xg(const SQ_GLOBAL float *x, const SQ_GLOBAL float *v, float gamma, int r)
+{
+    float gv = gamma * v[r];
+    return x[r] + gv;
+}
+
+/* Entry (r, c) of the trailing block after the rank-2 update a - (x v^T + v x^T). */
+SQ_FN float sq_tridiag_rank2(const SQ_GLOBAL float *a, int n, const SQ_GLOBAL float *x,
+                             const SQ_GLOBAL float *v, int r, int c)
+{
+    float t1 = x[r] * v[c], t2 = v[r] * x[c];
+    return a[r * n + c] - (t1 + t2);
+}
+
 /* In place on a (n x n). d, e receive diagonal and sub-diagonal. ws: 2n floats. */
 SQ_FN void sq_tridiag(SQ_GLOBAL float *a, int n, SQ_GLOBAL float *d, SQ_GLOBAL float *e,
                       SQ_GLOBAL float *ws)
@@ -102,22 +128,17 @@ SQ_FN void sq_tridiag(SQ_GLOBAL float *a, int n, SQ_GLOBAL float *d, SQ_GLOBAL f
                 a[r * n + i] = a[r * n + i] / s;
             a[(i + 1) * n + i] = beta;
         }
-        v[i + 1] = 1.0f;
-        for (int r = i + 2; r < n; r++)
-            v[r] = a[r * n + i];
+        for (int r = i + 1; r < n; r++)
+            v[r] = sq_tridiag_v(a, n, i, r);
         if (tau != 0.0f) {
             for (int r = i + 1; r < n; r++)
                 x[r] = sq_tridiag_x(a, n, i, tau, v, r);
             const float gamma = sq_tridiag_gamma(x, v, n, i, tau);
-            for (int r = i + 1; r < n; r++) {
-                float gv = gamma * v[r];
-                x[r] = x[r] + gv;
-            }
             for (int r = i + 1; r < n; r++)
-                for (int c = i + 1; c < n; c++) {
-                    float t1 = x[r] * v[c], t2 = v[r] * x[c];
-                    a[r * n + c] = a[r * n + c] - (t1 + t2);
-                }
+                x[r] = sq_tridiag_xg(x, v, gamma, r);
+            for (int r = i + 1; r < n; r++)
+                for (int c = i + 1; c < n; c++)
+                    a[r * n + c] = sq_tridiag_rank2(a, n, x, v, r, c);
         }
     }
     for (int k = 0; k < n; k++)

@@ -84,6 +84,93 @@ SQ_FN float sq_householder_entry(const SQ_GLOBAL float *u, int r, int c)
     return h;
 }
 
+/* Step k of sq_qr_solve resets the rows and columns < k of z to the identity's. */
+SQ_FN void sq_qr_reset_z(SQ_GLOBAL float *z, int n, int k)
+{
+    for (int r = 0; r < n; r++)
+        for (int c = 0; c < n; c++)
+            if (r < k || c < k)
+                z[r * n + c] = r == c ? 1.0f : 0.0f;
+}
+
+/*
+ * The structured Householder loop (the CPU's, cpu/linalg.c): the products
+ * of sq_qr_solve restricted to the active block, bit for bit. Step k skips
+ * the terms that are exactly +-0 (u[r] = +0 for r < k, z the identity
+ * outside the active block), which leaves every sum unchanged because an
+ * accumulator that starts at +0 never becomes -0. Rows r < k of H P reduce
+ * to p[r][c] + 0, which is p[r][c] itself: no entry of P is -0 (the
+ * identity, then such sums). A non-finite value voids the argument: the
+ * caller then runs the plain loop (sq_qr_struct_ok, sq_qr_struct_done).
+ */
+
+/* 1 when every |v[i]| <= bound; a NaN fails. */
+SQ_FN int sq_all_within(const SQ_GLOBAL float *v, int64_t cnt, float bound)
+{
+    for (int64_t i = 0; i < cnt; i++)
+        if (!(sq_fabsf(v[i]) <= bound))
+            return 0;
+    return 1;
+}
+
+/* Step k's reflector u keeps the zero-skip argument (no overflow in H). */
+SQ_FN int sq_qr_struct_ok(const SQ_GLOBAL float *u, int n)
+{
+    return sq_all_within(u, n, 0x1p100f);
+}
+
+/* The product of a finished structured loop holds no NaN (else: run the plain loop). */
+SQ_FN int sq_qr_struct_done(const SQ_GLOBAL float *p, int n)
+{
+    const int64_t nn = (int64_t)n * n;
+    for (int64_t i = 0; i < nn; i++)
+        if (p[i] != p[i])
+            return 0;
+    return 1;
+}
+
+/*
+ * The structured z of step k: only rows and columns k - 2 and k - 1 are
+ * reset (the rest outside the block is the identity already, in the
+ * buffer that was z two steps earlier).
+ */
+SQ_FN void sq_qr_struct_reset_z(SQ_GLOBAL float *z, int n, int k)
+{
+    for (int q = k - 2 < 0 ? 0 : k - 2; q < k; q++) {
+        for (int c = 0; c < n; c++)
+            z[q * n + c] = q == c ? 1.0f : 0.0f;
+        for (int r = 0; r < n; r++)
+            z[r * n + q] = r == q ? 1.0f : 0.0f;
+    }
+}
+
+/* Block r, c >= k of H = I - 2 u u^T: sq_householder_entry, in an order that vectorises. */
+SQ_FN void sq_householder_block(SQ_GLOBAL float *h, const SQ_GLOBAL float *u, int n, int k)
+{
+    for (int r = k; r < n; r++) {
+        const float hr = -2.0f * u[r];
+        for (int c = k; c < n; c++)
+            h[r * n + c] = hr * u[c];
+        h[r * n + r] = h[r * n + r] + 1.0f;
+    }
+}
+
+/*
+ * Step 0's P = H I without the product: each sum is h[r][c] among +-0
+ * terms, so h[r][c] + 0, when h is finite (|u| <= 2^62). Returns 0, writing
+ * nothing, when that bound fails (then the product is computed).
+ */
+SQ_FN int sq_qr_struct_first_p(SQ_GLOBAL float *p, const SQ_GLOBAL float *h,
+                               const SQ_GLOBAL float *u, int n)
+{
+    const int64_t nn = (int64_t)n * n;
+    if (!sq_all_within(u, n, 0x1p62f))
+        return 0;
+    for (int64_t i = 0; i < nn; i++)
+        p[i] = h[i] + 0.0f;
+    return 1;
+}
+
 /* Row i of the back substitution for column j; x rows > i already solved. */
 SQ_FN float sq_backsub_entry(const SQ_GLOBAL float *rm, int n, const SQ_GLOBAL float *x,
                              int nb, int i, int j, float bij)
@@ -112,10 +199,7 @@ SQ_FN int sq_qr_solve(const SQ_GLOBAL float *kmat, int n, const SQ_GLOBAL float 
             p[r * n + c] = r == c ? 1.0f : 0.0f;
 
     for (int k = 0; k + 1 < n; k++) {
-        for (int r = 0; r < n; r++)
-            for (int c = 0; c < n; c++)
-                if (r < k || c < k)
-                    z[r * n + c] = r == c ? 1.0f : 0.0f;
+        sq_qr_reset_z(z, n, k);
         sq_householder_vec(z, kmat, n, k, t); /* t holds u until h is built */
         for (int r = 0; r < n; r++)
             for (int c = 0; c < n; c++)

@@ -54,6 +54,7 @@ static int open_ctx(SpeedqaContext **ctx, SpeedqaBackend be, int threads)
 {
     SpeedqaSettings st;
     speedqa_default_settings(&st);
+    test_env_settings(&st);
     st.ref = st.dis = (SpeedqaFormat){ W, H, SPEEDQA_PIX_420, 8 };
     st.backend = be;
     st.n_threads = threads;

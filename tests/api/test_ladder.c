@@ -98,6 +98,7 @@ static int open_ctx(SpeedqaContext **c, const Case *cs, int ndis, LogCapture *lo
 {
     SpeedqaSettings s;
     speedqa_default_settings(&s);
+    test_env_settings(&s);
     s.ref = s.dis = (SpeedqaFormat){ W, H, SPEEDQA_PIX_420, cs->bpc };
     s.features = cs->features[0] ? cs->features : NULL;
     s.n_threads = cs->threads;
@@ -218,6 +219,7 @@ static void errors(Frame fr[D + 1][NF])
     SpeedqaContext *c;
     SpeedqaSettings s;
     speedqa_default_settings(&s);
+    test_env_settings(&s);
     s.ref = s.dis = (SpeedqaFormat){ W, H, SPEEDQA_PIX_420, 8 };
     s.logger = log_capture;
     s.log_cookie = &log;

@@ -126,6 +126,7 @@ static int open_ctx(SpeedqaContext **ctx, const Run *r, LogCapture *log)
 {
     SpeedqaSettings s;
     speedqa_default_settings(&s);
+    test_env_settings(&s);
     s.ref = s.dis = (SpeedqaFormat){ W, H, SPEEDQA_PIX_420, r->bpc };
     const char *feats[] = { r->feature, NULL };
     s.features = r->feature ? feats : NULL;

@@ -96,6 +96,7 @@ static int open_ctx(SpeedqaContext **ctx, const Run *r, Count *cnt, LogCapture *
 {
     SpeedqaSettings s;
     speedqa_default_settings(&s);
+    test_env_settings(&s);
     s.ref = s.dis = (SpeedqaFormat){ r->w ? r->w : W, r->h ? r->h : H, SPEEDQA_PIX_420, r->bpc };
     static const char *feats[2];
     feats[0] = r->feature;

@@ -93,6 +93,7 @@ static int open_ctx(SpeedqaContext **ctx, const SpeedqaFormat *fmt, const char *
 {
     SpeedqaSettings s;
     speedqa_default_settings(&s);
+    test_env_settings(&s);
     s.ref = s.dis = *fmt;
     const char *feats[2] = { feature, NULL };
     s.features = feature ? feats : NULL;

@@ -210,6 +210,7 @@ static int api_run(const Cfg *c, SpeedqaBackend be, unsigned cpu_mask, int threa
 {
     SpeedqaSettings s;
     speedqa_default_settings(&s);
+    test_env_settings(&s);
     s.ref = s.dis = (SpeedqaFormat){ c->w, c->h, c->fmt, c->bpc };
     s.features = features;
     s.backend = be;
@@ -469,6 +470,7 @@ static void check_errors(void)
         }
         SpeedqaSettings s;
         speedqa_default_settings(&s);
+        test_env_settings(&s);
         s.ref = s.dis = (SpeedqaFormat){ c->w, c->h, c->fmt, c->bpc };
         LogCapture lc = { .quiet = 1 };
         s.logger = log_capture;

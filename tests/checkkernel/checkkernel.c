@@ -170,7 +170,10 @@ int main(int argc, char **argv)
     rng_state = seed;
     printf("checkkernel: seed %llu\n", seed);
     sq_dsp_init(&c.ref, 0);
-    const unsigned flags = sq_cpu_flags();
+    /* SPEEDQA_CPU_MASK (e.g. 0) masks the levels checked; the library reads no environment */
+    const char *mask_env = getenv("SPEEDQA_CPU_MASK");
+    const unsigned flags =
+        sq_cpu_flags() & (mask_env && *mask_env ? (unsigned)strtoul(mask_env, NULL, 0) : ~0u);
     if (flags & SPEEDQA_CPU_AVX2) {
         c.lvl[c.nlvl].name = "avx2";
         c.lvl[c.nlvl].flags = SPEEDQA_CPU_AVX2;

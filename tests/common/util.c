@@ -1,6 +1,7 @@
 #include <errno.h>
 #include <math.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "json.h"
@@ -93,4 +94,30 @@ int receive_ready(SpeedqaContext *ctx, SpeedqaScores *out, int *got)
     while ((ret = speedqa_receive(ctx, &out[*got])) == 0)
         (*got)++;
     return ret == SPEEDQA_ERR(EAGAIN) || ret == SPEEDQA_EOF ? 0 : ret;
+}
+
+unsigned test_env_cpu_mask(unsigned mask)
+{
+    const char *e = getenv("SPEEDQA_CPU_MASK");
+    return e && *e ? mask & (unsigned)strtoul(e, NULL, 0) : mask;
+}
+
+int test_env_gpu_batch(void)
+{
+    const char *e = getenv("SPEEDQA_GPU_BATCH");
+    const int b = e ? atoi(e) : 0;
+    return b >= 1 && b <= 32 ? b : 0;
+}
+
+int test_env_soft_f64(void)
+{
+    const char *e = getenv("SPEEDQA_OPENCL_SOFT_F64");
+    return e && e[0] && strcmp(e, "0") != 0;
+}
+
+void test_env_settings(SpeedqaSettings *s)
+{
+    s->cpu_mask = test_env_cpu_mask(s->cpu_mask);
+    s->gpu_batch = test_env_gpu_batch();
+    s->opencl_soft_f64 = test_env_soft_f64();
 }

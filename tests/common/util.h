@@ -24,6 +24,18 @@ typedef struct LogCapture {
 } LogCapture;
 void log_capture(void *cookie, SpeedqaLogLevel level, const char *msg);
 
+/*
+ * The knobs the test programs take from their environment (the library
+ * reads none): SPEEDQA_CPU_MASK (a number, e.g. 0: the C path) masks the
+ * CPU levels, SPEEDQA_GPU_BATCH (1 .. 32) sets the GPU frames per batch,
+ * SPEEDQA_OPENCL_SOFT_F64 (anything but "" or "0") puts OpenCL on soft
+ * doubles. test_env_settings applies all three to settings.
+ */
+unsigned test_env_cpu_mask(unsigned mask);
+int test_env_gpu_batch(void);
+int test_env_soft_f64(void);
+void test_env_settings(SpeedqaSettings *s);
+
 /* "cpu", "cuda", "opencl" or "hip" (anything else: the CPU). */
 SpeedqaBackend backend_named(const char *name);
 

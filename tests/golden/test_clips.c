@@ -60,6 +60,7 @@ static int run_row(char **col, Tally *t)
     LogCapture log = { .quiet = 0 };
     SpeedqaSettings s;
     speedqa_default_settings(&s);
+    test_env_settings(&s);
     s.ref = sq_input_info(ir)->format;
     s.dis = sq_input_info(id)->format;
     const char *feats[] = { feat, NULL };

@@ -25,6 +25,7 @@ static int run_case(const char *dir, const JVal *ds, const JVal *c, Tally *t, in
     LogCapture log = { 0 };
     SpeedqaSettings s;
     speedqa_default_settings(&s);
+    test_env_settings(&s);
     s.ref = s.dis = fmt;
     s.n_threads = threads;
     const char *feats[] = { feat, NULL };

@@ -2,6 +2,7 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "common/util.h"
 #include "config.h"
 #include "null_gpu.h"
 #include "runner.h"
@@ -82,7 +83,9 @@ int runner_open(Runner *r, const SqBackend *be, const SqGpuFns *fns, const Speed
     bp->n_threads = n_threads;
     bp->device = -1;
     bp->device_name = fns ? runner_device_name : NULL;
-    bp->cpu_mask = ~0u;
+    bp->cpu_mask = test_env_cpu_mask(~0u);
+    bp->gpu_batch = test_env_gpu_batch();
+    bp->force_soft_f64 = test_env_soft_f64();
     bp->alloc = *a;
     ret = be ? be->open(&r->priv, bp, err, errlen) : sq_gpu_open(&r->priv, bp, fns, err, errlen);
     if (ret < 0) {

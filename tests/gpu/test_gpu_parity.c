@@ -224,6 +224,7 @@ static int api_values(const Case *c, SpeedqaBackend be, double *out, int *count)
 {
     SpeedqaSettings s;
     speedqa_default_settings(&s);
+    test_env_settings(&s);
     s.ref = s.dis = c->fmt;
     s.backend = be;
     s.features = c->featp;
@@ -305,9 +306,11 @@ int main(int argc, char **argv)
     static const SqAlloc plain = { 0 };
     df.fns = fns;
     runner_device_name = getenv("SPEEDQA_GPU_DEVICE");
-    int ret = runner_device_name && fns->open_named
-        ? fns->open_named(&df.dev, runner_device_name, 1, &plain, err, sizeof(err))
-        : fns->open(&df.dev, -1, 1, &plain, err, sizeof(err));
+    const SqGpuOpenOpts oo = { -1, runner_device_name, 1, test_env_soft_f64() };
+    int ret = fns->open_ex ? fns->open_ex(&df.dev, &oo, &plain, err, sizeof(err))
+              : runner_device_name && fns->open_named
+                  ? fns->open_named(&df.dev, runner_device_name, 1, &plain, err, sizeof(err))
+                  : fns->open(&df.dev, -1, 1, &plain, err, sizeof(err));
     if (ret < 0) {
         printf("SKIP: %s: %s\n", fns->name, err);
         return ret == -ENODEV ? 77 : 1;

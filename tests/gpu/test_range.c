@@ -141,6 +141,7 @@ static int api_run(const Clip *c, const char *const *feats, SpeedqaBackend be, i
 {
     SpeedqaSettings s;
     speedqa_default_settings(&s);
+    test_env_settings(&s);
     s.ref = s.dis = c->fmt;
     s.features = feats;
     s.backend = be;

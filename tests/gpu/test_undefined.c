@@ -16,6 +16,7 @@
 #include <string.h>
 
 #include "cases.h"
+#include "common/util.h"
 #include "runner.h"
 
 /* The generator state of seed 515151 after cases 0..105 (3840x2160): replaying
@@ -64,6 +65,7 @@ static int run(const Case *c, SpeedqaBackend be, double v[][SPEEDQA_MAX_SCORES],
 {
     SpeedqaSettings s;
     speedqa_default_settings(&s);
+    test_env_settings(&s);
     s.ref = s.dis = c->fmt;
     s.features = c->featp;
     s.backend = be;

@@ -2,3 +2,4 @@
 #define SQ_GPU_RT_HIP 1
 #include "gpu/cudahip/loader.c"
 #include "gpu/cudahip/device.c"
+#include "gpu/cudahip/ops.c"

@@ -6,4 +6,4 @@
 #include "gpu/opencl/cl.h"
 #include "gpu/opencl/fns.h"
 
-SQ_GPU_BACKEND(sq_backend_opencl, "opencl", sq_cl_fns, sq_cl_list_devices)
+SQ_GPU_BACKEND(sq_backend_opencl, "opencl", sq_cl_fns, sq_cl_list_devices, 0)

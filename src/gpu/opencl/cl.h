@@ -126,11 +126,10 @@ int sq_cl_select(const SqCl *cl, int index, const char *name, SqClDevInfo *out, 
 
 /*
  * Whether the program for d is built with soft doubles (math/f64.h
- * SQ_SOFT_F64): when d has no cl_khr_fp64, or when the environment variable
- * SPEEDQA_OPENCL_SOFT_F64 is set to anything but "" or "0" (tests, benches).
+ * SQ_SOFT_F64): when d has no cl_khr_fp64, or when forced
+ * (SpeedqaSettings.opencl_soft_f64: tests, benches).
  */
-int sq_cl_soft_f64(const SqClDevInfo *d);
-int sq_cl_soft_f64_forced(void);
+int sq_cl_soft_f64(const SqClDevInfo *d, int forced);
 
 /* list_devices of the backend table (see speedqa_list_devices). */
 int sq_cl_list_devices(char *buf, size_t len);

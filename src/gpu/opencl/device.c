@@ -70,19 +70,13 @@ int sq_cl_enumerate(const SqCl *cl, SqClDevInfo *out, int max)
     return count;
 }
 
-int sq_cl_soft_f64_forced(void)
+int sq_cl_soft_f64(const SqClDevInfo *d, int forced)
 {
-    const char *v = getenv("SPEEDQA_OPENCL_SOFT_F64");
-    return v && v[0] && strcmp(v, "0") != 0;
-}
-
-int sq_cl_soft_f64(const SqClDevInfo *d)
-{
-    return !d->fp64 || sq_cl_soft_f64_forced();
+    return !d->fp64 || forced;
 }
 
 /*
- * What the device lacks for bit-exact SpEED, or NULL. Doubles are not
+ * What the device lacks for bit-exact scores, or NULL. Doubles are not
  * needed: without cl_khr_fp64 the program is built with soft doubles.
  */
 static const char *missing(const SqClDevInfo *d)
@@ -166,9 +160,7 @@ int sq_cl_list_devices(char *buf, size_t len)
                                "%d: %s (%s, %s, driver %s, %u compute units, %llu MiB, fp64: %s%s%s)\n",
                                i, d->name, d->platform_name, d->version, d->driver, d->units,
                                (unsigned long long)(d->mem >> 20),
-                               !sq_cl_soft_f64(d) ? "hardware"
-                               : d->fp64          ? "soft (forced by SPEEDQA_OPENCL_SOFT_F64)"
-                                                  : "soft",
+                               d->fp64 ? "hardware" : "soft",
                                why ? "; unusable: lacks " : "", why ? why : "");
         if (w < 0)
             break;

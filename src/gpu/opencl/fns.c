@@ -113,8 +113,8 @@ static void cl_close(SqGpuDev **pd)
     *pd = NULL;
 }
 
-int sq_cl_open_dev(SqGpuDev **pd, int device, const char *name, int nevents, const SqAlloc *a,
-                   char *err, size_t errlen)
+int sq_cl_open_dev(SqGpuDev **pd, int device, const char *name, int nevents, int force_soft,
+                   const SqAlloc *a, char *err, size_t errlen)
 {
     int ret = 0;
     *pd = NULL;
@@ -138,7 +138,7 @@ int sq_cl_open_dev(SqGpuDev **pd, int device, const char *name, int nevents, con
     CL_OBJ(d->ctx, cl->CreateContext(NULL, 1, &d->info.device, NULL, NULL, &e_));
     for (int i = 0; i < SQ_GPU_NSTREAMS; i++)
         CL_OBJ(d->q[i], cl->CreateCommandQueue(d->ctx, d->info.device, CL_QUEUE_PROFILING_ENABLE, &e_));
-    d->soft_f64 = sq_cl_soft_f64(&d->info);
+    d->soft_f64 = sq_cl_soft_f64(&d->info, force_soft);
     ret = sq_cl_build(cl, d->ctx, &d->info, sq_cl_kernels, sq_cl_kernels_len,
                       d->soft_f64 ? SQ_CL_BUILD_OPTIONS SQ_CL_SOFT_F64_OPTION : SQ_CL_BUILD_OPTIONS,
                       a, &d->prog, &d->from_cache, d->errbuf, sizeof(d->errbuf));
@@ -162,13 +162,20 @@ out:
 
 static int cl_open(SqGpuDev **pd, int device, int nevents, const SqAlloc *a, char *err, size_t errlen)
 {
-    return sq_cl_open_dev(pd, device, NULL, nevents, a, err, errlen);
+    return sq_cl_open_dev(pd, device, NULL, nevents, 0, a, err, errlen);
 }
 
 static int cl_open_named(SqGpuDev **pd, const char *name, int nevents, const SqAlloc *a, char *err,
                          size_t errlen)
 {
-    return sq_cl_open_dev(pd, -1, name, nevents, a, err, errlen);
+    return sq_cl_open_dev(pd, -1, name, nevents, 0, a, err, errlen);
+}
+
+static int cl_open_ex(SqGpuDev **pd, const SqGpuOpenOpts *o, const SqAlloc *a, char *err,
+                      size_t errlen)
+{
+    return sq_cl_open_dev(pd, o->name ? -1 : o->device, o->name, o->nevents, o->force_soft_f64,
+                          a, err, errlen);
 }
 
 static size_t cl_max_alloc(const SqGpuDev *d)
@@ -379,25 +386,18 @@ error:
     return ret;
 }
 
-const char *sq_cl_dev_name(const SqGpuDev *d)
+static void cl_describe(const SqGpuDev *d, char *buf, size_t len)
 {
-    return d->info.name;
-}
-
-int sq_cl_dev_from_cache(const SqGpuDev *d)
-{
-    return d->from_cache;
-}
-
-int sq_cl_dev_soft_f64(const SqGpuDev *d)
-{
-    return d->soft_f64;
+    snprintf(buf, len, "%s, program %s, %s doubles", d->info.name,
+             d->from_cache ? "from the cache" : "built", d->soft_f64 ? "soft" : "hardware");
 }
 
 const SqGpuFns sq_cl_fns = {
     .name = "opencl",
     .open = cl_open,
     .open_named = cl_open_named,
+    .open_ex = cl_open_ex,
+    .describe = cl_describe,
     .close = cl_close,
     .error = cl_error,
     .alloc = cl_alloc,

@@ -11,14 +11,9 @@
 
 extern const SqGpuFns sq_cl_fns;
 
-/* fns.open with a device name substring (NULL: by index, -1: first usable). */
-int sq_cl_open_dev(SqGpuDev **dev, int device, const char *name, int nevents, const SqAlloc *a,
-                   char *err, size_t errlen);
-
-const char *sq_cl_dev_name(const SqGpuDev *dev);
-/* 1 when the program binary came from the cache. */
-int sq_cl_dev_from_cache(const SqGpuDev *dev);
-/* 1 when the program runs on soft doubles (sq_cl_soft_f64). */
-int sq_cl_dev_soft_f64(const SqGpuDev *dev);
+/* fns.open with a device name substring (NULL: by index, -1: first usable);
+ * force_soft: soft doubles even on a device with cl_khr_fp64. */
+int sq_cl_open_dev(SqGpuDev **dev, int device, const char *name, int nevents, int force_soft,
+                   const SqAlloc *a, char *err, size_t errlen);
 
 #endif

@@ -1,5 +1,5 @@
 /*
- * The part of a plan (core/plan.h) that every backend's kernels read, as
+ * The part of a plan (core/job.h) that every backend's kernels read, as
  * plain data with fixed-size fields: compiled by C, nvcc, hipcc and OpenCL
  * C alike (no pointers, no host types). It exists once: SqPlan holds it
  * and the GPU pipeline uploads it as it is inside SqGpuPlan (gpu/gpu.h).
@@ -8,8 +8,8 @@
  * struct copy, overlaid with the same fields unnamed, so code keeps writing
  * plan->taps_a rather than plan->core.taps_a.
  */
-#ifndef SQ_FEATURE_PLAN_CORE_H
-#define SQ_FEATURE_PLAN_CORE_H
+#ifndef SQ_CORE_PLAN_CORE_H
+#define SQ_CORE_PLAN_CORE_H
 
 #include "math/dims.h"
 

@@ -1,0 +1,71 @@
+/*
+ * The contract between the feature layer and the backends: plans (the
+ * fixed geometry and tables of one plane computation) and plane jobs (what
+ * one job reads, which plan it runs, how it pools). The feature layer
+ * builds these from options at open (sq_plan_init, sq_features_jobs); the
+ * core and every backend only read them, so this header includes nothing
+ * above core and math. A later metric family adds its own job kind and plan
+ * here, its builders to the feature layer and its arithmetic to math.
+ */
+#ifndef SQ_CORE_JOB_H
+#define SQ_CORE_JOB_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "core/mem.h"
+#include "core/plan_core.h"
+#include "math/dims.h"
+
+typedef struct SqPlan {
+    SQ_PLAN_CORE_MEMBERS   /* d, prescale, taps, sigma_nn, nn_floor (core/plan_core.h) */
+    int32_t *ps_iy, *ps_ix; /* prescale tables (SQ_PS_TAPS per output), or NULL */
+    float *ps_wy, *ps_wx;
+    int wvm;
+    SqAlloc alloc;
+} SqPlan;
+
+/* Frees the tables; the plan may be freed twice. */
+void sq_plan_free(SqPlan *p);
+
+/* Marks the rows of a plane of height h within the anti-alias radius of
+ * every 16th row: the rows the decimated vertical pass reads. */
+void sq_plan_filter_rows(const SqPlan *p, int h, uint8_t *mark);
+
+/*
+ * Marks (sets to 1) the rows of the raw input plane (p->d.h rows) that the
+ * plan reads; other rows may hold anything. Without prescale these are
+ * sq_plan_filter_rows (about 9/16 of them at ks = 1); with prescale, the
+ * rows the prescaler reads for those. Every backend reads (and range-checks)
+ * exactly these rows, all columns of each. 0 or -ENOMEM.
+ */
+int sq_plan_rows_read(const SqPlan *p, uint8_t *mark, const SqAlloc *a);
+
+/* When a side range-checks the previous picture it reads. */
+enum {
+    SQ_CHECK_NEVER = 0,
+    SQ_CHECK_ALWAYS = 1,
+    /* only when the previous frame had no predecessor itself: otherwise
+     * that picture was checked when it was the current one */
+    SQ_CHECK_IF_FIRST = 2,
+};
+
+/* What one side (ref or dis) of a plane job reads. */
+typedef struct SqJobSide {
+    int pic;        /* 0: the frame's reference picture, 1 + d: distorted stream d's */
+    int plane;      /* 0 Y, 1 U, 2 V */
+    int prev_pic;   /* -1, or the previous frame's picture: the side filters
+                     * (that picture's plane) - (the current one's) */
+    int check_cur;  /* range-check the current picture (0: another side does) */
+    int check_prev; /* SQ_CHECK_* for the previous picture */
+} SqJobSide;
+
+/* One plane pair scored per frame: two sides through one plan, one raw score. */
+typedef struct SqJob {
+    int plan;       /* index into SqBackendParams.plans */
+    int wvm;        /* pooling weight mode (math/score.h) */
+    int needs_prev; /* runs only on frames with a predecessor; raw score 0 otherwise */
+    SqJobSide side[2];
+} SqJob;
+
+#endif

@@ -1,0 +1,184 @@
+/*
+ * State shared by the files of the CPU backend: backend.c (the SqBackend
+ * entry points, the single-thread mode's previous frame, the ring of frame
+ * slots), ring.c (the copies of a send, the rows they take, unpack
+ * buffers), frame.c (one frame's jobs; a ladder's pairing of distorted
+ * sides around a shared reference side) and bands.c (one frame's sides
+ * shared with idle threads, in row and column bands).
+ */
+#ifndef SQ_CPU_BACKEND_PRIV_H
+#define SQ_CPU_BACKEND_PRIV_H
+
+#include <stdatomic.h>
+#include <stdint.h>
+
+#include "core/backend.h"
+#include "core/format.h"
+#include "core/pool.h"
+#include "cpu/cpu.h"
+#include "math/filter.h"
+
+/* Most bytes of frame copies the threaded mode keeps in flight. */
+#define RING_BUDGET ((size_t)1 << 30)
+
+typedef struct Planes {
+    const uint8_t *data[3];
+    int64_t stride[3];
+    int acc[3];              /* sample access (core/format.h): < 2 for copies */
+} Planes;
+
+typedef struct Worker {
+    /* per plan: a frame's jobs run one after another; [2] is a ladder's
+     * second distorted side, scored together with [1] */
+    SqCpuSide side[SQ_MAX_PLANS][3];
+    /* one stream: a job whose plan an earlier job of the frame uses too
+     * (speed_chroma's V) has sides of its own, so that every job's sides
+     * live until the frame's eigenvalue problems run together */
+    SqCpuSide jside[SQ_MAX_STREAM_JOBS][2];
+    float *vrow; /* a row band's vertical pass (threaded mode), the widest plan's */
+    double *covws; /* a band of covariance row terms (threaded mode), the largest plan's */
+} Worker;
+
+/* A lent picture: what gives it back (fn NULL: nothing lent). */
+typedef struct Lent {
+    SpeedqaRelease fn;
+    void *opaque;
+    const void *data0;
+} Lent;
+
+typedef struct Slot {
+    uint8_t *buf[SQ_MAX_PICS]; /* copies of the frame's pictures (threaded mode) */
+    Planes pl[SQ_MAX_PICS];
+    Lent lent[SQ_MAX_PICS];
+    uint32_t present;        /* bit k: picture k exists (a ladder stream may have ended) */
+    atomic_int refs;         /* frames still to read the slot: its own, the next one's */
+    int next_ref;            /* caller thread: refs counts the next frame's read */
+    int new_seq;
+    SqRawResult res;
+} Slot;
+
+typedef struct CpuPriv {
+    SqBackendParams p;
+    int need[3];             /* planes any job reads */
+    int need_prev[3];        /* planes some job reads from the previous frame */
+    int keep;                /* some job reads the previous frame */
+    int npics;               /* 1 + ndis */
+    int per;                 /* jobs of one stream */
+    int own[SQ_MAX_STREAM_JOBS]; /* one stream: job j scores with Worker.jside[j] */
+    int share[SQ_MAX_STREAM_JOBS]; /* ladder: job j's side 0 is the same in every stream */
+    int nworkers;
+    int nw;                  /* Workers: one per pool thread, and the caller's (sq_pool_collect_run) */
+    Worker *w;
+    int unpack_ready;        /* every worker side has its unpack buffers */
+    /* single-thread mode: the previous frame's planes that jobs read */
+    uint8_t *prev[SQ_MAX_PICS][3];
+    /* per plane, the rows copies take (sq_plan_rows_read): one thread, those
+     * read of the previous picture; threaded, those read at all (a slot's copy
+     * is the current picture, then the next frame's previous one) */
+    uint8_t *rows[3];
+    /* job * 2 + side + 1 of the one side reading previous picture k's plane p,
+     * when that side reads the current picture k's plane p too: it keeps
+     * those rows itself while it reads them (SqSrc.save); 0: none */
+    int saver[SQ_MAX_PICS][3];
+    Planes prev_pl[SQ_MAX_PICS];
+    Lent held[SQ_MAX_PICS];  /* the previous frame's lent pictures, read in place */
+    int have_prev;
+    int prev_had_prev;       /* the frame before this one was scored with a predecessor */
+    SqRawResult sync_res;
+    int sync_ready;
+    /* threaded mode: pool item n scores frame n on pool thread t with w[t] */
+    int nslots, cap;
+    Slot *slot;
+    unsigned long long sent, received;
+    SqPool *pool;
+} CpuPriv;
+
+static inline Planes picture_planes(const SpeedqaPicture *pic)
+{
+    Planes p;
+    for (int i = 0; i < 3; i++) {
+        ptrdiff_t st;
+        p.acc[i] = sq_plane_access(pic, i, &p.data[i], &st);
+        p.stride[i] = st;
+    }
+    return p;
+}
+
+/* Row y of plane p of pic as a planar LSB-aligned row (w samples). */
+static inline void copy_row(const SpeedqaPicture *pic, int p, int y, int w, uint8_t *dst)
+{
+    const uint8_t *base;
+    ptrdiff_t stride;
+    const int acc = sq_plane_access(pic, p, &base, &stride);
+    sq_unpack_row(dst, base + (ptrdiff_t)y * stride, w, acc);
+}
+
+static inline Lent lend(const SpeedqaPicture *pic)
+{
+    return (Lent){ pic->release, pic->release_opaque, pic->data[0] };
+}
+
+static inline void give_back(Lent *l)
+{
+    const SpeedqaRelease fn = l->fn;
+    l->fn = NULL;
+    if (fn)
+        fn(l->opaque, l->data0);
+}
+
+/* One frame is done reading slot s: the last one gives its pictures back. */
+static inline void slot_unref(Slot *s, int npics)
+{
+    if (atomic_fetch_sub_explicit(&s->refs, 1, memory_order_acq_rel) == 1)
+        for (int k = 0; k < npics; k++)
+            give_back(&s->lent[k]);
+}
+
+/*
+ * The copies of one send, in parts of COPY_ROWS rows of one plane of one
+ * picture, claimed by the caller and by idle workers (sq_pool_help): when
+ * the caller's copying is what holds the workers back, they share it.
+ */
+#define COPY_ROWS 64
+
+typedef struct CopyJob {
+    const CpuPriv *c;
+    const SpeedqaPicture *pic[SQ_MAX_PICS]; /* NULL: not copied */
+    const Planes *pl[SQ_MAX_PICS];
+    int first[SQ_MAX_PICS * 3 + 1];         /* first part of picture k's plane p: [3 k + p] */
+    atomic_int next;
+} CopyJob;
+
+/* ring.c */
+int sq_cpu_needs_unpack(const CpuPriv *c, const SpeedqaPicture *pic);
+int sq_cpu_ensure_unpack(CpuPriv *c, char *err, size_t errlen);
+void sq_cpu_copy_layout(const CpuPriv *c, uint8_t *buf, Planes *pl);
+void sq_cpu_run_copies(const CpuPriv *c, CopyJob *j);
+int sq_cpu_mark_rows(const SqBackendParams *p, int pl, int prev_only, uint8_t **out);
+size_t sq_cpu_copy_size(const CpuPriv *c);
+
+/* frame.c */
+void sq_cpu_job_srcs(const CpuPriv *c, const SqJob *jb, SqRawResult *out, int j, const Planes *cur,
+                     const Planes *prev, int prev_checked, SqSrc src[2]);
+void sq_cpu_job_save(const CpuPriv *c, const SqJob *jb, int idx, const uint32_t *save,
+                     uint32_t *saved, SqSrc src[2]);
+/*
+ * Run every job of one frame. cur, prev: the pictures' planes (prev NULL:
+ * jobs that need it are skipped, their raw score 0); present: bit k,
+ * picture k exists (a stream that has ended has none: its jobs are
+ * skipped); prev_checked: the previous frame had a predecessor itself, so
+ * its pictures were range-checked as current ones (SQ_CHECK_IF_FIRST). In a
+ * ladder, job j of every stream runs in a row, so that a shared side 0
+ * (the reference's) is computed by the first of them and stays in the
+ * worker's side buffers for the others.
+ */
+void sq_cpu_score_frame(const CpuPriv *c, Worker *w, SqPool *pool, int self, const Planes *cur,
+                        const Planes *prev, int prev_checked, uint32_t present,
+                        const uint32_t *save, uint32_t *saved, SqRawResult *out);
+
+/* bands.c: sq_cpu_score_frame with one distorted stream */
+void sq_cpu_score_frame1(const CpuPriv *c, Worker *w, SqPool *pool, int self, const Planes *cur,
+                         const Planes *prev, int prev_checked, uint32_t present,
+                         const uint32_t *save, uint32_t *saved, SqRawResult *out);
+
+#endif

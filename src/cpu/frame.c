@@ -1,0 +1,116 @@
+/*
+ * One frame's plane jobs on the CPU: their sources (the planes each side
+ * reads, the range checks it fills, the rows it keeps for the next frame)
+ * and, for a ladder, the pairing of the distorted sides of every stream
+ * around the reference side they share. One stream goes to bands.c.
+ */
+#include <string.h>
+
+#include "cpu/backend_priv.h"
+
+/* range_cur / range_prev: the [max, OR] pairs the check fills, NULL where none is needed. */
+static SqSrc make_src(const Planes *cur, int plane, const Planes *prev, int bpc,
+                      uint32_t *range_cur, uint32_t *range_prev)
+{
+    SqSrc s = { 0 };
+    /* MSB-aligned values cannot exceed the depth: nothing to check */
+    const int check = bpc > 8 && bpc < 16;
+    s.range_cur = check && cur->acc[plane] >> 2 == 0 ? range_cur : NULL;
+    s.range_prev = check && prev && prev->acc[plane] >> 2 == 0 ? range_prev : NULL;
+    s.bpc = bpc;
+    s.cur = cur->data[plane];
+    s.cur_stride = cur->stride[plane];
+    s.cur_acc = cur->acc[plane];
+    if (prev) {
+        s.prev = prev->data[plane];
+        s.prev_stride = prev->stride[plane];
+        s.prev_acc = prev->acc[plane];
+    }
+    s.hbd = bpc > 8;
+    s.scale = sq_bpc_scale(bpc);
+    return s;
+}
+
+/* Sources of one job: range_cur / range_prev point into out where the job checks. */
+void sq_cpu_job_srcs(const CpuPriv *c, const SqJob *jb, SqRawResult *out, int j, const Planes *cur,
+                     const Planes *prev, int prev_checked, SqSrc src[2])
+{
+    for (int k = 0; k < 2; k++) {
+        const SqJobSide *sd = &jb->side[k];
+        const int pv = sd->prev_pic >= 0 && prev;
+        const int chk_prev = sd->check_prev == SQ_CHECK_ALWAYS ||
+                             (sd->check_prev == SQ_CHECK_IF_FIRST && !prev_checked);
+        src[k] = make_src(&cur[sd->pic], sd->plane, pv ? &prev[sd->prev_pic] : NULL,
+                          c->p.format.bpc,
+                          sd->check_cur ? &out->range[j][k][SQ_RANGE_CUR_MAX] : NULL,
+                          chk_prev ? &out->range[j][k][SQ_RANGE_PREV_MAX] : NULL);
+    }
+}
+
+/* Mark src[k] (job idx's sources) to keep its current rows for the next
+ * frame in place (SqSrc.save) where cpu_send allows it. */
+void sq_cpu_job_save(const CpuPriv *c, const SqJob *jb, int idx, const uint32_t *save,
+                     uint32_t *saved, SqSrc src[2])
+{
+    for (int k = 0; save && k < 2; k++) {
+        const SqJobSide *sd = &jb->side[k];
+        if (src[k].prev && !src[k].range_prev && (save[sd->pic] >> sd->plane & 1) &&
+            c->saver[sd->pic][sd->plane] == idx * 2 + k + 1) {
+            src[k].save = (uint8_t *)src[k].prev;
+            src[k].save_stride = src[k].prev_stride;
+            saved[sd->pic] |= 1u << sd->plane;
+        }
+    }
+}
+
+void sq_cpu_score_frame(const CpuPriv *c, Worker *w, SqPool *pool, int self, const Planes *cur,
+                        const Planes *prev, int prev_checked, uint32_t present,
+                        const uint32_t *save, uint32_t *saved, SqRawResult *out)
+{
+    memset(out, 0, sizeof(*out));
+    if (c->p.ndis == 1) {
+        sq_cpu_score_frame1(c, w, pool, self, cur, prev, prev_checked, present, save, saved, out);
+        return;
+    }
+    for (int j = 0; j < c->per; j++) {
+        int first = -1, pend = -1; /* pend: a distorted side waiting for a partner */
+        SqSrc pend_src;
+        for (int d = 0; d < c->p.ndis; d++) {
+            const int idx = d * c->per + j;
+            const SqJob *jb = &c->p.jobs[idx];
+            if ((jb->needs_prev && !prev) || !(present >> (1 + d) & 1))
+                continue;
+            const SqPlan *plan = c->p.plans[jb->plan];
+            SqCpuSide *sides = w->side[jb->plan];
+            SqSrc src[2];
+            sq_cpu_job_srcs(c, jb, out, idx, cur, prev, prev_checked, src);
+            sq_cpu_job_save(c, jb, idx, save, saved, src);
+            if (first < 0 || !c->share[j]) {
+                out->score[idx] = sq_cpu_plane_score(plan, &sides[0], &sides[1], &src[0], &src[1],
+                                                     jb->wvm, &out->err[idx]);
+                first = idx;
+                continue;
+            }
+            /* the shared reference side stays in sides[0]; distorted sides
+             * go two at a time (their eigenvalue problems interleaved) */
+            memcpy(out->range[idx][0], out->range[first][0], sizeof(out->range[idx][0]));
+            if (pend < 0) {
+                pend = idx;
+                pend_src = src[1];
+                continue;
+            }
+            sq_cpu_sides2(plan, &sides[1], &sides[2], &pend_src, &src[1]);
+            out->score[pend] = sq_cpu_pair_score(plan, &sides[0], &sides[1], c->p.jobs[pend].wvm,
+                                                 &out->err[pend]);
+            out->score[idx] = sq_cpu_pair_score(plan, &sides[0], &sides[2], jb->wvm, &out->err[idx]);
+            pend = -1;
+        }
+        if (pend >= 0) {
+            const SqJob *jb = &c->p.jobs[pend];
+            SqCpuSide *sides = w->side[jb->plan];
+            sq_cpu_side(c->p.plans[jb->plan], &sides[1], &pend_src);
+            out->score[pend] = sq_cpu_pair_score(c->p.plans[jb->plan], &sides[0], &sides[1], jb->wvm,
+                                                 &out->err[pend]);
+        }
+    }
+}

@@ -1,0 +1,308 @@
+#include <errno.h>
+#include <math.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "core/format.h"
+#include "core/log.h"
+#include "lib_priv.h"
+
+static int check_picture(const SpeedqaContext *c, const SpeedqaPicture *p, const char *side)
+{
+    if (!p) {
+        sq_log(&c->s, SPEEDQA_LOG_ERROR, "%s picture is NULL", side);
+        return SPEEDQA_ERR(EINVAL);
+    }
+    if (!sq_same_format(&p->format, &c->s.ref)) {
+        sq_log(&c->s, SPEEDQA_LOG_ERROR, "%s picture %dx%d %s %d-bit does not match the opened %dx%d %s %d-bit",
+               side, p->format.width, p->format.height, speedqa_pix_fmt_name(p->format.fmt), p->format.bpc,
+               c->s.ref.width, c->s.ref.height, speedqa_pix_fmt_name(c->s.ref.fmt), c->s.ref.bpc);
+        return SPEEDQA_ERR(EINVAL);
+    }
+    if (p->memory != SPEEDQA_MEM_HOST && (int)p->memory != c->be->device_mem) {
+        sq_log(&c->s, SPEEDQA_LOG_ERROR, "%s picture memory %d is not readable by the %s backend",
+               side, (int)p->memory, c->be->name);
+        return SPEEDQA_ERR(EINVAL);
+    }
+    if (p->layout != SPEEDQA_LAYOUT_PLANAR && p->layout != SPEEDQA_LAYOUT_SEMI_PLANAR) {
+        sq_log(&c->s, SPEEDQA_LOG_ERROR, "%s picture layout %d is not a SpeedqaLayout", side,
+               (int)p->layout);
+        return SPEEDQA_ERR(EINVAL);
+    }
+    if (p->msb_aligned != 0 && p->msb_aligned != 1) {
+        sq_log(&c->s, SPEEDQA_LOG_ERROR, "%s picture msb_aligned %d is not 0 or 1", side,
+               p->msb_aligned);
+        return SPEEDQA_ERR(EINVAL);
+    }
+    if (p->msb_aligned && (p->format.bpc <= 8 || p->format.bpc >= 16)) {
+        sq_log(&c->s, SPEEDQA_LOG_ERROR,
+               "%s picture: msb_aligned needs a depth of 9..15 bits in 16-bit samples, not %d",
+               side, p->format.bpc);
+        return SPEEDQA_ERR(EINVAL);
+    }
+    const int semi = p->layout == SPEEDQA_LAYOUT_SEMI_PLANAR;
+    /* semi-planar: plane 1 holds U and V interleaved, plane 2 is not read */
+    const int planes = p->format.fmt == SPEEDQA_PIX_400 ? 1 : semi ? 2 : 3;
+    for (int i = 0; i < planes; i++) {
+        if (!p->data[i]) {
+            sq_log(&c->s, SPEEDQA_LOG_ERROR, "%s picture plane %d is NULL", side, i);
+            return SPEEDQA_ERR(EINVAL);
+        }
+        int w, h;
+        sq_plane_size(&p->format, i, &w, &h);
+        const int64_t row = (int64_t)w * (p->format.bpc > 8 ? 2 : 1) * (semi && i ? 2 : 1);
+        const int64_t st = (int64_t)p->stride[i];
+        /* rows closer than a row apart overlap: no picture is laid out so */
+        if ((st < 0 ? -st : st) < row) {
+            sq_log(&c->s, SPEEDQA_LOG_ERROR,
+                   "%s picture plane %d: stride %lld is smaller than a row (%lld bytes%s)", side,
+                   i, (long long)st, (long long)row, semi && i ? ", U and V interleaved" : "");
+            return SPEEDQA_ERR(EINVAL);
+        }
+        /* host rows may sit anywhere (sq_load_u16); device copies need even ones */
+        if (p->memory != SPEEDQA_MEM_HOST && p->format.bpc > 8 &&
+            (((uintptr_t)p->data[i] | (uintptr_t)p->stride[i]) & 1)) {
+            sq_log(&c->s, SPEEDQA_LOG_ERROR,
+                   "%s picture plane %d: 16-bit device samples need an even address and stride",
+                   side, i);
+            return SPEEDQA_ERR(EINVAL);
+        }
+    }
+    return 0;
+}
+
+static int backend_failed(SpeedqaContext *c, int ret, const char *err)
+{
+    sq_log(&c->s, SPEEDQA_LOG_ERROR, "%s backend: %s", c->be->name, err[0] ? err : "failure");
+    c->sticky = ret == -ENOMEM ? SPEEDQA_ERR(ENOMEM) : SPEEDQA_ERR(EIO);
+    return c->sticky;
+}
+
+/* Every failing call logs its line, a repeated sticky failure too. */
+static int sticky_error(const SpeedqaContext *c)
+{
+    sq_log(&c->s, SPEEDQA_LOG_ERROR, "an earlier call failed (%s); only speedqa_close() is left",
+           speedqa_strerror(c->sticky));
+    return c->sticky;
+}
+
+/* Bad samples in a frame's raw result: one error line, and the context stops (sticky). */
+static int check_range(SpeedqaContext *c, const SqRawResult *raw, unsigned frame)
+{
+    char msg[400];
+    if (sq_jobs_check_range(c->jobs, c->njobs, c->ndis, raw, c->s.ref.bpc, frame, msg,
+                            sizeof(msg)) == 0)
+        return 0;
+    sq_log(&c->s, SPEEDQA_LOG_ERROR, "%s", msg);
+    c->sticky = SPEEDQA_ERR(ERANGE);
+    return c->sticky;
+}
+
+/* Hand a checked frame to the backend. pics: the reference, then each stream's picture or NULL. */
+static int send_frame(SpeedqaContext *c, const SpeedqaPicture *const *pics)
+{
+    char err[256] = "";
+    int ret;
+    if (c->sent - c->received >= (unsigned)c->be->capacity(c->be_priv))
+        return SPEEDQA_ERR(EAGAIN);
+    if ((ret = c->be->send(c->be_priv, pics, c->new_seq, err, sizeof(err))) < 0)
+        return backend_failed(c, ret, err);
+    const SqRawResult *done = c->be->scored ? c->be->scored(c->be_priv) : NULL;
+    if (done && (ret = check_range(c, done, c->sent)) < 0) {
+        /* the frame was scored: its pictures go back before send fails */
+        if (c->be->end_seq)
+            c->be->end_seq(c->be_priv);
+        return ret;
+    }
+    if (c->new_seq) {
+        c->cur_seq += c->sent > 0;
+        c->next_seq_frame = 0;
+        c->ended = 0;
+    }
+    unsigned present = 0;
+    for (int d = 0; d < c->ndis; d++)
+        present |= (unsigned)(pics[1 + d] != NULL) << d;
+    c->ended |= ~present & ((1u << c->ndis) - 1);
+    unsigned *ring = c->seq_ring[c->sent % c->ring_len];
+    ring[0] = c->cur_seq;
+    ring[1] = c->next_seq_frame++;
+    ring[2] = present;
+    c->new_seq = 0;
+    c->flushing = 0;
+    c->sent++;
+    return 0;
+}
+
+int speedqa_send(SpeedqaContext *c, const SpeedqaPicture *ref, const SpeedqaPicture *dis)
+{
+    int ret;
+    if (!c)
+        return SPEEDQA_ERR(EINVAL);
+    if (c->sticky)
+        return sticky_error(c);
+    if (c->ndis > 1) {
+        sq_log(&c->s, SPEEDQA_LOG_ERROR, "a ladder context of %d streams takes speedqa_send_ladder()",
+               c->ndis);
+        return SPEEDQA_ERR(EINVAL);
+    }
+    if ((ret = check_picture(c, ref, "reference")) < 0 || (ret = check_picture(c, dis, "distorted")) < 0)
+        return ret;
+    const SpeedqaPicture *const pics[2] = { ref, dis };
+    return send_frame(c, pics);
+}
+
+int speedqa_send_ladder(SpeedqaContext *c, const SpeedqaPicture *ref,
+                        const SpeedqaPicture *const *dis, int n)
+{
+    const SpeedqaPicture *pics[SQ_MAX_PICS];
+    int ret, any = 0;
+    if (!c)
+        return SPEEDQA_ERR(EINVAL);
+    if (c->sticky)
+        return sticky_error(c);
+    if (n != c->ndis || !dis) {
+        sq_log(&c->s, SPEEDQA_LOG_ERROR, "speedqa_send_ladder: %d distorted pictures for a context "
+               "of %d streams", dis ? n : 0, c->ndis);
+        return SPEEDQA_ERR(EINVAL);
+    }
+    if ((ret = check_picture(c, ref, "reference")) < 0)
+        return ret;
+    pics[0] = ref;
+    for (int d = 0; d < n; d++) {
+        char side[32];
+        snprintf(side, sizeof(side), n > 1 ? "distorted %d" : "distorted", d + 1);
+        pics[1 + d] = dis[d];
+        if (!dis[d])
+            continue;
+        if (!c->new_seq && (c->ended >> d & 1)) {
+            sq_log(&c->s, SPEEDQA_LOG_ERROR, "%s stream has ended in this sequence (a NULL "
+                   "picture); flush to start a new one", side);
+            return SPEEDQA_ERR(EINVAL);
+        }
+        if ((ret = check_picture(c, dis[d], side)) < 0)
+            return ret;
+        any = 1;
+    }
+    if (!any) {
+        sq_log(&c->s, SPEEDQA_LOG_ERROR, "speedqa_send_ladder: every distorted picture is NULL");
+        return SPEEDQA_ERR(EINVAL);
+    }
+    return send_frame(c, pics);
+}
+
+/* The oldest frame's raw result, range-checked, and its ring entry; wait:
+ * block for it (speedqa_receive_wait). */
+static int receive_raw(SpeedqaContext *c, SqRawResult *raw, const unsigned **ring, int wait)
+{
+    char err[256] = "";
+    if (c->sticky)
+        return sticky_error(c);
+    if (c->sent == c->received)
+        return c->flushing ? SPEEDQA_EOF : SPEEDQA_ERR(EAGAIN);
+    /* Block when the caller cannot make progress otherwise. */
+    const int full = c->sent - c->received >= (unsigned)c->be->capacity(c->be_priv);
+    int ret = c->be->receive(c->be_priv, raw, full || c->flushing || wait, err, sizeof(err));
+    if (ret == -EAGAIN)
+        return SPEEDQA_ERR(EAGAIN);
+    if (ret < 0)
+        return backend_failed(c, ret, err);
+    if ((ret = check_range(c, raw, c->received)) < 0)
+        return ret;
+    *ring = c->seq_ring[c->received % c->ring_len];
+    return 0;
+}
+
+/* Stream d's named scores from a raw result (job block d). */
+static int assemble(SpeedqaContext *c, const SqRawResult *raw, int d, const unsigned *ring,
+                    SpeedqaScores *out)
+{
+    out->sequence = ring[0];
+    out->sequence_frame = ring[1];
+    out->frame = c->received;
+    out->undefined = 0;
+    if (!(ring[2] >> d & 1)) {
+        out->count = 0;
+        return 0;
+    }
+    out->count = c->nscores;
+    double *v = out->values;
+    const int base = d * (c->njobs / c->ndis);
+    for (int i = 0, k = 0; i < c->nfeat; i++) {
+        uint32_t undef;
+        if (sq_feature_assemble_at(&c->feat[i], raw, base, v, &undef) < 0) {
+            /* Nothing clips speed_temporal (libvmaf would publish NaN). */
+            int j = 0;
+            while (j + 1 < c->feat[i].nscores && isfinite(v[j]))
+                j++;
+            char who[32] = "";
+            if (c->ndis > 1)
+                snprintf(who, sizeof(who), "distorted %d, ", d + 1);
+            sq_log(&c->s, SPEEDQA_LOG_ERROR, "%sframe %u: %s is %g (the SpEED model is undefined "
+                   "on this frame)", who, out->frame, c->names[k + j], v[j]);
+            c->sticky = SPEEDQA_ERR(EDOM);
+            return c->sticky;
+        }
+        out->undefined |= undef << k;
+        k += c->feat[i].nscores;
+        v += c->feat[i].nscores;
+    }
+    return 0;
+}
+
+int speedqa_receive(SpeedqaContext *c, SpeedqaScores *out)
+{
+    if (!c)
+        return SPEEDQA_ERR(EINVAL);
+    if (!out) {
+        sq_log(&c->s, SPEEDQA_LOG_ERROR, "speedqa_receive: the scores pointer is NULL");
+        return SPEEDQA_ERR(EINVAL);
+    }
+    if (c->ndis > 1) {
+        sq_log(&c->s, SPEEDQA_LOG_ERROR, "a ladder context of %d streams takes "
+               "speedqa_receive_ladder()", c->ndis);
+        return SPEEDQA_ERR(EINVAL);
+    }
+    return speedqa_receive_ladder(c, out, 1);
+}
+
+static int receive_n(SpeedqaContext *c, SpeedqaScores *out, int n, int wait, const char *fn)
+{
+    SqRawResult raw;
+    const unsigned *ring = NULL;
+    if (!c)
+        return SPEEDQA_ERR(EINVAL);
+    if (!out || n != c->ndis) {
+        sq_log(&c->s, SPEEDQA_LOG_ERROR, "%s: room for %d streams' scores in a context of %d", fn,
+               out ? n : 0, c->ndis);
+        return SPEEDQA_ERR(EINVAL);
+    }
+    int ret = receive_raw(c, &raw, &ring, wait);
+    if (ret < 0)
+        return ret;
+    for (int d = 0; d < n; d++)
+        if ((ret = assemble(c, &raw, d, ring, &out[d])) < 0)
+            return ret;
+    c->received++;
+    return 0;
+}
+
+int speedqa_receive_ladder(SpeedqaContext *c, SpeedqaScores *out, int n)
+{
+    return receive_n(c, out, n, 0, "speedqa_receive_ladder");
+}
+
+int speedqa_receive_wait(SpeedqaContext *c, SpeedqaScores *out, int n)
+{
+    return receive_n(c, out, n, 1, "speedqa_receive_wait");
+}
+
+int speedqa_flush(SpeedqaContext *c)
+{
+    if (!c)
+        return SPEEDQA_ERR(EINVAL);
+    c->new_seq = 1;
+    c->flushing = 1;
+    if (c->be->end_seq)
+        c->be->end_seq(c->be_priv);
+    return c->sticky ? sticky_error(c) : 0;
+}

@@ -1,0 +1,44 @@
+/*
+ * The context behind the public entry points, shared by lib.c (settings,
+ * open, close, queries, pictures) and lib_frames.c (send, receive, flush:
+ * the checks of what a caller passes, sticky errors, score assembly).
+ */
+#ifndef SQ_LIB_PRIV_H
+#define SQ_LIB_PRIV_H
+
+#include <stdint.h>
+
+#include "core/backend.h"
+#include "core/picture.h"
+#include "feature/feature.h"
+#include "speedqa/speedqa.h"
+
+struct SpeedqaContext {
+    SpeedqaSettings s;
+    int nfeat;
+    SqFeature feat[SPEEDQA_MAX_FEATURES];
+    int nscores;
+    char names[SPEEDQA_MAX_SCORES][320];
+    int njobs;
+    SqJob jobs[SQ_MAX_JOBS];
+    int ndis;                /* distorted streams: > 1 is a ladder */
+    uint32_t ended;          /* ladder streams that have ended in this sequence */
+    const SqBackend *be;
+    void *be_priv;
+    unsigned sent, received;
+    /* sequence, index in it and the streams present (bit d) of each frame
+     * in flight, by send index % ring_len */
+    unsigned (*seq_ring)[3];
+    unsigned ring_len, cur_seq, next_seq_frame;
+    int new_seq;
+    int flushing;
+    int sticky;
+    SqPicPool *pics;         /* speedqa_picture_alloc's, from the first call */
+};
+
+static inline int sq_same_format(const SpeedqaFormat *a, const SpeedqaFormat *b)
+{
+    return a->width == b->width && a->height == b->height && a->fmt == b->fmt && a->bpc == b->bpc;
+}
+
+#endif
