@@ -54,7 +54,9 @@ class Settings(ctypes.Structure):
                 ("alloc_opaque", ctypes.c_void_p),
                 ("n_distorted", ctypes.c_int),
                 ("keep_device", ctypes.c_int),
-                ("reserved", ctypes.c_uint8 * 56)]
+                ("gpu_batch", ctypes.c_int),
+                ("opencl_soft_f64", ctypes.c_int),
+                ("reserved", ctypes.c_uint8 * 48)]
 
 
 class Scores(ctypes.Structure):
