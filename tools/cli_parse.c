@@ -162,6 +162,49 @@ int cli_finish_stdout(void)
     return SQ_EXIT_OUTPUT;
 }
 
+#ifndef SQ_MODEL_DIR
+#define SQ_MODEL_DIR "share/speedqa/model"
+#endif
+#define SQ_MODEL_HELP_DIR SQ_MODEL_DIR
+
+/* --model: each value loaded once, for every job of the process. */
+static int add_model(CliSettings *cfg, const char *spec)
+{
+#ifndef SQ_HAVE_VMAF
+    (void)cfg;
+    (void)spec;
+    cli_error("--model: this build of speedqa has no libvmaf; install libvmaf-dev >= 3.0 (or "
+              "point PKG_CONFIG_PATH at a libvmaf's lib/pkgconfig) and rebuild");
+    return -1;
+#else
+    /* reachable until exit: the jobs read it, nothing frees it */
+    static SqModel *models;
+    char err[1200];
+    if (!models && !(models = calloc(SQ_MODEL_MAX, sizeof *models))) {
+        cli_error("out of memory");
+        return -1;
+    }
+    if (cfg->n_models == SQ_MODEL_MAX) {
+        cli_error("--model: at most %d models", SQ_MODEL_MAX);
+        return -1;
+    }
+    SqModel *m = &models[cfg->n_models];
+    if (sq_model_load_spec(m, spec, err, sizeof err) < 0) {
+        cli_error("%s", err);
+        return -1;
+    }
+    for (int i = 0; i < cfg->n_models; i++)
+        if (!strcmp(models[i].name, m->name)) {
+            cli_error("--model: two models named '%s': give each its own with :name=...",
+                      m->name);
+            return -1;
+        }
+    cfg->models = models;
+    cfg->n_models++;
+    return 0;
+#endif
+}
+
 static void usage(FILE *f)
 {
     fputs(
@@ -207,6 +250,18 @@ static void usage(FILE *f)
 "                            names, e.g. speed_chroma=speed_kernelscale=0.5;\n"
 "                            repeatable; default: both with default options\n"
 "                            (see doc/features.md)\n"
+"\n"
+"VMAF models (needs a build with libvmaf >= 3.0; see doc/cli.md):\n"
+"  -m, --model version=NAME|path=FILE.json[:name=N][:enable_transform][:disable_clip]\n"
+"                            score a VMAF model (repeatable; several need\n"
+"                            distinct name=): speed_chroma and speed_temporal\n"
+"                            by speedqa on --backend, its other features by\n"
+"                            libvmaf; the report has the model's score (vmaf\n"
+"                            or name=) and every feature, as vmaf prints them.\n"
+"                            version=NAME: a model file in the data folder\n"
+"                            " SQ_MODEL_HELP_DIR "\n"
+"                            (vmaf_v0.6.1, vmaf_4k_v0.6.1, vmaf_v1.0.16_3d0h,\n"
+"                            _5d0h, _3d0h_2160, _1d5h_2160, and _hfr_ ones)\n"
 "\n"
 "Output (default: XML on stdout):\n"
 "  -o, --output PATH         write to PATH (- = stdout); without a format flag\n"
@@ -258,8 +313,7 @@ static void usage(FILE *f)
 "Other:\n"
 "  -v, --version             print the version and exit\n"
 "      --help                print this help and exit\n"
-"  -n, --no_prediction       accepted for vmaf compatibility (there is no model)\n"
-"  -m, --model               refused: speedqa has no models\n"
+"  -n, --no_prediction       with --model: its features only, no prediction\n"
 "\n"
 "Frame counts:\n"
 "  When one input ends first, the frames both have are scored and a warning\n"
@@ -490,9 +544,9 @@ int cli_parse(CliSettings *cfg, int argc, char *const *argv)
             have_b = 1;
             break;
         case ARG_MODEL:
-            cli_error("--model: speedqa computes features only and has no models; "
-                      "drop -m (use --feature to choose features)");
-            return SQ_EXIT_USAGE;
+            if (add_model(cfg, optarg) < 0)
+                return SQ_EXIT_USAGE;
+            break;
         case ARG_OUTPUT:
             if (!optarg[0]) {
                 cli_error("--output: empty path (- is stdout)");
@@ -500,7 +554,7 @@ int cli_parse(CliSettings *cfg, int argc, char *const *argv)
             }
             cfg->output_path = strcmp(optarg, "-") ? optarg : NULL;
             break;
-        case ARG_NO_PREDICTION: break;
+        case ARG_NO_PREDICTION: cfg->no_prediction = 1; break;
         case ARG_QUIET: cfg->quiet = 1; break;
         case ARG_READ_ONLY: cfg->read_only = 1; break;
         case ARG_BATCH: cfg->batch_path = optarg; break;
@@ -625,6 +679,15 @@ int cli_parse(CliSettings *cfg, int argc, char *const *argv)
     cfg->features[cfg->n_features] = NULL;
     if (cfg->hwaccel && check_hwaccel(cfg) < 0)
         return SQ_EXIT_USAGE;
+    if (cfg->n_models && cfg->hwaccel) {
+        cli_error("--model with --hwaccel cuda: libvmaf reads host frames; decode in software "
+                  "(drop --hwaccel)");
+        return SQ_EXIT_USAGE;
+    }
+    if (cfg->n_models && cfg->read_only) {
+        cli_error("--read-only scores nothing: drop --model");
+        return SQ_EXIT_USAGE;
+    }
     if (cfg->batch_path) {
         if (cfg->ref_path || cfg->n_dis) {
             cli_error("--batch takes its inputs from the manifest, not from %s",

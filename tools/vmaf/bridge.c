@@ -1,0 +1,230 @@
+/*
+ * The libvmaf session of one stream (bridge.h). Only libvmaf's public API:
+ * its extractors for the features speedqa does not compute, the import of
+ * speedqa's scores, its prediction and pooling, so that a model scores
+ * exactly as libvmaf's own run of it.
+ */
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "bridge.h"
+
+struct SqVmaf {
+    VmafContext *ctx;
+    VmafModel *model[SQ_MODEL_MAX];
+    const SqModel *models;
+    int nmodels;
+    int no_prediction;
+    unsigned subsample;
+    enum VmafPixelFormat pix_fmt;
+    unsigned bpc, w, h;
+};
+
+static enum VmafPixelFormat vmaf_fmt(SpeedqaPixelFormat f)
+{
+    switch (f) {
+    case SPEEDQA_PIX_420: return VMAF_PIX_FMT_YUV420P;
+    case SPEEDQA_PIX_422: return VMAF_PIX_FMT_YUV422P;
+    case SPEEDQA_PIX_444: return VMAF_PIX_FMT_YUV444P;
+    default: return VMAF_PIX_FMT_YUV400P;
+    }
+}
+
+/* libvmaf's extractor for feature f, with the model's options. The same
+ * extractor and options asked by two model features (vif scales, two
+ * models) is registered once: seen holds the ones registered. */
+static int use_feature(SqVmaf *v, const SqModel *m, const SqModelFeature *f,
+                       char (*seen)[512], int *nseen, char *err, size_t len)
+{
+    char key[512];
+    if (sq_model_feature_spec(f, key, sizeof key) < 0) {
+        snprintf(err, len, "model %s: feature %s: options too long", m->path, f->name);
+        return -1;
+    }
+    for (int i = 0; i < *nseen; i++)
+        if (!strcmp(seen[i], key))
+            return 0;
+    VmafFeatureDictionary *d = NULL;
+    for (int i = 0; i < f->nopts; i++)
+        if (vmaf_feature_dictionary_set(&d, f->opts[i].key, f->opts[i].val)) {
+            vmaf_feature_dictionary_free(&d);
+            snprintf(err, len, "model %s: feature %s: libvmaf refuses option %s=%s", m->path,
+                     f->name, f->opts[i].key, f->opts[i].val);
+            return -1;
+        }
+    /* libvmaf owns the dictionary from here on, refused or not */
+    if (vmaf_use_feature(v->ctx, f->extractor, d)) {
+        snprintf(err, len, "model %s needs libvmaf's %s extractor (for %s), which this libvmaf "
+                 "(%s) lacks or refuses with the model's options", m->path, f->extractor,
+                 f->name, vmaf_version());
+        return -1;
+    }
+    if (*nseen < SQ_MODEL_MAX * SQ_MODEL_MAX_FEATURES)
+        snprintf(seen[(*nseen)++], sizeof seen[0], "%s", key);
+    return 0;
+}
+
+static int load_models(SqVmaf *v, char *err, size_t len)
+{
+    char (*seen)[512] = calloc(SQ_MODEL_MAX * SQ_MODEL_MAX_FEATURES, sizeof *seen);
+    int nseen = 0, r = 0;
+    if (!seen) {
+        snprintf(err, len, "out of memory");
+        return -1;
+    }
+    for (int i = 0; !r && i < v->nmodels; i++) {
+        const SqModel *m = &v->models[i];
+        VmafModelConfig mc = {
+            .name = m->name,
+            .flags = (m->enable_transform ? VMAF_MODEL_FLAG_ENABLE_TRANSFORM : 0) |
+                     (m->disable_clip ? VMAF_MODEL_FLAG_DISABLE_CLIP : 0),
+        };
+        if (vmaf_model_load_from_path(&v->model[i], &mc, m->path)) {
+            v->model[i] = NULL;
+            snprintf(err, len, "libvmaf (%s) cannot load the model %s", vmaf_version(), m->path);
+            r = -1;
+        }
+        for (int k = 0; !r && k < m->nfeatures; k++)
+            if (!m->f[k].native)
+                r = use_feature(v, m, &m->f[k], seen, &nseen, err, len);
+    }
+    free(seen);
+    return r;
+}
+
+int sq_vmaf_open(SqVmaf **out, const SqVmafSetup *s, char *err, size_t len)
+{
+    *out = NULL;
+    if (s->nmodels < 1 || s->nmodels > SQ_MODEL_MAX) {
+        snprintf(err, len, "1 to %d models", SQ_MODEL_MAX);
+        return -1;
+    }
+    SqVmaf *v = calloc(1, sizeof *v);
+    if (!v) {
+        snprintf(err, len, "out of memory");
+        return -1;
+    }
+    v->models = s->models;
+    v->nmodels = s->nmodels;
+    v->no_prediction = s->no_prediction;
+    v->subsample = s->subsample ? s->subsample : 1;
+    v->pix_fmt = vmaf_fmt(s->format.fmt);
+    v->bpc = (unsigned)s->format.bpc;
+    v->w = (unsigned)s->format.width;
+    v->h = (unsigned)s->format.height;
+    const VmafConfiguration cfg = {
+        .log_level = VMAF_LOG_LEVEL_NONE,
+        .n_threads = s->threads,
+        .n_subsample = v->subsample,
+    };
+    if (vmaf_init(&v->ctx, cfg)) {
+        snprintf(err, len, "libvmaf (%s) failed to start", vmaf_version());
+        free(v);
+        return -1;
+    }
+    if (load_models(v, err, len) < 0) {
+        sq_vmaf_close(&v);
+        return -1;
+    }
+    *out = v;
+    return 0;
+}
+
+static const char *fmt_name(enum VmafPixelFormat f)
+{
+    static const char *const n[] = { "?", "4:2:0", "4:2:2", "4:4:4", "4:0:0" };
+    return (unsigned)f < 5 ? n[f] : "?";
+}
+
+int sq_vmaf_send(SqVmaf *v, const SpeedqaPicture *ref, const SpeedqaPicture *dis,
+                 unsigned index, char *err, size_t len)
+{
+    VmafPicture r, d;
+    if (vmaf_picture_alloc(&r, v->pix_fmt, v->bpc, v->w, v->h)) {
+        snprintf(err, len, "libvmaf takes no %ux%u %s %u-bit pictures", v->w, v->h,
+                 fmt_name(v->pix_fmt), v->bpc);
+        return -1;
+    }
+    if (vmaf_picture_alloc(&d, v->pix_fmt, v->bpc, v->w, v->h)) {
+        vmaf_picture_unref(&r);
+        snprintf(err, len, "out of memory for libvmaf's pictures");
+        return -1;
+    }
+    sq_vmaf_copy_picture(&r, ref);
+    sq_vmaf_copy_picture(&d, dis);
+    const int e = vmaf_read_pictures(v->ctx, &r, &d, index);
+    if (e) {
+        snprintf(err, len, "libvmaf (%s) refuses frame %u of these %ux%u %s %u-bit inputs for "
+                 "the model's features (error %d)", vmaf_version(), index, v->w, v->h,
+                 fmt_name(v->pix_fmt), v->bpc, e);
+        return -1;
+    }
+    return 0;
+}
+
+/* speedqa's output names are libvmaf's; a name without option suffix is
+ * stored by libvmaf under the provided feature name (spec A.7/B.2). */
+static const char *const provided[][2] = {
+    { "speed_chroma_u", "Speed_chroma_feature_speed_chroma_u_score" },
+    { "speed_chroma_v", "Speed_chroma_feature_speed_chroma_v_score" },
+    { "speed_chroma_uv", "Speed_chroma_feature_speed_chroma_uv_score" },
+    { "speed_temporal", "Speed_temporal_feature_speed_temporal_score" },
+};
+
+int sq_vmaf_import(SqVmaf *v, const char *name, double value, unsigned index, char *err,
+                   size_t len)
+{
+    const char *stored = name;
+    for (size_t i = 0; i < sizeof provided / sizeof provided[0]; i++)
+        if (!strcmp(name, provided[i][0]))
+            stored = provided[i][1];
+    if (vmaf_import_feature_score(v->ctx, stored, value, index)) {
+        snprintf(err, len, "libvmaf refused speedqa's %s of frame %u", name, index);
+        return -1;
+    }
+    return 0;
+}
+
+void sq_vmaf_close(SqVmaf **pv)
+{
+    SqVmaf *v = pv ? *pv : NULL;
+    if (!v)
+        return;
+    if (v->ctx)
+        vmaf_close(v->ctx);
+    for (int i = 0; i < SQ_MODEL_MAX; i++)
+        if (v->model[i])
+            vmaf_model_destroy(v->model[i]);
+    free(v);
+    *pv = NULL;
+}
+
+int sq_vmaf_report_of(VmafContext *ctx, unsigned nframes, const unsigned long long *frames,
+                      size_t nreport, SqVmafReport *rep, char *err, size_t len);
+
+int sq_vmaf_finish(SqVmaf *v, unsigned nframes, const unsigned long long *frames,
+                   size_t nreport, SqVmafReport *rep, char *err, size_t len)
+{
+    memset(rep, 0, sizeof *rep);
+    if (!nframes) {
+        snprintf(err, len, "no frames to score");
+        return -1;
+    }
+    if (vmaf_read_pictures(v->ctx, NULL, NULL, 0)) {
+        snprintf(err, len, "libvmaf (%s) failed to finish its features", vmaf_version());
+        return -1;
+    }
+    for (unsigned i = 0; !v->no_prediction && i < nframes; i += v->subsample)
+        for (int m = 0; m < v->nmodels; m++) {
+            double s;
+            if (vmaf_score_at_index(v->ctx, v->model[m], &s, i)) {
+                snprintf(err, len, "libvmaf could not predict %s (%s) at frame %u", v->models[m].name,
+                         v->models[m].path, i);
+                return -1;
+            }
+        }
+    return sq_vmaf_report_of(v->ctx, nframes, frames, nreport, rep, err, len);
+}
