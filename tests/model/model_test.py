@@ -1,0 +1,205 @@
+#!/usr/bin/env python3
+"""VMAF models through speedqa (--model) against libvmaf's own run of the model.
+
+usage: model_test.py MODE SPEEDQA VMAF_REF GOLDEN_DIR WORKDIR
+
+MODE equal: for the golden pairs (8/10/12-bit, 4:2:0/4:2:2/4:4:4) and the models
+  vmaf_v1.0.16_3d0h, _3d0h_2160, _5d0h, _hfr_3d0h and vmaf_v0.6.1, every per-frame
+  vmaf and every pooled value of `speedqa --model ... --precision max --json` equals
+  libvmaf's own prediction (tests/model/vmaf_ref.c: every feature by libvmaf) at
+  %.17g, and the report names the features libvmaf's own report names. Where
+  libvmaf refuses the input, speedqa must refuse it too, with one line.
+MODE ladder: the same with two -d in one run (speedqa's reference side once).
+MODE errors: a model file that does not parse, an unknown version, two models of
+  one name, -n: one line, nonzero exit, no report left.
+MODE nolibvmaf: a build without libvmaf answers --model with one line, exit 2.
+"""
+import json
+import lzma
+import os
+import subprocess
+import sys
+
+MODE, SPEEDQA, VMAF_REF, GOLDEN, WORK = sys.argv[1:6]
+MODELS = ["vmaf_v1.0.16_3d0h", "vmaf_v1.0.16_3d0h_2160", "vmaf_v1.0.16_5d0h",
+          "vmaf_v1.0.16_hfr_3d0h", "vmaf_v0.6.1"]
+MAX_FRAMES = 12  # keeps the whole run short on 2 cores
+SRC = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+MODEL_DIR = os.path.join(SRC, "data", "model")
+failures = []
+
+
+def check(ok, what):
+    print(("ok   " if ok else "FAIL ") + what, flush=True)
+    if not ok:
+        failures.append(what)
+
+
+def run(args):
+    p = subprocess.run(args, capture_output=True, text=True)
+    return p.returncode, p.stdout, p.stderr
+
+
+def model_file(name):
+    for sub in ("", "vmaf_v1.0.16", "vmaf_v1.0.16_hfr"):
+        p = os.path.join(MODEL_DIR, sub, name + ".json")
+        if os.path.exists(p):
+            return p
+    raise SystemExit("no model file " + name)
+
+
+def clip(rel):
+    """A golden clip, decompressed once into WORK."""
+    out = os.path.join(WORK, os.path.basename(rel)[:-3])
+    if not os.path.exists(out):
+        with lzma.open(os.path.join(GOLDEN, rel)) as f, open(out + ".tmp", "wb") as o:
+            o.write(f.read())
+        os.rename(out + ".tmp", out)
+    return out
+
+
+def pairs():
+    """One distorted clip per reference of the golden manifest (a distinct one)."""
+    seen = {}
+    with open(os.path.join(GOLDEN, "manifest.tsv")) as f:
+        rows = [line.rstrip("\n").split("\t") for line in f][1:]
+    for r in rows:
+        ref, dis = r[3], r[4]
+        if ref != dis and ref not in seen:
+            seen[ref] = dis
+    return sorted(seen.items())
+
+
+def reference(ref, dis, model, tag):
+    out = os.path.join(WORK, tag + ".libvmaf.json")
+    code, so, se = run([VMAF_REF, ref, dis, model_file(model), out, str(MAX_FRAMES)])
+    if code == 3:
+        return None, se.strip()
+    if code != 0:
+        raise SystemExit("vmaf_ref failed: " + se)
+    return json.loads(so), json.load(open(out))
+
+
+def compare(doc, want, lib, what):
+    frames = doc["frames"]
+    got = [f["metrics"]["vmaf"] for f in frames]
+    check(len(got) == len(want["frames"]) and
+          all("%.17g" % a == "%.17g" % b for a, b in zip(got, want["frames"])),
+          "%s: per-frame vmaf equals libvmaf's at %%.17g (%d frames)" % (what, len(got)))
+    pooled = doc["pooled_metrics"]["vmaf"]
+    check(all("%.17g" % pooled[k] == "%.17g" % want["pooled"][k] for k in want["pooled"]),
+          "%s: pooled vmaf (min, max, mean, harmonic_mean) equal libvmaf's" % what)
+    names = set(frames[0]["metrics"])
+    lib_names = set(lib["frames"][0]["metrics"])
+    check(names == lib_names, "%s: the features libvmaf reports, by its names (%s)"
+          % (what, sorted(names ^ lib_names)))
+    worst = 0.0
+    for f, lf in zip(frames, lib["frames"]):
+        for k, v in lf["metrics"].items():
+            if k in f["metrics"]:
+                worst = max(worst, abs(f["metrics"][k] - v))
+    check(worst <= 5.1e-7, "%s: every feature value as libvmaf prints it (max diff %g)"
+          % (what, worst))
+
+
+def test_equal():
+    for ref_rel, dis_rel in pairs():
+        ref, dis = clip(ref_rel), clip(dis_rel)
+        base = os.path.basename(dis)[:-4]
+        for model in MODELS:
+            tag = "%s.%s" % (base, model)
+            want, lib = reference(ref, dis, model, tag)
+            code, out, err = run([SPEEDQA, "-r", ref, "-d", dis, "--model", "version=" + model,
+                                  "--precision", "max", "--json", "-q",
+                                  "--frame_cnt", str(MAX_FRAMES)])
+            if want is None:
+                check(code != 0 and len(err.strip().splitlines()) == 1 and not out,
+                      "%s: libvmaf refuses (%s); speedqa refuses in one line (%d %r)"
+                      % (tag, lib, code, err))
+                continue
+            if code != 0:
+                check(False, "%s: speedqa failed (%d %r)" % (tag, code, err))
+                continue
+            compare(json.loads(out), want, lib, tag)
+
+
+def test_ladder():
+    (ref_rel, dis_rel), = [p for p in pairs() if "576x324" in p[0]][:1]
+    ref, dis = clip(ref_rel), clip(dis_rel)
+    others = [p[1] for p in pairs() if False]
+    # the second rung: the reference itself (a different stream of one shape)
+    rungs = [dis, ref]
+    for model in ("vmaf_v1.0.16_3d0h", "vmaf_v0.6.1"):
+        outs = os.path.join(WORK, "ladder.%s.{i}.json" % model)
+        code, _, err = run([SPEEDQA, "-r", ref, "-d", rungs[0], "-d", rungs[1], "--model",
+                            "version=" + model, "--precision", "max", "-q", "-o", outs,
+                            "--frame_cnt", str(MAX_FRAMES), "--threads", "2"])
+        check(code == 0, "ladder %s: exit 0 (%r)" % (model, err))
+        for i, d in enumerate(rungs):
+            want, lib = reference(ref, d, model, "ladder.%d.%s" % (i, model))
+            compare(json.load(open(outs.replace("{i}", str(i + 1)))), want, lib,
+                    "ladder %s rung %d" % (model, i + 1))
+
+
+def one_line_error(args, code_want, words, what):
+    out = os.path.join(WORK, "err.json")
+    if os.path.exists(out):
+        os.remove(out)
+    code, so, se = run(args + ["-o", out])
+    lines = se.strip().splitlines()
+    check(code == code_want and len(lines) == 1 and all(w in lines[0] for w in words)
+          and not os.path.exists(out),
+          "%s: exit %d, one line, no report (%d %r)" % (what, code_want, code, se))
+
+
+def test_errors():
+    (ref_rel, dis_rel), = [p for p in pairs() if "642x362" in p[0]][:1]
+    ref, dis = clip(ref_rel), clip(dis_rel)
+    R = [SPEEDQA, "-r", ref, "-d", dis]
+    bad = os.path.join(WORK, "bad.json")
+    with open(bad, "w") as f:
+        f.write('{"model_dict": {"model_type": "LIBSVMNUSVR", "feature_names": [')
+    one_line_error(R + ["--model", "path=" + bad], 2, ["bad.json", "JSON"], "truncated model file")
+    nofeat = os.path.join(WORK, "nofeat.json")
+    with open(nofeat, "w") as f:
+        json.dump({"model_dict": {"model_type": "LIBSVMNUSVR",
+                                  "feature_names": ["No_such_feature_score"]}}, f)
+    one_line_error(R + ["--model", "path=" + nofeat], 2, ["No_such_feature_score"],
+                   "a feature no extractor provides")
+    one_line_error(R + ["--model", "version=vmaf_v9"], 2, ["vmaf_v9"], "unknown version")
+    one_line_error(R + ["--model", "version=vmaf_v0.6.1", "--model", "version=vmaf_v0.6.1"], 2,
+                   ["name="], "two models named vmaf")
+    one_line_error(R + ["--model", "vmaf_v0.6.1"], 2, ["version="], "a value without path=/version=")
+    # -n: features only, no model score
+    code, out, err = run(R + ["--model", "version=vmaf_v1.0.16_3d0h", "-n", "--json", "-q"])
+    doc = json.loads(out) if code == 0 else {}
+    check(code == 0 and "vmaf" not in doc["frames"][0]["metrics"] and
+          "integer_adm3_csf_2_dlmw_0.7_egl_1_min_0.5_nw_0.02" in doc["frames"][0]["metrics"],
+          "-n with --model: features, no prediction (%d %r)" % (code, err))
+    # two models, each named: both scores in one report, each equal to its own run
+    code, out, err = run(R + ["--model", "version=vmaf_v1.0.16_3d0h:name=v1",
+                              "--model", "version=vmaf_v0.6.1:name=v0", "--json", "-q",
+                              "--precision", "max"])
+    check(code == 0, "two named models: exit 0 (%r)" % err)
+    if code == 0:
+        doc = json.loads(out)
+        for name, model in (("v1", "vmaf_v1.0.16_3d0h"), ("v0", "vmaf_v0.6.1")):
+            want, _ = reference(ref, dis, model, "two." + name)
+            got = [f["metrics"][name] for f in doc["frames"]]
+            check(["%.17g" % x for x in got] == ["%.17g" % x for x in want["frames"][:len(got)]],
+                  "two models: %s equals libvmaf's %s" % (name, model))
+
+
+def test_nolibvmaf():
+    code, out, err = run([SPEEDQA, "-r", "x.y4m", "-d", "y.y4m", "--model", "version=vmaf_v0.6.1"])
+    lines = err.strip().splitlines()
+    check(code == 2 and len(lines) == 1 and "libvmaf" in lines[0] and "rebuild" in lines[0],
+          "--model without libvmaf: one line saying how to get it (%d %r)" % (code, err))
+
+
+os.makedirs(WORK, exist_ok=True)
+{"equal": test_equal, "ladder": test_ladder, "errors": test_errors,
+ "nolibvmaf": test_nolibvmaf}[MODE]()
+if failures:
+    print("%d failed" % len(failures))
+    sys.exit(1)
