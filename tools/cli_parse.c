@@ -453,6 +453,26 @@ static const char *opt_text(char *const *argv, char *buf, size_t len)
     return buf;
 }
 
+/* An option getopt_long did not take: a prefix of several long names is
+ * ambiguous (their list), anything else unknown. */
+static void unknown_option(const char *text)
+{
+    char cand[400] = "";
+    size_t o = 0;
+    int n = 0;
+    if (!strncmp(text, "--", 2) && text[2])
+        for (size_t i = 0; long_opts[i].name; i++)
+            if (!strncmp(long_opts[i].name, text + 2, strlen(text + 2))) {
+                o += (size_t)snprintf(cand + o, o < sizeof cand ? sizeof cand - o : 0, "%s--%s",
+                                      n ? ", " : "", long_opts[i].name);
+                n++;
+            }
+    if (n > 1)
+        cli_error("ambiguous option '%s': could be %s", text, cand);
+    else
+        cli_error("unknown option '%s' (see --help)", text);
+}
+
 /* --hwaccel cuda: decoded frames stay in the GPU's memory, which only the
  * CUDA backend reads, in the primary context of the device decoding them. */
 static int check_hwaccel(CliSettings *cfg)
@@ -501,20 +521,8 @@ int cli_parse(CliSettings *cfg, int argc, char *const *argv)
     int c, li;
     while ((c = getopt_long(argc, argv, short_opts, long_opts, &li)) != -1) {
         int bad = 0;
-        /* getopt_long takes any unique prefix ("--sub" for "--subsample"):
-         * vmaf's names must mean what they say, so only whole names count */
-        /* the option's own word: one back, or two when its value was the next word */
-        const int at = optarg && optind >= 2 && optarg == argv[optind - 1] ? optind - 2 : optind - 1;
-        if (c != '?' && c != ':' && at > 0 && !strncmp(argv[at], "--", 2) &&
-            li >= 0 && li < (int)(sizeof long_opts / sizeof long_opts[0])) {
-            const char *a = argv[at] + 2, *eq = strchr(a, '=');
-            const size_t n = eq ? (size_t)(eq - a) : strlen(a);
-            if (strlen(long_opts[li].name) != n || strncmp(long_opts[li].name, a, n)) {
-                cli_error("unknown option '--%.*s' (did you mean --%s? see --help)", (int)n, a,
-                          long_opts[li].name);
-                return SQ_EXIT_USAGE;
-            }
-        }
+        /* getopt_long takes an exact name first, else any unique prefix
+         * ("--thread 2", "--frame_skip_dis"), as vmaf's getopt does */
         li = -1;
         switch (c) {
         case ARG_REFERENCE: cfg->ref_path = optarg; break;
@@ -648,7 +656,7 @@ int cli_parse(CliSettings *cfg, int argc, char *const *argv)
             cli_error("%s needs a value (see --help)", opt_text(argv, ob, sizeof ob));
             return SQ_EXIT_USAGE;
         default:
-            cli_error("unknown option '%s' (see --help)", opt_text(argv, ob, sizeof ob));
+            unknown_option(opt_text(argv, ob, sizeof ob));
             return SQ_EXIT_USAGE;
         }
         if (bad)
