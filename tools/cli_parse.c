@@ -7,6 +7,9 @@
 #include <string.h>
 
 #include "cli_parse.h"
+#ifdef SQ_HAVE_VMAF
+#include "bridge.h"
+#endif
 
 enum {
     ARG_REFERENCE = 'r',
@@ -205,6 +208,43 @@ static int add_model(CliSettings *cfg, const char *spec)
 #endif
 }
 
+/* --feature names that are libvmaf's extractors (cambi, psnr, ...) go to
+ * libvmaf; speedqa's stay; any other is one line naming both lists. */
+static int split_features(CliSettings *cfg)
+{
+#ifdef SQ_HAVE_VMAF
+    int keep = 0;
+    for (int i = 0; i < cfg->n_features; i++) {
+        const char *f = cfg->features[i];
+        const size_t n = strcspn(f, "=");
+        char name[64];
+        snprintf(name, sizeof name, "%.*s", (int)(n < sizeof name ? n : sizeof name - 1), f);
+        if (!strcmp(name, "speed_chroma") || !strcmp(name, "speed_temporal")) {
+            cfg->features[keep++] = f;
+        } else if (n < sizeof name && sq_vmaf_has_extractor(name)) {
+            cfg->vmaf_features[cfg->n_vmaf_features++] = f;
+        } else {
+            char list[400];
+            sq_vmaf_extractors(list, sizeof list);
+            cli_error("--feature: unknown feature '%s' (speedqa: speed_chroma, speed_temporal; "
+                      "libvmaf %s: %s)", name, vmaf_version(), list);
+            return -1;
+        }
+    }
+    cfg->n_features = keep;
+    cfg->features[keep] = NULL;
+    cfg->vmaf_features[cfg->n_vmaf_features] = NULL;
+    if (cfg->n_vmaf_features && cfg->hwaccel) {
+        cli_error("--feature %s with --hwaccel cuda: libvmaf reads host frames; decode in "
+                  "software (drop --hwaccel)", cfg->vmaf_features[0]);
+        return -1;
+    }
+#else
+    (void)cfg;
+#endif
+    return 0;
+}
+
 static void usage(FILE *f)
 {
     fputs(
@@ -249,7 +289,9 @@ static void usage(FILE *f)
 "                            speed_chroma or speed_temporal with libvmaf option\n"
 "                            names, e.g. speed_chroma=speed_kernelscale=0.5;\n"
 "                            repeatable; default: both with default options\n"
-"                            (see doc/features.md)\n"
+"                            (see doc/features.md). With libvmaf built in, its\n"
+"                            extractors too (cambi, adm, motion, vif, psnr, ...),\n"
+"                            computed by libvmaf\n"
 "\n"
 "VMAF models (needs a build with libvmaf >= 3.0; see doc/cli.md):\n"
 "  -m, --model version=NAME|path=FILE.json[:name=N][:enable_transform][:disable_clip]\n"
@@ -686,6 +728,8 @@ int cli_parse(CliSettings *cfg, int argc, char *const *argv)
     }
     cfg->features[cfg->n_features] = NULL;
     if (cfg->hwaccel && check_hwaccel(cfg) < 0)
+        return SQ_EXIT_USAGE;
+    if (split_features(cfg) < 0)
         return SQ_EXIT_USAGE;
     if (cfg->n_models && cfg->hwaccel) {
         cli_error("--model with --hwaccel cuda: libvmaf reads host frames; decode in software "

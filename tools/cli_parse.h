@@ -53,6 +53,8 @@ typedef struct CliSettings {
     const SqModel *models;      /* --model, loaded (process lifetime); n_models of them */
     int n_models;
     int no_prediction;          /* -n: with --model, its features only */
+    const char *vmaf_features[SPEEDQA_MAX_FEATURES + 1]; /* --feature for libvmaf's extractors */
+    int n_vmaf_features;
 } CliSettings;
 
 /*

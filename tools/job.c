@@ -991,7 +991,8 @@ static int run_ladder(const SqJob *job_in, SqJobStream *const *st, int n, char *
     const char *mfeat[SPEEDQA_MAX_FEATURES + 1];
     char mbuf[SPEEDQA_MAX_FEATURES][400];
     Run run = { .job = job, .cfg = cfg, .n = 0, .s = s };
-    if (cfg->n_models) {
+    const int use_vmaf = cfg->n_models || cfg->n_vmaf_features;
+    if (use_vmaf) {
         const int nf = sq_model_job_features(cfg, mfeat, mbuf, SPEEDQA_MAX_FEATURES);
         if (nf < 0)
             return SQ_EXIT_USAGE;
@@ -1046,7 +1047,7 @@ static int run_ladder(const SqJob *job_in, SqJobStream *const *st, int n, char *
     if (!run.vmaf_only && (ret = get_context(&run, fr, &own_log, s[0].st->path)) != 0)
         goto end;
     stage("context open");
-    for (int d = 0; cfg->n_models && d < run.n; d++)
+    for (int d = 0; use_vmaf && d < run.n; d++)
         if ((ret = sq_model_run_open(&s[d].vm, cfg, fr, job->threads)) != 0)
             goto end;
     const int nscores = run.ctx ? speedqa_score_count(run.ctx) : 0;
@@ -1072,7 +1073,7 @@ static int run_ladder(const SqJob *job_in, SqJobStream *const *st, int n, char *
         ins[0] = run.ref;
         for (int d = 0; d < run.n; d++)
             ins[1 + d] = s[d].scaler ? NULL : s[d].in;
-        if (run.ctx && !cfg->n_models) /* libvmaf reads every row */
+        if (run.ctx && !use_vmaf) /* libvmaf reads every row */
             tell_rows_read(run.ctx, fr, ins, 1 + run.n);
         /* SPEEDQA_PIN=1: a GPU uploads mapped frames straight from the page
          * cache. Not by default: on the H200 registering the pages cost more

@@ -95,11 +95,66 @@ static int load_models(SqVmaf *v, char *err, size_t len)
     return r;
 }
 
+/* --feature NAME=opt=val:opt=val for a libvmaf extractor */
+static int use_extra(SqVmaf *v, const char *spec, char *err, size_t len)
+{
+    char buf[512], *opts;
+    if ((size_t)snprintf(buf, sizeof buf, "%s", spec) >= sizeof buf) {
+        snprintf(err, len, "--feature %.40s...: too long", spec);
+        return -1;
+    }
+    if ((opts = strchr(buf, '=')) != NULL)
+        *opts++ = '\0';
+    VmafFeatureDictionary *d = NULL;
+    for (char *save = NULL, *kv = opts ? strtok_r(opts, ":", &save) : NULL; kv;
+         kv = strtok_r(NULL, ":", &save)) {
+        char *val = strchr(kv, '=');
+        if (!val || vmaf_feature_dictionary_set(&d, kv, (*val++ = '\0', val))) {
+            vmaf_feature_dictionary_free(&d);
+            snprintf(err, len, "--feature %s: option '%s' is not opt=value", spec, kv);
+            return -1;
+        }
+    }
+    if (vmaf_use_feature(v->ctx, buf, d)) {
+        snprintf(err, len, "--feature %s: libvmaf (%s) refuses it", spec, vmaf_version());
+        return -1;
+    }
+    return 0;
+}
+
+/* The extractors libvmaf's registry may hold (spec B.2); which of them a
+ * given libvmaf has is asked of it. */
+static const char *const vmaf_names[] = {
+    "float_ms_ssim", "float_ssim", "ciede", "psnr", "psnr_hvs", "adm", "motion", "vif",
+    "cambi", "float_adm", "float_vif", "float_motion", "float_ansnr", "float_psnr",
+    "float_moment", "motion_v2",
+};
+
+int sq_vmaf_has_extractor(const char *name)
+{
+    VmafContext *ctx;
+    const VmafConfiguration cfg = { .log_level = VMAF_LOG_LEVEL_NONE };
+    if (!strncmp(name, "speed_", 6) || vmaf_init(&ctx, cfg))
+        return 0; /* speedqa's own: never libvmaf's */
+    const int ok = vmaf_use_feature(ctx, name, NULL) == 0;
+    vmaf_close(ctx);
+    return ok;
+}
+
+void sq_vmaf_extractors(char *buf, size_t len)
+{
+    size_t o = 0;
+    buf[0] = '\0';
+    for (size_t i = 0; i < sizeof vmaf_names / sizeof vmaf_names[0]; i++)
+        if (o < len && sq_vmaf_has_extractor(vmaf_names[i]))
+            o += (size_t)snprintf(buf + o, len - o, "%s%s", o ? ", " : "", vmaf_names[i]);
+}
+
 int sq_vmaf_open(SqVmaf **out, const SqVmafSetup *s, char *err, size_t len)
 {
     *out = NULL;
-    if (s->nmodels < 1 || s->nmodels > SQ_MODEL_MAX) {
-        snprintf(err, len, "1 to %d models", SQ_MODEL_MAX);
+    if (s->nmodels < 0 || s->nmodels > SQ_MODEL_MAX) {
+        snprintf(err, len, "0 to %d models", SQ_MODEL_MAX);
         return -1;
     }
     SqVmaf *v = calloc(1, sizeof *v);
@@ -125,7 +180,10 @@ int sq_vmaf_open(SqVmaf **out, const SqVmafSetup *s, char *err, size_t len)
         free(v);
         return -1;
     }
-    if (load_models(v, err, len) < 0) {
+    int r = load_models(v, err, len);
+    for (int i = 0; !r && i < s->n_features; i++)
+        r = use_extra(v, s->features[i], err, len);
+    if (r < 0) {
         sq_vmaf_close(&v);
         return -1;
     }

@@ -24,6 +24,9 @@ typedef struct SqVmafSetup {
     unsigned threads;       /* libvmaf's threads (0: its calling thread) */
     unsigned subsample;     /* --subsample (1: every frame) */
     int no_prediction;      /* -n: features only */
+    const char *const *features; /* libvmaf extractors asked for by --feature
+                                    ("name=opt=val:opt=val"), n_features of them */
+    int n_features;
 } SqVmafSetup;
 
 /* The report of one stream: libvmaf's collector (its printed names, its
@@ -54,6 +57,11 @@ int sq_vmaf_finish(SqVmaf *v, unsigned nframes, const unsigned long long *frames
 
 void sq_vmaf_report_free(SqVmafReport *rep);
 void sq_vmaf_close(SqVmaf **v);
+
+/* Whether this libvmaf has the extractor name; the list of those it has
+ * among the names libvmaf registers, comma separated, into buf. */
+int sq_vmaf_has_extractor(const char *name);
+void sq_vmaf_extractors(char *buf, size_t len);
 
 /* picture.c: src into dst, allocated by vmaf_picture_alloc for its format. */
 void sq_vmaf_copy_picture(VmafPicture *dst, const SpeedqaPicture *src);

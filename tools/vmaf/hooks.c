@@ -67,9 +67,11 @@ int sq_model_run_open(SqModelRun **out, const CliSettings *cfg, const SpeedqaFor
         .threads = threads > 0 ? (unsigned)threads : 0,
         .subsample = (unsigned)cfg->subsample,
         .no_prediction = cfg->no_prediction,
+        .features = cfg->vmaf_features,
+        .n_features = cfg->n_vmaf_features,
     };
     if (sq_vmaf_open(&r->v, &s, err, sizeof err) < 0) {
-        cli_error("--model: %s", err);
+        cli_error("%s%s", strncmp(err, "--feature", 9) ? "--model: " : "", err);
         free(r);
         return SQ_EXIT_USAGE;
     }

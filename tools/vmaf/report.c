@@ -20,8 +20,10 @@
  * for (spec: integer features section 5, A.7). */
 static int stored_name(VmafContext *ctx, const char *printed, unsigned at, char *out, size_t len)
 {
+    if (strlen(printed) > 256)
+        return -1; /* libvmaf truncates its names at 256 */
     double x;
-    char cand[4][300];
+    char cand[2][300];
     int n = 0;
     snprintf(cand[n++], sizeof cand[0], "%s", printed);
     if (!strncmp(printed, "integer_", 8))
@@ -35,8 +37,8 @@ static int stored_name(VmafContext *ctx, const char *printed, unsigned at, char 
     else
         snprintf(cand[n++], sizeof cand[0], "VMAF_feature_%s_score", printed);
     for (int i = 0; i < n; i++)
-        if (!vmaf_feature_score_at_index(ctx, cand[i], &x, at)) {
-            snprintf(out, len, "%s", cand[i]);
+        if (strlen(cand[i]) < len && !vmaf_feature_score_at_index(ctx, cand[i], &x, at)) {
+            memcpy(out, cand[i], strlen(cand[i]) + 1);
             return 0;
         }
     return -1;
