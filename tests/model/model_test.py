@@ -170,6 +170,15 @@ def test_errors():
     one_line_error(R + ["--model", "version=vmaf_v0.6.1", "--model", "version=vmaf_v0.6.1"], 2,
                    ["name="], "two models named vmaf")
     one_line_error(R + ["--model", "vmaf_v0.6.1"], 2, ["version="], "a value without path=/version=")
+    # --feature: libvmaf's extractors by libvmaf; a name nobody has: one line, both lists
+    one_line_error(R + ["--feature", "nosuch"], 2, ["nosuch", "speed_chroma", "cambi"],
+                   "--feature of neither speedqa nor libvmaf")
+    code, out, err = run(R + ["--feature", "cambi", "--feature", "speed_chroma", "--json", "-q",
+                              "--precision", "max"])
+    m = json.loads(out)["frames"][0]["metrics"] if code == 0 else {}
+    check(code == 0 and set(m) == {"cambi", "speed_chroma_u", "speed_chroma_v", "speed_chroma_uv"},
+          "--feature cambi --feature speed_chroma: both, by libvmaf's names (%d %r %s)"
+          % (code, err, sorted(m)))
     # -n: features only, no model score
     code, out, err = run(R + ["--model", "version=vmaf_v1.0.16_3d0h", "-n", "--json", "-q"])
     doc = json.loads(out) if code == 0 else {}
