@@ -10,6 +10,7 @@ MODE equal: for the golden pairs (8/10/12-bit, 4:2:0/4:2:2/4:4:4) and the models
   %.17g, and the report names the features libvmaf's own report names. Where
   libvmaf refuses the input, speedqa must refuse it too, with one line.
 MODE ladder: the same with two -d in one run (speedqa's reference side once).
+MODE layouts: NV12 and P010 raw input score as their Y4M.
 MODE errors: a model file that does not parse, an unknown version, two models of
   one name, -n: one line, nonzero exit, no report left.
 MODE nolibvmaf: a build without libvmaf answers --model with one line, exit 2.
@@ -199,6 +200,62 @@ def test_errors():
                   "two models: %s equals libvmaf's %s" % (name, model))
 
 
+def y4m_planes(path):
+    """(width, height, [frame bytes]) of a 4:2:0 Y4M file."""
+    data = open(path, "rb").read()
+    hdr, rest = data.split(b"\n", 1)
+    w = int([t for t in hdr.split() if t.startswith(b"W")][0][1:])
+    h = int([t for t in hdr.split() if t.startswith(b"H")][0][1:])
+    return w, h, [f for f in rest.split(b"FRAME\n")[1:]]
+
+
+def semi_planar(src, out, wide):
+    """src's frames as NV12 (8-bit) or P010 (10-bit in the top bits)."""
+    import array
+    w, h, frames = y4m_planes(src)
+    bps = 2 if wide else 1
+    ysz, csz = w * h * bps, (w // 2) * (h // 2) * bps
+    with open(out, "wb") as f:
+        for fr in frames[:4]:  # the frames scored
+            y, u, v = fr[:ysz], fr[ysz:ysz + csz], fr[ysz + csz:ysz + 2 * csz]
+            if wide:
+                ya, ua, va = (array.array("H", p) for p in (y, u, v))
+                for a in (ya, ua, va):
+                    for i in range(len(a)):
+                        a[i] <<= 6
+                uv = array.array("H", [0]) * (2 * len(ua))
+                uv[0::2], uv[1::2] = ua, va
+                f.write(ya.tobytes() + uv.tobytes())
+            else:
+                uv = bytearray(2 * csz)
+                uv[0::2], uv[1::2] = u, v
+                f.write(y + bytes(uv))
+    return w, h
+
+
+def test_layouts():
+    """NV12 and P010 input (libvmaf gets planar copies): the same scores as the Y4M."""
+    for key, fmt in (("642x362_420p8", "nv12"), ("1280x720_420p10", "p010")):
+        (ref_rel, dis_rel), = [p for p in pairs() if key in p[0]][:1]
+        ref, dis = clip(ref_rel), clip(dis_rel)
+        args = ["--model", "version=vmaf_v1.0.16_3d0h", "--json", "-q", "--precision", "max",
+                "--frame_cnt", "4"]
+        code, want, err = run([SPEEDQA, "-r", ref, "-d", dis] + args)
+        raw = []
+        for p in (ref, dis):
+            out = os.path.join(WORK, os.path.basename(p) + "." + fmt)
+            w, h = semi_planar(p, out, fmt == "p010")
+            raw.append(out)
+        code2, got, err2 = run([SPEEDQA, "-r", raw[0], "-d", raw[1], "-w", str(w), "-h", str(h),
+                                "-p", fmt] + args)
+        ok = code == 0 and code2 == 0
+        if ok:
+            a, b = json.loads(want), json.loads(got)
+            ok = a["frames"] == b["frames"] and a["pooled_metrics"] == b["pooled_metrics"]
+        check(ok, "%s input: the Y4M's model scores and features (%d %d %r)"
+              % (fmt, code, code2, err + err2))
+
+
 def test_nolibvmaf():
     code, out, err = run([SPEEDQA, "-r", "x.y4m", "-d", "y.y4m", "--model", "version=vmaf_v0.6.1"])
     lines = err.strip().splitlines()
@@ -207,7 +264,7 @@ def test_nolibvmaf():
 
 
 os.makedirs(WORK, exist_ok=True)
-{"equal": test_equal, "ladder": test_ladder, "errors": test_errors,
+{"equal": test_equal, "ladder": test_ladder, "errors": test_errors, "layouts": test_layouts,
  "nolibvmaf": test_nolibvmaf}[MODE]()
 if failures:
     print("%d failed" % len(failures))
