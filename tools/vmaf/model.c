@@ -10,6 +10,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <unistd.h>
 
 #include <json-c/json.h>
 
@@ -71,11 +72,37 @@ const char *sq_model_install_dir(void)
     return SQ_MODEL_DIR;
 }
 
-const char *sq_model_dir(void)
+/* An installed tree moved elsewhere (or staged with DESTDIR) keeps its data
+ * next to its bin/: <exe>/../<datadir>/speedqa/model, as its RUNPATH does. */
+static int beside_exe(char *out, size_t len)
+{
+#ifdef SQ_MODEL_REL
+    char exe[4096];
+    const ssize_t n = readlink("/proc/self/exe", exe, sizeof exe - 1);
+    if (n <= 0)
+        return -1;
+    exe[n] = '\0';
+    char *slash = strrchr(exe, '/');
+    if (!slash)
+        return -1;
+    *slash = '\0';
+    if ((size_t)snprintf(out, len, "%s/../%s", exe, SQ_MODEL_REL) >= len)
+        return -1;
+    return is_dir(out) ? 0 : -1;
+#else
+    (void)out;
+    (void)len;
+    return -1;
+#endif
+}
+
+const char *sq_model_dir(char *buf, size_t len)
 {
     const char *e = getenv("SPEEDQA_MODEL_DIR");
     if (e && *e)
         return e;
+    if (beside_exe(buf, len) == 0)
+        return buf;
     return is_dir(SQ_MODEL_DIR) ? SQ_MODEL_DIR : SQ_MODEL_SRC_DIR;
 }
 
@@ -199,9 +226,8 @@ int sq_model_load(SqModel *m, const char *path, char *err, size_t len)
 
 /* version=NAME: NAME.json in the model folder or one folder below it
  * (vmaf_v1.0.16/, vmaf_v1.0.16_hfr/), as libvmaf's built-in names go. */
-static int find_version(char *out, size_t len, const char *name)
+static int find_version(char *out, size_t len, const char *dir, const char *name)
 {
-    const char *dir = sq_model_dir();
     struct stat st;
     snprintf(out, len, "%s/%s.json", dir, name);
     if (stat(out, &st) == 0)
@@ -214,8 +240,8 @@ static int find_version(char *out, size_t len, const char *name)
     while (found < 0 && (de = readdir(d)) != NULL) {
         if (de->d_name[0] == '.')
             continue;
-        snprintf(out, len, "%s/%s/%s.json", dir, de->d_name, name);
-        if (stat(out, &st) == 0 && S_ISREG(st.st_mode))
+        if ((size_t)snprintf(out, len, "%s/%s/%s.json", dir, de->d_name, name) < len &&
+            stat(out, &st) == 0 && S_ISREG(st.st_mode))
             found = 0;
     }
     closedir(d);
@@ -237,7 +263,7 @@ static int flag_value(const char *key, const char *v, int *out, char *err, size_
 
 int sq_model_load_spec(SqModel *m, const char *spec, char *err, size_t len)
 {
-    char buf[4200], path[4300] = "";
+    char buf[4200], path[4600] = "", dirbuf[4200];
     memset(m, 0, sizeof *m);
     snprintf(m->name, sizeof m->name, "vmaf");
     if ((size_t)snprintf(buf, sizeof buf, "%s", spec) >= sizeof buf) {
@@ -256,9 +282,10 @@ int sq_model_load_spec(SqModel *m, const char *spec, char *err, size_t len)
             }
             if (!strcmp(kv, "path"))
                 snprintf(path, sizeof path, "%s", v);
-            else if (find_version(path, sizeof path, v) < 0) {
+            else if (find_version(path, sizeof path, sq_model_dir(dirbuf, sizeof dirbuf), v) < 0) {
                 snprintf(err, len, "--model version=%s: no such model in %s (the models there "
-                         "can be named; path=FILE.json reads any other)", v, sq_model_dir());
+                         "can be named; path=FILE.json reads any other)", v,
+                         sq_model_dir(dirbuf, sizeof dirbuf));
                 return -1;
             }
         } else if (v && !strcmp(kv, "name") && *v && strlen(v) < sizeof m->name) {

@@ -45,9 +45,11 @@ int sq_model_load_spec(SqModel *m, const char *spec, char *err, size_t len);
 /* Reads a model file (its model_dict: feature names and options). 0 or -1. */
 int sq_model_load(SqModel *m, const char *path, char *err, size_t len);
 
-/* The folder version=NAME looks in: $SPEEDQA_MODEL_DIR, the installed
- * data folder, else the source tree's data/model (an uninstalled build). */
-const char *sq_model_dir(void);
+/* The folder version=NAME looks in: $SPEEDQA_MODEL_DIR, the data folder
+ * beside the running executable's bin/ (an installed tree, moved or staged
+ * too), the configured install folder, else the source tree's data/model
+ * (an uninstalled build). buf holds the path when it is built. */
+const char *sq_model_dir(char *buf, size_t len);
 /* The installed data folder, as --help names it. */
 const char *sq_model_install_dir(void);
 
