@@ -180,6 +180,15 @@ def test_errors():
     check(code == 0 and set(m) == {"cambi", "speed_chroma_u", "speed_chroma_v", "speed_chroma_uv"},
           "--feature cambi --feature speed_chroma: both, by libvmaf's names (%d %r %s)"
           % (code, err, sorted(m)))
+    # 4:0:0: the v1 models' speed_chroma has no chroma to read: one line, exit 3
+    w, h, frames = y4m_planes(ref)
+    gray = os.path.join(WORK, "gray.yuv")
+    with open(gray, "wb") as f:
+        for fr in frames[:2]:
+            f.write(fr[:w * h])
+    one_line_error([SPEEDQA, "-r", gray, "-d", gray, "-w", str(w), "-h", str(h), "-p", "400",
+                    "-b", "8", "--model", "version=vmaf_v1.0.16_3d0h"], 3, ["4:0:0"],
+                   "a v1 model on 4:0:0 input")
     # -n: features only, no model score
     code, out, err = run(R + ["--model", "version=vmaf_v1.0.16_3d0h", "-n", "--json", "-q"])
     doc = json.loads(out) if code == 0 else {}
