@@ -196,6 +196,17 @@ static int add_model(CliSettings *cfg, const char *spec)
         cli_error("%s", err);
         return -1;
     }
+    /* the options the model gives speedqa's own features, checked now: a
+     * bad one is the model file's fault, not a --feature's */
+    for (int k = 0; k < m->nfeatures; k++) {
+        char fspec[400], ferr[400] = "options too long";
+        const char *one[2] = { fspec, NULL };
+        if (m->f[k].native && (sq_model_feature_spec(&m->f[k], fspec, sizeof fspec) < 0 ||
+                               speedqa_check_features(one, ferr, sizeof ferr) < 0)) {
+            cli_error("--model: model %s: feature %s: %s", m->path, m->f[k].name, ferr);
+            return -1;
+        }
+    }
     for (int i = 0; i < cfg->n_models; i++)
         if (!strcmp(models[i].name, m->name)) {
             cli_error("--model: two models named '%s': give each its own with :name=...",

@@ -167,6 +167,13 @@ def test_errors():
                                   "feature_names": ["No_such_feature_score"]}}, f)
     one_line_error(R + ["--model", "path=" + nofeat], 2, ["No_such_feature_score"],
                    "a feature no extractor provides")
+    bogus = os.path.join(WORK, "bogus.json")
+    doc = json.load(open(model_file("vmaf_v1.0.16_3d0h")))
+    doc["model_dict"]["feature_opts_dicts"][1]["speed_bogus"] = 3
+    with open(bogus, "w") as f:
+        json.dump(doc, f)
+    one_line_error(R + ["--model", "path=" + bogus], 2, ["bogus.json", "speed_bogus"],
+                   "a model giving speed_chroma an option it does not have")
     one_line_error(R + ["--model", "version=vmaf_v9"], 2, ["vmaf_v9"], "unknown version")
     one_line_error(R + ["--model", "version=vmaf_v0.6.1", "--model", "version=vmaf_v0.6.1"], 2,
                    ["name="], "two models named vmaf")
