@@ -649,7 +649,8 @@ static int score(Run *run)
                 give_back_all(run, 1, &pr, rd, pd);
                 run->sent++;
                 for (int d = 0; d < run->n; d++)
-                    run->s[d].sent += rd[d] == 1;
+                    run->s[d].received = run->s[d].sent += rd[d] == 1;
+                progress_update(run->s[0].received, 0);
                 continue;
             }
             run->touched += sq_input_touch(&pr) + sq_input_touch(&pd[0]);
