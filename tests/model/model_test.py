@@ -10,6 +10,7 @@ MODE equal: for the golden pairs (8/10/12-bit, 4:2:0/4:2:2/4:4:4) and the models
   %.17g, and the report names the features libvmaf's own report names. Where
   libvmaf refuses the input, speedqa must refuse it too, with one line.
 MODE ladder: the same with two -d in one run (speedqa's reference side once).
+MODE backends: each GPU backend that runs here (PoCL's OpenCL in CI) gives the CPU's scores.
 MODE layouts: NV12 and P010 raw input score as their Y4M.
 MODE errors: a model file that does not parse, an unknown version, two models of
   one name, -n: one line, nonzero exit, no report left.
@@ -272,6 +273,28 @@ def test_layouts():
               % (fmt, code, code2, err + err2))
 
 
+def test_backends():
+    """Each GPU backend this machine runs gives the CPU's model scores (exit 77: none)."""
+    (ref_rel, dis_rel), = [p for p in pairs() if "642x362" in p[0]][:1]
+    ref, dis = clip(ref_rel), clip(dis_rel)
+    base = [SPEEDQA, "-r", ref, "-d", dis, "--model", "version=vmaf_v1.0.16_3d0h_2160", "--json",
+            "--precision", "max", "-q", "--frame_cnt", "6"]
+    code, want, err = run(base)
+    check(code == 0, "cpu: exit 0 (%r)" % err)
+    ran = 0
+    for b in ("opencl", "cuda", "hip"):
+        code, got, err = run(base + ["--backend", b])
+        if code == 4:  # not built, or no device
+            print("skip %s: %s" % (b, err.strip()))
+            continue
+        ran += 1
+        check(code == 0 and json.loads(got)["frames"] == json.loads(want)["frames"] and
+              json.loads(got)["pooled_metrics"] == json.loads(want)["pooled_metrics"],
+              "--backend %s: the CPU's model scores and features (%d %r)" % (b, code, err))
+    if not ran and not failures:
+        sys.exit(77)
+
+
 def test_nolibvmaf():
     code, out, err = run([SPEEDQA, "-r", "x.y4m", "-d", "y.y4m", "--model", "version=vmaf_v0.6.1"])
     lines = err.strip().splitlines()
@@ -281,6 +304,7 @@ def test_nolibvmaf():
 
 os.makedirs(WORK, exist_ok=True)
 {"equal": test_equal, "ladder": test_ladder, "errors": test_errors, "layouts": test_layouts,
+ "backends": test_backends,
  "nolibvmaf": test_nolibvmaf}[MODE]()
 if failures:
     print("%d failed" % len(failures))
