@@ -383,11 +383,6 @@ static int keep_scores(Run *run, const SpeedqaScores *sc)
             cli_error("out of memory storing the scores");
             return SQ_EXIT_INTERNAL;
         }
-        if (run->s[d].vm) {
-            const int r = sq_model_run_import(run->s[d].vm, run->ctx, &sc[d]);
-            if (r)
-                return r;
-        }
         if (++run->s[d].received == 1 && d == 0)
             stage("first frame scored");
     }
@@ -992,9 +987,12 @@ static int run_ladder(const SqJob *job_in, SqJobStream *const *st, int n, char *
     const char *mfeat[SPEEDQA_MAX_FEATURES + 1];
     char mbuf[SPEEDQA_MAX_FEATURES][400];
     Run run = { .job = job, .cfg = cfg, .n = 0, .s = s };
-    const int use_vmaf = cfg->n_models || cfg->n_vmaf_features;
+    const SqModel *models = job_in->models ? job_in->models : cfg->models;
+    const int n_models = job_in->models ? job_in->n_models : cfg->n_models;
+    const int use_vmaf = n_models || cfg->n_vmaf_features;
     if (use_vmaf) {
-        const int nf = sq_model_job_features(cfg, mfeat, mbuf, SPEEDQA_MAX_FEATURES);
+        const int nf = sq_model_job_features(cfg, models, n_models, mfeat, mbuf,
+                                             SPEEDQA_MAX_FEATURES);
         if (nf < 0)
             return SQ_EXIT_USAGE;
         mjob.features = mfeat;
@@ -1049,7 +1047,7 @@ static int run_ladder(const SqJob *job_in, SqJobStream *const *st, int n, char *
         goto end;
     stage("context open");
     for (int d = 0; use_vmaf && d < run.n; d++)
-        if ((ret = sq_model_run_open(&s[d].vm, cfg, fr, job->threads)) != 0)
+        if ((ret = sq_model_run_open(&s[d].vm, cfg, models, n_models, fr, job->threads)) != 0)
             goto end;
     const int nscores = run.ctx ? speedqa_score_count(run.ctx) : 0;
     for (int d = 0; d < run.n; d++) {
@@ -1123,7 +1121,14 @@ static int run_ladder(const SqJob *job_in, SqJobStream *const *st, int n, char *
             warn_undefined(&sd->res, run.ctx, cfg, o->path, run.n > 1 || job->batch);
         SqModelReport mr;
         int r = 0;
-        if (sd->vm && (r = sq_model_run_report(sd->vm, sd->sent, cfg->subsample, &mr)) != 0) {
+        /* speedqa's scores go to libvmaf at the end, all at once: its
+         * collector then lists them after its own features on every run */
+        for (size_t i = 0; sd->vm && !r && i < sd->res.n; i++)
+            r = sq_model_run_import(sd->vm, run.ctx, sd->res.frame_num[i],
+                                    sd->res.values + i * (size_t)nscores, nscores);
+        if (sd->vm && !r)
+            r = sq_model_run_report(sd->vm, sd->sent, cfg->subsample, &mr);
+        if (r) {
             stream_fail(o, r, line);
             continue;
         }

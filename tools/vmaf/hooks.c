@@ -9,12 +9,13 @@
 #include "bridge.h"
 #endif
 
-int sq_model_job_features(const CliSettings *cfg, const char **out, char (*buf)[400], int max)
+int sq_model_job_features(const CliSettings *cfg, const SqModel *models, int n_models,
+                          const char **out, char (*buf)[400], int max)
 {
     int n = 0;
-    for (int m = 0; m < cfg->n_models; m++)
-        for (int k = 0; k < cfg->models[m].nfeatures; k++) {
-            const SqModelFeature *f = &cfg->models[m].f[k];
+    for (int m = 0; m < n_models; m++)
+        for (int k = 0; k < models[m].nfeatures; k++) {
+            const SqModelFeature *f = &models[m].f[k];
             char spec[400];
             if (!f->native || sq_model_feature_spec(f, spec, sizeof spec) < 0)
                 continue;
@@ -51,8 +52,8 @@ struct SqModelRun {
     unsigned long long *frames;
 };
 
-int sq_model_run_open(SqModelRun **out, const CliSettings *cfg, const SpeedqaFormat *f,
-                      int threads)
+int sq_model_run_open(SqModelRun **out, const CliSettings *cfg, const SqModel *models,
+                      int n_models, const SpeedqaFormat *f, int threads)
 {
     char err[1000];
     SqModelRun *r = calloc(1, sizeof *r);
@@ -61,8 +62,8 @@ int sq_model_run_open(SqModelRun **out, const CliSettings *cfg, const SpeedqaFor
         return SQ_EXIT_INTERNAL;
     }
     const SqVmafSetup s = {
-        .models = cfg->models,
-        .nmodels = cfg->n_models,
+        .models = models,
+        .nmodels = n_models,
         .format = *f,
         .threads = threads > 0 ? (unsigned)threads : 0,
         .subsample = (unsigned)cfg->subsample,
@@ -90,12 +91,13 @@ int sq_model_run_send(SqModelRun *r, const SpeedqaPicture *ref, const SpeedqaPic
     return 0;
 }
 
-int sq_model_run_import(SqModelRun *r, SpeedqaContext *ctx, const SpeedqaScores *sc)
+int sq_model_run_import(SqModelRun *r, SpeedqaContext *ctx, unsigned long long frame,
+                        const double *values, int n)
 {
     char err[1000];
-    for (int k = 0; k < sc->count; k++)
-        if (sq_vmaf_import(r->v, speedqa_score_name(ctx, k), sc->values[k],
-                           (unsigned)sc->sequence_frame, err, sizeof err) < 0) {
+    for (int k = 0; k < n; k++)
+        if (sq_vmaf_import(r->v, speedqa_score_name(ctx, k), values[k], (unsigned)frame, err,
+                           sizeof err) < 0) {
             cli_error("--model: %s", err);
             return SQ_EXIT_INTERNAL;
         }
@@ -141,9 +143,10 @@ void sq_model_run_close(SqModelRun **pr)
 
 #else
 
-int sq_model_run_open(SqModelRun **r, const CliSettings *cfg, const SpeedqaFormat *f, int threads)
+int sq_model_run_open(SqModelRun **r, const CliSettings *cfg, const SqModel *models,
+                      int n_models, const SpeedqaFormat *f, int threads)
 {
-    (void)cfg, (void)f, (void)threads;
+    (void)cfg, (void)models, (void)n_models, (void)f, (void)threads;
     *r = NULL;
     cli_error("--model: this build of speedqa has no libvmaf");
     return SQ_EXIT_USAGE;
@@ -156,9 +159,10 @@ int sq_model_run_send(SqModelRun *r, const SpeedqaPicture *ref, const SpeedqaPic
     return SQ_EXIT_INTERNAL;
 }
 
-int sq_model_run_import(SqModelRun *r, SpeedqaContext *ctx, const SpeedqaScores *sc)
+int sq_model_run_import(SqModelRun *r, SpeedqaContext *ctx, unsigned long long frame,
+                        const double *values, int n)
 {
-    (void)r, (void)ctx, (void)sc;
+    (void)r, (void)ctx, (void)frame, (void)values, (void)n;
     return SQ_EXIT_INTERNAL;
 }
 

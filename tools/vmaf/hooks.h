@@ -23,21 +23,22 @@ typedef struct SqModelReport {
 } SqModelReport;
 
 /*
- * The speedqa features of a job: every native feature of cfg's models
+ * The speedqa features of a job: every native feature of the models
  * (deduplicated) and then the user's --feature list, into out (NULL-
  * terminated, strings in buf). Returns how many (0: none, libvmaf computes
  * every feature), or -1 after one error line (too many).
  */
-int sq_model_job_features(const CliSettings *cfg, const char **out,
-                          char (*buf)[400], int max);
+int sq_model_job_features(const CliSettings *cfg, const SqModel *models, int n_models,
+                          const char **out, char (*buf)[400], int max);
 
 /* One stream's session; 0 or an SQ_EXIT_* code after one error line. */
-int sq_model_run_open(SqModelRun **r, const CliSettings *cfg, const SpeedqaFormat *f,
-                      int threads);
+int sq_model_run_open(SqModelRun **r, const CliSettings *cfg, const SqModel *models,
+                      int n_models, const SpeedqaFormat *f, int threads);
 int sq_model_run_send(SqModelRun *r, const SpeedqaPicture *ref, const SpeedqaPicture *dis,
                       long long index);
-/* speedqa's scores of one frame (ctx names them). */
-int sq_model_run_import(SqModelRun *r, SpeedqaContext *ctx, const SpeedqaScores *sc);
+/* speedqa's n scores of one frame (ctx names them). */
+int sq_model_run_import(SqModelRun *r, SpeedqaContext *ctx, unsigned long long frame,
+                        const double *values, int n);
 /* After the last of sent frames: predicted, pooled, assembled. */
 int sq_model_run_report(SqModelRun *r, long long sent, long long subsample, SqModelReport *rep);
 void sq_model_run_close(SqModelRun **r);
