@@ -9,7 +9,8 @@ MODE equal: for the golden pairs (8/10/12-bit, 4:2:0/4:2:2/4:4:4) and the models
   libvmaf's own prediction (tests/model/vmaf_ref.c: every feature by libvmaf) at
   %.17g, and the report names the features libvmaf's own report names. Where
   libvmaf refuses the input, speedqa must refuse it too, with one line.
-MODE ladder: the same with two -d in one run (speedqa's reference side once).
+MODE ladder: the same with two -d in one run (speedqa's reference side once), and a
+  --batch of two pairs with --model (pooled vmaf of each).
 MODE backends: each GPU backend that runs here (PoCL's OpenCL in CI) gives the CPU's scores.
 MODE layouts: NV12 and P010 raw input score as their Y4M.
 MODE errors: a model file that does not parse, an unknown version, two models of
@@ -141,6 +142,28 @@ def test_ladder():
             want, lib = reference(ref, d, model, "ladder.%d.%s" % (i, model))
             compare(json.load(open(outs.replace("{i}", str(i + 1)))), want, lib,
                     "ladder %s rung %d" % (model, i + 1))
+
+
+def test_batch():
+    """--batch with --model: each pair's pooled vmaf equals libvmaf's own run."""
+    chosen = [p for p in pairs() if "642x362" in p[0] or "422p10" in p[0]]
+    manifest = os.path.join(WORK, "pairs.csv")
+    with open(manifest, "w") as f:
+        f.write("ref,dis\n")
+        for ref_rel, dis_rel in chosen:
+            f.write("%s,%s\n" % (clip(ref_rel), clip(dis_rel)))
+    model = "vmaf_v1.0.16_3d0h"
+    code, out, err = run([SPEEDQA, "--batch", manifest, "--model", "version=" + model,
+                          "--precision", "max", "-q", "--threads", "2",
+                          "--frame_cnt", str(MAX_FRAMES)])
+    check(code == 0, "batch with --model: exit 0 (%r)" % err)
+    lines = [json.loads(l) for l in out.splitlines()] if code == 0 else []
+    for (ref_rel, dis_rel), line in zip(chosen, lines):
+        want, _ = reference(clip(ref_rel), clip(dis_rel), model, "batch." + os.path.basename(dis_rel))
+        got = line["pooled_metrics"]["vmaf"]
+        check(all("%.17g" % got[k] == "%.17g" % want["pooled"][k] for k in want["pooled"]),
+              "batch %s: pooled vmaf equals libvmaf's" % os.path.basename(dis_rel))
+    check(len(lines) == len(chosen), "batch: one line per pair")
 
 
 def one_line_error(args, code_want, words, what):
@@ -303,7 +326,7 @@ def test_nolibvmaf():
 
 
 os.makedirs(WORK, exist_ok=True)
-{"equal": test_equal, "ladder": test_ladder, "errors": test_errors, "layouts": test_layouts,
+{"equal": test_equal, "ladder": lambda: (test_ladder(), test_batch()), "errors": test_errors, "layouts": test_layouts,
  "backends": test_backends,
  "nolibvmaf": test_nolibvmaf}[MODE]()
 if failures:
