@@ -53,6 +53,10 @@ const char *sq_model_dir(char *buf, size_t len);
 /* The installed data folder, as --help names it. */
 const char *sq_model_install_dir(void);
 
+/* The libvmaf extractor providing a model feature (NULL: none known), and
+ * in *native whether speedqa computes it. */
+const char *sq_model_extractor_of(const char *feature, int *native);
+
 /* Whether speedqa computes the extractor itself (else libvmaf does). */
 int sq_model_is_native(const char *extractor);
 
