@@ -12,7 +12,7 @@
 #include "bridge.h"
 #endif
 
-int sq_model_job_features(const CliSettings *cfg, const SqModel *models, int n_models,
+int sq_model_job_features(const char *const *user, const SqModel *models, int n_models,
                           const char **out, char (*buf)[400], int max)
 {
     int n = 0;
@@ -20,8 +20,12 @@ int sq_model_job_features(const CliSettings *cfg, const SqModel *models, int n_m
         for (int k = 0; k < models[m].nfeatures; k++) {
             const SqModelFeature *f = &models[m].f[k];
             char spec[400];
-            if (!f->native || sq_model_feature_spec(f, spec, sizeof spec) < 0)
+            if (!f->native)
                 continue;
+            if (sq_model_feature_spec(f, spec, sizeof spec) < 0) {
+                cli_error("--model: %s: feature %s: options too long", models[m].path, f->name);
+                return -1;
+            }
             int dup = 0;
             for (int i = 0; i < n; i++)
                 dup |= !strcmp(buf[i], spec);
@@ -35,12 +39,12 @@ int sq_model_job_features(const CliSettings *cfg, const SqModel *models, int n_m
             out[n] = buf[n];
             n++;
         }
-    for (int i = 0; i < cfg->n_features; i++) {
+    for (int i = 0; user && user[i]; i++) {
         if (n == max) {
             cli_error("--feature with --model: at most %d speedqa features in all", max);
             return -1;
         }
-        out[n++] = cfg->features[i];
+        out[n++] = user[i];
     }
     out[n] = NULL;
     return n;
