@@ -92,10 +92,12 @@ def compare(doc, want, lib, what):
     pooled = doc["pooled_metrics"]["vmaf"]
     check(all("%.17g" % pooled[k] == "%.17g" % want["pooled"][k] for k in want["pooled"]),
           "%s: pooled vmaf (min, max, mean, harmonic_mean) equal libvmaf's" % what)
-    names = set(frames[0]["metrics"])
-    lib_names = set(lib["frames"][0]["metrics"])
-    check(names == lib_names, "%s: the features libvmaf reports, by its names (%s)"
-          % (what, sorted(names ^ lib_names)))
+    names = list(frames[0]["metrics"])
+    lib_names = list(lib["frames"][0]["metrics"])
+    check(names == lib_names, "%s: the features libvmaf reports, by its names, in its order "
+          "(%s / %s)" % (what, names, lib_names))
+    check(list(doc["pooled_metrics"]) == list(lib["pooled_metrics"]),
+          "%s: pooled_metrics in libvmaf's order" % what)
     worst = 0.0
     for f, lf in zip(frames, lib["frames"]):
         for k, v in lf["metrics"].items():

@@ -21,6 +21,9 @@ struct SqVmaf {
     unsigned subsample;
     enum VmafPixelFormat pix_fmt;
     unsigned bpc, w, h;
+    SqVmafOrder order;          /* where speedqa's names go in the report */
+    const char *lead[SQ_MODEL_MAX * SQ_MODEL_MAX_FEATURES];
+    char imported[SPEEDQA_MAX_SCORES][256];
 };
 
 static enum VmafPixelFormat vmaf_fmt(SpeedqaPixelFormat f)
@@ -150,6 +153,19 @@ void sq_vmaf_extractors(char *buf, size_t len)
             o += (size_t)snprintf(buf + o, len - o, "%s%s", o ? ", " : "", vmaf_names[i]);
 }
 
+/* The libvmaf extractors the models list before their first native feature:
+ * the vmaf tool, computing everything, prints those features first. */
+static void order_lead(SqVmaf *v)
+{
+    for (int m = 0; m < v->nmodels; m++)
+        for (int k = 0; k < v->models[m].nfeatures; k++) {
+            const SqModelFeature *f = &v->models[m].f[k];
+            if (f->native)
+                return;
+            v->lead[v->order.nlead++] = f->extractor;
+        }
+}
+
 int sq_vmaf_open(SqVmaf **out, const SqVmafSetup *s, char *err, size_t len)
 {
     *out = NULL;
@@ -170,6 +186,9 @@ int sq_vmaf_open(SqVmaf **out, const SqVmafSetup *s, char *err, size_t len)
     v->bpc = (unsigned)s->format.bpc;
     v->w = (unsigned)s->format.width;
     v->h = (unsigned)s->format.height;
+    v->order.lead = v->lead;
+    v->order.imported = v->imported;
+    order_lead(v);
     const VmafConfiguration cfg = {
         .log_level = VMAF_LOG_LEVEL_NONE,
         .n_threads = s->threads,
@@ -235,6 +254,11 @@ static const char *const provided[][2] = {
 int sq_vmaf_import(SqVmaf *v, const char *name, double value, unsigned index, char *err,
                    size_t len)
 {
+    int seen = 0;
+    for (int i = 0; i < v->order.nimported && !seen; i++)
+        seen = !strcmp(v->imported[i], name);
+    if (!seen && v->order.nimported < SPEEDQA_MAX_SCORES)
+        snprintf(v->imported[v->order.nimported++], sizeof v->imported[0], "%s", name);
     const char *stored = name;
     for (size_t i = 0; i < sizeof provided / sizeof provided[0]; i++)
         if (!strcmp(name, provided[i][0]))
@@ -260,9 +284,6 @@ void sq_vmaf_close(SqVmaf **pv)
     *pv = NULL;
 }
 
-int sq_vmaf_report_of(VmafContext *ctx, unsigned nframes, const unsigned long long *frames,
-                      size_t nreport, SqVmafReport *rep, char *err, size_t len);
-
 int sq_vmaf_finish(SqVmaf *v, unsigned nframes, const unsigned long long *frames,
                    size_t nreport, SqVmafReport *rep, char *err, size_t len)
 {
@@ -284,5 +305,5 @@ int sq_vmaf_finish(SqVmaf *v, unsigned nframes, const unsigned long long *frames
                 return -1;
             }
         }
-    return sq_vmaf_report_of(v->ctx, nframes, frames, nreport, rep, err, len);
+    return sq_vmaf_report_of(v->ctx, &v->order, nframes, frames, nreport, rep, err, len);
 }

@@ -63,6 +63,19 @@ void sq_vmaf_close(SqVmaf **v);
 int sq_vmaf_has_extractor(const char *name);
 void sq_vmaf_extractors(char *buf, size_t len);
 
+/* report.c: where speedqa's imported names go among libvmaf's, so that the
+ * report lists them where the vmaf tool, computing all, would. */
+typedef struct SqVmafOrder {
+    const char *const *lead;  /* libvmaf extractors the models list first */
+    int nlead;
+    char (*imported)[256];    /* speedqa's names, as imported */
+    int nimported;
+} SqVmafOrder;
+
+int sq_vmaf_report_of(VmafContext *ctx, const SqVmafOrder *order, unsigned nframes,
+                      const unsigned long long *frames, size_t nreport, SqVmafReport *rep,
+                      char *err, size_t len);
+
 /* picture.c: src into dst, allocated by vmaf_picture_alloc for its format. */
 void sq_vmaf_copy_picture(VmafPicture *dst, const SpeedqaPicture *src);
 

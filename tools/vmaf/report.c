@@ -123,11 +123,66 @@ static int fill(VmafContext *ctx, SqVmafReport *rep, unsigned last, const unsign
     return 0;
 }
 
-int sq_vmaf_report_of(VmafContext *ctx, unsigned nframes, const unsigned long long *frames,
-                      size_t nreport, SqVmafReport *rep, char *err, size_t len);
+/* Which extractor printed a name: the printed names' prefixes of the
+ * extractors the supported models use (integer features section 5, A.7). */
+static const char *extractor_of_printed(const char *name)
+{
+    static const char *const pre[][2] = {
+        { "cambi", "cambi" },
+        { "integer_adm", "adm" }, { "integer_aim", "adm" }, { "VMAF_integer_feature_adm", "adm" },
+        { "integer_motion", "motion" }, { "VMAF_integer_feature_motion", "motion" },
+        { "integer_vif", "vif" }, { "VMAF_integer_feature_vif", "vif" },
+    };
+    for (size_t i = 0; i < sizeof pre / sizeof pre[0]; i++)
+        if (!strncmp(name, pre[i][0], strlen(pre[i][0])))
+            return pre[i][1];
+    return NULL;
+}
 
-int sq_vmaf_report_of(VmafContext *ctx, unsigned nframes, const unsigned long long *frames,
-                      size_t nreport, SqVmafReport *rep, char *err, size_t len)
+static int is_imported(const SqVmafOrder *o, const char *name)
+{
+    for (int i = 0; i < o->nimported; i++)
+        if (!strcmp(o->imported[i], name))
+            return 1;
+    return 0;
+}
+
+/* speedqa's names moved to just after the last name of the extractors the
+ * models list before them (libvmaf's collector lists them where they were
+ * imported: after its own). */
+static void place_imported(SqVmafReport *rep, const SqVmafOrder *o)
+{
+    char(*tmp)[256] = o->nimported ? malloc(((size_t)rep->n + 1) * sizeof *tmp) : NULL;
+    if (!tmp)
+        return; /* the collector's order stands */
+    int n = 0, at = 0;
+    /* libvmaf's names in their order, noting where the lead extractors' end */
+    for (int k = 0; k < rep->n; k++) {
+        if (is_imported(o, rep->names[k]))
+            continue;
+        const char *x = extractor_of_printed(rep->names[k]);
+        for (int j = 0; x && j < o->nlead; j++)
+            if (!strcmp(x, o->lead[j]))
+                at = n + 1;
+        memcpy(tmp[n++], rep->names[k], sizeof tmp[0]);
+    }
+    const int others = n;
+    for (int k = 0; k < rep->n; k++)
+        if (is_imported(o, rep->names[k]))
+            memcpy(tmp[n++], rep->names[k], sizeof tmp[0]);
+    int w = 0;
+    for (int k = 0; k < at; k++)
+        memcpy(rep->names[w++], tmp[k], sizeof tmp[0]);
+    for (int k = others; k < n; k++)
+        memcpy(rep->names[w++], tmp[k], sizeof tmp[0]);
+    for (int k = at; k < others; k++)
+        memcpy(rep->names[w++], tmp[k], sizeof tmp[0]);
+    free(tmp);
+}
+
+int sq_vmaf_report_of(VmafContext *ctx, const SqVmafOrder *order, unsigned nframes,
+                      const unsigned long long *frames, size_t nreport, SqVmafReport *rep,
+                      char *err, size_t len)
 {
     memset(rep, 0, sizeof *rep);
     char *line = collector_header(ctx, err, len);
@@ -135,6 +190,8 @@ int sq_vmaf_report_of(VmafContext *ctx, unsigned nframes, const unsigned long lo
         return -1;
     int r = split_names(rep, line, err, len);
     free(line);
+    if (!r)
+        place_imported(rep, order);
     if (!r)
         r = fill(ctx, rep, nframes - 1, frames, nreport, err, len);
     if (r)
