@@ -84,4 +84,17 @@ env -u LD_LIBRARY_PATH "$cli" --version || fail "staged speedqa --version exited
 # the man page is installed, written from this very CLI's --help
 man1=$STAGE/usr/local/share/man/man1/speedqa.1
 [ -s "$man1" ] && grep -q 'threads' "$man1" || fail "speedqa(1) is not installed"
+# VMAF models: Netflix's files and license installed; with libvmaf built in,
+# the staged CLI finds them next to its bin/ (version=NAME)
+models=$STAGE/usr/local/share/speedqa/model
+[ -f "$models/LICENSE" ] && [ -f "$models/vmaf_v1.0.16/vmaf_v1.0.16_3d0h.json" ] ||
+    fail "the model files are not installed in $models"
+if env -u LD_LIBRARY_PATH "$cli" -r samples/ref.y4m -d samples/dis.y4m --model version=vmaf_v0.6.1 \
+        --json -q >"$B/model.json" 2>"$B/model.err"; then
+    grep -q '"vmaf"' "$B/model.json" || fail "staged speedqa --model: no vmaf score"
+    echo "models: the staged CLI scores version=vmaf_v0.6.1 from $models"
+else
+    grep -q "no libvmaf" "$B/model.err" || fail "staged speedqa --model: $(cat "$B/model.err")"
+    echo "models: installed; this build has no libvmaf"
+fi
 echo "install check: OK"

@@ -7,6 +7,9 @@
 #include <string.h>
 
 #include "cli_parse.h"
+#ifdef SQ_HAVE_VMAF
+#include "bridge.h"
+#endif
 
 enum {
     ARG_REFERENCE = 'r',
@@ -162,6 +165,97 @@ int cli_finish_stdout(void)
     return SQ_EXIT_OUTPUT;
 }
 
+#ifndef SQ_MODEL_DIR
+#define SQ_MODEL_DIR "share/speedqa/model"
+#endif
+#define SQ_MODEL_HELP_DIR SQ_MODEL_DIR
+
+/* --model: each value loaded once, for every job of the process. */
+static int add_model(CliSettings *cfg, const char *spec)
+{
+#ifndef SQ_HAVE_VMAF
+    (void)cfg;
+    (void)spec;
+    cli_error("--model: this build of speedqa has no libvmaf; install libvmaf-dev >= 3.0 (or "
+              "point PKG_CONFIG_PATH at a libvmaf's lib/pkgconfig) and rebuild");
+    return -1;
+#else
+    /* reachable until exit: the jobs read it, nothing frees it */
+    static SqModel *models;
+    char err[1200];
+    if (!models && !(models = calloc(SQ_MODEL_MAX, sizeof *models))) {
+        cli_error("out of memory");
+        return -1;
+    }
+    if (cfg->n_models == SQ_MODEL_MAX) {
+        cli_error("--model: at most %d models", SQ_MODEL_MAX);
+        return -1;
+    }
+    SqModel *m = &models[cfg->n_models];
+    if (sq_model_load_spec(m, spec, err, sizeof err) < 0) {
+        cli_error("%s", err);
+        return -1;
+    }
+    /* the options the model gives speedqa's own features, checked now: a
+     * bad one is the model file's fault, not a --feature's */
+    for (int k = 0; k < m->nfeatures; k++) {
+        char fspec[400], ferr[400] = "options too long";
+        const char *one[2] = { fspec, NULL };
+        if (m->f[k].native && (sq_model_feature_spec(&m->f[k], fspec, sizeof fspec) < 0 ||
+                               speedqa_check_features(one, ferr, sizeof ferr) < 0)) {
+            cli_error("--model: model %s: feature %s: %s", m->path, m->f[k].name, ferr);
+            return -1;
+        }
+    }
+    for (int i = 0; i < cfg->n_models; i++)
+        if (!strcmp(models[i].name, m->name)) {
+            cli_error("--model: two models named '%s': give each its own with :name=...",
+                      m->name);
+            return -1;
+        }
+    cfg->models = models;
+    cfg->n_models++;
+    return 0;
+#endif
+}
+
+/* --feature names that are libvmaf's extractors (cambi, psnr, ...) go to
+ * libvmaf; speedqa's stay; any other is one line naming both lists. */
+static int split_features(CliSettings *cfg)
+{
+#ifdef SQ_HAVE_VMAF
+    int keep = 0;
+    for (int i = 0; i < cfg->n_features; i++) {
+        const char *f = cfg->features[i];
+        const size_t n = strcspn(f, "=");
+        char name[64];
+        snprintf(name, sizeof name, "%.*s", (int)(n < sizeof name ? n : sizeof name - 1), f);
+        if (!strcmp(name, "speed_chroma") || !strcmp(name, "speed_temporal")) {
+            cfg->features[keep++] = f;
+        } else if (n < sizeof name && sq_vmaf_has_extractor(name)) {
+            cfg->vmaf_features[cfg->n_vmaf_features++] = f;
+        } else {
+            char list[400];
+            sq_vmaf_extractors(list, sizeof list);
+            cli_error("--feature: unknown feature '%s' (speedqa: speed_chroma, speed_temporal; "
+                      "libvmaf %s: %s)", name, vmaf_version(), list);
+            return -1;
+        }
+    }
+    cfg->n_features = keep;
+    cfg->features[keep] = NULL;
+    cfg->vmaf_features[cfg->n_vmaf_features] = NULL;
+    if (cfg->n_vmaf_features && cfg->hwaccel) {
+        cli_error("--feature %s with --hwaccel cuda: libvmaf reads host frames; decode in "
+                  "software (drop --hwaccel)", cfg->vmaf_features[0]);
+        return -1;
+    }
+#else
+    (void)cfg;
+#endif
+    return 0;
+}
+
 static void usage(FILE *f)
 {
     fputs(
@@ -206,7 +300,21 @@ static void usage(FILE *f)
 "                            speed_chroma or speed_temporal with libvmaf option\n"
 "                            names, e.g. speed_chroma=speed_kernelscale=0.5;\n"
 "                            repeatable; default: both with default options\n"
-"                            (see doc/features.md)\n"
+"                            (see doc/features.md). With libvmaf built in, its\n"
+"                            extractors too (cambi, adm, motion, vif, psnr, ...),\n"
+"                            computed by libvmaf\n"
+"\n"
+"VMAF models (needs a build with libvmaf >= 3.0; see doc/cli.md):\n"
+"  -m, --model version=NAME|path=FILE.json[:name=N][:enable_transform][:disable_clip]\n"
+"                            score a VMAF model (repeatable; several need\n"
+"                            distinct name=): speed_chroma and speed_temporal\n"
+"                            by speedqa on --backend, its other features by\n"
+"                            libvmaf; the report has the model's score (vmaf\n"
+"                            or name=) and every feature, as vmaf prints them.\n"
+"                            version=NAME: a model file in the data folder\n"
+"                            " SQ_MODEL_HELP_DIR "\n"
+"                            (vmaf_v0.6.1, vmaf_4k_v0.6.1, vmaf_v1.0.16_3d0h,\n"
+"                            _5d0h, _3d0h_2160, _1d5h_2160, and _hfr_ ones)\n"
 "\n"
 "Output (default: XML on stdout):\n"
 "  -o, --output PATH         write to PATH (- = stdout); without a format flag\n"
@@ -258,8 +366,7 @@ static void usage(FILE *f)
 "Other:\n"
 "  -v, --version             print the version and exit\n"
 "      --help                print this help and exit\n"
-"  -n, --no_prediction       accepted for vmaf compatibility (there is no model)\n"
-"  -m, --model               refused: speedqa has no models\n"
+"  -n, --no_prediction       with --model: its features only, no prediction\n"
 "\n"
 "Frame counts:\n"
 "  When one input ends first, the frames both have are scored and a warning\n"
@@ -399,6 +506,26 @@ static const char *opt_text(char *const *argv, char *buf, size_t len)
     return buf;
 }
 
+/* An option getopt_long did not take: a prefix of several long names is
+ * ambiguous (their list), anything else unknown. */
+static void unknown_option(const char *text)
+{
+    char cand[400] = "";
+    size_t o = 0;
+    int n = 0;
+    if (!strncmp(text, "--", 2) && text[2])
+        for (size_t i = 0; long_opts[i].name; i++)
+            if (!strncmp(long_opts[i].name, text + 2, strlen(text + 2))) {
+                o += (size_t)snprintf(cand + o, o < sizeof cand ? sizeof cand - o : 0, "%s--%s",
+                                      n ? ", " : "", long_opts[i].name);
+                n++;
+            }
+    if (n > 1)
+        cli_error("ambiguous option '%s': could be %s", text, cand);
+    else
+        cli_error("unknown option '%s' (see --help)", text);
+}
+
 /* --hwaccel cuda: decoded frames stay in the GPU's memory, which only the
  * CUDA backend reads, in the primary context of the device decoding them. */
 static int check_hwaccel(CliSettings *cfg)
@@ -452,20 +579,8 @@ int cli_parse(CliSettings *cfg, int argc, char *const *argv)
     int c, li;
     while ((c = getopt_long(argc, argv, short_opts, long_opts, &li)) != -1) {
         int bad = 0;
-        /* getopt_long takes any unique prefix ("--sub" for "--subsample"):
-         * vmaf's names must mean what they say, so only whole names count */
-        /* the option's own word: one back, or two when its value was the next word */
-        const int at = optarg && optind >= 2 && optarg == argv[optind - 1] ? optind - 2 : optind - 1;
-        if (c != '?' && c != ':' && at > 0 && !strncmp(argv[at], "--", 2) &&
-            li >= 0 && li < (int)(sizeof long_opts / sizeof long_opts[0])) {
-            const char *a = argv[at] + 2, *eq = strchr(a, '=');
-            const size_t n = eq ? (size_t)(eq - a) : strlen(a);
-            if (strlen(long_opts[li].name) != n || strncmp(long_opts[li].name, a, n)) {
-                cli_error("unknown option '--%.*s' (did you mean --%s? see --help)", (int)n, a,
-                          long_opts[li].name);
-                return SQ_EXIT_USAGE;
-            }
-        }
+        /* getopt_long takes an exact name first, else any unique prefix
+         * ("--thread 2", "--frame_skip_dis"), as vmaf's getopt does */
         li = -1;
         switch (c) {
         case ARG_REFERENCE: cfg->ref_path = optarg; break;
@@ -495,9 +610,9 @@ int cli_parse(CliSettings *cfg, int argc, char *const *argv)
             have_b = 1;
             break;
         case ARG_MODEL:
-            cli_error("--model: speedqa computes features only and has no models; "
-                      "drop -m (use --feature to choose features)");
-            return SQ_EXIT_USAGE;
+            if (add_model(cfg, optarg) < 0)
+                return SQ_EXIT_USAGE;
+            break;
         case ARG_OUTPUT:
             if (!optarg[0]) {
                 cli_error("--output: empty path (- is stdout)");
@@ -505,7 +620,7 @@ int cli_parse(CliSettings *cfg, int argc, char *const *argv)
             }
             cfg->output_path = strcmp(optarg, "-") ? optarg : NULL;
             break;
-        case ARG_NO_PREDICTION: break;
+        case ARG_NO_PREDICTION: cfg->no_prediction = 1; break;
         case ARG_QUIET: cfg->quiet = 1; break;
         case ARG_READ_ONLY: cfg->read_only = 1; break;
         case ARG_BATCH: cfg->batch_path = optarg; break;
@@ -599,7 +714,7 @@ int cli_parse(CliSettings *cfg, int argc, char *const *argv)
             cli_error("%s needs a value (see --help)", opt_text(argv, ob, sizeof ob));
             return SQ_EXIT_USAGE;
         default:
-            cli_error("unknown option '%s' (see --help)", opt_text(argv, ob, sizeof ob));
+            unknown_option(opt_text(argv, ob, sizeof ob));
             return SQ_EXIT_USAGE;
         }
         if (bad)
@@ -630,6 +745,17 @@ int cli_parse(CliSettings *cfg, int argc, char *const *argv)
     cfg->features[cfg->n_features] = NULL;
     if (cfg->hwaccel && check_hwaccel(cfg) < 0)
         return SQ_EXIT_USAGE;
+    if (split_features(cfg) < 0)
+        return SQ_EXIT_USAGE;
+    if (cfg->n_models && cfg->hwaccel) {
+        cli_error("--model with --hwaccel cuda: libvmaf reads host frames; decode in software "
+                  "(drop --hwaccel)");
+        return SQ_EXIT_USAGE;
+    }
+    if (cfg->n_models && cfg->read_only) {
+        cli_error("--read-only scores nothing: drop --model");
+        return SQ_EXIT_USAGE;
+    }
     if (cfg->batch_path) {
         if (cfg->ref_path || cfg->n_dis) {
             cli_error("--batch takes its inputs from the manifest, not from %s",

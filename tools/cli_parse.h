@@ -6,6 +6,7 @@
 #define SQ_CLI_PARSE_H
 
 #include "input.h"
+#include "model.h"
 #include "speedqa/speedqa.h"
 
 /* Exit codes, listed in --help and doc/cli.md. */
@@ -49,6 +50,11 @@ typedef struct CliSettings {
     int hwaccel;                /* --hwaccel cuda: compressed inputs decode on NVDEC (device) */
     int decode_threads;         /* --decode-threads: 0 libav's choice; 1 strict (every concealed frame fails) */
     int backend_set;            /* --backend was given */
+    const SqModel *models;      /* --model, loaded (process lifetime); n_models of them */
+    int n_models;
+    int no_prediction;          /* -n: with --model, its features only */
+    const char *vmaf_features[SPEEDQA_MAX_FEATURES + 1]; /* --feature for libvmaf's extractors */
+    int n_vmaf_features;
     /* Set by the I/O library (tools/io), never by a flag: */
     int io_read;                /* read() the inputs, never map them: a shrinking file is a read
                                  * error (exit 3), not a SIGBUS that ends the host process */

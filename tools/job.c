@@ -25,6 +25,7 @@
 #include "prefetch.h"
 #include "scale.h"
 #include "output/outfile.h"
+#include "vmaf/hooks.h"
 
 /* Library messages: errors are kept for our one-line report, warnings are
  * shown (a bounded number of them) unless --quiet. */
@@ -271,6 +272,7 @@ typedef struct Stream {
     uint8_t *sbuf;
     SpeedqaPicture scaled;
     Results res;
+    SqModelRun *vm;     /* --model: this stream's libvmaf session; NULL: none */
     int active;         /* still has frames to send */
     long long sent, received;
     /* A read that failed after some frames were scored: the report of the
@@ -288,6 +290,7 @@ typedef struct Run {
     Stream *s;          /* n */
     SpeedqaContext *ctx;
     LogState *log;
+    int vmaf_only;      /* --model whose features are all libvmaf's: no speedqa context */
     long long sent;     /* reference frames sent */
     unsigned touched;   /* --read-only: a sum that keeps the reads */
     int ref_read_exit;
@@ -626,8 +629,25 @@ static int score(Run *run)
             give_back_all(run, rr, &pr, rd, pd);
             break;
         }
+        for (int d = 0; d < run->n; d++) {
+            int r = rd[d] == 1 && run->s[d].vm
+                        ? sq_model_run_send(run->s[d].vm, &pr, &pd[d], run->s[d].sent) : 0;
+            if (r) {
+                give_back_all(run, 1, &pr, rd, pd);
+                return r;
+            }
+        }
         if (!run->ctx) {
-            /* --read-only: what scoring would read, and nothing more */
+            /* --read-only: what scoring would read, and nothing more;
+             * a model of libvmaf's features alone: libvmaf has its copies */
+            if (run->vmaf_only) {
+                give_back_all(run, 1, &pr, rd, pd);
+                run->sent++;
+                for (int d = 0; d < run->n; d++)
+                    run->s[d].received = run->s[d].sent += rd[d] == 1;
+                progress_update(run->s[0].received, 0);
+                continue;
+            }
             run->touched += sq_input_touch(&pr) + sq_input_touch(&pd[0]);
             give_back_all(run, 1, &pr, rd, pd);
             run->sent++;
@@ -647,8 +667,11 @@ static int score(Run *run)
             return r;
         progress_update(run->s[0].received, 0);
     }
-    if (!run->ctx)
+    if (!run->ctx) {
+        for (int d = 0; d < run->n; d++)
+            run->s[d].received = run->s[d].sent;
         return 0;
+    }
     int r = speedqa_flush(run->ctx);
     if (r < 0)
         return lib_error(r, run, "scoring");
@@ -670,12 +693,14 @@ static const SqWriter *pick_writer(const CliSettings *cfg, const char *path)
     return w ? w : &sq_writer_xml;
 }
 
-static int write_report(const Run *run, const Stream *s, const char *oname, double fps)
+/* Its scores: speedqa's, or with --model libvmaf's collector (mr). */
+static int write_report(const Run *run, const Stream *s, const char *oname, double fps,
+                        const SqModelReport *mr)
 {
     const CliSettings *cfg = run->cfg;
-    const int n = speedqa_score_count(run->ctx);
+    const int n = mr ? mr->n : speedqa_score_count(run->ctx);
     const char *names[SPEEDQA_MAX_SCORES];
-    for (int k = 0; k < n; k++)
+    for (int k = 0; !mr && k < n; k++)
         names[k] = speedqa_score_name(run->ctx, k);
     const SpeedqaFormat *f = &sq_input_info(run->ref)->format;
     const SqReport rep = {
@@ -685,11 +710,11 @@ static int write_report(const Run *run, const Stream *s, const char *oname, doub
         .fps = fps,
         .precision_max = cfg->precision_max,
         .nscores = n,
-        .names = names,
-        .nframes = s->res.n,
-        .frame_num = s->res.frame_num,
-        .values = s->res.values,
-        .pooled = s->st->pooled,
+        .names = mr ? mr->names : names,
+        .nframes = mr ? mr->nframes : s->res.n,
+        .frame_num = mr ? mr->frame_num : s->res.frame_num,
+        .values = mr ? mr->values : s->res.values,
+        .pooled = mr ? mr->pooled : s->st->pooled,
     };
     errno = 0;
     FILE *out = s->st->out;
@@ -765,7 +790,7 @@ static SqPrefault prefault_for(const Run *run, const SqJob *job)
 {
     if (job->batch)
         return SQ_PREFAULT_OFF; /* every core is busy with pairs already */
-    if (strcmp(speedqa_backend_name(run->ctx), "cpu") != 0)
+    if (run->ctx && strcmp(speedqa_backend_name(run->ctx), "cpu") != 0)
         return SQ_PREFAULT_SPARE;
     const long ncpu = sysconf(_SC_NPROCESSORS_ONLN);
     return ncpu > 0 && job->threads >= ncpu ? SQ_PREFAULT_BUSY : SQ_PREFAULT_SPARE;
@@ -950,13 +975,29 @@ static void stream_fail(SqJobStream *st, int code, const char *line)
  * code of a failure of the whole ladder (the context, a library error):
  * those leave every stream without a report; the caller decides.
  */
-static int run_ladder(const SqJob *job, SqJobStream *const *st, int n, char *line)
+static int run_ladder(const SqJob *job_in, SqJobStream *const *st, int n, char *line)
 {
-    const CliSettings *cfg = job->cfg;
+    const CliSettings *cfg = job_in->cfg;
     LogState own_log;
     Stream s[LADDER_MAX];
     memset(s, 0, sizeof s);
+    /* --model: speedqa computes the models' own features (and --feature's) */
+    SqJob mjob = *job_in;
+    const SqJob *job = &mjob;
+    const char *mfeat[SPEEDQA_MAX_FEATURES + 1];
+    char mbuf[SPEEDQA_MAX_FEATURES][400];
     Run run = { .job = job, .cfg = cfg, .n = 0, .s = s };
+    const SqModel *models = job_in->models ? job_in->models : cfg->models;
+    const int n_models = job_in->models ? job_in->n_models : cfg->n_models;
+    const int use_vmaf = n_models || cfg->n_vmaf_features;
+    if (use_vmaf) {
+        const int nf = sq_model_job_features(job_in->features, models, n_models, mfeat, mbuf,
+                                             SPEEDQA_MAX_FEATURES);
+        if (nf < 0)
+            return SQ_EXIT_USAGE;
+        mjob.features = mfeat;
+        run.vmaf_only = nf == 0;
+    }
     stage("job start");
     int ret = open_input(&run.ref, job->ref_path, cfg);
     if (!ret)
@@ -1002,10 +1043,13 @@ static int run_ladder(const SqJob *job, SqJobStream *const *st, int n, char *lin
     if (!run.n)
         goto end;
     stage("inputs open");
-    if ((ret = get_context(&run, fr, &own_log, s[0].st->path)) != 0)
+    if (!run.vmaf_only && (ret = get_context(&run, fr, &own_log, s[0].st->path)) != 0)
         goto end;
     stage("context open");
-    const int nscores = speedqa_score_count(run.ctx);
+    for (int d = 0; use_vmaf && d < run.n; d++)
+        if ((ret = sq_model_run_open(&s[d].vm, cfg, models, n_models, fr, job->threads)) != 0)
+            goto end;
+    const int nscores = run.ctx ? speedqa_score_count(run.ctx) : 0;
     for (int d = 0; d < run.n; d++) {
         s[d].res.nscores = nscores;
         s[d].res.subsample = cfg->subsample;
@@ -1028,13 +1072,14 @@ static int run_ladder(const SqJob *job, SqJobStream *const *st, int n, char *lin
         ins[0] = run.ref;
         for (int d = 0; d < run.n; d++)
             ins[1 + d] = s[d].scaler ? NULL : s[d].in;
-        tell_rows_read(run.ctx, fr, ins, 1 + run.n);
+        if (run.ctx && !use_vmaf) /* libvmaf reads every row */
+            tell_rows_read(run.ctx, fr, ins, 1 + run.n);
         /* SPEEDQA_PIN=1: a GPU uploads mapped frames straight from the page
          * cache. Not by default: on the H200 registering the pages cost more
          * than the staging copy it saves (0.76x at 1080p, stop 30) */
         const char *pin = getenv("SPEEDQA_PIN");
         const SqPinOps ops = { pin_reg, pin_unreg, run.ctx, 0 };
-        for (int i = 0; pin && !strcmp(pin, "1") && i < 1 + run.n; i++)
+        for (int i = 0; run.ctx && pin && !strcmp(pin, "1") && i < 1 + run.n; i++)
             sq_input_pin(ins[i], &ops);
     }
     const SqPrefault pf = prefault_for(&run, job);
@@ -1072,19 +1117,36 @@ static int run_ladder(const SqJob *job, SqJobStream *const *st, int n, char *lin
             cli_warning("--frame_cnt %lld: the inputs have only %lld frames%s%s", cfg->frame_cnt,
                         sd->sent, run.n > 1 ? " in " : "", run.n > 1 ? shown(o->path) : "");
         }
-        warn_undefined(&sd->res, run.ctx, cfg, o->path, run.n > 1 || job->batch);
-        o->nscores = nscores;
-        o->frames = (long long)sd->res.n;
-        for (int k = 0; k < nscores; k++) {
-            snprintf(o->names[k], sizeof o->names[k], "%s", speedqa_score_name(run.ctx, k));
-            o->pooled[k] = sq_report_pool(sd->res.values, sd->res.n, nscores, k);
-        }
+        if (run.ctx)
+            warn_undefined(&sd->res, run.ctx, cfg, o->path, run.n > 1 || job->batch);
+        SqModelReport mr;
         int r = 0;
+        /* speedqa's scores go to libvmaf at the end, all at once: its
+         * collector then lists them after its own features on every run */
+        for (size_t i = 0; sd->vm && !r && i < sd->res.n; i++)
+            r = sq_model_run_import(sd->vm, run.ctx, sd->res.frame_num[i],
+                                    sd->res.values + i * (size_t)nscores, nscores);
+        if (sd->vm && !r)
+            r = sq_model_run_report(sd->vm, sd->sent, cfg->subsample, &mr);
+        if (r) {
+            stream_fail(o, r, line);
+            continue;
+        }
+        /* a stream's summary keeps the first SPEEDQA_MAX_SCORES (a model's report has more) */
+        o->nscores = sd->vm ? (mr.n < SPEEDQA_MAX_SCORES ? mr.n : SPEEDQA_MAX_SCORES) : nscores;
+        o->frames = sd->vm ? (long long)mr.nframes : (long long)sd->res.n;
+        for (int k = 0; k < o->nscores; k++) {
+            snprintf(o->names[k], sizeof o->names[k], "%s",
+                     sd->vm ? mr.names[k] : speedqa_score_name(run.ctx, k));
+            o->pooled[k] = sd->vm ? mr.pooled[k]
+                                  : sq_report_pool(sd->res.values, sd->res.n, nscores, k);
+        }
         if (!o->out && o->open_out)
             r = o->open_out(o, o->open_arg);
         if (!r && o->out)
             r = write_report(&run, sd, o->out_path,
-                             elapsed > 0 ? (double)sd->sent / elapsed : INFINITY);
+                             elapsed > 0 ? (double)sd->sent / elapsed : INFINITY,
+                             sd->vm ? &mr : NULL);
         o->written = o->out && r == 0;
         if (r == 0 && read_exit) {
             cli_error("%s", read_err);
@@ -1108,6 +1170,7 @@ end:
         sq_prefetch_stop(&s[d].ahead);
         sq_input_close(&s[d].in);
         sq_scaler_close(&s[d].scaler);
+        sq_model_run_close(&s[d].vm);
         free(s[d].sbuf);
         free(s[d].res.values);
         free(s[d].res.frame_num);

@@ -45,6 +45,9 @@ typedef struct SqJob {
     int threads;                /* library threads for this job */
     int batch;                  /* errors go to the streams' err only, no progress line */
     SqJobCache *cache;          /* NULL: a context of its own */
+    /* VMAF models of this job (a batch pair's own); NULL: cfg's --model */
+    const SqModel *models;
+    int n_models;
 } SqJob;
 
 /*

@@ -532,7 +532,8 @@ def test_malformed():
         ("--pixel_format 411", R + ["-d", dis, "-w", "4", "-h", "4", "-p", "411", "-b", "8"], 2,
          ["--pixel_format", "411"]),
         ("partial raw geometry", R + ["-d", dis, "-w", "576"], 2, ["-h/--height"]),
-        ("unknown feature", R + ["-d", dis, "--feature", "psnr"], 2, ["--feature", "psnr"]),
+        ("unknown feature", R + ["-d", dis, "--feature", "nosuch"], 2, ["--feature", "nosuch",
+                                                                        "speed_chroma"]),
         ("unknown feature option", R + ["-d", dis, "--feature", "speed_chroma=foo=1"], 2,
          ["--feature", "foo"]),
         ("invalid kernelscale", R + ["-d", dis, "--feature", "speed_chroma=speed_kernelscale=0.9"],
@@ -547,7 +548,8 @@ def test_malformed():
         ("stray argument", R + ["-d", dis, "extra"], 2, ["'extra'"]),
         ("no distorted", R, 2, ["-d/--distorted"]),
         ("both stdin", ["-r", "-", "-d", "-"], 2, ["stdin"]),
-        ("model", R + ["-d", dis, "-m", "vmaf_v0.6.1.json"], 2, ["--model", "no models"]),
+        ("model without version= or path=", R + ["-d", dis, "-m", "vmaf_v0.6.1.json"], 2,
+         ["--model"]),
         ("bad backend", R + ["-d", dis, "--backend", "metal"], 2, ["--backend", "metal"]),
         ("bad precision", R + ["-d", dis, "--precision", "high"], 2, ["--precision", "high"]),
         ("output dir missing", R + ["-d", dis, "-o", nodir], 5, [nodir]),
@@ -632,16 +634,23 @@ def test_dropin():
         check(out == full, "--cpumask %s: same scores" % m)
     code, out, err = run(["-r", ref, "-d", dis, "--cpumask", "avx"])
     check(code == 2 and "--cpumask" in err, "--cpumask avx: usage error")
-    # long options are whole names: no prefix abbreviations
+    # long options: an exact name first, else a unique prefix (vmaf's getopt);
+    # an ambiguous prefix is refused with its candidates
+    csv_full = ok_run(["-r", ref, "-d", dis, "--csv", "--precision", "max", "-q"], "csv")
     for a, full_name in (("--sub", None), ("--subs", "--subsample"), ("--thr", "--threads"),
-                         ("--js", "--json"), ("--frame_c", "--frame_cnt")):
-        args = ["-r", ref, "-d", dis, a] + (["2"] if full_name not in (None, "--json") else [])
+                         ("--frame_c", "--frame_cnt"), ("--frame_skip_dis", "--frame_skip_dist")):
+        args = ["-r", ref, "-d", dis, a] + (["1"] if full_name else [])
         code, out, err = run(args + ["-q"])
-        if full_name is None:
-            check(code == 0, "%s is an option of its own (exit %d)" % (a, code))
-        else:
-            check(code == 2 and "unknown option '%s'" % a in err and full_name in err,
-                  "%s is not taken for %s (%d %r)" % (a, full_name, code, err))
+        check(code == 0, "%s is taken for %s (exit %d %r)" % (a, full_name or a, code, err))
+    code, out, err = run(["-r", ref, "-d", dis, "--csv", "--prec", "max", "--thread", "1", "-q"])
+    check(code == 0 and out == csv_full, "--prec max --thread 1: the same as the whole names")
+    for a, cands in (("--frame", ("--frame_cnt", "--frame_skip_ref", "--frame_skip_dist")),
+                     ("--p", ("--pixel_format", "--precision"))):
+        code, out, err = run(["-r", ref, "-d", dis, a, "2"])
+        lines = err.splitlines()
+        check(code == 2 and len(lines) == 1 and "ambiguous option '%s'" % a in err and
+              all(c in err for c in cands), "%s is ambiguous, candidates named (%d %r)"
+              % (a, code, err))
     # colour range: full against limited is scored, with one warning
     def retag(hdr, tag):
         toks = [t for t in hdr.split() if not t.startswith(b"XCOLORRANGE=")]

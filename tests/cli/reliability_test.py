@@ -219,7 +219,7 @@ def test_dataloss():
         ("too small for the features", ["-r", tiny, "-d", tiny]),
         ("skip past the end", R + ["--frame_skip_ref", "99"]),
         ("frames run out after skipping", ["-r", ref, "-d", short, "--frame_skip_dist", "2"]),
-        ("unknown feature", R + ["--feature", "psnr"]),
+        ("unknown feature", R + ["--feature", "nosuch"]),
         ("bad option value", R + ["--feature", "speed_chroma=speed_prescale=2,5"]),
         ("bad flag", R + ["--threads", "x"]),
         ("backend without device", R + ["--backend", "hip"]),

@@ -1,0 +1,115 @@
+#!/usr/bin/env python3
+"""A whole VMAF job (Y4M in, report out) through speedqa --model against libvmaf's
+own `vmaf` tool on the same pair and model, interleaved round by round:
+
+    model_ab.py [--speedqa build/tools/speedqa] [--vmaf ../shared/libvmaf/bin/vmaf]
+                [--model vmaf_v1.0.16_3d0h] [--threads 1,2] [--rounds 3]
+                [--frames 240] [--ref REF.y4m --dis DIS.y4m]
+
+Without --ref/--dis the pair is made once in $SPEEDQA_BENCH_DIR (default /var/tmp):
+the golden 1080p 8-bit clip and its x264 crf28 encode (../shared/golden/clips),
+looped to --frames. Each round runs, for every thread count, `vmaf --threads N`
+and `speedqa --threads N` (both -q, JSON to a file) in a new order, and checks
+that both give the same pooled vmaf (6 decimals, as vmaf prints). Prints per
+thread count the best and median seconds of each and how many times as fast
+speedqa runs (vmaf's time over speedqa's: best over best, and the median of the
+rounds' own ratios, the one that resists the machine's drift best)."""
+import argparse
+import json
+import lzma
+import os
+import random
+import statistics
+import subprocess
+import sys
+import time
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+ROOT = os.path.dirname(HERE)
+GOLDEN = os.path.join(ROOT, "..", "shared", "golden", "clips")
+
+
+def make_pair(frames):
+    """The golden 1080p pair looped to `frames` frames (made once)."""
+    d = os.environ.get("SPEEDQA_BENCH_DIR", "/var/tmp")
+    out = []
+    for name in ("seeding_1920x1080_420p8_8f", "seeding_1920x1080_420p8_8f_x264crf28"):
+        path = os.path.join(d, "model_ab_%s_%d.y4m" % (name, frames))
+        out.append(path)
+        if os.path.exists(path):
+            continue
+        data = lzma.open(os.path.join(GOLDEN, name + ".y4m.xz")).read()
+        hdr, rest = data.split(b"\n", 1)
+        parts = rest.split(b"FRAME\n")[1:]
+        with open(path + ".tmp", "wb") as f:
+            f.write(hdr + b"\n")
+            for i in range(frames):
+                f.write(b"FRAME\n" + parts[i % len(parts)])
+        os.rename(path + ".tmp", path)
+    return out
+
+
+def timed(cmd):
+    t0 = time.monotonic()
+    p = subprocess.run(cmd, capture_output=True, text=True)
+    t = time.monotonic() - t0
+    if p.returncode:
+        sys.exit("failed (%d): %s\n%s" % (p.returncode, " ".join(cmd), p.stderr))
+    return t
+
+
+def pooled_vmaf(path):
+    return "%.6f" % json.load(open(path))["pooled_metrics"]["vmaf"]["mean"]
+
+
+def main():
+    ap = argparse.ArgumentParser()
+    ap.add_argument("--speedqa", default=os.path.join(ROOT, "build", "tools", "speedqa"))
+    ap.add_argument("--vmaf", default=os.path.join(ROOT, "..", "shared", "libvmaf", "bin", "vmaf"))
+    ap.add_argument("--model", default="vmaf_v1.0.16_3d0h")
+    ap.add_argument("--threads", default="1,2")
+    ap.add_argument("--rounds", type=int, default=3)
+    ap.add_argument("--frames", type=int, default=240)
+    ap.add_argument("--ref")
+    ap.add_argument("--dis")
+    a = ap.parse_args()
+    ref, dis = (a.ref, a.dis) if a.ref else make_pair(a.frames)
+    work = os.environ.get("SPEEDQA_BENCH_DIR", "/var/tmp")
+    out = {"vmaf": os.path.join(work, "model_ab_vmaf.json"),
+           "speedqa": os.path.join(work, "model_ab_speedqa.json")}
+    threads = [int(t) for t in a.threads.split(",")]
+    for path in (ref, dis):  # into the page cache for both alike
+        subprocess.run(["cat", path], stdout=subprocess.DEVNULL, check=True)
+    times = {(tool, n): [] for tool in out for n in threads}
+    ratios = {n: [] for n in threads}
+    print("pair %s / %s, model %s, %d rounds" % (ref, dis, a.model, a.rounds))
+    for r in range(a.rounds):
+        for n in threads:
+            cmds = {
+                "vmaf": [a.vmaf, "-r", ref, "-d", dis, "--model", "version=" + a.model,
+                         "--threads", str(n), "-q", "--json", "-o", out["vmaf"]],
+                "speedqa": [a.speedqa, "-r", ref, "-d", dis, "--model", "version=" + a.model,
+                            "--threads", str(n), "-q", "--json", "-o", out["speedqa"]],
+            }
+            order = list(cmds)
+            random.shuffle(order)
+            got = {tool: timed(cmds[tool]) for tool in order}
+            for tool in got:
+                times[(tool, n)].append(got[tool])
+            ratios[n].append(got["vmaf"] / got["speedqa"])
+            same = pooled_vmaf(out["vmaf"]) == pooled_vmaf(out["speedqa"])
+            print("round %d threads %d: vmaf %.3f s, speedqa %.3f s, %.3fx%s" %
+                  (r + 1, n, got["vmaf"], got["speedqa"], ratios[n][-1],
+                   "" if same else "  POOLED VMAF DIFFERS"), flush=True)
+            if not same:
+                sys.exit(1)
+    for n in threads:
+        v, s = times[("vmaf", n)], times[("speedqa", n)]
+        print("threads %d: vmaf best %.3f median %.3f s; speedqa best %.3f median %.3f s; "
+              "speedqa %.3fx as fast (best), %.3fx (median of rounds)" %
+              (n, min(v), statistics.median(v), min(s), statistics.median(s),
+               min(v) / min(s), statistics.median(ratios[n])))
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,338 @@
+#!/usr/bin/env python3
+"""VMAF models through speedqa (--model) against libvmaf's own run of the model.
+
+usage: model_test.py MODE SPEEDQA VMAF_REF GOLDEN_DIR WORKDIR
+
+MODE equal: for the golden pairs (8/10/12-bit, 4:2:0/4:2:2/4:4:4) and the models
+  vmaf_v1.0.16_3d0h, _3d0h_2160, _5d0h, _hfr_3d0h and vmaf_v0.6.1, every per-frame
+  vmaf and every pooled value of `speedqa --model ... --precision max --json` equals
+  libvmaf's own prediction (tests/model/vmaf_ref.c: every feature by libvmaf) at
+  %.17g, and the report names the features libvmaf's own report names. Where
+  libvmaf refuses the input, speedqa must refuse it too, with one line.
+MODE ladder: the same with two -d in one run (speedqa's reference side once), and a
+  --batch of two pairs with --model (pooled vmaf of each).
+MODE backends: each GPU backend that runs here (PoCL's OpenCL in CI) gives the CPU's scores.
+MODE layouts: NV12 and P010 raw input score as their Y4M.
+MODE errors: a model file that does not parse, an unknown version, two models of
+  one name, -n: one line, nonzero exit, no report left.
+MODE nolibvmaf: a build without libvmaf answers --model with one line, exit 2.
+"""
+import json
+import lzma
+import os
+import subprocess
+import sys
+
+MODE, SPEEDQA, VMAF_REF, GOLDEN, WORK = sys.argv[1:6]
+MODELS = ["vmaf_v1.0.16_3d0h", "vmaf_v1.0.16_3d0h_2160", "vmaf_v1.0.16_5d0h",
+          "vmaf_v1.0.16_hfr_3d0h", "vmaf_v0.6.1"]
+MAX_FRAMES = 12  # keeps the whole run short on 2 cores
+SRC = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+MODEL_DIR = os.path.join(SRC, "data", "model")
+failures = []
+
+
+def check(ok, what):
+    print(("ok   " if ok else "FAIL ") + what, flush=True)
+    if not ok:
+        failures.append(what)
+
+
+def run(args):
+    p = subprocess.run(args, capture_output=True, text=True)
+    return p.returncode, p.stdout, p.stderr
+
+
+def model_file(name):
+    for sub in ("", "vmaf_v1.0.16", "vmaf_v1.0.16_hfr"):
+        p = os.path.join(MODEL_DIR, sub, name + ".json")
+        if os.path.exists(p):
+            return p
+    raise SystemExit("no model file " + name)
+
+
+def clip(rel):
+    """A golden clip, decompressed once into WORK."""
+    out = os.path.join(WORK, os.path.basename(rel)[:-3])
+    if not os.path.exists(out):
+        with lzma.open(os.path.join(GOLDEN, rel)) as f, open(out + ".tmp", "wb") as o:
+            o.write(f.read())
+        os.rename(out + ".tmp", out)
+    return out
+
+
+def pairs():
+    """One distorted clip per reference of the golden manifest (a distinct one)."""
+    seen = {}
+    with open(os.path.join(GOLDEN, "manifest.tsv")) as f:
+        rows = [line.rstrip("\n").split("\t") for line in f][1:]
+    for r in rows:
+        ref, dis = r[3], r[4]
+        if ref != dis and ref not in seen:
+            seen[ref] = dis
+    return sorted(seen.items())
+
+
+def reference(ref, dis, model, tag):
+    out = os.path.join(WORK, tag + ".libvmaf.json")
+    code, so, se = run([VMAF_REF, ref, dis, model_file(model), out, str(MAX_FRAMES)])
+    if code == 3:
+        return None, se.strip()
+    if code != 0:
+        raise SystemExit("vmaf_ref failed: " + se)
+    return json.loads(so), json.load(open(out))
+
+
+def compare(doc, want, lib, what):
+    frames = doc["frames"]
+    got = [f["metrics"]["vmaf"] for f in frames]
+    check(len(got) == len(want["frames"]) and
+          all("%.17g" % a == "%.17g" % b for a, b in zip(got, want["frames"])),
+          "%s: per-frame vmaf equals libvmaf's at %%.17g (%d frames)" % (what, len(got)))
+    pooled = doc["pooled_metrics"]["vmaf"]
+    check(all("%.17g" % pooled[k] == "%.17g" % want["pooled"][k] for k in want["pooled"]),
+          "%s: pooled vmaf (min, max, mean, harmonic_mean) equal libvmaf's" % what)
+    names = list(frames[0]["metrics"])
+    lib_names = list(lib["frames"][0]["metrics"])
+    check(names == lib_names, "%s: the features libvmaf reports, by its names, in its order "
+          "(%s / %s)" % (what, names, lib_names))
+    check(list(doc["pooled_metrics"]) == list(lib["pooled_metrics"]),
+          "%s: pooled_metrics in libvmaf's order" % what)
+    worst = 0.0
+    for f, lf in zip(frames, lib["frames"]):
+        for k, v in lf["metrics"].items():
+            if k in f["metrics"]:
+                worst = max(worst, abs(f["metrics"][k] - v))
+    check(worst <= 5.1e-7, "%s: every feature value as libvmaf prints it (max diff %g)"
+          % (what, worst))
+
+
+def test_equal():
+    for ref_rel, dis_rel in pairs():
+        ref, dis = clip(ref_rel), clip(dis_rel)
+        base = os.path.basename(dis)[:-4]
+        for model in MODELS:
+            tag = "%s.%s" % (base, model)
+            want, lib = reference(ref, dis, model, tag)
+            code, out, err = run([SPEEDQA, "-r", ref, "-d", dis, "--model", "version=" + model,
+                                  "--precision", "max", "--json", "-q",
+                                  "--frame_cnt", str(MAX_FRAMES)])
+            if want is None:
+                check(code != 0 and len(err.strip().splitlines()) == 1 and not out,
+                      "%s: libvmaf refuses (%s); speedqa refuses in one line (%d %r)"
+                      % (tag, lib, code, err))
+                continue
+            if code != 0:
+                check(False, "%s: speedqa failed (%d %r)" % (tag, code, err))
+                continue
+            compare(json.loads(out), want, lib, tag)
+
+
+def test_ladder():
+    (ref_rel, dis_rel), = [p for p in pairs() if "576x324" in p[0]][:1]
+    ref, dis = clip(ref_rel), clip(dis_rel)
+    others = [p[1] for p in pairs() if False]
+    # the second rung: the reference itself (a different stream of one shape)
+    rungs = [dis, ref]
+    for model in ("vmaf_v1.0.16_3d0h", "vmaf_v0.6.1"):
+        outs = os.path.join(WORK, "ladder.%s.{i}.json" % model)
+        code, _, err = run([SPEEDQA, "-r", ref, "-d", rungs[0], "-d", rungs[1], "--model",
+                            "version=" + model, "--precision", "max", "-q", "-o", outs,
+                            "--frame_cnt", str(MAX_FRAMES), "--threads", "2"])
+        check(code == 0, "ladder %s: exit 0 (%r)" % (model, err))
+        for i, d in enumerate(rungs):
+            want, lib = reference(ref, d, model, "ladder.%d.%s" % (i, model))
+            compare(json.load(open(outs.replace("{i}", str(i + 1)))), want, lib,
+                    "ladder %s rung %d" % (model, i + 1))
+
+
+def test_batch():
+    """--batch with --model: each pair's pooled vmaf equals libvmaf's own run."""
+    chosen = [p for p in pairs() if "642x362" in p[0] or "422p10" in p[0]]
+    manifest = os.path.join(WORK, "pairs.csv")
+    with open(manifest, "w") as f:
+        f.write("ref,dis\n")
+        for ref_rel, dis_rel in chosen:
+            f.write("%s,%s\n" % (clip(ref_rel), clip(dis_rel)))
+    model = "vmaf_v1.0.16_3d0h"
+    code, out, err = run([SPEEDQA, "--batch", manifest, "--model", "version=" + model,
+                          "--precision", "max", "-q", "--threads", "2",
+                          "--frame_cnt", str(MAX_FRAMES)])
+    check(code == 0, "batch with --model: exit 0 (%r)" % err)
+    lines = [json.loads(l) for l in out.splitlines()] if code == 0 else []
+    by_dis = {l["dis"]: l for l in lines}  # stdout keeps the order the pairs finished
+    for ref_rel, dis_rel in chosen:
+        want, _ = reference(clip(ref_rel), clip(dis_rel), model, "batch." + os.path.basename(dis_rel))
+        line = by_dis.get(clip(dis_rel), {"pooled_metrics": {"vmaf": {}}})
+        got = line["pooled_metrics"]["vmaf"]
+        check(all("%.17g" % got[k] == "%.17g" % want["pooled"][k] for k in want["pooled"]),
+              "batch %s: pooled vmaf equals libvmaf's" % os.path.basename(dis_rel))
+    check(len(lines) == len(chosen), "batch: one line per pair")
+
+
+def one_line_error(args, code_want, words, what):
+    out = os.path.join(WORK, "err.json")
+    if os.path.exists(out):
+        os.remove(out)
+    code, so, se = run(args + ["-o", out])
+    lines = se.strip().splitlines()
+    check(code == code_want and len(lines) == 1 and all(w in lines[0] for w in words)
+          and not os.path.exists(out),
+          "%s: exit %d, one line, no report (%d %r)" % (what, code_want, code, se))
+
+
+def test_errors():
+    (ref_rel, dis_rel), = [p for p in pairs() if "642x362" in p[0]][:1]
+    ref, dis = clip(ref_rel), clip(dis_rel)
+    R = [SPEEDQA, "-r", ref, "-d", dis]
+    bad = os.path.join(WORK, "bad.json")
+    with open(bad, "w") as f:
+        f.write('{"model_dict": {"model_type": "LIBSVMNUSVR", "feature_names": [')
+    one_line_error(R + ["--model", "path=" + bad], 2, ["bad.json", "JSON"], "truncated model file")
+    nofeat = os.path.join(WORK, "nofeat.json")
+    with open(nofeat, "w") as f:
+        json.dump({"model_dict": {"model_type": "LIBSVMNUSVR",
+                                  "feature_names": ["No_such_feature_score"]}}, f)
+    one_line_error(R + ["--model", "path=" + nofeat], 2, ["No_such_feature_score"],
+                   "a feature no extractor provides")
+    bogus = os.path.join(WORK, "bogus.json")
+    doc = json.load(open(model_file("vmaf_v1.0.16_3d0h")))
+    doc["model_dict"]["feature_opts_dicts"][1]["speed_bogus"] = 3
+    with open(bogus, "w") as f:
+        json.dump(doc, f)
+    one_line_error(R + ["--model", "path=" + bogus], 2, ["bogus.json", "speed_bogus"],
+                   "a model giving speed_chroma an option it does not have")
+    one_line_error(R + ["--model", "version=vmaf_v9"], 2, ["vmaf_v9"], "unknown version")
+    one_line_error(R + ["--model", "version=vmaf_v0.6.1", "--model", "version=vmaf_v0.6.1"], 2,
+                   ["name="], "two models named vmaf")
+    one_line_error(R + ["--model", "vmaf_v0.6.1"], 2, ["version="], "a value without path=/version=")
+    # --feature: libvmaf's extractors by libvmaf; a name nobody has: one line, both lists
+    one_line_error(R + ["--feature", "nosuch"], 2, ["nosuch", "speed_chroma", "cambi"],
+                   "--feature of neither speedqa nor libvmaf")
+    code, out, err = run(R + ["--feature", "cambi", "--feature", "speed_chroma", "--json", "-q",
+                              "--precision", "max"])
+    m = json.loads(out)["frames"][0]["metrics"] if code == 0 else {}
+    check(code == 0 and set(m) == {"cambi", "speed_chroma_u", "speed_chroma_v", "speed_chroma_uv"},
+          "--feature cambi --feature speed_chroma: both, by libvmaf's names (%d %r %s)"
+          % (code, err, sorted(m)))
+    # 4:0:0: the v1 models' speed_chroma has no chroma to read: one line, exit 3
+    w, h, frames = y4m_planes(ref)
+    gray = os.path.join(WORK, "gray.yuv")
+    with open(gray, "wb") as f:
+        for fr in frames[:2]:
+            f.write(fr[:w * h])
+    one_line_error([SPEEDQA, "-r", gray, "-d", gray, "-w", str(w), "-h", str(h), "-p", "400",
+                    "-b", "8", "--model", "version=vmaf_v1.0.16_3d0h"], 3, ["4:0:0"],
+                   "a v1 model on 4:0:0 input")
+    # -n: features only, no model score
+    code, out, err = run(R + ["--model", "version=vmaf_v1.0.16_3d0h", "-n", "--json", "-q"])
+    doc = json.loads(out) if code == 0 else {}
+    check(code == 0 and "vmaf" not in doc["frames"][0]["metrics"] and
+          "integer_adm3_csf_2_dlmw_0.7_egl_1_min_0.5_nw_0.02" in doc["frames"][0]["metrics"],
+          "-n with --model: features, no prediction (%d %r)" % (code, err))
+    # two models, each named: both scores in one report, each equal to its own run
+    code, out, err = run(R + ["--model", "version=vmaf_v1.0.16_3d0h:name=v1",
+                              "--model", "version=vmaf_v0.6.1:name=v0", "--json", "-q",
+                              "--precision", "max"])
+    check(code == 0, "two named models: exit 0 (%r)" % err)
+    if code == 0:
+        doc = json.loads(out)
+        for name, model in (("v1", "vmaf_v1.0.16_3d0h"), ("v0", "vmaf_v0.6.1")):
+            want, _ = reference(ref, dis, model, "two." + name)
+            got = [f["metrics"][name] for f in doc["frames"]]
+            check(["%.17g" % x for x in got] == ["%.17g" % x for x in want["frames"][:len(got)]],
+                  "two models: %s equals libvmaf's %s" % (name, model))
+
+
+def y4m_planes(path):
+    """(width, height, [frame bytes]) of a 4:2:0 Y4M file."""
+    data = open(path, "rb").read()
+    hdr, rest = data.split(b"\n", 1)
+    w = int([t for t in hdr.split() if t.startswith(b"W")][0][1:])
+    h = int([t for t in hdr.split() if t.startswith(b"H")][0][1:])
+    return w, h, [f for f in rest.split(b"FRAME\n")[1:]]
+
+
+def semi_planar(src, out, wide):
+    """src's frames as NV12 (8-bit) or P010 (10-bit in the top bits)."""
+    import array
+    w, h, frames = y4m_planes(src)
+    bps = 2 if wide else 1
+    ysz, csz = w * h * bps, (w // 2) * (h // 2) * bps
+    with open(out, "wb") as f:
+        for fr in frames[:4]:  # the frames scored
+            y, u, v = fr[:ysz], fr[ysz:ysz + csz], fr[ysz + csz:ysz + 2 * csz]
+            if wide:
+                ya, ua, va = (array.array("H", p) for p in (y, u, v))
+                for a in (ya, ua, va):
+                    for i in range(len(a)):
+                        a[i] <<= 6
+                uv = array.array("H", [0]) * (2 * len(ua))
+                uv[0::2], uv[1::2] = ua, va
+                f.write(ya.tobytes() + uv.tobytes())
+            else:
+                uv = bytearray(2 * csz)
+                uv[0::2], uv[1::2] = u, v
+                f.write(y + bytes(uv))
+    return w, h
+
+
+def test_layouts():
+    """NV12 and P010 input (libvmaf gets planar copies): the same scores as the Y4M."""
+    for key, fmt in (("642x362_420p8", "nv12"), ("1280x720_420p10", "p010")):
+        (ref_rel, dis_rel), = [p for p in pairs() if key in p[0]][:1]
+        ref, dis = clip(ref_rel), clip(dis_rel)
+        args = ["--model", "version=vmaf_v1.0.16_3d0h", "--json", "-q", "--precision", "max",
+                "--frame_cnt", "4"]
+        code, want, err = run([SPEEDQA, "-r", ref, "-d", dis] + args)
+        raw = []
+        for p in (ref, dis):
+            out = os.path.join(WORK, os.path.basename(p) + "." + fmt)
+            w, h = semi_planar(p, out, fmt == "p010")
+            raw.append(out)
+        code2, got, err2 = run([SPEEDQA, "-r", raw[0], "-d", raw[1], "-w", str(w), "-h", str(h),
+                                "-p", fmt] + args)
+        ok = code == 0 and code2 == 0
+        if ok:
+            a, b = json.loads(want), json.loads(got)
+            ok = a["frames"] == b["frames"] and a["pooled_metrics"] == b["pooled_metrics"]
+        check(ok, "%s input: the Y4M's model scores and features (%d %d %r)"
+              % (fmt, code, code2, err + err2))
+
+
+def test_backends():
+    """Each GPU backend this machine runs gives the CPU's model scores (exit 77: none)."""
+    (ref_rel, dis_rel), = [p for p in pairs() if "642x362" in p[0]][:1]
+    ref, dis = clip(ref_rel), clip(dis_rel)
+    base = [SPEEDQA, "-r", ref, "-d", dis, "--model", "version=vmaf_v1.0.16_3d0h_2160", "--json",
+            "--precision", "max", "-q", "--frame_cnt", "6"]
+    code, want, err = run(base)
+    check(code == 0, "cpu: exit 0 (%r)" % err)
+    ran = 0
+    for b in ("opencl", "cuda", "hip"):
+        code, got, err = run(base + ["--backend", b])
+        if code == 4:  # not built, or no device
+            print("skip %s: %s" % (b, err.strip()))
+            continue
+        ran += 1
+        check(code == 0 and json.loads(got)["frames"] == json.loads(want)["frames"] and
+              json.loads(got)["pooled_metrics"] == json.loads(want)["pooled_metrics"],
+              "--backend %s: the CPU's model scores and features (%d %r)" % (b, code, err))
+    if not ran and not failures:
+        sys.exit(77)
+
+
+def test_nolibvmaf():
+    code, out, err = run([SPEEDQA, "-r", "x.y4m", "-d", "y.y4m", "--model", "version=vmaf_v0.6.1"])
+    lines = err.strip().splitlines()
+    check(code == 2 and len(lines) == 1 and "libvmaf" in lines[0] and "rebuild" in lines[0],
+          "--model without libvmaf: one line saying how to get it (%d %r)" % (code, err))
+
+
+os.makedirs(WORK, exist_ok=True)
+{"equal": test_equal, "ladder": lambda: (test_ladder(), test_batch()), "errors": test_errors, "layouts": test_layouts,
+ "backends": test_backends,
+ "nolibvmaf": test_nolibvmaf}[MODE]()
+if failures:
+    print("%d failed" % len(failures))
+    sys.exit(1)

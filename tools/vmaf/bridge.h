@@ -1,0 +1,82 @@
+/*
+ * One libvmaf session per distorted stream (bridge.c): libvmaf computes
+ * the model features speedqa does not (model.h says which), speedqa's
+ * scores are imported under the names the models look up, libvmaf
+ * predicts and pools. Callers: tools/job.c (single runs, ladders, each
+ * pair of a batch); built only with libvmaf (SQ_HAVE_VMAF).
+ */
+#ifndef SQ_TOOLS_VMAF_BRIDGE_H
+#define SQ_TOOLS_VMAF_BRIDGE_H
+
+#include <stddef.h>
+
+#include <libvmaf/libvmaf.h>
+
+#include "model.h"
+#include "speedqa/speedqa.h"
+
+typedef struct SqVmaf SqVmaf;
+
+typedef struct SqVmafSetup {
+    const SqModel *models;  /* nmodels, loaded (sq_model_load_spec) */
+    int nmodels;
+    SpeedqaFormat format;   /* of both inputs */
+    unsigned threads;       /* libvmaf's threads (0: its calling thread) */
+    unsigned subsample;     /* --subsample (1: every frame) */
+    int no_prediction;      /* -n: features only */
+    const char *const *features; /* libvmaf extractors asked for by --feature
+                                    ("name=opt=val:opt=val"), n_features of them */
+    int n_features;
+} SqVmafSetup;
+
+/* The report of one stream: libvmaf's collector (its printed names, its
+ * order: every feature it computed or was given, then each model's score). */
+typedef struct SqVmafReport {
+    int n;
+    char (*names)[256];
+    double *values;         /* nframes x n, row-major */
+    SpeedqaPooled *pooled;  /* n */
+} SqVmafReport;
+
+/* Opens libvmaf for one stream: each model's libvmaf features registered
+ * with the model's options. 0, or -1 with one line in err. */
+int sq_vmaf_open(SqVmaf **v, const SqVmafSetup *s, char *err, size_t len);
+
+/* A frame pair at index (0, 1, ... within the stream), copied. */
+int sq_vmaf_send(SqVmaf *v, const SpeedqaPicture *ref, const SpeedqaPicture *dis,
+                 unsigned index, char *err, size_t len);
+
+/* One of speedqa's scores of frame index, under speedqa's output name. */
+int sq_vmaf_import(SqVmaf *v, const char *name, double value, unsigned index, char *err,
+                   size_t len);
+
+/* After the last frame (nframes sent): libvmaf's features finished, each
+ * frame predicted, the report assembled for the frames listed. */
+int sq_vmaf_finish(SqVmaf *v, unsigned nframes, const unsigned long long *frames,
+                   size_t nreport, SqVmafReport *rep, char *err, size_t len);
+
+void sq_vmaf_report_free(SqVmafReport *rep);
+void sq_vmaf_close(SqVmaf **v);
+
+/* Whether this libvmaf has the extractor name; the list of those it has
+ * among the names libvmaf registers, comma separated, into buf. */
+int sq_vmaf_has_extractor(const char *name);
+void sq_vmaf_extractors(char *buf, size_t len);
+
+/* report.c: where speedqa's imported names go among libvmaf's, so that the
+ * report lists them where the vmaf tool, computing all, would. */
+typedef struct SqVmafOrder {
+    const char *const *lead;  /* libvmaf extractors the models list first */
+    int nlead;
+    char (*imported)[256];    /* speedqa's names, as imported */
+    int nimported;
+} SqVmafOrder;
+
+int sq_vmaf_report_of(VmafContext *ctx, const SqVmafOrder *order, unsigned nframes,
+                      const unsigned long long *frames, size_t nreport, SqVmafReport *rep,
+                      char *err, size_t len);
+
+/* picture.c: src into dst, allocated by vmaf_picture_alloc for its format. */
+void sq_vmaf_copy_picture(VmafPicture *dst, const SpeedqaPicture *src);
+
+#endif

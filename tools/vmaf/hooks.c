@@ -1,0 +1,196 @@
+/* --model inside a scoring job (hooks.h). */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#ifdef __GLIBC__
+#include <malloc.h>
+#endif
+
+#include "hooks.h"
+#include "model.h"
+#ifdef SQ_HAVE_VMAF
+#include "bridge.h"
+#endif
+
+int sq_model_job_features(const char *const *user, const SqModel *models, int n_models,
+                          const char **out, char (*buf)[400], int max)
+{
+    int n = 0;
+    for (int m = 0; m < n_models; m++)
+        for (int k = 0; k < models[m].nfeatures; k++) {
+            const SqModelFeature *f = &models[m].f[k];
+            char spec[400];
+            if (!f->native)
+                continue;
+            if (sq_model_feature_spec(f, spec, sizeof spec) < 0) {
+                cli_error("--model: %s: feature %s: options too long", models[m].path, f->name);
+                return -1;
+            }
+            int dup = 0;
+            for (int i = 0; i < n; i++)
+                dup |= !strcmp(buf[i], spec);
+            if (dup)
+                continue;
+            if (n == max) {
+                cli_error("--model: the models need more than %d speedqa features", max);
+                return -1;
+            }
+            snprintf(buf[n], sizeof buf[0], "%s", spec);
+            out[n] = buf[n];
+            n++;
+        }
+    for (int i = 0; user && user[i]; i++) {
+        if (n == max) {
+            cli_error("--feature with --model: at most %d speedqa features in all", max);
+            return -1;
+        }
+        out[n++] = user[i];
+    }
+    out[n] = NULL;
+    return n;
+}
+
+#ifdef SQ_HAVE_VMAF
+
+struct SqModelRun {
+    SqVmaf *v;
+    SqVmafReport rep;
+    const char **names;
+    unsigned long long *frames;
+};
+
+int sq_model_run_open(SqModelRun **out, const CliSettings *cfg, const SqModel *models,
+                      int n_models, const SpeedqaFormat *f, int threads)
+{
+    char err[1000];
+#ifdef __GLIBC__
+    /* libvmaf allocates two pictures a frame and frees them when its
+     * extractors are done; glibc would hand such large blocks back to the
+     * kernel and fault them in again every frame (1080p, 72 frames: 57k
+     * minor faults against 37k with these; vmaf_preallocate_pictures would
+     * block for good on an extractor that keeps a picture) */
+    mallopt(M_MMAP_THRESHOLD, 64 << 20);
+    mallopt(M_TRIM_THRESHOLD, 512 << 20);
+#endif
+    SqModelRun *r = calloc(1, sizeof *r);
+    if (!r) {
+        cli_error("out of memory");
+        return SQ_EXIT_INTERNAL;
+    }
+    const SqVmafSetup s = {
+        .models = models,
+        .nmodels = n_models,
+        .format = *f,
+        .threads = threads > 0 ? (unsigned)threads : 0,
+        .subsample = (unsigned)cfg->subsample,
+        .no_prediction = cfg->no_prediction,
+        .features = cfg->vmaf_features,
+        .n_features = cfg->n_vmaf_features,
+    };
+    if (sq_vmaf_open(&r->v, &s, err, sizeof err) < 0) {
+        cli_error("%s%s", strncmp(err, "--feature", 9) ? "--model: " : "", err);
+        free(r);
+        return SQ_EXIT_USAGE;
+    }
+    *out = r;
+    return 0;
+}
+
+int sq_model_run_send(SqModelRun *r, const SpeedqaPicture *ref, const SpeedqaPicture *dis,
+                      long long index)
+{
+    char err[1000];
+    if (sq_vmaf_send(r->v, ref, dis, (unsigned)index, err, sizeof err) < 0) {
+        cli_error("--model: %s", err);
+        return SQ_EXIT_INPUT;
+    }
+    return 0;
+}
+
+int sq_model_run_import(SqModelRun *r, SpeedqaContext *ctx, unsigned long long frame,
+                        const double *values, int n)
+{
+    char err[1000];
+    for (int k = 0; k < n; k++)
+        if (sq_vmaf_import(r->v, speedqa_score_name(ctx, k), values[k], (unsigned)frame, err,
+                           sizeof err) < 0) {
+            cli_error("--model: %s", err);
+            return SQ_EXIT_INTERNAL;
+        }
+    return 0;
+}
+
+int sq_model_run_report(SqModelRun *r, long long sent, long long subsample, SqModelReport *rep)
+{
+    char err[1000];
+    const size_t nf = (size_t)((sent + subsample - 1) / subsample);
+    if (!(r->frames = malloc((nf ? nf : 1) * sizeof *r->frames))) {
+        cli_error("out of memory");
+        return SQ_EXIT_INTERNAL;
+    }
+    for (size_t i = 0; i < nf; i++)
+        r->frames[i] = (unsigned long long)i * (unsigned long long)subsample;
+    if (sq_vmaf_finish(r->v, (unsigned)sent, r->frames, nf, &r->rep, err, sizeof err) < 0) {
+        cli_error("--model: %s", err);
+        return SQ_EXIT_INPUT;
+    }
+    if (!(r->names = malloc(((size_t)r->rep.n + 1) * sizeof *r->names))) {
+        cli_error("out of memory");
+        return SQ_EXIT_INTERNAL;
+    }
+    for (int k = 0; k < r->rep.n; k++)
+        r->names[k] = r->rep.names[k];
+    *rep = (SqModelReport){ r->rep.n, r->names, r->rep.values, r->rep.pooled, nf, r->frames };
+    return 0;
+}
+
+void sq_model_run_close(SqModelRun **pr)
+{
+    SqModelRun *r = pr ? *pr : NULL;
+    if (!r)
+        return;
+    sq_vmaf_close(&r->v);
+    sq_vmaf_report_free(&r->rep);
+    free(r->names);
+    free(r->frames);
+    free(r);
+    *pr = NULL;
+}
+
+#else
+
+int sq_model_run_open(SqModelRun **r, const CliSettings *cfg, const SqModel *models,
+                      int n_models, const SpeedqaFormat *f, int threads)
+{
+    (void)cfg, (void)models, (void)n_models, (void)f, (void)threads;
+    *r = NULL;
+    cli_error("--model: this build of speedqa has no libvmaf");
+    return SQ_EXIT_USAGE;
+}
+
+int sq_model_run_send(SqModelRun *r, const SpeedqaPicture *ref, const SpeedqaPicture *dis,
+                      long long index)
+{
+    (void)r, (void)ref, (void)dis, (void)index;
+    return SQ_EXIT_INTERNAL;
+}
+
+int sq_model_run_import(SqModelRun *r, SpeedqaContext *ctx, unsigned long long frame,
+                        const double *values, int n)
+{
+    (void)r, (void)ctx, (void)frame, (void)values, (void)n;
+    return SQ_EXIT_INTERNAL;
+}
+
+int sq_model_run_report(SqModelRun *r, long long sent, long long subsample, SqModelReport *rep)
+{
+    (void)r, (void)sent, (void)subsample, (void)rep;
+    return SQ_EXIT_INTERNAL;
+}
+
+void sq_model_run_close(SqModelRun **r)
+{
+    (void)r;
+}
+
+#endif

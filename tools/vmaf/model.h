@@ -1,0 +1,66 @@
+/*
+ * VMAF models for the speedqa tool: a model file read into a plain struct
+ * (model.c, json-c), and the libvmaf session that scores one distorted
+ * stream with it (bridge.c). Every caller (the single run, ladders, batch,
+ * Python through the CLI) goes through these two headers.
+ */
+#ifndef SQ_TOOLS_VMAF_MODEL_H
+#define SQ_TOOLS_VMAF_MODEL_H
+
+#include <stddef.h>
+
+#define SQ_MODEL_MAX_FEATURES 64 /* libvmaf's own limit */
+#define SQ_MODEL_MAX_OPTS 16
+#define SQ_MODEL_MAX 8           /* --model given this many times at most */
+
+typedef struct SqModelOpt {
+    char key[64];
+    char val[64]; /* normalised as libvmaf does: numbers through strtof and %g */
+} SqModelOpt;
+
+typedef struct SqModelFeature {
+    char name[160];        /* as the model names it: VMAF_integer_feature_adm3_score */
+    const char *extractor; /* libvmaf's extractor that provides it: "integer_adm" */
+    int native;            /* speedqa computes it (sq_model_is_native) */
+    int nopts;
+    SqModelOpt opts[SQ_MODEL_MAX_OPTS];
+} SqModelFeature;
+
+typedef struct SqModel {
+    char path[4096];        /* the model file */
+    char name[128];         /* what the reports call its score: "vmaf" unless name= */
+    int enable_transform;   /* vmaf's model flags, from the --model value */
+    int disable_clip;
+    int nfeatures;
+    SqModelFeature f[SQ_MODEL_MAX_FEATURES];
+} SqModel;
+
+/*
+ * --model's value, vmaf's syntax: "version=NAME" (a file of the model
+ * folder, sq_model_dir) or "path=FILE", then ":name=X", ":enable_transform",
+ * ":disable_clip" as wanted. Loads the file. 0, or -1 with one line in err.
+ */
+int sq_model_load_spec(SqModel *m, const char *spec, char *err, size_t len);
+
+/* Reads a model file (its model_dict: feature names and options). 0 or -1. */
+int sq_model_load(SqModel *m, const char *path, char *err, size_t len);
+
+/* The folder version=NAME looks in: $SPEEDQA_MODEL_DIR, the data folder
+ * beside the running executable's bin/ (an installed tree, moved or staged
+ * too), the configured install folder, else the source tree's data/model
+ * (an uninstalled build). buf holds the path when it is built. */
+const char *sq_model_dir(char *buf, size_t len);
+/* The installed data folder, as --help names it. */
+const char *sq_model_install_dir(void);
+
+/* The libvmaf extractor providing a model feature (NULL: none known), and
+ * in *native whether speedqa computes it. */
+const char *sq_model_extractor_of(const char *feature, int *native);
+
+/* Whether speedqa computes the extractor itself (else libvmaf does). */
+int sq_model_is_native(const char *extractor);
+
+/* Feature i of the model as a speedqa --feature value ("speed_chroma=k=v:..."). */
+int sq_model_feature_spec(const SqModelFeature *f, char *buf, size_t len);
+
+#endif
