@@ -50,6 +50,7 @@ typedef struct CliSettings {
     int hwaccel;                /* --hwaccel cuda: compressed inputs decode on NVDEC (device) */
     int decode_threads;         /* --decode-threads: 0 libav's choice; 1 strict (every concealed frame fails) */
     int backend_set;            /* --backend was given */
+    int backend_auto;           /* --backend auto, resolved by the CLI's rule (cli_parse.c) */
     const SqModel *models;      /* --model, loaded (process lifetime); n_models of them */
     int n_models;
     int no_prediction;          /* -n: with --model, its features only */

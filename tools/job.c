@@ -922,9 +922,12 @@ static int get_context(Run *run, const SpeedqaFormat *f, LogState *own_log, cons
     int r = speedqa_open(&run->ctx, &s);
     if (r < 0)
         return open_failed(r, job, &s, run->log, dis_path);
-    if (run->cfg->backend == SPEEDQA_BACKEND_AUTO && !run->cfg->quiet && !job->batch)
-        fprintf(stderr, "speedqa: --backend auto: using the %s backend\n",
-                speedqa_backend_name(run->ctx));
+    if (run->cfg->backend_auto && !run->cfg->quiet && !job->batch)
+        fprintf(stderr, "speedqa: --backend auto: using the %s backend (%s)\n",
+                speedqa_backend_name(run->ctx),
+                run->cfg->hwaccel ? "frames decoded on the GPU"
+                : run->cfg->backend == SPEEDQA_BACKEND_CPU ? "host frames, enough cores"
+                : "host frames, few cores: a GPU if one opens");
     if (c) {
         c->ctx = run->ctx;
         c->s = s;

@@ -263,6 +263,18 @@ def test_output():
     check(code == 0 and err == "", "-q: nothing on stderr (got %r)" % err)
     code, out, err = run(base + ["--backend", "auto", "-o", os.path.join(WORK, "a.xml")])
     check(code == 0 and "backend" in err, "--backend auto names its choice on stderr")
+    # host frames: the CPU backend once this process may use 4 cores or more;
+    # fewer: the library's own order (a GPU that opens; none here but PoCL's, so the CPU)
+    cores = len(os.sched_getaffinity(0))
+    want = "host frames, enough cores" if cores >= 4 else "host frames, few cores"
+    check(code == 0 and "using the cpu backend (%s" % want in err,
+          "--backend auto with %d cores: %r" % (cores, err.strip()))
+    if shutil.which("taskset"):
+        p = subprocess.run(["taskset", "-c", str(min(os.sched_getaffinity(0))), EXE] + base +
+                           ["--backend", "auto", "-o", os.path.join(WORK, "a1.xml")],
+                           stdout=subprocess.PIPE, stderr=subprocess.PIPE)
+        check(p.returncode == 0 and b"few cores" in p.stderr,
+              "--backend auto on one core: the library's rule")
     code, out, err = run(["--help"])
     check(code == 0 and b"usage: speedqa" in out and b"Exit codes" in out, "--help")
     code, out, err = run(["-v"])
