@@ -1,5 +1,5 @@
 /*
- * --batch (batch.h). Pairs are grouped by reference and features and each
+ * --batch (batch.h). Pairs are grouped by reference, features and models and each
  * group cut into chunks of at most a ladder (batch_plan.c); a chunk is one
  * job (a ladder on the CPU backend), chunks run on worker threads (CPU: up
  * to --threads at once, each with a share of the threads; a GPU backend:
@@ -155,9 +155,11 @@ static void run_task(Batch *b, const SqTask *t, SqJobCache *cache, const CliSett
             runst[nrun] = st[i], run_idx[nrun++] = i;
     if (nrun) {
         const SqPair *p0 = &b->pairs[b->order[t->first]];
-        const SqJob job = { .cfg = cfg, .ref_path = p0->ref,
-                            .features = p0->nfeat ? (const char *const *)p0->features : NULL,
-                            .threads = b->threads_each, .batch = 1, .cache = cache };
+        SqJob job = { .cfg = cfg, .ref_path = p0->ref,
+                      .features = p0->nfeat ? (const char *const *)p0->features : NULL,
+                      .threads = b->threads_each, .batch = 1, .cache = cache };
+        /* a chunk's pairs share their models (batch_plan.c groups by them) */
+        job.models = sq_batch_models_of(&b->models, b->order[t->first], &job.n_models);
         sq_job_run(&job, runst, nrun);
         for (int k = 0; k < nrun; k++)
             st[run_idx[k]] = runst[k];
@@ -377,7 +379,8 @@ int sq_batch_run(const CliSettings *cfg)
         ret = SQ_EXIT_USAGE;
         goto end;
     }
-    if ((ret = sq_batch_check(cfg, b.pairs, b.npairs)) != 0)
+    if ((ret = sq_batch_check(cfg, b.pairs, b.npairs)) != 0 ||
+        (ret = sq_batch_models_load(cfg, b.pairs, b.npairs, &b.models)) != 0)
         goto end;
     b.kept = calloc((size_t)b.npairs + 1, sizeof *b.kept);
     b.line = calloc((size_t)b.npairs + 1, sizeof *b.line);
@@ -451,6 +454,7 @@ end:
     free(b.order);
     free(b.task);
     free(b.dev_cfg);
+    sq_batch_models_free(&b.models);
     sq_manifest_free(&b.pairs, b.npairs);
     pthread_mutex_destroy(&b.mu);
     return ret;

@@ -18,12 +18,14 @@ static uint64_t group_hash(const SqPair *p)
     uint64_t h = hash_str(14695981039346656037ull, p->ref);
     for (int k = 0; k < p->nfeat; k++)
         h = hash_str(h, p->features[k]);
-    return h;
+    return hash_str(h, p->model ? p->model : "");
 }
 
 static int same_group(const SqPair *a, const SqPair *b)
 {
-    if (strcmp(a->ref, b->ref) || a->nfeat != b->nfeat)
+    /* a chunk is one job, and a job scores one set of models */
+    if (strcmp(a->ref, b->ref) || a->nfeat != b->nfeat ||
+        strcmp(a->model ? a->model : "", b->model ? b->model : ""))
         return 0;
     for (int k = 0; k < a->nfeat; k++)
         if (strcmp(a->features[k], b->features[k]))
@@ -32,7 +34,7 @@ static int same_group(const SqPair *a, const SqPair *b)
 }
 
 /*
- * The pairs still to score, grouped by reference and features (a hash: a
+ * The pairs still to score, grouped by reference, features and models (a hash: a
  * catalog has 100k pairs and as many references), groups in first-seen
  * order, each cut into chunks of at most `chunk` pairs: a chunk is scored
  * as one ladder and its lines are written when it ends.

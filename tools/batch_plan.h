@@ -22,7 +22,7 @@ typedef struct SqTask {
 } SqTask;
 
 /*
- * The pairs without a kept line, grouped by reference and features (groups
+ * The pairs without a kept line, grouped by reference, features and model (groups
  * in first-seen order, pairs in manifest order), each group cut into tasks
  * of at most chunk pairs: *order (the pairs) and *task (*ntasks), malloc'd
  * (the caller frees both, also on failure). 0, or -1 out of memory.

@@ -7,6 +7,7 @@
 #include <pthread.h>
 #include <stdio.h>
 
+#include "batch_models.h"
 #include "batch_plan.h"
 #include "cli_parse.h"
 #include "manifest.h"
@@ -21,6 +22,7 @@ typedef struct Batch {
     char **kept;        /* --resume: the line kept for a pair, NULL: to score */
     char **line;        /* this run's line of a pair, once its chunk is done */
     char *settings;     /* what every line records (results.h) */
+    SqBatchModels models; /* the manifest's own models, by pair */
     int *order;         /* pairs to score, grouped */
     SqTask *task;
     int ntasks, next_task;

@@ -172,16 +172,19 @@ int cli_finish_stdout(void)
 #endif
 #define SQ_MODEL_HELP_DIR SQ_MODEL_DIR
 
+const char *cli_model_refused(const CliSettings *cfg)
+{
+    if (cfg->hwaccel)
+        return "a model with --hwaccel cuda: libvmaf reads host frames; decode in software "
+               "(drop --hwaccel)";
+    if (cfg->read_only)
+        return "--read-only scores nothing: drop the model";
+    return NULL;
+}
+
 /* --model: each value loaded once, for every job of the process. */
 static int add_model(CliSettings *cfg, const char *spec)
 {
-#ifndef SQ_HAVE_VMAF
-    (void)cfg;
-    (void)spec;
-    cli_error("--model: this build of speedqa has no libvmaf; install libvmaf-dev >= 3.0 (or "
-              "point PKG_CONFIG_PATH at a libvmaf's lib/pkgconfig) and rebuild");
-    return -1;
-#else
     /* reachable until exit: the jobs read it, nothing frees it */
     static SqModel *models;
     char err[1200];
@@ -189,36 +192,13 @@ static int add_model(CliSettings *cfg, const char *spec)
         cli_error("out of memory");
         return -1;
     }
-    if (cfg->n_models == SQ_MODEL_MAX) {
-        cli_error("--model: at most %d models", SQ_MODEL_MAX);
-        return -1;
-    }
-    SqModel *m = &models[cfg->n_models];
-    if (sq_model_load_spec(m, spec, err, sizeof err) < 0) {
+    if (sq_model_add(models, cfg->n_models, spec, err, sizeof err) < 0) {
         cli_error("%s", err);
         return -1;
     }
-    /* the options the model gives speedqa's own features, checked now: a
-     * bad one is the model file's fault, not a --feature's */
-    for (int k = 0; k < m->nfeatures; k++) {
-        char fspec[400], ferr[400] = "options too long";
-        const char *one[2] = { fspec, NULL };
-        if (m->f[k].native && (sq_model_feature_spec(&m->f[k], fspec, sizeof fspec) < 0 ||
-                               speedqa_check_features(one, ferr, sizeof ferr) < 0)) {
-            cli_error("--model: model %s: feature %s: %s", m->path, m->f[k].name, ferr);
-            return -1;
-        }
-    }
-    for (int i = 0; i < cfg->n_models; i++)
-        if (!strcmp(models[i].name, m->name)) {
-            cli_error("--model: two models named '%s': give each its own with :name=...",
-                      m->name);
-            return -1;
-        }
     cfg->models = models;
-    cfg->n_models++;
+    cfg->model_specs[cfg->n_models++] = spec;
     return 0;
-#endif
 }
 
 /* --feature names that are libvmaf's extractors (cambi, psnr, ...) go to
@@ -778,13 +758,8 @@ int cli_parse(CliSettings *cfg, int argc, char *const *argv)
     resolve_auto(cfg);
     if (split_features(cfg) < 0)
         return SQ_EXIT_USAGE;
-    if (cfg->n_models && cfg->hwaccel) {
-        cli_error("--model with --hwaccel cuda: libvmaf reads host frames; decode in software "
-                  "(drop --hwaccel)");
-        return SQ_EXIT_USAGE;
-    }
-    if (cfg->n_models && cfg->read_only) {
-        cli_error("--read-only scores nothing: drop --model");
+    if (cfg->n_models && cli_model_refused(cfg)) {
+        cli_error("--model: %s", cli_model_refused(cfg));
         return SQ_EXIT_USAGE;
     }
     if (cfg->batch_path) {

@@ -53,6 +53,7 @@ typedef struct CliSettings {
     int backend_auto;           /* --backend auto, resolved by the CLI's rule (cli_parse.c) */
     const SqModel *models;      /* --model, loaded (process lifetime); n_models of them */
     int n_models;
+    const char *model_specs[SQ_MODEL_MAX]; /* --model's values as given (the results' settings) */
     int no_prediction;          /* -n: with --model, its features only */
     const char *vmaf_features[SPEEDQA_MAX_FEATURES + 1]; /* --feature for libvmaf's extractors */
     int n_vmaf_features;
@@ -87,6 +88,10 @@ int cli_finish_stdout(void);
  * cli_capture(NULL, 0, 0); warnings always print.
  */
 void cli_capture(char *buf, size_t len, int echo);
+
+/* Why cfg's flags cannot score a VMAF model (--hwaccel, --read-only), or
+ * NULL: the rule for --model and for a batch manifest's model column. */
+const char *cli_model_refused(const CliSettings *cfg);
 
 /* Prints "speedqa: error: " + message + newline to stderr. */
 void cli_error(const char *fmt, ...)

@@ -93,7 +93,7 @@ char *sq_pair_features(const SqPair *p)
 }
 
 int sq_result_line_parse(const char *line, char *ref, char *dis, char *output, char *features,
-                         size_t len, int *failed)
+                         char *model, size_t len, int *failed)
 {
     SqField f[SQ_MANIFEST_MAX_FIELDS];
     int nf;
@@ -110,6 +110,9 @@ int sq_result_line_parse(const char *line, char *ref, char *dis, char *output, c
         /* a line too long to hold is never a match */
         if (snprintf(features, len, "%s", ft && ft->str ? ft->str : "") >= (int)len)
             snprintf(features, len, "%c", 1);
+        const SqField *md = sq_field(f, nf, "model");
+        if (snprintf(model, len, "%s", md && md->str ? md->str : "") >= (int)len)
+            snprintf(model, len, "%c", 1);
         *failed = sq_field(f, nf, "error") != NULL || !sq_field(f, nf, "pooled_metrics");
     } else {
         ret = -1;
@@ -147,6 +150,35 @@ static int set_features(SqPair *p, const char *s, char *err, size_t errlen, cons
     return 0;
 }
 
+/* Append the parts of "a;b" to p->model, ';'-joined (trimmed; empty parts
+ * dropped): one string, as the result line records it and --resume and the
+ * batch's grouping compare it. */
+static int add_model(SqPair *p, const char *s)
+{
+    for (const char *a = s; *a;) {
+        const char *e = strchr(a, ';');
+        size_t n = e ? (size_t)(e - a) : strlen(a);
+        const char *b = a;
+        while (n && isspace((unsigned char)*b))
+            b++, n--;
+        while (n && isspace((unsigned char)b[n - 1]))
+            n--;
+        if (n) {
+            size_t old = p->model ? strlen(p->model) : 0;
+            char *m = realloc(p->model, old + n + 2);
+            if (!m)
+                return -ENOMEM;
+            if (old)
+                m[old++] = ';';
+            memcpy(m + old, b, n);
+            m[old + n] = '\0';
+            p->model = m;
+        }
+        a = e ? e + 1 : a + strlen(a);
+    }
+    return 0;
+}
+
 static int add_pair(SqPair **pairs, int *n, int *cap, SqPair *p)
 {
     if (*n == *cap) {
@@ -166,6 +198,7 @@ static void pair_free(SqPair *p)
     free(p->ref);
     free(p->dis);
     free(p->output);
+    free(p->model);
     for (int k = 0; k < p->nfeat; k++)
         free(p->features[k]);
 }
@@ -218,6 +251,16 @@ static int load_jsonl(char *text, const char *path, SqPair **pairs, int *n, char
                     ret = set_features(&p, ft->str, err, errlen, where);
                 for (int k = 0; ft && !ret && k < ft->narr; k++)
                     ret = set_features(&p, ft->arr[k], err, errlen, where);
+                const SqField *md = sq_field(f, nf, "model");
+                if (!ret && md && md->str)
+                    ret = add_model(&p, md->str);
+                for (int k = 0; md && !ret && k < md->narr; k++)
+                    ret = add_model(&p, md->arr[k]);
+                if (!ret && md && !md->str && md->narr < 0) {
+                    snprintf(err, errlen, "%s: model must be a string or an array of strings",
+                             where);
+                    ret = -EINVAL;
+                }
                 if (!ret && ft && !ft->str && ft->narr == -2) {
                     snprintf(err, errlen, "%s: more than %d features", where, SPEEDQA_MAX_FEATURES);
                     ret = -EINVAL;
@@ -304,8 +347,8 @@ static int csv_record(char **p, char **fl, int *nfl, int *lineno)
 
 static int load_csv(char *text, const char *path, SqPair **pairs, int *n, char *err, size_t errlen)
 {
-    int cap = 0, lineno = 1, ret = 0, col[4] = { -1, -1, -1, -1 }, header = 0;
-    static const char *const names[4] = { "ref", "dis", "features", "output" };
+    int cap = 0, lineno = 1, ret = 0, col[5] = { -1, -1, -1, -1, -1 }, header = 0;
+    static const char *const names[5] = { "ref", "dis", "features", "output", "model" };
     char *p = text;
     if (!strncmp(p, "\xEF\xBB\xBF", 3))
         p += 3; /* a spreadsheet's UTF-8 mark */
@@ -338,7 +381,7 @@ static int load_csv(char *text, const char *path, SqPair **pairs, int *n, char *
             return ret;
         if (!header) {
             for (int i = 0; i < nfl; i++)
-                for (int k = 0; k < 4; k++)
+                for (int k = 0; k < 5; k++)
                     if (!strcmp(fl[i], names[k]) && col[k] >= 0 && !ret) {
                         snprintf(err, errlen, "%s: the column \"%s\" appears twice in the "
                                  "header; refusing to guess which one counts", where, names[k]);
@@ -349,18 +392,20 @@ static int load_csv(char *text, const char *path, SqPair **pairs, int *n, char *
             header = 1;
             if (!ret && (col[0] < 0 || col[1] < 0)) {
                 snprintf(err, errlen, "%s: the header must name the columns ref and dis "
-                         "(optional: features, output)", where);
+                         "(optional: features, model, output)", where);
                 ret = -EINVAL;
             }
         } else {
             SqPair p1 = { .line = at };
-            char **dst[4] = { &p1.ref, &p1.dis, NULL, &p1.output };
-            for (int k = 0; k < 4 && !ret; k++) {
+            char **dst[5] = { &p1.ref, &p1.dis, NULL, &p1.output, NULL };
+            for (int k = 0; k < 5 && !ret; k++) {
                 const char *v = col[k] >= 0 && col[k] < nfl ? fl[col[k]] : NULL;
                 if (!v)
                     continue;
                 if (k == 2)
                     ret = set_features(&p1, v, err, errlen, where);
+                else if (k == 4)
+                    ret = add_model(&p1, v);
                 else if (!(*dst[k] = strdup(v)))
                     ret = -ENOMEM;
             }

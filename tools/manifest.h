@@ -14,15 +14,17 @@ typedef struct SqPair {
     char *ref, *dis, *output;   /* output NULL: no per-frame report */
     char *features[SPEEDQA_MAX_FEATURES + 1]; /* NULL-terminated */
     int nfeat;                  /* 0: the default pair of features */
+    char *model;                /* its --model values, ';'-joined; NULL: the command's --model */
     int line;                   /* 1-based line in the manifest */
 } SqPair;
 
 /*
  * Every pair of the manifest at path. CSV: a header row naming the columns
- * ref and dis (required), features (feature strings separated by ';') and
- * output, in any order, other columns ignored; RFC 4180 quoting. JSON lines
- * (the first record, after blank lines and comments, starts with '{'): one object per line with those
- * keys, features a string (';'-separated) or an array of strings. Blank
+ * ref and dis (required), features (feature strings separated by ';'),
+ * model (--model values separated by ';') and output, in any order, other
+ * columns ignored; RFC 4180 quoting. JSON lines (the first record, after
+ * blank lines and comments, starts with '{'): one object per line with those
+ * keys, features and model a string (';'-separated) or an array of strings. Blank
  * lines and lines starting with '#' are skipped. 0, or a negative errno
  * with one line (naming the file and line) in err.
  */
@@ -39,11 +41,11 @@ void sq_json_string(FILE *f, const char *s);
 /*
  * A results line read back: 0 when it is one JSON object with string "ref"
  * and "dis" (copied to ref, dis; output to output or "", features to
- * features or "": all len bytes), *failed set when
+ * features or "", model to model or "": all len bytes), *failed set when
  * it has an "error"; -1 when it is not such a line (a torn last line).
  */
 int sq_result_line_parse(const char *line, char *ref, char *dis, char *output, char *features,
-                         size_t len, int *failed);
+                         char *model, size_t len, int *failed);
 
 /* A pair's features joined with ';' (what its result line records), "" for the default; malloc'd. */
 char *sq_pair_features(const SqPair *p);

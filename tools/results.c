@@ -31,6 +31,15 @@ char *sq_results_settings(const CliSettings *cfg)
                 cfg->raw.bpc);
     for (int k = 0; k < cfg->n_features; k++)
         fprintf(f, "%sfeature=%s", ";", cfg->features[k]);
+    /* libvmaf's --feature values, the models and -n change a line's numbers
+     * too: a line scored with other models is never kept (a pair's own model
+     * is the line's "model", part of its key) */
+    for (int k = 0; k < cfg->n_vmaf_features; k++)
+        fprintf(f, ";feature=%s", cfg->vmaf_features[k]);
+    for (int k = 0; k < cfg->n_models; k++)
+        fprintf(f, ";model=%s", cfg->model_specs[k] ? cfg->model_specs[k] : "");
+    if (cfg->no_prediction)
+        fputs(";no_prediction", f);
     if (fclose(f) != 0) {
         free(buf);
         return NULL;
@@ -64,6 +73,10 @@ char *sq_results_line(const SqPair *p, const SqJobStream *st, const char *settin
         fputs(", \"features\": ", f);
         sq_json_string(f, fs);
         free(fs);
+    }
+    if (p->model) {
+        fputs(", \"model\": ", f);
+        sq_json_string(f, p->model);
     }
     if (st->exit) {
         fputs(", \"error\": ", f);
@@ -104,12 +117,14 @@ static uint64_t hash_str(uint64_t h, const char *s)
     return (h ^ 0xff) * 1099511628211ull; /* a separator: ("ab","c") != ("a","bc") */
 }
 
-static uint64_t pair_hash(const char *ref, const char *dis, const char *out, const char *feat)
+static uint64_t pair_hash(const char *ref, const char *dis, const char *out, const char *feat,
+                          const char *model)
 {
-    return hash_str(hash_str(hash_str(hash_str(14695981039346656037ull, ref), dis), out), feat);
+    return hash_str(hash_str(hash_str(hash_str(hash_str(14695981039346656037ull, ref), dis), out),
+                             feat), model);
 }
 
-/* The pairs by (ref, dis, output, features): open addressing, equal keys chained in next. */
+/* The pairs by (ref, dis, output, features, model): open addressing, equal keys chained in next. */
 typedef struct PairIndex {
     int *slot;      /* pair index + 1 of a chain's head; 0 empty */
     int *next;      /* next pair with the same key, -1 none */
@@ -118,10 +133,11 @@ typedef struct PairIndex {
 } PairIndex;
 
 static int pair_matches(const SqPair *p, const char *feat, const char *ref, const char *dis,
-                        const char *out, const char *want_feat)
+                        const char *out, const char *want_feat, const char *model)
 {
     return !strcmp(p->ref, ref) && !strcmp(p->dis, dis) &&
-           !strcmp(p->output ? p->output : "", out) && !strcmp(feat, want_feat);
+           !strcmp(p->output ? p->output : "", out) && !strcmp(feat, want_feat) &&
+           !strcmp(p->model ? p->model : "", model);
 }
 
 static int index_build(PairIndex *ix, const SqPair *pairs, int n)
@@ -144,8 +160,8 @@ static int index_build(PairIndex *ix, const SqPair *pairs, int n)
             return -ENOMEM;
         }
         ix->next[i] = -1;
-        size_t s = (size_t)pair_hash(p->ref, p->dis, p->output ? p->output : "", ix->feat[i]) &
-                   (ix->nslot - 1);
+        size_t s = (size_t)pair_hash(p->ref, p->dis, p->output ? p->output : "", ix->feat[i],
+                                     p->model ? p->model : "") & (ix->nslot - 1);
         for (;; s = (s + 1) & (ix->nslot - 1)) {
             const int h = ix->slot[s] - 1;
             if (h < 0) {
@@ -154,7 +170,7 @@ static int index_build(PairIndex *ix, const SqPair *pairs, int n)
                 break;
             }
             if (pair_matches(&pairs[h], ix->feat[h], p->ref, p->dis,
-                             p->output ? p->output : "", ix->feat[i])) {
+                             p->output ? p->output : "", ix->feat[i], p->model ? p->model : "")) {
                 ix->next[tail[h]] = i;
                 tail[h] = i;
                 break;
@@ -167,12 +183,12 @@ static int index_build(PairIndex *ix, const SqPair *pairs, int n)
 
 /* The first pair with this key and no kept line yet; -1 none. */
 static int index_find(const PairIndex *ix, const SqPair *pairs, char **kept, const char *ref,
-                      const char *dis, const char *out, const char *feat)
+                      const char *dis, const char *out, const char *feat, const char *model)
 {
-    size_t s = (size_t)pair_hash(ref, dis, out, feat) & (ix->nslot - 1);
+    size_t s = (size_t)pair_hash(ref, dis, out, feat, model) & (ix->nslot - 1);
     for (; ix->slot[s]; s = (s + 1) & (ix->nslot - 1)) {
         int i = ix->slot[s] - 1;
-        if (!pair_matches(&pairs[i], ix->feat[i], ref, dis, out, feat))
+        if (!pair_matches(&pairs[i], ix->feat[i], ref, dis, out, feat, model))
             continue;
         for (; i >= 0; i = ix->next[i])
             if (!kept[i])
@@ -218,7 +234,8 @@ int sq_results_resume(const char *path, const SqPair *pairs, int n, const char *
     int ret = !tf || fclose(tf) != 0 ? -ENOMEM : index_build(&ix, pairs, n);
     const size_t fl = 8192;
     char *ref = malloc(fl), *dis = malloc(fl), *out = malloc(fl), *feat = malloc(fl);
-    if (!ref || !dis || !out || !feat)
+    char *model = malloc(fl);
+    if (!ref || !dis || !out || !feat || !model)
         ret = -ENOMEM;
     ssize_t len;
     long long pos = 0;
@@ -228,8 +245,8 @@ int sq_results_resume(const char *path, const SqPair *pairs, int n, const char *
         line[--len] = '\0';
         int failed = 1, match = -1;
         if (same_settings(line, (size_t)len, tail) &&
-            sq_result_line_parse(line, ref, dis, out, feat, fl, &failed) == 0 && !failed)
-            match = index_find(&ix, pairs, kept, ref, dis, out, feat);
+            sq_result_line_parse(line, ref, dis, out, feat, model, fl, &failed) == 0 && !failed)
+            match = index_find(&ix, pairs, kept, ref, dis, out, feat, model);
         if (match >= 0 && !(kept[match] = strdup(line)))
             ret = -ENOMEM;
         if (match < 0)
@@ -244,6 +261,7 @@ int sq_results_resume(const char *path, const SqPair *pairs, int n, const char *
     free(dis);
     free(out);
     free(feat);
+    free(model);
     free(tail);
     index_free(&ix, n);
     return ret;

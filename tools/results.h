@@ -23,7 +23,7 @@ char *sq_results_line(const SqPair *p, const SqJobStream *st, const char *settin
 
 /*
  * --resume: reads path and, for each pair of the manifest, the line of a
- * scored run of that pair (ref, dis, output, features) with these settings,
+ * scored run of that pair (ref, dis, output, features, model) with these settings,
  * in any order, into kept[i] (malloc'd; NULL: to score). *all_kept: every
  * complete line of the file was kept, so new lines may be appended after
  * *keep_bytes (a torn last line is cut). 0, or -errno. Linear in lines + pairs.

@@ -37,7 +37,8 @@ typedef struct SpeedqaIo SpeedqaIo;
 /**
  * argv: flags exactly as `speedqa` takes them, without the program name
  * (e.g. {"-r", "a.y4m", "-d", "b.y4m", "--precision", "max"}); copied.
- * 0, or 2 (a bad flag; --help and --version are refused too) with one line in err.
+ * 0, or 2 (a bad flag; --help and --version are refused too) with one line in err
+ * (1: out of memory).
  */
 SPEEDQA_IO_API int speedqa_io_new(SpeedqaIo **io, int argc, const char *const *argv, char *err,
                                   size_t errlen);
@@ -102,7 +103,8 @@ typedef struct SpeedqaIoManifest SpeedqaIoManifest;
 SPEEDQA_IO_API int speedqa_io_manifest_load(SpeedqaIoManifest **m, const char *path, char *err,
                                             size_t errlen);
 SPEEDQA_IO_API int speedqa_io_manifest_count(const SpeedqaIoManifest *m);
-/** key: "ref", "dis", "output" (NULL when none), "features" (';'-joined, "" default). */
+/** key: "ref", "dis", "output" (NULL when none), "features" (';'-joined, "" default),
+ *  "model" (its --model values, ';'-joined, "": the command's --model). */
 SPEEDQA_IO_API const char *speedqa_io_manifest_get(const SpeedqaIoManifest *m, int i,
                                                    const char *key);
 SPEEDQA_IO_API int speedqa_io_manifest_line(const SpeedqaIoManifest *m, int i);

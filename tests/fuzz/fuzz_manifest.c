@@ -100,11 +100,12 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     FUZZ_CHECK(line, "malloc");
     memcpy(line, data, size);
     line[size] = '\0';
-    char ref[256], dis[256], out[256], feat[256];
+    char ref[256], dis[256], out[256], feat[256], model[256];
     int failed = -1;
-    if (sq_result_line_parse(line, ref, dis, out, feat, sizeof ref, &failed) == 0)
+    if (sq_result_line_parse(line, ref, dis, out, feat, model, sizeof ref, &failed) == 0)
         FUZZ_CHECK(memchr(ref, 0, sizeof ref) && memchr(dis, 0, sizeof dis) &&
-                   memchr(out, 0, sizeof out) && memchr(feat, 0, sizeof feat) &&
+                   memchr(model, 0, sizeof model) && memchr(out, 0, sizeof out) &&
+                   memchr(feat, 0, sizeof feat) &&
                    (failed == 0 || failed == 1), "result line");
     free(line);
     return 0;

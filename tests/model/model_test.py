@@ -170,6 +170,81 @@ def test_batch():
     check(len(lines) == len(chosen), "batch: one line per pair")
 
 
+def test_batch_models():
+    """A manifest's model column: each pair scored with its own models (two pairs of
+    one reference with two models: never one chunk), an empty value with --model's;
+    a value that does not load refused before anything is scored; --resume keeps
+    no line scored with another --model or -n."""
+    (ref_rel, dis_rel), = [p for p in pairs() if "576x324" in p[0]][:1]
+    ref, dis = clip(ref_rel), clip(dis_rel)
+    want = {m: reference(ref, dis, m, "bm." + m)[0]["pooled"]
+            for m in ("vmaf_v1.0.16_3d0h", "vmaf_v0.6.1", "vmaf_v1.0.16_5d0h")}
+    manifest = os.path.join(WORK, "models.csv")
+    with open(manifest, "w") as f:
+        f.write("ref,dis,model\n%s,%s,version=vmaf_v1.0.16_3d0h\n%s,%s,version=vmaf_v0.6.1\n"
+                "%s,%s,\n" % (ref, dis, ref, dis, ref, dis))
+    res = os.path.join(WORK, "models.jsonl")
+    if os.path.exists(res):
+        os.remove(res)
+    base = [SPEEDQA, "--batch", manifest, "--precision", "max", "--threads", "2",
+            "--frame_cnt", str(MAX_FRAMES), "-o", res]
+    code, _, err = run(base + ["--model", "version=vmaf_v1.0.16_5d0h"])
+    lines = [json.loads(l) for l in open(res)] if code == 0 else []
+    check(code == 0 and len(lines) == 3, "batch with a model column: exit 0, 3 lines (%r)" % err)
+    for line, model, given in zip(lines, ("vmaf_v1.0.16_3d0h", "vmaf_v0.6.1", "vmaf_v1.0.16_5d0h"),
+                                  ("version=vmaf_v1.0.16_3d0h", "version=vmaf_v0.6.1", None)):
+        got = line["pooled_metrics"]["vmaf"]
+        check(all("%.17g" % got[k] == "%.17g" % want[model][k] for k in want[model]),
+              "batch model column %s: pooled vmaf equals libvmaf's own run" % model)
+        check(line.get("model") == given, "the line records the pair's model (%r)"
+              % line.get("model"))
+    before = open(res, "rb").read() if lines else b""
+    code, _, err = run(base + ["--model", "version=vmaf_v1.0.16_5d0h", "--resume"])
+    check(code == 0 and "3 kept" in err and open(res, "rb").read() == before,
+          "--resume with the same --model keeps every line (%d %r)" % (code, err))
+    code, _, err = run(base + ["--model", "version=vmaf_v1.0.16_3d0h", "--resume"])
+    lines = [json.loads(l) for l in open(res)] if code == 0 else []
+    got = lines[2]["pooled_metrics"]["vmaf"] if len(lines) == 3 else {}
+    check(code == 0 and "0 kept" in err and
+          all("%.17g" % got.get(k, -1) == "%.17g" % want["vmaf_v1.0.16_3d0h"][k]
+              for k in want["vmaf_v1.0.16_3d0h"]),
+          "--resume with another --model scores every pair again, with it (%d %r)" % (code, err))
+    code, _, err = run(base + ["--model", "version=vmaf_v1.0.16_3d0h", "--resume", "-n"])
+    lines = [json.loads(l) for l in open(res)] if code == 0 else []
+    check(code == 0 and "0 kept" in err and len(lines) == 3 and
+          all("vmaf" not in l["pooled_metrics"] for l in lines),
+          "--resume with -n added scores again, without predictions (%d %r)" % (code, err))
+    # a value that does not load: its file and line, exit 2, nothing scored or written
+    for bad_value, words in (("version=vmaf_v9", ["vmaf_v9"]),
+                             ("version=vmaf_v0.6.1;version=vmaf_v0.6.1", ["name="])):
+        bad = os.path.join(WORK, "badmodel.csv")
+        with open(bad, "w") as f:
+            f.write("ref,dis,model\n%s,%s,\n%s,%s,\"%s\"\n" % (ref, dis, ref, dis, bad_value))
+        out = os.path.join(WORK, "badmodel.jsonl")
+        if os.path.exists(out):
+            os.remove(out)
+        code, so, se = run([SPEEDQA, "--batch", bad, "-o", out])
+        lines_err = se.strip().splitlines()
+        check(code == 2 and len(lines_err) == 1 and "badmodel.csv:3:" in lines_err[0] and
+              all(w in lines_err[0] for w in words) and not os.path.exists(out),
+              "manifest model %r: one line naming the file and line, exit 2, nothing "
+              "written (%d %r)" % (bad_value, code, se))
+    # JSON lines: an array of values, each model under its own name
+    jl = os.path.join(WORK, "models.jsonl.manifest")
+    with open(jl, "w") as f:
+        f.write(json.dumps({"ref": ref, "dis": dis, "model": ["version=vmaf_v1.0.16_3d0h:name=a",
+                                                             "version=vmaf_v0.6.1:name=b"]}) + "\n")
+    code, out, err = run([SPEEDQA, "--batch", jl, "--precision", "max", "-q",
+                          "--frame_cnt", str(MAX_FRAMES)])
+    line = json.loads(out) if code == 0 else {"pooled_metrics": {}}
+    check(code == 0 and all("%.17g" % line["pooled_metrics"].get(n, {}).get(k, -1) ==
+                            "%.17g" % want[m][k] for n, m in (("a", "vmaf_v1.0.16_3d0h"),
+                                                              ("b", "vmaf_v0.6.1"))
+                            for k in want[m]),
+          "JSON-lines model array: each named model equals libvmaf's own run (%d %r)"
+          % (code, err))
+
+
 def one_line_error(args, code_want, words, what):
     out = os.path.join(WORK, "err.json")
     if os.path.exists(out):
@@ -327,10 +402,19 @@ def test_nolibvmaf():
     lines = err.strip().splitlines()
     check(code == 2 and len(lines) == 1 and "libvmaf" in lines[0] and "rebuild" in lines[0],
           "--model without libvmaf: one line saying how to get it (%d %r)" % (code, err))
+    man = os.path.join(WORK, "m.csv")
+    with open(man, "w") as f:
+        f.write("ref,dis,model\nx.y4m,y.y4m,version=vmaf_v0.6.1\n")
+    code, out, err2 = run([SPEEDQA, "--batch", man])
+    lines2 = err2.strip().splitlines()
+    check(code == 2 and len(lines2) == 1 and "m.csv:2: " in lines2[0] and
+          lines2[0].endswith(lines[0].split("error: ", 1)[-1]),
+          "a manifest's model without libvmaf: --model's line, naming the file and line "
+          "(%d %r)" % (code, err2))
 
 
 os.makedirs(WORK, exist_ok=True)
-{"equal": test_equal, "ladder": lambda: (test_ladder(), test_batch()), "errors": test_errors, "layouts": test_layouts,
+{"equal": test_equal, "ladder": lambda: (test_ladder(), test_batch(), test_batch_models()), "errors": test_errors, "layouts": test_layouts,
  "backends": test_backends,
  "nolibvmaf": test_nolibvmaf}[MODE]()
 if failures:

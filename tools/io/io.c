@@ -29,6 +29,7 @@ static void io_destroy(SpeedqaIo *io)
     for (int i = 0; io->argv && i < io->argc; i++)
         free(io->argv[i]);
     free(io->argv);
+    free(io->models);
     free(io);
 }
 
@@ -78,13 +79,26 @@ int speedqa_io_new(SpeedqaIo **out, int argc, const char *const *argv, char *err
     opterr = 0;
     (void)getopt(1, dummy, "");
     cli_capture(line, sizeof line, 0);
-    const int r = cli_parse(&io->cfg, io->argc, io->argv);
+    int r = cli_parse(&io->cfg, io->argc, io->argv);
+    /* cli_parse loads --model into one array for the process (the CLI parses
+     * once); a handle keeps its own copy, taken under the lock, so another
+     * handle's models never replace this one's under its jobs */
+    if (r < 0 && io->cfg.n_models) {
+        const size_t sz = sizeof *io->models * (size_t)io->cfg.n_models;
+        if ((io->models = malloc(sz)) != NULL) {
+            memcpy(io->models, io->cfg.models, sz);
+            io->cfg.models = io->models;
+        } else {
+            snprintf(line, sizeof line, "out of memory");
+            r = SQ_EXIT_INTERNAL;
+        }
+    }
     cli_capture(NULL, 0, 0);
     pthread_mutex_unlock(&parse_mu);
     if (r >= 0) {
         sq_io_copy(err, errlen, line[0] ? line : "bad arguments");
         io_destroy(io);
-        return SQ_EXIT_USAGE;
+        return r == SQ_EXIT_INTERNAL ? r : SQ_EXIT_USAGE;
     }
     io->cfg.io_read = 1;
     *out = io;

@@ -64,7 +64,8 @@ const char *speedqa_io_manifest_get(const SpeedqaIoManifest *m, int i, const cha
         return NULL;
     const SqPair *p = &m->pairs[i];
     return !strcmp(key, "ref") ? p->ref : !strcmp(key, "dis") ? p->dis
-         : !strcmp(key, "output") ? p->output : !strcmp(key, "features") ? m->features[i] : NULL;
+         : !strcmp(key, "output") ? p->output : !strcmp(key, "features") ? m->features[i]
+         : !strcmp(key, "model") ? (p->model ? p->model : "") : NULL;
 }
 
 int speedqa_io_manifest_line(const SpeedqaIoManifest *m, int i)

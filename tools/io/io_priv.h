@@ -6,7 +6,8 @@
 #include "speedqa/speedqa_io.h"
 
 struct SpeedqaIo {
-    CliSettings cfg; /* points into argv */
+    CliSettings cfg; /* points into argv, and into models */
+    SqModel *models; /* --model's, this handle's own copy */
     char **argv;
     int argc;
 };

@@ -12,6 +12,7 @@
 #include <unistd.h>
 
 #include "model.h"
+#include "speedqa/speedqa.h"
 
 #ifndef SQ_MODEL_DIR
 #define SQ_MODEL_DIR "/usr/local/share/speedqa/model"
@@ -207,4 +208,44 @@ int sq_model_feature_spec(const SqModelFeature *f, char *buf, size_t len)
         o += (size_t)snprintf(buf + o, len - o, "%c%s=%s", i ? ':' : '=', f->opts[i].key,
                               f->opts[i].val);
     return o < len ? 0 : -1;
+}
+
+/* The one loader of a run's models: --model (cli_parse.c) and a batch
+ * manifest's model column (batch_models.c) check the same things. */
+int sq_model_add(SqModel *models, int n, const char *spec, char *err, size_t len)
+{
+#ifndef SQ_HAVE_VMAF
+    (void)models;
+    (void)n;
+    (void)spec;
+    snprintf(err, len, "--model: this build of speedqa has no libvmaf; install libvmaf-dev >= "
+             "3.0 (or point PKG_CONFIG_PATH at a libvmaf's lib/pkgconfig) and rebuild");
+    return -1;
+#else
+    if (n >= SQ_MODEL_MAX) {
+        snprintf(err, len, "--model: at most %d models", SQ_MODEL_MAX);
+        return -1;
+    }
+    SqModel *m = &models[n];
+    if (sq_model_load_spec(m, spec, err, len) < 0)
+        return -1;
+    /* the options the model gives speedqa's own features, checked now: a
+     * bad one is the model file's fault, not a --feature's */
+    for (int k = 0; k < m->nfeatures; k++) {
+        char fspec[400], ferr[400] = "options too long";
+        const char *one[2] = { fspec, NULL };
+        if (m->f[k].native && (sq_model_feature_spec(&m->f[k], fspec, sizeof fspec) < 0 ||
+                               speedqa_check_features(one, ferr, sizeof ferr) < 0)) {
+            snprintf(err, len, "--model: model %s: feature %s: %s", m->path, m->f[k].name, ferr);
+            return -1;
+        }
+    }
+    for (int i = 0; i < n; i++)
+        if (!strcmp(models[i].name, m->name)) {
+            snprintf(err, len, "--model: two models named '%s': give each its own with :name=...",
+                     m->name);
+            return -1;
+        }
+    return 0;
+#endif
 }

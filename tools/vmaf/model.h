@@ -42,6 +42,14 @@ typedef struct SqModel {
  */
 int sq_model_load_spec(SqModel *m, const char *spec, char *err, size_t len);
 
+/*
+ * spec loaded as models[n], after models[0..n) of the same run, with the
+ * checks --model makes (the options a model gives speedqa's features, one
+ * name per model, at most SQ_MODEL_MAX). 0, or -1 with one line in err;
+ * without libvmaf in the build, always the line saying how to get it.
+ */
+int sq_model_add(SqModel *models, int n, const char *spec, char *err, size_t len);
+
 /* Reads a model file (its model_dict: feature names and options). 0 or -1. */
 int sq_model_load(SqModel *m, const char *path, char *err, size_t len);
 
