@@ -162,11 +162,29 @@ def features_flags(features) -> List[str]:
     return out
 
 
+def model_flags(model=None, no_prediction: bool = False) -> List[str]:
+    """--model for each value (a str in --model's syntax, or a list of them;
+    a str may hold several separated by ';' as a manifest's model column
+    does) and -n: the CLI parses and loads them, so its rules and errors hold."""
+    if model is None:
+        models: List[str] = []
+    elif isinstance(model, (str, os.PathLike)):
+        models = [m.strip() for m in os.fspath(model).split(";") if m.strip()]
+    else:
+        models = [os.fspath(m) for m in model]
+    out = []
+    for m in models:
+        out += ["--model", m]
+    return out + (["-n"] if no_prediction else [])
+
+
 def common_flags(features=None, backend="cpu", threads=1, frame_cnt=0, precision="max",
-                 device=None, extra: Sequence[str] = ()) -> List[str]:
+                 device=None, extra: Sequence[str] = (), model=None,
+                 no_prediction: bool = False) -> List[str]:
     if precision not in ("legacy", "max"):
         raise ValueError("precision %r is not legacy or max" % (precision,))
-    out = features_flags(features) + ["--backend", str(backend), "--threads",
+    out = features_flags(features) + model_flags(model, no_prediction) + [
+        "--backend", str(backend), "--threads",
                                       str(check_int("threads", threads)),
                                       "--precision", precision]
     if frame_cnt:
@@ -179,13 +197,18 @@ def common_flags(features=None, backend="cpu", threads=1, frame_cnt=0, precision
 def score_files(ref: PathLike, dis: PathLike, features=None, backend: str = "cpu",
                 threads: int = 1, width=None, height=None, pix_fmt=None, bitdepth=None,
                 frame_cnt: int = 0, precision: str = "max", device=None,
-                as_frame: bool = False, extra: Sequence[str] = ()) -> Any:
+                as_frame: bool = False, extra: Sequence[str] = (), model=None,
+                no_prediction: bool = False) -> Any:
     """Score ref against dis exactly as `speedqa -r REF -d DIS --json` does
     (same readers: Y4M, raw given width/height/pix_fmt/bitdepth, mp4/mkv/...
     through libav; same checks and errors). Returns the JSON document as
     json.load reads it; precision="max" (the default) keeps every float as
     computed, "legacy" is the CLI's 6-decimal report text. as_frame=True:
     a pandas DataFrame of the per-frame metrics (index frameNum) instead.
+    model: a VMAF model in --model's syntax ("version=vmaf_v0.6.1",
+    "path=m.json:name=x"), or a list of them (each under its own name=);
+    no_prediction=True: the models' features only (-n). Needs a speedqa
+    built with libvmaf (else Error with the CLI's line, exit code 2).
     Raises FileNotFoundError for a missing input, Error(message=the CLI's
     line, exit_code=the CLI's exit code) for any other failure, a pair
     without a frame included (exit 3)."""
@@ -193,7 +216,8 @@ def score_files(ref: PathLike, dis: PathLike, features=None, backend: str = "cpu
     _require(dis)
     args = ["-r", os.fspath(ref), "-d", os.fspath(dis), "--json", "-q"]
     args += _raw_flags(width, height, pix_fmt, bitdepth)
-    args += common_flags(features, backend, threads, frame_cnt, precision, device, extra)
+    args += common_flags(features, backend, threads, frame_cnt, precision, device, extra, model,
+                         no_prediction)
     with _io.Io(args) as io:
         rep = (_io.Report * 1)()
         r = _io.lib().speedqa_io_score(io.h, rep, 1)

@@ -19,7 +19,8 @@ class ManifestError(ValueError):
 
 def read_manifest(path: Union[str, "os.PathLike[str]"]) -> List[Dict[str, Optional[str]]]:
     """The pairs of a manifest, in order: dicts with ref, dis, output (None
-    when none), features (';'-joined, "" for the default pair) and line."""
+    when none), features (';'-joined, "" for the default pair), model
+    (';'-joined --model values, "" for the command's --model) and line."""
     h, err = ctypes.c_void_p(), ctypes.create_string_buffer(_io.ERR_LEN)
     L = _io.lib()
     r = L.speedqa_io_manifest_load(ctypes.byref(h), _io.fs(path), err, _io.ERR_LEN)
@@ -35,6 +36,7 @@ def read_manifest(path: Union[str, "os.PathLike[str]"]) -> List[Dict[str, Option
             out.append({"ref": os.fsdecode(get(b"ref")), "dis": os.fsdecode(get(b"dis")),
                         "output": os.fsdecode(o) if o is not None else None,
                         "features": _io.text(get(b"features")),
+                        "model": _io.text(get(b"model")),
                         "line": L.speedqa_io_manifest_line(h, i)})
         return out
     finally:

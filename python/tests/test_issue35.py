@@ -120,11 +120,13 @@ def test_manifest_reads_what_the_cli_reads(tmp_path):
     man = tmp_path / "m.jsonl"
     man.write_text('# c\n{"ref": "a b.y4m", "dis": "d\\u00e9.y4m", "features": ["speed_temporal",'
                    ' "speed_chroma=speed_kernelscale=0.5"], "x": {"ref": 1}}\n\n'
-                   '{"dis": "z.y4m", "ref": "y.y4m", "output": "o.json"}\n')
+                   '{"dis": "z.y4m", "ref": "y.y4m", "output": "o.json",'
+                   ' "model": [" version=vmaf_v0.6.1 ", "path=m.json:name=x"]}\n')
     assert M.read_manifest(man) == [
         {"ref": "a b.y4m", "dis": "d\u00e9.y4m", "output": None,
-         "features": "speed_temporal;speed_chroma=speed_kernelscale=0.5", "line": 2},
-        {"ref": "y.y4m", "dis": "z.y4m", "output": "o.json", "features": "", "line": 4}]
+         "features": "speed_temporal;speed_chroma=speed_kernelscale=0.5", "model": "", "line": 2},
+        {"ref": "y.y4m", "dis": "z.y4m", "output": "o.json", "features": "",
+         "model": "version=vmaf_v0.6.1;path=m.json:name=x", "line": 4}]
 
 
 def frame_lines_variants(n):
