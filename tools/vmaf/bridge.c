@@ -24,6 +24,7 @@ struct SqVmaf {
     SqVmafOrder order;          /* where speedqa's names go in the report */
     const char *lead[SQ_MODEL_MAX * SQ_MODEL_MAX_FEATURES];
     char imported[SPEEDQA_MAX_SCORES][256];
+    SqVmafFeed *feed;           /* with threads: vmaf_read_pictures beside the reading */
 };
 
 static enum VmafPixelFormat vmaf_fmt(SpeedqaPixelFormat f)
@@ -202,6 +203,10 @@ int sq_vmaf_open(SqVmaf **out, const SqVmafSetup *s, char *err, size_t len)
     int r = load_models(v, err, len);
     for (int i = 0; !r && i < s->n_features; i++)
         r = use_extra(v, s->features[i], err, len);
+    if (!r && s->threads > 1 && sq_vmaf_feed_start(&v->feed, v->ctx) < 0) {
+        snprintf(err, len, "cannot start a thread for libvmaf");
+        r = -1;
+    }
     if (r < 0) {
         sq_vmaf_close(&v);
         return -1;
@@ -214,6 +219,14 @@ static const char *fmt_name(enum VmafPixelFormat f)
 {
     static const char *const n[] = { "?", "4:2:0", "4:2:2", "4:4:4", "4:0:0" };
     return (unsigned)f < 5 ? n[f] : "?";
+}
+
+static int refused(const SqVmaf *v, unsigned index, int e, char *err, size_t len)
+{
+    snprintf(err, len, "libvmaf (%s) refuses frame %u of these %ux%u %s %u-bit inputs for "
+             "the model's features (error %d)", vmaf_version(), index, v->w, v->h,
+             fmt_name(v->pix_fmt), v->bpc, e);
+    return -1;
 }
 
 int sq_vmaf_send(SqVmaf *v, const SpeedqaPicture *ref, const SpeedqaPicture *dis,
@@ -232,14 +245,19 @@ int sq_vmaf_send(SqVmaf *v, const SpeedqaPicture *ref, const SpeedqaPicture *dis
     }
     sq_vmaf_copy_picture(&r, ref);
     sq_vmaf_copy_picture(&d, dis);
-    const int e = vmaf_read_pictures(v->ctx, &r, &d, index);
-    if (e) {
-        snprintf(err, len, "libvmaf (%s) refuses frame %u of these %ux%u %s %u-bit inputs for "
-                 "the model's features (error %d)", vmaf_version(), index, v->w, v->h,
-                 fmt_name(v->pix_fmt), v->bpc, e);
-        return -1;
-    }
+    const int e = v->feed ? sq_vmaf_feed_put(v->feed, &r, &d, index, &index)
+                          : vmaf_read_pictures(v->ctx, &r, &d, index);
+    if (e)
+        return refused(v, index, e, err, len);
     return 0;
+}
+
+/* Every frame handed over is libvmaf's: the thread that fed them is done. */
+static int fed(SqVmaf *v, char *err, size_t len)
+{
+    unsigned index = 0;
+    const int e = sq_vmaf_feed_stop(&v->feed, &index);
+    return e ? refused(v, index, e, err, len) : 0;
 }
 
 /* speedqa's output names are libvmaf's; a name without option suffix is
@@ -254,6 +272,8 @@ static const char *const provided[][2] = {
 int sq_vmaf_import(SqVmaf *v, const char *name, double value, unsigned index, char *err,
                    size_t len)
 {
+    if (v->feed && fed(v, err, len) < 0)
+        return -1;
     int seen = 0;
     for (int i = 0; i < v->order.nimported && !seen; i++)
         seen = !strcmp(v->imported[i], name);
@@ -275,6 +295,8 @@ void sq_vmaf_close(SqVmaf **pv)
     SqVmaf *v = pv ? *pv : NULL;
     if (!v)
         return;
+    unsigned index;
+    sq_vmaf_feed_stop(&v->feed, &index); /* before the context its thread feeds */
     if (v->ctx)
         vmaf_close(v->ctx);
     for (int i = 0; i < SQ_MODEL_MAX; i++)
@@ -288,6 +310,8 @@ int sq_vmaf_finish(SqVmaf *v, unsigned nframes, const unsigned long long *frames
                    size_t nreport, SqVmafReport *rep, char *err, size_t len)
 {
     memset(rep, 0, sizeof *rep);
+    if (v->feed && fed(v, err, len) < 0)
+        return -1;
     if (!nframes) {
         snprintf(err, len, "no frames to score");
         return -1;

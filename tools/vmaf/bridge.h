@@ -76,6 +76,16 @@ int sq_vmaf_report_of(VmafContext *ctx, const SqVmafOrder *order, unsigned nfram
                       const unsigned long long *frames, size_t nreport, SqVmafReport *rep,
                       char *err, size_t len);
 
+/* feed.c: vmaf_read_pictures on a thread of its own (a queue of a few frame
+ * pairs; put takes the pictures and blocks while the queue is full). put and
+ * stop return the first error of vmaf_read_pictures so far (its frame in
+ * *bad_index), 0 if none; stop drains the queue and ends the thread. */
+typedef struct SqVmafFeed SqVmafFeed;
+int sq_vmaf_feed_start(SqVmafFeed **f, VmafContext *ctx);
+int sq_vmaf_feed_put(SqVmafFeed *f, VmafPicture *ref, VmafPicture *dis, unsigned index,
+                     unsigned *bad_index);
+int sq_vmaf_feed_stop(SqVmafFeed **f, unsigned *bad_index);
+
 /* picture.c: src into dst, allocated by vmaf_picture_alloc for its format. */
 void sq_vmaf_copy_picture(VmafPicture *dst, const SpeedqaPicture *src);
 
