@@ -112,6 +112,9 @@ static int open_ctx(SpeedqaContext **ctx, SpeedqaBackend be, const Frames *fr, c
     s.device_name = dev;
     s.n_threads = threads;
     s.logger = logger;
+    /* the path being timed (set by main below); the library reads no environment */
+    const char *soft = getenv("SPEEDQA_OPENCL_SOFT_F64");
+    s.opencl_soft_f64 = soft && !strcmp(soft, "1");
     return speedqa_open(ctx, &s);
 }
 

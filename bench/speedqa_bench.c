@@ -224,9 +224,6 @@ static double api_best(const Clip *c, const char *const *feats, unsigned mask, i
     fflush(stdout);
     const pid_t pid = fork();
     if (pid == 0) {
-        char m[32];
-        snprintf(m, sizeof(m), "%u", mask);
-        setenv("SPEEDQA_CPU_MASK", m, 1);
         double best = 1e30;
         for (int r = 0; r < reps; r++) {
             const double t = api_pass(c, feats, mask, threads);
