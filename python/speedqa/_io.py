@@ -11,6 +11,7 @@ import sys
 import threading
 from typing import List, Optional, Sequence, Tuple
 
+from . import _lib as _L
 from ._scorer import Error
 
 _lib = None
@@ -110,19 +111,8 @@ def lib():
     if _lib is None:
         with _lock:
             if _lib is None:
-                errors = []
-                for name in _candidates():
-                    try:
-                        handle = ctypes.CDLL(name)
-                    except OSError as e:
-                        errors.append(str(e))
-                        continue
-                    _declare(handle)
-                    _lib = handle
-                    break
-                else:
-                    raise OSError("cannot load libspeedqa_io (install speedqa, or set "
-                                  "SPEEDQA_IO_LIB to its path): " + "; ".join(errors[:3]))
+                _lib = _L.load_first(_candidates(), _declare, "libspeedqa_io (install speedqa, "
+                                     "or set SPEEDQA_IO_LIB to its path)")
     return _lib
 
 

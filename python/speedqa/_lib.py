@@ -136,11 +136,29 @@ def _declare(lib):
         fn.argtypes = args
 
 
+def load_first(candidates, declare, what):
+    """The first of candidates that loads, declared; OSError naming what otherwise."""
+    errors = []
+    for name in candidates:
+        try:
+            handle = ctypes.CDLL(name)
+        except OSError as e:
+            errors.append(str(e))
+            continue
+        declare(handle)
+        return handle
+    raise OSError("cannot load %s: %s" % (what, "; ".join(errors[:3])))
+
+
 def lib():
     """The loaded libspeedqa (SPEEDQA_LIB, else the system's)."""
     global _lib
-    if _lib is not None:
-        return _lib
+    if _lib is None:
+        with _lock:
+            if _lib is None:
+                _lib = load_first(_candidates(), _declare,
+                                  "libspeedqa (set SPEEDQA_LIB to its path)")
+    return _lib
     with _lock:
         if _lib is None:
             errors = []
