@@ -37,7 +37,7 @@ static void test_flags_and_score(void)
     CHECK(speedqa_io_new(&io, 1, help, err, sizeof err) == 2 && !io, "--help taken");
     const char *ok[] = { "-r", ref, "-d", dis, "--precision", "max" };
     io = io_of(6, ok);
-    SpeedqaIoReport rep[1];
+    SpeedqaIoReport rep[2]; /* the second call passes two (one too many for its one -d) */
     CHECK(speedqa_io_score(io, rep, 1) == 0 && rep[0].text && strstr(rep[0].text, "\"frameNum\": 4")
           && !rep[0].error[0], "score: %d %s", rep[0].exit, rep[0].error);
     speedqa_io_reports_free(rep, 1);
