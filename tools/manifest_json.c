@@ -64,41 +64,50 @@ static json_object *parse_len(const char *p, size_t len)
     return o;
 }
 
-/*
- * The top-level keys of the valid object at p, walked: each string met at
- * depth 1 where a key stands (after '{' or ','). On a key decoded twice,
- * 1 with it in dup; 0 when none repeats; -1 out of memory.
- */
+/* The next top-level key literal of the valid object at or after *p (the
+ * string met at depth 1 where a key stands: after '{' or ','), *p moved past
+ * it; NULL when no key is left. *depth carries the nesting between calls. */
+static const char *next_key(const char **p, int *depth)
+{
+    int want_key = 0;
+    while (**p) {
+        const char c = **p;
+        if (c == '"') {
+            const char *k = *p, *e = literal_end(k);
+            const int is_key = *depth == 1 && want_key;
+            *p = e;
+            want_key = 0;
+            if (is_key)
+                return k;
+            continue;
+        }
+        *depth += c == '{' || c == '[';
+        *depth -= c == '}' || c == ']';
+        if (c != ' ' && c != '\t' && c != '\r' && c != '\n')
+            want_key = *depth == 1 && (c == '{' || c == ',');
+        (*p)++;
+    }
+    return NULL;
+}
+
+/* On a top-level key of the valid object at p decoded twice, 1 with it in
+ * dup; 0 when none repeats; -1 out of memory. */
 static int repeated_key(const char *p, char *dup, size_t duplen)
 {
     json_object *seen = json_object_new_object();
     if (!seen)
         return -1;
-    int depth = 0, want_key = 0, ret = 0;
-    while (*p && !ret) {
-        const char c = *p;
-        if (c == '"') {
-            const char *e = literal_end(p);
-            if (depth == 1 && want_key) {
-                json_object *k = parse_len(p, (size_t)(e - p));
-                const char *ks = k ? json_object_get_string(k) : NULL;
-                if (!ks)
-                    ret = -1;
-                else if (json_object_object_get_ex(seen, ks, NULL))
-                    ret = 1, snprintf(dup, duplen, "%s", ks);
-                else if (json_object_object_add(seen, ks, NULL) != 0)
-                    ret = -1;
-                json_object_put(k);
-            }
-            want_key = 0;
-            p = e;
-            continue;
-        }
-        depth += c == '{' || c == '[';
-        depth -= c == '}' || c == ']';
-        if (c != ' ' && c != '\t' && c != '\r' && c != '\n')
-            want_key = depth == 1 && (c == '{' || c == ',');
-        p++;
+    int depth = 0, ret = 0;
+    for (const char *k; !ret && (k = next_key(&p, &depth));) {
+        json_object *o = parse_len(k, (size_t)(p - k));
+        const char *ks = o ? json_object_get_string(o) : NULL;
+        if (!ks)
+            ret = -1;
+        else if (json_object_object_get_ex(seen, ks, NULL))
+            ret = 1, snprintf(dup, duplen, "%s", ks);
+        else if (json_object_object_add(seen, ks, NULL) != 0)
+            ret = -1;
+        json_object_put(o);
     }
     json_object_put(seen);
     return ret;
@@ -108,21 +117,9 @@ static int repeated_key(const char *p, char *dup, size_t duplen)
 static size_t count_keys(const char *p)
 {
     size_t n = 0;
-    int depth = 0, want_key = 0;
-    while (*p) {
-        const char c = *p;
-        if (c == '"') {
-            n += depth == 1 && want_key;
-            want_key = 0;
-            p = literal_end(p);
-            continue;
-        }
-        depth += c == '{' || c == '[';
-        depth -= c == '}' || c == ']';
-        if (c != ' ' && c != '\t' && c != '\r' && c != '\n')
-            want_key = depth == 1 && (c == '{' || c == ',');
-        p++;
-    }
+    int depth = 0;
+    while (next_key(&p, &depth))
+        n++;
     return n;
 }
 

@@ -159,19 +159,3 @@ def lib():
                 _lib = load_first(_candidates(), _declare,
                                   "libspeedqa (set SPEEDQA_LIB to its path)")
     return _lib
-    with _lock:
-        if _lib is None:
-            errors = []
-            for name in _candidates():
-                try:
-                    handle = ctypes.CDLL(name)
-                except OSError as e:
-                    errors.append(str(e))
-                    continue
-                _declare(handle)
-                _lib = handle
-                break
-            else:
-                raise OSError("cannot load libspeedqa (set SPEEDQA_LIB to its path): "
-                              + "; ".join(errors))
-    return _lib
