@@ -174,9 +174,6 @@ int cli_finish_stdout(void)
 
 const char *cli_model_refused(const CliSettings *cfg)
 {
-    if (cfg->hwaccel)
-        return "a model with --hwaccel cuda: libvmaf reads host frames; decode in software "
-               "(drop --hwaccel)";
     if (cfg->read_only)
         return "--read-only scores nothing: drop the model";
     return NULL;
@@ -227,11 +224,6 @@ static int split_features(CliSettings *cfg)
     cfg->n_features = keep;
     cfg->features[keep] = NULL;
     cfg->vmaf_features[cfg->n_vmaf_features] = NULL;
-    if (cfg->n_vmaf_features && cfg->hwaccel) {
-        cli_error("--feature %s with --hwaccel cuda: libvmaf reads host frames; decode in "
-                  "software (drop --hwaccel)", cfg->vmaf_features[0]);
-        return -1;
-    }
 #else
     (void)cfg;
 #endif

@@ -292,6 +292,8 @@ typedef struct Run {
     LogState *log;
     int vmaf_only;      /* --model whose features are all libvmaf's: no speedqa context */
     long long sent;     /* reference frames sent */
+    SpeedqaPicture ref_host;  /* --model with NVDEC: the reference's host copy ... */
+    long long ref_host_sent;  /* ... of this frame (0: none yet, frames count from 1) */
     unsigned touched;   /* --read-only: a sum that keeps the reads */
     int ref_read_exit;
     char ref_read_err[1100];
@@ -443,6 +445,28 @@ static int next_frame(SqInput *in, SqPrefetch *ahead, SpeedqaPicture *pic, char 
     if (ahead)
         return sq_prefetch_next(ahead, pic, err, errlen);
     return sq_input_read(in, pic, err, errlen);
+}
+
+/* --model: libvmaf reads host memory; a frame NVDEC decoded goes to it
+ * through a host copy (the reference's once per frame: the copy stays
+ * valid until the reference's next one). */
+static int model_send(Run *run, Stream *s, const SpeedqaPicture *pr, const SpeedqaPicture *pd)
+{
+    SpeedqaPicture hr, hd;
+    char err[1024];
+    if (pr->memory != SPEEDQA_MEM_HOST && run->ref_host_sent != run->sent + 1) {
+        if (sq_input_host_copy(run->ref, pr, &run->ref_host, err, sizeof err) < 0) {
+            cli_error("%s", err);
+            return SQ_EXIT_INPUT;
+        }
+        run->ref_host_sent = run->sent + 1;
+    }
+    hr = pr->memory != SPEEDQA_MEM_HOST ? run->ref_host : *pr;
+    if (sq_input_host_copy(s->in, pd, &hd, err, sizeof err) < 0) {
+        cli_error("%s", err);
+        return SQ_EXIT_INPUT;
+    }
+    return sq_model_run_send(s->vm, &hr, &hd, s->sent);
 }
 
 /*
@@ -630,8 +654,7 @@ static int score(Run *run)
             break;
         }
         for (int d = 0; d < run->n; d++) {
-            int r = rd[d] == 1 && run->s[d].vm
-                        ? sq_model_run_send(run->s[d].vm, &pr, &pd[d], run->s[d].sent) : 0;
+            int r = rd[d] == 1 && run->s[d].vm ? model_send(run, &run->s[d], &pr, &pd[d]) : 0;
             if (r) {
                 give_back_all(run, 1, &pr, rd, pd);
                 return r;

@@ -16,6 +16,10 @@ MODE layouts: NV12 and P010 raw input score as their Y4M.
 MODE errors: a model file that does not parse, an unknown version, two models of
   one name, -n: one line, nonzero exit, no report left.
 MODE nolibvmaf: a build without libvmaf answers --model with one line, exit 2.
+MODE hwaccel: frames NVDEC decodes (--hwaccel cuda: H.264 8-bit, HEVC Main10) give
+  libvmaf's own run of the model on the same files decoded in software (vmaf_ref
+  reads them through libav), single runs and a ladder; exit 77 without a CUDA
+  device, libav or clips ($SPEEDQA_NVDEC_CLIPS, else made with ffmpeg).
 """
 import json
 import lzma
@@ -413,9 +417,57 @@ def test_nolibvmaf():
           "(%d %r)" % (code, err2))
 
 
+def nvdec_clips():
+    d = os.environ.get("SPEEDQA_NVDEC_CLIPS")
+    if d and os.path.isdir(d):
+        return d
+    d = os.path.join(WORK, "clips")
+    if not os.path.exists(os.path.join(d, "h264_1080p_dis.mkv")):
+        subprocess.run(["sh", os.path.join(SRC, "bench", "make_nvdec_clips.sh"), d, "test"],
+                       capture_output=True, check=False)
+    return d if os.path.exists(os.path.join(d, "h264_1080p_dis.mkv")) else None
+
+
+def test_hwaccel():
+    code, out, _ = run([SPEEDQA, "--list-devices"])
+    lines = out.splitlines()
+    if "cuda:" not in lines or not lines[lines.index("cuda:") + 1:][:1] or \
+            not lines[lines.index("cuda:") + 1].startswith("0:"):
+        print("skip: no CUDA device")
+        sys.exit(77)
+    d = nvdec_clips()
+    if not d:
+        print("skip: no NVDEC clips ($SPEEDQA_NVDEC_CLIPS) and no ffmpeg to make them")
+        sys.exit(77)
+    model = "vmaf_v1.0.16_3d0h"
+    for c in ("h264_1080p", "hevc10_360p"):
+        ref, dis = os.path.join(d, c + "_ref.mkv"), os.path.join(d, c + "_dis.mkv")
+        if not os.path.exists(ref):
+            print("note: no %s clip" % c)
+            continue
+        want, lib = reference(ref, dis, model, c)
+        if want is None:
+            check(False, "%s: vmaf_ref refused (%s)" % (c, lib))
+            continue
+        base = [SPEEDQA, "-r", ref, "-d", dis, "--model", "version=" + model, "--precision",
+                "max", "--json", "--frame_cnt", str(MAX_FRAMES), "--hwaccel", "cuda"]
+        code, out, err = run(base)
+        check(code == 0 and "software" not in err,
+              "%s: --hwaccel cuda --model exit 0, decoded on NVDEC (%d %r)" % (c, code, err))
+        if code == 0:
+            compare(json.loads(out), want, lib, c + " --hwaccel cuda")
+        # a ladder: the reference's host copy serves both streams
+        code, out, err = run(base[:5] + ["-d", dis] + base[5:] + ["-o", os.path.join(WORK, c + "_{i}.json")])
+        check(code == 0, "%s: ladder --hwaccel cuda --model exit 0 (%d %r)" % (c, code, err))
+        for i in (1, 2):
+            p = os.path.join(WORK, "%s_%d.json" % (c, i))
+            if code == 0 and os.path.exists(p):
+                compare(json.load(open(p)), want, lib, "%s ladder stream %d" % (c, i))
+
+
 os.makedirs(WORK, exist_ok=True)
 {"equal": test_equal, "ladder": lambda: (test_ladder(), test_batch(), test_batch_models()), "errors": test_errors, "layouts": test_layouts,
- "backends": test_backends,
+ "backends": test_backends, "hwaccel": test_hwaccel,
  "nolibvmaf": test_nolibvmaf}[MODE]()
 if failures:
     print("%d failed" % len(failures))

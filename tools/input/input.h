@@ -93,6 +93,17 @@ const SqInputInfo *sq_input_info(const SqInput *in);
 int sq_input_read(SqInput *in, SpeedqaPicture *pic, char *err, size_t errlen);
 
 /*
+ * A host copy of a device picture this input lent (a GPU frame of
+ * sq_input_read, not yet released), for what reads host memory only
+ * (libvmaf under --model): the same format, layout and alignment, in a
+ * buffer of the input's, valid until the next call. A host picture comes
+ * back as it is. 0, or a negative errno with the message in err. Call it
+ * from one thread (the reading may go on beside it on a read-ahead).
+ */
+int sq_input_host_copy(SqInput *in, const SpeedqaPicture *pic, SpeedqaPicture *out, char *err,
+                       size_t errlen);
+
+/*
  * Regular Y4M and raw files are memory-mapped (unless SPEEDQA_IO=read):
  * sq_input_read returns pictures that point into the mapping, valid until
  * the input is closed. A file that shrinks while mapped raises SIGBUS on

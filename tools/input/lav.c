@@ -34,8 +34,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "input_priv.h"
-#include "lav_dl.h"
+#include "lav_priv.h"
 
 #define LAV_IO_BUF 65536
 
@@ -43,33 +42,6 @@
  * mp4/m4v/3gp, "matroska" webm): the containers and elementary streams
  * encoded video for scoring comes in. */
 #define LAV_CONTAINERS "mov,matroska,avi,mpegts,mpeg,mxf,flv,ivf,obu,h264,hevc,m4v,mpegvideo"
-
-/* A decoded frame out on loan. busy: 0 free, 1 lent, 2 being given back. */
-typedef struct Held {
-    AVFrame *frame;
-    atomic_int busy;
-} Held;
-
-typedef struct LavPriv {
-    AVFormatContext *fmt;
-    AVIOContext *io;
-    AVCodecContext *dec;
-    AVPacket *pkt;
-    AVFrame *frame;
-    int stream;
-    int pending;       /* p->frame holds a decoded frame not yet returned */
-    int drained;       /* the decoder was sent its end-of-stream */
-    off_t base;        /* file offset of the stream's byte 0 (seekable only) */
-    enum AVPixelFormat pix;
-    /* --hwaccel cuda */
-    AVBufferRef *hwdev;  /* the CUDA device (primary context) the decoder uses */
-    int hw;              /* the decoder was given the device */
-    enum AVPixelFormat sw; /* the GPU frames' layout (NV12, P010 ...) */
-    Held held[SQ_INPUT_HW_HELD];
-} LavPriv;
-
-/* lav_open_once: NVDEC could not take the stream, try again in software. */
-#define LAV_RETRY_SOFTWARE 1
 
 static const struct {
     enum AVPixelFormat pix;
@@ -99,56 +71,6 @@ static const struct {
     { AV_PIX_FMT_GRAY16, SPEEDQA_PIX_400, 16 },
 };
 
-static const char *pix_name(enum AVPixelFormat pix)
-{
-    const char *n = sq_lav.av_get_pix_fmt_name(pix);
-    return n ? n : "unknown";
-}
-
-static const char *av_msg(int averr, char *buf, size_t len)
-{
-    if (sq_lav.av_strerror(averr, buf, len) < 0)
-        snprintf(buf, len, "libav error %d", averr);
-    return buf;
-}
-
-static int io_read(void *opaque, uint8_t *buf, int size)
-{
-    SqInput *in = opaque;
-    if (size <= 0)
-        return 0;
-    size_t got = sq_in_read_bytes(in, buf, (size_t)size);
-    if (got > 0)
-        return (int)got;
-    return sq_in_ioerror(in) ? AVERROR(EIO) : AVERROR_EOF;
-}
-
-/* Positions are relative to the stream's start; the peeked bytes are the
- * first pb_len of them, so any real seek simply marks them consumed. */
-static int64_t io_seek(void *opaque, int64_t offset, int whence)
-{
-    SqInput *in = opaque;
-    const LavPriv *p = in->priv;
-    whence &= ~AVSEEK_FORCE;
-    if (whence == AVSEEK_SIZE)
-        return in->avail;
-    int64_t cur = (int64_t)(ftello(in->f) - p->base) - (int64_t)(in->pb_len - in->pb_pos);
-    int64_t target;
-    switch (whence) {
-    case SEEK_SET: target = offset; break;
-    case SEEK_CUR: target = cur + offset; break;
-    case SEEK_END: target = in->avail + offset; break;
-    default: return AVERROR(EINVAL);
-    }
-    if (target < 0)
-        return AVERROR(EINVAL);
-    clearerr(in->f);
-    if (fseeko(in->f, p->base + (off_t)target, SEEK_SET) != 0)
-        return AVERROR(errno ? errno : EIO);
-    in->pb_pos = in->pb_len;
-    return target;
-}
-
 /* Next decoded frame into p->frame: 1, 0 at the end, or a negative errno. */
 static int decode(SqInput *in, LavPriv *p)
 {
@@ -165,7 +87,7 @@ static int decode(SqInput *in, LavPriv *p)
             return 0;
         if (r != AVERROR(EAGAIN))
             return sq_in_fail(in, -EINVAL, "cannot decode frame %lld: %s", in->frame_no,
-                              av_msg(r, eb, sizeof eb));
+                              sq_lav_msg(r, eb, sizeof eb));
         if (p->drained)
             return 0;
         for (;;) {
@@ -179,7 +101,7 @@ static int decode(SqInput *in, LavPriv *p)
                 if (sq_in_ioerror(in))
                     return sq_in_fail(in, -EIO, "read error before frame %lld", in->frame_no);
                 return sq_in_fail(in, -EINVAL, "cannot read the packet of frame %lld: %s",
-                                  in->frame_no, av_msg(r, eb, sizeof eb));
+                                  in->frame_no, sq_lav_msg(r, eb, sizeof eb));
             }
             if (p->pkt->stream_index != p->stream) {
                 sq_lav.av_packet_unref(p->pkt);
@@ -198,23 +120,15 @@ static int decode(SqInput *in, LavPriv *p)
         }
         if (r < 0 && r != AVERROR(EAGAIN) && r != AVERROR_EOF)
             return sq_in_fail(in, -EINVAL, "cannot decode frame %lld: %s", in->frame_no,
-                              av_msg(r, eb, sizeof eb));
+                              sq_lav_msg(r, eb, sizeof eb));
     }
-}
-
-/* The layout of a GPU frame's surface (AV_PIX_FMT_NONE for a host frame). */
-static enum AVPixelFormat surface_format(const AVFrame *f)
-{
-    if (f->format != AV_PIX_FMT_CUDA || !f->hw_frames_ctx)
-        return AV_PIX_FMT_NONE;
-    return ((const AVHWFramesContext *)(const void *)f->hw_frames_ctx->data)->sw_format;
 }
 
 static int same_shape(const SqInput *in, const LavPriv *p)
 {
     const AVFrame *f = p->frame;
     return f->width == in->info.format.width && f->height == in->info.format.height &&
-           f->format == p->pix && (p->pix != AV_PIX_FMT_CUDA || surface_format(f) == p->sw);
+           f->format == p->pix && (p->pix != AV_PIX_FMT_CUDA || sq_lav_surface_format(f) == p->sw);
 }
 
 static int check_shape(SqInput *in, const LavPriv *p)
@@ -223,8 +137,8 @@ static int check_shape(SqInput *in, const LavPriv *p)
         return 0;
     return sq_in_fail(in, -EINVAL, "frame %lld is %dx%d %s, the stream started as %dx%d %s",
                       in->frame_no, p->frame->width, p->frame->height,
-                      pix_name((enum AVPixelFormat)p->frame->format), in->info.format.width,
-                      in->info.format.height, pix_name(p->pix));
+                      sq_lav_pix_name((enum AVPixelFormat)p->frame->format), in->info.format.width,
+                      in->info.format.height, sq_lav_pix_name(p->pix));
 }
 
 /* Packs the decoded planes into in->buf, the layout the other readers use. */
@@ -258,118 +172,6 @@ static void set_info(SqInput *in, const LavPriv *p)
         in->info.frames = sq_lav.av_rescale_q(st->duration, st->time_base, av_inv_q(r));
     else if (p->fmt->duration > 0 && r.num > 0 && r.den > 0)
         in->info.frames = sq_lav.av_rescale_q(p->fmt->duration, AV_TIME_BASE_Q, av_inv_q(r));
-}
-
-/* The decoder offers its formats: the GPU one when NVDEC can take the
- * stream (libav drops it and asks again when the hwaccel fails to start). */
-static enum AVPixelFormat pick_format(AVCodecContext *dec, const enum AVPixelFormat *fmts)
-{
-    (void)dec;
-    for (const enum AVPixelFormat *f = fmts; *f != AV_PIX_FMT_NONE; f++)
-        if (*f == AV_PIX_FMT_CUDA)
-            return *f;
-    for (const enum AVPixelFormat *f = fmts; *f != AV_PIX_FMT_NONE; f++) {
-        const AVPixFmtDescriptor *d = sq_lav.av_pix_fmt_desc_get(*f);
-        if (d && !(d->flags & AV_PIX_FMT_FLAG_HWACCEL))
-            return *f;
-    }
-    return AV_PIX_FMT_NONE;
-}
-
-static int has_cuda(const AVCodec *c)
-{
-    const AVCodecHWConfig *h;
-    for (int i = 0; (h = sq_lav.avcodec_get_hw_config(c, i)) != NULL; i++)
-        if (h->device_type == AV_HWDEVICE_TYPE_CUDA &&
-            (h->methods & AV_CODEC_HW_CONFIG_METHOD_HW_DEVICE_CTX))
-            return 1;
-    return 0;
-}
-
-/* The decoder NVDEC works through: libav's own one (AV1's default is
- * libdav1d, which has no hwaccel; the native "av1" decodes only on one). */
-static const AVCodec *hw_codec(const AVCodec *codec)
-{
-    if (codec->id == AV_CODEC_ID_AV1) {
-        const AVCodec *n = sq_lav.avcodec_find_decoder_by_name("av1");
-        if (n)
-            codec = n;
-    }
-    return has_cuda(codec) ? codec : NULL;
-}
-
-/* The first GPU frame's SpeedqaFormat and layout; 0, or -1 for a surface we do not know. */
-static int device_format(SqInput *in, LavPriv *p, SpeedqaFormat *f)
-{
-    const AVPixFmtDescriptor *d = sq_lav.av_pix_fmt_desc_get(p->dec->sw_pix_fmt);
-    const int depth = d ? d->comp[0].depth : 8;
-    p->sw = surface_format(p->frame);
-    f->bpc = depth;
-    /* NVDEC's 16-bit surfaces hold the samples in their top bits */
-    in->msb_aligned = depth > 8 && depth < 16;
-    switch (p->sw) {
-    case AV_PIX_FMT_NV12: f->fmt = SPEEDQA_PIX_420; in->layout = SPEEDQA_LAYOUT_SEMI_PLANAR; break;
-    case AV_PIX_FMT_P010:
-    case AV_PIX_FMT_P016: f->fmt = SPEEDQA_PIX_420; in->layout = SPEEDQA_LAYOUT_SEMI_PLANAR; break;
-    case AV_PIX_FMT_YUV444P:
-    case AV_PIX_FMT_YUV444P16: f->fmt = SPEEDQA_PIX_444; in->layout = SPEEDQA_LAYOUT_PLANAR; break;
-    default: return -1;
-    }
-    if ((depth > 8) != (p->sw == AV_PIX_FMT_P010 || p->sw == AV_PIX_FMT_P016 ||
-                        p->sw == AV_PIX_FMT_YUV444P16))
-        return -1;
-    in->info.device_frames = 1;
-    return 0;
-}
-
-/* A lent frame comes back (any thread; twice is harmless). */
-static void held_release(void *opaque, const void *data0)
-{
-    Held *h = opaque;
-    int lent = 1;
-    (void)data0;
-    if (!atomic_compare_exchange_strong(&h->busy, &lent, 2))
-        return;
-    sq_lav.av_frame_unref(h->frame);
-    atomic_store(&h->busy, 0);
-}
-
-/* p->frame into in->devpic, lent: a GPU frame, or a software one when the
- * caller gives pictures back (sq_input_lend: no copy into in->buf). 0 when
- * every holder is out (a software frame is then copied), or -EBUSY for a
- * GPU frame. */
-static int lend_frame(SqInput *in, LavPriv *p)
-{
-    const int gpu = p->pix == AV_PIX_FMT_CUDA;
-    Held *h = NULL;
-    for (int i = 0; i < SQ_INPUT_HW_HELD && !h; i++)
-        if (atomic_load(&p->held[i].busy) == 0)
-            h = &p->held[i];
-    if (h && !h->frame && !(h->frame = sq_lav.av_frame_alloc()))
-        h = NULL;
-    if (!h && !gpu)
-        return 0;
-    if (!h)
-        return sq_in_fail(in, -EBUSY, "more than %d decoded GPU frames held at once",
-                          SQ_INPUT_HW_HELD);
-    sq_lav.av_frame_move_ref(h->frame, p->frame);
-    atomic_store(&h->busy, 1);
-    SpeedqaPicture *pic = &in->devpic;
-    memset(pic, 0, sizeof *pic);
-    pic->format = in->info.format;
-    pic->memory = gpu ? SPEEDQA_MEM_CUDA : SPEEDQA_MEM_HOST;
-    pic->layout = in->layout;
-    pic->msb_aligned = in->msb_aligned;
-    const int planes = in->layout == SPEEDQA_LAYOUT_SEMI_PLANAR ? 2
-                     : in->info.format.fmt == SPEEDQA_PIX_400 ? 1 : 3;
-    for (int i = 0; i < planes; i++) {
-        pic->data[i] = h->frame->data[i];
-        pic->stride[i] = h->frame->linesize[i];
-    }
-    pic->release = held_release;
-    pic->release_opaque = h;
-    in->devpic_ready = 1;
-    return 1;
 }
 
 static void lav_close(SqInput *in);
@@ -412,62 +214,6 @@ static int lav_open(SqInput *in, const SqRawParams *raw)
     return r;
 }
 
-/* One EBML variable-length number in b[0..n): its length (0: none there) and
- * *v its value; strip: a size, whose marker bit goes and all ones is UINT64_MAX. */
-static size_t ebml_num(const uint8_t *b, size_t n, int strip, uint64_t *v)
-{
-    if (!n)
-        return 0;
-    size_t len = 1;
-    while (len <= 8 && !(b[0] & (0x100 >> len)))
-        len++;
-    if (len > 8 || len > n)
-        return 0;
-    uint64_t x = strip ? b[0] & ((0xffu >> len)) : b[0];
-    int ones = (b[0] & (0xffu >> len)) == (0xffu >> len);
-    for (size_t i = 1; i < len; i++) {
-        x = x << 8 | b[i];
-        ones &= b[i] == 0xff;
-    }
-    *v = strip && ones ? UINT64_MAX : x;
-    return len;
-}
-
-/*
- * A Matroska/WebM file cut short: its Segment declares more bytes than the
- * file holds. libav's demuxer ends such a file at the cut as if it were
- * complete (a shorter video, scored with exit 0), so the size is checked
- * here. An unknown Segment size (a live recording) cannot be checked.
- */
-static int mkv_cut(SqInput *in, LavPriv *p)
-{
-    struct stat st;
-    uint8_t b[64];
-    if (!in->seekable || fstat(fileno(in->f), &st) != 0 || !S_ISREG(st.st_mode))
-        return 0;
-    const ssize_t n = pread(fileno(in->f), b, sizeof b, p->base);
-    uint64_t id, size, seg;
-    size_t o = 0, l;
-    if (n < 8 || !(l = ebml_num(b, (size_t)n, 0, &id)) || id != 0x1A45DFA3)
-        return 0;
-    o += l;
-    if (!(l = ebml_num(b + o, (size_t)n - o, 1, &size)) || size > sizeof b)
-        return 0;
-    o += l + (size_t)size; /* the EBML header's elements */
-    if (o >= (size_t)n || !(l = ebml_num(b + o, (size_t)n - o, 0, &id)) || id != 0x18538067)
-        return 0;
-    o += l;
-    if (o >= (size_t)n || !(l = ebml_num(b + o, (size_t)n - o, 1, &seg)) || seg == UINT64_MAX)
-        return 0;
-    o += l;
-    const uint64_t have = (uint64_t)st.st_size - (uint64_t)p->base;
-    if (seg > have || o + seg > have)
-        return sq_in_fail(in, -EINVAL, "the file is cut short: its Matroska segment declares %llu "
-                          "bytes, %llu are there", (unsigned long long)seg,
-                          (unsigned long long)(have > o ? have - o : 0));
-    return 0;
-}
-
 static int lav_open_once(SqInput *in, int hw)
 {
     char eb[128], hw_why[160] = "";
@@ -491,8 +237,8 @@ static int lav_open_once(SqInput *in, int hw)
     unsigned char *iobuf = sq_lav.av_malloc(LAV_IO_BUF);
     if (!iobuf)
         return sq_in_fail(in, -ENOMEM, "out of memory");
-    p->io = sq_lav.avio_alloc_context(iobuf, LAV_IO_BUF, 0, in, io_read, NULL,
-                                      in->seekable ? io_seek : NULL);
+    p->io = sq_lav.avio_alloc_context(iobuf, LAV_IO_BUF, 0, in, sq_lav_io_read, NULL,
+                                      in->seekable ? sq_lav_io_seek : NULL);
     if (!p->io) {
         sq_lav.av_free(iobuf);
         return sq_in_fail(in, -ENOMEM, "out of memory");
@@ -516,7 +262,7 @@ static int lav_open_once(SqInput *in, int hw)
     if (r < 0) {
         /* avformat_open_input freed the context on failure */
         if (sq_in_ioerror(in))
-            return sq_in_fail(in, -EIO, "read error: %s", av_msg(r, eb, sizeof eb));
+            return sq_in_fail(in, -EIO, "read error: %s", sq_lav_msg(r, eb, sizeof eb));
         sq_in_fail(in, -EINVAL, "not a Y4M file and no raw geometry given (-w -h -p -b), "
                    "and not a container speedqa decodes (mp4/mov, mkv/webm, avi, ts, ps, mxf, "
                    "flv, ivf, raw H.264/HEVC/AV1/MPEG video)");
@@ -524,8 +270,8 @@ static int lav_open_once(SqInput *in, int hw)
     }
     r = sq_lav.avformat_find_stream_info(p->fmt, NULL);
     if (r < 0)
-        return sq_in_fail(in, -EINVAL, "cannot find the streams (%s)", av_msg(r, eb, sizeof eb));
-    if (strstr(p->fmt->iformat->name, "matroska") && (r = mkv_cut(in, p)) < 0)
+        return sq_in_fail(in, -EINVAL, "cannot find the streams (%s)", sq_lav_msg(r, eb, sizeof eb));
+    if (strstr(p->fmt->iformat->name, "matroska") && (r = sq_lav_mkv_cut(in, p)) < 0)
         return r;
     const AVCodec *codec = NULL;
     r = sq_lav.av_find_best_stream(p->fmt, AVMEDIA_TYPE_VIDEO, -1, -1, &codec, 0);
@@ -546,7 +292,7 @@ static int lav_open_once(SqInput *in, int hw)
 
     const AVCodec *sw_codec = codec;
     if (hw) {
-        const AVCodec *c = hw_codec(codec);
+        const AVCodec *c = sq_lav_hw_codec(codec);
         if (!c) {
             snprintf(in->note, sizeof in->note, "%s: libav has no CUDA decoding for %s: "
                      "decoding in software", in->name, codec->name);
@@ -566,7 +312,7 @@ static int lav_open_once(SqInput *in, int hw)
             if (r < 0)
                 return sq_in_fail(in, -ENODEV, "--hwaccel cuda: no usable CUDA device %d (libav: %s; "
                                   "NVDEC needs an NVIDIA GPU and its driver's libcuda.so.1)",
-                                  in->hw_device, av_msg(r, eb, sizeof eb));
+                                  in->hw_device, sq_lav_msg(r, eb, sizeof eb));
             for (int i = 0; i < SQ_INPUT_HW_HELD; i++)
                 if (!(p->held[i].frame = sq_lav.av_frame_alloc()))
                     return sq_in_fail(in, -ENOMEM, "out of memory");
@@ -583,7 +329,7 @@ static int lav_open_once(SqInput *in, int hw)
     if (r >= 0 && hw) {
         if (!(p->dec->hw_device_ctx = sq_lav.av_buffer_ref(p->hwdev)))
             return sq_in_fail(in, -ENOMEM, "out of memory");
-        p->dec->get_format = pick_format;
+        p->dec->get_format = sq_lav_pick_format;
         /* Surfaces for the frames we hold (the read-ahead; the CUDA backend
          * gives a frame back as soon as its copy is queued). libav's CUDA
          * frame pool grows on demand and a returned frame holds no NVDEC
@@ -608,18 +354,18 @@ static int lav_open_once(SqInput *in, int hw)
     if (r >= 0)
         r = sq_lav.avcodec_open2(p->dec, codec, NULL);
     if (r < 0 && hw) {
-        snprintf(hw_why, sizeof hw_why, "the decoder did not open: %s", av_msg(r, eb, sizeof eb));
+        snprintf(hw_why, sizeof hw_why, "the decoder did not open: %s", sq_lav_msg(r, eb, sizeof eb));
         goto software;
     }
     if (r < 0)
         return sq_in_fail(in, -EINVAL, "cannot open the %s decoder (%s)", codec->name,
-                          av_msg(r, eb, sizeof eb));
+                          sq_lav_msg(r, eb, sizeof eb));
 
     /* The first frame says what the decoder really outputs. */
     r = decode(in, p);
     if (hw && (r != 1 || p->frame->format != AV_PIX_FMT_CUDA)) {
         if (r == 1)
-            snprintf(hw_why, sizeof hw_why, "its first frame came in %s", pix_name(p->frame->format));
+            snprintf(hw_why, sizeof hw_why, "its first frame came in %s", sq_lav_pix_name(p->frame->format));
         else
             snprintf(hw_why, sizeof hw_why, "%.150s", r < 0 && in->msg[0] ? in->msg : "no first frame");
         /* on a pipe, keep the software frames the native decoder gave */
@@ -637,10 +383,10 @@ static int lav_open_once(SqInput *in, int hw)
     p->pending = 1;
     p->pix = (enum AVPixelFormat)p->frame->format;
     SpeedqaFormat f = { p->frame->width, p->frame->height, SPEEDQA_PIX_420, 0 };
-    if (p->pix == AV_PIX_FMT_CUDA && device_format(in, p, &f) < 0) {
+    if (p->pix == AV_PIX_FMT_CUDA && sq_lav_device_format(in, p, &f) < 0) {
         snprintf(in->note, sizeof in->note, "%s: NVDEC gives %s surfaces for this %s stream, "
                  "which speedqa does not read: decoding in software", in->name,
-                 pix_name(surface_format(p->frame)), codec->name);
+                 sq_lav_pix_name(sq_lav_surface_format(p->frame)), codec->name);
         return LAV_RETRY_SOFTWARE;
     }
     for (size_t i = 0; i < sizeof pix_map / sizeof pix_map[0]; i++)
@@ -651,7 +397,7 @@ static int lav_open_once(SqInput *in, int hw)
     if (!f.bpc)
         return sq_in_fail(in, -EINVAL, "pixel format '%s' (%s) is not supported: need planar "
                           "YUV 4:2:0, 4:2:2, 4:4:4 or gray at 8, 10, 12 or 16 bits",
-                          pix_name(p->pix), codec->name);
+                          sq_lav_pix_name(p->pix), codec->name);
     r = sq_in_set_format(in, &f);
     if (r < 0)
         return r;
@@ -691,9 +437,9 @@ static int lav_read(SqInput *in)
     LavPriv *p = in->priv;
     int r = next_frame(in, p);
     if (r == 1 && p->pix == AV_PIX_FMT_CUDA)
-        return lend_frame(in, p);
+        return sq_lav_lend_frame(in, p);
     /* the decoder's own buffer, lent: its reference goes back at release */
-    if (r == 1 && in->lend && lend_frame(in, p) == 1)
+    if (r == 1 && in->lend && sq_lav_lend_frame(in, p) == 1)
         return 1;
     if (r == 1) {
         copy_frame(in, p->frame);
@@ -717,6 +463,7 @@ static void lav_close(SqInput *in)
     if (!p)
         return;
     sq_lav.av_frame_free(&p->frame);
+    sq_lav.av_frame_free(&p->host);
     /* frames read ahead and never handed out; lent ones are all back (the
      * CUDA backend gives a device picture back once its copy is queued) */
     for (int i = 0; i < SQ_INPUT_HW_HELD; i++)

@@ -24,6 +24,7 @@
     X(SQ_LAV_UTIL, av_dict_set)                  \
     X(SQ_LAV_UTIL, av_frame_move_ref)            \
     X(SQ_LAV_UTIL, av_hwdevice_ctx_create)       \
+    X(SQ_LAV_UTIL, av_hwframe_transfer_data)     \
     X(SQ_LAV_UTIL, av_pix_fmt_desc_get)          \
     X(SQ_LAV_UTIL, av_free)                      \
     X(SQ_LAV_UTIL, av_freep)                     \
