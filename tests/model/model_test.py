@@ -440,6 +440,7 @@ def test_hwaccel():
         print("skip: no NVDEC clips ($SPEEDQA_NVDEC_CLIPS) and no ffmpeg to make them")
         sys.exit(77)
     model = "vmaf_v1.0.16_3d0h"
+    wants = {}
     for c in ("h264_1080p", "hevc10_360p"):
         ref, dis = os.path.join(d, c + "_ref.mkv"), os.path.join(d, c + "_dis.mkv")
         if not os.path.exists(ref):
@@ -463,6 +464,23 @@ def test_hwaccel():
             p = os.path.join(WORK, "%s_%d.json" % (c, i))
             if code == 0 and os.path.exists(p):
                 compare(json.load(open(p)), want, lib, "%s ladder stream %d" % (c, i))
+        wants[c] = (ref, dis, want)
+    # a batch on NVDEC (a model column): each pair's pooled vmaf is libvmaf's
+    manifest = os.path.join(WORK, "nvdec.csv")
+    with open(manifest, "w") as f:
+        f.write("ref,dis,model\n")
+        for ref, dis, _ in wants.values():
+            f.write("%s,%s,version=%s\n" % (ref, dis, model))
+    code, out, err = run([SPEEDQA, "--batch", manifest, "--hwaccel", "cuda", "--precision", "max",
+                          "-q", "--frame_cnt", str(MAX_FRAMES)])
+    lines = {l["dis"]: l for l in map(json.loads, out.splitlines())} if code == 0 else {}
+    check(code == 0 and len(lines) == len(wants), "--batch --hwaccel cuda with a model column: "
+          "exit 0, a line per pair (%d %r)" % (code, err))
+    for c, (ref, dis, want) in wants.items():
+        got = lines.get(dis, {}).get("pooled_metrics", {}).get("vmaf", {})
+        check(bool(got) and all("%.17g" % got[k] == "%.17g" % want["pooled"][k]
+                                for k in want["pooled"]),
+              "batch %s on NVDEC: pooled vmaf equals libvmaf's" % c)
 
 
 os.makedirs(WORK, exist_ok=True)
