@@ -92,3 +92,32 @@ def test_batch_and_dask_with_models_are_the_cli(vmaf_cli, short, tmp_path, monke
                         "--local-workers", "2"] + flags, capture_output=True, text=True, env=env)
     assert q.returncode == 0, q.stderr
     assert open("dask.jsonl", "rb").read() == want
+
+
+@pytest.mark.parametrize("k", ["420p8", "422p10"])
+def test_model_scorer_is_the_cli(vmaf_cli, short, k):
+    """ModelScorer: frames from memory, the CLI's --model report on the same frames."""
+    d, files = short
+    ref, dis = files[0:2] if k == "420p8" else files[2:4]
+    with speedqa.open_video(ref) as rv, speedqa.open_video(dis) as dv:
+        with speedqa.ModelScorer(rv.width, rv.height, rv.pix_fmt, rv.bitdepth, model=V1,
+                                 threads=2) as s:
+            for a, b in zip(rv, dv):
+                assert s.send(a, b) == []
+            rows = s.flush()
+    want = cli_doc(vmaf_cli, ref, dis, "--model", V1)
+    assert strip_fps(s.report) == strip_fps(want)
+    assert [r["vmaf"] for r in rows] == [f["metrics"]["vmaf"] for f in want["frames"]]
+    assert s.pooled == want["pooled_metrics"]
+
+
+def test_model_scorer_errors(vmaf_cli, short):
+    with pytest.raises(speedqa.Error) as e:
+        speedqa.ModelScorer(64, 64, "420", 8, model="version=vmaf_v9")
+    assert e.value.exit_code == 2 and "vmaf_v9" in str(e.value)
+    with speedqa.ModelScorer(64, 64, "420", 8, model=V1) as s:
+        with pytest.raises(ValueError):
+            s.send([b"x"], [b"y"])
+        with pytest.raises(speedqa.Error) as e:
+            s.flush()  # no frame pair: the CLI's exit 3
+        assert e.value.exit_code == 3
