@@ -9,16 +9,11 @@
 #ifndef _DEFAULT_SOURCE
 #define _DEFAULT_SOURCE /* madvise */
 #endif
-#ifndef _FILE_OFFSET_BITS
-#define _FILE_OFFSET_BITS 64
-#endif
 
-#include <errno.h>
 #include <pthread.h>
 #include <stdatomic.h>
 #include <stdint.h>
 #include <stdlib.h>
-#include <string.h>
 #include <sys/mman.h>
 
 #include "map_priv.h"
