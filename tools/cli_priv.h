@@ -1,6 +1,7 @@
 /*
  * What the files of the CLI's parser (cli_parse.c, cli_help.c,
- * cli_values.c, cli_auto.c) offer each other; not used outside them.
+ * cli_values.c, cli_auto.c) offer each other: the parser is split by what
+ * each part holds, and these are its seams. Not used outside them.
  */
 #ifndef SQ_CLI_PRIV_H
 #define SQ_CLI_PRIV_H
