@@ -50,7 +50,7 @@ typedef struct CliSettings {
     int hwaccel;                /* --hwaccel cuda: compressed inputs decode on NVDEC (device) */
     int decode_threads;         /* --decode-threads: 0 libav's choice; 1 strict (every concealed frame fails) */
     int backend_set;            /* --backend was given */
-    int backend_auto;           /* --backend auto, resolved by the CLI's rule (cli_parse.c) */
+    int backend_auto;           /* --backend auto, resolved by the CLI's rule (cli_auto.c) */
     const SqModel *models;      /* --model, loaded (process lifetime); n_models of them */
     int n_models;
     const char *model_specs[SQ_MODEL_MAX]; /* --model's values as given (the results' settings) */

@@ -1,6 +1,6 @@
 #!/usr/bin/env python3
 """Writes speedqa(1) from the output of `speedqa --help` and `--version`, so
-the man page and --help have one source (tools/cli_parse.c).
+the man page and --help have one source (tools/cli_help.c).
 
 usage: help2man.py SPEEDQA OUT.1
 """

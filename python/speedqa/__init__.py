@@ -18,7 +18,10 @@ layer (readers, reports, number format, batch runner); frames through
 libspeedqa. Both are found where speedqa is installed (SPEEDQA_LIB and
 SPEEDQA_IO_LIB override).
 """
-from ._scorer import Error, Ladder, Scorer, check_features, parse_pix_fmt, pool, version
+from ._error import Error
+from ._ladder import Ladder
+from ._picture import parse_pix_fmt
+from ._scorer import Scorer, check_features, pool, version
 from ._files import Video, open_video, score_files, format_value, to_frame
 from ._batch import batch
 from ._model import ModelScorer

@@ -7,7 +7,7 @@ from typing import Any, Dict, List, Optional, Sequence, Tuple, Union
 
 from . import _io
 from ._files import common_flags
-from ._scorer import Error
+from ._error import Error
 
 
 def batch(manifest: Union[str, "os.PathLike[str]"], results: Optional[Union[str, "os.PathLike[str]"]],

@@ -12,7 +12,7 @@ from typing import Any, Dict, Iterator, List, Optional, Sequence, Tuple, Union
 import numpy as np
 
 from . import _io
-from ._scorer import Error, check_int
+from ._error import Error, check_int
 
 PathLike = Union[str, "os.PathLike[str]"]
 _FMT_NAMES = {0: "400", 1: "420", 2: "422", 3: "444"}

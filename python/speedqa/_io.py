@@ -12,7 +12,7 @@ import threading
 from typing import List, Optional, Sequence, Tuple
 
 from . import _lib as _L
-from ._scorer import Error
+from ._error import Error
 
 _lib = None
 _lock = threading.Lock()

@@ -2,10 +2,11 @@
 
 A model's score needs the whole sequence (motion2 looks one frame ahead,
 pooling at the end) and libvmaf for the features speedqa does not compute,
-so frames do not go to libspeedqa here: they are written as two Y4M
-streams into pipes that the CLI's own job reads (speedqa_io_score on a
-thread of its own: the same reader, model code, libvmaf session and report
-as `speedqa --model`), and flush() returns that job's report.
+so frames do not go to libspeedqa here: their planes go, as raw frames,
+into two pipes that the CLI's own job reads with -w -h -p -b
+(speedqa_io_score on a thread of its own: the same raw reader, model code,
+libvmaf session and report as `speedqa --model`), and flush() returns that
+job's report.
 """
 from __future__ import annotations
 
@@ -19,10 +20,11 @@ import numpy as np
 
 from . import _io
 from . import _lib as L
-from ._files import _cli_error, common_flags, to_frame
-from ._scorer import Error, check_int, file_plane_shapes, parse_pix_fmt
+from ._files import _cli_error, _raw_flags, common_flags, to_frame
+from ._error import Error, check_int
+from ._picture import file_plane_shapes, parse_pix_fmt
 
-_Y4M_FMT = {L.PIX_420: "420", L.PIX_422: "422", L.PIX_444: "444", L.PIX_400: "mono"}
+_PIX = {L.PIX_420: "420", L.PIX_422: "422", L.PIX_444: "444", L.PIX_400: "400"}
 
 
 class ModelScorer:
@@ -33,8 +35,8 @@ class ModelScorer:
                 threads=1, device=None, no_prediction=False, precision="max")
 
     model: as score_files takes it (--model's syntax, or a list). send(ref,
-    dis) takes one pair of (Y, U, V) numpy planes, shaped as a Y4M file
-    stores them, and returns [] (a model scores the sequence); flush() ends
+    dis) takes one pair of (Y, U, V) numpy planes, shaped as a Y4M or raw
+    file stores them (chroma rounded up), and returns [] (a model scores the sequence); flush() ends
     it and returns one dict a frame: every metric of the report ("vmaf" or
     each model's name, the features) plus "frame". After flush, .report is
     the JSON document `speedqa --model ... --json` writes (score_files's),
@@ -57,8 +59,7 @@ class ModelScorer:
         self._thread: Optional[threading.Thread] = None
         flags = common_flags(features, backend, threads, 0, precision, device, (), model,
                              no_prediction)
-        tag = _Y4M_FMT[fmt] + ("" if self.bitdepth == 8 else "p%d" % self.bitdepth)
-        header = ("YUV4MPEG2 W%d H%d F25:1 Ip A1:1 C%s\n" % (self.width, self.height, tag)).encode()
+        flags += _raw_flags(self.width, self.height, _PIX[fmt], self.bitdepth)
         r_read, r_write = os.pipe()
         d_read, d_write = os.pipe()
         try:
@@ -72,8 +73,6 @@ class ModelScorer:
         self._result: Dict[str, Any] = {}
         self._thread = threading.Thread(target=self._run, args=(r_read, d_read), daemon=True)
         self._thread.start()
-        for fd in self._fds:
-            self._write(fd, header)
 
     def _run(self, r_read: int, d_read: int) -> None:
         rep = (_io.Report * 1)()
@@ -102,11 +101,11 @@ class ModelScorer:
         if len(planes) != len(self._shapes):
             raise ValueError("%s: %d planes, this format has %d" % (side, len(planes),
                                                                       len(self._shapes)))
-        out = [b"FRAME\n"]
+        out = []
         for i, (p, shape) in enumerate(zip(planes, self._shapes)):
             a = np.asarray(p)
             if a.shape != shape:
-                raise ValueError("%s plane %d is %s, a Y4M frame of this format holds %s"
+                raise ValueError("%s plane %d is %s, a frame of this format holds %s"
                                  % (side, i, a.shape, shape))
             if a.dtype.kind not in "ui" or a.dtype.itemsize != self._dtype.itemsize:
                 raise TypeError("%s plane %d is %s, %d-bit samples are %s"

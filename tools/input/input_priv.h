@@ -1,6 +1,7 @@
 /*
- * Internals shared by input.c (open, dispatch, buffers, byte helpers) and
- * the readers (y4m.c, yuv.c). Not installed, not used outside tools/input.
+ * Internals shared by input.c (open, dispatch), reader.c (buffers, byte
+ * helpers), map.c and map_ahead.c (mapped reading) and the readers (y4m.c,
+ * yuv.c, lav.c). Not installed, not used outside tools/input.
  *
  * Conventions every reader follows:
  *  - errors go through sq_in_fail(), which writes "name: cause" into

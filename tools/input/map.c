@@ -17,7 +17,7 @@
  * reader, so lent frames go up by DMA from the page cache with no staging
  * copy; the populating thread registers them and unregisters each once
  * every frame in it is back. A frame across two windows is staged as
- * before. The CLI pins only with SPEEDQA_PIN=1 for now (tools/job.c).
+ * before. The CLI pins only with SPEEDQA_PIN=1 for now (tools/job_open.c).
  */
 #ifndef _DEFAULT_SOURCE
 #define _DEFAULT_SOURCE /* madvise */
@@ -39,17 +39,12 @@
 #endif
 #include <unistd.h>
 
-#include "input_priv.h"
+#include "map_priv.h"
 
 #ifndef TMPFS_MAGIC
 #define TMPFS_MAGIC 0x01021994 /* linux/magic.h */
 #endif
-#ifndef MADV_POPULATE_READ
-#define MADV_POPULATE_READ 22 /* Linux 5.14 */
-#endif
 
-/* Frames lent at once, at most: far above any library queue. */
-#define RING 4096
 /* The populating thread keeps this many frames ahead of the reader mapped. */
 #define AHEAD_FRAMES 3
 /* Unmap given-back frames in steps of 8 frames, within these bounds: each
@@ -57,65 +52,6 @@
  * 2: 1-2% faster than steps of 8 MiB), and resident memory grows by a step. */
 #define DROP_MIN ((size_t)8 << 20)
 #define DROP_MAX ((size_t)64 << 20)
-/* Registered windows: at least this, and PIN_FRAMES frames (only a frame
- * lying in one window goes up from it: one in every PIN_FRAMES is staged). */
-#define PIN_MIN ((size_t)64 << 20)
-#define PIN_FRAMES 4
-
-/* Bytes of a frame's payload that the features read (sq_input_rows_read). */
-typedef struct MapRange {
-    size_t off, len;
-} MapRange;
-
-typedef struct MapEntry {
-    struct SqMap *m;
-    atomic_int lent;
-    size_t end;          /* offset just past the frame's payload */
-} MapEntry;
-
-struct SqMap {
-    /* the input's reference plus one per frame lent: the last one unmaps,
-     * so a context closed after its input still gives frames back safely */
-    atomic_long refs;
-    const unsigned char *base;
-    size_t len;
-    size_t page;
-    unsigned long long next, low; /* ring: entries [low, next) may be lent */
-    size_t done_end;      /* every frame ending at or before this is given back */
-    size_t dropped;       /* [0, dropped) is unmapped (page multiple) */
-    size_t drop_step;
-    int small_pages;      /* tmpfs: its page cache holds 4 KiB pages */
-    /*
-     * populate 1: a thread maps the pages of the next frames (one call per
-     * frame, MADV_POPULATE_READ) before the library's threads read them, so
-     * they do not take a page fault per 64 KiB on the scoring path; 2: the
-     * reader does it itself before lending; 0: neither; -1: as the caller
-     * says (sq_input_prefault). SPEEDQA_MAP_POPULATE=0/1/2 overrides it;
-     * bench/cli_throughput.py measures them.
-     */
-    int populate;
-    pthread_t th;
-    pthread_mutex_t mu;
-    pthread_cond_t cv;
-    size_t want, mapped;  /* populate [mapped, want); the reader raises want */
-    /* Only the rows read: per frame, the ranges rng of its payload. The
-     * frames from payload start pop_next to pop_until, rec bytes apart (the
-     * record size, from the first two frames: a prediction, so a FRAME line
-     * of another length only costs the pages it misses). */
-    MapRange *rng;
-    int nrng;
-    size_t rec, last_payload, pop_next, pop_until;
-    int quit, started;
-    /* Pinning (sq_input_pin): windows of pin_win bytes from pin_lo to
-     * pin_end are registered (pin.reg); the reader asks for them up to
-     * pin_want, and frames below done_end are back. pin_lo only moves up
-     * once a window is unregistered, so drop_done never unmaps a pinned one. */
-    SqPinOps pin; /* pin.reg NULL: not pinning */
-    size_t pin_win, pin_want, pin_done;
-    _Atomic size_t pin_lo;
-    size_t pin_end;
-    MapEntry ring[RING];
-};
 
 static int mapping_wanted(const SqInput *in)
 {
@@ -130,120 +66,6 @@ static int mapping_wanted(const SqInput *in)
     /* stdin stays a stream: whoever reads it next finds it where reading left it */
     return in->seekable && in->own_f && in->rd != NULL &&
            (in->rd == &sq_reader_y4m || in->rd == &sq_reader_yuv);
-}
-
-/* The pages of the rows read of the frame whose payload starts at p. */
-static void populate_frame(const SqMap *m, size_t p)
-{
-    for (int i = 0; i < m->nrng; i++) {
-        const size_t s = p + m->rng[i].off;
-        if (s >= m->len)
-            break;
-        const size_t e = s + m->rng[i].len < m->len ? s + m->rng[i].len : m->len;
-        const size_t a = s / m->page * m->page;
-        madvise((void *)(m->base + a), e - a, MADV_POPULATE_READ);
-    }
-}
-
-/* The window at pin_end registered (its pages read in first): 0, or < 0. */
-static int pin_next(SqMap *m)
-{
-    const size_t end = (m->len + m->page - 1) / m->page * m->page;
-    const size_t a = m->pin_end, n = end - a < m->pin_win ? end - a : m->pin_win;
-    madvise((void *)(m->base + a), n, MADV_POPULATE_READ);
-    return m->pin.reg(m->pin.opaque, m->base + a, n);
-}
-
-/* One step of pinning (mu held, dropped around the driver's calls): 1 done, 0 idle. */
-static int pin_step(SqMap *m)
-{
-    const size_t lo = atomic_load(&m->pin_lo);
-    if (lo < m->pin_end && m->pin_done >= lo + m->pin_win) {
-        pthread_mutex_unlock(&m->mu);
-        m->pin.unreg(m->pin.opaque, m->base + lo);
-        pthread_mutex_lock(&m->mu);
-        atomic_store(&m->pin_lo, lo + m->pin_win);
-        return 1;
-    }
-    if (m->pin_end < m->pin_want && m->pin_end < m->len) {
-        pthread_mutex_unlock(&m->mu);
-        const int r = pin_next(m);
-        pthread_mutex_lock(&m->mu);
-        if (r < 0)
-            m->pin_want = 0; /* the driver said no: frames are staged from here on */
-        else
-            m->pin_end += m->pin_win;
-        return 1;
-    }
-    return 0;
-}
-
-static void *populating(void *arg)
-{
-    SqMap *m = arg;
-    pthread_mutex_lock(&m->mu);
-    while (!m->quit) {
-        if (m->pin.reg) {
-            if (!pin_step(m))
-                pthread_cond_wait(&m->cv, &m->mu);
-            continue;
-        }
-        if (m->rec && m->pop_next < m->pop_until) {
-            const size_t rec = m->rec, lim = m->pop_until;
-            size_t p = m->pop_next;
-            pthread_mutex_unlock(&m->mu);
-            for (; p < lim; p += rec)
-                populate_frame(m, p);
-            pthread_mutex_lock(&m->mu);
-            if (m->pop_next < lim)
-                m->pop_next = lim;
-            continue;
-        }
-        if (m->mapped >= m->want) {
-            pthread_cond_wait(&m->cv, &m->mu);
-            continue;
-        }
-        const size_t a = m->mapped, b = m->want;
-        pthread_mutex_unlock(&m->mu);
-        /* an old kernel says EINVAL: the pages fault in as usual */
-        madvise((void *)(m->base + a), b - a, MADV_POPULATE_READ);
-        pthread_mutex_lock(&m->mu);
-        m->mapped = b;
-    }
-    pthread_mutex_unlock(&m->mu);
-    return NULL;
-}
-
-static int start_populating(SqMap *m)
-{
-    if (pthread_mutex_init(&m->mu, NULL))
-        return -1;
-    if (pthread_cond_init(&m->cv, NULL)) {
-        pthread_mutex_destroy(&m->mu);
-        return -1;
-    }
-    m->quit = 0;
-    if (pthread_create(&m->th, NULL, populating, m)) {
-        pthread_cond_destroy(&m->cv);
-        pthread_mutex_destroy(&m->mu);
-        return -1;
-    }
-    m->started = 1;
-    return 0;
-}
-
-static void stop_populating(SqMap *m)
-{
-    if (!m->started)
-        return;
-    pthread_mutex_lock(&m->mu);
-    m->quit = 1;
-    pthread_cond_signal(&m->cv);
-    pthread_mutex_unlock(&m->mu);
-    pthread_join(m->th, NULL);
-    pthread_cond_destroy(&m->cv);
-    pthread_mutex_destroy(&m->mu);
-    m->started = 0;
 }
 
 void sq_in_map(SqInput *in)
@@ -299,63 +121,8 @@ void sq_in_map(SqInput *in)
     in->map_pos = (size_t)pos - (in->pb_len - in->pb_pos);
     in->pb_pos = in->pb_len;
     m->mapped = in->map_pos / m->page * m->page;
-    if (m->populate == 1 && start_populating(m) != 0)
+    if (m->populate == 1 && sq_map_start_populating(m) != 0)
         m->populate = 0; /* the pages fault in as usual */
-}
-
-void sq_input_rows_read(SqInput *in, const uint8_t *const mark[3], const int rows[3])
-{
-    SqMap *m = in ? in->map : NULL;
-    if (!m || m->nrng || in->layout == SPEEDQA_LAYOUT_SEMI_PLANAR)
-        return; /* (semi-planar files map whole) */
-    const int planes = in->info.format.fmt == SPEEDQA_PIX_400 ? 1 : 3;
-    MapRange *r = NULL;
-    int n = 0, cap = 0, all = 1;
-    for (int c = 0; c < planes; c++) {
-        if (!mark[c] || rows[c] < 0)
-            return;
-        for (int y = 0; y < rows[c];) {
-            if (!mark[c][y]) {
-                all = 0;
-                y++;
-                continue;
-            }
-            int y1 = y + 1;
-            while (y1 < rows[c] && mark[c][y1])
-                y1++;
-            const size_t off = in->plane_off[c] + (size_t)y * (size_t)in->stride[c];
-            const size_t len = (size_t)(y1 - y) * (size_t)in->stride[c];
-            if (n && r[n - 1].off + r[n - 1].len == off) {
-                r[n - 1].len += len;
-            } else {
-                if (n == cap) {
-                    MapRange *g = realloc(r, sizeof(*r) * (size_t)(cap = cap ? 2 * cap : 64));
-                    if (!g) {
-                        free(r);
-                        return; /* whole frames, as before */
-                    }
-                    r = g;
-                }
-                r[n++] = (MapRange){ off, len };
-            }
-            y = y1;
-        }
-    }
-    if (all || !n) {
-        free(r);
-        return;
-    }
-    m->rng = r;
-    m->nrng = n;
-}
-
-void sq_input_prefault(SqInput *in, SqPrefault want)
-{
-    SqMap *m = in ? in->map : NULL;
-    if (!m || m->populate != -1)
-        return;
-    const int on = want == SQ_PREFAULT_SPARE || (want == SQ_PREFAULT_BUSY && m->small_pages);
-    m->populate = on && start_populating(m) == 0;
 }
 
 static void map_unref(SqMap *m)
@@ -366,52 +133,12 @@ static void map_unref(SqMap *m)
     }
 }
 
-int sq_input_pin(SqInput *in, const SqPinOps *ops)
-{
-    SqMap *m = in ? in->map : NULL;
-    if (!m || m->pin.reg || m->next || ops->reg(ops->opaque, NULL, 0) < 0)
-        return 0;
-    const size_t frames = PIN_FRAMES * in->frame_bytes;
-    const size_t want = ops->window ? ops->window : frames > PIN_MIN ? frames : PIN_MIN;
-    const size_t win = want < m->page ? m->page : want / m->page * m->page;
-    const size_t at = in->map_pos / m->page * m->page;
-    if (m->started)
-        pthread_mutex_lock(&m->mu);
-    m->pin = *ops;
-    m->pin_win = win;
-    m->pin_end = at;
-    atomic_store(&m->pin_lo, at);
-    m->pin_want = at + win; /* the first window, at once */
-    if (m->started) {
-        pthread_cond_signal(&m->cv);
-        pthread_mutex_unlock(&m->mu);
-    } else if (start_populating(m) != 0) {
-        m->pin.reg = NULL;
-        return 0;
-    }
-    m->populate = 1; /* the pinning reads the pages in */
-    return 1;
-}
-
-void sq_input_unpin(SqInput *in)
-{
-    SqMap *m = in ? in->map : NULL;
-    if (!m || !m->pin.reg)
-        return;
-    stop_populating(m);
-    for (size_t a = atomic_load(&m->pin_lo); a < m->pin_end; a += m->pin_win)
-        m->pin.unreg(m->pin.opaque, m->base + a);
-    atomic_store(&m->pin_lo, m->pin_end);
-    m->pin.reg = NULL;
-    m->populate = 0; /* no thread any more */
-}
-
 void sq_in_unmap(SqInput *in)
 {
     if (!in->map)
         return;
     sq_input_unpin(in);
-    stop_populating(in->map);
+    sq_map_stop_populating(in->map);
     free(in->map->rng);
     in->map->rng = NULL;
     map_unref(in->map);
@@ -506,7 +233,7 @@ void sq_in_map_lend(SqInput *in, SpeedqaPicture *pic)
             pthread_cond_signal(&m->cv);
         pthread_mutex_unlock(&m->mu);
     } else if (m->populate == 2 && m->nrng) {
-        populate_frame(m, payload);
+        sq_map_populate_frame(m, payload);
     } else if (m->populate == 2) {
         const size_t a = payload / m->page * m->page;
         madvise((void *)(m->base + a), in->map_pos - a, MADV_POPULATE_READ);
