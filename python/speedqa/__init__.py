@@ -21,7 +21,7 @@ SPEEDQA_IO_LIB override).
 from ._scorer import Error, Ladder, Scorer, check_features, parse_pix_fmt, pool, version
 from ._files import Video, open_video, score_files, format_value, to_frame
 from ._batch import batch
+from ._version import __version__  # noqa: F401  (speedqa.__version__)
 
 __all__ = ["Error", "Ladder", "Scorer", "batch", "check_features", "parse_pix_fmt", "pool",
            "version", "Video", "open_video", "score_files", "format_value", "to_frame"]
-__version__ = "0.1.0"
