@@ -73,6 +73,10 @@ def metrics(path):
 
 
 def main():
+    devs = subprocess.run([EXE, "--list-devices"], capture_output=True, text=True).stdout
+    if any(l.startswith("cuda:") and "no device" in l for l in devs.splitlines()):
+        print("no CUDA device (speedqa --list-devices): skipped")
+        return 77
     os.makedirs(os.path.join(OUT, "work"), exist_ok=True)
     work = os.path.join(OUT, "work")
     names = sorted({f[:-8] for f in os.listdir(CLIPS) if f.endswith("_ref.mkv")})
