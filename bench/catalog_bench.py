@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""Catalog-scale benchmarks of issue #15, each against its baseline measured in the same run.
+"""Catalog-scale jobs, each against its baseline measured in the same run.
 
   ladder: one reference (576x324, 48 frames, 8-bit 4:2:0) against 4 renditions:
           `speedqa -r REF -d A -d B -d C -d D --threads 1` against the 4 separate
@@ -9,8 +9,12 @@
           processes, run `-P` at a time by xargs (the best of -P 1 and -P ncpu is the
           baseline), for each backend given.
 
-usage: catalog_bench.py SPEEDQA GOLDEN_DIR WORK_DIR [--backends cpu,cuda] [--reps 3]
-Prints one line per measurement and a JSON summary on the last line. Best of --reps.
+usage: catalog_bench.py SPEEDQA [--clips DIR] [--work DIR] [--backends cpu,cuda] [--reps 3]
+                        [--pairs 200] [--batch-env K=V]
+SPEEDQA: a speedqa binary or a build folder; --clips: where
+seeding_576x324_420p8_48f*.y4m.xz are (default tests/data/clips); --work: a work
+folder to keep (default: a temporary one). Prints one line per measurement and a
+JSON summary on the last line. Best of --reps.
 """
 import argparse
 import json
@@ -20,6 +24,8 @@ import shutil
 import subprocess
 import sys
 import time
+
+import benchlib
 
 
 def y4m_cut(src, dst, nframes, seed=0):
@@ -59,21 +65,26 @@ def best(reps, fn):
 def main():
     ap = argparse.ArgumentParser()
     ap.add_argument("exe")
-    ap.add_argument("golden")
-    ap.add_argument("work")
+    ap.add_argument("--clips", default=benchlib.CLIPS)
+    ap.add_argument("--work")
     ap.add_argument("--backends", default="cpu")
     ap.add_argument("--reps", type=int, default=3)
     ap.add_argument("--pairs", type=int, default=200)
     ap.add_argument("--batch-env", action="append", default=[],
                     help="K=V: also time the batch with this environment (same run)")
     a = ap.parse_args()
-    os.makedirs(a.work, exist_ok=True)
+    a.exe = benchlib.speedqa_exe(a.exe)
+    with benchlib.work_dir(a.work) as a.work:
+        run(a)
+
+
+def run(a):
     full_ref = os.path.join(a.work, "ref48.y4m")
     full_dis = os.path.join(a.work, "dis48.y4m")
     for src, dst in (("seeding_576x324_420p8_48f.y4m.xz", full_ref),
                      ("seeding_576x324_420p8_48f_x264crf40.y4m.xz", full_dis)):
         if not os.path.exists(dst):
-            with lzma.open(os.path.join(a.golden, "clips", src)) as f, open(dst, "wb") as g:
+            with lzma.open(os.path.join(a.clips, src)) as f, open(dst, "wb") as g:
                 shutil.copyfileobj(f, g)
     ncpu = os.cpu_count() or 1
     summary = {"ncpu": ncpu}

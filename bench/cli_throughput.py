@@ -1,31 +1,46 @@
 #!/usr/bin/env python3
-"""Whole-job throughput of the CLI against the read floor, in one run.
+"""A whole CLI job (Y4M pair in, both features scored, report out) against the
+read floor, measured in the same run, rounds interleaved.
 
-usage: cli_throughput.py SPEEDQA [--old OLD_SPEEDQA] [--frames N] [--size 1080p8|2160p10]
-                         [--threads 1,2,4] [--backends cuda,opencl] [--gpu-threads 1,8]
-                         [--h264]
+usage: cli_throughput.py SPEEDQA [--frames N] [--size 1080p8|2160p10] [--threads 1,N]
+                         [--backends cuda,opencl] [--rounds R] [--baseline OTHER]
+                         [--read-back] [--vmaf VMAF] [--h264] [--work DIR]
 
-Writes a textured Y4M pair (the distorted side brightened and striped) to
-$SPEEDQA_BENCH_DIR (default /var/tmp: a disk file system's page cache, where
-users' files live; tmpfs maps in 4 KiB pages and makes mapped reading dearer,
-so the header names the file system), reads it once into the page cache, then prints
-the best of 3 runs, in fps, as a share of the floor and the peak resident
-memory: both files read by two cats in parallel (the floor), one
-`cat ref dis`, speedqa --read-only (its own readers, nothing scored;
-mapped, and with SPEEDQA_IO=read), and speedqa for each thread count and
-backend (also with SPEEDQA_IO=read and SPEEDQA_MAP_POPULATE=0), both features (and the old binary, when given). --h264 also
-encodes the pair with ffmpeg (libx264, yuv420p) and compares scoring with
-speedqa --read-only on the same mp4 files (the decode floor).
+SPEEDQA and OTHER: a speedqa binary or a build folder. Writes a textured Y4M
+pair (the distorted side brightened and striped) into the work folder, reads
+it into the page cache, then each round times, in a new order:
+  floor       both files read by two cats in parallel
+  cat         one `cat ref dis` (what one thread reading both files costs)
+  read-only   speedqa --read-only (its readers, nothing scored)
+  t=N         speedqa --threads N, for each N of --threads
+  BACKEND     speedqa --backend BACKEND --threads (the largest N), for each of --backends
+  base ...    the same runs of OTHER (--baseline: two builds compared alternately)
+  vmaf t=N    libvmaf's vmaf tool on the same pair, the same two features,
+              --threads N, no model (--vmaf)
+Prints per run the best and median time, frames per second and its share of
+the floor (floor time / run time), then the ratios: each build against the
+other, vmaf against speedqa, --threads N against --threads 1 (the median of
+the rounds' own ratios and best over best).
+
+--read-back drops the pair from the page cache and has one untimed run of
+each build read it back, as a catalog's files come in for the first job that
+reads them (speedqa's mapping asks for huge pages: 2 MiB folios); with
+--baseline each build reads back a copy of its own, since how a build reads
+decides the folios it then runs on. --h264 also encodes the pair with ffmpeg
+(libx264) and times scoring it against speedqa --read-only on the same mp4
+files (the decode floor).
 """
 import argparse
 import os
 import shutil
 import subprocess
-import time
+import sys
+
+import benchlib
 
 
 def write_pair(d, n, w, h, bpc):
-    """Textured frames; numpy when there is one (4K), else plain bytes."""
+    """Textured frames; numpy when there is one (10-bit needs it), else plain bytes."""
     hdr = ("YUV4MPEG2 W%d H%d F25:1 Ip %s\n" % (w, h, "C420p10 XYSCSS=420P10" if bpc > 8
                                                   else "C420jpeg")).encode()
     try:
@@ -47,7 +62,8 @@ def write_pair(d, n, w, h, bpc):
                 for f, img in ((fr, yy), (fd, dy)):
                     f.write(b"FRAME\n" + img.astype(dt).tobytes() + c.tobytes())
             return
-        assert bpc == 8, "10-bit content needs numpy"
+        if bpc != 8:
+            raise SystemExit("10-bit content needs numpy")
         pattern = bytes((i * 7) & 255 for i in range(8192))
         lift = bytes(min(255, v + 3) for v in range(256))
         for t in range(n):
@@ -59,128 +75,134 @@ def write_pair(d, n, w, h, bpc):
             fd.write(b"FRAME\n" + dy + c + c)
 
 
-def bench_dir():
-    return os.environ.get("SPEEDQA_BENCH_DIR", "/var/tmp")
-
-
-def bench_fs():
-    """The file system type of bench_dir() ("ext4", "tmpfs" ...), for headers."""
-    for cmd in (["findmnt", "-n", "-o", "FSTYPE", "--target"], ["stat", "-f", "-c", "%T"]):
-        try:
-            r = subprocess.run(cmd + [bench_dir()], capture_output=True, text=True)
-        except OSError:
-            continue
-        if r.returncode == 0 and r.stdout.strip():
-            return r.stdout.strip()
-    return "?"
-
-
-def bench_pair(size, frames):
-    """The textured pair of `frames` frames at size ("1080p8" or "2160p10") in
-    bench_dir(), written once and kept: (ref, dis) paths."""
+def make_pair(work, size, frames):
+    """(ref, dis) in work, written unless a kept work folder has them already."""
     w, h, bpc = (1920, 1080, 8) if size == "1080p8" else (3840, 2160, 10)
-    d = os.path.join(bench_dir(), "sq-cli-bench-%s-%d" % (size, frames))
+    d = os.path.join(work, "%s-%d" % (size, frames))
     os.makedirs(d, exist_ok=True)
-    if not os.path.exists(d + "/dis.y4m"):
+    if not os.path.exists(d + "/done"):
         write_pair(d, frames, w, h, bpc)
+        open(d + "/done", "w").close()
     return d + "/ref.y4m", d + "/dis.y4m"
 
 
-def one(cmd, env):
-    pid = os.fork()
-    if pid == 0:
-        nul = os.open(os.devnull, os.O_WRONLY)
-        os.dup2(nul, 1)
-        os.dup2(nul, 2)
-        os.execvpe(cmd[0], cmd, env)
-    return pid
+def read_back(exe, ref, dis):
+    """The pair dropped from the page cache (written back first: dirty pages
+    cannot be dropped), then read back by one untimed run of exe."""
+    for f in (ref, dis):
+        fd = os.open(f, os.O_RDONLY)
+        os.fdatasync(fd)
+        os.posix_fadvise(fd, 0, 0, os.POSIX_FADV_DONTNEED)
+        os.close(fd)
+    benchlib.timed([[exe, "-r", ref, "-d", dis, "--threads", "2", "-q", "-o", os.devnull]])
 
 
-def best(cmds, env=None):
-    """Best wall time of 3 runs of the commands started together, and the peak RSS (MiB)."""
-    env = env or os.environ
-    b, rss = None, 0
-    for _ in range(3):
-        t0 = time.monotonic()
-        pids = [one(c, env) for c in cmds]
-        codes = []
-        for p in pids:
-            _, st, ru = os.wait4(p, 0)
-            codes.append(os.waitstatus_to_exitcode(st))
-            rss = max(rss, ru.ru_maxrss // 1024)
-        t = time.monotonic() - t0
-        if any(codes):
-            return None, rss
-        b = t if b is None or t < b else b
-    return b, rss
+def variants(a, builds, pairs, vmaf_out):
+    ref, dis = pairs["new"]
+    v = {"floor": ([["cat", ref], ["cat", dis]], None), "cat": ([["cat", ref, dis]], None)}
+    threads = [t for t in a.threads.split(",") if t]
+    for name, exe in builds.items():
+        r, d = pairs[name]
+        pre = "" if name == "new" else "base "
+        v[pre + "read-only"] = ([[exe, "-r", r, "-d", d, "--read-only", "-q"]], None)
+        job = [exe, "-r", r, "-d", d, "-q", "-o", os.devnull]
+        for t in threads:
+            v[pre + "t=" + t] = ([job + ["--threads", t]], None)
+        for b in [b for b in a.backends.split(",") if b]:
+            v[pre + b] = ([job + ["--backend", b, "--threads", threads[-1]]], None)
+    if a.vmaf:
+        for t in threads:
+            v["vmaf t=" + t] = ([[a.vmaf, "-r", ref, "-d", dis, "--feature", "speed_chroma",
+                                  "--feature", "speed_temporal", "-n", "-q", "--threads", t,
+                                  "--json", "-o", vmaf_out]], None)
+    return v
+
+
+def report(times, frames, title):
+    print(title)
+    floor = times["floor"]
+    for k, ts in times.items():
+        best, med = benchlib.ratio({"f": floor, "r": ts}, "f", "r")
+        print("  %-18s %s  %8.1f fps  %.2f of the floor (best), %.2f (median of rounds)" %
+              (k, benchlib.describe(ts), frames / min(ts), best, med))
+
+
+def print_ratio(times, slow, fast, what):
+    if slow in times and fast in times:
+        best, med = benchlib.ratio(times, slow, fast)
+        print("  %-44s %.2fx (median of rounds), %.2fx (best over best)" % (what, med, best))
 
 
 def main():
-    ap = argparse.ArgumentParser()
+    ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     ap.add_argument("speedqa")
-    ap.add_argument("--old")
     ap.add_argument("--frames", type=int, default=240)
     ap.add_argument("--size", default="1080p8", choices=["1080p8", "2160p10"])
-    ap.add_argument("--threads", default="1,2,4,8,16")
+    ap.add_argument("--threads", default="1,%d" % (os.cpu_count() or 1))
     ap.add_argument("--backends", default="")
-    ap.add_argument("--gpu-threads", default="8")
+    ap.add_argument("--rounds", type=int, default=3)
+    ap.add_argument("--baseline", help="another speedqa binary or build folder")
+    ap.add_argument("--read-back", action="store_true")
+    ap.add_argument("--vmaf", help="libvmaf's vmaf tool, timed on the same pair")
     ap.add_argument("--h264", action="store_true")
+    ap.add_argument("--work", help="work folder, kept (default: a temporary one)")
     a = ap.parse_args()
-    ref, dis = bench_pair(a.size, a.frames)
-    best([["cat", ref, dis]])
-    floor, _ = best([["cat", ref], ["cat", dis]])
-    io_read = dict(os.environ, SPEEDQA_IO="read")
-    print("%s, %d frames, both features, best of 3, pair on %s; ratio = floor time / run time" %
-          (a.size, a.frames, bench_fs()))
-
-    def row(name, res):
-        t, rss = res
-        if t is None:
-            print("%-52s failed" % name)
+    builds = {"new": benchlib.speedqa_exe(a.speedqa)}
+    if a.baseline:
+        builds["base"] = benchlib.speedqa_exe(a.baseline)
+    threads = [t for t in a.threads.split(",") if t]
+    with benchlib.work_dir(a.work) as work:
+        ref, dis = make_pair(work, a.size, a.frames)
+        pairs = {"new": (ref, dis)}
+        if a.baseline and a.read_back:
+            d = os.path.join(work, "base-copy")
+            os.makedirs(d, exist_ok=True)
+            pairs["base"] = tuple(shutil.copy(p, d) for p in (ref, dis))
         else:
-            print("%-52s %8.1f fps  %5.2f of the floor  %6d MiB" %
-                  (name, a.frames / t, floor / t, rss))
-    row("floor: two cats in parallel", (floor, 0))
-    row("one cat ref dis", best([["cat", ref, dis]]))
-    ro = ["-r", ref, "-d", dis, "--read-only", "-q"]
-    row("speedqa --read-only (mapped)", best([[a.speedqa] + ro]))
-    row("speedqa --read-only (SPEEDQA_IO=read)", best([[a.speedqa] + ro], io_read))
-    runs = [("--threads %s" % t, ["--threads", t], None) for t in a.threads.split(",") if t]
-    top = a.threads.split(",")[-1]
-    pop = dict(os.environ, SPEEDQA_MAP_POPULATE="0")
-    runs.append(("--threads %s, SPEEDQA_IO=read" % top, ["--threads", top], io_read))
-    runs.append(("--threads %s, SPEEDQA_MAP_POPULATE=0" % top, ["--threads", top], pop))
-    for b in [b for b in a.backends.split(",") if b]:
-        for t in a.gpu_threads.split(","):
-            runs.append(("--backend %s --threads %s" % (b, t), ["--backend", b, "--threads", t],
-                         None))
-            runs.append(("--backend %s --threads %s, POPULATE=0" % (b, t),
-                         ["--backend", b, "--threads", t], pop))
-            runs.append(("--backend %s --threads %s, SPEEDQA_IO=read" % (b, t),
-                         ["--backend", b, "--threads", t], io_read))
-    for name, extra, env in runs:
-        base = ["-r", ref, "-d", dis, "-q", "-o", "/dev/null"] + extra
-        row("speedqa " + name, best([[a.speedqa] + base], env))
-        if a.old:
-            row("  before " + name, best([[a.old] + base], env))
-    if a.h264 and shutil.which("ffmpeg"):
-        mp4 = []
-        for src in (ref, dis):
-            out = src[:-4] + ".mp4"
-            if not os.path.exists(out):
-                subprocess.run(["ffmpeg", "-v", "error", "-y", "-i", src, "-c:v", "libx264",
-                                "-preset", "veryfast", "-crf", "23", "-pix_fmt", "yuv420p", out],
-                               check=True)
-            mp4.append(out)
-        print("H.264 mp4 pair (libx264 veryfast crf 23), decoded by speedqa's libav reader:")
-        dec = best([[a.speedqa, "-r", mp4[0], "-d", mp4[1], "--read-only", "-q"]])
-        row("decode floor: speedqa --read-only", dec)
-        floor = dec[0] or floor
-        for t in a.threads.split(","):
-            row("speedqa --threads %s" % t,
-                best([[a.speedqa, "-r", mp4[0], "-d", mp4[1], "-q", "-o", "/dev/null",
-                       "--threads", t]]))
+            pairs["base"] = (ref, dis)
+        if a.read_back:
+            for name, exe in builds.items():
+                read_back(exe, *pairs[name])
+        else:
+            benchlib.timed([["cat", ref, dis]])
+        times = benchlib.rounds(variants(a, builds, pairs, os.path.join(work, "vmaf.json")),
+                                a.rounds)
+        report(times, a.frames, "%s, %d frames, both features, %d rounds, pair on %s%s" % (
+            a.size, a.frames, a.rounds, benchlib.fs_type(work),
+            ", read back by each build" if a.read_back else ""))
+        print("ratios (how many times as fast):")
+        for t in threads[1:]:
+            print_ratio(times, "t=" + threads[0], "t=" + t,
+                        "--threads %s over --threads %s" % (t, threads[0]))
+        print_ratio(times, "cat", "t=" + threads[0], "--threads %s over one cat" % threads[0])
+        for k in [k for k in times if ("base " + k) in times]:
+            print_ratio(times, "base " + k, k, "%s: this build over the baseline" % k)
+        for t in threads:
+            print_ratio(times, "vmaf t=" + t, "t=" + t, "--threads %s over libvmaf's vmaf" % t)
+        if a.h264:
+            h264(a, ref, dis, builds["new"], threads)
+
+
+def h264(a, ref, dis, exe, threads):
+    if not shutil.which("ffmpeg"):
+        print("--h264: no ffmpeg")
+        return
+    mp4 = []
+    for src in (ref, dis):
+        out = src[:-4] + ".mp4"
+        if not os.path.exists(out):
+            subprocess.run(["ffmpeg", "-v", "error", "-y", "-i", src, "-c:v", "libx264",
+                            "-preset", "veryfast", "-crf", "23", "-pix_fmt", "yuv420p", out],
+                           check=True)
+        mp4.append(out)
+    job = [exe, "-r", mp4[0], "-d", mp4[1], "-q"]
+    v = {"floor": ([job + ["--read-only"]], None)}
+    for t in threads:
+        v["t=" + t] = ([job + ["-o", os.devnull, "--threads", t]], None)
+    report(benchlib.rounds(v, a.rounds), a.frames,
+           "the pair as H.264 mp4 (libx264 veryfast crf 23), decoded by speedqa's libav reader; "
+           "floor: speedqa --read-only")
 
 
 if __name__ == "__main__":
-    main()
+    sys.exit(main())

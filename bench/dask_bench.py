@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
 """speedqa.dask on a 2-worker LocalCluster against `speedqa --batch --threads 2` on the
-same manifest, in the same run, rounds interleaved (issue #35: the Dask runner must take at
-most 1.5x the time of --batch, and write the same bytes). Both run the C batch runner; Dask
+same manifest, in the same run, rounds interleaved (the target: the Dask runner takes at most
+1.5x the time of --batch, and writes the same bytes). Both run the C batch runner; Dask
 sends chunks of the manifest to its workers (python -m speedqa.dask --chunk-pairs).
 
 Reported: per round, the --batch time, the Dask scoring time on a started cluster (workers
@@ -9,11 +9,12 @@ warm) and the whole `python -m speedqa.dask` command (interpreter, cluster start
 teardown included); the medians and ratios; whether every results file is --batch's, byte
 for byte.
 
-usage: PYTHONPATH=python SPEEDQA_LIB=BUILD/src/libspeedqa.so.0 \\
-       SPEEDQA_IO_LIB=BUILD/tools/libspeedqa_io.so.0 \\
-       /usr/bin/python3 bench/dask_bench.py BUILD/tools/speedqa CLIPS_DIR WORK_DIR \\
+usage: /usr/bin/python3 bench/dask_bench.py BUILD [--clips DIR] [--work DIR] \\
        [--pairs 90] [--frames 48] [--rounds 3]
-(CLIPS_DIR: tests/data/clips or ../shared/golden/clips)
+(BUILD: a build folder: its libraries and the tree's python/ package are used, unless
+SPEEDQA_LIB, SPEEDQA_IO_LIB or PYTHONPATH say otherwise; --clips: where
+seeding_576x324_420p8_48f*.y4m.xz are, default tests/data/clips; --work: a work folder
+to keep, default a temporary one)
 """
 import argparse
 import json
@@ -26,6 +27,7 @@ import sys
 import time
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+import benchlib  # noqa: E402
 from catalog_bench import y4m_cut  # noqa: E402
 
 
@@ -61,18 +63,42 @@ def make_manifest(a):
     return man
 
 
+def use_build(build):
+    """This build's libraries and the tree's package, here and in the workers
+    (processes started from this one's environment)."""
+    os.environ.setdefault("SPEEDQA_LIB", os.path.join(os.path.abspath(build), "src",
+                                                      "libspeedqa.so.0"))
+    os.environ.setdefault("SPEEDQA_IO_LIB", os.path.join(os.path.abspath(build), "tools",
+                                                         "libspeedqa_io.so.0"))
+    if "PYTHONPATH" not in os.environ:
+        os.environ["PYTHONPATH"] = os.path.join(benchlib.ROOT, "python")
+        sys.path.insert(0, os.environ["PYTHONPATH"])
+
+
 def main():
     ap = argparse.ArgumentParser()
     ap.add_argument("exe")
-    ap.add_argument("clips")
-    ap.add_argument("work")
+    ap.add_argument("--clips", default=benchlib.CLIPS)
+    ap.add_argument("--work")
     ap.add_argument("--pairs", type=int, default=90)
     ap.add_argument("--frames", type=int, default=48)
     ap.add_argument("--rounds", type=int, default=3)
     a = ap.parse_args()
-    man = make_manifest(a)
-    from distributed import Client, LocalCluster
+    if os.path.isdir(a.exe):
+        use_build(a.exe)
+    a.exe = benchlib.speedqa_exe(a.exe)
+    with benchlib.work_dir(a.work) as a.work:
+        return run(a)
+
+
+def run(a):
+    try:
+        from distributed import Client, LocalCluster
+    except ImportError:
+        print("no dask.distributed: skipped")
+        return 77
     import speedqa.dask as sd
+    man = make_manifest(a)
 
     t = {"batch": [], "dask": [], "dask command": []}
     want, same = None, True

@@ -176,7 +176,8 @@ static void bench_size(Bench *b, int w, int h)
     };
     static const char *const set_names[3] = { "chroma", "temporal", "both" };
     printf("\n== %dx%d 8-bit 4:2:0\n", w, h);
-    printf("%-9s %12s %12s %14s %14s\n", "features", "cpu 1 thr", "cpu N thr", "gpu host mem", "gpu dev mem");
+    printf("%-9s %12s %12s %14s %14s   %s\n", "features", "cpu 1 thr", "cpu N thr", "gpu host mem",
+           "gpu dev mem", "fps; gpu host mem / cpu N thr");
     double prof[SQ_K_COUNT] = { 0 };
     SqGpuStats st = { 0 };
     for (int k = 0; k < 3; k++) {
@@ -186,7 +187,8 @@ static void bench_size(Bench *b, int w, int h)
         const double gh = run_fps(b, NULL, &c, c.ref, c.dis, sets[k], b->stage_threads, n_gpu, 0, NULL,
                                   k == 2 ? &st : NULL);
         const double gd = have_dev ? run_fps(b, NULL, &dc, dc.ref, dc.dis, sets[k], 1, n_gpu, 0, NULL, NULL) : -1;
-        printf("%-9s %12.1f %12.1f %14.1f %14.1f   fps\n", set_names[k], cpu1, cpun, gh, gd);
+        printf("%-9s %12.1f %12.1f %14.1f %14.1f   %.2fx\n", set_names[k], cpu1, cpun, gh, gd,
+               cpun > 0 ? gh / cpun : 0.0);
     }
     /* per kernel, device-resident so the host copy does not pace the batches */
     run_fps(b, NULL, have_dev ? &dc : &c, have_dev ? dc.ref : c.ref, have_dev ? dc.dis : c.dis,

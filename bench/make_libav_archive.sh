@@ -1,6 +1,6 @@
 #!/bin/sh
-# Packs what bench/h200_nvdec.sh needs on a machine without ffmpeg (the H200
-# bench host: Ubuntu 24.04, no libav):
+# Packs what bench/nvdec_bench.py and tests/cli/hwaccel_test.py need on a GPU
+# machine without libav or ffmpeg (bench/README.md: how to unpack it there):
 #   bench/make_libav_archive.sh [DEST]      (default .lav, ignored by git)
 # DEST/libav.tar.xz: this machine's libavformat/libavcodec/libavutil/
 #   libswscale and every library they load, glibc's own excepted (big
@@ -11,8 +11,8 @@
 #   links them).
 # DEST/clips/test, DEST/clips/bench: the compressed clips
 #   (bench/make_nvdec_clips.sh), made here with Debian's ffmpeg encoders.
-# Carry DEST to the device run (carry: [".lav"]); it must stay small: the
-# working tree plus carried folders are limited to 64 MiB.
+# Copy DEST to the GPU machine with the source tree; it stays small (a few
+# tens of MB) by stubbing the big libraries.
 set -eu
 DEST=${1:-.lav}
 HERE=$(cd "$(dirname "$0")" && pwd)

@@ -1,6 +1,8 @@
 #!/bin/sh
-# Compressed test clips for --hwaccel cuda, made with this machine's ffmpeg
-# (the H200 bench host has none: bench/h200_nvdec.sh finds them in .lav/clips).
+# Compressed clips for --hwaccel cuda, made with this machine's ffmpeg (a GPU
+# machine may have none: bench/make_libav_archive.sh carries them there):
+# test for tests/cli/hwaccel_test.py ($SPEEDQA_NVDEC_CLIPS), bench for
+# bench/nvdec_bench.py.
 #   bench/make_nvdec_clips.sh DIR [test|bench]
 # test (default): 12 frames each, small: h264 8-bit 1080p, HEVC Main10 and
 #   AV1 10-bit (libsvtav1, no film grain) at 640x360.

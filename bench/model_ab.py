@@ -2,13 +2,15 @@
 """A whole VMAF job (Y4M in, report out) through speedqa --model against libvmaf's
 own `vmaf` tool on the same pair and model, interleaved round by round:
 
-    model_ab.py [--speedqa build/tools/speedqa] [--vmaf ../shared/libvmaf/bin/vmaf]
-                [--model vmaf_v1.0.16_3d0h] [--threads 1,2] [--rounds 3]
-                [--frames 240] [--ref REF.y4m --dis DIS.y4m]
+    model_ab.py [--speedqa build] [--vmaf vmaf] [--model vmaf_v1.0.16_3d0h]
+                [--threads 1,2] [--rounds 3] [--frames 240]
+                [--ref REF.y4m --dis DIS.y4m | --clips DIR] [--work DIR]
 
-Without --ref/--dis the pair is made once in $SPEEDQA_BENCH_DIR (default /var/tmp):
-the golden 1080p 8-bit clip and its x264 crf28 encode (../shared/golden/clips),
-looped to --frames. Each round runs, for every thread count, `vmaf --threads N`
+--speedqa: a speedqa binary or a build folder; --vmaf: libvmaf's tool (default:
+the one on PATH). Without --ref/--dis the pair is made in the work folder: with
+--clips, the golden 1080p 8-bit clip and its x264 crf28 encode
+(seeding_1920x1080_420p8_8f*.y4m.xz, as in the full golden set) looped to --frames;
+else bench/cli_throughput.py's textured 1080p pair. Each round runs, for every thread count, `vmaf --threads N`
 and `speedqa --threads N` (both -q, JSON to a file) in a new order, and checks
 that both give the same pooled vmaf (6 decimals, as vmaf prints). Prints per
 thread count the best and median seconds of each and how many times as fast
@@ -22,23 +24,24 @@ import random
 import statistics
 import subprocess
 import sys
+import shutil
 import time
 
-HERE = os.path.dirname(os.path.abspath(__file__))
-ROOT = os.path.dirname(HERE)
-GOLDEN = os.path.join(ROOT, "..", "shared", "golden", "clips")
+import benchlib
+import cli_throughput
 
 
-def make_pair(frames):
-    """The golden 1080p pair looped to `frames` frames (made once)."""
-    d = os.environ.get("SPEEDQA_BENCH_DIR", "/var/tmp")
+def make_pair(work, clips, frames):
+    """The golden 1080p pair looped to `frames` frames (made once a work folder)."""
+    if not clips:
+        return cli_throughput.make_pair(work, "1080p8", frames)
     out = []
     for name in ("seeding_1920x1080_420p8_8f", "seeding_1920x1080_420p8_8f_x264crf28"):
-        path = os.path.join(d, "model_ab_%s_%d.y4m" % (name, frames))
+        path = os.path.join(work, "model_ab_%s_%d.y4m" % (name, frames))
         out.append(path)
         if os.path.exists(path):
             continue
-        data = lzma.open(os.path.join(GOLDEN, name + ".y4m.xz")).read()
+        data = lzma.open(os.path.join(clips, name + ".y4m.xz")).read()
         hdr, rest = data.split(b"\n", 1)
         parts = rest.split(b"FRAME\n")[1:]
         with open(path + ".tmp", "wb") as f:
@@ -64,17 +67,26 @@ def pooled_vmaf(path):
 
 def main():
     ap = argparse.ArgumentParser()
-    ap.add_argument("--speedqa", default=os.path.join(ROOT, "build", "tools", "speedqa"))
-    ap.add_argument("--vmaf", default=os.path.join(ROOT, "..", "shared", "libvmaf", "bin", "vmaf"))
+    ap.add_argument("--speedqa", default=os.path.join(benchlib.ROOT, "build"))
+    ap.add_argument("--vmaf", default=shutil.which("vmaf"))
     ap.add_argument("--model", default="vmaf_v1.0.16_3d0h")
     ap.add_argument("--threads", default="1,2")
     ap.add_argument("--rounds", type=int, default=3)
     ap.add_argument("--frames", type=int, default=240)
     ap.add_argument("--ref")
     ap.add_argument("--dis")
+    ap.add_argument("--clips")
+    ap.add_argument("--work", help="work folder, kept (default: a temporary one)")
     a = ap.parse_args()
-    ref, dis = (a.ref, a.dis) if a.ref else make_pair(a.frames)
-    work = os.environ.get("SPEEDQA_BENCH_DIR", "/var/tmp")
+    if not a.vmaf:
+        sys.exit("no vmaf on PATH: give --vmaf")
+    a.speedqa = benchlib.speedqa_exe(a.speedqa)
+    with benchlib.work_dir(a.work) as work:
+        return run(a, work)
+
+
+def run(a, work):
+    ref, dis = (a.ref, a.dis) if a.ref else make_pair(work, a.clips, a.frames)
     out = {"vmaf": os.path.join(work, "model_ab_vmaf.json"),
            "speedqa": os.path.join(work, "model_ab_speedqa.json")}
     threads = [int(t) for t in a.threads.split(",")]
@@ -112,4 +124,4 @@ def main():
 
 
 if __name__ == "__main__":
-    main()
+    sys.exit(main())

@@ -1,7 +1,12 @@
 #!/usr/bin/env python3
-"""NVDEC decode -> GPU score throughput (issue #17), for bench/h200_nvdec.sh.
+"""NVDEC decode -> GPU score throughput against NVDEC's decode-only floor, in one run.
 
 usage: nvdec_bench.py SPEEDQA CLIPS_DIR OUTDIR [STREAMS]
+
+SPEEDQA: a speedqa binary or a build folder, built with CUDA and libav
+(bench/README.md: on a GPU machine without libav, bench/make_libav_archive.sh);
+CLIPS_DIR: NAME_ref.mkv / NAME_dis.mkv pairs (bench/make_nvdec_clips.sh DIR bench);
+OUTDIR: where the logs, the reports and nvdec_bench.json go.
 
 For each clip pair (NAME_ref.mkv, NAME_dis.mkv in CLIPS_DIR) runs STREAMS
 (default 4) speedqa processes at once, in each mode:
@@ -9,7 +14,7 @@ For each clip pair (NAME_ref.mkv, NAME_dis.mkv in CLIPS_DIR) runs STREAMS
   nvdec_score  --hwaccel cuda                   NVDEC decode + CUDA scoring
   sw_read      --read-only                      software decode only
   sw_cuda      --backend cuda                   software decode + CUDA scoring
-  cpu          --backend cpu --threads 16/N     software decode + CPU scoring
+  cpu          --backend cpu --threads CORES/N  software decode + CPU scoring
 and one process: batch  --batch (4 x STREAMS pairs, or $NVDEC_BATCH_PAIRS) --hwaccel cuda (4 workers),
 against batch_read, the same with --read-only (the batch's own decode floor).
 fps = the sum over the processes of their own rate (frames / the time of
@@ -26,7 +31,11 @@ import subprocess
 import sys
 import time
 
-EXE, CLIPS, OUT = sys.argv[1:4]
+import benchlib
+
+if len(sys.argv) < 4:
+    sys.exit(__doc__)
+EXE, CLIPS, OUT = benchlib.speedqa_exe(sys.argv[1]), sys.argv[2], sys.argv[3]
 N = int(sys.argv[4]) if len(sys.argv) > 4 else 4
 BATCH_PAIRS = int(os.environ.get("NVDEC_BATCH_PAIRS", 4 * N))
 CORES = os.cpu_count() or 16
@@ -64,6 +73,10 @@ def metrics(path):
 
 
 def main():
+    devs = subprocess.run([EXE, "--list-devices"], capture_output=True, text=True).stdout
+    if any(l.startswith("cuda:") and "no device" in l for l in devs.splitlines()):
+        print("no CUDA device (speedqa --list-devices): skipped")
+        return 77
     os.makedirs(os.path.join(OUT, "work"), exist_ok=True)
     work = os.path.join(OUT, "work")
     names = sorted({f[:-8] for f in os.listdir(CLIPS) if f.endswith("_ref.mkv")})

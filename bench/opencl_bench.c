@@ -13,6 +13,7 @@
  * environment decides.)
  */
 #include <errno.h>
+#include <ftw.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -223,6 +224,22 @@ static double open_ms(const Frames *fr, const char *dev)
     return t;
 }
 
+/* The bench's own cache folder (cold and warm opens), removed at exit. */
+static char cache_dir[] = "/tmp/speedqa-bench-XXXXXX";
+
+static int remove_entry(const char *path, const struct stat *st, int flag, struct FTW *ftw)
+{
+    (void)st;
+    (void)flag;
+    (void)ftw;
+    return remove(path);
+}
+
+static void remove_cache_dir(void)
+{
+    nftw(cache_dir, remove_entry, 16, FTW_DEPTH | FTW_PHYS);
+}
+
 int main(int argc, char **argv)
 {
     const char *dev = getenv("SPEEDQA_OPENCL_DEVICE");
@@ -260,11 +277,12 @@ int main(int argc, char **argv)
      * Cold: an empty cache folder (and no driver-side JIT cache), set before
      * the OpenCL runtime first starts; warm: the same folder again.
      */
-    char dir[] = "/tmp/speedqa-bench-XXXXXX";
+    char *dir = cache_dir;
     if (mkdtemp(dir)) {
+        atexit(remove_cache_dir);
         setenv("XDG_CACHE_HOME", dir, 1);
         setenv("CUDA_CACHE_DISABLE", "1", 1);
-        char pocl[sizeof(dir) + 8];
+        char pocl[sizeof(cache_dir) + 8];
         snprintf(pocl, sizeof(pocl), "%s/pocl", dir);
         setenv("POCL_CACHE_DIR", pocl, 1);
     }

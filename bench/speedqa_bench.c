@@ -1,7 +1,7 @@
 /*
  * speedqa_bench: milliseconds per 1920x1080 8-bit 4:2:0 frame.
  *
- *   speedqa_bench [--reps N] [--clips DIR] [--cli PATH] [--synthetic] [--libvmaf S] [--api-only] [--cpu-time]
+ *   speedqa_bench [--reps N] [--clips DIR] [--cli PATH] [--synthetic] [--vmaf PATH] [--api-only] [--cpu-time]
  *
  * 1. Through the public API, frames already in memory: speed_chroma,
  *    speed_temporal and both, with the C path (cpu_mask 0), with SIMD, and
@@ -11,10 +11,9 @@
  *    eigenvalues, solve, entropy + pooling), timing the internal stages.
  * 3. The CLI end to end (Y4M reading included), if it was built: the clip
  *    and the clip repeated to 4 n frames (32 for the golden clip), whole
- *    process. --libvmaf S gives libvmaf's whole-process seconds for both
- *    features, one thread, on those 4 n frames, measured by the caller on
- *    the same machine (e.g. `time vmaf ... --threads 1`); the ratio is
- *    printed against it. No libvmaf figure is built in.
+ *    process. --vmaf PATH times libvmaf's vmaf tool on those 4 n frames in
+ *    the same run (both features, no model, one thread, best of N) and
+ *    prints how many times as fast speedqa's process is.
  *
  * --api-only: only the SIMD, one-thread column of 1., best of N passes (a
  * large N finds the quiet moments of a shared machine). --cpu-time: the
@@ -22,7 +21,8 @@
  * time, so time slices of other processes on a loaded machine do not count
  * (meaningful for one thread only).
  *
- * Content: the golden clip seeding_1920x1080_420p8_8f (+ _x264crf40),
+ * Content: the golden clip seeding_1920x1080_420p8_8f (+ _x264crf40) of
+ * --clips DIR (default: the golden set's clips, -Dgolden_dir, when it has them),
  * decoded with xz -dc, or a textured synthetic pair if that is missing.
  */
 #include <errno.h>
@@ -374,15 +374,20 @@ static double cli_ms(const char *cli, const char *ref, const char *dis, const ch
  * ms per frame of each, and the marginal cost of one more frame, which
  * leaves out process start-up (dynamic linking) and context creation.
  */
-static void cli_section(const char *cli, const Clip *c, int reps, double libvmaf_s)
+static void cli_section(const char *cli, const Clip *c, int reps, const char *vmaf)
 {
-    char ref[512], dis[512], ref8[512], dis8[512], cmd[1400];
+    char dir[512], ref[600], dis[600], ref8[600], dis8[600], cmd[1400];
     const char *tmp = getenv("TMPDIR") ? getenv("TMPDIR") : "/tmp";
-    const int pid = (int)getpid(), n = c->nframes, rep = 4;
-    snprintf(ref, sizeof(ref), "%s/speedqa_bench_%d_ref.y4m", tmp, pid);
-    snprintf(dis, sizeof(dis), "%s/speedqa_bench_%d_dis.y4m", tmp, pid);
-    snprintf(ref8, sizeof(ref8), "%s/speedqa_bench_%d_ref8.y4m", tmp, pid);
-    snprintf(dis8, sizeof(dis8), "%s/speedqa_bench_%d_dis8.y4m", tmp, pid);
+    const int n = c->nframes, rep = 4;
+    snprintf(dir, sizeof(dir), "%s/speedqa_bench_XXXXXX", tmp);
+    if (!mkdtemp(dir)) {
+        printf("CLI: cannot make a folder under %s\n", tmp);
+        return;
+    }
+    snprintf(ref, sizeof(ref), "%s/ref.y4m", dir);
+    snprintf(dis, sizeof(dis), "%s/dis.y4m", dir);
+    snprintf(ref8, sizeof(ref8), "%s/ref8.y4m", dir);
+    snprintf(dis8, sizeof(dis8), "%s/dis8.y4m", dir);
     if (write_y4m(ref, c->ref, n, 1) || write_y4m(dis, c->dis, n, 1) ||
         write_y4m(ref8, c->ref, n, rep) || write_y4m(dis8, c->dis, n, rep)) {
         printf("CLI: cannot write the Y4M files under %s\n", tmp);
@@ -413,9 +418,18 @@ static void cli_section(const char *cli, const Clip *c, int reps, double libvmaf
             if (i == 2) {
                 printf("  whole process, both features, 1 thread, %d frames: %.1f ms (C %.1f ms)",
                        n * rep, l[1], l[0]);
-                if (libvmaf_s > 0)
-                    printf("; libvmaf %.1f ms: x%.1f", 1e3 * libvmaf_s, 1e3 * libvmaf_s / l[1]);
                 printf("\n");
+                if (vmaf) {
+                    snprintf(cmd, sizeof(cmd),
+                             "'%s' -r '%s' -d '%s' --feature speed_chroma --feature speed_temporal"
+                             " -n --threads 1 -q --json -o /dev/null > /dev/null", vmaf, ref8, dis8);
+                    const double v = run_best(cmd, reps);
+                    if (v < 0)
+                        printf("  libvmaf's vmaf (%s) failed\n", vmaf);
+                    else
+                        printf("  libvmaf's vmaf, the same %d frames and features, 1 thread: %.1f ms:"
+                               " speedqa %.1fx as fast\n", n * rep, v, v / l[1]);
+                }
             }
         }
     }
@@ -423,13 +437,13 @@ static void cli_section(const char *cli, const Clip *c, int reps, double libvmaf
     unlink(dis);
     unlink(ref8);
     unlink(dis8);
+    rmdir(dir);
 }
 
 int main(int argc, char **argv)
 {
     int reps = 5, synthetic = 0, api_only = 0;
-    double libvmaf_s = 0;
-    const char *clips = NULL, *cli = NULL;
+    const char *clips = NULL, *cli = NULL, *vmaf = NULL;
     for (int i = 1; i < argc; i++) {
         if (!strcmp(argv[i], "--reps") && i + 1 < argc)
             reps = atoi(argv[++i]);
@@ -443,10 +457,10 @@ int main(int argc, char **argv)
             api_only = 1;
         else if (!strcmp(argv[i], "--cpu-time"))
             cpu_time = 1;
-        else if (!strcmp(argv[i], "--libvmaf") && i + 1 < argc)
-            libvmaf_s = atof(argv[++i]);
+        else if (!strcmp(argv[i], "--vmaf") && i + 1 < argc)
+            vmaf = argv[++i];
         else {
-            fprintf(stderr, "usage: %s [--reps N] [--clips DIR] [--cli PATH] [--synthetic] [--libvmaf S] [--api-only] [--cpu-time]\n",
+            fprintf(stderr, "usage: %s [--reps N] [--clips DIR] [--cli PATH] [--synthetic] [--vmaf PATH] [--api-only] [--cpu-time]\n",
                     argv[0]);
             return 2;
         }
@@ -454,7 +468,7 @@ int main(int argc, char **argv)
     reps = reps < 1 ? 1 : reps;
     char clipdir[1024], clipath[1200];
     if (!clips) {
-        snprintf(clipdir, sizeof(clipdir), "%s/../shared/golden/clips", SQ_SOURCE_ROOT);
+        snprintf(clipdir, sizeof(clipdir), "%s", SQ_CLIPS_DIR);
         clips = clipdir;
     }
     if (!cli) { /* the CLI of the same build tree */
@@ -507,7 +521,7 @@ int main(int argc, char **argv)
     if (!cli)
         printf("CLI: not built next to this program (pass --cli PATH)\n");
     else
-        cli_section(cli, &c, reps, libvmaf_s);
+        cli_section(cli, &c, reps, vmaf);
     free(c.ref);
     free(c.dis);
     return 0;

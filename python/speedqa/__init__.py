@@ -25,7 +25,7 @@ from ._scorer import Scorer, check_features, pool, version
 from ._files import Video, open_video, score_files, format_value, to_frame
 from ._batch import batch
 from ._model import ModelScorer
+from ._version import __version__  # noqa: F401  (speedqa.__version__)
 
 __all__ = ["Error", "Ladder", "ModelScorer", "Scorer", "batch", "check_features", "parse_pix_fmt", "pool",
            "version", "Video", "open_video", "score_files", "format_value", "to_frame"]
-__version__ = "0.1.0"

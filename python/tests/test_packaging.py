@@ -14,7 +14,11 @@ SAMPLES = os.path.join(ROOT, "samples")
 CHECK = ("import speedqa, sys; print(speedqa.__file__); "
          "d = speedqa.score_files(sys.argv[1], sys.argv[2]); "
          "print(d['pooled_metrics']['speed_temporal']['mean']); "
-         "print(speedqa.pool([1.0, 3.0])['mean'])")
+         "print(speedqa.pool([1.0, 3.0])['mean']); "
+         # the library's version is meson.build's project() (version.h): the
+         # package's, installed either way, must be the same
+         "import importlib.metadata as md; print(speedqa.__version__, speedqa.version()); "
+         "print(md.version('speedqa') if speedqa.__file__.startswith(sys.argv[3]) else '-')")
 
 
 def clean_env(**extra):
@@ -57,12 +61,14 @@ def test_pip_installs_offline_into_a_venv(tmp_path):
     libdirs = os.pathsep.join([os.path.dirname(os.environ["SPEEDQA_LIB"]),
                                os.path.dirname(os.environ["SPEEDQA_IO_LIB"])])
     out = subprocess.run([py, "-c", CHECK, os.path.join(SAMPLES, "ref.y4m"),
-                          os.path.join(SAMPLES, "dis.y4m")], capture_output=True, text=True,
-                         env=clean_env(LD_LIBRARY_PATH=libdirs), cwd=str(tmp_path))
+                          os.path.join(SAMPLES, "dis.y4m"), str(venv_dir)], capture_output=True,
+                         text=True, env=clean_env(LD_LIBRARY_PATH=libdirs), cwd=str(tmp_path))
     assert out.returncode == 0, out.stderr
     lines = out.stdout.split()
     assert lines[0].startswith(str(venv_dir))
     assert float(lines[1]) == want_mean() and float(lines[2]) == 2.0
+    # pip's metadata (pyproject.toml's dynamic version) == the package's == the library's
+    assert lines[3] == lines[4] == lines[5], lines[3:]
 
 
 def test_meson_install_finds_its_libraries(tmp_path):
@@ -81,9 +87,12 @@ def test_meson_install_finds_its_libraries(tmp_path):
         pytest.skip("this build installs no Python package (no python3 at setup)")
     site = os.path.dirname(os.path.dirname(inits[0]))
     out = subprocess.run([sys.executable, "-c", CHECK, os.path.join(SAMPLES, "ref.y4m"),
-                          os.path.join(SAMPLES, "dis.y4m")], capture_output=True, text=True,
-                         env=clean_env(PYTHONPATH=site), cwd=str(tmp_path))
+                          os.path.join(SAMPLES, "dis.y4m"), str(tmp_path / "no-metadata")],
+                         capture_output=True, text=True, env=clean_env(PYTHONPATH=site),
+                         cwd=str(tmp_path))
     assert out.returncode == 0, out.stderr
     lines = out.stdout.split()
     assert lines[0].startswith(site)
     assert float(lines[1]) == want_mean() and float(lines[2]) == 2.0
+    # the installed _version.py, written from meson.build, == the library's
+    assert lines[3] == lines[4], lines[3:]

@@ -97,8 +97,8 @@ void sq_in_map(SqInput *in)
     /* Pages this mapping reads in from storage come in 2 MiB folios that
      * the kernel maps whole (one entry instead of 512): mapping and
      * unmapping a 1080p file so read back cost 10-30x and 30-70x less
-     * kernel time than in the 64-170 KiB folios of a plain read-back
-     * (bench/map_probe), time that every scoring core pays when all of
+     * kernel time than in the 64-170 KiB folios of a plain read-back,
+     * time that every scoring core pays when all of
      * them score. Pages already cached keep the size they have. */
     madvise(p, (size_t)st.st_size, MADV_HUGEPAGE);
 #endif
