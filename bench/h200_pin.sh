@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Device steps for the pinned windows (speedqa_host_register), every step time-bounded:
+# Device steps for the pinned windows (speedqa_cuda_host_register), every step time-bounded:
 #   bash bench/h200_pin.sh [FRAMES_AB]   (0: no A/B)
 S=build-nv/tools/speedqa
 export LD_LIBRARY_PATH=/usr/local/nvidia/lib64 PATH=/usr/local/cuda/bin:$PATH

@@ -229,8 +229,8 @@ typedef struct Results {
     unsigned long long *frame_num;
     /* Frames whose score was NaN before the speed_max_val clip
      * (SpeedqaScores.undefined), per score: the first few, and how many. */
-    unsigned long long undef_frame[SPEEDQA_MAX_SCORES][UNDEF_LISTED];
-    long long undef_n[SPEEDQA_MAX_SCORES];
+    unsigned long long undef_frame[SQ_JOB_MAX_SCORES][UNDEF_LISTED];
+    long long undef_n[SQ_JOB_MAX_SCORES];
 } Results;
 
 /* Frames are numbered within their sequence: a context a batch reuses has
@@ -255,7 +255,7 @@ static int results_add(Results *res, const SpeedqaScores *sc)
            (size_t)res->nscores * sizeof *res->values);
     res->frame_num[res->n++] = sc->sequence_frame;
     for (int k = 0; k < res->nscores; k++)
-        if (sc->undefined >> k & 1) {
+        if (sc->undefined[k]) {
             if (res->undef_n[k] < UNDEF_LISTED)
                 res->undef_frame[k][res->undef_n[k]] = sc->sequence_frame;
             res->undef_n[k]++;
@@ -391,7 +391,7 @@ static int keep_scores(Run *run, const SpeedqaScores *sc)
 
 static int receive(Run *run, SpeedqaScores *sc)
 {
-    return run->n == 1 ? speedqa_receive(run->ctx, sc) : speedqa_receive_ladder(run->ctx, sc, run->n);
+    return speedqa_receive(run->ctx, sc, run->n, 0);
 }
 
 /* Receives every score that is ready (all of them after a flush). */
@@ -699,7 +699,7 @@ static int write_report(const Run *run, const Stream *s, const char *oname, doub
 {
     const CliSettings *cfg = run->cfg;
     const int n = mr ? mr->n : speedqa_score_count(run->ctx);
-    const char *names[SPEEDQA_MAX_SCORES];
+    const char *names[SQ_JOB_MAX_SCORES];
     for (int k = 0; !mr && k < n; k++)
         names[k] = speedqa_score_name(run->ctx, k);
     const SpeedqaFormat *f = &sq_input_info(run->ref)->format;
@@ -798,12 +798,12 @@ static SqPrefault prefault_for(const Run *run, const SqJob *job)
 
 static int pin_reg(void *ctx, const void *p, size_t bytes)
 {
-    return speedqa_host_register(ctx, p, bytes);
+    return speedqa_cuda_host_register(ctx, p, bytes);
 }
 
 static int pin_unreg(void *ctx, const void *p)
 {
-    return speedqa_host_unregister(ctx, p);
+    return speedqa_cuda_host_unregister(ctx, p);
 }
 
 /* The rows the features read, so that a mapped input maps only theirs ahead. */
@@ -834,7 +834,7 @@ static void settings_for(SpeedqaSettings *s, const SqJob *job, const SpeedqaForm
 {
     const CliSettings *cfg = job->cfg;
     speedqa_default_settings(s);
-    s->ref = s->dis = *f;
+    s->format = *f;
     s->features = job->features;
     s->n_threads = job->threads;
     s->n_distorted = n;
@@ -846,7 +846,7 @@ static void settings_for(SpeedqaSettings *s, const SqJob *job, const SpeedqaForm
     s->log_cookie = log;
     /* the process ends after its jobs: a batch or ladder that opens another
      * context (another shape, a stream failing alone) finds the device's */
-    s->keep_device = 1;
+    s->cuda.keep_device = 1;
     if (times_on())
         s->log_level = SPEEDQA_LOG_DEBUG;
 }
@@ -879,12 +879,12 @@ static int open_failed(int r, const SqJob *job, const SpeedqaSettings *s, const 
             return SQ_EXIT_USAGE;
         }
         if (strcmp(job->ref_path, dis_path) == 0)
-            cli_error("%s (%dx%d %s %d-bit): %s", shown(job->ref_path), s->ref.width,
-                      s->ref.height, speedqa_pix_fmt_name(s->ref.fmt), s->ref.bpc, msg);
+            cli_error("%s (%dx%d %s %d-bit): %s", shown(job->ref_path), s->format.width,
+                      s->format.height, speedqa_pix_fmt_name(s->format.fmt), s->format.bpc, msg);
         else
             cli_error("%s and %s (%dx%d %s %d-bit): %s", shown(job->ref_path), shown(dis_path),
-                      s->ref.width, s->ref.height, speedqa_pix_fmt_name(s->ref.fmt), s->ref.bpc,
-                      msg);
+                      s->format.width, s->format.height, speedqa_pix_fmt_name(s->format.fmt),
+                      s->format.bpc, msg);
         return SQ_EXIT_INPUT;
     }
     default:
@@ -908,7 +908,7 @@ static int get_context(Run *run, const SpeedqaFormat *f, LogState *own_log, cons
     const SqJob *job = run->job;
     SqJobCache *c = job->cache;
     SpeedqaSettings s;
-    if (c && c->ctx && same_format(&c->s.ref, f) && c->s.n_distorted == run->n &&
+    if (c && c->ctx && same_format(&c->s.format, f) && c->s.n_distorted == run->n &&
         c->s.n_threads == job->threads && same_features(c, job->features)) {
         run->ctx = c->ctx;
         run->log = &c->log;
@@ -922,6 +922,12 @@ static int get_context(Run *run, const SpeedqaFormat *f, LogState *own_log, cons
     int r = speedqa_open(&run->ctx, &s);
     if (r < 0)
         return open_failed(r, job, &s, run->log, dis_path);
+    if (speedqa_score_count(run->ctx) > SQ_JOB_MAX_SCORES) {
+        cli_error("%d scores per frame: this tool keeps at most %d", speedqa_score_count(run->ctx),
+                  SQ_JOB_MAX_SCORES);
+        speedqa_close(&run->ctx);
+        return SQ_EXIT_USAGE;
+    }
     if (run->cfg->backend_auto && !run->cfg->quiet && !job->batch)
         fprintf(stderr, "speedqa: --backend auto: using the %s backend (%s)\n",
                 speedqa_backend_name(run->ctx),
@@ -1135,8 +1141,8 @@ static int run_ladder(const SqJob *job_in, SqJobStream *const *st, int n, char *
             stream_fail(o, r, line);
             continue;
         }
-        /* a stream's summary keeps the first SPEEDQA_MAX_SCORES (a model's report has more) */
-        o->nscores = sd->vm ? (mr.n < SPEEDQA_MAX_SCORES ? mr.n : SPEEDQA_MAX_SCORES) : nscores;
+        /* a stream's summary keeps the first SQ_JOB_MAX_SCORES (a model's report has more) */
+        o->nscores = sd->vm ? (mr.n < SQ_JOB_MAX_SCORES ? mr.n : SQ_JOB_MAX_SCORES) : nscores;
         o->frames = sd->vm ? (long long)mr.nframes : (long long)sd->res.n;
         for (int k = 0; k < o->nscores; k++) {
             snprintf(o->names[k], sizeof o->names[k], "%s",
