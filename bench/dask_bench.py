@@ -9,7 +9,7 @@ warm) and the whole `python -m speedqa.dask` command (interpreter, cluster start
 teardown included); the medians and ratios; whether every results file is --batch's, byte
 for byte.
 
-usage: PYTHONPATH=python SPEEDQA_LIB=BUILD/src/libspeedqa.so.0 \\
+usage: PYTHONPATH=python SPEEDQA_LIB=BUILD/src/libspeedqa.so.0.2 \\
        SPEEDQA_IO_LIB=BUILD/tools/libspeedqa_io.so.0 \\
        /usr/bin/python3 bench/dask_bench.py BUILD/tools/speedqa CLIPS_DIR WORK_DIR \\
        [--pairs 90] [--frames 48] [--rounds 3]

@@ -19,17 +19,17 @@ step ladder_api "$B/tests/test_ladder"
 step semiplanar_cuda "$B/tests/gpu/test_semiplanar" cuda
 step semiplanar_opencl env SPEEDQA_OPENCL_DEVICE=NVIDIA "$B/tests/gpu/test_semiplanar" opencl
 if [ -d python/tests ]; then
-  step python env PYTHONPATH=python SPEEDQA_LIB=$PWD/$B/src/libspeedqa.so.0 \
+  step python env PYTHONPATH=python SPEEDQA_LIB=$PWD/$B/src/libspeedqa.so.0.2 \
       SPEEDQA_CLI=$PWD/$B/tools/speedqa python3 -m pytest -q -rs python/tests
 fi
 step python_device_bench env PYTHONPATH=python \
-    SPEEDQA_LIB=$PWD/$B/src/libspeedqa.so.0 python3 python/bench_device.py "$B"
+    SPEEDQA_LIB=$PWD/$B/src/libspeedqa.so.0.2 python3 python/bench_device.py "$B"
 fi
 if [ "$PART" != checks ]; then
 step cli_ladder python3 tests/cli/ladder_test.py ladder "$B/tools/speedqa" tests/data /tmp/lt
 step cli_batch python3 tests/cli/ladder_test.py batch "$B/tools/speedqa" tests/data /tmp/bt
 step catalog python3 bench/catalog_bench.py "$B/tools/speedqa" tests/data /tmp/cat --backends cpu,cuda --reps 3
-step dask env PYTHONPATH=python SPEEDQA_LIB=$PWD/$B/src/libspeedqa.so.0 python3 bench/dask_bench.py \
+step dask env PYTHONPATH=python SPEEDQA_LIB=$PWD/$B/src/libspeedqa.so.0.2 python3 bench/dask_bench.py \
     "$B/tools/speedqa" tests/data /tmp/dask --pairs 64 --frames 48
 fi
 cat "$OUT/summary.txt"

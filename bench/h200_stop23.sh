@@ -22,6 +22,6 @@ step api1 60 build-nv/bench/speedqa_bench --api-only --reps 10
 tail -8 "$L/api1.log"
 step cli1080 200 python3 bench/cli_throughput.py build-nv/tools/speedqa --frames 1000 --threads 1,16 --backends cuda --gpu-threads 16
 tail -16 "$L/cli1080.log"; rm -rf /dev/shm/sq-cli-bench-*
-step python 60 env PYTHONPATH=python SPEEDQA_LIB=$PWD/build-nv/src/libspeedqa.so.0 python3 python/bench_device.py build-nv 8000
+step python 60 env PYTHONPATH=python SPEEDQA_LIB=$PWD/build-nv/src/libspeedqa.so.0.2 python3 python/bench_device.py build-nv 8000
 tail -3 "$L/python.log"
 tar -C "$OUT" -cJf "$OUT/logs.tar.xz" l && rm -rf "$L"

@@ -356,7 +356,8 @@ SPEEDQA_API int speedqa_check_features(const char *const *features, char *err, s
 
 /**
  * Memory for picture planes the caller fills: 64-byte aligned, on huge
- * pages when it is frame-sized. NULL on failure. Free with speedqa_buffer_free (NULL is fine).
+ * pages when it is frame-sized. NULL on failure. Free with
+ * speedqa_buffer_free (NULL is fine).
  */
 SPEEDQA_API void *speedqa_buffer_alloc(size_t size);
 SPEEDQA_API void speedqa_buffer_free(void *ptr);

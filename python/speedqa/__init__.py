@@ -18,10 +18,11 @@ layer (readers, reports, number format, batch runner); frames through
 libspeedqa. Both are found where speedqa is installed (SPEEDQA_LIB and
 SPEEDQA_IO_LIB override).
 """
-from ._scorer import Error, Ladder, Scorer, check_features, parse_pix_fmt, pool, version
+from ._scorer import (Error, Ladder, Scorer, auto_threads, check_features, parse_pix_fmt, pool,
+                      version)
 from ._files import Video, open_video, score_files, format_value, to_frame
 from ._batch import batch
 
-__all__ = ["Error", "Ladder", "Scorer", "batch", "check_features", "parse_pix_fmt", "pool",
+__all__ = ["Error", "Ladder", "Scorer", "auto_threads", "batch", "check_features", "parse_pix_fmt", "pool",
            "version", "Video", "open_video", "score_files", "format_value", "to_frame"]
-__version__ = "0.1.0"
+__version__ = "0.2.0"

@@ -151,6 +151,11 @@ def version() -> str:
     return L.lib().speedqa_version().decode()
 
 
+def auto_threads() -> int:
+    """The thread count threads=0 asks for (speedqa_auto_threads: the cores, at most 64)."""
+    return int(L.lib().speedqa_auto_threads())
+
+
 class _Plane:
     """One plane as the library takes it: address, byte stride, memory kind."""
     __slots__ = ("ptr", "stride", "shape", "keep")
@@ -246,8 +251,8 @@ class Scorer:
            keep_device=False)
 
     keep_device=True: closing leaves a GPU's device context to the process
-    (SpeedqaSettings.keep_device), so that the next Scorer opens in about a
-    millisecond instead of a tenth of a second.
+    (SpeedqaSettings.cuda.keep_device), so that the next Scorer finds the
+    device context made.
 
     send(ref, dis) takes one frame pair and returns the results that became
     available (a list of dicts, maybe empty: with threads > 1 results lag);
@@ -300,13 +305,12 @@ class Scorer:
         s = L.Settings()
         lib.speedqa_default_settings(ctypes.byref(s))
         f = L.Format(self.width, self.height, fmt, self.bitdepth)
-        s.ref = f
-        s.dis = L.Format(self.width, self.height, fmt, self.bitdepth)
+        s.format = f
         self._features, self._features_keep = _feature_array(features)
         s.features = self._features
         s.n_threads = int(threads)
         s.n_distorted = int(n_distorted)
-        s.keep_device = 1 if keep_device else 0
+        s.cuda.keep_device = 1 if keep_device else 0
         self.n_distorted = max(1, int(n_distorted))
         if isinstance(backend, str):
             if backend.lower() not in L.BACKENDS:
@@ -487,7 +491,7 @@ class Scorer:
     def _receive_one(self, out):
         """One speedqa_receive: its result appended to out; 0, EAGAIN or EOF_CODE."""
         sc = L.Scores()
-        r = self._call(L.lib().speedqa_receive, self._ctx, ctypes.byref(sc))
+        r = self._call(L.lib().speedqa_receive, self._ctx, ctypes.byref(sc), 1, 0)
         if r == 0:
             out.append(self._result(sc))
         elif r not in (L.EAGAIN, L.EOF_CODE):
@@ -522,11 +526,9 @@ class Scorer:
         wait=True: also waits for this frame's scores (and every earlier
         frame's), so the list ends with this frame's: a live loop, where
         threads > 1 on the CPU share the lone frame's planes
-        (speedqa_receive_wait). lend=True: the planes are read in place after
+        (speedqa_receive with SPEEDQA_RECEIVE_WAIT). lend=True: the planes are read in place after
         send returns, until the frame is scored (see the class help)."""
         self._check_open()
-        if wait and getattr(L.lib(), "speedqa_receive_wait", None) is None:
-            raise Error(-_errno.ENOSYS, "this libspeedqa has no speedqa_receive_wait")
         # the library reads the structs during the call only: two per Scorer, refilled
         pref, keep_r = self._picture(ref, "ref", self._pic_ref)
         pdis, keep_d = self._picture(dis, "dis", self._pic_dis)
@@ -559,7 +561,7 @@ class Scorer:
         self._drain(out)
         while wait:
             sc = L.Scores()
-            r = self._call(lib.speedqa_receive_wait, self._ctx, ctypes.byref(sc), 1)
+            r = self._call(lib.speedqa_receive, self._ctx, ctypes.byref(sc), 1, L.RECEIVE_WAIT)
             if r == L.EAGAIN:
                 break  # nothing left in flight
             if r != 0:
@@ -639,10 +641,10 @@ class Ladder(Scorer):
         super().__init__(width, height, pix_fmt, bitdepth, n_distorted=n_distorted, **kw)
 
     def _receive_one(self, out):
-        """One speedqa_receive_ladder: a frame's list (None for an ended stream)."""
+        """One speedqa_receive of n streams: a frame's list (None for an ended stream)."""
         n = self.n_distorted
         sc = (L.Scores * n)()
-        r = self._call(L.lib().speedqa_receive_ladder, self._ctx, sc, n)
+        r = self._call(L.lib().speedqa_receive, self._ctx, sc, n, 0)
         if r == 0:
             out.append([self._result(sc[d]) if sc[d].count else None for d in range(n)])
         elif r not in (L.EAGAIN, L.EOF_CODE):
