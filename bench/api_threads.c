@@ -13,7 +13,7 @@
  * (speedqa_picture_alloc: filled once, a reference sent each time; pinned
  * and uploaded in place on a GPU). Prints fps and the ratio to one thread
  * of the same kind, best of 3 passes. A fourth way measures latency: lent
- * pictures one at a time, each score taken with speedqa_receive_wait
+ * pictures one at a time, each score taken with speedqa_receive(SPEEDQA_RECEIVE_WAIT)
  * before the next send (a live encoder's loop); it prints the time per
  * frame.
  */

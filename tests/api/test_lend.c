@@ -42,7 +42,7 @@ typedef struct Lender {
 typedef struct Run {
     /* mode 0: copies, 1: both lent, 2: ref lent on even frames only, 3: both lent,
      * every plane at an odd address (16-bit samples unaligned: a mapped Y4M), 4: both
-     * lent, each frame's scores taken with speedqa_receive_wait before the next send */
+     * lent, each frame's scores taken with speedqa_receive(SPEEDQA_RECEIVE_WAIT) before the next send */
     int bpc, threads, mode;
     const char *feature;
     SpeedqaBackend backend;
@@ -192,7 +192,7 @@ static int run(const Run *r, Lender *l, TestScores *out, long *lent_count)
         /* mode 4: each frame's scores before the next send (a lone frame) */
         if (r->mode == 4 && (got != f || (ret = test_receive(ctx, &out[got], 1, SPEEDQA_RECEIVE_WAIT)) != 0 ||
                              out[got++].frame != (unsigned)f)) {
-            printf("FAIL receive_wait after frame %d: %d, %d frames received\n", f, ret, got);
+            printf("FAIL receive(WAIT) after frame %d: %d, %d frames received\n", f, ret, got);
             fails++;
         }
         if (ret == 0)

@@ -10,7 +10,7 @@
  * sending), everything is freed at close, and a picture outliving its
  * context may still be unreferenced. At 384x208 every row is whole cache
  * lines, so a GPU uploads only the runs of rows its features read. The 10-bit library runs close with
- * keep_device, so that every later run opens a context that was kept.
+ * cuda.keep_device, so that every later run opens a context that was kept.
  *
  * usage: test_picture [cpu|cuda|opencl|hip] (77 when that backend has no device)
  */
@@ -86,7 +86,7 @@ static void fill(SpeedqaPicture *pic, int f, int side)
 }
 
 typedef struct Run {
-    int bpc, threads, library, keep; /* keep: keep_device (the next open finds the context) */
+    int bpc, threads, library, keep; /* keep: cuda.keep_device (the next open finds the context) */
     const char *feature;
     SpeedqaBackend backend;
     int w, h;                /* 0: W x H */

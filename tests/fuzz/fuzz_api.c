@@ -496,7 +496,7 @@ static void run(const Config *c, int n_threads, unsigned cpu_mask, long fail_at,
         FUZZ_CHECK(ret == 0, "send of frame %d returned %d", i, ret);
         seq_start[sent++] = new_seq;
         new_seq = 0;
-        /* op bit 4: wait for every frame in flight (speedqa_receive_wait) */
+        /* op bit 4: wait for every frame in flight (SPEEDQA_RECEIVE_WAIT) */
         if (op & 0x10) {
             TestScores sc;
             while ((ret = test_receive(ctx, &sc, 1, SPEEDQA_RECEIVE_WAIT)) == 0)
@@ -506,7 +506,7 @@ static void run(const Config *c, int n_threads, unsigned cpu_mask, long fail_at,
                 break;
             }
             FUZZ_CHECK(ret == -EAGAIN && r->received == sent,
-                       "receive_wait returned %d with %d of %d frames received", ret, r->received, sent);
+                       "receive(WAIT) returned %d with %d of %d frames received", ret, r->received, sent);
         }
         if ((op & 2) && (sticky = drain(ctx, r, seq_start, c, over_sent)) != 0)
             break;

@@ -723,7 +723,7 @@ int main(int argc, char **argv)
     }
     printf("OpenCL devices:\n%s", list);
     /* a usable device at all? (SPEEDQA_OPENCL_SOFT_F64=1: its
-     * opencl_soft_f64 setting must put it on the soft-double path, which
+     * opencl.soft_f64 setting must put it on the soft-double path, which
      * open logs at info level) */
     {
         SpeedqaSettings s;

@@ -4,7 +4,7 @@
  * many row bands, their solves in column bands), several contexts running at once in their own threads
  * (the library promises no global mutable state), flushes in the middle of
  * streams, receives eager, only when the queue is full, or one frame at a
- * time (each score awaited before the next send, by speedqa_receive_wait
+ * time (each score awaited before the next send, by SPEEDQA_RECEIVE_WAIT
  * or by polling, so that idle workers share the frame's planes: the
  * intra-frame path). Every
  * score is compared bit for bit with the same stream scored on one thread.
@@ -203,7 +203,7 @@ static const char *score_stream(const Stream *s, int n_threads, int eager, Score
             fail = msg;
         }
         while (!fail && eager == 2 && out->n < f + 1) {
-            /* odd frames block in speedqa_receive_wait, even ones poll */
+            /* odd frames block in speedqa_receive(SPEEDQA_RECEIVE_WAIT), even ones poll */
             r = f & 1 ? speedqa_receive(ctx, &sc, 1, SPEEDQA_RECEIVE_WAIT) : speedqa_receive(ctx, &sc, 1, 0);
             if (r == -EAGAIN) {
                 sched_yield();
