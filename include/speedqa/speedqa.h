@@ -444,7 +444,7 @@ SPEEDQA_API const char *speedqa_score_name(const SpeedqaContext *ctx, int i);
 SPEEDQA_API const char *speedqa_backend_name(const SpeedqaContext *ctx);
 
 /**
- * Submit the next frame pair. Pictures must match the formats given at open.
+ * Submit the next frame pair. Both pictures must match the format given at open.
  * Errors: -EAGAIN the queue of unreceived scores is full: receive first
  *         (nothing consumed);
  *         -EINVAL picture does not match, NULL plane, stride smaller than a row
