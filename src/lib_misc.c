@@ -103,6 +103,8 @@ const char *speedqa_strerror(int err)
     }
 }
 
+_Static_assert(SQ_AUTO_THREADS_MAX == 64, "speedqa.h documents speedqa_auto_threads() as at most 64");
+
 int speedqa_auto_threads(void)
 {
     return sq_auto_threads();
