@@ -139,7 +139,7 @@ fi
 echo "== differential fuzz: the Python binding against the CLI, ${FUZZ_SECONDS}s from a fresh seed"
 if python3_sys=$(command -v /usr/bin/python3 || command -v python3) &&
         "$python3_sys" -c "import numpy" 2>/dev/null && [ -x build/tools/speedqa ]; then
-    line=$(PYTHONPATH=$PWD/python SPEEDQA_LIB=$PWD/build/src/libspeedqa.so.0 \
+    line=$(PYTHONPATH=$PWD/python SPEEDQA_LIB=$PWD/build/src/libspeedqa.so.0.2 \
         SPEEDQA_IO_LIB=$PWD/build/tools/libspeedqa_io.so.0 "$python3_sys" tests/python/fuzz_diff.py \
         --cli build/tools/speedqa --seconds "$FUZZ_SECONDS" 2>&1 | tail -4)
     rc=$?

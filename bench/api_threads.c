@@ -13,7 +13,7 @@
  * (speedqa_picture_alloc: filled once, a reference sent each time; pinned
  * and uploaded in place on a GPU). Prints fps and the ratio to one thread
  * of the same kind, best of 3 passes. A fourth way measures latency: lent
- * pictures one at a time, each score taken with speedqa_receive_wait
+ * pictures one at a time, each score taken with speedqa_receive(SPEEDQA_RECEIVE_WAIT)
  * before the next send (a live encoder's loop); it prints the time per
  * frame.
  */
@@ -65,7 +65,7 @@ static double pass(const Frames *f, int n, int threads, int mode, SpeedqaBackend
 {
     SpeedqaSettings s;
     speedqa_default_settings(&s);
-    s.ref = s.dis = (SpeedqaFormat){ f->w, f->h, SPEEDQA_PIX_420, f->bpc };
+    s.format = (SpeedqaFormat){ f->w, f->h, SPEEDQA_PIX_420, f->bpc };
     s.n_threads = threads;
     s.backend = be;
     SpeedqaContext *ctx;
@@ -103,20 +103,20 @@ static double pass(const Frames *f, int n, int threads, int mode, SpeedqaBackend
         }
         int ret;
         while ((ret = speedqa_send(ctx, &r, &d)) == SPEEDQA_ERR(EAGAIN))
-            speedqa_receive(ctx, &sc); /* a full queue: this one blocks */
+            speedqa_receive(ctx, &sc, 1, 0); /* a full queue: this one blocks */
         if (ret < 0) {
             speedqa_close(&ctx);
             return -1; /* (a refused send's references die with the process) */
         }
-        if (mode == 3 && (ret = speedqa_receive_wait(ctx, &sc, 1)) < 0) {
+        if (mode == 3 && (ret = speedqa_receive(ctx, &sc, 1, SPEEDQA_RECEIVE_WAIT)) < 0) {
             speedqa_close(&ctx);
             return -1;
         }
-        while (speedqa_receive(ctx, &sc) == 0)
+        while (speedqa_receive(ctx, &sc, 1, 0) == 0)
             ;
     }
     speedqa_flush(ctx);
-    while (speedqa_receive(ctx, &sc) == 0)
+    while (speedqa_receive(ctx, &sc, 1, 0) == 0)
         ;
     const double t = now() - t0;
     for (int side = 0; side < 2; side++)

@@ -67,7 +67,7 @@ def use_build(build):
     """This build's libraries and the tree's package, here and in the workers
     (processes started from this one's environment)."""
     os.environ.setdefault("SPEEDQA_LIB", os.path.join(os.path.abspath(build), "src",
-                                                      "libspeedqa.so.0"))
+                                                      "libspeedqa.so"))
     os.environ.setdefault("SPEEDQA_IO_LIB", os.path.join(os.path.abspath(build), "tools",
                                                          "libspeedqa_io.so.0"))
     if "PYTHONPATH" not in os.environ:

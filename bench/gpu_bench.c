@@ -14,6 +14,7 @@
 #include <time.h>
 
 #include "cases.h"
+#include "common/util.h"
 #include "config.h"
 #include "null_gpu.h"
 #include "runner.h"
@@ -50,7 +51,7 @@ static double run_fps(const Bench *b, const SqBackend *be, const Case *c, const 
     Runner r;
     char err[400];
     SpeedqaPicture *rp = malloc(sizeof(*rp) * (size_t)n), *dp = malloc(sizeof(*dp) * (size_t)n);
-    double *out = malloc(sizeof(double) * (size_t)n * SPEEDQA_MAX_SCORES);
+    double *out = malloc(sizeof(double) * (size_t)n * TEST_MAX_SCORES);
     double fps = -1;
     if (!rp || !dp || !out)
         goto done;

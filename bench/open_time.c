@@ -36,15 +36,15 @@ static int one(SpeedqaBackend be, int w, int h, int threads, int keep, unsigned 
 {
     SpeedqaSettings s;
     speedqa_default_settings(&s);
-    s.ref = s.dis = (SpeedqaFormat){ w, h, SPEEDQA_PIX_420, 8 };
+    s.format = (SpeedqaFormat){ w, h, SPEEDQA_PIX_420, 8 };
     s.backend = be;
     s.n_threads = threads;
-    s.keep_device = keep;
+    s.cuda.keep_device = keep;
     s.logger = log_line;
     s.log_level = SPEEDQA_LOG_DEBUG; /* the GPU pipeline's start-up split */
     SpeedqaPicture p;
     memset(&p, 0, sizeof p);
-    p.format = s.ref;
+    p.format = s.format;
     p.data[0] = buf;
     p.data[1] = buf + (size_t)w * h;
     p.data[2] = buf + (size_t)w * h * 5 / 4;
@@ -58,7 +58,7 @@ static int one(SpeedqaBackend be, int w, int h, int threads, int keep, unsigned 
     double t1 = now();
     SpeedqaScores sc;
     int ok = speedqa_send(ctx, &p, &p) == 0 && speedqa_flush(ctx) == 0 &&
-             speedqa_receive(ctx, &sc) == 0;
+             speedqa_receive(ctx, &sc, 1, 0) == 0;
     double t2 = now();
     speedqa_close(&ctx);
     double t3 = now();

@@ -107,7 +107,7 @@ static int open_ctx(SpeedqaContext **ctx, SpeedqaBackend be, const Frames *fr, c
 {
     SpeedqaSettings s;
     speedqa_default_settings(&s);
-    s.ref = s.dis = fr->fmt;
+    s.format = fr->fmt;
     s.features = feats;
     s.backend = be;
     s.device_name = dev;
@@ -115,7 +115,7 @@ static int open_ctx(SpeedqaContext **ctx, SpeedqaBackend be, const Frames *fr, c
     s.logger = logger;
     /* the path being timed (set by main below); the library reads no environment */
     const char *soft = getenv("SPEEDQA_OPENCL_SOFT_F64");
-    s.opencl_soft_f64 = soft && !strcmp(soft, "1");
+    s.opencl.soft_f64 = soft && !strcmp(soft, "1");
     return speedqa_open(ctx, &s);
 }
 
@@ -127,17 +127,17 @@ static int stream(SpeedqaContext *ctx, const Frames *fr, int n)
     for (int i = 0; i < n && ret >= 0; i++) {
         while ((ret = speedqa_send(ctx, &fr->ref[i % KFRAMES], &fr->dis[i % KFRAMES])) ==
                SPEEDQA_ERR(EAGAIN))
-            if ((ret = speedqa_receive(ctx, &sc)) == 0)
+            if ((ret = speedqa_receive(ctx, &sc, 1, 0)) == 0)
                 got++;
             else if (ret != SPEEDQA_ERR(EAGAIN))
                 return ret;
-        while (ret >= 0 && (ret = speedqa_receive(ctx, &sc)) == 0)
+        while (ret >= 0 && (ret = speedqa_receive(ctx, &sc, 1, 0)) == 0)
             got++;
         if (ret == SPEEDQA_ERR(EAGAIN))
             ret = 0;
     }
     speedqa_flush(ctx);
-    while (ret >= 0 && got < n && (ret = speedqa_receive(ctx, &sc)) == 0)
+    while (ret >= 0 && got < n && (ret = speedqa_receive(ctx, &sc, 1, 0)) == 0)
         got++;
     return ret < 0 ? ret : got == n ? 0 : -EIO;
 }

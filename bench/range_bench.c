@@ -62,11 +62,12 @@ static double wall_s(void)
 }
 
 /* GPU: wall seconds per frame of a whole run (the first frame, start-up, excluded). */
-static double last[SPEEDQA_MAX_SCORES]; /* scores of the last frame received */
+#define MAX_SCORES 8 /* the default features' 4, with room */
+static double last[MAX_SCORES]; /* scores of the last frame received */
 
 static void keep(const SpeedqaScores *sc)
 {
-    memcpy(last, sc->values, sizeof(double) * (size_t)sc->count);
+    memcpy(last, sc->values, sizeof(double) * (size_t)(sc->count < MAX_SCORES ? sc->count : MAX_SCORES));
 }
 
 static double run_gpu(uint16_t *const *ref, uint16_t *const *dis, int nframes, int bpc,
@@ -74,7 +75,7 @@ static double run_gpu(uint16_t *const *ref, uint16_t *const *dis, int nframes, i
 {
     SpeedqaSettings s;
     speedqa_default_settings(&s);
-    s.ref = s.dis = (SpeedqaFormat){ W, H, SPEEDQA_PIX_420, bpc };
+    s.format = (SpeedqaFormat){ W, H, SPEEDQA_PIX_420, bpc };
     s.backend = be;
     s.n_threads = 4;
     SpeedqaContext *ctx;
@@ -88,21 +89,21 @@ static double run_gpu(uint16_t *const *ref, uint16_t *const *dis, int nframes, i
         picture(&d, dis[i % 2], bpc);
         int ret;
         while ((ret = speedqa_send(ctx, &r, &d)) == SPEEDQA_ERR(EAGAIN))
-            if (speedqa_receive(ctx, &sc) == 0)
+            if (speedqa_receive(ctx, &sc, 1, 0) == 0)
                 keep(&sc);
         if (ret < 0)
             return -1;
-        while (speedqa_receive(ctx, &sc) == 0)
+        while (speedqa_receive(ctx, &sc, 1, 0) == 0)
             keep(&sc);
         if (i == 0) {
             speedqa_flush(ctx);
-            while (speedqa_receive(ctx, &sc) == 0)
+            while (speedqa_receive(ctx, &sc, 1, 0) == 0)
                 keep(&sc);
             t0 = wall_s();
         }
     }
     speedqa_flush(ctx);
-    while (speedqa_receive(ctx, &sc) == 0)
+    while (speedqa_receive(ctx, &sc, 1, 0) == 0)
         keep(&sc);
     const double t = (wall_s() - t0) / (nframes - 1);
     speedqa_close(&ctx);
@@ -113,7 +114,7 @@ static double run(uint16_t *const *ref, uint16_t *const *dis, int nframes, int b
 {
     SpeedqaSettings s;
     speedqa_default_settings(&s);
-    s.ref = s.dis = (SpeedqaFormat){ W, H, SPEEDQA_PIX_420, bpc };
+    s.format = (SpeedqaFormat){ W, H, SPEEDQA_PIX_420, bpc };
     s.cpu_mask = mask;
     SpeedqaContext *ctx;
     if (speedqa_open(&ctx, &s) < 0)
@@ -130,7 +131,7 @@ static double run(uint16_t *const *ref, uint16_t *const *dis, int nframes, int b
         const double t = cpu_s() - t0;
         if (i > 0 && t < best) /* frame 0 has no speed_temporal work */
             best = t;
-        while (speedqa_receive(ctx, &sc) == 0)
+        while (speedqa_receive(ctx, &sc, 1, 0) == 0)
             keep(&sc);
     }
     speedqa_close(&ctx);
@@ -140,7 +141,7 @@ static double run(uint16_t *const *ref, uint16_t *const *dis, int nframes, int b
 /* After the 16-bit run (k 0) keep its scores; after the 10-bit one (k 1) they must match. */
 static int same_scores(int k)
 {
-    static double want[SPEEDQA_MAX_SCORES];
+    static double want[MAX_SCORES];
     if (k == 0) {
         memcpy(want, last, sizeof(want));
         return 0;

@@ -187,7 +187,7 @@ static double api_pass(const Clip *c, const char *const *feats, unsigned mask, i
 {
     SpeedqaSettings s;
     speedqa_default_settings(&s);
-    s.ref = s.dis = (SpeedqaFormat){ W, H, SPEEDQA_PIX_420, 8 };
+    s.format = (SpeedqaFormat){ W, H, SPEEDQA_PIX_420, 8 };
     s.features = feats;
     s.cpu_mask = mask;
     s.n_threads = threads;
@@ -201,14 +201,14 @@ static double api_pass(const Clip *c, const char *const *feats, unsigned mask, i
         const SpeedqaPicture r = picture(c->ref + FRAME_BYTES * i), d = picture(c->dis + FRAME_BYTES * i);
         int ret;
         while ((ret = speedqa_send(ctx, &r, &d)) == SPEEDQA_ERR(EAGAIN))
-            got += speedqa_receive(ctx, &sc) == 0;
+            got += speedqa_receive(ctx, &sc, 1, 0) == 0;
         if (ret < 0)
             return -1;
-        while (speedqa_receive(ctx, &sc) == 0)
+        while (speedqa_receive(ctx, &sc, 1, 0) == 0)
             got++;
     }
     speedqa_flush(ctx);
-    while (speedqa_receive(ctx, &sc) == 0)
+    while (speedqa_receive(ctx, &sc, 1, 0) == 0)
         got++;
     const double t = api_now() - t0;
     speedqa_close(&ctx);

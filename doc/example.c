@@ -88,10 +88,14 @@ int main(int argc, char **argv)
         return 1;
     }
 
+    if (ref.w != dis.w || ref.h != dis.h) {
+        fprintf(stderr, "%s and %s differ in size\n", argv[1], argv[2]);
+        return 1;
+    }
+
     SpeedqaSettings s;
     speedqa_default_settings(&s);
-    s.ref = (SpeedqaFormat){ ref.w, ref.h, SPEEDQA_PIX_420, 8 };
-    s.dis = (SpeedqaFormat){ dis.w, dis.h, SPEEDQA_PIX_420, 8 };
+    s.format = (SpeedqaFormat){ ref.w, ref.h, SPEEDQA_PIX_420, 8 };
     s.features = NULL;  /* speed_chroma and speed_temporal, default options */
     s.n_threads = 0;    /* one worker per core; results do not depend on it */
     s.logger = log_line;
@@ -109,16 +113,16 @@ int main(int argc, char **argv)
     while (y4m_read(&ref, &pr) == 1 && y4m_read(&dis, &pd) == 1) {
         /* A full queue says -EAGAIN: take finished frames, then retry. */
         while ((ret = speedqa_send(ctx, &pr, &pd)) == SPEEDQA_ERR(EAGAIN))
-            if (speedqa_receive(ctx, &sc) == 0)
+            if (speedqa_receive(ctx, &sc, 1, 0) == 0)
                 print_scores(ctx, &sc);
         if (ret < 0)
             break;
-        while (speedqa_receive(ctx, &sc) == 0)
+        while (speedqa_receive(ctx, &sc, 1, 0) == 0)
             print_scores(ctx, &sc);
     }
     if (ret >= 0) {
         speedqa_flush(ctx); /* end of stream: every frame sent becomes receivable */
-        while ((ret = speedqa_receive(ctx, &sc)) == 0)
+        while ((ret = speedqa_receive(ctx, &sc, 1, 0)) == 0)
             print_scores(ctx, &sc);
         if (ret == SPEEDQA_EOF) /* every frame received */
             ret = 0;

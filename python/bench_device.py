@@ -2,7 +2,7 @@
 """Scoring from CUDA device arrays (CuPy) against gpu_bench's device-resident figure,
 measured in the same run (issue #16), and device arrays == host arrays bit for bit.
 
-usage: PYTHONPATH=python SPEEDQA_LIB=BUILD/src/libspeedqa.so.0 bench_device.py BUILD [frames]
+usage: PYTHONPATH=python SPEEDQA_LIB=BUILD/src/libspeedqa.so.0.2 bench_device.py BUILD [frames]
 1920x1080 8-bit 4:2:0, both features, 8 distinct frame pairs resident on the device,
 sent round-robin through speedqa.Scorer(backend="cuda").
 """

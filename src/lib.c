@@ -19,20 +19,32 @@ void speedqa_default_settings(SpeedqaSettings *s)
     s->log_level = SPEEDQA_LOG_WARNING;
 }
 
-static int check_format(const SpeedqaSettings *s, const SpeedqaFormat *f, const char *side)
+static int check_format(const SpeedqaSettings *s, const SpeedqaFormat *f)
 {
     if (f->width < 1 || f->height < 1 || f->width > 65536 || f->height > 65536) {
-        sq_log(s, SPEEDQA_LOG_ERROR, "%s size %dx%d is outside 1..65536", side, f->width, f->height);
+        sq_log(s, SPEEDQA_LOG_ERROR, "size %dx%d is outside 1..65536", f->width, f->height);
         return SPEEDQA_ERR(EINVAL);
     }
     if ((unsigned)f->fmt > SPEEDQA_PIX_444) {
-        sq_log(s, SPEEDQA_LOG_ERROR, "%s pixel format %d is unknown", side, (int)f->fmt);
+        sq_log(s, SPEEDQA_LOG_ERROR, "pixel format %d is unknown", (int)f->fmt);
         return SPEEDQA_ERR(EINVAL);
     }
     if (f->bpc < 8 || f->bpc > 16) {
-        sq_log(s, SPEEDQA_LOG_ERROR, "%s bit depth %d is outside 8..16", side, f->bpc);
+        sq_log(s, SPEEDQA_LOG_ERROR, "bit depth %d is outside 8..16", f->bpc);
         return SPEEDQA_ERR(EINVAL);
     }
+    return 0;
+}
+
+/* Zero now, so that a later version can give these bytes a meaning. */
+static int check_reserved(const SpeedqaSettings *s, const uint8_t *r, size_t n, const char *what)
+{
+    for (size_t i = 0; i < n; i++)
+        if (r[i]) {
+            sq_log(s, SPEEDQA_LOG_ERROR, "reserved %s byte %zu is %u, not 0", what, i,
+                   (unsigned)r[i]);
+            return SPEEDQA_ERR(EINVAL);
+        }
     return 0;
 }
 
@@ -40,15 +52,8 @@ static int check_format(const SpeedqaSettings *s, const SpeedqaFormat *f, const 
 static int check_settings(const SpeedqaSettings *s)
 {
     int ret;
-    if ((ret = check_format(s, &s->ref, "reference")) < 0 ||
-        (ret = check_format(s, &s->dis, "distorted")) < 0)
+    if ((ret = check_format(s, &s->format)) < 0)
         return ret;
-    if (!sq_same_format(&s->ref, &s->dis)) {
-        sq_log(s, SPEEDQA_LOG_ERROR, "reference %dx%d %s %d-bit and distorted %dx%d %s %d-bit differ",
-               s->ref.width, s->ref.height, speedqa_pix_fmt_name(s->ref.fmt), s->ref.bpc, s->dis.width,
-               s->dis.height, speedqa_pix_fmt_name(s->dis.fmt), s->dis.bpc);
-        return SPEEDQA_ERR(EINVAL);
-    }
     if ((unsigned)s->backend > SPEEDQA_BACKEND_OPENCL) {
         sq_log(s, SPEEDQA_LOG_ERROR, "backend %d is unknown", (int)s->backend);
         return SPEEDQA_ERR(EINVAL);
@@ -63,8 +68,8 @@ static int check_settings(const SpeedqaSettings *s)
                SPEEDQA_MAX_DISTORTED);
         return SPEEDQA_ERR(EINVAL);
     }
-    if ((unsigned)s->keep_device > 1) {
-        sq_log(s, SPEEDQA_LOG_ERROR, "keep_device %d is not 0 or 1", s->keep_device);
+    if ((unsigned)s->cuda.keep_device > 1) {
+        sq_log(s, SPEEDQA_LOG_ERROR, "cuda.keep_device %d is not 0 or 1", s->cuda.keep_device);
         return SPEEDQA_ERR(EINVAL);
     }
     if (s->gpu_batch < 0 || s->gpu_batch > SQ_MAX_GPU_BATCH) {
@@ -72,18 +77,14 @@ static int check_settings(const SpeedqaSettings *s)
                SQ_MAX_GPU_BATCH);
         return SPEEDQA_ERR(EINVAL);
     }
-    if ((unsigned)s->opencl_soft_f64 > 1) {
-        sq_log(s, SPEEDQA_LOG_ERROR, "opencl_soft_f64 %d is not 0 or 1", s->opencl_soft_f64);
+    if ((unsigned)s->opencl.soft_f64 > 1) {
+        sq_log(s, SPEEDQA_LOG_ERROR, "opencl.soft_f64 %d is not 0 or 1", s->opencl.soft_f64);
         return SPEEDQA_ERR(EINVAL);
     }
-    /* zero now, so that a later version can give these bytes a meaning */
-    for (size_t i = 0; i < sizeof(s->reserved); i++)
-        if (s->reserved[i]) {
-            sq_log(s, SPEEDQA_LOG_ERROR, "reserved settings byte %zu is %u, not 0", i,
-                   (unsigned)s->reserved[i]);
-            return SPEEDQA_ERR(EINVAL);
-        }
-    return 0;
+    if ((ret = check_reserved(s, s->reserved, sizeof(s->reserved), "settings")) < 0 ||
+        (ret = check_reserved(s, s->cuda.reserved, sizeof(s->cuda.reserved), "cuda settings")) < 0)
+        return ret;
+    return check_reserved(s, s->opencl.reserved, sizeof(s->opencl.reserved), "opencl settings");
 }
 
 static const SqBackend *const backends[] = {
@@ -155,7 +156,7 @@ int speedqa_open(SpeedqaContext **out, const SpeedqaSettings *s)
             goto fail;
         }
         SqFeature *f = &c->feat[c->nfeat];
-        if ((ret = sq_feature_open(f, feats[i], &s->ref, &alloc, err, sizeof(err))) < 0) {
+        if ((ret = sq_feature_open(f, feats[i], &s->format, &alloc, err, sizeof(err))) < 0) {
             sq_log(s, SPEEDQA_LOG_ERROR, "%s", err);
             goto fail;
         }
@@ -178,7 +179,7 @@ int speedqa_open(SpeedqaContext **out, const SpeedqaSettings *s)
         goto fail;
     }
     SqBackendParams bp = { 0 };
-    bp.format = s->ref;
+    bp.format = s->format;
     sq_features_jobs(c->feat, c->nfeat, &bp);
     c->ndis = s->n_distorted > 1 ? s->n_distorted : 1;
     sq_jobs_ladder(&bp, c->ndis);
@@ -199,7 +200,7 @@ int speedqa_open(SpeedqaContext **out, const SpeedqaSettings *s)
     bp.device_name = s->device_name;
     bp.cpu_mask = s->cpu_mask;
     bp.gpu_batch = s->gpu_batch;
-    bp.force_soft_f64 = s->opencl_soft_f64;
+    bp.force_soft_f64 = s->opencl.soft_f64;
     bp.settings = &c->s;
     bp.alloc = alloc;
     if ((ret = open_backend(c, &bp)) < 0)
@@ -228,7 +229,7 @@ int speedqa_rows_read(const SpeedqaContext *c, int plane, uint8_t *mark, int row
     int w, h;
     if (!c || !mark || plane < 0 || plane > 2)
         return SPEEDQA_ERR(EINVAL);
-    sq_plane_size(&c->s.ref, plane, &w, &h);
+    sq_plane_size(&c->s.format, plane, &w, &h);
     if (rows != h) {
         sq_log(&c->s, SPEEDQA_LOG_ERROR, "rows_read: plane %d has %d rows, not %d", plane, h,
                rows);
@@ -276,7 +277,7 @@ int speedqa_picture_alloc(SpeedqaContext *ctx, SpeedqaPicture *pic)
         return SPEEDQA_ERR(EINVAL);
     if (!ctx->pics) {
         const SqAlloc alloc = { ctx->s.alloc, ctx->s.free, ctx->s.alloc_opaque };
-        const int r = sq_picpool_new(&ctx->pics, &ctx->s.ref, ctx->be->pic_mem, ctx->be_priv,
+        const int r = sq_picpool_new(&ctx->pics, &ctx->s.format, ctx->be->pic_mem, ctx->be_priv,
                                      &alloc);
         if (r < 0)
             return r;
@@ -287,7 +288,7 @@ int speedqa_picture_alloc(SpeedqaContext *ctx, SpeedqaPicture *pic)
     return r;
 }
 
-int speedqa_host_register(SpeedqaContext *ctx, const void *data, size_t size)
+int speedqa_cuda_host_register(SpeedqaContext *ctx, const void *data, size_t size)
 {
     if (!ctx || !ctx->be_priv || !data != !size)
         return SPEEDQA_ERR(EINVAL);
@@ -295,7 +296,7 @@ int speedqa_host_register(SpeedqaContext *ctx, const void *data, size_t size)
                                   : SPEEDQA_ERR(ENOTSUP);
 }
 
-int speedqa_host_unregister(SpeedqaContext *ctx, const void *data)
+int speedqa_cuda_host_unregister(SpeedqaContext *ctx, const void *data)
 {
     if (!ctx || !ctx->be_priv || !data)
         return SPEEDQA_ERR(EINVAL);

@@ -13,12 +13,20 @@ static int check_picture(const SpeedqaContext *c, const SpeedqaPicture *p, const
         sq_log(&c->s, SPEEDQA_LOG_ERROR, "%s picture is NULL", side);
         return SPEEDQA_ERR(EINVAL);
     }
-    if (!sq_same_format(&p->format, &c->s.ref)) {
+    const SpeedqaFormat *f = &c->s.format;
+    if (!sq_same_format(&p->format, f)) {
         sq_log(&c->s, SPEEDQA_LOG_ERROR, "%s picture %dx%d %s %d-bit does not match the opened %dx%d %s %d-bit",
                side, p->format.width, p->format.height, speedqa_pix_fmt_name(p->format.fmt), p->format.bpc,
-               c->s.ref.width, c->s.ref.height, speedqa_pix_fmt_name(c->s.ref.fmt), c->s.ref.bpc);
+               f->width, f->height, speedqa_pix_fmt_name(f->fmt), f->bpc);
         return SPEEDQA_ERR(EINVAL);
     }
+    /* zero now, so that a later version can give these bytes a meaning */
+    for (size_t i = 0; i < sizeof(p->reserved); i++)
+        if (p->reserved[i]) {
+            sq_log(&c->s, SPEEDQA_LOG_ERROR, "%s picture: reserved byte %zu is %u, not 0", side, i,
+                   (unsigned)p->reserved[i]);
+            return SPEEDQA_ERR(EINVAL);
+        }
     if (p->memory != SPEEDQA_MEM_HOST && (int)p->memory != c->be->device_mem) {
         sq_log(&c->s, SPEEDQA_LOG_ERROR, "%s picture memory %d is not readable by the %s backend",
                side, (int)p->memory, c->be->name);
@@ -90,7 +98,7 @@ static int sticky_error(const SpeedqaContext *c)
 static int check_range(SpeedqaContext *c, const SqRawResult *raw, unsigned frame)
 {
     char msg[400];
-    if (sq_jobs_check_range(c->jobs, c->njobs, c->ndis, raw, c->s.ref.bpc, frame, msg,
+    if (sq_jobs_check_range(c->jobs, c->njobs, c->ndis, raw, c->s.format.bpc, frame, msg,
                             sizeof(msg)) == 0)
         return 0;
     sq_log(&c->s, SPEEDQA_LOG_ERROR, "%s", msg);
@@ -191,7 +199,7 @@ int speedqa_send_ladder(SpeedqaContext *c, const SpeedqaPicture *ref,
 }
 
 /* The oldest frame's raw result, range-checked, and its ring entry; wait:
- * block for it (speedqa_receive_wait). */
+ * block for it (SPEEDQA_RECEIVE_WAIT). */
 static int receive_raw(SpeedqaContext *c, SqRawResult *raw, const unsigned **ring, int wait)
 {
     char err[256] = "";
@@ -212,20 +220,21 @@ static int receive_raw(SpeedqaContext *c, SqRawResult *raw, const unsigned **rin
     return 0;
 }
 
-/* Stream d's named scores from a raw result (job block d). */
+/* Stream d's named scores from a raw result (job block d), into the
+ * context's values of stream d, which out points at. */
 static int assemble(SpeedqaContext *c, const SqRawResult *raw, int d, const unsigned *ring,
                     SpeedqaScores *out)
 {
+    memset(out, 0, sizeof(*out));
     out->sequence = ring[0];
     out->sequence_frame = ring[1];
     out->frame = c->received;
-    out->undefined = 0;
-    if (!(ring[2] >> d & 1)) {
-        out->count = 0;
+    if (!(ring[2] >> d & 1))
         return 0;
-    }
     out->count = c->nscores;
-    double *v = out->values;
+    out->values = c->values[d];
+    out->undefined = c->undefined[d];
+    double *v = c->values[d];
     const int base = d * (c->njobs / c->ndis);
     for (int i = 0, k = 0; i < c->nfeat; i++) {
         uint32_t undef;
@@ -242,41 +251,35 @@ static int assemble(SpeedqaContext *c, const SqRawResult *raw, int d, const unsi
             c->sticky = SPEEDQA_ERR(EDOM);
             return c->sticky;
         }
-        out->undefined |= undef << k;
+        for (int j = 0; j < c->feat[i].nscores; j++)
+            c->undefined[d][k + j] = undef >> j & 1;
         k += c->feat[i].nscores;
         v += c->feat[i].nscores;
     }
     return 0;
 }
 
-int speedqa_receive(SpeedqaContext *c, SpeedqaScores *out)
+int speedqa_receive(SpeedqaContext *c, SpeedqaScores *out, int n, unsigned flags)
 {
+    SqRawResult raw;
+    const unsigned *ring = NULL;
     if (!c)
         return SPEEDQA_ERR(EINVAL);
     if (!out) {
         sq_log(&c->s, SPEEDQA_LOG_ERROR, "speedqa_receive: the scores pointer is NULL");
         return SPEEDQA_ERR(EINVAL);
     }
-    if (c->ndis > 1) {
-        sq_log(&c->s, SPEEDQA_LOG_ERROR, "a ladder context of %d streams takes "
-               "speedqa_receive_ladder()", c->ndis);
+    if (n != c->ndis) {
+        sq_log(&c->s, SPEEDQA_LOG_ERROR, "speedqa_receive: room for %d streams' scores in a "
+               "context of %d", n, c->ndis);
         return SPEEDQA_ERR(EINVAL);
     }
-    return speedqa_receive_ladder(c, out, 1);
-}
-
-static int receive_n(SpeedqaContext *c, SpeedqaScores *out, int n, int wait, const char *fn)
-{
-    SqRawResult raw;
-    const unsigned *ring = NULL;
-    if (!c)
-        return SPEEDQA_ERR(EINVAL);
-    if (!out || n != c->ndis) {
-        sq_log(&c->s, SPEEDQA_LOG_ERROR, "%s: room for %d streams' scores in a context of %d", fn,
-               out ? n : 0, c->ndis);
+    if (flags & ~SPEEDQA_RECEIVE_WAIT) {
+        sq_log(&c->s, SPEEDQA_LOG_ERROR, "speedqa_receive: unknown flags 0x%x",
+               flags & ~SPEEDQA_RECEIVE_WAIT);
         return SPEEDQA_ERR(EINVAL);
     }
-    int ret = receive_raw(c, &raw, &ring, wait);
+    int ret = receive_raw(c, &raw, &ring, !!(flags & SPEEDQA_RECEIVE_WAIT));
     if (ret < 0)
         return ret;
     for (int d = 0; d < n; d++)
@@ -284,16 +287,6 @@ static int receive_n(SpeedqaContext *c, SpeedqaScores *out, int n, int wait, con
             return ret;
     c->received++;
     return 0;
-}
-
-int speedqa_receive_ladder(SpeedqaContext *c, SpeedqaScores *out, int n)
-{
-    return receive_n(c, out, n, 0, "speedqa_receive_ladder");
-}
-
-int speedqa_receive_wait(SpeedqaContext *c, SpeedqaScores *out, int n)
-{
-    return receive_n(c, out, n, 1, "speedqa_receive_wait");
 }
 
 int speedqa_flush(SpeedqaContext *c)

@@ -7,6 +7,7 @@
 #include <string.h>
 
 #include "core/mem.h"
+#include "core/pool.h"
 #include "feature/options.h"
 #include "speedqa/speedqa.h"
 
@@ -79,6 +80,7 @@ int speedqa_pool(const double *values, size_t n, ptrdiff_t stride, SpeedqaPooled
     out->max = mx;
     out->mean = sum / (double)n;
     out->harmonic_mean = (double)n / inv - 1.0;
+    memset(out->reserved, 0, sizeof(out->reserved));
     return 0;
 }
 
@@ -99,4 +101,11 @@ const char *speedqa_strerror(int err)
     case ENODATA: return "end of stream: every flushed frame has been received";
     default: return "unknown error";
     }
+}
+
+_Static_assert(SQ_AUTO_THREADS_MAX == 64, "speedqa.h documents speedqa_auto_threads() as at most 64");
+
+int speedqa_auto_threads(void)
+{
+    return sq_auto_threads();
 }

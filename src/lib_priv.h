@@ -13,12 +13,18 @@
 #include "feature/feature.h"
 #include "speedqa/speedqa.h"
 
+/* Scores of one stream: at most 3 per feature (speed_chroma's u, v, uv). */
+#define SQ_MAX_SCORES (SPEEDQA_MAX_FEATURES * 3)
+
 struct SpeedqaContext {
     SpeedqaSettings s;
     int nfeat;
     SqFeature feat[SPEEDQA_MAX_FEATURES];
     int nscores;
-    char names[SPEEDQA_MAX_SCORES][320];
+    char names[SQ_MAX_SCORES][320];
+    /* the last frame received, what its SpeedqaScores point at */
+    double values[SPEEDQA_MAX_DISTORTED][SQ_MAX_SCORES];
+    uint8_t undefined[SPEEDQA_MAX_DISTORTED][SQ_MAX_SCORES];
     int njobs;
     SqJob jobs[SQ_MAX_JOBS];
     int ndis;                /* distorted streams: > 1 is a ladder */

@@ -1,12 +1,11 @@
 /* The library thread count of a run (batch.h); in its own file so that the
  * CLI and libspeedqa_io share it without main. */
-#include <unistd.h>
-
 #include "batch.h"
 
+/* The library's automatic count is also the most that --threads asks for:
+ * past the cores, threads only wait for one another. */
 int sq_cli_threads(const CliSettings *cfg)
 {
-    long ncpu = sysconf(_SC_NPROCESSORS_ONLN);
-    ncpu = ncpu > SPEEDQA_MAX_THREADS ? SPEEDQA_MAX_THREADS : ncpu;
-    return ncpu > 0 && (cfg->threads == 0 || cfg->threads > ncpu) ? (int)ncpu : cfg->threads;
+    const int n = speedqa_auto_threads();
+    return cfg->threads == 0 || cfg->threads > n ? n : cfg->threads;
 }

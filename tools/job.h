@@ -12,6 +12,10 @@
 #include "output/writer.h"
 #include "speedqa/speedqa.h"
 
+/* The scores a job keeps per frame and sums up per stream (speedqa's, or
+ * the first of a model's report): a context with more is refused at open. */
+#define SQ_JOB_MAX_SCORES 32
+
 /* One distorted input of a job, and how it ended. */
 typedef struct SqJobStream {
     const char *path;
@@ -27,8 +31,8 @@ typedef struct SqJobStream {
     char err[1200];     /* its first error line, "" if none */
     long long frames;   /* frames reported */
     int nscores;
-    char names[SPEEDQA_MAX_SCORES][320];
-    SqPooled pooled[SPEEDQA_MAX_SCORES];
+    char names[SQ_JOB_MAX_SCORES][320];
+    SqPooled pooled[SQ_JOB_MAX_SCORES];
 } SqJobStream;
 
 /* A library context kept from one job to the next of the same shape

@@ -66,7 +66,7 @@ static void settings_for(SpeedqaSettings *s, const SqJob *job, const SpeedqaForm
 {
     const CliSettings *cfg = job->cfg;
     speedqa_default_settings(s);
-    s->ref = s->dis = *f;
+    s->format = *f;
     s->features = job->features;
     s->n_threads = job->threads;
     s->n_distorted = n;
@@ -78,7 +78,7 @@ static void settings_for(SpeedqaSettings *s, const SqJob *job, const SpeedqaForm
     s->log_cookie = log;
     /* the process ends after its jobs: a batch or ladder that opens another
      * context (another shape, a stream failing alone) finds the device's */
-    s->keep_device = 1;
+    s->cuda.keep_device = 1;
     if (times_on())
         s->log_level = SPEEDQA_LOG_DEBUG;
 }
@@ -111,12 +111,12 @@ static int open_failed(int r, const SqJob *job, const SpeedqaSettings *s, const 
             return SQ_EXIT_USAGE;
         }
         if (strcmp(job->ref_path, dis_path) == 0)
-            cli_error("%s (%dx%d %s %d-bit): %s", shown(job->ref_path), s->ref.width,
-                      s->ref.height, speedqa_pix_fmt_name(s->ref.fmt), s->ref.bpc, msg);
+            cli_error("%s (%dx%d %s %d-bit): %s", shown(job->ref_path), s->format.width,
+                      s->format.height, speedqa_pix_fmt_name(s->format.fmt), s->format.bpc, msg);
         else
             cli_error("%s and %s (%dx%d %s %d-bit): %s", shown(job->ref_path), shown(dis_path),
-                      s->ref.width, s->ref.height, speedqa_pix_fmt_name(s->ref.fmt), s->ref.bpc,
-                      msg);
+                      s->format.width, s->format.height, speedqa_pix_fmt_name(s->format.fmt),
+                      s->format.bpc, msg);
         return SQ_EXIT_INPUT;
     }
     default:
@@ -140,7 +140,7 @@ int sq_job_get_context(Run *run, const SpeedqaFormat *f, LogState *own_log, cons
     const SqJob *job = run->job;
     SqJobCache *c = job->cache;
     SpeedqaSettings s;
-    if (c && c->ctx && same_format(&c->s.ref, f) && c->s.n_distorted == run->n &&
+    if (c && c->ctx && same_format(&c->s.format, f) && c->s.n_distorted == run->n &&
         c->s.n_threads == job->threads && same_features(c, job->features)) {
         run->ctx = c->ctx;
         run->log = &c->log;
@@ -154,6 +154,12 @@ int sq_job_get_context(Run *run, const SpeedqaFormat *f, LogState *own_log, cons
     int r = speedqa_open(&run->ctx, &s);
     if (r < 0)
         return open_failed(r, job, &s, run->log, dis_path);
+    if (speedqa_score_count(run->ctx) > SQ_JOB_MAX_SCORES) {
+        cli_error("%d scores per frame: this tool keeps at most %d", speedqa_score_count(run->ctx),
+                  SQ_JOB_MAX_SCORES);
+        speedqa_close(&run->ctx);
+        return SQ_EXIT_USAGE;
+    }
     if (run->cfg->backend_auto && !run->cfg->quiet && !job->batch)
         fprintf(stderr, "speedqa: --backend auto: using the %s backend (%s)\n",
                 speedqa_backend_name(run->ctx),

@@ -111,7 +111,7 @@ static int results_add(Results *res, const SpeedqaScores *sc)
            (size_t)res->nscores * sizeof *res->values);
     res->frame_num[res->n++] = sc->sequence_frame;
     for (int k = 0; k < res->nscores; k++)
-        if (sc->undefined >> k & 1) {
+        if (sc->undefined[k]) {
             if (res->undef_n[k] < UNDEF_LISTED)
                 res->undef_frame[k][res->undef_n[k]] = sc->sequence_frame;
             res->undef_n[k]++;
@@ -171,7 +171,7 @@ static int keep_scores(Run *run, const SpeedqaScores *sc)
 
 static int receive(Run *run, SpeedqaScores *sc)
 {
-    return run->n == 1 ? speedqa_receive(run->ctx, sc) : speedqa_receive_ladder(run->ctx, sc, run->n);
+    return speedqa_receive(run->ctx, sc, run->n, 0);
 }
 
 /* Receives every score that is ready (all of them after a flush). */

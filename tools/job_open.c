@@ -183,12 +183,12 @@ SqPrefault sq_job_prefault_for(const Run *run, const SqJob *job)
 
 static int pin_reg(void *ctx, const void *p, size_t bytes)
 {
-    return speedqa_host_register(ctx, p, bytes);
+    return speedqa_cuda_host_register(ctx, p, bytes);
 }
 
 static int pin_unreg(void *ctx, const void *p)
 {
-    return speedqa_host_unregister(ctx, p);
+    return speedqa_cuda_host_unregister(ctx, p);
 }
 
 /* The rows the features read, so that a mapped input maps only theirs ahead. */

@@ -40,8 +40,8 @@ typedef struct Results {
     unsigned long long *frame_num;
     /* Frames whose score was NaN before the speed_max_val clip
      * (SpeedqaScores.undefined), per score: the first few, and how many. */
-    unsigned long long undef_frame[SPEEDQA_MAX_SCORES][UNDEF_LISTED];
-    long long undef_n[SPEEDQA_MAX_SCORES];
+    unsigned long long undef_frame[SQ_JOB_MAX_SCORES][UNDEF_LISTED];
+    long long undef_n[SQ_JOB_MAX_SCORES];
 } Results;
 
 /* One distorted input while it is scored. */

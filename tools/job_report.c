@@ -76,7 +76,7 @@ static int write_report(const Run *run, const Stream *s, const char *oname, doub
 {
     const CliSettings *cfg = run->cfg;
     const int n = mr ? mr->n : speedqa_score_count(run->ctx);
-    const char *names[SPEEDQA_MAX_SCORES];
+    const char *names[SQ_JOB_MAX_SCORES];
     for (int k = 0; !mr && k < n; k++)
         names[k] = speedqa_score_name(run->ctx, k);
     const SpeedqaFormat *f = &sq_input_info(run->ref)->format;
@@ -147,8 +147,8 @@ void sq_job_report_stream(const Run *run, Stream *sd, int nscores, double elapse
         sq_job_stream_fail(o, r, line);
         return;
     }
-    /* a stream's summary keeps the first SPEEDQA_MAX_SCORES (a model's report has more) */
-    o->nscores = sd->vm ? (mr.n < SPEEDQA_MAX_SCORES ? mr.n : SPEEDQA_MAX_SCORES) : nscores;
+    /* a stream's summary keeps the first SQ_JOB_MAX_SCORES (a model's report has more) */
+    o->nscores = sd->vm ? (mr.n < SQ_JOB_MAX_SCORES ? mr.n : SQ_JOB_MAX_SCORES) : nscores;
     o->frames = sd->vm ? (long long)mr.nframes : (long long)sd->res.n;
     for (int k = 0; k < o->nscores; k++) {
         snprintf(o->names[k], sizeof o->names[k], "%s",

@@ -5,13 +5,13 @@
  * Usage, in short:
  *   SpeedqaSettings s;
  *   speedqa_default_settings(&s);
- *   s.ref = s.dis = (SpeedqaFormat){ 1920, 1080, SPEEDQA_PIX_420, 8 };
+ *   s.format = (SpeedqaFormat){ 1920, 1080, SPEEDQA_PIX_420, 8 };
  *   SpeedqaContext *ctx;
  *   if (speedqa_open(&ctx, &s) < 0) ...;
  *   for each frame:
  *     speedqa_send(ctx, &ref, &dis);   (-EAGAIN: queue full, receive first)
- *     while (speedqa_receive(ctx, &sc) == 0) use sc;
- *   speedqa_flush(ctx); while (speedqa_receive(ctx, &sc) == 0) use sc;
+ *     while (speedqa_receive(ctx, &sc, 1, 0) == 0) use sc;
+ *   speedqa_flush(ctx); while (speedqa_receive(ctx, &sc, 1, 0) == 0) use sc;
  *   speedqa_close(&ctx);
  *
  * Errors are negative errno values (SPEEDQA_ERR(EINVAL) ...). Every failing
@@ -26,6 +26,17 @@
  *
  * Threading: a context is used by one thread at a time; distinct contexts
  * are independent (the library has no global mutable state).
+ *
+ * Growth: every public struct a later version may extend ends in reserved
+ * room of a fixed size. A struct the caller passes in (SpeedqaSettings, its
+ * sub-structs, SpeedqaPicture) must have that room zeroed, or the call
+ * fails with -EINVAL, so that a field given a meaning later reads as its
+ * default (0) for a caller built before it: zero-initialise them
+ * (speedqa_default_settings(), SpeedqaPicture p = { 0 }). A struct the
+ * library fills (SpeedqaScores, SpeedqaPooled) has its room written as
+ * zeros. While the version is 0.x, a minor version may change any of
+ * this, and the shared library's soname (libspeedqa.so.0.MINOR) changes
+ * with it.
  */
 #ifndef SPEEDQA_SPEEDQA_H
 #define SPEEDQA_SPEEDQA_H
@@ -66,8 +77,6 @@ extern "C" {
 /** Errors are returned as negative errno values. */
 #define SPEEDQA_ERR(e) (-(e))
 
-/** Largest number of scores one context emits per frame. */
-#define SPEEDQA_MAX_SCORES 32
 /** Largest number of feature instances one context runs. */
 #define SPEEDQA_MAX_FEATURES 8
 /** Largest number of distorted streams one ladder context scores. */
@@ -95,7 +104,12 @@ typedef enum SpeedqaMemory {
     SPEEDQA_MEM_CUDA = 1,
 } SpeedqaMemory;
 
-/** Geometry of a video: luma size, chroma layout and bits per sample. */
+/**
+ * Geometry of a video: luma size, chroma layout and bits per sample. A
+ * value embedded in other structs: it keeps these four fields (what later
+ * describes a picture further goes into the reserved room of the struct
+ * holding it).
+ */
 typedef struct SpeedqaFormat {
     int width, height;     /**< luma size, 1 .. 65536 */
     SpeedqaPixelFormat fmt;
@@ -130,10 +144,7 @@ typedef enum SpeedqaLayout {
  * The settings' SpeedqaFormat is the same for every layout (a P010 video is
  * opened as 4:2:0 10-bit), and pictures of one context may mix layouts;
  * the scores of a picture equal, bit for bit, those of its planar,
- * LSB-aligned equivalent on every backend. Cost: the CPU backend and the
- * GPU staging of host pictures unpack the rows a feature reads into planar
- * rows once (a pass over them); CUDA device pictures are read as they lie
- * (NVDEC's NV12/P010 output needs no conversion). Host planes and strides
+ * LSB-aligned equivalent on every backend. Host planes and strides
  * may have any alignment, odd addresses of 16-bit samples included (a
  * frame in a mapped file); device planes need even ones.
  * Strides are in bytes and may be negative; |stride| must be at least the row's size in bytes
@@ -151,8 +162,10 @@ typedef enum SpeedqaLayout {
  * by speedqa_flush()'s end of sequence once scored, and at the latest by
  * speedqa_close(). A send that fails reads the planes no more once it
  * returns: either no release comes (-EAGAIN, -EINVAL) or it has come
- * already (a failure after the frame was taken). Zero-initialise pictures
- * (SpeedqaPicture p = { 0 }) so that fields added later read as defaults.
+ * already (a failure after the frame was taken).
+ *
+ * Zero-initialise pictures (SpeedqaPicture p = { 0 }): a nonzero reserved
+ * byte fails the send with -EINVAL (see Growth above).
  */
 typedef void (*SpeedqaRelease)(void *opaque, const void *data0);
 
@@ -170,6 +183,7 @@ typedef struct SpeedqaPicture {
      * (P010 style). Only for bpc 9..15 (-EINVAL otherwise).
      */
     int msb_aligned;
+    uint8_t reserved[32];   /**< must be zero (-EINVAL otherwise), for later use */
 } SpeedqaPicture;
 
 typedef enum SpeedqaBackend {
@@ -199,8 +213,40 @@ typedef void (*SpeedqaLogger)(void *cookie, SpeedqaLogLevel level, const char *m
 #define SPEEDQA_CPU_AVX512 (1u << 1) /**< x86-64 AVX-512 F/BW/DQ/VL */
 #define SPEEDQA_CPU_NEON (1u << 2)   /**< arm64 Advanced SIMD */
 
+/**
+ * Settings only the CUDA backend reads, and HIP, which runs the same
+ * runtime code; the other backends ignore them. Zero is every default.
+ */
+typedef struct SpeedqaCudaSettings {
+    /**
+     * 1 = speedqa_close() leaves the device's primary context retained,
+     * and the driver loaded, until the process exits (as the CUDA runtime
+     * keeps them), instead of tearing them down: a later open in the same
+     * process finds the context made. The device memory the context itself
+     * takes stays taken until exit. 0 (default) or 1, else -EINVAL.
+     */
+    int keep_device;
+    uint8_t reserved[28];    /**< must be zero (-EINVAL otherwise), for later use */
+} SpeedqaCudaSettings;
+
+/** Settings only the OpenCL backend reads; the others ignore them. */
+typedef struct SpeedqaOpenclSettings {
+    /**
+     * 1 = build the kernels on the library's integer (soft) doubles even
+     * on a device with cl_khr_fp64, as a device without it always is (the
+     * same numbers; for testing that path). 0 (default) or 1, else -EINVAL.
+     */
+    int soft_f64;
+    uint8_t reserved[28];    /**< must be zero (-EINVAL otherwise), for later use */
+} SpeedqaOpenclSettings;
+
 typedef struct SpeedqaSettings {
-    SpeedqaFormat ref, dis;  /**< must describe the same geometry (default: unset, must be filled) */
+    /**
+     * The geometry of the reference and of every distorted stream (one
+     * format: pictures of both sides must match it). Default unset: the
+     * caller must fill it.
+     */
+    SpeedqaFormat format;
     /**
      * Feature instances, libvmaf syntax "name" or "name=opt=value:opt=value"
      * with full option names (e.g. "speed_chroma=speed_kernelscale=0.5").
@@ -209,57 +255,29 @@ typedef struct SpeedqaSettings {
      */
     const char *const *features;
     /**
-     * CPU threads; 0 = one per core (default 1). The CPU backend scores that
-     * many frames in parallel; a frame alone in flight (a caller that waits
-     * for each score before the next send) has its planes shared by the
-     * idle threads (1.6-2.4x as fast with 4 threads as with one at 1080p);
-     * GPU backends use them to copy host pictures
-     * into pinned staging (host-memory throughput at 1080p and above needs
-     * 4 or more). Scores never depend on it. More threads than CPU cores
-     * cannot help (the speedqa tool caps --threads there). A CPU worker
-     * keeps about two frames in flight: lent pictures in place, others as
-     * copies (at most 1 GiB of them in all). At most SPEEDQA_MAX_THREADS.
+     * Threads, 0 .. SPEEDQA_MAX_THREADS; 0 = speedqa_auto_threads()
+     * (default 1). The CPU backend scores that many frames in parallel, and
+     * a frame alone in flight (a caller that waits for each frame's scores)
+     * has its planes shared by the idle threads; GPU backends use them to
+     * copy host pictures into pinned staging. Scores never depend on it. A
+     * CPU worker keeps about two frames in flight: lent pictures in place,
+     * others as copies (at most 1 GiB of them in all).
      */
     int n_threads;
     SpeedqaBackend backend;  /**< default SPEEDQA_BACKEND_CPU */
-    int device;              /**< GPU index for GPU backends, -1 = first usable (default) */
-    const char *device_name; /**< if set: first GPU whose name contains this (case-insensitive) */
-    unsigned cpu_mask;       /**< allowed SPEEDQA_CPU_* levels (default all) */
-    SpeedqaLogger logger;    /**< NULL: messages are dropped (default) */
-    void *log_cookie;
-    SpeedqaLogLevel log_level; /**< default SPEEDQA_LOG_WARNING */
-    /**
-     * Host memory allocator for every allocation the library makes, or NULL
-     * for malloc/free (default). alloc returns memory aligned to at least
-     * 64 bytes or NULL; the library handles NULL as -ENOMEM everywhere.
-     */
-    void *(*alloc)(void *opaque, size_t size);
-    void (*free)(void *opaque, void *ptr);
-    void *alloc_opaque;
     /**
      * Ladder: the number of distorted streams scored against the one
      * reference, 1 .. SPEEDQA_MAX_DISTORTED (0 = 1, default). Above 1, frames
-     * go in with speedqa_send_ladder() and come out with
-     * speedqa_receive_ladder(); the reference side of every feature (its
-     * operating image, covariance, eigenvalues, solve and entropies) is
-     * computed once per frame and shared, and each stream's scores are bit
-     * for bit those of its own single-stream context. Ladders run on the CPU
+     * go in with speedqa_send_ladder() and come out n at a time from
+     * speedqa_receive(); the reference side of every feature is computed
+     * once per frame and shared, and each stream's scores are bit for bit
+     * those of its own single-stream context. Ladders run on the CPU
      * backend (AUTO picks it; a GPU backend answers -ENOSYS).
      */
     int n_distorted;
-    /**
-     * GPU backends: 1 = speedqa_close() leaves the device's context to the
-     * process instead of tearing it down (CUDA: the primary context stays
-     * retained, and the driver loaded, until the process exits, as the CUDA
-     * runtime keeps them). A process that opens contexts one after another
-     * (a worker scoring pair after pair) then finds the device context made:
-     * on an H200, a second open took 1.6 ms instead of 98 and its close 3
-     * instead of 58 (bench/open_time ... keep). The process pays the
-     * teardown once, at exit (about what one release costs), and the device
-     * memory the context itself takes stays taken until then. The CPU and
-     * OpenCL backends ignore it. 0 or 1 (default 0).
-     */
-    int keep_device;
+    unsigned cpu_mask;       /**< allowed SPEEDQA_CPU_* levels (default all) */
+    int device;              /**< GPU index for GPU backends, -1 = first usable (default) */
+    const char *device_name; /**< if set: first GPU whose name contains this (case-insensitive) */
     /**
      * GPU backends: frames per batch, 1 .. 32; 0 = the backend's choice
      * (default). The pinned staging and the device arena, and so a
@@ -267,17 +285,31 @@ typedef struct SpeedqaSettings {
      * depend on it.
      */
     int gpu_batch;
+    SpeedqaLogLevel log_level; /**< default SPEEDQA_LOG_WARNING */
+    SpeedqaLogger logger;    /**< NULL: messages are dropped (default) */
+    void *log_cookie;
     /**
-     * OpenCL backend: 1 = build the kernels on the library's integer
-     * (soft) doubles even on a device with cl_khr_fp64, as a device
-     * without it always is (the same numbers, slower; for testing that
-     * path). 0 or 1 (default 0).
+     * Host memory allocator for every allocation the library makes, or NULL
+     * for malloc/free (default). alloc returns memory aligned to at least
+     * 64 bytes or NULL; the library handles NULL as -ENOMEM everywhere.
+     * Both or neither (-EINVAL).
      */
-    int opencl_soft_f64;
-    uint8_t reserved[48];    /**< must be zero (-EINVAL otherwise), for later use */
+    void *(*alloc)(void *opaque, size_t size);
+    void (*free)(void *opaque, void *ptr);
+    void *alloc_opaque;
+    SpeedqaCudaSettings cuda;
+    SpeedqaOpenclSettings opencl;
+    uint8_t reserved[88];    /**< must be zero (-EINVAL otherwise), for later use */
 } SpeedqaSettings;
 
-/** Scores of one frame, in the order speedqa_score_name() lists them. */
+/**
+ * Scores of one frame of one stream, in the order speedqa_score_name()
+ * lists them. The values belong to the context: values and undefined point
+ * into it and stay valid until the next speedqa_receive() or
+ * speedqa_close() on that context (copy what must outlive it). Their
+ * number is speedqa_score_count(), which no constant of this header
+ * bounds.
+ */
 typedef struct SpeedqaScores {
     unsigned frame;          /**< 0-based index of the frame pair, in send order since open */
     /**
@@ -286,15 +318,18 @@ typedef struct SpeedqaScores {
      * index within it (speed_temporal is 0 exactly when this is 0).
      */
     unsigned sequence, sequence_frame;
+    /** speedqa_score_count(), or 0 for a ladder stream that had ended (NULL arrays). */
     int count;
+    const double *values;
     /**
-     * Bit i set: score i is undefined on this frame (NaN before the
+     * undefined[i] == 1: score i is undefined on this frame (NaN before the
      * speed_max_val clip of speed_chroma) and values[i] holds that
-     * feature's speed_max_val, as libvmaf publishes it. Only speed_chroma
-     * outputs (u, v, uv) can be flagged; values[i] is finite regardless.
+     * feature's speed_max_val, as libvmaf publishes it; else 0. Only
+     * speed_chroma outputs (u, v, uv) can be flagged; values[i] is finite
+     * regardless.
      */
-    uint32_t undefined;
-    double values[SPEEDQA_MAX_SCORES];
+    const uint8_t *undefined;
+    uint8_t reserved[32];    /**< written as zero */
 } SpeedqaScores;
 
 typedef struct SpeedqaContext SpeedqaContext;
@@ -321,8 +356,8 @@ SPEEDQA_API int speedqa_check_features(const char *const *features, char *err, s
 
 /**
  * Memory for picture planes the caller fills: 64-byte aligned, on huge
- * pages when it is frame-sized (far fewer page faults on the first frames).
- * NULL on failure. Free with speedqa_buffer_free (NULL is fine).
+ * pages when it is frame-sized. NULL on failure. Free with
+ * speedqa_buffer_free (NULL is fine).
  */
 SPEEDQA_API void *speedqa_buffer_alloc(size_t size);
 SPEEDQA_API void speedqa_buffer_free(void *ptr);
@@ -353,32 +388,11 @@ SPEEDQA_API int speedqa_picture_ref(const SpeedqaPicture *pic);
 SPEEDQA_API void speedqa_picture_unref(SpeedqaPicture *pic);
 
 /**
- * Memory of the caller's that the GPU backends may read by DMA, such as the
- * read-only mapping of a file whose frames the caller lends (pictures with
- * a release callback). A lent host picture every plane of which lies in one
- * registered range goes up to the device straight from there, as a library
- * picture does (no staging copy, no host CPU time), and is released once
- * its frames are scored; any other picture is copied as before, so scores
- * never depend on it. The range is page-locked read-only (the pages fault
- * in: a file's pages are read); it must stay mapped and unchanged until
- * speedqa_host_unregister(), or speedqa_close(), which unregisters what is
- * left. Ranges may not overlap, so register whole pages. Unregistering
- * waits for the uploads queued so far, so pictures of the range may still
- * be in flight. Unlike other calls on a context, both may run on any
- * thread while another sends.
- * Map files MAP_SHARED: a range in a private (copy-on-write) mapping of a
- * file is refused, since pinning one spun in the kernel with NVIDIA's
- * driver on Linux 6.18.
- * Returns 0; -ENOTSUP when the backend has no use for it (CPU, OpenCL, HIP)
- * or the driver refuses the memory; -EINVAL (NULL with a size, or a size
- * of 0, an overlap, an address not registered, a private file mapping);
- * data NULL and size 0 ask whether the backend takes ranges at all (0 or
- * -ENOTSUP, nothing pinned);
- * -ENOSPC beyond SPEEDQA_MAX_HOST_RANGES ranges; -ENOMEM; -EIO.
+ * Number of threads n_threads = 0 asks for: one per online CPU core, at
+ * least 1 and at most 64 (past that, the frames a CPU context keeps in
+ * flight grow while no more of them can be read at once).
  */
-#define SPEEDQA_MAX_HOST_RANGES 64
-SPEEDQA_API int speedqa_host_register(SpeedqaContext *ctx, const void *data, size_t size);
-SPEEDQA_API int speedqa_host_unregister(SpeedqaContext *ctx, const void *data);
+SPEEDQA_API int speedqa_auto_threads(void);
 
 /** Returned by speedqa_receive once everything flushed has been received. */
 #define SPEEDQA_EOF SPEEDQA_ERR(ENODATA)
@@ -386,7 +400,7 @@ SPEEDQA_API int speedqa_host_unregister(SpeedqaContext *ctx, const void *data);
 /** Readable text for a negative error code. Never NULL. */
 SPEEDQA_API const char *speedqa_strerror(int err);
 
-/** Fill *s with defaults (formats zeroed: the caller must set ref and dis). */
+/** Fill *s with defaults (format zeroed: the caller must set it). */
 SPEEDQA_API void speedqa_default_settings(SpeedqaSettings *s);
 
 /**
@@ -396,8 +410,7 @@ SPEEDQA_API void speedqa_default_settings(SpeedqaSettings *s);
  *
  * Errors: -EINVAL bad settings, feature name or option, format unusable for
  *         a feature (4:0:0 with speed_chroma, plane too small after
- *         prescale, bpc outside 8..16, ref/dis geometry differ, nonzero
- *         reserved bytes);
+ *         prescale, bpc outside 8..16, nonzero reserved bytes);
  *         -ENOMEM out of memory, or no CPU worker thread could be started
  *         (a thread or address-space limit); -ENOSYS backend not built;
  *         -ENODEV backend has no device.
@@ -413,9 +426,7 @@ SPEEDQA_API int speedqa_score_count(const SpeedqaContext *ctx);
  * mark[y] becomes 1 for a row read and 0 for a row never read, for y in
  * 0 .. rows - 1, where rows must be the plane's height. A reader that
  * fetches only the rows read (maps, prefetches or uploads them) loses
- * nothing: no other sample changes a score or is range-checked. At 1080p,
- * both features with default options, that is 599 of the 1080 luma rows
- * and 293 of the 540 rows of each chroma plane (runs of 9 rows, 16 apart).
+ * nothing: no other sample changes a score or is range-checked.
  *
  * @return the number of rows read (0: the plane is not read), or
  *         -EINVAL (NULL ctx or mark, plane outside 0..2, rows not the
@@ -433,16 +444,17 @@ SPEEDQA_API const char *speedqa_score_name(const SpeedqaContext *ctx, int i);
 SPEEDQA_API const char *speedqa_backend_name(const SpeedqaContext *ctx);
 
 /**
- * Submit the next frame pair. Pictures must match the formats given at open.
+ * Submit the next frame pair. Both pictures must match the format given at open.
  * Errors: -EAGAIN the queue of unreceived scores is full: receive first
  *         (nothing consumed);
  *         -EINVAL picture does not match, NULL plane, stride smaller than a row
  *         (a semi-planar chroma row holds both U and V), unknown layout,
- *         msb_aligned other than 0 or 1 or with bpc 8 or 16;
+ *         msb_aligned other than 0 or 1 or with bpc 8 or 16, a nonzero
+ *         reserved byte;
  *         -ENOMEM; -EIO backend failure (sticky: later calls fail too);
  *         -ERANGE (sticky) a sample of a row some feature reads is above
  *         (1 << bpc) - 1 (bpc 9..15, LSB-aligned), when the frame is scored inside
- *         send (CPU backend, one thread; otherwise speedqa_receive of that
+ *         send (CPU backend, one thread; otherwise speedqa_receive() of that
  *         frame reports it). The log line names the picture, the 0-based
  *         frame, the plane, the largest value and the depth, with a hint
  *         when the samples look MSB-aligned (P010 style). A feature reads
@@ -467,42 +479,35 @@ SPEEDQA_API int speedqa_send(SpeedqaContext *ctx, const SpeedqaPicture *ref,
 SPEEDQA_API int speedqa_send_ladder(SpeedqaContext *ctx, const SpeedqaPicture *ref,
                                     const SpeedqaPicture *const *dis, int n);
 
-/**
- * Ladder receive: as speedqa_receive(), filling out[d] for each stream d of
- * the oldest frame (n == n_distorted). out[d].count is 0 for a stream that
- * had ended before that frame. Every out[d] carries the same frame and
- * sequence numbers. A failure (-ERANGE, -EDOM) names the stream (1-based,
- * "distorted 2") and stops the context, as it would a single one.
- */
-SPEEDQA_API int speedqa_receive_ladder(SpeedqaContext *ctx, SpeedqaScores *out, int n);
+/** speedqa_receive() flag: block until the oldest frame in flight is finished. */
+#define SPEEDQA_RECEIVE_WAIT (1u << 0)
 
 /**
  * Take the scores of the oldest frame not yet received (frames come out in
- * send order). Blocks until that frame is finished when the caller could
- * not otherwise make progress: the queue is full (send would answer
- * -EAGAIN) or speedqa_flush() was called. Otherwise returns -EAGAIN when it
- * is still being computed. SPEEDQA_EOF: speedqa_flush() was called and
- * every frame sent before it has been received (the end of the stream; a
- * later send starts a new sequence). Errors: -EAGAIN nothing to return now
- * (send more, or flush); -EIO backend failure (sticky); -ERANGE (sticky) that
- * frame read a sample above the declared bit depth (see speedqa_send);
- * -EDOM (sticky) a speed_temporal score of that frame is not finite
- * (undefined model: libvmaf would publish NaN). On any error *out is not
- * a published frame.
+ * send order): out[d] for each stream d, n == n_distorted (1 for a context
+ * that is not a ladder). Every out[d] carries the same frame and sequence
+ * numbers; out[d].count is 0 for a ladder stream that had ended before that
+ * frame. The values stay valid until the next receive (see SpeedqaScores).
+ *
+ * Without SPEEDQA_RECEIVE_WAIT in flags, the call blocks only when the
+ * caller could not otherwise make progress (the queue is full, so send
+ * would answer -EAGAIN, or speedqa_flush() was called) and otherwise
+ * returns -EAGAIN while the frame is still being computed. With it, the
+ * call blocks whenever a frame is in flight: for a caller that wants each
+ * frame's scores before it sends the next (a live encoder's loop).
+ *
+ * Returns 0; SPEEDQA_EOF: speedqa_flush() was called and every frame sent
+ * before it has been received (the end of the stream; a later send starts
+ * a new sequence). Errors: -EINVAL NULL ctx or out, n other than
+ * n_distorted, an unknown flag bit; -EAGAIN nothing to return now (send
+ * more, or flush; with SPEEDQA_RECEIVE_WAIT: no frame in flight); -EIO
+ * backend failure (sticky); -ERANGE (sticky) that frame read a sample
+ * above the declared bit depth (see speedqa_send); -EDOM (sticky) a
+ * speed_temporal score of that frame is not finite (undefined model:
+ * libvmaf would publish NaN). A ladder's failure names the stream
+ * (1-based, "distorted 2"). On any error out[] is not a published frame.
  */
-SPEEDQA_API int speedqa_receive(SpeedqaContext *ctx, SpeedqaScores *out);
-
-/**
- * As speedqa_receive_ladder() (n: n_distorted, 1 for a plain context), but
- * blocks until the oldest frame in flight is finished whenever one is: for
- * a caller that wants each frame's scores before it sends the next (a live
- * encoder's loop), where speedqa_receive() would answer -EAGAIN and leave it
- * to poll. -EAGAIN only when no frame is in flight. With n_threads > 1 on
- * the CPU, such a lone frame's planes are scored by several threads, each
- * plane's filtering in row bands and its solve in column bands (the same
- * bits as one thread).
- */
-SPEEDQA_API int speedqa_receive_wait(SpeedqaContext *ctx, SpeedqaScores *out, int n);
+SPEEDQA_API int speedqa_receive(SpeedqaContext *ctx, SpeedqaScores *out, int n, unsigned flags);
 
 /**
  * End of stream: every submitted frame becomes receivable and the temporal
@@ -524,15 +529,46 @@ typedef struct SpeedqaPooled {
     double min, max;
     double mean;          /**< sum of x / n, summed in double in frame order */
     double harmonic_mean; /**< n / sum(1 / (x + 1)) - 1, libvmaf's definition */
+    double reserved[4];   /**< written as zero */
 } SpeedqaPooled;
 
 /**
  * Pool values[0], values[stride], ... values[(n - 1) * stride] (stride in
  * elements, e.g. the score count when the values are frame-major rows of
- * SpeedqaScores.values). 0, or -EINVAL for NULL pointers, n == 0 or
+ * copied SpeedqaScores.values). 0, or -EINVAL for NULL pointers, n == 0 or
  * stride < 1.
  */
 SPEEDQA_API int speedqa_pool(const double *values, size_t n, ptrdiff_t stride, SpeedqaPooled *out);
+
+/*
+ * CUDA backend only. Other backends answer -ENOTSUP, so a caller may call
+ * these on any context and fall back to plain sends.
+ */
+
+/**
+ * Memory of the caller's that the CUDA backend may read by DMA, such as the
+ * read-only, MAP_SHARED mapping of a file whose frames the caller lends
+ * (pictures with a release callback). A lent host picture every plane of
+ * which lies in one registered range goes up to the device straight from
+ * there, as a library picture does, and is released once its frames are
+ * scored; any other picture is copied as before, so scores never depend on
+ * it. The range is page-locked read-only (the pages fault in: a file's
+ * pages are read); it must stay mapped and unchanged until
+ * speedqa_cuda_host_unregister(), or speedqa_close(), which unregisters
+ * what is left. Ranges may not overlap, so register whole pages.
+ * Unregistering waits for the uploads queued so far, so pictures of the
+ * range may still be in flight. Unlike other calls on a context, both may
+ * run on any thread while another sends.
+ * Returns 0; -ENOTSUP when the backend has no use for it (every backend but
+ * CUDA) or the driver refuses the memory; -EINVAL (NULL with a size, or a
+ * size of 0, an overlap, an address not registered, a range in a private,
+ * copy-on-write mapping of a file); data NULL and size 0 ask whether the
+ * backend takes ranges at all (0 or -ENOTSUP, nothing pinned); -ENOSPC
+ * beyond SPEEDQA_CUDA_MAX_HOST_RANGES ranges; -ENOMEM; -EIO.
+ */
+#define SPEEDQA_CUDA_MAX_HOST_RANGES 64
+SPEEDQA_API int speedqa_cuda_host_register(SpeedqaContext *ctx, const void *data, size_t size);
+SPEEDQA_API int speedqa_cuda_host_unregister(SpeedqaContext *ctx, const void *data);
 
 /** Free everything; *ctx becomes NULL. Safe with NULL or *ctx == NULL. */
 SPEEDQA_API void speedqa_close(SpeedqaContext **ctx);

@@ -21,11 +21,12 @@ SPEEDQA_IO_LIB override).
 from ._error import Error
 from ._ladder import Ladder
 from ._picture import parse_pix_fmt
-from ._scorer import Scorer, check_features, pool, version
+from ._scorer import Scorer, auto_threads, check_features, pool, version
 from ._files import Video, open_video, score_files, format_value, to_frame
 from ._batch import batch
 from ._model import ModelScorer
 from ._version import __version__  # noqa: F401  (speedqa.__version__)
 
-__all__ = ["Error", "Ladder", "ModelScorer", "Scorer", "batch", "check_features", "parse_pix_fmt", "pool",
-           "version", "Video", "open_video", "score_files", "format_value", "to_frame"]
+__all__ = ["Error", "Ladder", "ModelScorer", "Scorer", "auto_threads", "batch", "check_features",
+           "parse_pix_fmt", "pool", "version", "Video", "open_video", "score_files", "format_value",
+           "to_frame"]

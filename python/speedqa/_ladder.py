@@ -30,10 +30,10 @@ class Ladder(Scorer):
         super().__init__(width, height, pix_fmt, bitdepth, n_distorted=n_distorted, **kw)
 
     def _receive_one(self, out):
-        """One speedqa_receive_ladder: a frame's list (None for an ended stream)."""
+        """One speedqa_receive of n streams: a frame's list (None for an ended stream)."""
         n = self.n_distorted
         sc = (L.Scores * n)()
-        r = self._call(L.lib().speedqa_receive_ladder, self._ctx, sc, n)
+        r = self._call(L.lib().speedqa_receive, self._ctx, sc, n, 0)
         if r == 0:
             out.append([self._result(sc[d]) if sc[d].count else None for d in range(n)])
         elif r not in (L.EAGAIN, L.EOF_CODE):

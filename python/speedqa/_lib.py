@@ -5,8 +5,12 @@ import errno as _errno
 import os
 import threading
 
-MAX_SCORES = 32
+# The library this mirror is written for: speedqa.h of 0.2 (its soname
+# carries the minor version while it is 0.x: the structs may change with it).
+VERSION_MAJOR, VERSION_MINOR = 0, 2
+SONAME = "libspeedqa.so.%d.%d" % (VERSION_MAJOR, VERSION_MINOR)
 MAX_DISTORTED = 16
+RECEIVE_WAIT = 1  # SPEEDQA_RECEIVE_WAIT
 EOF_CODE = -_errno.ENODATA  # SPEEDQA_EOF
 EAGAIN = -_errno.EAGAIN
 
@@ -35,49 +39,64 @@ class Picture(ctypes.Structure):
                 ("release", Release),
                 ("release_opaque", ctypes.c_void_p),
                 ("layout", ctypes.c_int),
-                ("msb_aligned", ctypes.c_int)]
+                ("msb_aligned", ctypes.c_int),
+                ("reserved", ctypes.c_uint8 * 32)]
+
+
+class CudaSettings(ctypes.Structure):
+    _fields_ = [("keep_device", ctypes.c_int),
+                ("reserved", ctypes.c_uint8 * 28)]
+
+
+class OpenclSettings(ctypes.Structure):
+    _fields_ = [("soft_f64", ctypes.c_int),
+                ("reserved", ctypes.c_uint8 * 28)]
 
 
 class Settings(ctypes.Structure):
-    _fields_ = [("ref", Format), ("dis", Format),
+    _fields_ = [("format", Format),
                 ("features", ctypes.POINTER(ctypes.c_char_p)),
                 ("n_threads", ctypes.c_int),
                 ("backend", ctypes.c_int),
+                ("n_distorted", ctypes.c_int),
+                ("cpu_mask", ctypes.c_uint),
                 ("device", ctypes.c_int),
                 ("device_name", ctypes.c_char_p),
-                ("cpu_mask", ctypes.c_uint),
+                ("gpu_batch", ctypes.c_int),
+                ("log_level", ctypes.c_int),
                 ("logger", Logger),
                 ("log_cookie", ctypes.c_void_p),
-                ("log_level", ctypes.c_int),
                 ("alloc", AllocFn),
                 ("free", FreeFn),
                 ("alloc_opaque", ctypes.c_void_p),
-                ("n_distorted", ctypes.c_int),
-                ("keep_device", ctypes.c_int),
-                ("gpu_batch", ctypes.c_int),
-                ("opencl_soft_f64", ctypes.c_int),
-                ("reserved", ctypes.c_uint8 * 48)]
+                ("cuda", CudaSettings),
+                ("opencl", OpenclSettings),
+                ("reserved", ctypes.c_uint8 * 88)]
 
 
 class Scores(ctypes.Structure):
+    # values and undefined point into the context until its next receive
     _fields_ = [("frame", ctypes.c_uint), ("sequence", ctypes.c_uint),
                 ("sequence_frame", ctypes.c_uint), ("count", ctypes.c_int),
-                ("undefined", ctypes.c_uint32),
-                ("values", ctypes.c_double * MAX_SCORES)]
+                ("values", ctypes.POINTER(ctypes.c_double)),
+                ("undefined", ctypes.POINTER(ctypes.c_uint8)),
+                ("reserved", ctypes.c_uint8 * 32)]
 
 
 class Pooled(ctypes.Structure):
     _fields_ = [("min", ctypes.c_double), ("max", ctypes.c_double),
-                ("mean", ctypes.c_double), ("harmonic_mean", ctypes.c_double)]
+                ("mean", ctypes.c_double), ("harmonic_mean", ctypes.c_double),
+                ("reserved", ctypes.c_double * 4)]
 
 
 # Sizes on LP64 (checked against the C header by the tests).
 assert ctypes.sizeof(Format) == 16
+assert ctypes.sizeof(CudaSettings) == ctypes.sizeof(OpenclSettings) == 32
 if ctypes.sizeof(ctypes.c_void_p) == 8:
-    assert ctypes.sizeof(Picture) == 96
-    assert ctypes.sizeof(Settings) == 184
-assert ctypes.sizeof(Scores) == 24 + 8 * MAX_SCORES
-assert ctypes.sizeof(Pooled) == 32
+    assert ctypes.sizeof(Picture) == 128
+    assert ctypes.sizeof(Settings) == 256
+    assert ctypes.sizeof(Scores) == 64
+assert ctypes.sizeof(Pooled) == 64
 
 _lib = None
 _lock = threading.Lock()
@@ -90,13 +109,13 @@ def _candidates():
     names = []
     from ._io import _libdirs
     d = _libdirs()
-    if d and os.path.exists(os.path.join(d[0], "libspeedqa.so.0")):
-        names.append(os.path.join(d[0], "libspeedqa.so.0"))  # meson install's own record
+    if d and os.path.exists(os.path.join(d[0], SONAME)):
+        names.append(os.path.join(d[0], SONAME))  # meson install's own record
     found = ctypes.util.find_library("speedqa")
     if found:
         names.append(found)
-    names += ["libspeedqa.so.0", "libspeedqa.so", "libspeedqa.dylib", "speedqa.dll"]
-    return names + [os.path.join(x, "libspeedqa.so.0") for x in d[1:]]
+    names += [SONAME, "libspeedqa.so", "libspeedqa.dylib", "speedqa.dll"]
+    return names + [os.path.join(x, SONAME) for x in d[1:]]
 
 
 def _declare(lib):
@@ -114,10 +133,9 @@ def _declare(lib):
         "speedqa_score_name": (c_char_p, [c_void_p, c_int]),
         "speedqa_backend_name": (c_char_p, [c_void_p]),
         "speedqa_send": (c_int, [c_void_p, P(Picture), P(Picture)]),
-        "speedqa_receive": (c_int, [c_void_p, P(Scores)]),
+        "speedqa_receive": (c_int, [c_void_p, P(Scores), c_int, ctypes.c_uint]),
         "speedqa_send_ladder": (c_int, [c_void_p, P(Picture), P(P(Picture)), c_int]),
-        "speedqa_receive_ladder": (c_int, [c_void_p, P(Scores), c_int]),
-        "speedqa_receive_wait": (c_int, [c_void_p, P(Scores), c_int]),
+        "speedqa_auto_threads": (c_int, []),
         "speedqa_flush": (c_int, [c_void_p]),
         "speedqa_list_devices": (c_int, [c_int, c_char_p, ctypes.c_size_t]),
         "speedqa_pool": (c_int, [P(ctypes.c_double), ctypes.c_size_t, ctypes.c_ssize_t,
@@ -125,15 +143,15 @@ def _declare(lib):
         "speedqa_close": (None, [P(c_void_p)]),
         "speedqa_rows_read": (c_int, [c_void_p, c_int, P(ctypes.c_uint8), c_int]),
     }
-    # newer than some libraries it may load
-    optional = ("speedqa_rows_read", "speedqa_receive_wait")
     for name, (res, args) in sigs.items():
-        fn = getattr(lib, name, None)
-        if fn is None and name in optional:
-            continue
-        fn = fn if fn is not None else getattr(lib, name)
+        fn = getattr(lib, name)
         fn.restype = res
         fn.argtypes = args
+    # the structs above are this minor version's: another 0.x library has others
+    v = lib.speedqa_version_int()
+    if (v >> 16, v >> 8 & 255) != (VERSION_MAJOR, VERSION_MINOR):
+        raise OSError("libspeedqa %s is not the %d.%d this package mirrors"
+                      % (lib.speedqa_version().decode(), VERSION_MAJOR, VERSION_MINOR))
 
 
 def load_first(candidates, declare, what):
@@ -142,10 +160,10 @@ def load_first(candidates, declare, what):
     for name in candidates:
         try:
             handle = ctypes.CDLL(name)
-        except OSError as e:
+            declare(handle)  # a library of another version is refused: try the next
+        except (OSError, AttributeError) as e:
             errors.append(str(e))
             continue
-        declare(handle)
         return handle
     raise OSError("cannot load %s: %s" % (what, "; ".join(errors[:3])))
 

@@ -56,6 +56,11 @@ def version() -> str:
     return L.lib().speedqa_version().decode()
 
 
+def auto_threads() -> int:
+    """The thread count threads=0 asks for (speedqa_auto_threads: the cores, at most 64)."""
+    return int(L.lib().speedqa_auto_threads())
+
+
 class _LogSink:
     """The library's log lines of the current call (the logger callback);
     passes them on to a user logger(level, line) too."""
@@ -96,8 +101,8 @@ class Scorer(_Pictures):
            keep_device=False)
 
     keep_device=True: closing leaves a GPU's device context to the process
-    (SpeedqaSettings.keep_device), so that the next Scorer opens in about a
-    millisecond instead of a tenth of a second.
+    (SpeedqaSettings.cuda.keep_device), so that the next Scorer finds the
+    device context made.
 
     send(ref, dis) takes one frame pair and returns the results that became
     available (a list of dicts, maybe empty: with threads > 1 results lag);
@@ -150,13 +155,12 @@ class Scorer(_Pictures):
         s = L.Settings()
         lib.speedqa_default_settings(ctypes.byref(s))
         f = L.Format(self.width, self.height, fmt, self.bitdepth)
-        s.ref = f
-        s.dis = L.Format(self.width, self.height, fmt, self.bitdepth)
+        s.format = f
         self._features, self._features_keep = _feature_array(features)
         s.features = self._features
         s.n_threads = int(threads)
         s.n_distorted = int(n_distorted)
-        s.keep_device = 1 if keep_device else 0
+        s.cuda.keep_device = 1 if keep_device else 0
         self.n_distorted = max(1, int(n_distorted))
         if isinstance(backend, str):
             if backend.lower() not in L.BACKENDS:
@@ -207,7 +211,7 @@ class Scorer(_Pictures):
     def _receive_one(self, out):
         """One speedqa_receive: its result appended to out; 0, EAGAIN or EOF_CODE."""
         sc = L.Scores()
-        r = self._call(L.lib().speedqa_receive, self._ctx, ctypes.byref(sc))
+        r = self._call(L.lib().speedqa_receive, self._ctx, ctypes.byref(sc), 1, 0)
         if r == 0:
             out.append(self._result(sc))
         elif r not in (L.EAGAIN, L.EOF_CODE):
@@ -242,11 +246,9 @@ class Scorer(_Pictures):
         wait=True: also waits for this frame's scores (and every earlier
         frame's), so the list ends with this frame's: a live loop, where
         threads > 1 on the CPU share the lone frame's planes
-        (speedqa_receive_wait). lend=True: the planes are read in place after
+        (speedqa_receive with SPEEDQA_RECEIVE_WAIT). lend=True: the planes are read in place after
         send returns, until the frame is scored (see the class help)."""
         self._check_open()
-        if wait and getattr(L.lib(), "speedqa_receive_wait", None) is None:
-            raise Error(-_errno.ENOSYS, "this libspeedqa has no speedqa_receive_wait")
         # the library reads the structs during the call only: two per Scorer, refilled
         pref, keep_r = self._picture(ref, "ref", self._pic_ref)
         pdis, keep_d = self._picture(dis, "dis", self._pic_dis)
@@ -279,7 +281,7 @@ class Scorer(_Pictures):
         self._drain(out)
         while wait:
             sc = L.Scores()
-            r = self._call(lib.speedqa_receive_wait, self._ctx, ctypes.byref(sc), 1)
+            r = self._call(lib.speedqa_receive, self._ctx, ctypes.byref(sc), 1, L.RECEIVE_WAIT)
             if r == L.EAGAIN:
                 break  # nothing left in flight
             if r != 0:

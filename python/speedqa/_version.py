@@ -5,4 +5,4 @@
 takes this file as it is (pyproject.toml reads __version__ from here), so the
 test python-version (suites lint and python) fails when it differs from
 meson.build's."""
-__version__ = "0.1.0"
+__version__ = "0.2.0"

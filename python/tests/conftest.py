@@ -26,7 +26,7 @@ PAIRS = {
 def _find_lib():
     lib = os.environ.get("SPEEDQA_LIB")
     if not lib:
-        cand = os.path.join(ROOT, "build", "src", "libspeedqa.so.0")
+        cand = os.path.join(ROOT, "build", "src", "libspeedqa.so.0.2")
         if os.path.exists(cand):
             os.environ["SPEEDQA_LIB"] = lib = cand
     return lib

@@ -397,7 +397,8 @@ def test_struct_layout_matches_header(tmp_path):
     src = tmp_path / "sz.c"
     checks = [("SpeedqaFormat", L.Format), ("SpeedqaPicture", L.Picture),
               ("SpeedqaSettings", L.Settings), ("SpeedqaScores", L.Scores),
-              ("SpeedqaPooled", L.Pooled)]
+              ("SpeedqaPooled", L.Pooled), ("SpeedqaCudaSettings", L.CudaSettings),
+              ("SpeedqaOpenclSettings", L.OpenclSettings)]
     lines = ["#include <stdio.h>", "#include <stddef.h>", '#include "speedqa/speedqa.h"',
              "int main(void) {"]
     expect = []
@@ -430,6 +431,14 @@ def test_version_and_document_shape(cli, pair):
     assert list(got) == list(doc)
     assert isinstance(got["fps"], float)
     json.dumps(got)
+
+
+def test_package_version_and_auto_threads():
+    # the package mirrors one minor version's structs, and says so
+    assert speedqa.__version__ == speedqa.version()
+    assert speedqa.version().split(".")[:2] == [str(L.VERSION_MAJOR), str(L.VERSION_MINOR)]
+    n = os.sysconf("SC_NPROCESSORS_ONLN")
+    assert speedqa.auto_threads() == max(1, min(n, 64))
 
 
 def test_logger_receives_library_lines():

@@ -114,7 +114,7 @@ typedef struct SqBackend {
     /* The SpeedqaMemory kind send() reads besides host memory (CUDA's
      * device pictures), or 0: host memory only. */
     int device_mem;
-    /* Optional (speedqa_host_register): any thread, also during send. NULL:
+    /* Optional (speedqa_cuda_host_register): any thread, also during send. NULL:
      * -ENOTSUP, nothing to gain. */
     int (*host_register)(void *priv, const void *p, size_t bytes);
     int (*host_unregister)(void *priv, const void *p);

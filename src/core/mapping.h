@@ -1,5 +1,5 @@
 /*
- * What kind of mapping caller memory lies in, for speedqa_host_register:
+ * What kind of mapping caller memory lies in, for speedqa_cuda_host_register:
  * NVIDIA's driver pinning pages of a private (copy-on-write) file mapping
  * spun in the kernel, unkillable by SIGTERM, on Linux 6.18 (stop 30, H200),
  * while shared file mappings and anonymous memory pinned fine.

@@ -195,7 +195,7 @@ typedef struct SqGpuFns {
      * limit but memory). The pipeline sizes its batch to fit one arena in it. */
     size_t (*max_alloc)(const SqGpuDev *dev);
     /* Optional: close leaves the device's context and the runtime loaded,
-     * for the process to tear down at exit (SpeedqaSettings.keep_device). */
+     * for the process to tear down at exit (SpeedqaSettings.cuda.keep_device). */
     void (*keep)(SqGpuDev *dev);
     /* Device memory kind accepted by send() besides host memory, or -1. */
     int device_memory;
@@ -210,7 +210,7 @@ int sq_gpu_send(void *priv, const SpeedqaPicture *const *pics, int new_seq,
 int sq_gpu_receive(void *priv, SqRawResult *out, int block, char *err, size_t errlen);
 void sq_gpu_close(void **priv);
 int sq_gpu_pic_mem(void *priv, size_t bytes, void **out);
-/* speedqa_host_register / _unregister (hostreg.c). */
+/* speedqa_cuda_host_register / _unregister (hostreg.c). */
 int sq_gpu_host_register(void *priv, const void *p, size_t bytes);
 int sq_gpu_host_unregister(void *priv, const void *p);
 

@@ -1,5 +1,5 @@
 /*
- * The caller's memory registered for DMA (speedqa_host_register): the CLI
+ * The caller's memory registered for DMA (speedqa_cuda_host_register): the CLI
  * registers the mapping of a Y4M or raw file in windows ahead of its
  * reader, so its lent frames go up from the page cache with no staging
  * copy (three passes over host memory become one). A picture is uploaded
@@ -32,7 +32,7 @@ int sq_gpu_host_register(void *priv, const void *p, size_t bytes)
             pthread_mutex_unlock(&g->regs.mu);
             return -EINVAL;
         }
-    if (n == SPEEDQA_MAX_HOST_RANGES) {
+    if (n == SPEEDQA_CUDA_MAX_HOST_RANGES) {
         pthread_mutex_unlock(&g->regs.mu);
         return -ENOSPC;
     }
@@ -42,7 +42,7 @@ int sq_gpu_host_register(void *priv, const void *p, size_t bytes)
         return ret;
     pthread_mutex_lock(&g->regs.mu);
     const int m = atomic_load(&g->regs.n);
-    int clash = m == SPEEDQA_MAX_HOST_RANGES;
+    int clash = m == SPEEDQA_CUDA_MAX_HOST_RANGES;
     for (int i = 0; i < m && !clash; i++)
         clash = lo < g->regs.r[i].hi && g->regs.r[i].lo < hi;
     if (!clash) {

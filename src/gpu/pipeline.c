@@ -94,7 +94,7 @@ void sq_gpu_close(void **priv)
         if (g->arena)
             fn->free(g->dev, g->arena);
         leave(g);
-        if (g->p.settings && g->p.settings->keep_device && fn->keep)
+        if (g->p.settings && g->p.settings->cuda.keep_device && fn->keep)
             fn->keep(g->dev);
         fn->close(&g->dev);
         sq_log(g->p.settings, SPEEDQA_LOG_DEBUG, "%s: closed in %.1f ms: last batches %.1f, pinned %.1f, arena and device %.1f",

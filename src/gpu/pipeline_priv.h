@@ -76,7 +76,7 @@ typedef struct GpuRegs {
     pthread_mutex_t mu;
     int ready;
     atomic_int n;
-    struct { uintptr_t lo, hi; } r[SPEEDQA_MAX_HOST_RANGES];
+    struct { uintptr_t lo, hi; } r[SPEEDQA_CUDA_MAX_HOST_RANGES];
 } GpuRegs;
 
 typedef struct GpuPriv {
@@ -126,7 +126,7 @@ typedef struct GpuPriv {
     SpeedqaPicture (*held)[2];
     void **picmem;
     int npicmem;
-    /* The caller's registered ranges (speedqa_host_register): a lent host
+    /* The caller's registered ranges (speedqa_cuda_host_register): a lent host
      * picture all of whose planes lie in one goes up like a library picture.
      * regs.mu guards them and is held by send from the check to the queued
      * uploads, so an unregister that waits for the uploads queued after it

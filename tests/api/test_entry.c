@@ -30,7 +30,7 @@ static void report(int ok, const char *what, int ret, const LogCapture *log)
 static void base(SpeedqaSettings *s, LogCapture *log, const char **feats)
 {
     speedqa_default_settings(s);
-    s->ref = s->dis = (SpeedqaFormat){ W, H, SPEEDQA_PIX_420, 8 };
+    s->format = (SpeedqaFormat){ W, H, SPEEDQA_PIX_420, 8 };
     s->features = feats;
     s->logger = log_capture;
     s->log_cookie = log;
@@ -74,7 +74,7 @@ static void make_pic(Pic *p, unsigned seed)
 
 /* Scores of one pair on a fresh context with n_threads; 0 or the failing code. */
 static int score_pair(const SpeedqaPicture *r, const SpeedqaPicture *d, int threads,
-                      SpeedqaScores *out, LogCapture *log)
+                      TestScores *out, LogCapture *log)
 {
     SpeedqaSettings s;
     base(&s, log, NULL);
@@ -86,7 +86,7 @@ static int score_pair(const SpeedqaPicture *r, const SpeedqaPicture *d, int thre
     if (!ret)
         ret = speedqa_flush(ctx);
     if (!ret)
-        ret = speedqa_receive(ctx, out);
+        ret = test_receive(ctx, out, 1, 0);
     speedqa_close(&ctx);
     return ret;
 }
@@ -96,7 +96,7 @@ static void strides(void)
     static Pic a, b, flip;
     make_pic(&a, 1);
     make_pic(&b, 2);
-    SpeedqaScores want, got;
+    TestScores want, got;
     LogCapture log = { .quiet = 1 };
     if (score_pair(&a.pic, &b.pic, 1, &want, &log)) {
         report(0, "strides: reference scores", -1, &log);
@@ -147,10 +147,28 @@ static void entry_points(void)
 
     LogCapture lk = { .quiet = 1 };
     base(&s, &lk, NULL);
-    s.keep_device = 2;
+    s.cuda.keep_device = 2;
     ret = speedqa_open(&ctx, &s);
     report(ret == SPEEDQA_ERR(EINVAL) && !ctx && lk.count == 1 && strstr(lk.last, "keep_device"),
            "keep_device outside 0..1", ret, &lk);
+
+    /* the sub-structs' room is checked too, whichever backend reads them */
+    for (int k = 0; k < 2; k++) {
+        LogCapture lr = { .quiet = 1 };
+        base(&s, &lr, NULL);
+        if (k)
+            s.opencl.reserved[27] = 1;
+        else
+            s.cuda.reserved[0] = 1;
+        ret = speedqa_open(&ctx, &s);
+        report(ret == SPEEDQA_ERR(EINVAL) && !ctx && lr.count == 1 &&
+                   strstr(lr.last, k ? "reserved opencl settings byte 27" : "reserved cuda settings byte 0"),
+               k ? "nonzero reserved opencl settings byte" : "nonzero reserved cuda settings byte", ret, &lr);
+    }
+    const long ncpu = sysconf(_SC_NPROCESSORS_ONLN);
+    const int want_auto = ncpu < 1 ? 1 : ncpu > 64 ? 64 : (int)ncpu;
+    report(speedqa_auto_threads() == want_auto, "speedqa_auto_threads: the online cores, 1..64",
+           speedqa_auto_threads(), &lk);
 
     LogCapture l2 = { .quiet = 1 };
     base(&s, &l2, NULL);
@@ -158,29 +176,41 @@ static void entry_points(void)
         report(0, "open for the NULL-argument checks", ret, &l2);
         return;
     }
-    ret = speedqa_receive(ctx, NULL);
+    SpeedqaScores sc[2];
+    ret = speedqa_receive(ctx, NULL, 1, 0);
     report(ret == SPEEDQA_ERR(EINVAL) && l2.count == 1 && strstr(l2.last, "NULL"),
            "receive(ctx, NULL) logs one line", ret, &l2);
     l2.count = 0;
-    ret = speedqa_receive_wait(ctx, NULL, 1);
-    report(ret == SPEEDQA_ERR(EINVAL) && l2.count == 1 && strstr(l2.last, "receive_wait"),
-           "receive_wait(ctx, NULL, 1) logs one line", ret, &l2);
+    ret = speedqa_receive(ctx, NULL, 1, SPEEDQA_RECEIVE_WAIT);
+    report(ret == SPEEDQA_ERR(EINVAL) && l2.count == 1 && strstr(l2.last, "NULL"),
+           "receive(ctx, NULL, 1, WAIT) logs one line", ret, &l2);
     l2.count = 0;
-    ret = speedqa_receive_wait(ctx, &(SpeedqaScores){ 0 }, 2);
+    ret = speedqa_receive(ctx, sc, 2, SPEEDQA_RECEIVE_WAIT);
     report(ret == SPEEDQA_ERR(EINVAL) && l2.count == 1 && strstr(l2.last, "context of 1"),
-           "receive_wait of 2 streams on a context of 1", ret, &l2);
+           "receive of 2 streams on a context of 1", ret, &l2);
     l2.count = 0;
-    ret = speedqa_receive_wait(ctx, &(SpeedqaScores){ 0 }, 1);
+    ret = speedqa_receive(ctx, sc, 1, SPEEDQA_RECEIVE_WAIT << 1);
+    report(ret == SPEEDQA_ERR(EINVAL) && l2.count == 1 && strstr(l2.last, "unknown flags 0x2"),
+           "receive with an unknown flag bit", ret, &l2);
+    l2.count = 0;
+    ret = speedqa_receive(ctx, sc, 1, SPEEDQA_RECEIVE_WAIT);
     report(ret == SPEEDQA_ERR(EAGAIN) && l2.count == 0,
-           "receive_wait with no frame in flight: -EAGAIN, no log", ret, &l2);
-    report(speedqa_receive_wait(NULL, &(SpeedqaScores){ 0 }, 1) == SPEEDQA_ERR(EINVAL),
-           "receive_wait(NULL, ...)", SPEEDQA_ERR(EINVAL), &l2);
+           "receive(WAIT) with no frame in flight: -EAGAIN, no log", ret, &l2);
+    report(speedqa_receive(NULL, sc, 1, SPEEDQA_RECEIVE_WAIT) == SPEEDQA_ERR(EINVAL),
+           "receive(NULL, ...)", SPEEDQA_ERR(EINVAL), &l2);
     static Pic a;
     make_pic(&a, 3);
     l2.count = 0;
     ret = speedqa_send(ctx, &a.pic, NULL);
     report(ret == SPEEDQA_ERR(EINVAL) && l2.count == 1 && strstr(l2.last, "NULL"),
            "send(ctx, ref, NULL) logs one line", ret, &l2);
+    SpeedqaPicture rsv = a.pic;
+    rsv.reserved[31] = 4;
+    l2.count = 0;
+    ret = speedqa_send(ctx, &a.pic, &rsv);
+    report(ret == SPEEDQA_ERR(EINVAL) && l2.count == 1 &&
+               strstr(l2.last, "distorted picture: reserved byte 31 is 4"),
+           "send with a nonzero reserved picture byte logs one line", ret, &l2);
     SpeedqaPicture nop = a.pic;
     nop.data[1] = NULL;
     l2.count = 0;
@@ -221,7 +251,7 @@ static void thread_limit(void)
     static Pic a, b;
     make_pic(&a, 5);
     make_pic(&b, 6);
-    SpeedqaScores want;
+    TestScores want;
     LogCapture log = { .quiet = 1 };
     if (score_pair(&a.pic, &b.pic, 1, &want, &log)) {
         report(0, "thread limit: reference scores", -1, &log);
@@ -245,7 +275,7 @@ static void thread_limit(void)
                                         (rlim_t)extra_mb * 1024 * 1024;
             if (setrlimit(RLIMIT_AS, &rl))
                 _exit(3);
-            SpeedqaScores got;
+            TestScores got;
             LogCapture l = { .quiet = 1 };
             int r = score_pair(&a.pic, &b.pic, 32, &got, &l);
             int code = r == 0 ? (memcmp(got.values, want.values, sizeof(double) * (size_t)want.count) ? 4 : 0)
@@ -300,19 +330,19 @@ static void eof_and_sequences(int threads)
     }
     /* sequence 0: frames 0, 1; flush; sequence 1: frames 2, 3, 4; flush */
     static const int seq_of[5] = { 0, 0, 1, 1, 1 }, idx_of[5] = { 0, 1, 0, 1, 2 };
-    int ok = speedqa_receive(ctx, &(SpeedqaScores){ 0 }) == SPEEDQA_ERR(EAGAIN);
+    int ok = test_receive(ctx, &(TestScores){ 0 }, 1, 0) == SPEEDQA_ERR(EAGAIN);
     int got = 0, eof_seen = 0;
     for (int f = 0; f < 5; f++) {
-        SpeedqaScores sc;
+        TestScores sc;
         int r;
         while ((r = speedqa_send(ctx, &a[f % 3].pic, &b[f % 3].pic)) == SPEEDQA_ERR(EAGAIN))
-            if (speedqa_receive(ctx, &sc) == 0)
+            if (test_receive(ctx, &sc, 1, 0) == 0)
                 got++; /* checked below, in the second pass over the values */
         ok &= r == 0;
         const int flush = f == 1 || f == 4;
         if (flush)
             ok &= speedqa_flush(ctx) == 0;
-        while ((r = speedqa_receive(ctx, &sc)) == 0) {
+        while ((r = test_receive(ctx, &sc, 1, 0)) == 0) {
             ok &= sc.frame == (unsigned)got && sc.sequence == (unsigned)seq_of[got] &&
                   sc.sequence_frame == (unsigned)idx_of[got] &&
                   (sc.values[3] == 0.0) == (idx_of[got] == 0);
@@ -322,7 +352,7 @@ static void eof_and_sequences(int threads)
         ok &= r == (flush ? SPEEDQA_EOF : SPEEDQA_ERR(EAGAIN));
         eof_seen += r == SPEEDQA_EOF;
         if (flush)
-            ok &= speedqa_receive(ctx, &sc) == SPEEDQA_EOF;
+            ok &= test_receive(ctx, &sc, 1, 0) == SPEEDQA_EOF;
     }
     ok &= got == 5 && eof_seen == 2 && log.count == 0;
     speedqa_close(&ctx);

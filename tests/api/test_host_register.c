@@ -1,5 +1,5 @@
 /*
- * speedqa_host_register (issue #12): on a GPU backend a lent picture lying
+ * speedqa_cuda_host_register (issue #12): on a GPU backend a lent picture lying
  * in one registered range goes up by DMA from there, and every score equals,
  * bit for bit, the CPU backend's copy-on-send run of the same frames.
  *
@@ -55,14 +55,14 @@ static int open_ctx(SpeedqaContext **ctx, SpeedqaBackend be, int threads)
     SpeedqaSettings st;
     speedqa_default_settings(&st);
     test_env_settings(&st);
-    st.ref = st.dis = (SpeedqaFormat){ W, H, SPEEDQA_PIX_420, 8 };
+    st.format = (SpeedqaFormat){ W, H, SPEEDQA_PIX_420, 8 };
     st.backend = be;
     st.n_threads = threads;
     return speedqa_open(ctx, &st);
 }
 
 /* Every frame's scores; lend: from the mappings, with releases. */
-static int score_all(SpeedqaContext *ctx, Side *sd, int lend, SpeedqaScores *out,
+static int score_all(SpeedqaContext *ctx, Side *sd, int lend, TestScores *out,
                      void (*between)(SpeedqaContext *, int, void *), void *arg)
 {
     int got = 0, ret = 0;
@@ -73,7 +73,7 @@ static int score_all(SpeedqaContext *ctx, Side *sd, int lend, SpeedqaScores *out
             fm_sending(&sd[s], f);
         }
         while ((ret = speedqa_send(ctx, &pic[0], &pic[1])) == SPEEDQA_ERR(EAGAIN))
-            if ((ret = speedqa_receive(ctx, &out[got])) == 0)
+            if ((ret = test_receive(ctx, &out[got], 1, 0)) == 0)
                 got++;
             else if (ret != SPEEDQA_ERR(EAGAIN))
                 return ret;
@@ -85,12 +85,12 @@ static int score_all(SpeedqaContext *ctx, Side *sd, int lend, SpeedqaScores *out
     if (ret == 0)
         ret = speedqa_flush(ctx);
     while (ret == 0 && got < NF)
-        if ((ret = speedqa_receive(ctx, &out[got])) == 0)
+        if ((ret = test_receive(ctx, &out[got], 1, 0)) == 0)
             got++;
     return ret < 0 ? ret : got == NF ? 0 : -EIO;
 }
 
-static void same_scores(const char *what, const SpeedqaScores *want, const SpeedqaScores *got)
+static void same_scores(const char *what, const TestScores *want, const TestScores *got)
 {
     int diff = -1;
     for (int f = 0; f < NF && diff < 0; f++)
@@ -106,7 +106,7 @@ static int register_windows(SpeedqaContext *ctx, Side *sd)
     const size_t top = fm_offset(sd, NREG) / win * win;
     for (int s = 0; s < 2; s++)
         for (size_t a = 0; a < top; a += win) {
-            const int r = speedqa_host_register(ctx, sd[s].map + a, win);
+            const int r = speedqa_cuda_host_register(ctx, sd[s].map + a, win);
             if (r < 0)
                 return r;
         }
@@ -119,7 +119,7 @@ static void drop_first(SpeedqaContext *ctx, int f, void *arg)
     Side *sd = arg;
     if (f == 3)
         for (int s = 0; s < 2; s++)
-            CHECK(speedqa_host_unregister(ctx, sd[s].map) == 0, "unregister in flight");
+            CHECK(speedqa_cuda_host_unregister(ctx, sd[s].map) == 0, "unregister in flight");
 }
 
 typedef struct Pinner {
@@ -147,49 +147,49 @@ static void errors(SpeedqaBackend be)
     CHECK(m != MAP_FAILED, "mmap");
     if (m == MAP_FAILED)
         return;
-    CHECK(speedqa_host_register(NULL, m, page) == SPEEDQA_ERR(EINVAL), "NULL context");
-    CHECK(speedqa_host_register(ctx, NULL, page) == SPEEDQA_ERR(EINVAL), "NULL with a size");
-    CHECK(speedqa_host_register(ctx, m, 0) == SPEEDQA_ERR(EINVAL), "size 0");
-    CHECK(speedqa_host_unregister(NULL, m) == SPEEDQA_ERR(EINVAL), "unregister, NULL context");
-    CHECK(speedqa_host_unregister(ctx, NULL) == SPEEDQA_ERR(EINVAL), "unregister NULL");
-    const int can = speedqa_host_register(ctx, NULL, 0) == 0;
-    CHECK(can || speedqa_host_register(ctx, NULL, 0) == SPEEDQA_ERR(ENOTSUP), "query");
+    CHECK(speedqa_cuda_host_register(NULL, m, page) == SPEEDQA_ERR(EINVAL), "NULL context");
+    CHECK(speedqa_cuda_host_register(ctx, NULL, page) == SPEEDQA_ERR(EINVAL), "NULL with a size");
+    CHECK(speedqa_cuda_host_register(ctx, m, 0) == SPEEDQA_ERR(EINVAL), "size 0");
+    CHECK(speedqa_cuda_host_unregister(NULL, m) == SPEEDQA_ERR(EINVAL), "unregister, NULL context");
+    CHECK(speedqa_cuda_host_unregister(ctx, NULL) == SPEEDQA_ERR(EINVAL), "unregister NULL");
+    const int can = speedqa_cuda_host_register(ctx, NULL, 0) == 0;
+    CHECK(can || speedqa_cuda_host_register(ctx, NULL, 0) == SPEEDQA_ERR(ENOTSUP), "query");
     CHECK(!can || be != SPEEDQA_BACKEND_CPU, "the CPU takes ranges");
     if (!can) {
-        CHECK(speedqa_host_register(ctx, m, page) == SPEEDQA_ERR(ENOTSUP), "register");
-        CHECK(speedqa_host_unregister(ctx, m) == SPEEDQA_ERR(ENOTSUP), "unregister");
+        CHECK(speedqa_cuda_host_register(ctx, m, page) == SPEEDQA_ERR(ENOTSUP), "register");
+        CHECK(speedqa_cuda_host_unregister(ctx, m) == SPEEDQA_ERR(ENOTSUP), "unregister");
     } else {
-        CHECK(speedqa_host_register(ctx, m, 2 * page) == 0, "register");
-        CHECK(speedqa_host_register(ctx, m + page, 2 * page) == SPEEDQA_ERR(EINVAL), "overlap");
-        CHECK(speedqa_host_unregister(ctx, m + page) == SPEEDQA_ERR(EINVAL), "not a start");
-        CHECK(speedqa_host_unregister(ctx, m) == 0, "unregister");
-        CHECK(speedqa_host_unregister(ctx, m) == SPEEDQA_ERR(EINVAL), "twice");
+        CHECK(speedqa_cuda_host_register(ctx, m, 2 * page) == 0, "register");
+        CHECK(speedqa_cuda_host_register(ctx, m + page, 2 * page) == SPEEDQA_ERR(EINVAL), "overlap");
+        CHECK(speedqa_cuda_host_unregister(ctx, m + page) == SPEEDQA_ERR(EINVAL), "not a start");
+        CHECK(speedqa_cuda_host_unregister(ctx, m) == 0, "unregister");
+        CHECK(speedqa_cuda_host_unregister(ctx, m) == SPEEDQA_ERR(EINVAL), "twice");
         int r = 0, k = 0;
-        for (; k < SPEEDQA_MAX_HOST_RANGES && r == 0; k++)
-            r = speedqa_host_register(ctx, m + (size_t)k * page, page);
-        CHECK(r == 0 && k == SPEEDQA_MAX_HOST_RANGES, "%d ranges: %d", k, r);
-        CHECK(speedqa_host_register(ctx, m + 64 * page, page) == SPEEDQA_ERR(ENOSPC), "one more");
-        CHECK(speedqa_host_unregister(ctx, m + 5 * page) == 0, "one less");
-        CHECK(speedqa_host_register(ctx, m + 64 * page, page) == 0, "then one more");
+        for (; k < SPEEDQA_CUDA_MAX_HOST_RANGES && r == 0; k++)
+            r = speedqa_cuda_host_register(ctx, m + (size_t)k * page, page);
+        CHECK(r == 0 && k == SPEEDQA_CUDA_MAX_HOST_RANGES, "%d ranges: %d", k, r);
+        CHECK(speedqa_cuda_host_register(ctx, m + 64 * page, page) == SPEEDQA_ERR(ENOSPC), "one more");
+        CHECK(speedqa_cuda_host_unregister(ctx, m + 5 * page) == 0, "one less");
+        CHECK(speedqa_cuda_host_register(ctx, m + 64 * page, page) == 0, "then one more");
         /* pinning a private file mapping spun in the kernel on the H200 */
         unsigned char *pv = tmp_file_map(2 * page, MAP_PRIVATE);
         unsigned char *sh = tmp_file_map(2 * page, MAP_SHARED);
         CHECK(pv != MAP_FAILED && sh != MAP_FAILED, "file mappings");
         if (pv != MAP_FAILED && sh != MAP_FAILED) {
-            CHECK(speedqa_host_register(ctx, pv, 2 * page) == SPEEDQA_ERR(EINVAL), "private file mapping");
-            CHECK(speedqa_host_unregister(ctx, m + 6 * page) == 0, "room for one");
-            CHECK(speedqa_host_register(ctx, sh, 2 * page) == 0, "shared file mapping");
+            CHECK(speedqa_cuda_host_register(ctx, pv, 2 * page) == SPEEDQA_ERR(EINVAL), "private file mapping");
+            CHECK(speedqa_cuda_host_unregister(ctx, m + 6 * page) == 0, "room for one");
+            CHECK(speedqa_cuda_host_register(ctx, sh, 2 * page) == 0, "shared file mapping");
         }
         if (pv != MAP_FAILED)
             munmap(pv, 2 * page);
         if (sh != MAP_FAILED) {
-            CHECK(speedqa_host_unregister(ctx, sh) == 0, "unregister the shared one");
+            CHECK(speedqa_cuda_host_unregister(ctx, sh) == 0, "unregister the shared one");
             munmap(sh, 2 * page);
         }
     }
     speedqa_close(&ctx); /* unregisters what is left: a new context may pin it again */
     if (can && open_ctx(&ctx, be, 1) == 0) {
-        CHECK(speedqa_host_register(ctx, m, n) == 0, "close left a range registered");
+        CHECK(speedqa_cuda_host_register(ctx, m, n) == 0, "close left a range registered");
         speedqa_close(&ctx);
     }
     munmap(m, n);
@@ -212,7 +212,7 @@ int main(int argc, char **argv)
     errors(be);
     SpeedqaContext *q = NULL;
     if (be != SPEEDQA_BACKEND_CPU && open_ctx(&q, be, 1) == 0 &&
-        speedqa_host_register(q, NULL, 0) < 0) {
+        speedqa_cuda_host_register(q, NULL, 0) < 0) {
         speedqa_close(&q);
         printf("%s: no ranges (error codes only)\n%s\n", bname, fails ? "FAILED" : "all passed");
         return fails ? 1 : 0;
@@ -224,7 +224,7 @@ int main(int argc, char **argv)
     }
 
     static Side sd[2];
-    static SpeedqaScores want[NF], got[NF];
+    static TestScores want[NF], got[NF];
     if (fm_init(&sd[0], W, H, NF, 0) < 0 || fm_init(&sd[1], W, H, NF, 1) < 0) {
         printf("FAIL: no memory\n");
         return 1;

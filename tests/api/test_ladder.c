@@ -99,7 +99,7 @@ static int open_ctx(SpeedqaContext **c, const Case *cs, int ndis, LogCapture *lo
     SpeedqaSettings s;
     speedqa_default_settings(&s);
     test_env_settings(&s);
-    s.ref = s.dis = (SpeedqaFormat){ W, H, SPEEDQA_PIX_420, cs->bpc };
+    s.format = (SpeedqaFormat){ W, H, SPEEDQA_PIX_420, cs->bpc };
     s.features = cs->features[0] ? cs->features : NULL;
     s.n_threads = cs->threads;
     s.n_distorted = ndis;
@@ -118,7 +118,7 @@ static void run_case(const Case *cs, Frame fr[D + 1][NF], Frame sp[D + 1][NF])
 {
     LogCapture log = { .quiet = 1 };
     long released = 0;
-    static SpeedqaScores want[D][NF], got[NF][D];
+    static TestScores want[D][NF], got[NF][D];
     int nwant[D] = { 0 }, ngot = 0;
     /* separate runs */
     for (int d = 0; d < D; d++) {
@@ -129,18 +129,18 @@ static void run_case(const Case *cs, Frame fr[D + 1][NF], Frame sp[D + 1][NF])
         for (int f = 0; f < NF; f++) {
             if (f == FLUSH_AT) {
                 speedqa_flush(c);
-                while (speedqa_receive(c, &want[d][nwant[d]]) == 0)
+                while (test_receive(c, &want[d][nwant[d]], 1, 0) == 0)
                     nwant[d]++;
             }
             if (!has(d, f))
                 continue;
             int r = speedqa_send(c, &fr[0][f].pic, &fr[1 + d][f].pic);
             CHECK(r == 0, "single send %d: %s", r, log.last);
-            while (speedqa_receive(c, &want[d][nwant[d]]) == 0)
+            while (test_receive(c, &want[d][nwant[d]], 1, 0) == 0)
                 nwant[d]++;
         }
         speedqa_flush(c);
-        while (speedqa_receive(c, &want[d][nwant[d]]) == 0)
+        while (test_receive(c, &want[d][nwant[d]], 1, 0) == 0)
             nwant[d]++;
         speedqa_close(&c);
     }
@@ -152,7 +152,7 @@ static void run_case(const Case *cs, Frame fr[D + 1][NF], Frame sp[D + 1][NF])
     for (int f = 0; f < NF; f++) {
         if (f == FLUSH_AT) {
             speedqa_flush(c);
-            while (speedqa_receive_ladder(c, got[ngot], D) == 0)
+            while (test_receive(c, got[ngot], D, 0) == 0)
                 ngot++;
         }
         SpeedqaPicture ref = fr[0][f].pic, dis[D];
@@ -171,14 +171,14 @@ static void run_case(const Case *cs, Frame fr[D + 1][NF], Frame sp[D + 1][NF])
         }
         int r;
         while ((r = speedqa_send_ladder(c, &ref, dp, D)) == -EAGAIN)
-            CHECK(speedqa_receive_ladder(c, got[ngot++], D) == 0, "receive: %s", log.last);
+            CHECK(test_receive(c, got[ngot++], D, 0) == 0, "receive: %s", log.last);
         CHECK(r == 0, "ladder send %d: %s", r, log.last);
-        while (speedqa_receive_ladder(c, got[ngot], D) == 0)
+        while (test_receive(c, got[ngot], D, 0) == 0)
             ngot++;
     }
     speedqa_flush(c);
     int r;
-    while ((r = speedqa_receive_ladder(c, got[ngot], D)) == 0)
+    while ((r = test_receive(c, got[ngot], D, 0)) == 0)
         ngot++;
     CHECK(r == SPEEDQA_EOF, "ladder end %d: %s", r, log.last);
     speedqa_close(&c);
@@ -191,14 +191,14 @@ static void run_case(const Case *cs, Frame fr[D + 1][NF], Frame sp[D + 1][NF])
     for (int d = 0; d < D; d++) {
         int k = 0;
         for (int f = 0; f < ngot && f < NF; f++) {
-            const SpeedqaScores *g = &got[f][d];
+            const TestScores *g = &got[f][d];
             if (!has(d, f)) {
                 CHECK(g->count == 0, "stream %d frame %d: %d scores for no picture", d, f, g->count);
                 continue;
             }
             if (k >= nwant[d])
                 break;
-            const SpeedqaScores *w = &want[d][k++];
+            const TestScores *w = &want[d][k++];
             CHECK(g->count == w->count && g->sequence == w->sequence &&
                   g->sequence_frame == w->sequence_frame && g->undefined == w->undefined,
                   "stream %d frame %d: count/sequence differ", d, f);
@@ -220,7 +220,7 @@ static void errors(Frame fr[D + 1][NF])
     SpeedqaSettings s;
     speedqa_default_settings(&s);
     test_env_settings(&s);
-    s.ref = s.dis = (SpeedqaFormat){ W, H, SPEEDQA_PIX_420, 8 };
+    s.format = (SpeedqaFormat){ W, H, SPEEDQA_PIX_420, 8 };
     s.logger = log_capture;
     s.log_cookie = &log;
     s.n_distorted = SPEEDQA_MAX_DISTORTED + 1;
@@ -233,7 +233,7 @@ static void errors(Frame fr[D + 1][NF])
     if (!c)
         return;
     const SpeedqaPicture *dp[D] = { &fr[1][0].pic, &fr[2][0].pic, &fr[3][0].pic, &fr[4][0].pic };
-    SpeedqaScores sc[D];
+    TestScores sc[D];
     CHECK(speedqa_send(c, &fr[0][0].pic, &fr[1][0].pic) == -EINVAL && strstr(log.last, "ladder"),
           "plain send on a ladder: %s", log.last);
     CHECK(speedqa_send_ladder(c, &fr[0][0].pic, dp, D - 1) == -EINVAL, "wrong n accepted");
@@ -249,8 +249,8 @@ static void errors(Frame fr[D + 1][NF])
     CHECK(speedqa_send_ladder(c, &fr[0][0].pic, ended, D) == 0, "send with an ended stream");
     CHECK(speedqa_send_ladder(c, &fr[0][1].pic, dp, D) == -EINVAL && strstr(log.last, "ended"),
           "ended stream came back: %s", log.last);
-    CHECK(speedqa_receive(c, sc) == -EINVAL, "plain receive on a ladder");
-    CHECK(speedqa_receive_ladder(c, sc, D) == 0 && sc[1].count == 0 && sc[0].count == 4,
+    CHECK(test_receive(c, sc, 1, 0) == -EINVAL, "plain receive on a ladder");
+    CHECK(test_receive(c, sc, D, 0) == 0 && sc[1].count == 0 && sc[0].count == 4,
           "receive with an ended stream");
     speedqa_close(&c);
 }

@@ -42,7 +42,7 @@ typedef struct Lender {
 typedef struct Run {
     /* mode 0: copies, 1: both lent, 2: ref lent on even frames only, 3: both lent,
      * every plane at an odd address (16-bit samples unaligned: a mapped Y4M), 4: both
-     * lent, each frame's scores taken with speedqa_receive_wait before the next send */
+     * lent, each frame's scores taken with speedqa_receive(SPEEDQA_RECEIVE_WAIT) before the next send */
     int bpc, threads, mode;
     const char *feature;
     SpeedqaBackend backend;
@@ -127,7 +127,7 @@ static int open_ctx(SpeedqaContext **ctx, const Run *r, LogCapture *log)
     SpeedqaSettings s;
     speedqa_default_settings(&s);
     test_env_settings(&s);
-    s.ref = s.dis = (SpeedqaFormat){ W, H, SPEEDQA_PIX_420, r->bpc };
+    s.format = (SpeedqaFormat){ W, H, SPEEDQA_PIX_420, r->bpc };
     const char *feats[] = { r->feature, NULL };
     s.features = r->feature ? feats : NULL;
     s.n_threads = r->threads;
@@ -138,7 +138,7 @@ static int open_ctx(SpeedqaContext **ctx, const Run *r, LogCapture *log)
 }
 
 /* Score NF frames; out gets every frame's scores. Returns 0 or a failure code. */
-static int run(const Run *r, Lender *l, SpeedqaScores *out, long *lent_count)
+static int run(const Run *r, Lender *l, TestScores *out, long *lent_count)
 {
     LogCapture log = { .quiet = 1 };
     SpeedqaContext *ctx = NULL;
@@ -164,8 +164,8 @@ static int run(const Run *r, Lender *l, SpeedqaScores *out, long *lent_count)
             const int lend = r->mode == 1 || r->mode >= 3 || (r->mode == 2 && s == 0 && f % 2 == 0);
             while ((idx[s] = take(l)) < 0) {
                 /* every buffer is in the library: wait for a frame to finish */
-                SpeedqaScores sc;
-                if ((ret = speedqa_receive(ctx, &sc)) < 0 && ret != SPEEDQA_ERR(EAGAIN))
+                TestScores sc;
+                if ((ret = test_receive(ctx, &sc, 1, 0)) < 0 && ret != SPEEDQA_ERR(EAGAIN))
                     goto end;
                 if (ret == 0)
                     out[got++] = sc;
@@ -177,7 +177,7 @@ static int run(const Run *r, Lender *l, SpeedqaScores *out, long *lent_count)
             }
         }
         while ((ret = speedqa_send(ctx, &pic[0], &pic[1])) == SPEEDQA_ERR(EAGAIN))
-            if ((ret = speedqa_receive(ctx, &out[got])) == 0)
+            if ((ret = test_receive(ctx, &out[got], 1, 0)) == 0)
                 got++;
             else if (ret != SPEEDQA_ERR(EAGAIN))
                 goto end;
@@ -190,9 +190,9 @@ static int run(const Run *r, Lender *l, SpeedqaScores *out, long *lent_count)
                 untake(l, idx[s]); /* copied: the buffer is ours again */
         }
         /* mode 4: each frame's scores before the next send (a lone frame) */
-        if (r->mode == 4 && (got != f || (ret = speedqa_receive_wait(ctx, &out[got], 1)) != 0 ||
+        if (r->mode == 4 && (got != f || (ret = test_receive(ctx, &out[got], 1, SPEEDQA_RECEIVE_WAIT)) != 0 ||
                              out[got++].frame != (unsigned)f)) {
-            printf("FAIL receive_wait after frame %d: %d, %d frames received\n", f, ret, got);
+            printf("FAIL receive(WAIT) after frame %d: %d, %d frames received\n", f, ret, got);
             fails++;
         }
         if (ret == 0)
@@ -265,7 +265,7 @@ int main(int argc, char **argv)
     }
     static const int threads[] = { 1, 3, 8 };
     static const char *const feats[] = { NULL, "speed_chroma", "speed_temporal=speed_use_ref_diff=true" };
-    static SpeedqaScores want[NF], got[NF];
+    static TestScores want[NF], got[NF];
     for (int bpc = 8; bpc <= 10; bpc += 2)
         for (size_t fi = 0; fi < sizeof feats / sizeof feats[0]; fi++)
             for (size_t ti = 0; ti < sizeof threads / sizeof threads[0]; ti++) {

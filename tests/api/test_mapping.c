@@ -1,5 +1,5 @@
 /*
- * sq_mem_in_private_file, which keeps speedqa_host_register from pinning a
+ * sq_mem_in_private_file, which keeps speedqa_cuda_host_register from pinning a
  * private file mapping (that spun in the kernel on the H200): private file
  * mappings, read-only or writable, whole or in part, are found; shared file
  * mappings, anonymous memory, the heap and the stack are not, nor memory

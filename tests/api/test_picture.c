@@ -10,7 +10,7 @@
  * sending), everything is freed at close, and a picture outliving its
  * context may still be unreferenced. At 384x208 every row is whole cache
  * lines, so a GPU uploads only the runs of rows its features read. The 10-bit library runs close with
- * keep_device, so that every later run opens a context that was kept.
+ * cuda.keep_device, so that every later run opens a context that was kept.
  *
  * usage: test_picture [cpu|cuda|opencl|hip] (77 when that backend has no device)
  */
@@ -86,7 +86,7 @@ static void fill(SpeedqaPicture *pic, int f, int side)
 }
 
 typedef struct Run {
-    int bpc, threads, library, keep; /* keep: keep_device (the next open finds the context) */
+    int bpc, threads, library, keep; /* keep: cuda.keep_device (the next open finds the context) */
     const char *feature;
     SpeedqaBackend backend;
     int w, h;                /* 0: W x H */
@@ -97,7 +97,7 @@ static int open_ctx(SpeedqaContext **ctx, const Run *r, Count *cnt, LogCapture *
     SpeedqaSettings s;
     speedqa_default_settings(&s);
     test_env_settings(&s);
-    s.ref = s.dis = (SpeedqaFormat){ r->w ? r->w : W, r->h ? r->h : H, SPEEDQA_PIX_420, r->bpc };
+    s.format = (SpeedqaFormat){ r->w ? r->w : W, r->h ? r->h : H, SPEEDQA_PIX_420, r->bpc };
     static const char *feats[2];
     feats[0] = r->feature;
     s.features = r->feature ? feats : NULL;
@@ -108,13 +108,13 @@ static int open_ctx(SpeedqaContext **ctx, const Run *r, Count *cnt, LogCapture *
     s.alloc = c_alloc;
     s.free = c_free;
     s.alloc_opaque = cnt;
-    s.keep_device = r->keep;
+    s.cuda.keep_device = r->keep;
     return speedqa_open(ctx, &s);
 }
 
 /* NF frames as copies (library == 0) or library pictures; *distinct: the
  * planes the library pictures used. */
-static int run(const Run *r, SpeedqaScores *out, int *distinct)
+static int run(const Run *r, TestScores *out, int *distinct)
 {
     static const void *seen[2 * NF];
     *distinct = 0;
@@ -153,7 +153,7 @@ static int run(const Run *r, SpeedqaScores *out, int *distinct)
             fill(&pic[s], f, s);
         }
         while ((ret = speedqa_send(ctx, &pic[0], &pic[1])) == SPEEDQA_ERR(EAGAIN))
-            if ((ret = speedqa_receive(ctx, &out[got])) == 0)
+            if ((ret = test_receive(ctx, &out[got], 1, 0)) == 0)
                 got++;
             else if (ret != SPEEDQA_ERR(EAGAIN))
                 break;
@@ -180,7 +180,7 @@ end:
     return ret;
 }
 
-static int same(const SpeedqaScores *a, const SpeedqaScores *b, int n)
+static int same(const TestScores *a, const TestScores *b, int n)
 {
     for (int f = 0; f < n; f++) {
         if (a[f].count != b[f].count || a[f].count < 1 || a[f].frame != b[f].frame ||
@@ -219,12 +219,12 @@ static void references(SpeedqaBackend be)
     const SpeedqaPicture foreign = { .format = p.format };
     ok = speedqa_picture_ref(&p) == 0 && speedqa_picture_ref(&q) == 0 &&
          speedqa_picture_ref(&foreign) == SPEEDQA_ERR(EINVAL);
-    SpeedqaScores same_sides, sc;
+    TestScores same_sides, sc;
     ok = ok && speedqa_send(ctx, &p, &p) == 0 && speedqa_flush(ctx) == 0 &&
-         speedqa_receive(ctx, &same_sides) == 0;
+         test_receive(ctx, &same_sides, 1, 0) == 0;
     /* q still has our reference after sending: it must read as it was */
     ok = ok && speedqa_send(ctx, &q, &q) == 0 && speedqa_flush(ctx) == 0 &&
-         speedqa_receive(ctx, &sc) == 0;
+         test_receive(ctx, &sc, 1, 0) == 0;
     int kept = 1;
     for (int y = 0; y < H && ok; y++)
         for (int x = 0; x < W; x++)
@@ -262,7 +262,7 @@ int main(int argc, char **argv)
             return 77;
         }
     }
-    static SpeedqaScores a[NF], b[NF];
+    static TestScores a[NF], b[NF];
     const char *feats[] = { NULL, "speed_chroma", "speed_temporal" };
     for (int bpc = 8; bpc <= 10; bpc += 2)
         for (int t = 0; t < 2; t++)

@@ -94,7 +94,7 @@ static int open_ctx(SpeedqaContext **ctx, const SpeedqaFormat *fmt, const char *
     SpeedqaSettings s;
     speedqa_default_settings(&s);
     test_env_settings(&s);
-    s.ref = s.dis = *fmt;
+    s.format = *fmt;
     const char *feats[2] = { feature, NULL };
     s.features = feature ? feats : NULL;
     s.backend = be;
@@ -112,11 +112,11 @@ static int score(const Seq *q, const char *feature, SpeedqaBackend be, double *o
     int ret = open_ctx(&ctx, &q->fmt, feature, be, &log);
     if (ret < 0)
         return ret;
-    SpeedqaScores sc[NF];
+    TestScores sc[NF];
     int got = 0;
     for (int f = 0; f < NF && ret == 0; f++) {
         while ((ret = speedqa_send(ctx, &q->pic[f][0], &q->pic[f][1])) == SPEEDQA_ERR(EAGAIN))
-            if ((ret = speedqa_receive(ctx, &sc[got])) == 0)
+            if ((ret = test_receive(ctx, &sc[got], 1, 0)) == 0)
                 got++;
             else if (ret != SPEEDQA_ERR(EAGAIN))
                 break;

@@ -202,16 +202,16 @@ static void set_lent(Frames *fr, int lent)
 }
 
 /*
- * Through the public API: out[NF][SPEEDQA_MAX_SCORES], *nscores. 0, or a
+ * Through the public API: out[NF][TEST_MAX_SCORES], *nscores. 0, or a
  * negative errno (77 as -ENODEV for "no such backend here").
  */
 static int api_run(const Cfg *c, SpeedqaBackend be, unsigned cpu_mask, int threads, Frames *fr,
-                   double out[NF][SPEEDQA_MAX_SCORES], int *nscores)
+                   double out[NF][TEST_MAX_SCORES], int *nscores)
 {
     SpeedqaSettings s;
     speedqa_default_settings(&s);
     test_env_settings(&s);
-    s.ref = s.dis = (SpeedqaFormat){ c->w, c->h, c->fmt, c->bpc };
+    s.format = (SpeedqaFormat){ c->w, c->h, c->fmt, c->bpc };
     s.features = features;
     s.backend = be;
     s.cpu_mask = cpu_mask;
@@ -227,23 +227,23 @@ static int api_run(const Cfg *c, SpeedqaBackend be, unsigned cpu_mask, int threa
     }
     *nscores = speedqa_score_count(ctx);
     int got = 0;
-    SpeedqaScores sc;
+    TestScores sc;
     for (int f = 0; f < NF && ret >= 0; f++) {
         if (f == SEQ2) {
             speedqa_flush(ctx);
-            while ((ret = speedqa_receive(ctx, &sc)) == 0)
+            while ((ret = test_receive(ctx, &sc, 1, 0)) == 0)
                 memcpy(out[got++], sc.values, sizeof(sc.values));
             ret = ret == SPEEDQA_EOF ? 0 : ret;
         }
         while (ret >= 0 && (ret = speedqa_send(ctx, &fr->pic[0][f], &fr->pic[1][f])) == -EAGAIN)
-            if ((ret = speedqa_receive(ctx, &sc)) == 0)
+            if ((ret = test_receive(ctx, &sc, 1, 0)) == 0)
                 memcpy(out[got++], sc.values, sizeof(sc.values));
-        while (ret >= 0 && speedqa_receive(ctx, &sc) == 0)
+        while (ret >= 0 && test_receive(ctx, &sc, 1, 0) == 0)
             memcpy(out[got++], sc.values, sizeof(sc.values));
     }
     if (ret >= 0) {
         speedqa_flush(ctx);
-        while ((ret = speedqa_receive(ctx, &sc)) == 0)
+        while ((ret = test_receive(ctx, &sc, 1, 0)) == 0)
             memcpy(out[got++], sc.values, sizeof(sc.values));
         ret = ret == SPEEDQA_EOF ? 0 : ret;
     }
@@ -259,13 +259,13 @@ static int api_run(const Cfg *c, SpeedqaBackend be, unsigned cpu_mask, int threa
 
 /* The pipeline on fns (runner), optionally with the pictures in device memory. */
 static int pipe_run(const Cfg *c, const SqGpuFns *fns, SqGpuDev *dev, int threads, Frames *fr,
-                    double out[NF][SPEEDQA_MAX_SCORES], int *nscores)
+                    double out[NF][TEST_MAX_SCORES], int *nscores)
 {
     char err[400];
     Runner r;
     SpeedqaFormat fmt = { c->w, c->h, c->fmt, c->bpc };
     SpeedqaPicture ref[NF], dis[NF];
-    double flat[NF * SPEEDQA_MAX_SCORES];
+    double flat[NF * TEST_MAX_SCORES];
     int new_seq[NF] = { 0 };
     new_seq[SEQ2] = 1;
     memcpy(ref, fr->pic[0], sizeof(ref));
@@ -322,7 +322,7 @@ static int pipe_run(const Cfg *c, const SqGpuFns *fns, SqGpuDev *dev, int thread
     return ret;
 }
 
-static int same(double want[NF][SPEEDQA_MAX_SCORES], double got[NF][SPEEDQA_MAX_SCORES], int n,
+static int same(double want[NF][TEST_MAX_SCORES], double got[NF][TEST_MAX_SCORES], int n,
                 const char *what)
 {
     for (int f = 0; f < NF; f++)
@@ -345,7 +345,7 @@ static int same(double want[NF][SPEEDQA_MAX_SCORES], double got[NF][SPEEDQA_MAX_
 static int check_cfg(const Cfg *c, const char *backend, const SqGpuFns *fns, SqGpuDev *dev)
 {
     Frames planar, fr;
-    double want[NF][SPEEDQA_MAX_SCORES], got[NF][SPEEDQA_MAX_SCORES];
+    double want[NF][TEST_MAX_SCORES], got[NF][TEST_MAX_SCORES];
     int n = 0, m = 0, ret, runs = 0;
     const int api_be = !strcmp(backend, "cpu") ? SPEEDQA_BACKEND_CPU : runner_api_backend(backend);
     if (build_all(c, 0, &planar) < 0)
@@ -368,7 +368,7 @@ static int check_cfg(const Cfg *c, const char *backend, const SqGpuFns *fns, SqG
         }
     }
     /* the pipeline on planar pictures, what its semi-planar runs must give */
-    double wp[NF][SPEEDQA_MAX_SCORES];
+    double wp[NF][TEST_MAX_SCORES];
     int np = 0;
     if (fns && api_be >= 0 && dev && (ret = pipe_run(c, fns, NULL, 1, &planar, wp, &np)) < 0) {
         free_all(&planar);
@@ -449,8 +449,8 @@ static void expect(SpeedqaContext *ctx, LogCapture *lc, const SpeedqaPicture *re
         fails++;
     } else if (msg)
         printf("ok   errors %s: \"%s\"\n", what, lc->last);
-    SpeedqaScores sc;
-    while (speedqa_receive(ctx, &sc) == 0)
+    TestScores sc;
+    while (test_receive(ctx, &sc, 1, 0) == 0)
         ;
 }
 
@@ -471,7 +471,7 @@ static void check_errors(void)
         SpeedqaSettings s;
         speedqa_default_settings(&s);
         test_env_settings(&s);
-        s.ref = s.dis = (SpeedqaFormat){ c->w, c->h, c->fmt, c->bpc };
+        s.format = (SpeedqaFormat){ c->w, c->h, c->fmt, c->bpc };
         LogCapture lc = { .quiet = 1 };
         s.logger = log_capture;
         s.log_cookie = &lc;
@@ -535,7 +535,7 @@ static void check_range_gpu(const char *backend, const SqGpuFns *fns, SqGpuDev *
 {
     static const Cfg c = { "range", 192, 176, SPEEDQA_PIX_420, 10, 0, 2 };
     Frames fr;
-    double out[NF][SPEEDQA_MAX_SCORES];
+    double out[NF][TEST_MAX_SCORES];
     int n, ret;
     if (build_all(&c, 1, &fr) < 0) {
         fails++;

@@ -1,6 +1,6 @@
 /*
  * A read-only mapping of a fresh file of n bytes (unlinked once mapped), for
- * the tests of which memory speedqa_host_register takes: flags MAP_PRIVATE
+ * the tests of which memory speedqa_cuda_host_register takes: flags MAP_PRIVATE
  * or MAP_SHARED. MAP_FAILED when the file cannot be made.
  */
 #ifndef SQ_TEST_FILE_MAP_H

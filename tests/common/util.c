@@ -88,10 +88,51 @@ SpeedqaBackend backend_named(const char *name)
                                      : SPEEDQA_BACKEND_CPU;
 }
 
-int receive_ready(SpeedqaContext *ctx, SpeedqaScores *out, int *got)
+static void scores_broken(const char *why, int d)
+{
+    fprintf(stderr, "speedqa_receive published broken scores (stream %d): %s\n", d, why);
+    abort();
+}
+
+int test_receive(SpeedqaContext *ctx, TestScores *out, int n, unsigned flags)
+{
+    SpeedqaScores sc[SPEEDQA_MAX_DISTORTED];
+    if (n < 1 || n > SPEEDQA_MAX_DISTORTED)
+        return speedqa_receive(ctx, out ? sc : NULL, n, flags);
+    const int ret = speedqa_receive(ctx, out ? sc : NULL, n, flags);
+    if (ret < 0)
+        return ret;
+    const int count = speedqa_score_count(ctx);
+    for (int d = 0; d < n; d++) {
+        for (size_t i = 0; i < sizeof(sc[d].reserved); i++)
+            if (sc[d].reserved[i])
+                scores_broken("a reserved byte is not 0", d);
+        if (sc[d].count != 0 && sc[d].count != count)
+            scores_broken("count is neither 0 nor speedqa_score_count()", d);
+        if (count > TEST_MAX_SCORES)
+            scores_broken("more scores than TEST_MAX_SCORES", d);
+        if (!sc[d].values != !sc[d].count || !sc[d].undefined != !sc[d].count)
+            scores_broken("arrays and count disagree", d);
+        TestScores *t = &out[d];
+        memset(t, 0, sizeof(*t));
+        t->frame = sc[d].frame;
+        t->sequence = sc[d].sequence;
+        t->sequence_frame = sc[d].sequence_frame;
+        t->count = sc[d].count;
+        for (int i = 0; i < sc[d].count; i++) {
+            t->values[i] = sc[d].values[i];
+            if (sc[d].undefined[i] > 1)
+                scores_broken("an undefined flag is neither 0 nor 1", d);
+            t->undefined |= (uint32_t)sc[d].undefined[i] << i;
+        }
+    }
+    return ret;
+}
+
+int receive_ready(SpeedqaContext *ctx, TestScores *out, int *got)
 {
     int ret;
-    while ((ret = speedqa_receive(ctx, &out[*got])) == 0)
+    while ((ret = test_receive(ctx, &out[*got], 1, 0)) == 0)
         (*got)++;
     return ret == SPEEDQA_ERR(EAGAIN) || ret == SPEEDQA_EOF ? 0 : ret;
 }
@@ -119,5 +160,5 @@ void test_env_settings(SpeedqaSettings *s)
 {
     s->cpu_mask = test_env_cpu_mask(s->cpu_mask);
     s->gpu_batch = test_env_gpu_batch();
-    s->opencl_soft_f64 = test_env_soft_f64();
+    s->opencl.soft_f64 = test_env_soft_f64();
 }

@@ -2,6 +2,7 @@
 #ifndef SQ_TEST_UTIL_H
 #define SQ_TEST_UTIL_H
 
+#include <stdint.h>
 #include <stdio.h>
 
 #include "speedqa/speedqa.h"
@@ -39,8 +40,29 @@ void test_env_settings(SpeedqaSettings *s);
 /* "cpu", "cuda", "opencl" or "hip" (anything else: the CPU). */
 SpeedqaBackend backend_named(const char *name);
 
+/*
+ * One received frame's scores copied out of the context (SpeedqaScores
+ * point into it until the next receive), for tests that keep frames to
+ * compare later. undefined: bit i is SpeedqaScores.undefined[i].
+ */
+#define TEST_MAX_SCORES 32
+typedef struct TestScores {
+    unsigned frame, sequence, sequence_frame;
+    int count;
+    uint32_t undefined;
+    double values[TEST_MAX_SCORES];
+} TestScores;
+
+/*
+ * speedqa_receive(ctx, .., n, flags) copied into out[0 .. n-1]; its return
+ * value. Aborts the test when a published SpeedqaScores breaks its
+ * contract (nonzero reserved bytes, a count of neither 0 nor the score
+ * count, NULL arrays with a count or arrays without one).
+ */
+int test_receive(SpeedqaContext *ctx, TestScores *out, int n, unsigned flags);
+
 /* Every score ready now into out[*got...]: 0, or receive's error (neither EAGAIN nor EOF). */
-int receive_ready(SpeedqaContext *ctx, SpeedqaScores *out, int *got);
+int receive_ready(SpeedqaContext *ctx, TestScores *out, int *got);
 
 /* Build "name=k1=v1:k2=v2" from a golden options object. */
 struct JVal;

@@ -32,6 +32,7 @@
 #include <stdarg.h>
 #include <string.h>
 
+#include "common/util.h"
 #include "fuzz_common.h"
 #include "speedqa/speedqa.h"
 
@@ -340,12 +341,12 @@ static int lib_copy(SpeedqaContext *ctx, const SpeedqaPicture *src, SpeedqaPictu
 typedef struct Run {
     int open_ret;
     int nscores;
-    int temporal[SPEEDQA_MAX_SCORES];
+    int temporal[TEST_MAX_SCORES];
     int received;
-    double v[MAX_FRAMES][SPEEDQA_MAX_SCORES];
+    double v[MAX_FRAMES][TEST_MAX_SCORES];
 } Run;
 
-static void take(SpeedqaContext *ctx, Run *r, const int *seq_start, const SpeedqaScores *sc,
+static void take(SpeedqaContext *ctx, Run *r, const int *seq_start, const TestScores *sc,
                  const Config *c)
 {
     FUZZ_CHECK(sc->frame == (unsigned)r->received, "frame %u received, expected %d", sc->frame, r->received);
@@ -374,9 +375,9 @@ static int range_stop(int ret, int over_sent)
 /* 0, or -ERANGE when a frame read samples above the depth (the context stopped). */
 static int drain(SpeedqaContext *ctx, Run *r, const int *seq_start, const Config *c, int over_sent)
 {
-    SpeedqaScores sc;
+    TestScores sc;
     int ret;
-    while ((ret = speedqa_receive(ctx, &sc)) == 0)
+    while ((ret = test_receive(ctx, &sc, 1, 0)) == 0)
         take(ctx, r, seq_start, &sc, c);
     if (range_stop(ret, over_sent))
         return ret;
@@ -406,7 +407,7 @@ static void run(const Config *c, int n_threads, unsigned cpu_mask, long fail_at,
     FuzzAlloc al = { .fail_at = fail_at };
     SpeedqaSettings s;
     speedqa_default_settings(&s);
-    s.ref = s.dis = c->fmt;
+    s.format = c->fmt;
     s.features = c->nfeat ? c->feats : NULL;
     s.n_threads = n_threads;
     s.cpu_mask = cpu_mask;
@@ -427,7 +428,7 @@ static void run(const Config *c, int n_threads, unsigned cpu_mask, long fail_at,
     FUZZ_CHECK(r->open_ret == 0 && ctx, "open returned %d", r->open_ret);
     FUZZ_CHECK(valid_format(&c->fmt) && n_threads >= 0, "invalid settings accepted");
     r->nscores = speedqa_score_count(ctx);
-    FUZZ_CHECK(r->nscores >= 1 && r->nscores <= SPEEDQA_MAX_SCORES, "score count %d", r->nscores);
+    FUZZ_CHECK(r->nscores >= 1 && r->nscores <= TEST_MAX_SCORES, "score count %d", r->nscores);
     for (int i = 0; i < r->nscores; i++) {
         const char *name = speedqa_score_name(ctx, i);
         FUZZ_CHECK(name != NULL, "score %d has no name", i);
@@ -471,9 +472,9 @@ static void run(const Config *c, int n_threads, unsigned cpu_mask, long fail_at,
         }
         int ret;
         while ((ret = speedqa_send(ctx, sp[0], sp[1])) == -EAGAIN) {
-            SpeedqaScores sc;
+            TestScores sc;
             /* the queue is full: receive blocks until a frame is done */
-            ret = speedqa_receive(ctx, &sc);
+            ret = test_receive(ctx, &sc, 1, 0);
             if (range_stop(ret, over_sent))
                 break;
             FUZZ_CHECK(ret == 0, "receive with a full queue returned %d", ret);
@@ -495,17 +496,17 @@ static void run(const Config *c, int n_threads, unsigned cpu_mask, long fail_at,
         FUZZ_CHECK(ret == 0, "send of frame %d returned %d", i, ret);
         seq_start[sent++] = new_seq;
         new_seq = 0;
-        /* op bit 4: wait for every frame in flight (speedqa_receive_wait) */
+        /* op bit 4: wait for every frame in flight (SPEEDQA_RECEIVE_WAIT) */
         if (op & 0x10) {
-            SpeedqaScores sc;
-            while ((ret = speedqa_receive_wait(ctx, &sc, 1)) == 0)
+            TestScores sc;
+            while ((ret = test_receive(ctx, &sc, 1, SPEEDQA_RECEIVE_WAIT)) == 0)
                 take(ctx, r, seq_start, &sc, c);
             if (range_stop(ret, over_sent)) {
                 sticky = ret;
                 break;
             }
             FUZZ_CHECK(ret == -EAGAIN && r->received == sent,
-                       "receive_wait returned %d with %d of %d frames received", ret, r->received, sent);
+                       "receive(WAIT) returned %d with %d of %d frames received", ret, r->received, sent);
         }
         if ((op & 2) && (sticky = drain(ctx, r, seq_start, c, over_sent)) != 0)
             break;
@@ -524,8 +525,8 @@ static void run(const Config *c, int n_threads, unsigned cpu_mask, long fail_at,
     if (!sticky) {
         FUZZ_CHECK(r->received == sent, "at the end %d of %d frames received", r->received, sent);
         FUZZ_CHECK(speedqa_flush(ctx) == 0, "second flush failed");
-        SpeedqaScores sc;
-        FUZZ_CHECK(speedqa_receive(ctx, &sc) == SPEEDQA_EOF, "receive after the end did not say EOF");
+        TestScores sc;
+        FUZZ_CHECK(test_receive(ctx, &sc, 1, 0) == SPEEDQA_EOF, "receive after the end did not say EOF");
     }
     /* op[0] bit 6: a library picture outlives its context, then is unreferenced */
     SpeedqaPicture late = { 0 };

@@ -16,6 +16,7 @@
 #include <string.h>
 
 #include "feature/options.h"
+#include "common/util.h"
 #include "fuzz_common.h"
 #include "speedqa/speedqa.h"
 
@@ -128,7 +129,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     FuzzAlloc al = { 0 };
     SpeedqaSettings s;
     speedqa_default_settings(&s);
-    s.ref = s.dis = (SpeedqaFormat){ W, H, SPEEDQA_PIX_420, 8 };
+    s.format = (SpeedqaFormat){ W, H, SPEEDQA_PIX_420, 8 };
     s.features = lines;
     s.alloc = fuzz_alloc;
     s.free = fuzz_free;
@@ -143,8 +144,8 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
         return 0;
     }
     const int count = speedqa_score_count(ctx);
-    FUZZ_CHECK(count >= 1 && count <= SPEEDQA_MAX_SCORES, "score count %d", count);
-    int temporal[SPEEDQA_MAX_SCORES] = { 0 };
+    FUZZ_CHECK(count >= 1 && count <= TEST_MAX_SCORES, "score count %d", count);
+    int temporal[TEST_MAX_SCORES] = { 0 };
     for (int i = 0; i < count; i++) {
         const char *name = speedqa_score_name(ctx, i);
         FUZZ_CHECK(name && *name, "score %d has no name", i);
@@ -158,12 +159,12 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
                "out-of-range score name");
     for (int f = 0; f < 2; f++) {
         SpeedqaPicture ref, dis;
-        SpeedqaScores sc;
+        TestScores sc;
         picture(&ref, f, 0);
         picture(&dis, f, 1);
         r = speedqa_send(ctx, &ref, &dis);
         FUZZ_CHECK(r == 0, "send returned %d", r);
-        r = speedqa_receive(ctx, &sc);
+        r = test_receive(ctx, &sc, 1, 0);
         FUZZ_CHECK(r == 0, "receive returned %d", r);
         FUZZ_CHECK(sc.frame == (unsigned)f && sc.count == count, "frame %u count %d", sc.frame, sc.count);
         for (int i = 0; i < count; i++) {

@@ -61,8 +61,14 @@ static int run_row(char **col, Tally *t)
     SpeedqaSettings s;
     speedqa_default_settings(&s);
     test_env_settings(&s);
-    s.ref = sq_input_info(ir)->format;
-    s.dis = sq_input_info(id)->format;
+    s.format = sq_input_info(ir)->format;
+    const SpeedqaFormat *df = &sq_input_info(id)->format;
+    if (df->width != s.format.width || df->height != s.format.height || df->fmt != s.format.fmt ||
+        df->bpc != s.format.bpc) {
+        printf("FAIL %s: the distorted clip's format differs from the reference's\n", col[0]);
+        fails = 1;
+        goto out;
+    }
     const char *feats[] = { feat, NULL };
     s.features = feats;
     s.logger = log_capture;
@@ -75,9 +81,9 @@ static int run_row(char **col, Tally *t)
     const JVal *frames = json_get(exp, "frames");
     for (int i = 0; i < nframes && !fails; i++) {
         SpeedqaPicture pr, pd;
-        SpeedqaScores sc;
+        TestScores sc;
         if (sq_input_read(ir, &pr, err, sizeof(err)) != 1 || sq_input_read(id, &pd, err, sizeof(err)) != 1 ||
-            speedqa_send(ctx, &pr, &pd) < 0 || speedqa_receive(ctx, &sc) < 0) {
+            speedqa_send(ctx, &pr, &pd) < 0 || test_receive(ctx, &sc, 1, 0) < 0) {
             printf("FAIL %s: frame %d not scored\n", col[0], i);
             fails = 1;
             break;

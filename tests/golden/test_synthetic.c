@@ -26,7 +26,7 @@ static int run_case(const char *dir, const JVal *ds, const JVal *c, Tally *t, in
     SpeedqaSettings s;
     speedqa_default_settings(&s);
     test_env_settings(&s);
-    s.ref = s.dis = fmt;
+    s.format = fmt;
     s.n_threads = threads;
     const char *feats[] = { feat, NULL };
     s.features = feats;
@@ -43,7 +43,7 @@ static int run_case(const char *dir, const JVal *ds, const JVal *c, Tally *t, in
     const JVal *pf = json_get(c, "per_frame");
     int fails = 0;
     double worst = 0;
-    SpeedqaScores *res = calloc((size_t)nframes, sizeof(*res));
+    TestScores *res = calloc((size_t)nframes, sizeof(*res));
     int got_n = 0;
     for (int i = 0; i < nframes && res; i++) {
         SpeedqaPicture pr, pd;
@@ -55,16 +55,16 @@ static int run_case(const char *dir, const JVal *ds, const JVal *c, Tally *t, in
         }
         int ret;
         while ((ret = speedqa_send(ctx, &pr, &pd)) == SPEEDQA_ERR(EAGAIN))
-            if (speedqa_receive(ctx, &res[got_n]) == 0) got_n++;
+            if (test_receive(ctx, &res[got_n], 1, 0) == 0) got_n++;
         if (ret < 0) {
             printf("FAIL %s: send frame %d: %s\n", feat, i, speedqa_strerror(ret));
             fails++;
             break;
         }
-        while (got_n < nframes && speedqa_receive(ctx, &res[got_n]) == 0) got_n++;
+        while (got_n < nframes && test_receive(ctx, &res[got_n], 1, 0) == 0) got_n++;
     }
     speedqa_flush(ctx);
-    while (res && got_n < nframes && speedqa_receive(ctx, &res[got_n]) == 0) got_n++;
+    while (res && got_n < nframes && test_receive(ctx, &res[got_n], 1, 0) == 0) got_n++;
     if (!fails && got_n != nframes) {
         printf("FAIL %s: %d of %d frames scored\n", feat, got_n, nframes);
         fails++;

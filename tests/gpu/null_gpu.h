@@ -11,7 +11,7 @@
 #include "gpu/gpu.h"
 
 extern const SqGpuFns sq_null_gpu_fns;
-/* The same with upload2d and host ranges (speedqa_host_register), as CUDA has them. */
+/* The same with upload2d and host ranges (speedqa_cuda_host_register), as CUDA has them. */
 extern const SqGpuFns sq_null_dma_gpu_fns;
 
 #endif

@@ -15,6 +15,7 @@
 #include <string.h>
 
 #include "cases.h"
+#include "common/util.h"
 #include "config.h"
 #include "null_gpu.h"
 #include "runner.h"
@@ -193,7 +194,7 @@ static long calls_before_close; /* close cannot report: its calls are not broken
 static int scenario(Case *c, const SqAlloc *a, int threads, char *err, size_t len)
 {
     Runner r;
-    double out[CASE_MAX_FRAMES * SPEEDQA_MAX_SCORES];
+    double out[CASE_MAX_FRAMES * TEST_MAX_SCORES];
     err[0] = '\0';
     int ret = runner_open(&r, NULL, &faulty, &c->fmt, c->featp, threads, a, err, len);
     if (ret < 0)

@@ -1,5 +1,5 @@
 /*
- * Registered host ranges in the GPU pipeline (speedqa_host_register),
+ * Registered host ranges in the GPU pipeline (speedqa_cuda_host_register),
  * through the SqBackend interface, on the null GPU's DMA variant (any
  * machine) or a real runtime: lent frames lie back to back in one mapping
  * per side, 6 bytes apart, as in a mapped Y4M file, and windows of whole

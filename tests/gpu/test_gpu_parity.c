@@ -225,7 +225,7 @@ static int api_values(const Case *c, SpeedqaBackend be, double *out, int *count)
     SpeedqaSettings s;
     speedqa_default_settings(&s);
     test_env_settings(&s);
-    s.ref = s.dis = c->fmt;
+    s.format = c->fmt;
     s.backend = be;
     s.features = c->featp;
     if (be != SPEEDQA_BACKEND_CPU)
@@ -235,16 +235,16 @@ static int api_values(const Case *c, SpeedqaBackend be, double *out, int *count)
     if (ret < 0)
         return ret;
     *count = speedqa_score_count(ctx);
-    SpeedqaScores sc;
+    TestScores sc;
     for (int i = 0; i < c->nframes && ret >= 0; i++) {
         while ((ret = speedqa_send(ctx, &c->ref[i], &c->dis[i])) == SPEEDQA_ERR(EAGAIN))
-            if (speedqa_receive(ctx, &sc) == 0)
+            if (test_receive(ctx, &sc, 1, 0) == 0)
                 memcpy(out + got++ * *count, sc.values, sizeof(double) * (size_t)*count);
-        while (ret >= 0 && speedqa_receive(ctx, &sc) == 0)
+        while (ret >= 0 && test_receive(ctx, &sc, 1, 0) == 0)
             memcpy(out + got++ * *count, sc.values, sizeof(double) * (size_t)*count);
     }
     speedqa_flush(ctx);
-    while (ret >= 0 && got < c->nframes && (ret = speedqa_receive(ctx, &sc)) == 0)
+    while (ret >= 0 && got < c->nframes && (ret = test_receive(ctx, &sc, 1, 0)) == 0)
         memcpy(out + got++ * *count, sc.values, sizeof(double) * (size_t)*count);
     printf("api %s backend: %s, %d frames\n", be == SPEEDQA_BACKEND_CPU ? "cpu" : "gpu",
            speedqa_backend_name(ctx), got);
@@ -256,7 +256,7 @@ static int api_check(SpeedqaBackend be, Totals *t)
 {
     const SpeedqaFormat fmt = { 1920, 1080, SPEEDQA_PIX_420, 10 };
     Case c;
-    double a[CASE_MAX_FRAMES * SPEEDQA_MAX_SCORES], b[CASE_MAX_FRAMES * SPEEDQA_MAX_SCORES];
+    double a[CASE_MAX_FRAMES * TEST_MAX_SCORES], b[CASE_MAX_FRAMES * TEST_MAX_SCORES];
     int na = 0, nb = 0, bad = 0;
     if (case_fixed(&c, &fmt, 5, 99) < 0)
         return 1;

@@ -102,7 +102,7 @@ typedef struct Outcome {
     int first_fail;       /* frame whose send or receive failed, -1 none */
     int fail_in_send;
     int sticky;           /* the call after the failure failed the same way */
-    double v[2][SPEEDQA_MAX_SCORES];
+    double v[2][TEST_MAX_SCORES];
     int count;
     char msg[512];
     int nerr;             /* error lines logged */
@@ -142,7 +142,7 @@ static int api_run(const Clip *c, const char *const *feats, SpeedqaBackend be, i
     SpeedqaSettings s;
     speedqa_default_settings(&s);
     test_env_settings(&s);
-    s.ref = s.dis = c->fmt;
+    s.format = c->fmt;
     s.features = feats;
     s.backend = be;
     s.n_threads = threads;
@@ -157,7 +157,7 @@ static int api_run(const Clip *c, const char *const *feats, SpeedqaBackend be, i
     if (ret < 0)
         return ret;
     o->count = speedqa_score_count(ctx);
-    SpeedqaScores sc;
+    TestScores sc;
     int received = 0;
     for (int t = 0; t < 2 && o->first_fail < 0; t++) {
         o->send_ret[t] = speedqa_send(ctx, &c->ref[t], &c->dis[t]);
@@ -165,22 +165,22 @@ static int api_run(const Clip *c, const char *const *feats, SpeedqaBackend be, i
             o->first_fail = t;
             o->fail_in_send = 1;
             snapshot(o, &log);
-            o->sticky = speedqa_receive(ctx, &sc) == o->send_ret[t] && repeated(&log, o->nerr + 1);
+            o->sticky = test_receive(ctx, &sc, 1, 0) == o->send_ret[t] && repeated(&log, o->nerr + 1);
             break;
         }
         if (t == 1)
             speedqa_flush(ctx);
         for (int k = 0; o->first_fail < 0; k++) {
             /* one by one: the frame is alone in flight, and waited for */
-            const int r = one_by_one && k == 0 ? speedqa_receive_wait(ctx, &sc, 1)
-                                               : speedqa_receive(ctx, &sc);
+            const int r = one_by_one && k == 0 ? test_receive(ctx, &sc, 1, SPEEDQA_RECEIVE_WAIT)
+                                               : test_receive(ctx, &sc, 1, 0);
             if (r == SPEEDQA_ERR(EAGAIN) || r == SPEEDQA_EOF)
                 break;
             if (r < 0) {
                 o->first_fail = received; /* the oldest frame not yet received */
                 o->recv_ret[received] = r;
                 snapshot(o, &log);
-                o->sticky = speedqa_receive(ctx, &sc) == r && speedqa_send(ctx, &c->ref[0], &c->dis[0]) == r &&
+                o->sticky = test_receive(ctx, &sc, 1, 0) == r && speedqa_send(ctx, &c->ref[0], &c->dis[0]) == r &&
                             repeated(&log, o->nerr + 2);
                 break;
             }
@@ -247,7 +247,7 @@ static void expect_range(const char *what, const Clip *c, const char *const *fea
         }
     }
     for (int g = 0; g < ngpus; g++) {
-        double out[2 * SPEEDQA_MAX_SCORES];
+        double out[2 * TEST_MAX_SCORES];
         char err[400] = "";
         const int ret = runner_try(c, feats, gpus[g], out, err, sizeof(err));
         const int ok = ret == -ERANGE && strstr(err, msg);
@@ -259,7 +259,7 @@ static void expect_range(const char *what, const Clip *c, const char *const *fea
 /* Every backend scores both frames; values identical across backends and to want (if given). */
 static void expect_scores(const char *what, const Clip *c, const char *const *feats, const double *want)
 {
-    double first[2][SPEEDQA_MAX_SCORES];
+    double first[2][TEST_MAX_SCORES];
     int n = 0;
     for (int i = 0; i < nvariants; i++) {
         const Variant *vr = &variants[i];
@@ -286,7 +286,7 @@ static void expect_scores(const char *what, const Clip *c, const char *const *fe
         fails += !ok;
     }
     for (int g = 0; g < ngpus; g++) {
-        double out[2 * SPEEDQA_MAX_SCORES];
+        double out[2 * TEST_MAX_SCORES];
         char err[400] = "";
         const int ret = runner_try(c, feats, gpus[g], out, err, sizeof(err));
         int ok = ret == 0;

@@ -2,7 +2,7 @@
  * A chroma score that is NaN before the speed_max_val clip (in-range 8-bit
  * input: case random-106 of test_gpu_parity's seed 515151 at 3840x2160,
  * frame 2) is published as speed_max_val, the number libvmaf publishes,
- * with its bit set in SpeedqaScores.undefined; a score that is merely
+ * with its bit set in TestScores.undefined; a score that is merely
  * clipped (speed_chroma_v there) is not flagged. CPU, and OpenCL when a
  * device exists, through the public API.
  *
@@ -60,13 +60,13 @@ static int dump(const Case *c, const char *dir)
     return fclose(f) == 0 ? 0 : 1;
 }
 
-static int run(const Case *c, SpeedqaBackend be, double v[][SPEEDQA_MAX_SCORES], uint32_t *undef,
+static int run(const Case *c, SpeedqaBackend be, double v[][TEST_MAX_SCORES], uint32_t *undef,
                int *count)
 {
     SpeedqaSettings s;
     speedqa_default_settings(&s);
     test_env_settings(&s);
-    s.ref = s.dis = c->fmt;
+    s.format = c->fmt;
     s.features = c->featp;
     s.backend = be;
     SpeedqaContext *ctx;
@@ -74,14 +74,14 @@ static int run(const Case *c, SpeedqaBackend be, double v[][SPEEDQA_MAX_SCORES],
     if (ret < 0)
         return ret;
     *count = speedqa_score_count(ctx);
-    SpeedqaScores sc;
+    TestScores sc;
     for (int t = 0; t < c->nframes && ret == 0; t++) {
         if (c->new_seq[t])
             speedqa_flush(ctx);
         ret = speedqa_send(ctx, &c->ref[t], &c->dis[t]);
         if (t + 1 == c->nframes)
             speedqa_flush(ctx);
-        while (ret == 0 && speedqa_receive(ctx, &sc) == 0) {
+        while (ret == 0 && test_receive(ctx, &sc, 1, 0) == 0) {
             memcpy(v[sc.frame], sc.values, sizeof(double) * (size_t)sc.count);
             undef[sc.frame] = sc.undefined;
         }
@@ -111,7 +111,7 @@ int main(int argc, char **argv)
         case_free(&c);
         return r;
     }
-    double v[CASE_MAX_FRAMES][SPEEDQA_MAX_SCORES];
+    double v[CASE_MAX_FRAMES][TEST_MAX_SCORES];
     uint32_t undef[CASE_MAX_FRAMES];
     int n = 0;
     if (run(&c, SPEEDQA_BACKEND_CPU, v, undef, &n) < 0 || n != 7) {
@@ -145,7 +145,7 @@ int main(int argc, char **argv)
             printf("skip %s: no device\n", argv[i]);
             continue;
         }
-        double g[CASE_MAX_FRAMES][SPEEDQA_MAX_SCORES];
+        double g[CASE_MAX_FRAMES][TEST_MAX_SCORES];
         uint32_t gu[CASE_MAX_FRAMES];
         int gn = 0;
         int ok = run(&c, (SpeedqaBackend)be, g, gu, &gn) == 0 && gn == n;

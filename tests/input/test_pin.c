@@ -1,6 +1,6 @@
 /*
  * The CLI's pinned windows (sq_input_pin, tools/input/map.c) against a fake
- * registry that checks what speedqa_host_register asks of its caller: each
+ * registry that checks what speedqa_cuda_host_register asks of its caller: each
  * range whole pages inside the file's mapping, none overlapping another,
  * unregistered exactly once (and only the start of a registered range),
  * never while a frame lying in it is still lent; a frame read lying in a

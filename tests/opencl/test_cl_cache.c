@@ -27,6 +27,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include "common/util.h"
 #include "gpu/opencl/cachefmt.h"
 #include "speedqa/speedqa.h"
 
@@ -39,7 +40,7 @@
 
 typedef struct Scores {
     int count, got;
-    double v[NFRAMES][SPEEDQA_MAX_SCORES];
+    double v[NFRAMES][TEST_MAX_SCORES];
 } Scores;
 
 typedef struct Good {
@@ -76,7 +77,7 @@ static void picture(SpeedqaPicture *p, const unsigned char *buf)
     p->memory = SPEEDQA_MEM_HOST;
 }
 
-static void keep(Scores *r, const SpeedqaScores *sc)
+static void keep(Scores *r, const TestScores *sc)
 {
     if (sc->frame < NFRAMES)
         memcpy(r->v[sc->frame], sc->values, sizeof(double) * (size_t)sc->count);
@@ -88,7 +89,7 @@ static int score(SpeedqaBackend be, Scores *r)
 {
     SpeedqaSettings s;
     speedqa_default_settings(&s);
-    s.ref = s.dis = (SpeedqaFormat){ W, H, SPEEDQA_PIX_420, 8 };
+    s.format = (SpeedqaFormat){ W, H, SPEEDQA_PIX_420, 8 };
     s.backend = be;
     if (be == SPEEDQA_BACKEND_OPENCL)
         s.device_name = getenv("SPEEDQA_OPENCL_DEVICE");
@@ -98,13 +99,13 @@ static int score(SpeedqaBackend be, Scores *r)
     if (ret < 0)
         return ret;
     r->count = speedqa_score_count(ctx);
-    SpeedqaScores sc;
+    TestScores sc;
     for (int i = 0; i < NFRAMES && ret >= 0; i++) {
         SpeedqaPicture ref, dis;
         picture(&ref, frames[0][i]);
         picture(&dis, frames[1][i]);
         while ((ret = speedqa_send(ctx, &ref, &dis)) == SPEEDQA_ERR(EAGAIN)) {
-            if ((ret = speedqa_receive(ctx, &sc)) == 0)
+            if ((ret = test_receive(ctx, &sc, 1, 0)) == 0)
                 keep(r, &sc);
             else if (ret != SPEEDQA_ERR(EAGAIN))
                 break;
@@ -112,7 +113,7 @@ static int score(SpeedqaBackend be, Scores *r)
     }
     if (ret >= 0) {
         speedqa_flush(ctx);
-        while (r->got < NFRAMES && (ret = speedqa_receive(ctx, &sc)) == 0)
+        while (r->got < NFRAMES && (ret = test_receive(ctx, &sc, 1, 0)) == 0)
             keep(r, &sc);
         if (ret >= 0 && r->got != NFRAMES)
             ret = SPEEDQA_ERR(EIO);

@@ -38,8 +38,8 @@
 
 typedef struct Run {
     int count;
-    char names[SPEEDQA_MAX_SCORES][320];
-    double v[MAX_FRAMES][SPEEDQA_MAX_SCORES];
+    char names[TEST_MAX_SCORES][320];
+    double v[MAX_FRAMES][TEST_MAX_SCORES];
     int got;
     double open_ms;
 } Run;
@@ -64,7 +64,7 @@ static void quiet_log(void *cookie, SpeedqaLogLevel level, const char *msg)
         snprintf(last, 400, "%s", msg);
 }
 
-static void store(Run *r, const SpeedqaScores *sc)
+static void store(Run *r, const TestScores *sc)
 {
     if (sc->frame < MAX_FRAMES)
         memcpy(r->v[sc->frame], sc->values, sizeof(double) * (size_t)sc->count);
@@ -82,7 +82,7 @@ static int run(SpeedqaBackend be, const SpeedqaFormat *fmt, const char *const *f
     SpeedqaSettings s;
     speedqa_default_settings(&s);
     test_env_settings(&s);
-    s.ref = s.dis = *fmt;
+    s.format = *fmt;
     s.features = feats;
     s.backend = be;
     s.logger = quiet_log;
@@ -102,17 +102,17 @@ static int run(SpeedqaBackend be, const SpeedqaFormat *fmt, const char *const *f
     r->count = speedqa_score_count(ctx);
     for (int i = 0; i < r->count; i++)
         snprintf(r->names[i], sizeof(r->names[i]), "%s", speedqa_score_name(ctx, i));
-    SpeedqaScores sc;
+    TestScores sc;
     for (int i = 0; i < nframes && ret >= 0; i++) {
         if (flush_mask >> i & 1) {
             speedqa_flush(ctx);
-            while (r->got < i && (ret = speedqa_receive(ctx, &sc)) == 0)
+            while (r->got < i && (ret = test_receive(ctx, &sc, 1, 0)) == 0)
                 store(r, &sc);
             if (ret < 0)
                 break;
         }
         while ((ret = speedqa_send(ctx, &ref[i], &dis[i])) == SPEEDQA_ERR(EAGAIN)) {
-            const int rr = speedqa_receive(ctx, &sc);
+            const int rr = test_receive(ctx, &sc, 1, 0);
             if (rr == 0)
                 store(r, &sc);
             else if (rr != SPEEDQA_ERR(EAGAIN)) {
@@ -123,14 +123,14 @@ static int run(SpeedqaBackend be, const SpeedqaFormat *fmt, const char *const *f
         if (ret < 0)
             break;
         /* non-blocking: -EAGAIN while the oldest frame is still in flight */
-        while ((ret = speedqa_receive(ctx, &sc)) == 0)
+        while ((ret = test_receive(ctx, &sc, 1, 0)) == 0)
             store(r, &sc);
         if (ret == SPEEDQA_ERR(EAGAIN))
             ret = 0;
     }
     if (ret >= 0) {
         speedqa_flush(ctx);
-        while (r->got < nframes && (ret = speedqa_receive(ctx, &sc)) == 0)
+        while (r->got < nframes && (ret = test_receive(ctx, &sc, 1, 0)) == 0)
             store(r, &sc);
         if (ret >= 0 && r->got != nframes)
             ret = SPEEDQA_ERR(EIO);
@@ -334,7 +334,7 @@ static int open_ok(double *ms)
     SpeedqaSettings s;
     speedqa_default_settings(&s);
     test_env_settings(&s);
-    s.ref = s.dis = (SpeedqaFormat){ 320, 240, SPEEDQA_PIX_420, 8 };
+    s.format = (SpeedqaFormat){ 320, 240, SPEEDQA_PIX_420, 8 };
     s.backend = SPEEDQA_BACKEND_OPENCL;
     s.device_name = cl_device;
     SpeedqaContext *ctx;
@@ -588,7 +588,7 @@ static int accepted(const SpeedqaFormat *fmt, const char *const *feats)
     SpeedqaSettings s;
     speedqa_default_settings(&s);
     test_env_settings(&s);
-    s.ref = s.dis = *fmt;
+    s.format = *fmt;
     s.features = feats;
     SpeedqaContext *ctx;
     if (speedqa_open(&ctx, &s) < 0)
@@ -723,13 +723,13 @@ int main(int argc, char **argv)
     }
     printf("OpenCL devices:\n%s", list);
     /* a usable device at all? (SPEEDQA_OPENCL_SOFT_F64=1: its
-     * opencl_soft_f64 setting must put it on the soft-double path, which
+     * opencl.soft_f64 setting must put it on the soft-double path, which
      * open logs at info level) */
     {
         SpeedqaSettings s;
         speedqa_default_settings(&s);
         test_env_settings(&s);
-        s.ref = s.dis = (SpeedqaFormat){ 320, 240, SPEEDQA_PIX_420, 8 };
+        s.format = (SpeedqaFormat){ 320, 240, SPEEDQA_PIX_420, 8 };
         s.backend = SPEEDQA_BACKEND_OPENCL;
         s.device_name = cl_device;
         LogCapture log = { .quiet = 1 };
@@ -746,12 +746,12 @@ int main(int argc, char **argv)
             printf("FAIL OpenCL open: %s\n", log.last);
             return 1;
         }
-        if (s.opencl_soft_f64 && !strstr(log.last, "soft doubles")) {
+        if (s.opencl.soft_f64 && !strstr(log.last, "soft doubles")) {
             printf("FAIL opencl_soft_f64 is set, but open says: %s\n", log.last);
             speedqa_close(&ctx);
             return 1;
         }
-        if (s.opencl_soft_f64)
+        if (s.opencl.soft_f64)
             printf("soft doubles forced: %s\n", log.last);
         speedqa_close(&ctx);
         s.device_name = "no-such-opencl-device";

@@ -8,7 +8,7 @@ or the same exit code and one error line; for manifests the same results
 file, byte for byte, and exit code. Runs for --seconds (or --cases), prints
 the counts and exits 1 on the first mismatch, its case kept under --keep.
 
-    PYTHONPATH=python SPEEDQA_LIB=build/src/libspeedqa.so.0 \\
+    PYTHONPATH=python SPEEDQA_LIB=build/src/libspeedqa.so.0.2 \\
       SPEEDQA_IO_LIB=build/tools/libspeedqa_io.so.0 \\
       python3 tests/python/fuzz_diff.py --cli build/tools/speedqa --seconds 60
 """

@@ -81,7 +81,7 @@ static void open_capped(int w, int h, SpeedqaPixelFormat fmt, int bpc, int threa
     Capped c = { .cap = cap, .total_cap = (size_t)512 << 20 };
     SpeedqaSettings s;
     speedqa_default_settings(&s);
-    s.ref = s.dis = (SpeedqaFormat){ w, h, fmt, bpc };
+    s.format = (SpeedqaFormat){ w, h, fmt, bpc };
     const char *feats[] = { feat, NULL };
     s.features = feats;
     s.n_threads = threads;
@@ -115,7 +115,7 @@ static void open_invalid(int w, int h, SpeedqaPixelFormat fmt, int bpc)
     Capped c = { .cap = SIZE_MAX, .total_cap = SIZE_MAX };
     SpeedqaSettings s;
     speedqa_default_settings(&s);
-    s.ref = s.dis = (SpeedqaFormat){ w, h, fmt, bpc };
+    s.format = (SpeedqaFormat){ w, h, fmt, bpc };
     s.alloc = capped_alloc;
     s.free = capped_free;
     s.alloc_opaque = &c;
@@ -160,7 +160,7 @@ static int score(int argc, char **argv)
     const char *feat = argc > 7 ? argv[7] : NULL;
     SpeedqaSettings s;
     speedqa_default_settings(&s);
-    s.ref = s.dis = (SpeedqaFormat){ w, h, (SpeedqaPixelFormat)fmt, bpc };
+    s.format = (SpeedqaFormat){ w, h, (SpeedqaPixelFormat)fmt, bpc };
     const char *feats[] = { feat, NULL };
     s.features = feat ? feats : NULL;
     s.n_threads = threads;
@@ -204,7 +204,7 @@ static int score(int argc, char **argv)
         for (int side = 0; side < 2; side++) {
             const size_t row = (size_t)(f + side);
             memset(&p[side], 0, sizeof p[side]);
-            p[side].format = s.ref;
+            p[side].format = s.format;
             p[side].data[0] = buf + row * (size_t)w * bps;
             p[side].stride[0] = (ptrdiff_t)((size_t)w * bps);
             if (fmt != SPEEDQA_PIX_400) {
@@ -215,7 +215,7 @@ static int score(int argc, char **argv)
         t0 = now();
         SpeedqaScores sc;
         while ((r = speedqa_send(ctx, &p[0], &p[1])) == -EAGAIN)
-            if (speedqa_receive(ctx, &sc) == 0)
+            if (speedqa_receive(ctx, &sc, 1, 0) == 0)
                 got++;
         if (r < 0) {
             printf("send: %s\n", speedqa_strerror(r));
@@ -224,7 +224,7 @@ static int score(int argc, char **argv)
         }
         if (f == 1)
             speedqa_flush(ctx);
-        while (speedqa_receive(ctx, &sc) == 0) {
+        while (speedqa_receive(ctx, &sc, 1, 0) == 0) {
             got++;
             for (int i = 0; i < sc.count; i++) {
                 printf("  frame %u %-20s %.6f\n", sc.frame, speedqa_score_name(ctx, i), sc.values[i]);

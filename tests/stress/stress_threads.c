@@ -4,7 +4,7 @@
  * many row bands, their solves in column bands), several contexts running at once in their own threads
  * (the library promises no global mutable state), flushes in the middle of
  * streams, receives eager, only when the queue is full, or one frame at a
- * time (each score awaited before the next send, by speedqa_receive_wait
+ * time (each score awaited before the next send, by SPEEDQA_RECEIVE_WAIT
  * or by polling, so that idle workers share the frame's planes: the
  * intra-frame path). Every
  * score is compared bit for bit with the same stream scored on one thread.
@@ -136,17 +136,20 @@ static void free_stream(Stream *s)
                 free(s->buf[f][side][p]);
 }
 
+/* room for the default features' scores (4), kept past the next receive */
+#define MAX_SCORES 8
+
 typedef struct Scores {
     int n, count;
-    double v[MAX_FRAMES][SPEEDQA_MAX_SCORES];
+    double v[MAX_FRAMES][MAX_SCORES];
 } Scores;
 
 /* Stores one received frame; 0, or -1 when it came out of order. */
 static int take(Scores *out, const SpeedqaScores *sc)
 {
-    if (sc->frame != (unsigned)out->n || out->n == MAX_FRAMES)
+    if (sc->frame != (unsigned)out->n || out->n == MAX_FRAMES || sc->count > MAX_SCORES)
         return -1;
-    memcpy(out->v[out->n++], sc->values, sizeof sc->values);
+    memcpy(out->v[out->n++], sc->values, sizeof(double) * (size_t)sc->count);
     return 0;
 }
 
@@ -154,7 +157,7 @@ static int take(Scores *out, const SpeedqaScores *sc)
 static int drain(SpeedqaContext *ctx, Scores *out)
 {
     SpeedqaScores sc;
-    while (speedqa_receive(ctx, &sc) == 0)
+    while (speedqa_receive(ctx, &sc, 1, 0) == 0)
         if (take(out, &sc) < 0)
             return -1;
     return 0;
@@ -166,7 +169,7 @@ static const char *score_stream(const Stream *s, int n_threads, int eager, Score
 {
     SpeedqaSettings st;
     speedqa_default_settings(&st);
-    st.ref = st.dis = s->pic[0][0].format;
+    st.format = s->pic[0][0].format;
     st.features = s->feats;
     st.n_threads = n_threads;
     SpeedqaContext *ctx;
@@ -182,7 +185,7 @@ static const char *score_stream(const Stream *s, int n_threads, int eager, Score
         SpeedqaScores sc;
         while ((r = speedqa_send(ctx, &s->pic[f][0], &s->pic[f][1])) == -EAGAIN) {
             /* queue full: this receive blocks until the oldest frame is done */
-            if ((r = speedqa_receive(ctx, &sc)) != 0)
+            if ((r = speedqa_receive(ctx, &sc, 1, 0)) != 0)
                 break;
             if (take(out, &sc) < 0) {
                 r = -EPROTO;
@@ -200,8 +203,8 @@ static const char *score_stream(const Stream *s, int n_threads, int eager, Score
             fail = msg;
         }
         while (!fail && eager == 2 && out->n < f + 1) {
-            /* odd frames block in speedqa_receive_wait, even ones poll */
-            r = f & 1 ? speedqa_receive_wait(ctx, &sc, 1) : speedqa_receive(ctx, &sc);
+            /* odd frames block in speedqa_receive(SPEEDQA_RECEIVE_WAIT), even ones poll */
+            r = f & 1 ? speedqa_receive(ctx, &sc, 1, SPEEDQA_RECEIVE_WAIT) : speedqa_receive(ctx, &sc, 1, 0);
             if (r == -EAGAIN) {
                 sched_yield();
             } else if (r != 0 || take(out, &sc) < 0) {

@@ -153,7 +153,7 @@ void sq_input_rows_read(SqInput *in, const uint8_t *const mark[3], const int row
 
 /*
  * A mapped input scored on a GPU backend: its mapping registered in windows
- * a window ahead of the reader (reg: speedqa_host_register's contract, and
+ * a window ahead of the reader (reg: speedqa_cuda_host_register's contract, and
  * reg(opaque, NULL, 0) tells whether ranges are taken at all), each
  * unregistered once every frame lying in it is back, so frames lying in one
  * go up by DMA from the page cache instead of through a staging copy.

@@ -13,7 +13,7 @@
  * SPEEDQA_IO=read selects the read() path instead.
  *
  * For a GPU backend the mapping can be registered with the context in
- * windows (sq_input_pin, speedqa_host_register) a window ahead of the
+ * windows (sq_input_pin, speedqa_cuda_host_register) a window ahead of the
  * reader, so lent frames go up by DMA from the page cache with no staging
  * copy; the populating thread registers them and unregisters each once
  * every frame in it is back. A frame across two windows is staged as

@@ -34,7 +34,7 @@ const SqWriter *sq_writer_by_path(const char *path)
 
 SqPooled sq_report_pool(const double *values, size_t nframes, int nscores, int k)
 {
-    SqPooled p = { 0.0, 0.0, 0.0, 0.0 };
+    SqPooled p = { 0 };
     if (nframes)
         speedqa_pool(values + k, nframes, nscores, &p);
     return p;

@@ -12,6 +12,9 @@
 
 #include "bridge.h"
 
+/* speedqa's score names one report orders (a job keeps at most 32 scores) */
+#define MAX_IMPORTED 32
+
 struct SqVmaf {
     VmafContext *ctx;
     VmafModel *model[SQ_MODEL_MAX];
@@ -23,7 +26,7 @@ struct SqVmaf {
     unsigned bpc, w, h;
     SqVmafOrder order;          /* where speedqa's names go in the report */
     const char *lead[SQ_MODEL_MAX * SQ_MODEL_MAX_FEATURES];
-    char imported[SPEEDQA_MAX_SCORES][256];
+    char imported[MAX_IMPORTED][256];
     SqVmafFeed *feed;           /* with threads: vmaf_read_pictures beside the reading */
 };
 
@@ -277,7 +280,7 @@ int sq_vmaf_import(SqVmaf *v, const char *name, double value, unsigned index, ch
     int seen = 0;
     for (int i = 0; i < v->order.nimported && !seen; i++)
         seen = !strcmp(v->imported[i], name);
-    if (!seen && v->order.nimported < SPEEDQA_MAX_SCORES)
+    if (!seen && v->order.nimported < MAX_IMPORTED)
         snprintf(v->imported[v->order.nimported++], sizeof v->imported[0], "%s", name);
     const char *stored = name;
     for (size_t i = 0; i < sizeof provided / sizeof provided[0]; i++)

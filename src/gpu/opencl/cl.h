@@ -127,7 +127,7 @@ int sq_cl_select(const SqCl *cl, int index, const char *name, SqClDevInfo *out, 
 /*
  * Whether the program for d is built with soft doubles (math/f64.h
  * SQ_SOFT_F64): when d has no cl_khr_fp64, or when forced
- * (SpeedqaSettings.opencl_soft_f64: tests, benches).
+ * (SpeedqaSettings.opencl.soft_f64: tests, benches).
  */
 int sq_cl_soft_f64(const SqClDevInfo *d, int forced);
 
