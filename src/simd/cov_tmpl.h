@@ -16,6 +16,16 @@
 #include "cpu/dsp.h"
 #include "math/prelude.h"
 
+/* Column t of the prefix sums: a = sample t of the rows, b its nl lags. */
+V_AI void lag_step(vd *acc, const double *a0, const double *b, ptrdiff_t ldb, int nl, int plain)
+{
+    const vd a = vd_load(a0);
+    for (int l = 0; l < nl; l++)
+        acc[l] = vd_add(acc[l], vd_mul(a, vd_load(b + l * ldb)));
+    if (plain)
+        acc[nl] = vd_add(acc[nl], a);
+}
+
 /* Prefix sums of one lag group: nl lags (dc0 .. dc0 + nl - 1) of the rows
  * in tb (column stride ldb: the copy's rows moved by the lag's row offset),
  * plus (plain) the sum of the samples themselves as sequence nl. */
@@ -31,14 +41,8 @@ V_AI void lag_group(vd *dk, const double *t0, ptrdiff_t ld, const double *tb, pt
     int t = 0;
     while (t <= trunc_w) {
         if (t >= SQ_BLOCK && t < sub_w) {
-            for (; t < sub_w; t++) {
-                const vd a = vd_load(t0 + t * ld);
-                const double *b = b0 + t * ldb;
-                for (int l = 0; l < nl; l++)
-                    acc[l] = vd_add(acc[l], vd_mul(a, vd_load(b + l * ldb)));
-                if (plain)
-                    acc[nl] = vd_add(acc[nl], a);
-            }
+            for (; t < sub_w; t++)
+                lag_step(acc, t0 + t * ld, b0 + t * ldb, ldb, nl, plain);
             continue;
         }
         if (t < SQ_BLOCK)
@@ -49,12 +53,7 @@ V_AI void lag_group(vd *dk, const double *t0, ptrdiff_t ld, const double *tb, pt
                 dk[l * SQ_BLOCK + t - sub_w] = vd_sub(acc[l], lo[l][t - sub_w]);
         if (t == trunc_w)
             break;
-        const vd a = vd_load(t0 + t * ld);
-        const double *b = b0 + t * ldb;
-        for (int l = 0; l < nl; l++)
-            acc[l] = vd_add(acc[l], vd_mul(a, vd_load(b + l * ldb)));
-        if (plain)
-            acc[nl] = vd_add(acc[nl], a);
+        lag_step(acc, t0 + t * ld, b0 + t * ldb, ldb, nl, plain);
         t++;
     }
 }
