@@ -122,10 +122,12 @@ void V_NAME(sq_cov_rows)(double *dl, const float *img, ptrdiff_t stride, int tru
         const int nr = rows4 - y0 < VD_N ? rows4 - y0 : VD_N;
         for (int k = 0; k < SQ_COV_LD; k += VD_N) {
             vd v[VD_N];
-            memcpy(v, dk + k, sizeof(v));
+            for (int i = 0; i < VD_N; i++)
+                v[i] = dk[k + i];
             vd_transpose(v);
-            for (int i = 0; i < nr; i++)
-                vd_store(dl + (size_t)(y0 + i) * SQ_COV_LD + k, v[i]);
+            for (int i = 0; i < VD_N; i++)
+                if (i < nr)
+                    vd_store(dl + (size_t)(y0 + i) * SQ_COV_LD + k, v[i]);
         }
     }
 }
