@@ -162,7 +162,8 @@ void V_NAME(sq_backsub)(float *x, int ld, const float *rm, int n, int cols)
             const vmask m = v_mask(nv - j);
             vf t0 = vf_loadt(xi + j, m);
             for (int k = i + 1; k < n; k++)
-                t0 = vf_sub(t0, vf_mul(vf_loadt(x + (size_t)k * ld + j, m), vf_set1(rm[i * n + k])));
+                t0 = vf_sub(t0, vf_mul(vf_loadt(x + (size_t)k * ld + j, m),
+                                       vf_set1(rm[i * n + k])));
             vf_storet(xi + j, vf_div(t0, dg), m);
         }
         for (; j < cols; j++)

@@ -1,9 +1,10 @@
 /*
  * The vector operations the kernel templates of src/simd/ are written in,
- * for AVX2 (x86/cov_avx2.c, filter_avx2.c, linalg_avx2.c; built with -mavx2, never -mfma: a multiply and an
- * add stay two roundings). vf: 8 floats, vd: 4 doubles, fv: the filters'
- * column vector (vf here), vi: 16 words. Tails move the last vector back
- * over outputs already computed (V_MASKED 0): a vmask is only carried along.
+ * for AVX2 (x86/cov_avx2.c, filter_avx2.c, linalg_avx2.c; built with
+ * -mavx2, never -mfma: a multiply and an add stay two roundings). vf: 8
+ * floats, vd: 4 doubles, fv: the filters' column vector (vf here), vi: 16
+ * words. Tails move the last vector back over outputs already computed
+ * (V_MASKED 0): a vmask is only carried along.
  */
 #ifndef SQ_SIMD_VEC_AVX2_H
 #define SQ_SIMD_VEC_AVX2_H

@@ -1,10 +1,10 @@
 /*
  * The vector operations of the kernel templates (src/simd/) for AVX-512
- * F/BW/DQ/VL (x86/cov_avx512.c, filter_avx512.c, linalg_avx512.c). vf: 16 floats, vd: 8 doubles, fv: vf, vi: 32
- * words. Tails are masked (V_MASKED 1): a vmask holds the lanes a load
- * reads and a store writes, the others read nothing and write nothing.
- * Over x86/simd512.h, so the emulated test build (SQ_AVX512_EMU) takes the
- * same source on SIMDe.
+ * F/BW/DQ/VL (x86/cov_avx512.c, filter_avx512.c, linalg_avx512.c). vf: 16
+ * floats, vd: 8 doubles, fv: vf, vi: 32 words. Tails are masked
+ * (V_MASKED 1): a vmask holds the lanes a load reads and a store writes,
+ * the others read nothing and write nothing. Over x86/simd512.h, so the
+ * emulated test build (SQ_AVX512_EMU) takes the same source on SIMDe.
  */
 #ifndef SQ_SIMD_VEC_AVX512_H
 #define SQ_SIMD_VEC_AVX512_H

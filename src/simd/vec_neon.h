@@ -1,10 +1,11 @@
 /*
  * The vector operations of the kernel templates (src/simd/) for arm64
- * Advanced SIMD (arm/cov_neon.c, filter_neon.c, linalg_neon.c). vf: 4 floats, vd: 2 doubles, vi: 8 words;
- * fv, the filters' column vector, is two vf (8 columns, so a row of 8-bit
- * samples is read 8 bytes at a time). A multiply and an add are vmulq +
- * vaddq, never vfmaq (and -ffp-contract=off keeps the compiler from fusing
- * them into fmla). Tails move the last vector back (V_MASKED 0).
+ * Advanced SIMD (arm/cov_neon.c, filter_neon.c, linalg_neon.c). vf: 4
+ * floats, vd: 2 doubles, vi: 8 words; fv, the filters' column vector, is two
+ * vf (8 columns, so a row of 8-bit samples is read 8 bytes at a time). A
+ * multiply and an add are vmulq + vaddq, never vfmaq (and -ffp-contract=off
+ * keeps the compiler from fusing them into fmla). Tails move the last
+ * vector back (V_MASKED 0).
  */
 #ifndef SQ_SIMD_VEC_NEON_H
 #define SQ_SIMD_VEC_NEON_H
