@@ -305,10 +305,30 @@ void V_NAME(sq_vfilt_f32)(float *dst, const float *img, ptrdiff_t stride, int h,
 
 /*
  * Decimated horizontal pass, VF_N outputs j0 .. at a time: output j reads
- * src[16 j + o], |o| <= r <= 7. Transposing VF_N x VF_N blocks of
+ * src[16 j + o], |o| <= r <= 7. Transposing ng VF_N x VF_N blocks of
  * src[16 j - r + q] turns each tap offset into one vector over j; a last
- * lone column (taps 9 over 4 or 8 lanes) is gathered instead.
+ * lone column (taps 9 over 4 or 8 lanes) is gathered instead. ng is a
+ * constant in each instance, so the blocks stay in registers.
  */
+/* the most blocks: 15 taps */
+#define HDEC_MAXG ((15 + VF_N - 1) / VF_N)
+
+V_AI void hdec_block(float *dst, const float *p, const float *g, int taps, int ng, int lone)
+{
+    vf v[HDEC_MAXG * VF_N + 1];
+    for (int q = 0; q < ng; q++) {
+        for (int i = 0; i < VF_N; i++)
+            v[VF_N * q + i] = vf_load(p + (i << SQ_DECIM_SHIFT) + VF_N * q);
+        vf_transpose(v + VF_N * q);
+    }
+    if (lone)
+        v[taps - 1] = vf_gather16(p + taps - 1);
+    vf acc = vf_zero();
+    for (int k = 0; k < taps; k++)
+        acc = vf_add(acc, vf_mul(vf_set1(g[k]), v[k]));
+    vf_store(dst, acc);
+}
+
 void V_NAME(sq_hfilt_dec)(float *dst, const float *src, int w, const float *g, int taps,
                           int nout)
 {
@@ -318,22 +338,19 @@ void V_NAME(sq_hfilt_dec)(float *dst, const float *src, int w, const float *g, i
         /* j = 0 mirrors at the left edge; 16 (nout - 1) + 15 < w needs no
          * mirror, and the columns read stay within offsets -7 .. 14 */
         dst[0] = sq_hfilter_f32(src, w, g, taps, 0);
-        const int ncol = taps, lone = ncol % VF_N == 1, ng = (ncol - lone + VF_N - 1) / VF_N;
+        const int lone = taps % VF_N == 1, ng = (taps - lone + VF_N - 1) / VF_N;
         for (j = 1; j < nout; j += VF_N) {
             const int j0 = j + VF_N <= nout ? j : nout - VF_N;
             const float *p = src + (j0 << SQ_DECIM_SHIFT) - r;
-            vf v[16 + VF_N];
-            for (int q = 0; q < ng; q++) {
-                for (int i = 0; i < VF_N; i++)
-                    v[VF_N * q + i] = vf_load(p + (i << SQ_DECIM_SHIFT) + VF_N * q);
-                vf_transpose(v + VF_N * q);
+            switch (ng) {
+            case 0: hdec_block(dst + j0, p, g, taps, 0, lone); break;
+            case 1: hdec_block(dst + j0, p, g, taps, 1, lone); break;
+#if VF_N < 8
+            case 2: hdec_block(dst + j0, p, g, taps, 2, lone); break;
+            case 3: hdec_block(dst + j0, p, g, taps, 3, lone); break;
+#endif
+            default: hdec_block(dst + j0, p, g, taps, HDEC_MAXG, lone); break;
             }
-            if (lone)
-                v[taps - 1] = vf_gather16(p + taps - 1);
-            vf acc = vf_zero();
-            for (int k = 0; k < taps; k++)
-                acc = vf_add(acc, vf_mul(vf_set1(g[k]), v[k]));
-            vf_store(dst + j0, acc);
         }
         return;
     }
