@@ -13,6 +13,7 @@
 #include <stdint.h>
 #include <string.h>
 
+#include "simd/vec_ops.h"
 #include "x86/dsp_x86.h"
 
 #define V_AI static inline __attribute__((always_inline))
@@ -33,36 +34,14 @@
 typedef __m256 vf;
 typedef __m256d vd;
 typedef __m256i vi;
-typedef int vmask;
 
 #define V_ALL 0
 
-V_AI vmask v_mask(int n) { (void)n; return 0; }
-V_AI vf vf_zero(void) { return _mm256_setzero_ps(); }
-V_AI vf vf_set1(float x) { return _mm256_set1_ps(x); }
-V_AI vf vf_load(const float *p) { return _mm256_loadu_ps(p); }
-V_AI void vf_store(float *p, vf v) { _mm256_storeu_ps(p, v); }
-V_AI vf vf_loadt(const float *p, vmask m) { (void)m; return _mm256_loadu_ps(p); }
-V_AI vf vf_loadt_or(const float *p, vmask m, float other)
-{
-    (void)m;
-    (void)other;
-    return _mm256_loadu_ps(p);
-}
-V_AI void vf_storet(float *p, vf v, vmask m) { (void)m; _mm256_storeu_ps(p, v); }
-V_AI vf vf_add(vf a, vf b) { return _mm256_add_ps(a, b); }
-V_AI vf vf_sub(vf a, vf b) { return _mm256_sub_ps(a, b); }
-V_AI vf vf_mul(vf a, vf b) { return _mm256_mul_ps(a, b); }
-V_AI vf vf_div(vf a, vf b) { return _mm256_div_ps(a, b); }
-
-V_AI vd vd_zero(void) { return _mm256_setzero_pd(); }
-V_AI vd vd_set1(double x) { return _mm256_set1_pd(x); }
-V_AI vd vd_load(const double *p) { return _mm256_loadu_pd(p); }
-V_AI void vd_store(double *p, vd v) { _mm256_storeu_pd(p, v); }
-V_AI vd vd_add(vd a, vd b) { return _mm256_add_pd(a, b); }
-V_AI vd vd_sub(vd a, vd b) { return _mm256_sub_pd(a, b); }
-V_AI vd vd_mul(vd a, vd b) { return _mm256_mul_pd(a, b); }
-V_AI vd vd_div(vd a, vd b) { return _mm256_div_pd(a, b); }
+SQ_V_BASIC(vf, float, vf, _mm256_set1_ps, _mm256_loadu_ps, _mm256_storeu_ps, _mm256_add_ps,
+           _mm256_sub_ps, _mm256_mul_ps, _mm256_div_ps)
+SQ_V_BASIC(vd, double, vd, _mm256_set1_pd, _mm256_loadu_pd, _mm256_storeu_pd, _mm256_add_pd,
+           _mm256_sub_pd, _mm256_mul_pd, _mm256_div_pd)
+SQ_V_MOVE_BACK
 /* VD_N floats widened (exact) */
 V_AI vd vd_load_f32(const float *p) { return _mm256_cvtps_pd(_mm_loadu_ps(p)); }
 V_AI vd vf_lo_vd(vf v) { return _mm256_cvtps_pd(_mm256_castps256_ps128(v)); }

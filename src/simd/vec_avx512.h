@@ -12,6 +12,7 @@
 #include <stdint.h>
 #include <string.h>
 
+#include "simd/vec_ops.h"
 #include "x86/dsp_x86.h"
 #include "x86/simd512.h"
 
@@ -35,10 +36,10 @@ typedef __mmask16 vmask;
 #define V_ALL ((__mmask16)0xffff)
 
 V_AI vmask v_mask(int n) { return sq_mask16(n); }
-V_AI vf vf_zero(void) { return _mm512_setzero_ps(); }
-V_AI vf vf_set1(float x) { return _mm512_set1_ps(x); }
-V_AI vf vf_load(const float *p) { return _mm512_loadu_ps(p); }
-V_AI void vf_store(float *p, vf v) { _mm512_storeu_ps(p, v); }
+SQ_V_BASIC(vf, float, vf, _mm512_set1_ps, _mm512_loadu_ps, _mm512_storeu_ps, _mm512_add_ps,
+           _mm512_sub_ps, _mm512_mul_ps, _mm512_div_ps)
+SQ_V_BASIC(vd, double, vd, _mm512_set1_pd, _mm512_loadu_pd, _mm512_storeu_pd, _mm512_add_pd,
+           _mm512_sub_pd, _mm512_mul_pd, _mm512_div_pd)
 V_AI vf vf_loadt(const float *p, vmask m) { return _mm512_maskz_loadu_ps(m, p); }
 /* masked-off lanes hold other */
 V_AI vf vf_loadt_or(const float *p, vmask m, float other)
@@ -46,19 +47,6 @@ V_AI vf vf_loadt_or(const float *p, vmask m, float other)
     return _mm512_mask_loadu_ps(_mm512_set1_ps(other), m, p);
 }
 V_AI void vf_storet(float *p, vf v, vmask m) { _mm512_mask_storeu_ps(p, m, v); }
-V_AI vf vf_add(vf a, vf b) { return _mm512_add_ps(a, b); }
-V_AI vf vf_sub(vf a, vf b) { return _mm512_sub_ps(a, b); }
-V_AI vf vf_mul(vf a, vf b) { return _mm512_mul_ps(a, b); }
-V_AI vf vf_div(vf a, vf b) { return _mm512_div_ps(a, b); }
-
-V_AI vd vd_zero(void) { return _mm512_setzero_pd(); }
-V_AI vd vd_set1(double x) { return _mm512_set1_pd(x); }
-V_AI vd vd_load(const double *p) { return _mm512_loadu_pd(p); }
-V_AI void vd_store(double *p, vd v) { _mm512_storeu_pd(p, v); }
-V_AI vd vd_add(vd a, vd b) { return _mm512_add_pd(a, b); }
-V_AI vd vd_sub(vd a, vd b) { return _mm512_sub_pd(a, b); }
-V_AI vd vd_mul(vd a, vd b) { return _mm512_mul_pd(a, b); }
-V_AI vd vd_div(vd a, vd b) { return _mm512_div_pd(a, b); }
 V_AI vd vd_load_f32(const float *p) { return _mm512_cvtps_pd(_mm256_loadu_ps(p)); }
 V_AI vd vf_lo_vd(vf v) { return _mm512_cvtps_pd(_mm512_castps512_ps256(v)); }
 V_AI vd vf_hi_vd(vf v)

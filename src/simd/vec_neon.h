@@ -15,6 +15,7 @@
 #include <string.h>
 
 #include "arm/dsp_arm.h"
+#include "simd/vec_ops.h"
 
 #define V_AI static inline __attribute__((always_inline))
 #define V_NAME(name) SQ_NEON(name)
@@ -34,36 +35,14 @@ typedef struct {
     float32x4_t lo, hi;
 } fv;
 typedef uint16x8_t vi;
-typedef int vmask;
 
 #define V_ALL 0
 
-V_AI vmask v_mask(int n) { (void)n; return 0; }
-V_AI vf vf_zero(void) { return vdupq_n_f32(0.0f); }
-V_AI vf vf_set1(float x) { return vdupq_n_f32(x); }
-V_AI vf vf_load(const float *p) { return vld1q_f32(p); }
-V_AI void vf_store(float *p, vf v) { vst1q_f32(p, v); }
-V_AI vf vf_loadt(const float *p, vmask m) { (void)m; return vld1q_f32(p); }
-V_AI vf vf_loadt_or(const float *p, vmask m, float other)
-{
-    (void)m;
-    (void)other;
-    return vld1q_f32(p);
-}
-V_AI void vf_storet(float *p, vf v, vmask m) { (void)m; vst1q_f32(p, v); }
-V_AI vf vf_add(vf a, vf b) { return vaddq_f32(a, b); }
-V_AI vf vf_sub(vf a, vf b) { return vsubq_f32(a, b); }
-V_AI vf vf_mul(vf a, vf b) { return vmulq_f32(a, b); }
-V_AI vf vf_div(vf a, vf b) { return vdivq_f32(a, b); }
-
-V_AI vd vd_zero(void) { return vdupq_n_f64(0.0); }
-V_AI vd vd_set1(double x) { return vdupq_n_f64(x); }
-V_AI vd vd_load(const double *p) { return vld1q_f64(p); }
-V_AI void vd_store(double *p, vd v) { vst1q_f64(p, v); }
-V_AI vd vd_add(vd a, vd b) { return vaddq_f64(a, b); }
-V_AI vd vd_sub(vd a, vd b) { return vsubq_f64(a, b); }
-V_AI vd vd_mul(vd a, vd b) { return vmulq_f64(a, b); }
-V_AI vd vd_div(vd a, vd b) { return vdivq_f64(a, b); }
+SQ_V_BASIC(vf, float, vf, vdupq_n_f32, vld1q_f32, vst1q_f32, vaddq_f32, vsubq_f32, vmulq_f32,
+           vdivq_f32)
+SQ_V_BASIC(vd, double, vd, vdupq_n_f64, vld1q_f64, vst1q_f64, vaddq_f64, vsubq_f64, vmulq_f64,
+           vdivq_f64)
+SQ_V_MOVE_BACK
 V_AI vd vd_load_f32(const float *p) { return vcvt_f64_f32(vld1_f32(p)); }
 V_AI vd vf_lo_vd(vf v) { return vcvt_f64_f32(vget_low_f32(v)); }
 V_AI vd vf_hi_vd(vf v) { return vcvt_high_f64_f32(v); }
