@@ -138,7 +138,9 @@ void V_NAME(sq_cov_rows)(double *dl, const float *img, ptrdiff_t stride, int tru
  * once. Row j of dl is term i = j - r0 of the sum of r0, so one pass down
  * the rows adds it to each sum it belongs to, every sum still in
  * increasing i from +0: 5 x V_COV_SUMS_NV independent chains, which the add
- * latency needs (AVX-512, one sum at a time, ran at half the add throughput).
+ * latency needs (AVX-512, one sum at a time, ran at half the add throughput;
+ * AVX2 with 2 vectors a chunk, `checkkernel --bench`, sub_h 61: 3960 ns one
+ * sum at a time -> 2330 ns).
  */
 _Static_assert(SQ_COV_LD % (V_COV_SUMS_NV * VD_N) == 0, "cov_sums takes whole chunks");
 _Static_assert(SQ_BLOCK == 5, "cov_sums adds to five sums");
