@@ -81,19 +81,7 @@ void sq_dsp_init_arch(SqDsp *d, unsigned flags)
 
 static void fill_avx2(SqDsp *d)
 {
-    d->vfilt_8bpc = sq_vfilt_8bpc_avx2;
-    d->vfilt_16bpc = sq_vfilt_16bpc_avx2;
-    d->or_16bpc = sq_or_16bpc_avx2;
-    d->vfilt_f32 = sq_vfilt_f32_avx2;
-    d->hfilt_dec = sq_hfilt_dec_avx2;
-    d->local_mean = sq_local_mean_avx2;
-    d->cov_rows = sq_cov_rows_avx2;
-    d->cov_sums = sq_cov_sums_avx2;
-    d->tridiag = sq_tridiag_avx2;
-    d->matmul = sq_matmul_avx2;
-    d->backsub = sq_backsub_avx2;
-    d->block_var = sq_block_var_avx2;
-    d->entropy = sq_entropy_avx2;
+    SQ_SIMD_FILL_ALL(d, SQ_AVX2);
     d->prescale_row = sq_prescale_row_avx2;
     d->vgran = 8;
 }

@@ -12,7 +12,7 @@
  * 4959), block_var (1641 vs 1944) and hfilt_dec (151 vs 158), so those
  * slots keep the AVX2 rung's versions. cov_sums takes the 512-bit version
  * that adds each row to all five window sums at once (this VM's Xeon,
- * 2026-12-02: see cov_avx512.c); block_rows (the solve's right-hand
+ * 2026-12-02: see simd/cov_tmpl.h); block_rows (the solve's right-hand
  * sides, copies C does one by one) and pool_terms (the pooling's log2s,
  * 8 blocks a vector as entropy's) exist at this level only. or_16bpc (not
  * timed) takes 512 bits with vfilt_16bpc, whose rows it reads.

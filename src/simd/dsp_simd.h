@@ -1,0 +1,78 @@
+/*
+ * The DSP slots (cpu/dsp.h) the templates of src/simd/ define, declared once
+ * for every ISA: N is the ISA's naming macro (x86/dsp_x86.h, arm/dsp_arm.h),
+ * N(sq_matmul) the function of that level. Each group is one template's
+ * part; a level declares the groups its files instantiate.
+ */
+#ifndef SQ_SIMD_DSP_SIMD_H
+#define SQ_SIMD_DSP_SIMD_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+/* simd/filter_tmpl.h: the vertical passes over raw rows, the range OR, the local mean. */
+#define SQ_SIMD_FILTER_PROTOS(N)                                                              \
+    void N(sq_vfilt_8bpc)(float *dst, const uint8_t *cur, ptrdiff_t cur_stride,               \
+                          const uint8_t *prev, ptrdiff_t prev_stride, int h, int row,         \
+                          const float *g, int taps, const int32_t *spans, int nspans, int w); \
+    void N(sq_vfilt_16bpc)(float *dst, const uint8_t *cur, ptrdiff_t cur_stride,              \
+                           const uint8_t *prev, ptrdiff_t prev_stride, float scale, int h,    \
+                           int row, const float *g, int taps, const int32_t *spans,           \
+                           int nspans, int w);                                                \
+    void N(sq_or_16bpc)(uint32_t *acc, const uint8_t *row, int w);                            \
+    void N(sq_local_mean)(float *dst, const float *op, const float *mrow, int w,              \
+                          const float *g, int taps);
+
+/* simd/filter_tmpl.h: the passes over float rows (vertical, decimated horizontal). */
+#define SQ_SIMD_FILTER_F32_PROTOS(N)                                                          \
+    void N(sq_vfilt_f32)(float *dst, const float *img, ptrdiff_t stride, int h, int row,      \
+                         const float *g, int taps, const int32_t *spans, int nspans, int w);  \
+    void N(sq_hfilt_dec)(float *dst, const float *src, int w, const float *g, int taps,       \
+                         int nout);
+
+/* simd/cov_tmpl.h */
+#define SQ_SIMD_COV_PROTOS(N)                                                                 \
+    void N(sq_cov_rows)(double *dl, const float *img, ptrdiff_t stride, int trunc_w,          \
+                        int trunc_h, int rows, double *ws);                                   \
+    void N(sq_cov_sums)(double *sums, const double *dl, int sub_h);
+
+/* simd/linalg_tmpl.h */
+#define SQ_SIMD_LINALG_PROTOS(N)                                                              \
+    void N(sq_matmul)(float *out, ptrdiff_t ldo, const float *l, ptrdiff_t ldl,               \
+                      const float *r, ptrdiff_t ldr, int rows, int cols, int depth);          \
+    void N(sq_backsub)(float *x, int ld, const float *rm, int n, int cols);                   \
+    void N(sq_entropy)(float *e, const float *lambda, int n, const float *s, int nb,          \
+                       float sigma_nn);
+
+/* simd/linalg_tmpl.h without SQ_T_NO_TRIDIAG, SQ_T_NO_BLOCK_VAR */
+#define SQ_SIMD_LINALG_SYM_PROTOS(N)                                                          \
+    void N(sq_tridiag)(float *a, int n, float *d, float *e, float *ws);                       \
+    void N(sq_block_var)(float *s, const float *x, const float *y, int ld, int n, int cols);
+
+/* All the groups: a level that instantiates every template in full. */
+#define SQ_SIMD_PROTOS_ALL(N)        \
+    SQ_SIMD_FILTER_PROTOS(N)         \
+    SQ_SIMD_FILTER_F32_PROTOS(N)     \
+    SQ_SIMD_COV_PROTOS(N)            \
+    SQ_SIMD_LINALG_PROTOS(N)         \
+    SQ_SIMD_LINALG_SYM_PROTOS(N)
+
+/* Every slot of the groups above into the table d (a level that has them all). */
+#define SQ_SIMD_FILL_ALL(d, N)                \
+    do {                                      \
+        (d)->vfilt_8bpc = N(sq_vfilt_8bpc);   \
+        (d)->vfilt_16bpc = N(sq_vfilt_16bpc); \
+        (d)->or_16bpc = N(sq_or_16bpc);       \
+        (d)->vfilt_f32 = N(sq_vfilt_f32);     \
+        (d)->hfilt_dec = N(sq_hfilt_dec);     \
+        (d)->local_mean = N(sq_local_mean);   \
+        (d)->cov_rows = N(sq_cov_rows);       \
+        (d)->cov_sums = N(sq_cov_sums);       \
+        (d)->tridiag = N(sq_tridiag);         \
+        (d)->matmul = N(sq_matmul);           \
+        (d)->backsub = N(sq_backsub);         \
+        (d)->block_var = N(sq_block_var);     \
+        (d)->entropy = N(sq_entropy);         \
+    } while (0)
+
+#endif

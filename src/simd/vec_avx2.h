@@ -1,0 +1,154 @@
+/*
+ * The vector operations the kernel templates of src/simd/ are written in,
+ * for AVX2 (x86/cov_avx2.c, filter_avx2.c, linalg_avx2.c; built with
+ * -mavx2, never -mfma: a multiply and an add stay two roundings). vf: 8
+ * floats, vd: 4 doubles, fv: the filters' column vector (vf here), vi: 16
+ * words. Tails move the last vector back over outputs already computed
+ * (V_MASKED 0): a vmask is only carried along.
+ */
+#ifndef SQ_SIMD_VEC_AVX2_H
+#define SQ_SIMD_VEC_AVX2_H
+
+#include <immintrin.h>
+#include <stdint.h>
+#include <string.h>
+
+#include "simd/vec_ops.h"
+#include "x86/dsp_x86.h"
+
+#define V_AI static inline __attribute__((always_inline))
+#define V_NAME(name) SQ_AVX2(name)
+#define VF_N 8
+#define VD_N 4
+#define FV_N 8
+#define VI_N16 16
+#define V_MASKED 0
+#define V_PREFETCH 1
+/* vectors a row pass of the vertical filter adds per step */
+#define V_ROWS_UNROLL 2
+/* vectors of columns cov_sums adds to all five window sums per chunk */
+#define V_COV_SUMS_NV 2
+/* cov_rows reads the rows of a lag from a copied band (AVX-512 only) */
+#define V_COV_BAND 0
+
+typedef __m256 vf;
+typedef __m256d vd;
+typedef __m256i vi;
+
+#define V_ALL 0
+
+SQ_V_BASIC(vf, float, vf, _mm256_set1_ps, _mm256_loadu_ps, _mm256_storeu_ps, _mm256_add_ps,
+           _mm256_sub_ps, _mm256_mul_ps, _mm256_div_ps)
+SQ_V_BASIC(vd, double, vd, _mm256_set1_pd, _mm256_loadu_pd, _mm256_storeu_pd, _mm256_add_pd,
+           _mm256_sub_pd, _mm256_mul_pd, _mm256_div_pd)
+SQ_V_MOVE_BACK
+/* VD_N floats widened (exact) */
+V_AI vd vd_load_f32(const float *p) { return _mm256_cvtps_pd(_mm_loadu_ps(p)); }
+V_AI vd vf_lo_vd(vf v) { return _mm256_cvtps_pd(_mm256_castps256_ps128(v)); }
+V_AI vd vf_hi_vd(vf v) { return _mm256_cvtps_pd(_mm256_extractf128_ps(v, 1)); }
+V_AI vf vd2_vf(vd lo, vd hi) { return _mm256_set_m128(_mm256_cvtpd_ps(hi), _mm256_cvtpd_ps(lo)); }
+
+/* v[j] lane i becomes v[i] lane j (4 x 4) */
+V_AI void vd_transpose(vd *v)
+{
+    const __m256d t0 = _mm256_unpacklo_pd(v[0], v[1]), t1 = _mm256_unpackhi_pd(v[0], v[1]);
+    const __m256d t2 = _mm256_unpacklo_pd(v[2], v[3]), t3 = _mm256_unpackhi_pd(v[2], v[3]);
+    v[0] = _mm256_permute2f128_pd(t0, t2, 0x20);
+    v[1] = _mm256_permute2f128_pd(t1, t3, 0x20);
+    v[2] = _mm256_permute2f128_pd(t0, t2, 0x31);
+    v[3] = _mm256_permute2f128_pd(t1, t3, 0x31);
+}
+
+/* v[j] lane i becomes v[i] lane j (8 x 8) */
+V_AI void vf_transpose(vf *v)
+{
+    __m256 t0 = _mm256_unpacklo_ps(v[0], v[1]), t1 = _mm256_unpackhi_ps(v[0], v[1]);
+    __m256 t2 = _mm256_unpacklo_ps(v[2], v[3]), t3 = _mm256_unpackhi_ps(v[2], v[3]);
+    __m256 t4 = _mm256_unpacklo_ps(v[4], v[5]), t5 = _mm256_unpackhi_ps(v[4], v[5]);
+    __m256 t6 = _mm256_unpacklo_ps(v[6], v[7]), t7 = _mm256_unpackhi_ps(v[6], v[7]);
+    __m256 s0 = _mm256_shuffle_ps(t0, t2, 0x44), s1 = _mm256_shuffle_ps(t0, t2, 0xee);
+    __m256 s2 = _mm256_shuffle_ps(t1, t3, 0x44), s3 = _mm256_shuffle_ps(t1, t3, 0xee);
+    __m256 s4 = _mm256_shuffle_ps(t4, t6, 0x44), s5 = _mm256_shuffle_ps(t4, t6, 0xee);
+    __m256 s6 = _mm256_shuffle_ps(t5, t7, 0x44), s7 = _mm256_shuffle_ps(t5, t7, 0xee);
+    v[0] = _mm256_permute2f128_ps(s0, s4, 0x20);
+    v[1] = _mm256_permute2f128_ps(s1, s5, 0x20);
+    v[2] = _mm256_permute2f128_ps(s2, s6, 0x20);
+    v[3] = _mm256_permute2f128_ps(s3, s7, 0x20);
+    v[4] = _mm256_permute2f128_ps(s0, s4, 0x31);
+    v[5] = _mm256_permute2f128_ps(s1, s5, 0x31);
+    v[6] = _mm256_permute2f128_ps(s2, s6, 0x31);
+    v[7] = _mm256_permute2f128_ps(s3, s7, 0x31);
+}
+
+/* lane i: p[16 i] */
+V_AI vf vf_gather16(const float *p)
+{
+    return _mm256_setr_ps(p[0], p[16], p[32], p[48], p[64], p[80], p[96], p[112]);
+}
+
+/*
+ * sq_log2's split of a positive normal x into m in [sqrt(1/2), sqrt(2)) and
+ * its exponent k (as a double, exact): the integer half of the lanes'
+ * log2 (simd/log2_tmpl.h). *special: a lane is not a positive normal finite.
+ */
+V_AI vd vd_log2_split(vd x, unsigned hi_off, unsigned hi_base, vd *kd, int *special)
+{
+    const __m256i u = _mm256_castpd_si256(x);
+    const __m256i spec = _mm256_or_si256(
+        _mm256_cmpgt_epi64(_mm256_set1_epi64x(0x0010000000000000ll), u),
+        _mm256_cmpgt_epi64(u, _mm256_set1_epi64x(0x7fefffffffffffffll)));
+    *special = !_mm256_testz_si256(spec, spec);
+    __m256i hx = _mm256_add_epi64(_mm256_srli_epi64(u, 32), _mm256_set1_epi64x(hi_off));
+    const __m256i k = _mm256_sub_epi64(_mm256_srli_epi64(hx, 20), _mm256_set1_epi64x(0x3ff));
+    hx = _mm256_add_epi64(_mm256_and_si256(hx, _mm256_set1_epi64x(0xfffff)),
+                          _mm256_set1_epi64x(hi_base));
+    const __m256i kperm = _mm256_permutevar8x32_epi32(k, _mm256_setr_epi32(0, 2, 4, 6, 0, 2, 4, 6));
+    *kd = _mm256_cvtepi32_pd(_mm256_castsi256_si128(kperm));
+    return _mm256_castsi256_pd(_mm256_or_si256(
+        _mm256_slli_epi64(hx, 32), _mm256_and_si256(u, _mm256_set1_epi64x(0xffffffffll))));
+}
+
+/* The high 32 bits of each lane, the low ones cleared. */
+V_AI vd vd_hi32(vd x)
+{
+    return _mm256_castsi256_pd(_mm256_and_si256(
+        _mm256_castpd_si256(x), _mm256_set1_epi64x((long long)0xffffffff00000000ull)));
+}
+
+#include "simd/fv_vf.h"
+
+/* FV_N samples as floats: (v - 128), prev - cur, a 16-bit v, prev - cur of 16-bit. */
+V_AI fv fv_u8_m128(const uint8_t *p, vmask m)
+{
+    (void)m;
+    const __m256i v = _mm256_cvtepu8_epi32(_mm_loadl_epi64((const __m128i *)p));
+    return _mm256_cvtepi32_ps(_mm256_sub_epi32(v, _mm256_set1_epi32(128)));
+}
+V_AI fv fv_u8_diff(const uint8_t *prev, const uint8_t *cur, vmask m)
+{
+    (void)m;
+    const __m256i v = _mm256_cvtepu8_epi32(_mm_loadl_epi64((const __m128i *)cur));
+    const __m256i p = _mm256_cvtepu8_epi32(_mm_loadl_epi64((const __m128i *)prev));
+    return _mm256_cvtepi32_ps(_mm256_sub_epi32(p, v));
+}
+V_AI fv fv_u16(const uint8_t *p, vmask m)
+{
+    (void)m;
+    return _mm256_cvtepi32_ps(_mm256_cvtepu16_epi32(_mm_loadu_si128((const __m128i *)p)));
+}
+V_AI fv fv_u16_diff(const uint8_t *prev, const uint8_t *cur, vmask m)
+{
+    (void)m;
+    const __m256i v = _mm256_cvtepu16_epi32(_mm_loadu_si128((const __m128i *)cur));
+    const __m256i p = _mm256_cvtepu16_epi32(_mm_loadu_si128((const __m128i *)prev));
+    return _mm256_cvtepi32_ps(_mm256_sub_epi32(p, v));
+}
+
+V_AI void v_prefetch_l2(const void *p) { _mm_prefetch((const char *)p, _MM_HINT_T1); }
+
+V_AI vi vi_zero(void) { return _mm256_setzero_si256(); }
+V_AI vi vi_load(const uint8_t *p) { return _mm256_loadu_si256((const __m256i *)p); }
+V_AI vi vi_or(vi a, vi b) { return _mm256_or_si256(a, b); }
+V_AI void vi_store16(uint16_t *p, vi v) { _mm256_storeu_si256((__m256i *)p, v); }
+
+#endif

@@ -1,0 +1,154 @@
+/*
+ * The vector operations of the kernel templates (src/simd/) for AVX-512
+ * F/BW/DQ/VL (x86/cov_avx512.c, filter_avx512.c, linalg_avx512.c). vf: 16
+ * floats, vd: 8 doubles, fv: vf, vi: 32 words. Tails are masked
+ * (V_MASKED 1): a vmask holds the lanes a load reads and a store writes,
+ * the others read nothing and write nothing. Over x86/simd512.h, so the
+ * emulated test build (SQ_AVX512_EMU) takes the same source on SIMDe.
+ */
+#ifndef SQ_SIMD_VEC_AVX512_H
+#define SQ_SIMD_VEC_AVX512_H
+
+#include <stdint.h>
+#include <string.h>
+
+#include "simd/vec_ops.h"
+#include "x86/dsp_x86.h"
+#include "x86/simd512.h"
+
+#define V_AI AI
+#define V_NAME(name) SQ_X512(name)
+#define VF_N 16
+#define VD_N 8
+#define FV_N 16
+#define VI_N16 32
+#define V_MASKED 1
+#define V_PREFETCH 1
+#define V_ROWS_UNROLL 1
+#define V_COV_SUMS_NV 3
+#define V_COV_BAND 1
+
+typedef __m512 vf;
+typedef __m512d vd;
+typedef __m512i vi;
+typedef __mmask16 vmask;
+
+#define V_ALL ((__mmask16)0xffff)
+
+V_AI vmask v_mask(int n) { return sq_mask16(n); }
+SQ_V_BASIC(vf, float, vf, _mm512_set1_ps, _mm512_loadu_ps, _mm512_storeu_ps, _mm512_add_ps,
+           _mm512_sub_ps, _mm512_mul_ps, _mm512_div_ps)
+SQ_V_BASIC(vd, double, vd, _mm512_set1_pd, _mm512_loadu_pd, _mm512_storeu_pd, _mm512_add_pd,
+           _mm512_sub_pd, _mm512_mul_pd, _mm512_div_pd)
+V_AI vf vf_loadt(const float *p, vmask m) { return _mm512_maskz_loadu_ps(m, p); }
+/* masked-off lanes hold other */
+V_AI vf vf_loadt_or(const float *p, vmask m, float other)
+{
+    return _mm512_mask_loadu_ps(_mm512_set1_ps(other), m, p);
+}
+V_AI void vf_storet(float *p, vf v, vmask m) { _mm512_mask_storeu_ps(p, m, v); }
+V_AI vd vd_load_f32(const float *p) { return _mm512_cvtps_pd(_mm256_loadu_ps(p)); }
+V_AI vd vf_lo_vd(vf v) { return _mm512_cvtps_pd(_mm512_castps512_ps256(v)); }
+V_AI vd vf_hi_vd(vf v)
+{
+    return _mm512_cvtps_pd(_mm256_castpd_ps(_mm512_extractf64x4_pd(_mm512_castps_pd(v), 1)));
+}
+V_AI vf vd2_vf(vd lo, vd hi)
+{
+    return _mm512_castpd_ps(_mm512_insertf64x4(
+        _mm512_castps_pd(_mm512_castps256_ps512(_mm512_cvtpd_ps(lo))),
+        _mm256_castps_pd(_mm512_cvtpd_ps(hi)), 1));
+}
+
+/* Lanes 128-bit blocks of a and b (imm as vshuff64x2), through the i32x4 form. */
+#define SQ_V_SHUF128(a, b, imm)                                                              \
+    _mm512_castsi512_pd(_mm512_shuffle_i32x4(_mm512_castpd_si512(a), _mm512_castpd_si512(b), \
+                                             (imm)))
+
+/* v[j] lane i becomes v[i] lane j (8 x 8) */
+V_AI void vd_transpose(vd *v)
+{
+    __m512d t[8], u[8];
+    for (int i = 0; i < 4; i++) {
+        t[2 * i] = _mm512_unpacklo_pd(v[2 * i], v[2 * i + 1]);
+        t[2 * i + 1] = _mm512_unpackhi_pd(v[2 * i], v[2 * i + 1]);
+    }
+    /* t0 [00 10 02 12 ..], t1 [01 11 03 13 ..], t2 [20 30 22 32 ..], ... */
+    u[0] = SQ_V_SHUF128(t[0], t[2], 0x88); /* 00 10 04 14 20 30 24 34 */
+    u[1] = SQ_V_SHUF128(t[0], t[2], 0xdd); /* 02 12 06 16 22 32 26 36 */
+    u[2] = SQ_V_SHUF128(t[1], t[3], 0x88); /* 01 11 05 15 21 31 25 35 */
+    u[3] = SQ_V_SHUF128(t[1], t[3], 0xdd); /* 03 13 07 17 23 33 27 37 */
+    u[4] = SQ_V_SHUF128(t[4], t[6], 0x88);
+    u[5] = SQ_V_SHUF128(t[4], t[6], 0xdd);
+    u[6] = SQ_V_SHUF128(t[5], t[7], 0x88);
+    u[7] = SQ_V_SHUF128(t[5], t[7], 0xdd);
+    v[0] = SQ_V_SHUF128(u[0], u[4], 0x88);
+    v[4] = SQ_V_SHUF128(u[0], u[4], 0xdd);
+    v[2] = SQ_V_SHUF128(u[1], u[5], 0x88);
+    v[6] = SQ_V_SHUF128(u[1], u[5], 0xdd);
+    v[1] = SQ_V_SHUF128(u[2], u[6], 0x88);
+    v[5] = SQ_V_SHUF128(u[2], u[6], 0xdd);
+    v[3] = SQ_V_SHUF128(u[3], u[7], 0x88);
+    v[7] = SQ_V_SHUF128(u[3], u[7], 0xdd);
+}
+
+/* As vec_avx2.h's: sq_log2's exponent split, *special for lanes it does not take. */
+V_AI vd vd_log2_split(vd x, unsigned hi_off, unsigned hi_base, vd *kd, int *special)
+{
+    const __m512i u = _mm512_castpd_si512(x);
+    const __mmask8 spec = _mm512_cmplt_epu64_mask(u, _mm512_set1_epi64(0x0010000000000000ll)) |
+                          _mm512_cmpgt_epu64_mask(u, _mm512_set1_epi64(0x7fefffffffffffffll));
+    *special = spec != 0;
+    __m512i hx = _mm512_add_epi64(_mm512_srli_epi64(u, 32), _mm512_set1_epi64(hi_off));
+    const __m512i k = _mm512_sub_epi64(_mm512_srli_epi64(hx, 20), _mm512_set1_epi64(0x3ff));
+    hx = _mm512_add_epi64(_mm512_and_si512(hx, _mm512_set1_epi64(0xfffff)),
+                          _mm512_set1_epi64(hi_base));
+    *kd = _mm512_cvtepi64_pd(k); /* AVX512DQ; |k| < 2^11, exact */
+    return _mm512_castsi512_pd(_mm512_or_si512(
+        _mm512_slli_epi64(hx, 32), _mm512_and_si512(u, _mm512_set1_epi64(0xffffffffll))));
+}
+
+V_AI vd vd_hi32(vd x)
+{
+    return _mm512_castsi512_pd(_mm512_and_si512(
+        _mm512_castpd_si512(x), _mm512_set1_epi64((long long)0xffffffff00000000ull)));
+}
+
+#include "simd/fv_vf.h"
+
+/* The lanes of m as floats: (v - 128), prev - cur, a 16-bit v, prev - cur of 16-bit. */
+V_AI fv fv_u8_m128(const uint8_t *p, vmask m)
+{
+    const __m512i v = _mm512_cvtepu8_epi32(_mm_maskz_loadu_epi8(m, p));
+    return _mm512_cvtepi32_ps(_mm512_sub_epi32(v, _mm512_set1_epi32(128)));
+}
+V_AI fv fv_u8_diff(const uint8_t *prev, const uint8_t *cur, vmask m)
+{
+    const __m512i v = _mm512_cvtepu8_epi32(_mm_maskz_loadu_epi8(m, cur));
+    const __m512i p = _mm512_cvtepu8_epi32(_mm_maskz_loadu_epi8(m, prev));
+    return _mm512_cvtepi32_ps(_mm512_sub_epi32(p, v));
+}
+V_AI fv fv_u16(const uint8_t *p, vmask m)
+{
+    return _mm512_cvtepi32_ps(_mm512_cvtepu16_epi32(_mm256_maskz_loadu_epi16(m, p)));
+}
+V_AI fv fv_u16_diff(const uint8_t *prev, const uint8_t *cur, vmask m)
+{
+    const __m512i v = _mm512_cvtepu16_epi32(_mm256_maskz_loadu_epi16(m, cur));
+    const __m512i p = _mm512_cvtepu16_epi32(_mm256_maskz_loadu_epi16(m, prev));
+    return _mm512_cvtepi32_ps(_mm512_sub_epi32(p, v));
+}
+
+V_AI void v_prefetch_l2(const void *p) { _mm_prefetch((const char *)p, _MM_HINT_T1); }
+
+V_AI vi vi_zero(void) { return _mm512_setzero_si512(); }
+V_AI vi vi_load(const uint8_t *p) { return _mm512_loadu_si512(p); }
+/* the first n (< VI_N16) words at p, zero above */
+V_AI vi vi_load16n(const uint8_t *p, int n)
+{
+    return _mm512_maskz_loadu_epi16((__mmask32)(n >= 32 ? 0xffffffffu : (1u << n) - 1u), p);
+}
+V_AI vi vi_or(vi a, vi b) { return _mm512_or_si512(a, b); }
+V_AI void vi_store16(uint16_t *p, vi v) { _mm512_storeu_si512(p, v); }
+
+#endif

@@ -1,0 +1,168 @@
+/*
+ * The vector operations of the kernel templates (src/simd/) for arm64
+ * Advanced SIMD (arm/cov_neon.c, filter_neon.c, linalg_neon.c). vf: 4
+ * floats, vd: 2 doubles, vi: 8 words; fv, the filters' column vector, is two
+ * vf (8 columns, so a row of 8-bit samples is read 8 bytes at a time). A
+ * multiply and an add are vmulq + vaddq, never vfmaq (and -ffp-contract=off
+ * keeps the compiler from fusing them into fmla). Tails move the last
+ * vector back (V_MASKED 0).
+ */
+#ifndef SQ_SIMD_VEC_NEON_H
+#define SQ_SIMD_VEC_NEON_H
+
+#include <arm_neon.h>
+#include <stdint.h>
+#include <string.h>
+
+#include "arm/dsp_arm.h"
+#include "simd/vec_ops.h"
+
+#define V_AI static inline __attribute__((always_inline))
+#define V_NAME(name) SQ_NEON(name)
+#define VF_N 4
+#define VD_N 2
+#define FV_N 8
+#define VI_N16 8
+#define V_MASKED 0
+#define V_PREFETCH 0
+#define V_ROWS_UNROLL 1
+#define V_COV_SUMS_NV 3
+#define V_COV_BAND 0
+
+typedef float32x4_t vf;
+typedef float64x2_t vd;
+typedef struct {
+    float32x4_t lo, hi;
+} fv;
+typedef uint16x8_t vi;
+
+#define V_ALL 0
+
+SQ_V_BASIC(vf, float, vf, vdupq_n_f32, vld1q_f32, vst1q_f32, vaddq_f32, vsubq_f32, vmulq_f32,
+           vdivq_f32)
+SQ_V_BASIC(vd, double, vd, vdupq_n_f64, vld1q_f64, vst1q_f64, vaddq_f64, vsubq_f64, vmulq_f64,
+           vdivq_f64)
+SQ_V_MOVE_BACK
+V_AI vd vd_load_f32(const float *p) { return vcvt_f64_f32(vld1_f32(p)); }
+V_AI vd vf_lo_vd(vf v) { return vcvt_f64_f32(vget_low_f32(v)); }
+V_AI vd vf_hi_vd(vf v) { return vcvt_high_f64_f32(v); }
+V_AI vf vd2_vf(vd lo, vd hi) { return vcvt_high_f32_f64(vcvt_f32_f64(lo), hi); }
+
+/* v[j] lane i becomes v[i] lane j (2 x 2) */
+V_AI void vd_transpose(vd *v)
+{
+    const vd t0 = vzip1q_f64(v[0], v[1]), t1 = vzip2q_f64(v[0], v[1]);
+    v[0] = t0;
+    v[1] = t1;
+}
+
+/* v[j] lane i becomes v[i] lane j (4 x 4) */
+V_AI void vf_transpose(vf *v)
+{
+    const float32x4_t t0 = vtrn1q_f32(v[0], v[1]), t1 = vtrn2q_f32(v[0], v[1]);
+    const float32x4_t t2 = vtrn1q_f32(v[2], v[3]), t3 = vtrn2q_f32(v[2], v[3]);
+    v[0] = vreinterpretq_f32_f64(vtrn1q_f64(vreinterpretq_f64_f32(t0), vreinterpretq_f64_f32(t2)));
+    v[1] = vreinterpretq_f32_f64(vtrn1q_f64(vreinterpretq_f64_f32(t1), vreinterpretq_f64_f32(t3)));
+    v[2] = vreinterpretq_f32_f64(vtrn2q_f64(vreinterpretq_f64_f32(t0), vreinterpretq_f64_f32(t2)));
+    v[3] = vreinterpretq_f32_f64(vtrn2q_f64(vreinterpretq_f64_f32(t1), vreinterpretq_f64_f32(t3)));
+}
+
+/* lane i: p[16 i] */
+V_AI vf vf_gather16(const float *p)
+{
+    vf v = vdupq_n_f32(p[0]);
+    v = vsetq_lane_f32(p[16], v, 1);
+    v = vsetq_lane_f32(p[32], v, 2);
+    return vsetq_lane_f32(p[48], v, 3);
+}
+
+/* As vec_avx2.h's: sq_log2's exponent split, *special for lanes it does not take. */
+V_AI vd vd_log2_split(vd x, unsigned hi_off, unsigned hi_base, vd *kd, int *special)
+{
+    const uint64x2_t u = vreinterpretq_u64_f64(x);
+    const uint64x2_t spec = vorrq_u64(vcltq_u64(u, vdupq_n_u64(0x0010000000000000ull)),
+                                      vcgtq_u64(u, vdupq_n_u64(0x7fefffffffffffffull)));
+    *special = (vgetq_lane_u64(spec, 0) | vgetq_lane_u64(spec, 1)) != 0;
+    uint64x2_t hx = vaddq_u64(vshrq_n_u64(u, 32), vdupq_n_u64(hi_off));
+    const int64x2_t k = vsubq_s64(vreinterpretq_s64_u64(vshrq_n_u64(hx, 20)), vdupq_n_s64(0x3ff));
+    hx = vaddq_u64(vandq_u64(hx, vdupq_n_u64(0xfffff)), vdupq_n_u64(hi_base));
+    *kd = vcvtq_f64_s64(k); /* |k| < 2^11: exact */
+    return vreinterpretq_f64_u64(
+        vorrq_u64(vshlq_n_u64(hx, 32), vandq_u64(u, vdupq_n_u64(0xffffffffull))));
+}
+
+V_AI vd vd_hi32(vd x)
+{
+    return vreinterpretq_f64_u64(
+        vandq_u64(vreinterpretq_u64_f64(x), vdupq_n_u64(0xffffffff00000000ull)));
+}
+
+V_AI fv fv_make(float32x4_t lo, float32x4_t hi)
+{
+    fv r = { lo, hi };
+    return r;
+}
+V_AI fv fv_zero(void) { return fv_make(vdupq_n_f32(0.0f), vdupq_n_f32(0.0f)); }
+V_AI fv fv_set1(float x) { return fv_make(vdupq_n_f32(x), vdupq_n_f32(x)); }
+V_AI fv fv_loadt(const float *p, vmask m)
+{
+    (void)m;
+    return fv_make(vld1q_f32(p), vld1q_f32(p + 4));
+}
+V_AI void fv_storet(float *p, fv v, vmask m)
+{
+    (void)m;
+    vst1q_f32(p, v.lo);
+    vst1q_f32(p + 4, v.hi);
+}
+V_AI fv fv_add(fv a, fv b) { return fv_make(vaddq_f32(a.lo, b.lo), vaddq_f32(a.hi, b.hi)); }
+V_AI fv fv_sub(fv a, fv b) { return fv_make(vsubq_f32(a.lo, b.lo), vsubq_f32(a.hi, b.hi)); }
+V_AI fv fv_mul(fv a, fv b) { return fv_make(vmulq_f32(a.lo, b.lo), vmulq_f32(a.hi, b.hi)); }
+
+V_AI fv fv_s16(int16x8_t v)
+{
+    return fv_make(vcvtq_f32_s32(vmovl_s16(vget_low_s16(v))), vcvtq_f32_s32(vmovl_high_s16(v)));
+}
+
+/* FV_N samples as floats: (v - 128), prev - cur, a 16-bit v, prev - cur of 16-bit. */
+V_AI fv fv_u8_m128(const uint8_t *p, vmask m)
+{
+    (void)m;
+    return fv_s16(vsubq_s16(vreinterpretq_s16_u16(vmovl_u8(vld1_u8(p))), vdupq_n_s16(128)));
+}
+V_AI fv fv_u8_diff(const uint8_t *prev, const uint8_t *cur, vmask m)
+{
+    (void)m;
+    return fv_s16(vreinterpretq_s16_u16(vsubl_u8(vld1_u8(prev), vld1_u8(cur))));
+}
+V_AI fv fv_u16(const uint8_t *p, vmask m)
+{
+    uint16x8_t v;
+    (void)m;
+    memcpy(&v, p, sizeof(v));
+    return fv_make(vcvtq_f32_u32(vmovl_u16(vget_low_u16(v))), vcvtq_f32_u32(vmovl_high_u16(v)));
+}
+V_AI fv fv_u16_diff(const uint8_t *prev, const uint8_t *cur, vmask m)
+{
+    uint16x8_t v, p;
+    (void)m;
+    memcpy(&v, cur, sizeof(v));
+    memcpy(&p, prev, sizeof(p));
+    const int32x4_t lo = vreinterpretq_s32_u32(vsubl_u16(vget_low_u16(p), vget_low_u16(v)));
+    const int32x4_t hi = vreinterpretq_s32_u32(vsubl_high_u16(p, v));
+    return fv_make(vcvtq_f32_s32(lo), vcvtq_f32_s32(hi));
+}
+
+V_AI void v_prefetch_l2(const void *p) { (void)p; }
+
+V_AI vi vi_zero(void) { return vdupq_n_u16(0); }
+V_AI vi vi_load(const uint8_t *p)
+{
+    vi v;
+    memcpy(&v, p, sizeof(v));
+    return v;
+}
+V_AI vi vi_or(vi a, vi b) { return vorrq_u16(a, b); }
+V_AI void vi_store16(uint16_t *p, vi v) { vst1q_u16(p, v); }
+
+#endif
