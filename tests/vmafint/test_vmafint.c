@@ -6,8 +6,14 @@
  * FEATURE: motion or adm. MODE: clips (every pair of GOLDEN/manifest.tsv,
  * all frames; xz clips unpacked into WORK) or random (fixed seeds, then
  * seeds from the clock, each printed; VMAFINT_SEED=S replays one seed).
- * libvmaf runs with its default CPU dispatch; VMAFINT_CPUMASK sets its
- * cpumask (63: plain C).
+ *
+ * Which libvmaf: the clips run its default CPU dispatch (AVX2/AVX-512 here:
+ * what its users get); the random ADM cases run its plain C path (cpumask
+ * 63), the spec's normative one, because libvmaf's own SIMD ADM differs
+ * from its C at scale 0 on extreme content (full-range white noise) and
+ * with a non-integer adm_enhn_gain_limit on any content; so the clips run
+ * only the ADM sets with an integer limit (vi_adm_clip_uses).
+ * VMAFINT_CPUMASK overrides the cpumask of both.
  */
 #include <stdio.h>
 #include <stdlib.h>
@@ -16,17 +22,17 @@
 
 #include "vmafint.h"
 
-static int is_adm;
+static int is_adm, is_clips;
 static uint64_t cpumask;
 
 static int run_seq(const ViSeq *s)
 {
     const ViUse *uses = is_adm ? vi_adm_uses : vi_motion_uses;
-    const int n_uses = is_adm ? vi_adm_n_uses : vi_motion_n_uses;
+    const int n_uses = !is_adm ? vi_motion_n_uses : is_clips ? vi_adm_clip_uses : vi_adm_n_uses;
     VmafContext *ctx = vi_vmaf_run(s, uses, n_uses, cpumask);
     if (!ctx)
         return 1;
-    const int bad = is_adm ? vi_adm_check(ctx, s) : vi_motion_check(ctx, s);
+    const int bad = is_adm ? vi_adm_check(ctx, s, n_uses) : vi_motion_check(ctx, s);
     vmaf_close(ctx);
     printf("%s %s: %d frames %dx%d bpc%d\n", bad ? "FAIL" : "ok", s->name, s->n, s->w, s->h,
            s->bpc);
@@ -123,8 +129,9 @@ int main(int argc, char **argv)
         return 2;
     }
     is_adm = !strcmp(argv[1], "adm");
+    is_clips = !strcmp(argv[2], "clips");
     const char *m = getenv("VMAFINT_CPUMASK");
-    cpumask = m ? strtoull(m, NULL, 0) : 0;
+    cpumask = m ? strtoull(m, NULL, 0) : is_adm && !is_clips ? 63 : 0;
     setvbuf(stdout, NULL, _IOLBF, 0);
-    return !strcmp(argv[2], "clips") ? run_clips(argv[3], argv[4]) : run_random();
+    return is_clips ? run_clips(argv[3], argv[4]) : run_random();
 }

@@ -45,8 +45,9 @@ int vi_motion_check(VmafContext *ctx, const ViSeq *s);
 extern const ViUse vi_motion_uses[];
 extern const int vi_motion_n_uses;
 
-int vi_adm_check(VmafContext *ctx, const ViSeq *s);
+/* The first n_sets option sets of vi_adm_uses, which ctx must have run. */
+int vi_adm_check(VmafContext *ctx, const ViSeq *s, int n_sets);
 extern const ViUse vi_adm_uses[];
-extern const int vi_adm_n_uses;
+extern const int vi_adm_n_uses, vi_adm_clip_uses;
 
 #endif
