@@ -9,6 +9,7 @@
 #include <string.h>
 
 #include "math/vmaf_adm_pool.h"
+#include "soft.h"
 #include "vmafint.h"
 
 typedef struct AdmSet {
@@ -130,9 +131,10 @@ static void cbrt3(const float *in, float *out)
 }
 
 /* One set's published values of a frame from the raw scale values. */
-static SqVaScores scores(const AdmSet *a, const SqVaRaw *raw, int W, int H)
+static SqVaScores scores(const AdmSet *a, const SqVaRaw *raw, int W, int H, float *num,
+                         float *den, float *aim)
 {
-    float num[4], den[4], aim[4], c[3];
+    float c[3];
     for (int s = 0; s < 4; s++) {
         if (s == 0 && a->skip0) {
             num[0] = aim[0] = 0.0f;
@@ -181,19 +183,69 @@ static void bufs_free(SqVaBufs *b)
     free(b->hi);
 }
 
+static uint64_t bits(double x)
+{
+    uint64_t u;
+    memcpy(&u, &x, 8);
+    return u;
+}
+
+/* The soft-double build (soft.c) on the same frame: the same raw values and scores, bit for bit. */
+static int soft_frame(const AdmSet *a, const SqVaParams *p, const ViSeq *s, int i,
+                      const SqVaBufs *bf, const SqVaRaw *raw, const float *sums,
+                      const SqVaScores *o)
+{
+    int32_t *const bp[24] = { bf->ob[0], bf->ob[1], bf->ob[2], bf->ob[3], bf->tb[0], bf->tb[1],
+                              bf->tb[2], bf->tb[3], bf->oa, bf->ta, bf->r[0], bf->r[1],
+                              bf->r[2], bf->e[0], bf->e[1], bf->e[2], bf->A[0], bf->A[1],
+                              bf->A[2], bf->F[0], bf->F[1], bf->F[2], bf->lo, bf->hi };
+    uint32_t ir[12];
+    uint64_t rf3[12], out[7];
+    float sraw[36], hraw[36];
+    for (int k = 0; k < 12; k++) {
+        ir[k] = p->s[k / 3].ir[k % 3];
+        rf3[k] = bits(p->s[k / 3].rf3[k % 3]);
+    }
+    soft_va_frame(s->ref[i], s->dis[i], s->stride, s->bpc > 8 ? SQ_ACC_16 : 0, s->bpc, s->w, s->h,
+                  ir, rf3, bits(a->egl), a->skip0, bp, sraw);
+    for (int sc = 0; sc < 4; sc++)
+        for (int th = 0; th < 3; th++) {
+            hraw[9 * sc + th] = raw[sc].num[th];
+            hraw[9 * sc + 3 + th] = raw[sc].aim[th];
+            hraw[9 * sc + 6 + th] = raw[sc].den[th];
+        }
+    /* scale 0's raw values are not computed with skip_scale0 */
+    const int from = a->skip0 ? 9 : 0;
+    int bad = memcmp(sraw + from, hraw + from, sizeof(float) * (size_t)(36 - from)) != 0;
+    soft_va_scores(sums, sums + 4, sums + 8, s->w, s->h, bits(a->dlmw), bits(a->min), out);
+    const double hv[7] = { o->adm2, o->aim, o->adm3, o->scale[0], o->scale[1], o->scale[2],
+                           o->scale[3] };
+    for (int k = 0; k < 7; k++)
+        bad += out[k] != bits(hv[k]);
+    for (int sc = 0; sc < 4; sc++)
+        bad += bits(soft_va_noise(raw[sc].area, bits(a->nw))) !=
+               bits(sq_va_noise(raw[sc].area, a->nw));
+    if (bad)
+        printf("FAIL %s [adm%s] frame %d: the soft-double build differs\n", s->name, a->suffix, i);
+    return bad;
+}
+
 static int check_set(VmafContext *ctx, const ViSeq *s, int k, const SqVaBufs *bf)
 {
     const AdmSet *a = &sets[k];
     SqVaParams p;
     params(a, &p);
     double *v = malloc((size_t)s->n * 7 * sizeof *v);
-    int den_zero = 0;
+    int den_zero = 0, soft_bad = 0;
     for (int i = 0; i < s->n; i++) {
         SqVaRaw raw[4];
         sq_va_frame(s->ref[i], s->dis[i], s->stride, s->bpc > 8 ? SQ_ACC_16 : 0, s->bpc, s->w,
                     s->h, &p, bf, raw);
-        const SqVaScores o = scores(a, raw, s->w, s->h);
+        float sums[12];
+        const SqVaScores o = scores(a, raw, s->w, s->h, sums, sums + 4, sums + 8);
         den_zero |= o.den_zero;
+        if (vi_check_soft)
+            soft_bad += soft_frame(a, &p, s, i, bf, raw, sums, &o);
         v[i] = o.adm2;
         v[s->n + i] = o.aim;
         v[2 * s->n + i] = o.adm3;
@@ -206,7 +258,7 @@ static int check_set(VmafContext *ctx, const ViSeq *s, int k, const SqVaBufs *bf
                             def ? "VMAF_integer_feature_adm3_score" : "integer_adm3",
                             "integer_adm_scale0", "integer_adm_scale1", "integer_adm_scale2",
                             "integer_adm_scale3" };
-    int bad = 0;
+    int bad = soft_bad;
     for (int f = 0; f < 7; f++) {
         char name[200];
         /* aim (and adm3 from it) is uninitialised in libvmaf when the denominator is 0 */

@@ -2,8 +2,38 @@
 #include <stdio.h>
 #include <stdlib.h>
 
+#include <string.h>
+
 #include "math/vmaf_motion.h"
+#include "soft.h"
 #include "vmafint.h"
+
+static uint64_t bits(double x)
+{
+    uint64_t u;
+    memcpy(&u, &x, 8);
+    return u;
+}
+
+/* The soft-double build (soft.c) of the scores and the flush: the same bits. */
+static int soft_check(const ViSeq *s, const SqVmOpts *o, const uint64_t *sad, const double *S,
+                      const double *m2, const double *m3)
+{
+    const uint64_t opt[4] = { bits(o->blend_factor), bits(o->blend_offset), bits(o->fps_weight),
+                              bits(o->max_val) };
+    uint64_t *b = malloc(3 * (size_t)s->n * sizeof *b);
+    int bad = 0;
+    for (int i = 0; i < s->n; i++)
+        b[i] = o->force_zero || i < sq_vm_min_idx(o) ? bits(0.0)
+             : soft_vm_sad_score(sad[i], s->w, s->h, opt, o->five_frame_window, o->moving_average);
+    soft_vm_flush(b, s->n, opt, o->five_frame_window, o->moving_average, b + s->n, b + 2 * s->n);
+    for (int i = 0; i < s->n; i++)
+        bad += b[i] != bits(S[i]) || b[s->n + i] != bits(m2[i]) || b[2 * s->n + i] != bits(m3[i]);
+    if (bad)
+        printf("FAIL %s [motion] the soft-double build differs in %d frames\n", s->name, bad);
+    free(b);
+    return bad;
+}
 
 /*
  * The option sets: libvmaf's defaults (v0.6.1), v1.0.16's motion_max_val,
@@ -69,6 +99,8 @@ int vi_motion_check(VmafContext *ctx, const ViSeq *s)
             S[i] = o.force_zero || i < sq_vm_min_idx(&o) ? 0.0
                  : sq_vm_sad_score(o.five_frame_window ? sad2[i] : sad1[i], s->w, s->h, &o);
         sq_vm_flush(S, s->n, &o, m2, m3);
+        if (vi_check_soft)
+            bad += soft_check(s, &o, o.five_frame_window ? sad2 : sad1, S, m2, m3);
         char n0[128], n2[128], n3[128];
         const int def = !suffix[k][0];
         snprintf(n0, sizeof n0, "VMAF_integer_feature_motion_sad_score%s", suffix[k]);

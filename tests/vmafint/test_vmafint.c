@@ -13,7 +13,8 @@
  * from its C at scale 0 on extreme content (full-range white noise) and
  * with a non-integer adm_enhn_gain_limit on any content; so the clips run
  * only the ADM sets with an integer limit (vi_adm_clip_uses).
- * VMAFINT_CPUMASK overrides the cpumask of both.
+ * VMAFINT_CPUMASK overrides the cpumask of both. The random cases also
+ * require the soft-double build of the math (soft.c) to give the same bits.
  */
 #include <stdio.h>
 #include <stdlib.h>
@@ -23,6 +24,7 @@
 #include "vmafint.h"
 
 static int is_adm, is_clips;
+int vi_check_soft;
 static uint64_t cpumask;
 
 static int run_seq(const ViSeq *s)
@@ -130,6 +132,7 @@ int main(int argc, char **argv)
     }
     is_adm = !strcmp(argv[1], "adm");
     is_clips = !strcmp(argv[2], "clips");
+    vi_check_soft = !is_clips;
     const char *m = getenv("VMAFINT_CPUMASK");
     cpumask = m ? strtoull(m, NULL, 0) : is_adm && !is_clips ? 63 : 0;
     setvbuf(stdout, NULL, _IOLBF, 0);

@@ -41,6 +41,9 @@ VmafContext *vi_vmaf_run(const ViSeq *s, const ViUse *uses, int n_uses, uint64_t
 int vi_check(VmafContext *ctx, const ViSeq *s, const char *tag, const char *feature,
              const double *ours);
 
+/* 1: also require the soft-double build (soft.c) to give the same bits (small frames) */
+extern int vi_check_soft;
+
 int vi_motion_check(VmafContext *ctx, const ViSeq *s);
 extern const ViUse vi_motion_uses[];
 extern const int vi_motion_n_uses;
