@@ -89,13 +89,13 @@ SQ_FN int64_t sq_va_restore(int scale, int64_t o, int64_t t, int angle, sq_f64 e
     const int64_t k = sq_va_gain(scale, o, t);
     int64_t rst = (k * o + 16384) >> 15;
     if (scale == 0)
-        rst = (int16_t)rst;
+        rst = sq_va_i16(rst);
     if (angle && k > 0 && o != 0) {
         const sq_f64 g = sq_d_mul(sq_d_from_int(rst), egl), td = sq_d_from_int(t);
         const int keep = o > 0 ? sq_d_lt(g, td) : sq_d_lt(td, g);
         rst = keep ? sq_va_trunc(g) : t;
     }
-    return scale == 0 ? (int16_t)rst : (int32_t)rst;
+    return scale == 0 ? sq_va_i16(rst) : (int32_t)rst;
 }
 
 /*
@@ -112,7 +112,7 @@ SQ_FN void sq_va_decouple_at(int scale, const SQ_GLOBAL int32_t *const *ob,
         const int64_t o = ob[b][x], t = tb[b][x];
         const int64_t rst = sq_va_restore(scale, o, t, angle, egl);
         r[th][x] = (int32_t)rst;
-        e[th][x] = scale == 0 ? (int16_t)(t - rst) : (int32_t)(t - rst);
+        e[th][x] = scale == 0 ? sq_va_i16(t - rst) : (int32_t)(t - rst);
     }
 }
 
@@ -124,8 +124,8 @@ SQ_FN void sq_va_decouple_at(int scale, const SQ_GLOBAL int32_t *const *ob,
 SQ_FN int32_t sq_va_csf(int scale, int th, uint32_t ir, int64_t src)
 {
     if (scale == 0)
-        return th < 2 ? (int16_t)(((int64_t)ir * src + 16384) >> 15)
-                      : (int16_t)(((int64_t)ir * src + 65535) >> 17);
+        return th < 2 ? sq_va_i16(((int64_t)ir * src + 16384) >> 15)
+                      : sq_va_i16(((int64_t)ir * src + 65535) >> 17);
     return (int32_t)(((int64_t)ir * src + ((int64_t)1 << 27)) >> 28);
 }
 
@@ -140,7 +140,7 @@ SQ_FN int32_t sq_va_csf(int scale, int th, uint32_t ir, int64_t src)
 SQ_FN int32_t sq_va_fine(int scale, int32_t a)
 {
     if (scale == 0)
-        return (int16_t)((4369 * sq_va_abs(a) + 2048) >> 12);
+        return sq_va_i16((4369 * sq_va_abs(a) + 2048) >> 12);
     return (int32_t)((143165577 * sq_va_abs(a) + SQ_VA_RND32) >> 32);
 }
 
@@ -148,7 +148,7 @@ SQ_FN int32_t sq_va_fine(int scale, int32_t a)
 SQ_FN int32_t sq_va_centre(int scale, int32_t a)
 {
     if (scale == 0)
-        return (int16_t)((8738 * sq_va_abs(a) + 2048) >> 12);
+        return sq_va_i16((8738 * sq_va_abs(a) + 2048) >> 12);
     return (int32_t)((286331153 * sq_va_abs(a) + SQ_VA_RND32) >> 32);
 }
 

@@ -5,7 +5,7 @@
  * between threads gives the same bands.
  *
  * Bands are int32 planes whatever the scale; at scale 0 libvmaf stores
- * int16, so every scale-0 result goes through (int16_t) here exactly where
+ * int16, so every scale-0 result goes through sq_va_i16 here exactly where
  * libvmaf stores it (the values normally fit; where they do not, the wrap is
  * libvmaf's too).
  */
@@ -20,6 +20,12 @@
 #define SQ_VA_V 1 /* vertical low-pass, horizontal high-pass */
 #define SQ_VA_H 2 /* vertical high-pass, horizontal low-pass */
 #define SQ_VA_D 3
+
+/* v stored into an int16 (wrapping), written without int16_t, which OpenCL C lacks. */
+SQ_FN int32_t sq_va_i16(int64_t v)
+{
+    return (int32_t)(((v & 0xffff) ^ 0x8000) - 0x8000);
+}
 
 /* smallest c with 2^c >= n (libvmaf's ceil(log2(n)), exact for every int n >= 1) */
 SQ_FN int sq_va_ceil_log2(int64_t n)
@@ -123,9 +129,9 @@ SQ_FN void sq_va_dwt_v0(const SQ_GLOBAL uint8_t *src, int64_t stride, int acc, i
         sl += sq_va_lo(k) * x;
         sh += sq_va_hi(k) * x;
     }
-    const int64_t half = (int64_t)1 << (bpc - 1);
-    lo[j] = (int16_t)((sl - 46342 * half + half) >> bpc);
-    hi[j] = (int16_t)((sh + half) >> bpc);
+    const int64_t rnd = (int64_t)1 << (bpc - 1);
+    lo[j] = sq_va_i16((sl - 46342 * rnd + rnd) >> bpc);
+    hi[j] = sq_va_i16((sh + rnd) >> bpc);
 }
 
 /* Vertical pass of scale 1..3 at (i, j) over the previous scale's band a (int32, width w). */
@@ -163,12 +169,12 @@ SQ_FN void sq_va_dwt_h(const SQ_GLOBAL int32_t *lo, const SQ_GLOBAL int32_t *hi,
     const int s = scale ? sq_va_hshift(scale) : 16;
     const int64_t add = sq_va_half(s);
     if (!scale) {
-        band[SQ_VA_A][at] = (int16_t)((a + add) >> s);
+        band[SQ_VA_A][at] = sq_va_i16((a + add) >> s);
         if (only_a)
             return;
-        band[SQ_VA_V][at] = (int16_t)((v + add) >> s);
-        band[SQ_VA_H][at] = (int16_t)((hh + add) >> s);
-        band[SQ_VA_D][at] = (int16_t)((d + add) >> s);
+        band[SQ_VA_V][at] = sq_va_i16((v + add) >> s);
+        band[SQ_VA_H][at] = sq_va_i16((hh + add) >> s);
+        band[SQ_VA_D][at] = sq_va_i16((d + add) >> s);
         return;
     }
     band[SQ_VA_A][at] = (int32_t)((a + add) >> s);
