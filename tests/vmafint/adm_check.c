@@ -16,6 +16,7 @@ typedef struct AdmSet {
     int csf_mode, rdh, skip0;
     double nvd, egl, dlmw, nw, min;
     const char *suffix;
+    int skip_aim; /* not a feature parameter: its run needs a context of its own */
 } AdmSet;
 
 /*
@@ -24,16 +25,16 @@ typedef struct AdmSet {
  * (nvd 5); csf_mode 3 with skip_scale0; a non-integer enhancement limit.
  * The first VI_ADM_CLIP_SETS are the clips' (see test_vmafint.c).
  */
-#define V116(nvd, rdh, sfx) { 2, rdh, 0, nvd, 1.0, 0.7, 0.02, 0.5, "_csf_2_dlmw_0.7_egl_1_min_0.5_nw_0.02" sfx }
+#define V116(nvd, rdh, sfx) { 2, rdh, 0, nvd, 1.0, 0.7, 0.02, 0.5, "_csf_2_dlmw_0.7_egl_1_min_0.5_nw_0.02" sfx, 0 }
 static const AdmSet sets[] = {
-    { 0, 1080, 0, 3.0, 100.0, 0.5, 0.03125, 0.0, "" },
+    { 0, 1080, 0, 3.0, 100.0, 0.5, 0.03125, 0.0, "", 0 },
     V116(3.0, 1080, ""),
     V116(5.0, 1080, "_nvd_5"),
     V116(3.0, 2160, "_rdh_2160"),
-    { 0, 1080, 0, 5.0, 100.0, 0.5, 0.03125, 0.0, "_nvd_5" },
-    { 3, 1080, 1, 3.0, 100.0, 0.5, 0.03125, 0.0, "_csf_3_ssz" },
+    { 0, 1080, 0, 5.0, 100.0, 0.5, 0.03125, 0.0, "_nvd_5", 0 },
+    { 3, 1080, 1, 3.0, 100.0, 0.5, 0.03125, 0.0, "_csf_3_ssz", 0 },
     V116(1.5, 2160, "_nvd_1.5_rdh_2160"),
-    { 0, 1080, 0, 5.0, 1.5, 0.5, 0.03125, 0.0, "_egl_1.5_nvd_5" },
+    { 0, 1080, 0, 5.0, 1.5, 0.5, 0.03125, 0.0, "_egl_1.5_nvd_5", 0 },
 };
 #define V116_OPTS { "adm_csf_mode", "2" }, { "adm_dlm_weight", "0.7" }, \
     { "adm_enhn_gain_limit", "1" }, { "adm_noise_weight", "0.02" }, { "adm_min_val", "0.5" }
@@ -109,6 +110,7 @@ static void params(const AdmSet *a, SqVaParams *p)
     memset(p, 0, sizeof *p);
     p->egl = a->egl;
     p->skip_scale0 = a->skip0;
+    p->skip_aim = a->skip_aim;
     for (int s = 0; s < 4; s++)
         for (int th = 0; th < 3; th++) {
             const float rf = factor(a, s, th == 2);
@@ -207,7 +209,7 @@ static int soft_frame(const AdmSet *a, const SqVaParams *p, const ViSeq *s, int 
         rf3[k] = bits(p->s[k / 3].rf3[k % 3]);
     }
     soft_va_frame(s->ref[i], s->dis[i], s->stride, s->bpc > 8 ? SQ_ACC_16 : 0, s->bpc, s->w, s->h,
-                  ir, rf3, bits(a->egl), a->skip0, bp, sraw);
+                  ir, rf3, bits(a->egl), a->skip0, a->skip_aim, bp, sraw);
     for (int sc = 0; sc < 4; sc++)
         for (int th = 0; th < 3; th++) {
             hraw[9 * sc + th] = raw[sc].num[th];
@@ -230,9 +232,8 @@ static int soft_frame(const AdmSet *a, const SqVaParams *p, const ViSeq *s, int 
     return bad;
 }
 
-static int check_set(VmafContext *ctx, const ViSeq *s, int k, const SqVaBufs *bf)
+static int check_set(VmafContext *ctx, const ViSeq *s, const AdmSet *a, const SqVaBufs *bf)
 {
-    const AdmSet *a = &sets[k];
     SqVaParams p;
     params(a, &p);
     double *v = malloc((size_t)s->n * 7 * sizeof *v);
@@ -271,7 +272,20 @@ static int check_set(VmafContext *ctx, const ViSeq *s, int k, const SqVaBufs *bf
     return bad;
 }
 
-int vi_adm_check(VmafContext *ctx, const ViSeq *s, int n_sets)
+/* adm_skip_aim (v0.6.1's defaults otherwise), in a libvmaf context of its own. */
+static int check_skip_aim(const ViSeq *s, uint64_t cpumask, const SqVaBufs *bf)
+{
+    static const AdmSet a = { 0, 1080, 0, 3.0, 100.0, 0.5, 0.03125, 0.0, "", 1 };
+    static const ViUse use = { "adm", { { "adm_skip_aim", "true" } } };
+    VmafContext *ctx = vi_vmaf_run(s, &use, 1, cpumask);
+    if (!ctx)
+        return 1;
+    const int bad = check_set(ctx, s, &a, bf);
+    vmaf_close(ctx);
+    return bad;
+}
+
+int vi_adm_check(VmafContext *ctx, const ViSeq *s, int n_sets, int skip_aim, uint64_t cpumask)
 {
     SqVaBufs bf;
     memset(&bf, 0, sizeof bf);
@@ -282,7 +296,9 @@ int vi_adm_check(VmafContext *ctx, const ViSeq *s, int n_sets)
         bufs_ok = 0;
     }
     for (int k = 0; k < n_sets && bufs_ok; k++)
-        bad += check_set(ctx, s, k, &bf);
+        bad += check_set(ctx, s, &sets[k], &bf);
+    if (skip_aim && bufs_ok)
+        bad += check_skip_aim(s, cpumask, &bf);
     bufs_free(&bf);
     return bad;
 }

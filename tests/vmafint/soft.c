@@ -47,7 +47,7 @@ void soft_vm_flush(const uint64_t *s, int n, const uint64_t *opt, int ffw, int m
 
 /* bufs: ob[4], tb[4], oa, ta, r[3], e[3], A[3], F[3], lo, hi, as the hardware build's. */
 void soft_va_frame(const uint8_t *ref, const uint8_t *dis, int64_t stride, int acc, int bpc, int w,
-                   int h, const uint32_t *ir, const uint64_t *rf3, uint64_t egl, int skip0,
+                   int h, const uint32_t *ir, const uint64_t *rf3, uint64_t egl, int skip0, int skip_aim,
                    int32_t *const *bufs, float *raw)
 {
     SqVaParams p;
@@ -59,6 +59,7 @@ void soft_va_frame(const uint8_t *ref, const uint8_t *dis, int64_t stride, int a
         }
     p.egl = sq_d_from_bits(egl);
     p.skip_scale0 = skip0;
+    p.skip_aim = skip_aim;
     SqVaBufs b;
     for (int i = 0; i < 4; i++) {
         b.ob[i] = bufs[i];

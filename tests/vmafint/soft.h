@@ -16,7 +16,7 @@ void soft_vm_flush(const uint64_t *s, int n, const uint64_t *opt, int ffw, int m
 
 /* raw: 4 scales x (num[3], aim[3], den[3]) floats; ir[4][3]; rf3[4][3] bits */
 void soft_va_frame(const uint8_t *ref, const uint8_t *dis, int64_t stride, int acc, int bpc, int w,
-                   int h, const uint32_t *ir, const uint64_t *rf3, uint64_t egl, int skip0,
+                   int h, const uint32_t *ir, const uint64_t *rf3, uint64_t egl, int skip0, int skip_aim,
                    int32_t *const *bufs, float *raw);
 /* out: adm2, aim, adm3, scale0..3 bits */
 void soft_va_scores(const float *num, const float *den, const float *aim, int w, int h,

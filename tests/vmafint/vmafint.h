@@ -48,8 +48,11 @@ int vi_motion_check(VmafContext *ctx, const ViSeq *s);
 extern const ViUse vi_motion_uses[];
 extern const int vi_motion_n_uses;
 
-/* The first n_sets option sets of vi_adm_uses, which ctx must have run. */
-int vi_adm_check(VmafContext *ctx, const ViSeq *s, int n_sets);
+/*
+ * The first n_sets option sets of vi_adm_uses, which ctx must have run;
+ * skip_aim: also adm_skip_aim, run here in a context of its own (cpumask).
+ */
+int vi_adm_check(VmafContext *ctx, const ViSeq *s, int n_sets, int skip_aim, uint64_t cpumask);
 extern const ViUse vi_adm_uses[];
 extern const int vi_adm_n_uses, vi_adm_clip_uses;
 
