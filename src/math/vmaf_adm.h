@@ -12,6 +12,12 @@
  *                      scales 1..3 (u32)trunc(rf * 2^32);
  *   SqVaScale.rf3[th]  pow(rf, 3) in double, rf the f32 factor of th;
  * and, after a frame's SqVaRaw, the cube roots that sq_va_scale_sum adds.
+ * rf is 1.0f / Watson's Q (adm_csf_mode 0: glibc log10/pow on the spec's
+ * f32 constants) or the f32 entry of the blend tables (modes 2 and 3),
+ * for (scale, h/v) and (scale, d). The host also refuses what libvmaf
+ * refuses (nvd * rdh < 3 * 1080) and blend modes without a table.
+ * tests/vmafint/adm_check.c (params) builds all of it for now; Barten
+ * (mode 1) is not covered (libvmaf's C and SIMD disagree there).
  */
 #ifndef SQ_MATH_VMAF_ADM_H
 #define SQ_MATH_VMAF_ADM_H
