@@ -261,12 +261,13 @@ SQ_FN void sq_va_cm_row(int scale, const SqVaScale *p, const SQ_GLOBAL int32_t *
                         int w, int h, int i, int64_t *acc)
 {
     const int l = sq_va_pool_lo(w), r = sq_va_pool_hi(w), rho = sq_va_ceil_log2(h);
+    const int c[3] = { sq_va_cm_shift(scale, 0, w), sq_va_cm_shift(scale, 1, w),
+                       sq_va_cm_shift(scale, 2, w) };
     int64_t inner[3] = { 0, 0, 0 };
     for (int j = l; j < r; j++) {
         const int32_t thr = sq_va_thr(scale, A, F, w, h, i, j);
         for (int th = 0; th < 3; th++)
-            inner[th] += sq_va_cm_val(scale, th, p->ir[th], X[th][(int64_t)i * w + j], thr,
-                                      sq_va_cm_shift(scale, th, w));
+            inner[th] += sq_va_cm_val(scale, th, p->ir[th], X[th][(int64_t)i * w + j], thr, c[th]);
     }
     for (int th = 0; th < 3; th++)
         acc[th] += (inner[th] + sq_va_half(rho)) >> rho;
