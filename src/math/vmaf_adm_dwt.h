@@ -1,0 +1,236 @@
+/*
+ * libvmaf's integer ADM, part 1 (spec vmaf-integer-features 3.3, 3.4): the
+ * integer helpers, the one-level Daubechies-2 DWT of each scale and the
+ * decouple/pooling regions. All integer: any split of rows or columns
+ * between threads gives the same bands.
+ *
+ * Bands are int32 planes whatever the scale; at scale 0 libvmaf stores
+ * int16, so every scale-0 result goes through sq_va_i16 here exactly where
+ * libvmaf stores it (the values normally fit; where they do not, the wrap is
+ * libvmaf's too).
+ */
+#ifndef SQ_MATH_VMAF_ADM_DWT_H
+#define SQ_MATH_VMAF_ADM_DWT_H
+
+#include "math/f64.h"
+#include "math/filter.h"
+
+/* Band order of the DWT output. */
+#define SQ_VA_A 0
+#define SQ_VA_V 1 /* vertical low-pass, horizontal high-pass */
+#define SQ_VA_H 2 /* vertical high-pass, horizontal low-pass */
+#define SQ_VA_D 3
+
+/* v stored into an int16 (wrapping), written without int16_t, which OpenCL C lacks. */
+SQ_FN int32_t sq_va_i16(int64_t v)
+{
+    return (int32_t)(((v & 0xffff) ^ 0x8000) - 0x8000);
+}
+
+/* smallest c with 2^c >= n (libvmaf's ceil(log2(n)), exact for every int n >= 1) */
+SQ_FN int sq_va_ceil_log2(int64_t n)
+{
+    int c = 0;
+    while (((int64_t)1 << c) < n)
+        c++;
+    return c;
+}
+
+/* (u32)pow(2, c - 1): 0 when c <= 0, as libvmaf's rounding constants are. */
+SQ_FN int64_t sq_va_half(int c)
+{
+    return c > 0 ? (int64_t)1 << (c - 1) : 0;
+}
+
+/* 2^e as a double, exact (|e| < 1000), with no libm. */
+SQ_FN sq_f64 sq_va_pow2(int e)
+{
+    return sq_d_from_bits((uint64_t)(1023 + e) << 52);
+}
+
+/* 2^e as a float, exact (|e| < 127). */
+SQ_FN float sq_va_pow2f(int e)
+{
+    return sq_bits_f32((uint32_t)(127 + e) << 23);
+}
+
+/* A double truncated toward zero (C's cast to an integer), |x| < 2^62, from its bits. */
+SQ_FN int64_t sq_va_trunc(sq_f64 x)
+{
+    const uint64_t u = sq_d_bits(x);
+    const int e = (int)((u >> 52) & 0x7ff) - 1023;
+    if (e < 0)
+        return 0;
+    const uint64_t m = (u & 0xfffffffffffffull) | 0x10000000000000ull;
+    const uint64_t v = e >= 52 ? m << (e - 52) : m >> (52 - e);
+    return (u >> 63) ? -(int64_t)v : (int64_t)v;
+}
+
+/* An unsigned 64-bit integer as a double, correctly rounded also above 2^63. */
+SQ_FN sq_f64 sq_va_u64_to_d(uint64_t u)
+{
+    if (!(u >> 63))
+        return sq_d_from_int((int64_t)u);
+    /* halve keeping a sticky bit: one rounding, then the exact doubling */
+    const sq_f64 h = sq_d_from_int((int64_t)((u >> 1) | (u & 1)));
+    return sq_d_add(h, h);
+}
+
+/*
+ * libvmaf's reciprocal table, DIV[32768 + v] = 2^30 / v truncated toward
+ * zero (DIV[32768] = 0), for -32768 <= v <= 32768: C's division is that
+ * table, so no table is needed.
+ */
+SQ_FN int64_t sq_va_div(int64_t v)
+{
+    return v ? ((int64_t)1 << 30) / v : 0;
+}
+
+/* DWT index rule: -1 -> 1 (no edge repeat), n + k -> n - 1 - k (edge repeated). */
+SQ_FN int sq_va_mirror(int t, int n)
+{
+    return t < 0 ? -t : t >= n ? 2 * n - t - 1 : t;
+}
+
+/* Taps LO = [15826 27411 7345 -4240] and HI = [-4240 -7345 27411 -15826]. */
+SQ_FN int64_t sq_va_lo(int k)
+{
+    return k == 0 ? 15826 : k == 1 ? 27411 : k == 2 ? 7345 : -4240;
+}
+
+SQ_FN int64_t sq_va_hi(int k)
+{
+    return k == 0 ? -4240 : k == 1 ? -7345 : k == 2 ? 27411 : -15826;
+}
+
+/* Vertical/horizontal rounding of scales 1..3 (spec 3.3's table): add = 2^(shift-1). */
+SQ_FN int sq_va_vshift(int scale)
+{
+    return scale == 1 ? 0 : 16;
+}
+
+SQ_FN int sq_va_hshift(int scale)
+{
+    return scale == 2 ? 16 : 15;
+}
+
+/*
+ * Vertical pass of scale 0 at output row i, input column j, from a raw plane
+ * (acc: math/filter.h sample access) of height h: the low-pass with the mean
+ * offset 46342 * 2^(bpc-1) removed and the high-pass, each
+ * (sum + 2^(bpc-1)) >> bpc stored as int16 (bpc = 8 is libvmaf's 8-bit path).
+ */
+SQ_FN void sq_va_dwt_v0(const SQ_GLOBAL uint8_t *src, int64_t stride, int acc, int h, int bpc,
+                        int i, int j, SQ_GLOBAL int32_t *lo, SQ_GLOBAL int32_t *hi)
+{
+    int64_t sl = 0, sh = 0;
+    for (int k = 0; k < 4; k++) {
+        const int64_t x = sq_sample(src + (int64_t)sq_va_mirror(2 * i - 1 + k, h) * stride, j, acc);
+        sl += sq_va_lo(k) * x;
+        sh += sq_va_hi(k) * x;
+    }
+    const int64_t rnd = (int64_t)1 << (bpc - 1);
+    lo[j] = sq_va_i16((sl - 46342 * rnd + rnd) >> bpc);
+    hi[j] = sq_va_i16((sh + rnd) >> bpc);
+}
+
+/* Vertical pass of scale 1..3 at (i, j) over the previous scale's band a (int32, width w). */
+SQ_FN void sq_va_dwt_vs(const SQ_GLOBAL int32_t *src, int w, int h, int scale, int i, int j,
+                        SQ_GLOBAL int32_t *lo, SQ_GLOBAL int32_t *hi)
+{
+    int64_t sl = 0, sh = 0;
+    for (int k = 0; k < 4; k++) {
+        const int64_t x = src[(int64_t)sq_va_mirror(2 * i - 1 + k, h) * w + j];
+        sl += sq_va_lo(k) * x;
+        sh += sq_va_hi(k) * x;
+    }
+    const int s = sq_va_vshift(scale);
+    const int64_t add = sq_va_half(s);
+    lo[j] = (int32_t)((sl + add) >> s);
+    hi[j] = (int32_t)((sh + add) >> s);
+}
+
+/*
+ * Horizontal pass at output column c of the vertical rows lo/hi (input width
+ * w): band[SQ_VA_A..D][c]. Scale 0 rounds by 2^16 into int16; scales 1..3 by
+ * their shift into int32. only_a: skip_scale0's scale 0, where only a is kept.
+ */
+SQ_FN void sq_va_dwt_h(const SQ_GLOBAL int32_t *lo, const SQ_GLOBAL int32_t *hi, int w, int scale,
+                       int c, int only_a, SQ_GLOBAL int32_t *const *band, int64_t at)
+{
+    int64_t a = 0, v = 0, hh = 0, d = 0;
+    for (int k = 0; k < 4; k++) {
+        const int m = sq_va_mirror(2 * c - 1 + k, w);
+        a += sq_va_lo(k) * lo[m];
+        v += sq_va_hi(k) * lo[m];
+        hh += sq_va_lo(k) * hi[m];
+        d += sq_va_hi(k) * hi[m];
+    }
+    const int s = scale ? sq_va_hshift(scale) : 16;
+    const int64_t add = sq_va_half(s);
+    if (!scale) {
+        band[SQ_VA_A][at] = sq_va_i16((a + add) >> s);
+        if (only_a)
+            return;
+        band[SQ_VA_V][at] = sq_va_i16((v + add) >> s);
+        band[SQ_VA_H][at] = sq_va_i16((hh + add) >> s);
+        band[SQ_VA_D][at] = sq_va_i16((d + add) >> s);
+        return;
+    }
+    band[SQ_VA_A][at] = (int32_t)((a + add) >> s);
+    band[SQ_VA_V][at] = (int32_t)((v + add) >> s);
+    band[SQ_VA_H][at] = (int32_t)((hh + add) >> s);
+    band[SQ_VA_D][at] = (int32_t)((d + add) >> s);
+}
+
+/*
+ * One DWT level over a whole plane: scale 0 from the raw plane (src8, stride,
+ * acc, bpc), scales 1..3 from the int32 band src (width w). Bands are
+ * ((w + 1) / 2) x ((h + 1) / 2), rows packed. lo/hi: caller rows of w int32.
+ */
+SQ_FN void sq_va_dwt_plane(const SQ_GLOBAL uint8_t *src8, int64_t stride, int acc, int bpc,
+                           const SQ_GLOBAL int32_t *src, int w, int h, int scale, int only_a,
+                           SQ_GLOBAL int32_t *lo, SQ_GLOBAL int32_t *hi,
+                           SQ_GLOBAL int32_t *const *band)
+{
+    const int w2 = (w + 1) / 2, h2 = (h + 1) / 2;
+    for (int i = 0; i < h2; i++) {
+        for (int j = 0; j < w; j++) {
+            if (scale)
+                sq_va_dwt_vs(src, w, h, scale, i, j, lo, hi);
+            else
+                sq_va_dwt_v0(src8, stride, acc, h, bpc, i, j, lo, hi);
+        }
+        for (int c = 0; c < w2; c++)
+            sq_va_dwt_h(lo, hi, w, scale, c, only_a, band, (int64_t)i * w2 + c);
+    }
+}
+
+/*
+ * The regions of a band of n samples (spec 3.4). libvmaf computes
+ * trunc(n * 0.1 - 0.5 - 1) and trunc(n * 0.1 - 0.5) in double; since 0.1 as
+ * a double exceeds 1/10 by less than any step that could move such a value
+ * across an integer, they equal C's truncating divisions (n - 15) / 10 and
+ * (n - 5) / 10, negative values included.
+ */
+SQ_FN int sq_va_ext_lo(int n)
+{
+    return sq_imax((n - 15) / 10, 0);
+}
+
+SQ_FN int sq_va_ext_hi(int n)
+{
+    return sq_imin(n - (n - 15) / 10 + 2, n);
+}
+
+SQ_FN int sq_va_pool_lo(int n)
+{
+    return (n - 5) / 10;
+}
+
+SQ_FN int sq_va_pool_hi(int n)
+{
+    return n - (n - 5) / 10;
+}
+
+#endif

@@ -1,0 +1,140 @@
+/*
+ * speedqa's integer motion / ADM math against libvmaf, per frame, bit for bit.
+ *
+ *   test_vmafint FEATURE MODE GOLDEN WORK
+ *
+ * FEATURE: motion or adm. MODE: clips (every pair of GOLDEN/manifest.tsv,
+ * all frames; xz clips unpacked into WORK) or random (fixed seeds, then
+ * seeds from the clock, each printed; VMAFINT_SEED=S replays one seed).
+ *
+ * Which libvmaf: the clips run its default CPU dispatch (AVX2/AVX-512 here:
+ * what its users get); the random ADM cases run its plain C path (cpumask
+ * 63), the spec's normative one, because libvmaf's own SIMD ADM differs
+ * from its C at scale 0 on extreme content (full-range white noise) and
+ * with a non-integer adm_enhn_gain_limit on any content; so the clips run
+ * only the ADM sets with an integer limit (vi_adm_clip_uses).
+ * VMAFINT_CPUMASK overrides the cpumask of both. The random cases also
+ * require the soft-double build of the math (soft.c) to give the same bits.
+ */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include "vmafint.h"
+
+static int is_adm, is_clips;
+int vi_check_soft;
+static uint64_t cpumask;
+
+static int run_seq(const ViSeq *s)
+{
+    const ViUse *uses = is_adm ? vi_adm_uses : vi_motion_uses;
+    const int n_uses = !is_adm ? vi_motion_n_uses : is_clips ? vi_adm_clip_uses : vi_adm_n_uses;
+    VmafContext *ctx = vi_vmaf_run(s, uses, n_uses, cpumask);
+    if (!ctx)
+        return 1;
+    const int bad = is_adm ? vi_adm_check(ctx, s, n_uses, !is_clips, cpumask) : vi_motion_check(ctx, s);
+    vmaf_close(ctx);
+    printf("%s %s: %d frames %dx%d bpc%d\n", bad ? "FAIL" : "ok", s->name, s->n, s->w, s->h,
+           s->bpc);
+    fflush(stdout);
+    return bad;
+}
+
+static int seen(char pairs[][2][300], int n, const char *ref, const char *dis)
+{
+    for (int i = 0; i < n; i++)
+        if (!strcmp(pairs[i][0], ref) && (!is_adm || !strcmp(pairs[i][1], dis)))
+            return 1;
+    return 0;
+}
+
+/* Motion reads only the reference: one run per reference clip; ADM one per pair. */
+static int run_clips(const char *golden, const char *work)
+{
+    char path[1200], line[4096];
+    snprintf(path, sizeof path, "%s/manifest.tsv", golden);
+    FILE *f = fopen(path, "r");
+    if (!f) {
+        printf("FAIL cannot open %s\n", path);
+        return 1;
+    }
+    static char pairs[256][2][300];
+    int n = 0, fails = 0;
+    while (fgets(line, sizeof line, f) && n < 256) {
+        char *col[6] = { 0 }, *p = line;
+        line[strcspn(line, "\r\n")] = 0;
+        for (int c = 0; c < 6 && p; c++) {
+            col[c] = p;
+            p = strchr(p, '\t');
+            if (p)
+                *p++ = 0;
+        }
+        if (!col[4] || strncmp(col[3], "clips/", 6) || seen(pairs, n, col[3], col[4]))
+            continue;
+        snprintf(pairs[n][0], 300, "%s", col[3]);
+        snprintf(pairs[n][1], 300, "%s", col[4]);
+        n++;
+        ViSeq s;
+        if (vi_seq_read(&s, golden, work, col[3], col[4], 0)) {
+            printf("FAIL cannot read %s / %s\n", col[3], col[4]);
+            fails++;
+            continue;
+        }
+        fails += run_seq(&s) != 0;
+        vi_seq_free(&s);
+    }
+    fclose(f);
+    if (!n) {
+        printf("FAIL no clips in %s\n", path);
+        return 1;
+    }
+    printf("%d clip runs, %d failed\n", n, fails);
+    return fails != 0;
+}
+
+static int run_seed(uint64_t seed, int lo, int hi)
+{
+    ViSeq s;
+    vi_seq_random(&s, seed, lo, hi);
+    int bad = run_seq(&s);
+    if (bad)
+        printf("replay: VMAFINT_SEED=%llu\n", (unsigned long long)seed);
+    vi_seq_free(&s);
+    return bad != 0;
+}
+
+static int run_random(void)
+{
+    const char *env = getenv("VMAFINT_SEED");
+    if (env)
+        return run_seed(strtoull(env, NULL, 0), 40, 260);
+    int fails = 0;
+    /* fixed seeds: small and odd sizes, then a few larger frames */
+    for (uint64_t k = 1; k <= 16; k++)
+        fails += run_seed(k, 40, 140);
+    for (uint64_t k = 101; k <= 103; k++)
+        fails += run_seed(k, 300, 700);
+    const uint64_t t = (uint64_t)time(NULL);
+    printf("clock seeds start at %llu\n", (unsigned long long)t * 1000);
+    for (uint64_t k = 0; k < 12; k++)
+        fails += run_seed(t * 1000 + k, 40, 260);
+    printf("%d random sequences failed\n", fails);
+    return fails != 0;
+}
+
+int main(int argc, char **argv)
+{
+    if (argc < 5) {
+        fprintf(stderr, "usage: test_vmafint motion|adm clips|random GOLDEN WORK\n");
+        return 2;
+    }
+    is_adm = !strcmp(argv[1], "adm");
+    is_clips = !strcmp(argv[2], "clips");
+    vi_check_soft = !is_clips;
+    const char *m = getenv("VMAFINT_CPUMASK");
+    cpumask = m ? strtoull(m, NULL, 0) : is_adm && !is_clips ? 63 : 0;
+    setvbuf(stdout, NULL, _IOLBF, 0);
+    return is_clips ? run_clips(argv[3], argv[4]) : run_random();
+}

@@ -1,0 +1,30 @@
+// Compile check: libvmaf's integer motion and ADM math (src/math/vmaf_*.h)
+// must build as CUDA device code like the rest of the core; every entry
+// point is instantiated in a kernel.
+#include "math/vmaf_adm_pool.h"
+#include "math/vmaf_motion.h"
+
+__global__ void sq_vmafint_compile_check(const uint8_t *raw, int32_t *row, double *d, float *f,
+                                         SqVaBufs bf, SqVaParams p)
+{
+    const SqVmOpts o = sq_vm_opts_default();
+    row[0] = sq_vm_vert(raw, raw, 64, 0, 32, 8, threadIdx.x, 1);
+    row[1] = (int32_t)sq_vm_row_sad(row, 32);
+    d[0] = sq_vm_sad_score(sq_vm_plane_sad(raw, raw, 64, SQ_ACC_16, 32, 32, 10, row), 32, 32, &o);
+    sq_vm_flush(d, 4, &o, d + 4, d + 8);
+    SqVaRaw raw4[4];
+    sq_va_frame(raw, raw, 128, 0, 8, 64, 64, &p, &bf, raw4);
+    const SqVaScale *sc = &p.s[1];
+    sq_va_dwt_h(bf.lo, bf.hi, 64, 1, threadIdx.x, 0, bf.ob, 0);
+    sq_va_decouple_at(2, bf.ob, bf.tb, threadIdx.x, p.egl, bf.r, bf.e);
+    sq_va_csf_at(3, sc, bf.e, threadIdx.x, bf.A, bf.F);
+    f[0] = (float)sq_va_thr(1, bf.A, bf.F, 16, 16, 0, 15);
+    int64_t acc[3] = { 0, 0, 0 };
+    sq_va_cm_row(1, sc, bf.r, bf.A, bf.F, 16, 16, 3, acc);
+    f[1] = sq_va_num_norm(1, 2, acc[2], 16, 16);
+    sq_va_den(1, sc, bf.ob, 16, 16, f + 2);
+    const float c3[3] = { f[0], f[1], f[2] };
+    f[5] = sq_va_scale_sum(c3, sq_va_noise(raw4[1].area, p.egl));
+    const SqVaScores s = sq_va_scores(f, f + 4, f + 8, 64, 64, p.egl, p.egl);
+    d[12] = s.adm3;
+}
