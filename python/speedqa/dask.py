@@ -148,6 +148,10 @@ def main(argv: Optional[Sequence[str]] = None) -> int:
     finally:
         client.close()
         if cluster is not None:
+            # a worker slow to exit on a loaded machine is killed at close;
+            # distributed's warning about it says nothing of the run's outcome
+            import logging
+            logging.getLogger("distributed").setLevel(logging.ERROR)
             cluster.close()
     if line:
         print("speedqa: error: %s" % line, file=sys.stderr)
