@@ -113,7 +113,17 @@ class Scorer(_Pictures):
     flush() ends the sequence and returns the rest. Each result dict has the
     libvmaf score names as keys, plus "frame" (the 0-based pair index since
     open), "sequence" and "sequence_frame".
+
+    Scorer(..., model="version=vmaf_v1.0.16_3d0h") scores a VMAF model
+    instead: it is a ModelScorer (see its help), whose flush() returns every
+    frame's vmaf and features.
     """
+
+    def __new__(cls, *args: Any, model: Any = None, **kw: Any):
+        if model is not None and cls is Scorer:
+            from ._model import ModelScorer
+            return ModelScorer(*args, model=model, **kw)
+        return super().__new__(cls)
 
     _LEVELS = {"error": L.LOG_ERROR, "warning": L.LOG_WARNING, "info": L.LOG_INFO,
                "debug": L.LOG_DEBUG}
@@ -125,7 +135,8 @@ class Scorer(_Pictures):
                  device: Optional[Union[int, str]] = None, cpu_mask: Optional[int] = None,
                  log_level: Union[str, int] = "warning",
                  logger: Optional[Callable[[int, str], None]] = None, n_distorted: int = 1,
-                 keep_device: bool = False) -> None:
+                 keep_device: bool = False, model: Any = None) -> None:
+        # (model: taken by __new__, which makes a ModelScorer instead)
         lib = L.lib()
         self._ctx = ctypes.c_void_p()
         fmt, bpc = parse_pix_fmt(pix_fmt, bitdepth)

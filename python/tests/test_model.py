@@ -121,3 +121,19 @@ def test_model_scorer_errors(vmaf_cli, short):
         with pytest.raises(speedqa.Error) as e:
             s.flush()  # no frame pair: the CLI's exit 3
         assert e.value.exit_code == 3
+
+
+def test_scorer_with_a_model_is_a_model_scorer(vmaf_cli, short):
+    _, (ref, dis, _r2, _d2) = short
+    with speedqa.open_video(ref) as rv, speedqa.open_video(dis) as dv:
+        s = speedqa.Scorer(rv.width, rv.height, rv.pix_fmt, rv.bitdepth, model=V0)
+        assert isinstance(s, speedqa.ModelScorer)
+        for a, b in zip(rv, dv):
+            s.send(a, b)
+        rows = s.flush()
+        s.close()
+    want = cli_doc(vmaf_cli, ref, dis, "--model", V0)
+    assert [r["vmaf"] for r in rows] == [f["metrics"]["vmaf"] for f in want["frames"]]
+    plain = speedqa.Scorer(rv.width, rv.height, rv.pix_fmt, rv.bitdepth, model=None)
+    assert type(plain) is speedqa.Scorer
+    plain.close()
