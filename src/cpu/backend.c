@@ -9,7 +9,9 @@
  * and idle workers); workers score whole frames in parallel, frame
  * n reading slot n and, for jobs with a previous picture, slot n-1. A
  * slot's lent pictures go back when both frames that read them are done
- * (a count per slot). Results leave in send order.
+ * (a count per slot). Which pictures a frame holds, and until when, is
+ * core/frames.c's (CpuPriv.fr); this file scores what it holds. Results
+ * leave in send order.
  */
 #include <errno.h>
 #include <stdio.h>
@@ -22,29 +24,20 @@ static void score_slot(void *ctx, int64_t frame, int thread)
 {
     CpuPriv *c = ctx;
     const unsigned long long n = (unsigned long long)frame;
-    Slot *s = &c->slot[n % c->nslots];
-    const Slot *prev = s->new_seq ? NULL : &c->slot[(n - 1) % c->nslots];
+    const SqFrameSlot *fs = sq_frames_at(&c->fr, n);
+    Slot *s = &c->slot[sq_frames_index(&c->fr, n)];
+    const Slot *prev = fs->has_prev ? &c->slot[sq_frames_index(&c->fr, n - 1)] : NULL;
     sq_cpu_score_frame(c, &c->w[thread], c->pool, thread, s->pl, prev ? prev->pl : NULL,
-                prev && !prev->new_seq, s->present, NULL, NULL, &s->res);
-    if (prev && c->keep)
-        slot_unref((Slot *)prev, c->npics);
-    slot_unref(s, c->npics);
+                prev && sq_frames_at(&c->fr, n - 1)->has_prev, fs->present, NULL, NULL,
+                &s->res);
+    sq_frames_done(&c->fr, n);
 }
 
 static void cpu_end_seq(void *priv)
 {
     CpuPriv *c = priv;
-    if (c->nworkers == 1) {
-        for (int k = 0; k < c->npics; k++)
-            give_back(&c->held[k]);
-        c->have_prev = 0;
-        return;
-    }
-    Slot *last = c->sent ? &c->slot[(c->sent - 1) % c->nslots] : NULL;
-    if (last && last->next_ref) {
-        last->next_ref = 0;
-        slot_unref(last, c->npics);
-    }
+    sq_frames_end_seq(&c->fr);
+    c->have_prev = 0;
 }
 
 static void cpu_close(void **pp)
@@ -54,11 +47,7 @@ static void cpu_close(void **pp)
         return;
     /* queued frames never run once the pool stops: give back all that is lent */
     sq_pool_stop(&c->pool);
-    for (int i = 0; c->slot && i < c->nslots; i++)
-        for (int k = 0; k < SQ_MAX_PICS; k++)
-            give_back(&c->slot[i].lent[k]);
-    for (int k = 0; k < SQ_MAX_PICS; k++)
-        give_back(&c->held[k]);
+    sq_frames_close(&c->fr, &c->p.alloc);
     for (int i = 0; c->w && i < c->nw; i++) {
         for (int f = 0; f < c->p.nplans; f++)
             for (int k = 0; k < 3; k++)
@@ -71,7 +60,7 @@ static void cpu_close(void **pp)
     }
     const SqAlloc a = c->p.alloc;
     sq_free(&a, c->w);
-    for (int i = 0; c->slot && i < c->nslots; i++)
+    for (int i = 0; c->slot && i < c->fr.nslots; i++)
         for (int k = 0; k < SQ_MAX_PICS; k++)
             sq_free(&a, c->slot[i].buf[k]);
     sq_free(&a, c->slot);
@@ -207,15 +196,18 @@ static int cpu_open(void **pp, const SqBackendParams *p, char *err, size_t errle
     if (open_workers(c, p) < 0)
         goto oom;
     if (c->nworkers == 1)
-        return open_single(c, p) < 0 ? open_oom(pp, err, errlen) : 0;
+        return open_single(c, p) < 0 || sq_frames_open(&c->fr, 2, c->npics, c->keep, &p->alloc) < 0
+                   ? open_oom(pp, err, errlen) : 0;
     for (int pl = 0; pl < 3; pl++)
         if (c->need[pl] && sq_cpu_mark_rows(p, pl, 0, &c->rows[pl]) < 0)
             goto oom;
-    c->nslots = c->cap + 2; /* frame n's slot is free once frame n - cap was received */
-    c->slot = sq_calloc(&p->alloc, (size_t)c->nslots, sizeof(*c->slot));
+    /* frame n's slot is free once frame n - cap was received */
+    if (sq_frames_open(&c->fr, c->cap + 2, c->npics, c->keep, &p->alloc) < 0)
+        goto oom;
+    c->slot = sq_calloc(&p->alloc, (size_t)c->fr.nslots, sizeof(*c->slot));
     if (!c->slot)
         goto oom;
-    for (int i = 0; i < c->nslots; i++)
+    for (int i = 0; i < c->fr.nslots; i++)
         for (int k = 0; k < c->npics; k++)
             if (!(c->slot[i].buf[k] = sq_malloc(&p->alloc, bytes, 1)))
                 goto oom;
@@ -242,14 +234,12 @@ static int cpu_capacity(void *priv)
 
 /*
  * Keep what the next frame's jobs read of pic as its previous picture: a
- * lent picture itself (the one held so far goes back), else a copy of the
- * rows they read.
+ * lent picture itself (its frame's slot holds it for the next frame), else
+ * a copy of the rows they read.
  */
 static void store_prev(CpuPriv *c, const SpeedqaPicture *pic, int side, uint32_t saved)
 {
-    give_back(&c->held[side]);
     if (pic->release) {
-        c->held[side] = lend(pic);
         c->prev_pl[side] = picture_planes(pic);
         return;
     }
@@ -273,9 +263,6 @@ static int cpu_send(void *priv, const SpeedqaPicture *const *pics, int new_seq, 
                     size_t errlen)
 {
     CpuPriv *c = priv;
-    uint32_t present = 0;
-    for (int k = 0; k < c->npics; k++)
-        present |= (uint32_t)(pics[k] != NULL) << k;
     /* pictures read in place: the current ones on one thread, lent ones otherwise */
     for (int k = 0; k < c->npics; k++) {
         const SpeedqaPicture *pic = pics[k];
@@ -284,6 +271,8 @@ static int cpu_send(void *priv, const SpeedqaPicture *const *pics, int new_seq, 
             (ret = sq_cpu_ensure_unpack(c, err, errlen)) < 0)
             return ret;
     }
+    SqFrameSlot *fs = sq_frames_next(&c->fr, pics, new_seq);
+    const uint32_t present = fs->present;
     if (c->nworkers == 1) {
         Planes cur[SQ_MAX_PICS] = { 0 };
         for (int k = 0; k < c->npics; k++)
@@ -302,22 +291,21 @@ static int cpu_send(void *priv, const SpeedqaPicture *const *pics, int new_seq, 
         sq_cpu_score_frame(c, &c->w[0], NULL, 0, cur, use_prev ? c->prev_pl : NULL, c->prev_had_prev,
                     present, save, saved, &c->sync_res);
         c->prev_had_prev = use_prev;
-        for (int k = 0; k < c->npics; k++) {
-            if (c->keep && pics[k]) {
+        for (int k = 0; c->keep && k < c->npics; k++)
+            if (pics[k])
                 store_prev(c, pics[k], k, saved[k]);
-            } else if (pics[k]) {
-                Lent l = lend(pics[k]);
-                give_back(&l);
-            } else {
-                give_back(&c->held[k]); /* an ended stream's last picture */
-            }
-        }
+        /* lent pictures stay held for the next frame (keep), or go back now;
+         * so does the last picture of a stream that has ended */
+        sq_frames_hold_all(&c->fr, fs, pics);
+        const unsigned long long n = c->fr.sent;
+        sq_frames_commit(&c->fr);
+        sq_frames_done(&c->fr, n);
         c->have_prev = c->keep;
         c->sync_ready = 1;
         return 0;
     }
-    Slot *s = &c->slot[c->sent % c->nslots];
-    /* The slot is not read by any worker, and what it lent went back: see nslots. */
+    Slot *s = &c->slot[sq_frames_index(&c->fr, c->fr.sent)];
+    /* The slot is not read by any worker, and what it held went back: see nslots. */
     CopyJob cj = { .c = c };
     for (int k = 0; k < c->npics; k++) {
         memset(&s->pl[k], 0, sizeof(s->pl[k]));
@@ -330,26 +318,14 @@ static int cpu_send(void *priv, const SpeedqaPicture *const *pics, int new_seq, 
         }
     }
     sq_cpu_run_copies(c, &cj);
-    s->new_seq = new_seq;
-    s->present = present;
-    atomic_store_explicit(&s->refs, 1 + c->keep, memory_order_relaxed);
-    for (int k = 0; k < c->npics; k++)
-        s->lent[k] = pics[k] ? lend(pics[k]) : (Lent){ 0 };
-    Slot *last = c->sent ? &c->slot[(c->sent - 1) % c->nslots] : NULL;
-    if (sq_pool_submit(c->pool, score_slot, c, (int64_t)c->sent) < 0) {
-        for (int k = 0; k < c->npics; k++)
-            s->lent[k].fn = NULL; /* nothing taken */
+    /* lent pictures are read in place: held until both frames that read them are done */
+    sq_frames_hold_all(&c->fr, fs, pics);
+    if (sq_pool_submit(c->pool, score_slot, c, (int64_t)c->fr.sent) < 0) {
+        sq_frames_drop(&c->fr, fs); /* nothing taken */
         snprintf(err, errlen, "cpu: queue full");
         return -EAGAIN;
     }
-    s->next_ref = c->keep;
-    if (last && last->next_ref) {
-        /* this frame's worker reads the last one unless a sequence starts */
-        last->next_ref = 0;
-        if (new_seq)
-            slot_unref(last, c->npics);
-    }
-    c->sent++;
+    sq_frames_commit(&c->fr);
     return 0;
 }
 
@@ -367,7 +343,7 @@ static int cpu_receive(void *priv, SqRawResult *out, int block, char *err, size_
     }
     if ((block ? sq_pool_collect_run(c->pool) : sq_pool_collect(c->pool, 0)) < 0)
         return -EAGAIN;
-    *out = c->slot[c->received++ % c->nslots].res;
+    *out = c->slot[sq_frames_index(&c->fr, c->fr.received++)].res;
     return 0;
 }
 
