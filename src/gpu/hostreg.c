@@ -78,7 +78,7 @@ int sq_gpu_host_unregister(void *priv, const void *p)
 /* Open: ranges can be registered when the runtime pins and uploads from them. */
 int sq_gpu_reg_open(GpuPriv *g)
 {
-    if (!g->fns->host_register || !g->fns->upload2d || !g->held)
+    if (!g->fns->host_register || !g->fns->upload2d)
         return 0;
     if (pthread_mutex_init(&g->regs.mu, NULL) != 0)
         return -ENOMEM;

@@ -179,7 +179,7 @@ int sq_gpu_launch_batch(GpuPriv *g)
     const int j = g->open_batch;
     BatchRec *b = &g->batches[j];
     const SqGpuFns *fn = g->fns;
-    const unsigned long long first = g->sent - (unsigned long long)b->nframes;
+    const unsigned long long first = g->fr.sent - (unsigned long long)b->nframes;
     const int C = SQ_GPU_STREAM_COMPUTE;
     int ret;
     /* every frame of the batch is on the copy stream before its event */
@@ -212,7 +212,7 @@ int sq_gpu_add_frame(GpuPriv *g, FrameRec *fr)
     BatchRec *b = &g->batches[g->open_batch];
     fr->bslot = g->open_batch;
     fr->index = b->nframes++;
-    g->sent++;
+    sq_frames_commit(&g->fr);
     return b->nframes == g->batch ? sq_gpu_launch_batch(g) : 0;
 }
 
@@ -230,7 +230,7 @@ int sq_gpu_wait_batch(GpuPriv *g, int bslot, int block)
         b->done = 1;
         /* its uploads are done too: the library pictures it read go back */
         for (int i = 0; i < b->nframes; i++)
-            sq_gpu_release_held(g, (int)((b->first + (unsigned)i) % (unsigned)g->nslots), 0);
+            sq_frames_done(&g->fr, b->first + (unsigned)i);
     }
     return 1;
 }

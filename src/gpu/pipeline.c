@@ -80,7 +80,7 @@ void sq_gpu_close(void **priv)
             if (g->batches[j].launched && !g->batches[j].done)
                 fn->event_sync(g->dev, ev_batch_done(g, j));
         /* frames of a batch never launched may still be uploading */
-        for (int k = 0; g->held && k < g->nslots; k++)
+        for (int k = 0; g->fr.slot && k < g->nslots; k++)
             sq_gpu_release_held(g, k, 1);
         sq_gpu_unregister_all(g);
         for (int k = 0; k < g->npicmem; k++)
@@ -103,7 +103,7 @@ void sq_gpu_close(void **priv)
     const SqAlloc a = g->p.alloc;
     sq_free(&a, g->frames);
     sq_free(&a, g->batches);
-    sq_free(&a, g->held);
+    sq_frames_close(&g->fr, &a);
     sq_free(&a, g->picmem);
     sq_free(&a, g);
     *priv = NULL;
@@ -186,8 +186,7 @@ int sq_gpu_open(void **priv, const SqBackendParams *p, const SqGpuFns *fns, char
     size_pinned(g, &sides_bytes, &res_bytes);
     g->frames = sq_calloc(&p->alloc, (size_t)g->nslots, sizeof(*g->frames));
     g->batches = sq_calloc(&p->alloc, (size_t)g->nbslots, sizeof(*g->batches));
-    g->held = fns->upload2d ? sq_calloc(&p->alloc, (size_t)g->nslots, sizeof(*g->held)) : NULL;
-    if (!g->frames || !g->batches || (fns->upload2d && !g->held)) {
+    if (!g->frames || !g->batches || sq_frames_open(&g->fr, g->nslots, 2, 0, &p->alloc) < 0) {
         snprintf(err, errlen, "out of memory for the %s backend", fns->name);
         ret = -ENOMEM;
         goto fail_leave;
@@ -308,16 +307,16 @@ int sq_gpu_send(void *priv, const SpeedqaPicture *const *pic, int new_seq, char 
             snprintf(err, errlen, "the %s backend cannot read this picture memory", g->fns->name);
             return -EINVAL;
         }
-    if (g->sent - g->received >= (unsigned)g->cap) {
+    if (g->fr.sent - g->fr.received >= (unsigned)g->cap) {
         snprintf(err, errlen, "%s: queue full", g->fns->name);
         return -EAGAIN;
     }
     if (enter(g) < 0)
         return report(g, err, errlen);
-    const int slot = (int)(g->sent % (unsigned)g->nslots);
+    const int slot = sq_frames_index(&g->fr, g->fr.sent);
     FrameRec *fr = &g->frames[slot];
     memset(fr, 0, sizeof(*fr));
-    fr->has_prev = !new_seq && g->sent > 0;
+    fr->has_prev = sq_frames_next(&g->fr, pic, new_seq)->has_prev;
     int ret = sq_gpu_put_frame(g, fr, slot, ref, dis, err, errlen);
     if (!ret && (ret = sq_gpu_add_frame(g, fr)) < 0)
         sq_gpu_release_held(g, slot, 1); /* taken, so given back before send returns */
@@ -335,7 +334,7 @@ int sq_gpu_receive(void *priv, SqRawResult *out, int block, char *err, size_t er
     GpuPriv *g = priv;
     if (g->sticky)
         return report(g, err, errlen);
-    const FrameRec *fr = &g->frames[g->received % (unsigned)g->nslots];
+    const FrameRec *fr = &g->frames[sq_frames_index(&g->fr, g->fr.received)];
     if (enter(g) < 0)
         return report(g, err, errlen);
     int ret = 0;
@@ -351,6 +350,6 @@ int sq_gpu_receive(void *priv, SqRawResult *out, int block, char *err, size_t er
     if (ret < 0)
         return report(g, err, errlen);
     sq_gpu_take_result(g, fr->bslot, fr->index, out);
-    g->received++;
+    g->fr.received++;
     return 0;
 }

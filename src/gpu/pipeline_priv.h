@@ -11,6 +11,7 @@
 #include <stdatomic.h>
 #include <stdint.h>
 
+#include "core/frames.h"
 #include "core/job.h"
 #include "core/pool.h"
 #include "gpu/gpu.h"
@@ -62,11 +63,11 @@ typedef struct ArenaMap {
  * staging.c's threads: lent host pictures are staged on them, a frame per
  * thread, while send returns: frame slots [uploaded, queued) wait there,
  * their pictures in lent[slot]; the caller uploads them in order. Started
- * by sq_gpu_start_stagers, ended by sq_gpu_stop_stagers.
+ * by sq_gpu_start_stagers, ended by sq_gpu_stop_stagers. A queued frame's
+ * pictures are held in its slot of GpuPriv.fr until its thread copied them.
  */
 typedef struct GpuStagers {
     SqPool *pool;        /* NULL: the caller stages alone */
-    SpeedqaPicture (*lent)[2];
     int *qslot;          /* the frame slot of queued frame k, at k % nslots */
     unsigned long long queued, uploaded;
 } GpuStagers;
@@ -112,7 +113,11 @@ typedef struct GpuPriv {
     int64_t pinned_bytes, tables_bytes, desc_bytes;
     FrameRec *frames;    /* nslots */
     BatchRec *batches;   /* nbslots */
-    unsigned long long sent, received, nbatches;
+    unsigned long long nbatches;
+    /* the frames sent (slot i of fr is frames[i]) and the pictures they hold
+     * (core/frames.c): a queued frame's until staged, a library picture's (and
+     * a registered range's) until its batch is done */
+    SqFrames fr;
     int open_batch;      /* batch slot being filled, -1 none */
 
     int profile;
@@ -121,9 +126,8 @@ typedef struct GpuPriv {
 
     GpuStagers stage;
     /* Library pictures (speedqa_picture_alloc) go up by DMA from their own
-     * pinned planes: each is held, per frame slot, until its batch is done.
-     * picmem: every such block, freed at close. */
-    SpeedqaPicture (*held)[2];
+     * pinned planes (held in fr until their batch is done). picmem: every
+     * such block, freed at close. */
     void **picmem;
     int npicmem;
     /* The caller's registered ranges (speedqa_host_register): a lent host

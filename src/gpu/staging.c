@@ -96,9 +96,8 @@ int sq_gpu_start_stagers(GpuPriv *g, int n_threads)
     const int want = sq_imin(n_threads - 1, MAX_STAGERS);
     if (want < 1)
         return 0;
-    g->stage.lent = sq_calloc(&g->p.alloc, (size_t)g->nslots, sizeof(*g->stage.lent));
     g->stage.qslot = sq_calloc(&g->p.alloc, (size_t)g->nslots, sizeof(*g->stage.qslot));
-    if (!g->stage.lent || !g->stage.qslot)
+    if (!g->stage.qslot)
         return -ENOMEM;
     /* room for every frame in flight: a queued stage never waits for a slot */
     const int ret = sq_pool_start(&g->stage.pool, want, g->nslots, &g->p.alloc);
@@ -116,9 +115,7 @@ void sq_gpu_stop_stagers(GpuPriv *g)
     if (g->stage.pool)
         sq_gpu_drain_staging(g);
     sq_pool_stop(&g->stage.pool);
-    sq_free(&g->p.alloc, g->stage.lent);
     sq_free(&g->p.alloc, g->stage.qslot);
-    g->stage.lent = NULL;
     g->stage.qslot = NULL;
 }
 
@@ -250,17 +247,11 @@ static int copy_whole_picture(GpuPriv *g, const SpeedqaPicture *pic, int s, Fram
     return 0;
 }
 
-static void give_back(const SpeedqaPicture *pic)
-{
-    if (pic->release)
-        pic->release(pic->release_opaque, pic->data[0]);
-}
-
 /* A library picture of this context, or a lent one in a registered range
  * (ranges: regs.mu is taken): pinned, so uploaded from in place. */
 static int is_direct(const GpuPriv *g, const SpeedqaPicture *pic, int ranges)
 {
-    return pic->memory == SPEEDQA_MEM_HOST && g->fns->upload2d && g->held &&
+    return pic->memory == SPEEDQA_MEM_HOST && g->fns->upload2d &&
            (sq_picture_owner(pic) == g || (ranges && sq_gpu_registered(g, pic)));
 }
 
@@ -276,16 +267,12 @@ void sq_gpu_sync_copies(GpuPriv *g)
 
 void sq_gpu_release_held(GpuPriv *g, int slot, int sync)
 {
-    SpeedqaPicture *h = g->held ? g->held[slot] : NULL;
-    if (!h || (!h[0].release && !h[1].release))
+    SqFrameSlot *s = &g->fr.slot[slot];
+    if (!s->pic[0].release && !s->pic[1].release)
         return;
     if (sync)
         sq_gpu_sync_copies(g);
-    for (int s = 0; s < 2; s++) {
-        const SpeedqaPicture pic = h[s];
-        h[s] = (SpeedqaPicture){ 0 };
-        give_back(&pic);
-    }
+    sq_frames_give_all(&g->fr, s);
 }
 
 /* The staging slots, pinned on the first host picture: a job fed device
@@ -320,14 +307,14 @@ static int upload_slot(GpuPriv *g, int slot, int first, int last)
 static void stage_queued(void *ctx, int64_t frame, int thread)
 {
     GpuPriv *g = ctx;
-    const int slot = (int)((unsigned long long)frame % (unsigned)g->nslots);
-    SpeedqaPicture *pic = g->stage.lent[slot];
-    StageJob job = { .g = g, .pic = { &pic[0], &pic[1] },
+    const int slot = sq_frames_index(&g->fr, (unsigned long long)frame);
+    SqFrameSlot *fs = &g->fr.slot[slot];
+    StageJob job = { .g = g, .pic = { &fs->pic[0], &fs->pic[1] },
                      .stage = g->pinned + slot * g->stage_bytes, .nparts = 1 };
     (void)thread;
     stage_part(&job, 0, 0);
-    give_back(&pic[0]);
-    give_back(&pic[1]);
+    sq_frames_give(fs, 0);
+    sq_frames_give(fs, 1);
 }
 
 void sq_gpu_drain_staging(GpuPriv *g)
@@ -361,6 +348,7 @@ static int put_frame(GpuPriv *g, FrameRec *fr, int slot, const SpeedqaPicture *r
 {
     const SpeedqaPicture *pic[2] = { ref, dis };
     const int64_t slot_off = g->at.slots + slot * g->slot_bytes;
+    SqFrameSlot *fs = &g->fr.slot[slot];
     int ret;
     const int direct[2] = { is_direct(g, ref, ranges), is_direct(g, dis, ranges) };
     if (((ref->memory == SPEEDQA_MEM_HOST && !direct[0]) ||
@@ -372,14 +360,15 @@ static int put_frame(GpuPriv *g, FrameRec *fr, int slot, const SpeedqaPicture *r
         ref->release && dis->release && !direct[0] && !direct[1]) {
         stage_record(g, 0, fr, slot_off);
         stage_record(g, 1, fr, slot_off);
-        g->stage.lent[slot][0] = *ref;
-        g->stage.lent[slot][1] = *dis;
-        if (sq_pool_submit(g->stage.pool, stage_queued, g, (int64_t)g->sent) == 0) {
+        sq_frames_hold(fs, 0, ref);
+        sq_frames_hold(fs, 1, dis);
+        if (sq_pool_submit(g->stage.pool, stage_queued, g, (int64_t)g->fr.sent) == 0) {
             /* frames sent otherwise (from a range, device pictures) are not queued */
             g->stage.qslot[g->stage.queued % (unsigned)g->nslots] = slot;
             g->stage.queued++;
             return sq_gpu_finish_staging(g, 0); /* what is done goes up now */
         }
+        sq_frames_drop(&g->fr, fs);
     }
     /* a parallel loop needs the queue empty */
     if (g->stage.pool && (ret = sq_gpu_finish_staging(g, 1)) < 0)
@@ -390,9 +379,9 @@ static int put_frame(GpuPriv *g, FrameRec *fr, int slot, const SpeedqaPicture *r
             job.pic[s] = pic[s];
         } else if ((ret = copy_whole_picture(g, pic[s], s, fr, slot_off)) < 0) {
             /* a failed send reads nothing once it returns, and takes nothing */
-            if (g->held && g->held[slot][0].release) {
+            if (fs->pic[0].release) {
                 sq_gpu_sync_copies(g);
-                g->held[slot][0] = (SpeedqaPicture){ 0 };
+                sq_frames_drop(&g->fr, fs);
             }
             if (ret == -EINVAL)
                 snprintf(err, errlen, "%s: device picture stride is smaller than a row",
@@ -404,7 +393,7 @@ static int put_frame(GpuPriv *g, FrameRec *fr, int slot, const SpeedqaPicture *r
             }
             return ret;
         } else if (direct[s]) {
-            g->held[slot][s] = *pic[s]; /* read by the DMA until its batch is done */
+            sq_frames_hold(fs, s, pic[s]); /* read by the DMA until its batch is done */
         }
     }
     if (job.pic[0] || job.pic[1])
@@ -426,8 +415,8 @@ int sq_gpu_put_frame(GpuPriv *g, FrameRec *fr, int slot, const SpeedqaPicture *r
     sq_gpu_reg_unlock(g, taken);
     /* outside the lock: a release may unregister (staged pictures are read) */
     if (back & 1)
-        give_back(ref);
+        sq_frames_give_now(ref);
     if (back & 2)
-        give_back(dis);
+        sq_frames_give_now(dis);
     return ret;
 }
