@@ -1,8 +1,9 @@
 /*
  * State shared by the files of the CPU backend: backend.c (the SqBackend
- * entry points, the single-thread mode's previous frame, the copies and
- * results of each frame slot; which pictures a frame holds, and until
- * when, is core/frames.c's), ring.c (the copies of a send, the rows they take, unpack
+ * entry points, the workers, the copies and results of each frame slot of
+ * the threaded mode; which pictures a frame holds, and until when, is
+ * core/frames.c's), single.c (the one-thread mode and its previous
+ * frame's copies), ring.c (the copies of a send, the rows they take, unpack
  * buffers), frame.c (one frame's jobs; a ladder's pairing of distorted
  * sides around a shared reference side) and bands.c (one frame's sides
  * shared with idle threads, in row and column bands).
@@ -14,8 +15,8 @@
 #include <stdint.h>
 
 #include "core/backend.h"
-#include "core/frames.h"
 #include "core/format.h"
+#include "core/frames.h"
 #include "core/pool.h"
 #include "cpu/cpu.h"
 #include "math/filter.h"
@@ -127,6 +128,11 @@ void sq_cpu_copy_layout(const CpuPriv *c, uint8_t *buf, Planes *pl);
 void sq_cpu_run_copies(const CpuPriv *c, CopyJob *j);
 int sq_cpu_mark_rows(const SqBackendParams *p, int pl, int prev_only, uint8_t **out);
 size_t sq_cpu_copy_size(const CpuPriv *c);
+
+/* single.c: the one-thread mode (the previous frame's copies; frames scored in send) */
+int sq_cpu_open_single(CpuPriv *c, const SqBackendParams *p);
+void sq_cpu_send_single(CpuPriv *c, const SpeedqaPicture *const *pics, SqFrameSlot *fs,
+                        int new_seq);
 
 /* frame.c */
 void sq_cpu_job_srcs(const CpuPriv *c, const SqJob *jb, SqRawResult *out, int j, const Planes *cur,
