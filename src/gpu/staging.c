@@ -262,7 +262,7 @@ static int copy_whole_picture(GpuStage *st, const SpeedqaPicture *pic, int s, Fr
 }
 
 /* A library picture of this context, or a lent one in a registered range
- * (ranges: regs.mu is taken): pinned, so uploaded from in place. */
+ * (ranges: GpuRegs.mu is taken): pinned, so uploaded from in place. */
 static int is_direct(const GpuStage *st, const SpeedqaPicture *pic, int ranges)
 {
     return pic->memory == SPEEDQA_MEM_HOST && st->x->fns->upload2d &&
