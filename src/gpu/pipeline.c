@@ -293,11 +293,13 @@ int sq_gpu_send(void *priv, const SpeedqaPicture *const *pic, int new_seq, char 
     memset(fr, 0, sizeof(*fr));
     fr->has_prev = sq_frames_next(&g->fr, pic, new_seq)->has_prev;
     int ret = sq_gpu_put_frame(&g->stage, fr, slot, ref, dis, err, errlen);
-    if (!ret && (ret = sq_gpu_add_frame(&g->bat, fr)) < 0)
-        sq_gpu_release_held(&g->stage, slot, 1); /* taken, so given back before send returns */
-    /* a failed send reads nothing once it returns */
+    const int taken = !ret && (ret = sq_gpu_add_frame(&g->bat, fr)) < 0;
+    /* a failed send reads nothing once it returns: a queued frame's staging
+     * thread gives its pictures back, then what the slot still holds goes */
     if (ret < 0 && g->stage.pool)
         sq_gpu_drain_staging(&g->stage);
+    if (taken)
+        sq_gpu_release_held(&g->stage, slot, 1); /* taken, so given back before send returns */
     leave(&g->x);
     if (ret == -EINVAL && !g->x.sticky)
         return ret;
