@@ -13,6 +13,7 @@ from __future__ import annotations
 import ctypes
 import json
 import os
+import select
 import threading
 from typing import Any, Dict, List, Optional, Sequence, Union
 
@@ -70,6 +71,8 @@ class ModelScorer:
                 os.close(fd)
             raise
         self._fds = [r_write, d_write]
+        for fd in self._fds:
+            os.set_blocking(fd, False)
         self._result: Dict[str, Any] = {}
         self._thread = threading.Thread(target=self._run, args=(r_read, d_read), daemon=True)
         self._thread.start()
@@ -86,11 +89,22 @@ class ModelScorer:
             os.close(r_read)
             os.close(d_read)
 
-    def _write(self, fd: int, data: bytes) -> None:
+    def _write(self, chunks: Dict[int, bytes]) -> None:
+        """Each pipe's bytes, written as the job reads them: it may read the
+        two inputs in any order (their first bytes at open, then frames, a
+        read-ahead thread each), so neither write may wait for the other."""
+        left = {fd: memoryview(b) for fd, b in chunks.items() if b}
         try:
-            view = memoryview(data)
-            while view:
-                view = view[os.write(fd, view):]
+            while left:
+                _, ready, _ = select.select([], list(left), [])
+                for fd in ready:
+                    try:
+                        n = os.write(fd, left[fd][:1 << 16])
+                    except BlockingIOError:
+                        continue
+                    left[fd] = left[fd][n:]
+                    if not left[fd]:
+                        del left[fd]
         except BrokenPipeError:
             self._finish()  # the job ended early: its error line says why
             res = self._result
@@ -116,9 +130,7 @@ class ModelScorer:
     def send(self, ref: Sequence[Any], dis: Sequence[Any]) -> List[Dict[str, Any]]:
         if self._thread is None or not self._fds:
             raise Error(-22, "send after flush or close", 2)
-        fr, fd = self._frame(ref, "ref"), self._frame(dis, "dis")
-        self._write(self._fds[0], fr)
-        self._write(self._fds[1], fd)
+        self._write({self._fds[0]: self._frame(ref, "ref"), self._fds[1]: self._frame(dis, "dis")})
         return []
 
     def _finish(self) -> None:

@@ -1,15 +1,14 @@
 /*
  * The CPU backend: runs the plane jobs of each frame (core/backend.h). With
- * one thread, frames are scored inside send() straight from the caller's
- * planes; the previous frame that jobs read is the lent picture itself
- * (held until the next frame is scored), or, for a picture without a
- * release callback, a copy of the rows they read. With N threads, each
+ * one thread, frames are scored inside send() (cpu/single.c). With N threads, each
  * frame takes a slot of a ring: a lent picture is read in place, of
  * others the rows the jobs read are copied into the slot (by the caller
  * and idle workers); workers score whole frames in parallel, frame
  * n reading slot n and, for jobs with a previous picture, slot n-1. A
  * slot's lent pictures go back when both frames that read them are done
- * (a count per slot). Results leave in send order.
+ * (a count per slot). Which pictures a frame holds, and until when, is
+ * core/frames.c's (CpuPriv.fr); this file scores what it holds. Results
+ * leave in send order.
  */
 #include <errno.h>
 #include <stdio.h>
@@ -22,29 +21,20 @@ static void score_slot(void *ctx, int64_t frame, int thread)
 {
     CpuPriv *c = ctx;
     const unsigned long long n = (unsigned long long)frame;
-    Slot *s = &c->slot[n % c->nslots];
-    const Slot *prev = s->new_seq ? NULL : &c->slot[(n - 1) % c->nslots];
+    const SqFrameSlot *fs = sq_frames_at(&c->fr, n);
+    Slot *s = &c->slot[sq_frames_index(&c->fr, n)];
+    const Slot *prev = fs->has_prev ? &c->slot[sq_frames_index(&c->fr, n - 1)] : NULL;
     sq_cpu_score_frame(c, &c->w[thread], c->pool, thread, s->pl, prev ? prev->pl : NULL,
-                prev && !prev->new_seq, s->present, NULL, NULL, &s->res);
-    if (prev && c->keep)
-        slot_unref((Slot *)prev, c->npics);
-    slot_unref(s, c->npics);
+                prev && sq_frames_at(&c->fr, n - 1)->has_prev, fs->present, NULL, NULL,
+                &s->res);
+    sq_frames_done(&c->fr, n);
 }
 
 static void cpu_end_seq(void *priv)
 {
     CpuPriv *c = priv;
-    if (c->nworkers == 1) {
-        for (int k = 0; k < c->npics; k++)
-            give_back(&c->held[k]);
-        c->have_prev = 0;
-        return;
-    }
-    Slot *last = c->sent ? &c->slot[(c->sent - 1) % c->nslots] : NULL;
-    if (last && last->next_ref) {
-        last->next_ref = 0;
-        slot_unref(last, c->npics);
-    }
+    sq_frames_end_seq(&c->fr);
+    c->have_prev = 0;
 }
 
 static void cpu_close(void **pp)
@@ -54,11 +44,7 @@ static void cpu_close(void **pp)
         return;
     /* queued frames never run once the pool stops: give back all that is lent */
     sq_pool_stop(&c->pool);
-    for (int i = 0; c->slot && i < c->nslots; i++)
-        for (int k = 0; k < SQ_MAX_PICS; k++)
-            give_back(&c->slot[i].lent[k]);
-    for (int k = 0; k < SQ_MAX_PICS; k++)
-        give_back(&c->held[k]);
+    sq_frames_close(&c->fr, &c->p.alloc);
     for (int i = 0; c->w && i < c->nw; i++) {
         for (int f = 0; f < c->p.nplans; f++)
             for (int k = 0; k < 3; k++)
@@ -71,7 +57,7 @@ static void cpu_close(void **pp)
     }
     const SqAlloc a = c->p.alloc;
     sq_free(&a, c->w);
-    for (int i = 0; c->slot && i < c->nslots; i++)
+    for (int i = 0; c->slot && i < c->fr.nslots; i++)
         for (int k = 0; k < SQ_MAX_PICS; k++)
             sq_free(&a, c->slot[i].buf[k]);
     sq_free(&a, c->slot);
@@ -114,39 +100,6 @@ static int open_workers(CpuPriv *c, const SqBackendParams *p)
                                 !(c->w[i].covws = sq_calloc(&p->alloc, cws, sizeof(double)))))
             return -1;
     }
-    return 0;
-}
-
-/*
- * The single-thread mode's previous frame: per plane that a job reads of
- * it, the rows read and a copy buffer per picture; and which side keeps
- * those rows itself while it reads them (saver). -1: no memory.
- */
-static int open_single(CpuPriv *c, const SqBackendParams *p)
-{
-    for (int pl = 0; pl < 3; pl++) {
-        if (!c->need_prev[pl])
-            continue;
-        int w, h;
-        sq_plane_size(&p->format, pl, &w, &h);
-        const size_t row = (size_t)w * (p->format.bpc > 8 ? 2 : 1);
-        if (sq_cpu_mark_rows(p, pl, 1, &c->rows[pl]) < 0)
-            return -1;
-        for (int s = 0; s < c->npics; s++) {
-            /* zeroed: its pages are faulted in here, not by the first frames */
-            if (!(c->prev[s][pl] = sq_calloc(&p->alloc, row, (size_t)h)))
-                return -1;
-        }
-    }
-    for (int j = 0; j < p->njobs; j++)
-        for (int k = 0; k < 2; k++) {
-            const SqJobSide *sd = &p->jobs[j].side[k];
-            if (sd->prev_pic < 0)
-                continue;
-            int *sv = &c->saver[sd->prev_pic][sd->plane];
-            /* a second reader: nobody saves (the copy after the frame) */
-            *sv = *sv == 0 && sd->pic == sd->prev_pic ? j * 2 + k + 1 : -1;
-        }
     return 0;
 }
 
@@ -207,15 +160,17 @@ static int cpu_open(void **pp, const SqBackendParams *p, char *err, size_t errle
     if (open_workers(c, p) < 0)
         goto oom;
     if (c->nworkers == 1)
-        return open_single(c, p) < 0 ? open_oom(pp, err, errlen) : 0;
+        return sq_cpu_open_single(c, p) < 0 ? open_oom(pp, err, errlen) : 0;
     for (int pl = 0; pl < 3; pl++)
         if (c->need[pl] && sq_cpu_mark_rows(p, pl, 0, &c->rows[pl]) < 0)
             goto oom;
-    c->nslots = c->cap + 2; /* frame n's slot is free once frame n - cap was received */
-    c->slot = sq_calloc(&p->alloc, (size_t)c->nslots, sizeof(*c->slot));
+    /* frame n's slot is free once frame n - cap was received */
+    if (sq_frames_open(&c->fr, c->cap + 2, c->npics, c->keep, &p->alloc) < 0)
+        goto oom;
+    c->slot = sq_calloc(&p->alloc, (size_t)c->fr.nslots, sizeof(*c->slot));
     if (!c->slot)
         goto oom;
-    for (int i = 0; i < c->nslots; i++)
+    for (int i = 0; i < c->fr.nslots; i++)
         for (int k = 0; k < c->npics; k++)
             if (!(c->slot[i].buf[k] = sq_malloc(&p->alloc, bytes, 1)))
                 goto oom;
@@ -240,42 +195,10 @@ static int cpu_capacity(void *priv)
     return c->nworkers == 1 ? 1 : c->cap;
 }
 
-/*
- * Keep what the next frame's jobs read of pic as its previous picture: a
- * lent picture itself (the one held so far goes back), else a copy of the
- * rows they read.
- */
-static void store_prev(CpuPriv *c, const SpeedqaPicture *pic, int side, uint32_t saved)
-{
-    give_back(&c->held[side]);
-    if (pic->release) {
-        c->held[side] = lend(pic);
-        c->prev_pl[side] = picture_planes(pic);
-        return;
-    }
-    const size_t bps = c->p.format.bpc > 8 ? 2 : 1;
-    for (int p = 0; p < 3; p++) {
-        if (!c->need_prev[p])
-            continue;
-        int w, h;
-        sq_plane_size(&c->p.format, p, &w, &h);
-        const size_t row = (size_t)w * bps;
-        c->prev_pl[side].data[p] = c->prev[side][p];
-        c->prev_pl[side].stride[p] = (int64_t)row;
-        c->prev_pl[side].acc[p] = bps > 1;
-        for (int y = 0; y < h && !(saved >> p & 1); y++)
-            if (c->rows[p][y])
-                copy_row(pic, p, y, w, c->prev[side][p] + (size_t)y * row);
-    }
-}
-
 static int cpu_send(void *priv, const SpeedqaPicture *const *pics, int new_seq, char *err,
                     size_t errlen)
 {
     CpuPriv *c = priv;
-    uint32_t present = 0;
-    for (int k = 0; k < c->npics; k++)
-        present |= (uint32_t)(pics[k] != NULL) << k;
     /* pictures read in place: the current ones on one thread, lent ones otherwise */
     for (int k = 0; k < c->npics; k++) {
         const SpeedqaPicture *pic = pics[k];
@@ -284,40 +207,13 @@ static int cpu_send(void *priv, const SpeedqaPicture *const *pics, int new_seq, 
             (ret = sq_cpu_ensure_unpack(c, err, errlen)) < 0)
             return ret;
     }
+    SqFrameSlot *fs = sq_frames_next(&c->fr, pics, new_seq);
     if (c->nworkers == 1) {
-        Planes cur[SQ_MAX_PICS] = { 0 };
-        for (int k = 0; k < c->npics; k++)
-            if (pics[k])
-                cur[k] = picture_planes(pics[k]);
-        const int use_prev = c->keep && c->have_prev && !new_seq;
-        /* planes whose next copy the scoring side may write into the copy
-         * it reads: the previous picture is that copy, the current one is
-         * not lent (it would be held, not copied) */
-        uint32_t save[SQ_MAX_PICS] = { 0 }, saved[SQ_MAX_PICS] = { 0 };
-        for (int k = 0; use_prev && k < c->npics; k++)
-            for (int p = 0; p < 3; p++)
-                if (c->saver[k][p] > 0 && pics[k] && !pics[k]->release &&
-                    c->prev_pl[k].data[p] == c->prev[k][p])
-                    save[k] |= 1u << p;
-        sq_cpu_score_frame(c, &c->w[0], NULL, 0, cur, use_prev ? c->prev_pl : NULL, c->prev_had_prev,
-                    present, save, saved, &c->sync_res);
-        c->prev_had_prev = use_prev;
-        for (int k = 0; k < c->npics; k++) {
-            if (c->keep && pics[k]) {
-                store_prev(c, pics[k], k, saved[k]);
-            } else if (pics[k]) {
-                Lent l = lend(pics[k]);
-                give_back(&l);
-            } else {
-                give_back(&c->held[k]); /* an ended stream's last picture */
-            }
-        }
-        c->have_prev = c->keep;
-        c->sync_ready = 1;
+        sq_cpu_send_single(c, pics, fs, new_seq);
         return 0;
     }
-    Slot *s = &c->slot[c->sent % c->nslots];
-    /* The slot is not read by any worker, and what it lent went back: see nslots. */
+    Slot *s = &c->slot[sq_frames_index(&c->fr, c->fr.sent)];
+    /* The slot is not read by any worker, and what it held went back: see nslots. */
     CopyJob cj = { .c = c };
     for (int k = 0; k < c->npics; k++) {
         memset(&s->pl[k], 0, sizeof(s->pl[k]));
@@ -330,26 +226,14 @@ static int cpu_send(void *priv, const SpeedqaPicture *const *pics, int new_seq, 
         }
     }
     sq_cpu_run_copies(c, &cj);
-    s->new_seq = new_seq;
-    s->present = present;
-    atomic_store_explicit(&s->refs, 1 + c->keep, memory_order_relaxed);
-    for (int k = 0; k < c->npics; k++)
-        s->lent[k] = pics[k] ? lend(pics[k]) : (Lent){ 0 };
-    Slot *last = c->sent ? &c->slot[(c->sent - 1) % c->nslots] : NULL;
-    if (sq_pool_submit(c->pool, score_slot, c, (int64_t)c->sent) < 0) {
-        for (int k = 0; k < c->npics; k++)
-            s->lent[k].fn = NULL; /* nothing taken */
+    /* lent pictures are read in place: held until both frames that read them are done */
+    sq_frames_hold_all(&c->fr, fs, pics);
+    if (sq_pool_submit(c->pool, score_slot, c, (int64_t)c->fr.sent) < 0) {
+        sq_frames_drop(&c->fr, fs); /* nothing taken */
         snprintf(err, errlen, "cpu: queue full");
         return -EAGAIN;
     }
-    s->next_ref = c->keep;
-    if (last && last->next_ref) {
-        /* this frame's worker reads the last one unless a sequence starts */
-        last->next_ref = 0;
-        if (new_seq)
-            slot_unref(last, c->npics);
-    }
-    c->sent++;
+    sq_frames_commit(&c->fr);
     return 0;
 }
 
@@ -367,7 +251,7 @@ static int cpu_receive(void *priv, SqRawResult *out, int block, char *err, size_
     }
     if ((block ? sq_pool_collect_run(c->pool) : sq_pool_collect(c->pool, 0)) < 0)
         return -EAGAIN;
-    *out = c->slot[c->received++ % c->nslots].res;
+    *out = c->slot[sq_frames_index(&c->fr, c->fr.received++)].res;
     return 0;
 }
 

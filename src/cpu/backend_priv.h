@@ -1,7 +1,9 @@
 /*
  * State shared by the files of the CPU backend: backend.c (the SqBackend
- * entry points, the single-thread mode's previous frame, the ring of frame
- * slots), ring.c (the copies of a send, the rows they take, unpack
+ * entry points, the workers, the copies and results of each frame slot of
+ * the threaded mode; which pictures a frame holds, and until when, is
+ * core/frames.c's), single.c (the one-thread mode and its previous
+ * frame's copies), ring.c (the copies of a send, the rows they take, unpack
  * buffers), frame.c (one frame's jobs; a ladder's pairing of distorted
  * sides around a shared reference side) and bands.c (one frame's sides
  * shared with idle threads, in row and column bands).
@@ -14,6 +16,7 @@
 
 #include "core/backend.h"
 #include "core/format.h"
+#include "core/frames.h"
 #include "core/pool.h"
 #include "cpu/cpu.h"
 #include "math/filter.h"
@@ -39,21 +42,10 @@ typedef struct Worker {
     double *covws; /* a band of covariance row terms (threaded mode), the largest plan's */
 } Worker;
 
-/* A lent picture: what gives it back (fn NULL: nothing lent). */
-typedef struct Lent {
-    SpeedqaRelease fn;
-    void *opaque;
-    const void *data0;
-} Lent;
-
+/* What the CPU keeps of frame slot i of CpuPriv.fr (threaded mode). */
 typedef struct Slot {
-    uint8_t *buf[SQ_MAX_PICS]; /* copies of the frame's pictures (threaded mode) */
+    uint8_t *buf[SQ_MAX_PICS]; /* copies of the frame's pictures */
     Planes pl[SQ_MAX_PICS];
-    Lent lent[SQ_MAX_PICS];
-    uint32_t present;        /* bit k: picture k exists (a ladder stream may have ended) */
-    atomic_int refs;         /* frames still to read the slot: its own, the next one's */
-    int next_ref;            /* caller thread: refs counts the next frame's read */
-    int new_seq;
     SqRawResult res;
 } Slot;
 
@@ -80,16 +72,17 @@ typedef struct CpuPriv {
      * when that side reads the current picture k's plane p too: it keeps
      * those rows itself while it reads them (SqSrc.save); 0: none */
     int saver[SQ_MAX_PICS][3];
-    Planes prev_pl[SQ_MAX_PICS];
-    Lent held[SQ_MAX_PICS];  /* the previous frame's lent pictures, read in place */
+    Planes prev_pl[SQ_MAX_PICS]; /* a lent one is read in place: fr holds it */
     int have_prev;
     int prev_had_prev;       /* the frame before this one was scored with a predecessor */
     SqRawResult sync_res;
     int sync_ready;
-    /* threaded mode: pool item n scores frame n on pool thread t with w[t] */
-    int nslots, cap;
+    /* the frames sent and what they hold: threaded, pool item n scores frame n
+     * on pool thread t with w[t], in slot[n % fr.nslots]; one thread, two slots
+     * (a frame and its predecessor) and no Slot */
+    SqFrames fr;
+    int cap;
     Slot *slot;
-    unsigned long long sent, received;
     SqPool *pool;
 } CpuPriv;
 
@@ -111,27 +104,6 @@ static inline void copy_row(const SpeedqaPicture *pic, int p, int y, int w, uint
     ptrdiff_t stride;
     const int acc = sq_plane_access(pic, p, &base, &stride);
     sq_unpack_row(dst, base + (ptrdiff_t)y * stride, w, acc);
-}
-
-static inline Lent lend(const SpeedqaPicture *pic)
-{
-    return (Lent){ pic->release, pic->release_opaque, pic->data[0] };
-}
-
-static inline void give_back(Lent *l)
-{
-    const SpeedqaRelease fn = l->fn;
-    l->fn = NULL;
-    if (fn)
-        fn(l->opaque, l->data0);
-}
-
-/* One frame is done reading slot s: the last one gives its pictures back. */
-static inline void slot_unref(Slot *s, int npics)
-{
-    if (atomic_fetch_sub_explicit(&s->refs, 1, memory_order_acq_rel) == 1)
-        for (int k = 0; k < npics; k++)
-            give_back(&s->lent[k]);
 }
 
 /*
@@ -156,6 +128,11 @@ void sq_cpu_copy_layout(const CpuPriv *c, uint8_t *buf, Planes *pl);
 void sq_cpu_run_copies(const CpuPriv *c, CopyJob *j);
 int sq_cpu_mark_rows(const SqBackendParams *p, int pl, int prev_only, uint8_t **out);
 size_t sq_cpu_copy_size(const CpuPriv *c);
+
+/* single.c: the one-thread mode (the previous frame's copies; frames scored in send) */
+int sq_cpu_open_single(CpuPriv *c, const SqBackendParams *p);
+void sq_cpu_send_single(CpuPriv *c, const SpeedqaPicture *const *pics, SqFrameSlot *fs,
+                        int new_seq);
 
 /* frame.c */
 void sq_cpu_job_srcs(const CpuPriv *c, const SqJob *jb, SqRawResult *out, int j, const Planes *cur,

@@ -4,6 +4,8 @@
  * kernels on the compute stream after its frames' uploads, and one
  * download of its results. Events say when a batch is done.
  */
+#include <errno.h>
+#include <stdio.h>
 #include <string.h>
 
 #include "gpu/pipeline_priv.h"
@@ -12,7 +14,7 @@
 _Static_assert(sizeof(((SqRawResult *)0)->range[0]) == sizeof(((SqGpuResult *)0)->range),
                "SqGpuResult.range is SqRawResult.range of one job");
 
-static void fill_side(const GpuPriv *g, SqGpuSide *sd, int f, int64_t scratch, const FrameRec *cur,
+static void fill_side(const GpuCtx *x, SqGpuSide *sd, int f, int64_t scratch, const FrameRec *cur,
                       int cs, int c, const FrameRec *prev, int ps)
 {
     memset(sd, 0, sizeof(*sd));
@@ -30,34 +32,34 @@ static void fill_side(const GpuPriv *g, SqGpuSide *sd, int f, int64_t scratch, c
     sd->scratch = scratch;
     sd->plan = f;
     sd->acc = sq_acc_pair(cur->acc[cs][c], prev_acc);
-    sd->scale = sq_bpc_scale(g->p.format.bpc);
-    sd->range_check = g->p.format.bpc > 8 && g->p.format.bpc < 16;
+    sd->scale = sq_bpc_scale(x->p.format.bpc);
+    sd->range_check = x->p.format.bpc > 8 && x->p.format.bpc < 16;
 }
 
 /* Problem tables of batch slot bslot: one pair per (frame, job). */
-static void build_tables(GpuPriv *g, int bslot, unsigned long long first)
+static void build_tables(GpuBatches *bt, int bslot, unsigned long long first)
 {
-    BatchRec *b = &g->batches[bslot];
+    BatchRec *b = &bt->batches[bslot];
     int np = 0;
     for (int bi = 0; bi < b->nframes; bi++) {
         const unsigned long long n = first + (unsigned long long)bi;
-        const FrameRec *fr = &g->frames[n % (unsigned)g->nslots];
-        const FrameRec *pv = fr->has_prev ? &g->frames[(n - 1) % (unsigned)g->nslots] : NULL;
-        const int64_t fs = g->at.scratch + bi * g->frame_scratch;
-        for (int j = 0; j < g->p.njobs; j++) {
-            const SqJob *jb = &g->p.jobs[j];
+        const FrameRec *fr = &bt->frames[n % (unsigned)bt->l->nslots];
+        const FrameRec *pv = fr->has_prev ? &bt->frames[(n - 1) % (unsigned)bt->l->nslots] : NULL;
+        const int64_t fs = bt->l->at.scratch + bi * bt->l->frame_scratch;
+        for (int j = 0; j < bt->x->p.njobs; j++) {
+            const SqJob *jb = &bt->x->p.jobs[j];
             if (jb->needs_prev && !pv)
                 continue; /* first frame of a sequence: its raw score is 0 */
             SqGpuPair *pr = &b->pairs[np];
             memset(pr, 0, sizeof(*pr));
-            pr->terms = fs + g->pair_off[j];
+            pr->terms = fs + bt->l->pair_off[j];
             pr->plan = jb->plan;
             pr->wvm = jb->wvm;
             pr->frame = bi;
             pr->job = j;
             for (int k = 0; k < 2; k++) {
                 const SqJobSide *js = &jb->side[k];
-                fill_side(g, &b->sides[2 * np + k], jb->plan, fs + g->side_off[j][k], fr, js->pic,
+                fill_side(bt->x, &b->sides[2 * np + k], jb->plan, fs + bt->l->side_off[j][k], fr, js->pic,
                           js->plane, js->prev_pic >= 0 ? pv : NULL, js->prev_pic);
             }
             np++;
@@ -76,30 +78,30 @@ static int64_t max64(int64_t a, int64_t b)
     return a > b ? a : b;
 }
 
-static int skipped(const GpuPriv *g, int kernel)
+static int skipped(const GpuBatches *bt, int kernel)
 {
-    return !g->has_prescale && (kernel == SQ_K_convert || kernel == SQ_K_prescale);
+    return !bt->l->has_prescale && (kernel == SQ_K_convert || kernel == SQ_K_prescale);
 }
 
-static int launch_kernels(GpuPriv *g, int npairs)
+static int launch_kernels(GpuBatches *bt, int npairs)
 {
-    const SqGpuFns *fn = g->fns;
+    const SqGpuFns *fn = bt->x->fns;
     const int S = SQ_GPU_STREAM_COMPUTE;
     SqKArgs ka;
     memset(&ka, 0, sizeof(ka));
-    ka.plans = g->at.plans;
-    ka.sides = g->at.sides;
-    ka.pairs = g->at.pairs;
-    ka.results = g->at.results;
+    ka.plans = bt->l->at.plans;
+    ka.sides = bt->l->at.sides;
+    ka.pairs = bt->l->at.pairs;
+    ka.results = bt->l->at.results;
     ka.nsides = 2 * npairs;
     ka.npairs = npairs;
     int64_t op_h = 0, cov = 0, nb = 0, pix = 0, spix = 0;
-    for (int f = 0; f < g->p.nplans; f++) {
-        const SqDims *d = &g->p.plans[f]->d;
+    for (int f = 0; f < bt->x->p.nplans; f++) {
+        const SqDims *d = &bt->x->p.plans[f]->d;
         op_h = max64(op_h, d->op_h);
         cov = max64(cov, (int64_t)d->trunc_h * (sq_cov_nlags(d->b) + 1));
         nb = max64(nb, d->nb);
-        if (g->p.plans[f]->prescale >= 0) {
+        if (bt->x->p.plans[f]->prescale >= 0) {
             pix = max64(pix, (int64_t)d->w * d->h);
             spix = max64(spix, (int64_t)d->scaled_w * d->scaled_h);
         }
@@ -121,124 +123,124 @@ static int launch_kernels(GpuPriv *g, int npairs)
         { SQ_K_pool, { ceil_div(np, 256), 1, 1 }, 256 },
     };
     int ret;
-    if (g->profile && (ret = fn->event_record(g->dev, ev_profile_start(g), S)) < 0)
+    if (bt->profile && (ret = fn->event_record(bt->x->dev, ev_profile_start(bt->l), S)) < 0)
         return ret;
     for (size_t i = 0; i < sizeof(steps) / sizeof(steps[0]); i++) {
-        if (skipped(g, steps[i].k))
+        if (skipped(bt, steps[i].k))
             continue;
-        if ((ret = fn->launch(g->dev, S, steps[i].k, steps[i].grid, steps[i].block, g->arena, &ka)) < 0)
+        if ((ret = fn->launch(bt->x->dev, S, steps[i].k, steps[i].grid, steps[i].block, bt->x->arena, &ka)) < 0)
             return ret;
-        if (g->profile && (ret = fn->event_record(g->dev, ev_profile_after(g, steps[i].k), S)) < 0)
+        if (bt->profile && (ret = fn->event_record(bt->x->dev, ev_profile_after(bt->l, steps[i].k), S)) < 0)
             return ret;
     }
     return 0;
 }
 
 /* Profile mode only: wait and add each kernel's time. */
-static int collect_profile(GpuPriv *g)
+static int collect_profile(GpuBatches *bt)
 {
-    int ret, prev = ev_profile_start(g);
-    if ((ret = g->fns->event_sync(g->dev, ev_profile_after(g, SQ_K_COUNT - 1))) < 0)
+    int ret, prev = ev_profile_start(bt->l);
+    if ((ret = bt->x->fns->event_sync(bt->x->dev, ev_profile_after(bt->l, SQ_K_COUNT - 1))) < 0)
         return ret;
     for (int k = 0; k < SQ_K_COUNT; k++) {
-        if (skipped(g, k))
+        if (skipped(bt, k))
             continue;
         float ms = 0.0f;
-        if ((ret = g->fns->event_elapsed(g->dev, prev, ev_profile_after(g, k), &ms)) < 0)
+        if ((ret = bt->x->fns->event_elapsed(bt->x->dev, prev, ev_profile_after(bt->l, k), &ms)) < 0)
             return ret;
-        g->prof_ms[k] += ms;
-        prev = ev_profile_after(g, k);
+        bt->prof_ms[k] += ms;
+        prev = ev_profile_after(bt->l, k);
     }
-    g->prof_batches++;
+    bt->prof_batches++;
     return 0;
 }
 
 /* The open batch's problem tables up, its kernels, its results down. */
-static int run_batch(GpuPriv *g, const BatchRec *b)
+static int run_batch(GpuBatches *bt, const BatchRec *b)
 {
-    const SqGpuFns *fn = g->fns;
+    const SqGpuFns *fn = bt->x->fns;
     const int C = SQ_GPU_STREAM_COMPUTE;
     int ret;
     /* The kernels fold the sample ranges into zeroed results. The pinned
      * copy is free: this batch slot's last results were received. */
     memset(b->res, 0, (size_t)b->npairs * sizeof(SqGpuResult));
-    if ((ret = fn->upload(g->dev, C, g->arena + g->at.results, b->res,
+    if ((ret = fn->upload(bt->x->dev, C, bt->x->arena + bt->l->at.results, b->res,
                           (size_t)b->npairs * sizeof(SqGpuResult))) < 0 ||
-        (ret = fn->upload(g->dev, C, g->arena + g->at.sides, b->sides,
+        (ret = fn->upload(bt->x->dev, C, bt->x->arena + bt->l->at.sides, b->sides,
                           2 * (size_t)b->npairs * sizeof(SqGpuSide))) < 0 ||
-        (ret = fn->upload(g->dev, C, g->arena + g->at.pairs, b->pairs,
+        (ret = fn->upload(bt->x->dev, C, bt->x->arena + bt->l->at.pairs, b->pairs,
                           (size_t)b->npairs * sizeof(SqGpuPair))) < 0 ||
-        (ret = launch_kernels(g, b->npairs)) < 0)
+        (ret = launch_kernels(bt, b->npairs)) < 0)
         return ret;
-    return fn->download(g->dev, C, b->res, g->arena + g->at.results,
+    return fn->download(bt->x->dev, C, b->res, bt->x->arena + bt->l->at.results,
                         (size_t)b->npairs * sizeof(SqGpuResult));
 }
 
-int sq_gpu_launch_batch(GpuPriv *g)
+int sq_gpu_launch_batch(GpuBatches *bt)
 {
-    const int j = g->open_batch;
-    BatchRec *b = &g->batches[j];
-    const SqGpuFns *fn = g->fns;
-    const unsigned long long first = g->sent - (unsigned long long)b->nframes;
+    const int j = bt->open_batch;
+    BatchRec *b = &bt->batches[j];
+    const SqGpuFns *fn = bt->x->fns;
+    const unsigned long long first = bt->fr->sent - (unsigned long long)b->nframes;
     const int C = SQ_GPU_STREAM_COMPUTE;
     int ret;
     /* every frame of the batch is on the copy stream before its event */
-    if (g->stage.pool && (ret = sq_gpu_finish_staging(g, 1)) < 0)
+    if (bt->st->pool && (ret = sq_gpu_finish_staging(bt->st, 1)) < 0)
         return ret;
-    g->open_batch = -1;
+    bt->open_batch = -1;
     b->first = first;
-    build_tables(g, j, first);
+    build_tables(bt, j, first);
     b->launched = 1;
     b->done = 0;
-    if ((ret = fn->event_record(g->dev, ev_upload_done(g, j), SQ_GPU_STREAM_COPY)) < 0 ||
-        (ret = fn->stream_wait(g->dev, C, ev_upload_done(g, j))) < 0 ||
-        (b->npairs && (ret = run_batch(g, b)) < 0) ||
-        (ret = fn->event_record(g->dev, ev_batch_done(g, j), C)) < 0)
-        return sq_gpu_fail(g, ret, "batch launch");
-    if (g->profile && b->npairs && (ret = collect_profile(g)) < 0)
-        return sq_gpu_fail(g, ret, "profile");
-    g->nbatches++;
+    if ((ret = fn->event_record(bt->x->dev, ev_upload_done(j), SQ_GPU_STREAM_COPY)) < 0 ||
+        (ret = fn->stream_wait(bt->x->dev, C, ev_upload_done(j))) < 0 ||
+        (b->npairs && (ret = run_batch(bt, b)) < 0) ||
+        (ret = fn->event_record(bt->x->dev, ev_batch_done(j), C)) < 0)
+        return sq_gpu_fail(bt->x, ret, "batch launch");
+    if (bt->profile && b->npairs && (ret = collect_profile(bt)) < 0)
+        return sq_gpu_fail(bt->x, ret, "profile");
+    bt->nbatches++;
     return 0;
 }
 
 /* The frame just put into its slot joins the open batch; a full batch is launched. */
-int sq_gpu_add_frame(GpuPriv *g, FrameRec *fr)
+int sq_gpu_add_frame(GpuBatches *bt, FrameRec *fr)
 {
-    if (g->open_batch < 0) {
-        g->open_batch = (int)(g->nbatches % (unsigned)g->nbslots);
-        g->batches[g->open_batch].nframes = 0;
-        g->batches[g->open_batch].launched = 0;
+    if (bt->open_batch < 0) {
+        bt->open_batch = (int)(bt->nbatches % (unsigned)bt->l->nbslots);
+        bt->batches[bt->open_batch].nframes = 0;
+        bt->batches[bt->open_batch].launched = 0;
     }
-    BatchRec *b = &g->batches[g->open_batch];
-    fr->bslot = g->open_batch;
+    BatchRec *b = &bt->batches[bt->open_batch];
+    fr->bslot = bt->open_batch;
     fr->index = b->nframes++;
-    g->sent++;
-    return b->nframes == g->batch ? sq_gpu_launch_batch(g) : 0;
+    sq_frames_commit(bt->fr);
+    return b->nframes == bt->l->batch ? sq_gpu_launch_batch(bt) : 0;
 }
 
 /* 1 when batch slot bslot is done, 0 when pending (block == 0), or a sticky error. */
-int sq_gpu_wait_batch(GpuPriv *g, int bslot, int block)
+int sq_gpu_wait_batch(GpuBatches *bt, int bslot, int block)
 {
-    BatchRec *b = &g->batches[bslot];
+    BatchRec *b = &bt->batches[bslot];
     if (!b->done) {
-        const int ev = ev_batch_done(g, bslot);
-        const int ret = block ? g->fns->event_sync(g->dev, ev) : g->fns->event_query(g->dev, ev);
+        const int ev = ev_batch_done(bslot);
+        const int ret = block ? bt->x->fns->event_sync(bt->x->dev, ev) : bt->x->fns->event_query(bt->x->dev, ev);
         if (ret < 0)
-            return sq_gpu_fail(g, ret, "batch wait");
+            return sq_gpu_fail(bt->x, ret, "batch wait");
         if (!block && ret == 0)
             return 0;
         b->done = 1;
         /* its uploads are done too: the library pictures it read go back */
         for (int i = 0; i < b->nframes; i++)
-            sq_gpu_release_held(g, (int)((b->first + (unsigned)i) % (unsigned)g->nslots), 0);
+            sq_frames_done(bt->fr, b->first + (unsigned)i);
     }
     return 1;
 }
 
 /* The raw result of frame `index` of a done batch. */
-void sq_gpu_take_result(const GpuPriv *g, int bslot, int index, SqRawResult *out)
+void sq_gpu_take_result(const GpuBatches *bt, int bslot, int index, SqRawResult *out)
 {
-    const BatchRec *b = &g->batches[bslot];
+    const BatchRec *b = &bt->batches[bslot];
     memset(out, 0, sizeof(*out));
     for (int i = 0; i < b->npairs; i++) {
         const SqGpuPair *pr = &b->pairs[i];
@@ -248,4 +250,58 @@ void sq_gpu_take_result(const GpuPriv *g, int bslot, int index, SqRawResult *out
         out->err[pr->job] = b->res[i].err;
         memcpy(out->range[pr->job], b->res[i].range, sizeof(b->res[i].range));
     }
+}
+
+int sq_gpu_batches_init(GpuBatches *bt, GpuCtx *x, const GpuLayout *l, SqFrames *fr,
+                        const FrameRec *frames, GpuStage *st, char *err, size_t errlen)
+{
+    bt->x = x;
+    bt->l = l;
+    bt->fr = fr;
+    bt->frames = frames;
+    bt->st = st;
+    bt->open_batch = -1;
+    /* per batch slot, its tables and results, in one pinned block */
+    const int max_pairs = l->batch * l->pairs_per_frame;
+    const int64_t sides_bytes = sq_gpu_align(2 * max_pairs * (int64_t)sizeof(SqGpuSide));
+    const int64_t res_bytes = sq_gpu_align(max_pairs * (int64_t)sizeof(SqGpuResult));
+    bt->desc_bytes = sides_bytes + sq_gpu_align(max_pairs * (int64_t)sizeof(SqGpuPair));
+    bt->tables_bytes = l->nbslots * (bt->desc_bytes + res_bytes);
+    bt->batches = sq_calloc(&x->p.alloc, (size_t)l->nbslots, sizeof(*bt->batches));
+    if (!bt->batches) {
+        snprintf(err, errlen, "out of memory for the %s backend", x->fns->name);
+        return -ENOMEM;
+    }
+    const int ret = x->fns->host_alloc(x->dev, (size_t)bt->tables_bytes, (void **)&bt->tables);
+    if (ret < 0) {
+        bt->tables = NULL;
+        snprintf(err, errlen, "%s", x->fns->error(x->dev));
+        return ret;
+    }
+    uint8_t *hb = bt->tables;
+    for (int j = 0; j < l->nbslots; j++) {
+        BatchRec *b = &bt->batches[j];
+        b->sides = (SqGpuSide *)hb;
+        b->pairs = (SqGpuPair *)(hb + sides_bytes);
+        b->res = (SqGpuResult *)(hb + bt->desc_bytes);
+        hb += bt->desc_bytes + res_bytes;
+    }
+    return 0;
+}
+
+void sq_gpu_batches_sync(GpuBatches *bt)
+{
+    for (int j = 0; bt->batches && j < bt->l->nbslots; j++)
+        if (bt->batches[j].launched && !bt->batches[j].done)
+            bt->x->fns->event_sync(bt->x->dev, ev_batch_done(j));
+}
+
+void sq_gpu_batches_free(GpuBatches *bt)
+{
+    if (bt->tables)
+        bt->x->fns->host_free(bt->x->dev, bt->tables);
+    bt->tables = NULL;
+    if (bt->x)
+        sq_free(&bt->x->p.alloc, bt->batches);
+    bt->batches = NULL;
 }

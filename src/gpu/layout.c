@@ -43,15 +43,14 @@ static void layout_side(const SqPlan *pl, SqGpuLayout *l)
 }
 
 /* Which planes are read, and whether only the runs around every 16th row are. */
-void sq_gpu_plan_planes(GpuPriv *g)
+static void plan_planes(GpuLayout *l, const SqBackendParams *p)
 {
-    const SqBackendParams *p = &g->p;
     int radius[3] = { 0, 0, 0 }, whole[3] = { 0, 0, 0 };
     for (int j = 0; j < p->njobs; j++) {
         const SqPlan *pl = p->plans[p->jobs[j].plan];
         for (int k = 0; k < 2; k++) {
             const int c = p->jobs[j].side[k].plane;
-            g->geo[c].need = 1;
+            l->geo[c].need = 1;
             if (pl->prescale >= 0)
                 whole[c] = 1;
             radius[c] = sq_imax(radius[c], pl->taps_a >> 1);
@@ -65,9 +64,9 @@ void sq_gpu_plan_planes(GpuPriv *g)
      * start, side 0's after everything of side 1. */
     int64_t stage = 0, full[2] = { 0, 0 };
     for (int s = 0; s < 2; s++) {
-        g->stage_start[s] = stage;
+        l->stage_start[s] = stage;
         for (int c = 0; c < 3; c++) {
-            PlaneGeo *pg = &g->geo[c];
+            PlaneGeo *pg = &l->geo[c];
             if (!pg->need)
                 continue;
             sq_plane_size(&p->format, c, &pg->w, &pg->h);
@@ -81,35 +80,35 @@ void sq_gpu_plan_planes(GpuPriv *g)
             pg->full_off[s] = full[s];
             full[s] = sq_gpu_align(full[s] + (int64_t)pg->h * pg->row_bytes);
         }
-        g->stage_len[s] = stage - g->stage_start[s];
+        l->stage_len[s] = stage - l->stage_start[s];
     }
-    const int64_t side1_end = g->stage_start[1] + (g->stage_len[1] > full[1] ? g->stage_len[1] : full[1]);
+    const int64_t side1_end = l->stage_start[1] + (l->stage_len[1] > full[1] ? l->stage_len[1] : full[1]);
     for (int c = 0; c < 3; c++) {
-        g->geo[c].full_off[1] += g->stage_start[1];
-        g->geo[c].full_off[0] += side1_end;
+        l->geo[c].full_off[1] += l->stage_start[1];
+        l->geo[c].full_off[0] += side1_end;
     }
-    g->stage_bytes = stage;
-    g->slot_bytes = side1_end + full[0];
+    l->stage_bytes = stage;
+    l->slot_bytes = side1_end + full[0];
 }
 
-void sq_gpu_plan_scratch(GpuPriv *g)
+static void plan_scratch(GpuLayout *l, const SqBackendParams *p)
 {
     int64_t o = 0;
-    g->pairs_per_frame = g->p.njobs;
-    for (int j = 0; j < g->p.njobs; j++) {
-        SqGpuLayout l;
-        const SqPlan *pl = g->p.plans[g->p.jobs[j].plan];
-        layout_side(pl, &l);
+    l->pairs_per_frame = p->njobs;
+    for (int j = 0; j < p->njobs; j++) {
+        SqGpuLayout sl;
+        const SqPlan *pl = p->plans[p->jobs[j].plan];
+        layout_side(pl, &sl);
         for (int s = 0; s < 2; s++) {
-            g->side_off[j][s] = o;
-            o += l.bytes;
+            l->side_off[j][s] = o;
+            o += sl.bytes;
         }
-        g->pair_off[j] = o;
+        l->pair_off[j] = o;
         o = sq_gpu_align(o + (int64_t)pl->d.nb * 4);
         if (pl->prescale >= 0)
-            g->has_prescale = 1;
+            l->has_prescale = 1;
     }
-    g->frame_scratch = o;
+    l->frame_scratch = o;
 }
 
 static int64_t table_bytes(const SqPlan *pl)
@@ -124,22 +123,22 @@ static int64_t table_bytes(const SqPlan *pl)
  * tables, results, per-batch scratch, then the 2b + 1 frame slots. Sets the
  * offsets, returns the size.
  */
-static int64_t layout_arena(GpuPriv *g, int b)
+static int64_t layout_arena(GpuLayout *l, const SqBackendParams *p, int b)
 {
-    const int64_t max_pairs = (int64_t)b * g->pairs_per_frame;
-    ArenaMap *at = &g->at;
+    const int64_t max_pairs = (int64_t)b * l->pairs_per_frame;
+    ArenaMap *at = &l->at;
     int64_t o = 0;
-    at->plans = take(&o, g->p.nplans * (int64_t)sizeof(SqGpuPlan));
+    at->plans = take(&o, p->nplans * (int64_t)sizeof(SqGpuPlan));
     at->tables = o;
-    for (int f = 0; f < g->p.nplans; f++)
-        o += table_bytes(g->p.plans[f]);
+    for (int f = 0; f < p->nplans; f++)
+        o += table_bytes(p->plans[f]);
     at->sides = take(&o, 2 * max_pairs * (int64_t)sizeof(SqGpuSide));
     at->pairs = take(&o, max_pairs * (int64_t)sizeof(SqGpuPair));
     at->results = take(&o, max_pairs * (int64_t)sizeof(SqGpuResult));
     at->scratch = o;
-    o += b * g->frame_scratch;
+    o += b * l->frame_scratch;
     at->slots = o;
-    o += (2 * b + 1) * g->slot_bytes;
+    o += (2 * b + 1) * l->slot_bytes;
     return o;
 }
 
@@ -148,49 +147,58 @@ static int64_t layout_arena(GpuPriv *g, int b)
  * budgets and, when the runtime has a largest allocation (max_alloc > 0,
  * OpenCL), the arena within it. Only ever lowers an earlier choice.
  */
-void sq_gpu_choose_batch(GpuPriv *g, int64_t max_alloc)
+void sq_gpu_choose_batch(GpuLayout *l, const SqBackendParams *p, int64_t max_alloc)
 {
-    int b = g->batch ? g->batch : DEFAULT_BATCH;
-    while (b > 1 && ((2 * b + 1) * g->stage_bytes > PINNED_BUDGET ||
-                     b * g->frame_scratch > SCRATCH_BUDGET ||
-                     (max_alloc > 0 && layout_arena(g, b) > max_alloc)))
+    int b = l->batch ? l->batch : DEFAULT_BATCH;
+    while (b > 1 && ((2 * b + 1) * l->stage_bytes > PINNED_BUDGET ||
+                     b * l->frame_scratch > SCRATCH_BUDGET ||
+                     (max_alloc > 0 && layout_arena(l, p, b) > max_alloc)))
         b--;
-    g->batch = b;
-    g->cap = 2 * b;
-    g->nslots = g->cap + 1;  /* frame n may still read slot n - 1 */
-    g->nbslots = g->cap;     /* a batch holds at least one frame */
-    g->arena_bytes = layout_arena(g, b);
+    l->batch = b;
+    l->cap = 2 * b;
+    l->nslots = l->cap + 1;  /* frame n may still read slot n - 1 */
+    l->nbslots = l->cap;     /* a batch holds at least one frame */
+    l->arena_bytes = layout_arena(l, p, b);
+}
+
+void sq_gpu_layout_init(GpuLayout *l, const SqBackendParams *p, int batch)
+{
+    memset(l, 0, sizeof(*l));
+    plan_planes(l, p);
+    plan_scratch(l, p);
+    l->batch = batch;
+    sq_gpu_choose_batch(l, p, 0);
 }
 
 /* Plans and prescale tables: uploaded once, from a temporary host copy. */
-int sq_gpu_upload_plans(GpuPriv *g)
+int sq_gpu_upload_plans(const GpuLayout *l, GpuCtx *x)
 {
-    const int nf = g->p.nplans;
-    SqGpuPlan *hp = sq_calloc(&g->p.alloc, (size_t)nf, sizeof(*hp));
+    const int nf = x->p.nplans;
+    SqGpuPlan *hp = sq_calloc(&x->p.alloc, (size_t)nf, sizeof(*hp));
     size_t mark_bytes = 0;
     for (int f = 0; f < nf; f++)
-        if (g->p.plans[f]->prescale >= 0)
-            mark_bytes += (size_t)g->p.plans[f]->d.h;
+        if (x->p.plans[f]->prescale >= 0)
+            mark_bytes += (size_t)x->p.plans[f]->d.h;
     /* row masks of the prescaled features, alive until the uploads are done */
-    uint8_t *marks = sq_calloc(&g->p.alloc, mark_bytes ? mark_bytes : 1, 1), *mark = marks;
+    uint8_t *marks = sq_calloc(&x->p.alloc, mark_bytes ? mark_bytes : 1, 1), *mark = marks;
     if (!hp || !marks) {
-        sq_free(&g->p.alloc, hp);
-        sq_free(&g->p.alloc, marks);
+        sq_free(&x->p.alloc, hp);
+        sq_free(&x->p.alloc, marks);
         return -ENOMEM;
     }
-    const SqGpuFns *fn = g->fns;
+    const SqGpuFns *fn = x->fns;
     const int s = SQ_GPU_STREAM_COMPUTE;
     int ret = 0;
-    int64_t t = g->at.tables;
+    int64_t t = l->at.tables;
     for (int f = 0; f < nf && !ret; f++) {
-        const SqPlan *pl = g->p.plans[f];
+        const SqPlan *pl = x->p.plans[f];
         SqGpuPlan *q = &hp[f];
         q->core = pl->core;
         layout_side(pl, &q->lay);
         q->ps_iy = q->ps_ix = q->ps_wy = q->ps_wx = q->ps_rows = -1;
         if (pl->prescale < 0)
             continue;
-        if ((ret = sq_plan_rows_read(pl, mark, &g->p.alloc)) < 0)
+        if ((ret = sq_plan_rows_read(pl, mark, &x->p.alloc)) < 0)
             break;
         const int64_t ny = (int64_t)SQ_PS_TAPS * pl->d.scaled_h * 4;
         const int64_t nx = (int64_t)SQ_PS_TAPS * pl->d.scaled_w * 4;
@@ -199,20 +207,20 @@ int sq_gpu_upload_plans(GpuPriv *g)
         q->ps_ix = take(&t, nx);
         q->ps_wx = take(&t, nx);
         q->ps_rows = take(&t, pl->d.h);
-        if ((ret = fn->upload(g->dev, s, g->arena + q->ps_rows, mark, (size_t)pl->d.h)) < 0 ||
-            (ret = fn->upload(g->dev, s, g->arena + q->ps_iy, pl->ps_iy, (size_t)ny)) < 0 ||
-            (ret = fn->upload(g->dev, s, g->arena + q->ps_wy, pl->ps_wy, (size_t)ny)) < 0 ||
-            (ret = fn->upload(g->dev, s, g->arena + q->ps_ix, pl->ps_ix, (size_t)nx)) < 0 ||
-            (ret = fn->upload(g->dev, s, g->arena + q->ps_wx, pl->ps_wx, (size_t)nx)) < 0)
+        if ((ret = fn->upload(x->dev, s, x->arena + q->ps_rows, mark, (size_t)pl->d.h)) < 0 ||
+            (ret = fn->upload(x->dev, s, x->arena + q->ps_iy, pl->ps_iy, (size_t)ny)) < 0 ||
+            (ret = fn->upload(x->dev, s, x->arena + q->ps_wy, pl->ps_wy, (size_t)ny)) < 0 ||
+            (ret = fn->upload(x->dev, s, x->arena + q->ps_ix, pl->ps_ix, (size_t)nx)) < 0 ||
+            (ret = fn->upload(x->dev, s, x->arena + q->ps_wx, pl->ps_wx, (size_t)nx)) < 0)
             break;
         mark += pl->d.h;
     }
     if (!ret)
-        ret = fn->upload(g->dev, s, g->arena + g->at.plans, hp, (size_t)nf * sizeof(*hp));
+        ret = fn->upload(x->dev, s, x->arena + l->at.plans, hp, (size_t)nf * sizeof(*hp));
     /* pageable sources: wait before freeing them (open only) */
-    if (!ret && (ret = fn->event_record(g->dev, ev_plans_uploaded(g), s)) == 0)
-        ret = fn->event_sync(g->dev, ev_plans_uploaded(g));
-    sq_free(&g->p.alloc, hp);
-    sq_free(&g->p.alloc, marks);
+    if (!ret && (ret = fn->event_record(x->dev, ev_plans_uploaded(l), s)) == 0)
+        ret = fn->event_sync(x->dev, ev_plans_uploaded(l));
+    sq_free(&x->p.alloc, hp);
+    sq_free(&x->p.alloc, marks);
     return ret;
 }

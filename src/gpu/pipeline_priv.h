@@ -1,8 +1,11 @@
 /*
- * State shared by the files of the generic GPU pipeline (pipeline.c: the
- * SqBackend entry points; layout.c: device layout and plan upload;
- * staging.c: frames into pinned staging and the arena; launch.c: batches,
- * kernels, results). Not seen by the runtimes.
+ * The parts of the generic GPU pipeline, one per file, each with its own
+ * init and free: GpuLayout (layout.c: device layout and plan upload),
+ * GpuRegs (hostreg.c: registered ranges), GpuStage (staging.c: frames into
+ * pinned staging and the arena), GpuBatches (launch.c: batches, kernels,
+ * results). A part records at init the parts it reads; pipeline.c (the
+ * SqBackend entry points) holds them all, with GpuCtx, the frames
+ * (core/frames.c) and where each lies (FrameRec). Not seen by the runtimes.
  */
 #ifndef SQ_GPU_PIPELINE_PRIV_H
 #define SQ_GPU_PIPELINE_PRIV_H
@@ -11,6 +14,7 @@
 #include <stdatomic.h>
 #include <stdint.h>
 
+#include "core/frames.h"
 #include "core/job.h"
 #include "core/pool.h"
 #include "gpu/gpu.h"
@@ -26,6 +30,20 @@
 #define SCRATCH_BUDGET ((int64_t)3 << 30)
 #define MAX_STAGERS 16
 
+/* What every part reads: the parameters, the device and its arena, and
+ * the first device error, after which every call fails (sq_gpu_fail). */
+typedef struct GpuCtx {
+    SqBackendParams p;
+    const SqGpuFns *fns;
+    SqGpuDev *dev;
+    SqGpuAddr arena;
+    int sticky;
+    char msg[320];
+} GpuCtx;
+
+/* pipeline.c: record the first device error; returns the sticky error. */
+int sq_gpu_fail(GpuCtx *x, int ret, const char *what);
+
 typedef struct PlaneGeo {
     int need;            /* some feature reads this plane */
     int w, h, op_h;
@@ -36,6 +54,7 @@ typedef struct PlaneGeo {
     int64_t dev_off[2], full_off[2]; /* in the device slot: staged, device-copied */
 } PlaneGeo;
 
+/* Where a frame's planes lie in its device slot: written by staging.c, read by launch.c. */
 typedef struct FrameRec {
     int bslot, index;    /* batch slot, position in the batch */
     int has_prev;
@@ -44,49 +63,16 @@ typedef struct FrameRec {
     int acc[2][3];       /* sample access (math/filter.h): staged planes are planar */
 } FrameRec;
 
-typedef struct BatchRec {
-    unsigned long long first; /* send index of its first frame */
-    int nframes, npairs;
-    int launched, done;
-    SqGpuSide *sides;    /* pinned */
-    SqGpuPair *pairs;    /* pinned, right after sides */
-    SqGpuResult *res;    /* pinned */
-} BatchRec;
-
 /* Offsets of the arena's parts (layout_arena). */
 typedef struct ArenaMap {
     int64_t plans, tables, sides, pairs, results, scratch, slots;
 } ArenaMap;
 
 /*
- * staging.c's threads: lent host pictures are staged on them, a frame per
- * thread, while send returns: frame slots [uploaded, queued) wait there,
- * their pictures in lent[slot]; the caller uploads them in order. Started
- * by sq_gpu_start_stagers, ended by sq_gpu_stop_stagers.
+ * layout.c's part: what a frame is (sq_gpu_layout_init) and how many are
+ * in flight (sq_gpu_choose_batch); plain numbers, nothing to free.
  */
-typedef struct GpuStagers {
-    SqPool *pool;        /* NULL: the caller stages alone */
-    SpeedqaPicture (*lent)[2];
-    int *qslot;          /* the frame slot of queued frame k, at k % nslots */
-    unsigned long long queued, uploaded;
-} GpuStagers;
-
-/* hostreg.c's part: started by sq_gpu_reg_open, ended by sq_gpu_unregister_all. */
-typedef struct GpuRegs {
-    pthread_mutex_t mu;
-    int ready;
-    atomic_int n;
-    struct { uintptr_t lo, hi; } r[SPEEDQA_CUDA_MAX_HOST_RANGES];
-} GpuRegs;
-
-typedef struct GpuPriv {
-    SqBackendParams p;
-    const SqGpuFns *fns;
-    SqGpuDev *dev;
-    int sticky;
-    char msg[320];
-
-    /* what a frame is: set by plan_planes and plan_scratch */
+typedef struct GpuLayout {
     PlaneGeo geo[3];
     int64_t side_off[SQ_MAX_JOBS][2], pair_off[SQ_MAX_JOBS]; /* in a frame's scratch */
     int64_t frame_scratch;
@@ -97,42 +83,10 @@ typedef struct GpuPriv {
      * the device slot. The two pictures' parts are disjoint, so a host
      * picture's upload never overwrites a device picture's copy. */
     int64_t stage_start[2], stage_len[2]; /* per side, in pinned and device slots alike */
-
-    /* how many of them are in flight: set by choose_batch */
     int batch, cap, nslots, nbslots;
-    SqGpuAddr arena;
     int64_t arena_bytes;
     ArenaMap at;
-
-    /* Pinned host memory: the staging of every frame slot (pinned_bytes),
-     * allocated on the first host picture (sq_gpu_stage_ready), so a job
-     * fed device pictures never pays for it; and per batch slot its tables
-     * and results (tables_bytes), from open. */
-    uint8_t *pinned, *tables;
-    int64_t pinned_bytes, tables_bytes, desc_bytes;
-    FrameRec *frames;    /* nslots */
-    BatchRec *batches;   /* nbslots */
-    unsigned long long sent, received, nbatches;
-    int open_batch;      /* batch slot being filled, -1 none */
-
-    int profile;
-    double prof_ms[SQ_K_COUNT];
-    int prof_batches;
-
-    GpuStagers stage;
-    /* Library pictures (speedqa_picture_alloc) go up by DMA from their own
-     * pinned planes: each is held, per frame slot, until its batch is done.
-     * picmem: every such block, freed at close. */
-    SpeedqaPicture (*held)[2];
-    void **picmem;
-    int npicmem;
-    /* The caller's registered ranges (speedqa_cuda_host_register): a lent host
-     * picture all of whose planes lie in one goes up like a library picture.
-     * regs.mu guards them and is held by send from the check to the queued
-     * uploads, so an unregister that waits for the uploads queued after it
-     * took a range out waits for every upload from that range. */
-    GpuRegs regs;
-} GpuPriv;
+} GpuLayout;
 
 /*
  * The event pool: per batch slot, "its frames are uploaded" (copy stream)
@@ -141,77 +95,153 @@ typedef struct GpuPriv {
  * upload. nbslots only ever shrinks after the device opened its events,
  * so sq_gpu_nevents at open covers every later index.
  */
-static inline int ev_upload_done(const GpuPriv *g, int bslot)
+static inline int ev_upload_done(int bslot)
 {
-    (void)g;
     return 2 * bslot;
 }
-static inline int ev_batch_done(const GpuPriv *g, int bslot)
+static inline int ev_batch_done(int bslot)
 {
-    (void)g;
     return 2 * bslot + 1;
 }
-static inline int ev_profile_start(const GpuPriv *g)
+static inline int ev_profile_start(const GpuLayout *l)
 {
-    return 2 * g->nbslots;
+    return 2 * l->nbslots;
 }
-static inline int ev_profile_after(const GpuPriv *g, int kernel)
+static inline int ev_profile_after(const GpuLayout *l, int kernel)
 {
-    return ev_profile_start(g) + 1 + kernel;
+    return ev_profile_start(l) + 1 + kernel;
 }
-static inline int ev_plans_uploaded(const GpuPriv *g)
+static inline int ev_plans_uploaded(const GpuLayout *l)
 {
-    return ev_profile_after(g, SQ_K_COUNT - 1) + 1;
+    return ev_profile_after(l, SQ_K_COUNT - 1) + 1;
 }
 /* after open: recorded on the copy stream to wait for every queued copy */
-static inline int ev_copies_done(const GpuPriv *g)
+static inline int ev_copies_done(const GpuLayout *l)
 {
-    return ev_plans_uploaded(g);
+    return ev_plans_uploaded(l);
 }
-static inline int sq_gpu_nevents(const GpuPriv *g)
+static inline int sq_gpu_nevents(const GpuLayout *l)
 {
-    return ev_plans_uploaded(g) + 1;
+    return ev_plans_uploaded(l) + 1;
 }
-
-/* pipeline.c */
-int sq_gpu_fail(GpuPriv *g, int ret, const char *what);
 
 /* layout.c */
-void sq_gpu_plan_planes(GpuPriv *g);
-void sq_gpu_plan_scratch(GpuPriv *g);
-void sq_gpu_choose_batch(GpuPriv *g, int64_t max_alloc);
-int sq_gpu_upload_plans(GpuPriv *g);
+/* batch: SpeedqaSettings.gpu_batch (0: the default); the device's limit follows. */
+void sq_gpu_layout_init(GpuLayout *l, const SqBackendParams *p, int batch);
+/* Fewer frames per batch when the runtime has a largest allocation (max_alloc > 0). */
+void sq_gpu_choose_batch(GpuLayout *l, const SqBackendParams *p, int64_t max_alloc);
+int sq_gpu_upload_plans(const GpuLayout *l, GpuCtx *x);
 
-/* staging.c */
-int sq_gpu_start_stagers(GpuPriv *g, int n_threads);
-/* Every queued stage run (its pictures go back), the threads stopped, their tables freed. */
-void sq_gpu_stop_stagers(GpuPriv *g);
-/* Give back the library pictures frame slot `slot` holds (its batch is done,
- * or sync: once every queued copy is). */
-void sq_gpu_release_held(GpuPriv *g, int slot, int sync);
-void sq_gpu_sync_copies(GpuPriv *g);
-/* Upload the frames staged on the stagers: all (wait), or those done. 0 or sticky. */
-int sq_gpu_finish_staging(GpuPriv *g, int wait);
-/* Let every queued stage run (its pictures go back), uploading nothing: failures, close. */
-void sq_gpu_drain_staging(GpuPriv *g);
-int sq_gpu_put_frame(GpuPriv *g, FrameRec *fr, int slot, const SpeedqaPicture *ref,
-                     const SpeedqaPicture *dis, char *err, size_t errlen);
+/*
+ * hostreg.c's part, the caller's registered ranges (speedqa_cuda_host_register):
+ * a lent host picture all of whose planes lie in one goes up like a
+ * library picture. mu guards them and is held by send from the check to
+ * the queued uploads, so an unregister that waits for the uploads queued
+ * after it took a range out waits for every upload from that range.
+ * sq_gpu_regs_open / sq_gpu_regs_close.
+ */
+typedef struct GpuRegs {
+    pthread_mutex_t mu;
+    int ready;
+    atomic_int n;
+    struct { uintptr_t lo, hi; } r[SPEEDQA_CUDA_MAX_HOST_RANGES];
+    GpuCtx *x;
+    const GpuLayout *l;
+} GpuRegs;
 
 /* hostreg.c */
-/* Take regs.mu when some range is registered: 1 taken, 0 not. */
-int sq_gpu_reg_lock(GpuPriv *g);
-void sq_gpu_reg_unlock(GpuPriv *g, int taken);
-/* A host picture whose every plane read lies in one registered range (only
- * with regs.mu taken by sq_gpu_reg_lock). */
-int sq_gpu_registered(const GpuPriv *g, const SpeedqaPicture *pic);
-int sq_gpu_reg_open(GpuPriv *g);
+int sq_gpu_regs_open(GpuRegs *r, GpuCtx *x, const GpuLayout *l);
 /* Close: unpin what is still registered (entered, copies done). */
-void sq_gpu_unregister_all(GpuPriv *g);
+void sq_gpu_regs_close(GpuRegs *r);
+int sq_gpu_regs_add(GpuRegs *r, const void *p, size_t bytes);
+int sq_gpu_regs_remove(GpuRegs *r, const void *p);
+/* Take mu when some range is registered: 1 taken, 0 not. */
+int sq_gpu_reg_lock(GpuRegs *r);
+void sq_gpu_reg_unlock(GpuRegs *r, int taken);
+/* A host picture whose every plane read lies in one registered range (only
+ * with mu taken by sq_gpu_reg_lock). */
+int sq_gpu_registered(const GpuRegs *r, const SpeedqaPicture *pic);
+
+/*
+ * staging.c's part: the pinned staging of every frame slot (pinned_bytes),
+ * allocated on the first host picture, so a job fed device pictures never
+ * pays for it; and the staging threads: lent host pictures are staged on
+ * them, a frame per thread, while send returns: frame slots [uploaded,
+ * queued) wait there, their pictures held in fr; the caller uploads them
+ * in order. sq_gpu_stage_init starts them, sq_gpu_stage_stop ends them,
+ * sq_gpu_stage_free frees the rest (after every copy is done).
+ */
+typedef struct GpuStage {
+    SqPool *pool;        /* NULL: the caller stages alone */
+    int *qslot;          /* the frame slot of queued frame k, at k % nslots */
+    unsigned long long queued, uploaded;
+    uint8_t *pinned;
+    int64_t pinned_bytes;
+    GpuCtx *x;
+    const GpuLayout *l;
+    SqFrames *fr;
+    GpuRegs *regs;
+    const void *owner;   /* the backend that library pictures of this context name */
+} GpuStage;
+
+/* staging.c */
+/* n_threads - 1 helpers (the caller stages too), all of them or -EAGAIN. */
+int sq_gpu_stage_init(GpuStage *st, GpuCtx *x, const GpuLayout *l, SqFrames *fr, GpuRegs *regs,
+                      const void *owner, int n_threads);
+/* Every queued stage run (its pictures go back), the threads stopped. */
+void sq_gpu_stage_stop(GpuStage *st);
+void sq_gpu_stage_free(GpuStage *st);
+/* Give back the pictures frame slot `slot` holds (its batch is done,
+ * or sync: once every queued copy is). */
+void sq_gpu_release_held(GpuStage *st, int slot, int sync);
+void sq_gpu_sync_copies(GpuStage *st);
+/* Upload the frames staged on the stagers: all (wait), or those done. 0 or sticky. */
+int sq_gpu_finish_staging(GpuStage *st, int wait);
+/* Let every queued stage run (its pictures go back), uploading nothing: failures, close. */
+void sq_gpu_drain_staging(GpuStage *st);
+int sq_gpu_put_frame(GpuStage *st, FrameRec *fr, int slot, const SpeedqaPicture *ref,
+                     const SpeedqaPicture *dis, char *err, size_t errlen);
+
+typedef struct BatchRec {
+    unsigned long long first; /* send index of its first frame */
+    int nframes, npairs;
+    int launched, done;
+    SqGpuSide *sides;    /* pinned */
+    SqGpuPair *pairs;    /* pinned, right after sides */
+    SqGpuResult *res;    /* pinned */
+} BatchRec;
+
+/*
+ * launch.c's part: the batch slots and their pinned tables and results
+ * (tables_bytes, from open), the batch being filled, the profile.
+ * sq_gpu_batches_init / sq_gpu_batches_sync (close: nothing launched
+ * still runs) / sq_gpu_batches_free.
+ */
+typedef struct GpuBatches {
+    BatchRec *batches;   /* nbslots */
+    uint8_t *tables;
+    int64_t tables_bytes, desc_bytes;
+    unsigned long long nbatches;
+    int open_batch;      /* batch slot being filled, -1 none */
+    int profile;
+    double prof_ms[SQ_K_COUNT];
+    int prof_batches;
+    GpuCtx *x;
+    const GpuLayout *l;
+    SqFrames *fr;
+    const FrameRec *frames; /* nslots, like fr's slots */
+    GpuStage *st;
+} GpuBatches;
 
 /* launch.c */
-int sq_gpu_add_frame(GpuPriv *g, FrameRec *fr);
-int sq_gpu_launch_batch(GpuPriv *g);
-int sq_gpu_wait_batch(GpuPriv *g, int bslot, int block);
-void sq_gpu_take_result(const GpuPriv *g, int bslot, int index, SqRawResult *out);
+/* Message in err on failure. */
+int sq_gpu_batches_init(GpuBatches *b, GpuCtx *x, const GpuLayout *l, SqFrames *fr,
+                        const FrameRec *frames, GpuStage *st, char *err, size_t errlen);
+void sq_gpu_batches_sync(GpuBatches *b);
+void sq_gpu_batches_free(GpuBatches *b);
+int sq_gpu_add_frame(GpuBatches *b, FrameRec *fr);
+int sq_gpu_launch_batch(GpuBatches *b);
+int sq_gpu_wait_batch(GpuBatches *b, int bslot, int block);
+void sq_gpu_take_result(const GpuBatches *b, int bslot, int index, SqRawResult *out);
 
 #endif
