@@ -116,37 +116,20 @@ SQ_FN float sq_tridiag_rank2(const SQ_GLOBAL float *a, int n, const SQ_GLOBAL fl
     return a[r * n + c] - (t1 + t2);
 }
 
-/* Step i's reflector stored in column i of a and its vector in v[i+1..n);
- * its tau (0: no update this step). The SIMD templates share it. */
-SQ_FN float sq_tridiag_head(SQ_GLOBAL float *a, int n, int i, SQ_GLOBAL float *v)
-{
-    float tau, s, beta;
-    if (sq_tridiag_reflector(a, n, i, &tau, &s, &beta)) {
-        for (int r = i + 1; r < n; r++)
-            a[r * n + i] = a[r * n + i] / s;
-        a[(i + 1) * n + i] = beta;
-    }
-    for (int r = i + 1; r < n; r++)
-        v[r] = sq_tridiag_v(a, n, i, r);
-    return tau;
-}
-
-/* The diagonal and sub-diagonal of the reduced a. */
-SQ_FN void sq_tridiag_out(const SQ_GLOBAL float *a, int n, SQ_GLOBAL float *d, SQ_GLOBAL float *e)
-{
-    for (int k = 0; k < n; k++)
-        d[k] = a[k * n + k];
-    for (int k = 0; k + 1 < n; k++)
-        e[k] = a[(k + 1) * n + k];
-}
-
 /* In place on a (n x n). d, e receive diagonal and sub-diagonal. ws: 2n floats. */
 SQ_FN void sq_tridiag(SQ_GLOBAL float *a, int n, SQ_GLOBAL float *d, SQ_GLOBAL float *e,
                       SQ_GLOBAL float *ws)
 {
     SQ_GLOBAL float *v = ws, *x = ws + n;
     for (int i = 0; i + 2 < n; i++) {
-        const float tau = sq_tridiag_head(a, n, i, v);
+        float tau, s, beta;
+        if (sq_tridiag_reflector(a, n, i, &tau, &s, &beta)) {
+            for (int r = i + 1; r < n; r++)
+                a[r * n + i] = a[r * n + i] / s;
+            a[(i + 1) * n + i] = beta;
+        }
+        for (int r = i + 1; r < n; r++)
+            v[r] = sq_tridiag_v(a, n, i, r);
         if (tau != 0.0f) {
             for (int r = i + 1; r < n; r++)
                 x[r] = sq_tridiag_x(a, n, i, tau, v, r);
@@ -158,7 +141,10 @@ SQ_FN void sq_tridiag(SQ_GLOBAL float *a, int n, SQ_GLOBAL float *d, SQ_GLOBAL f
                     a[r * n + c] = sq_tridiag_rank2(a, n, x, v, r, c);
         }
     }
-    sq_tridiag_out(a, n, d, e);
+    for (int k = 0; k < n; k++)
+        d[k] = a[k * n + k];
+    for (int k = 0; k + 1 < n; k++)
+        e[k] = a[(k + 1) * n + k];
 }
 
 SQ_FN void sq_eigen_chop(SQ_GLOBAL float *d, SQ_GLOBAL float *e, int m)

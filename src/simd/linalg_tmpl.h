@@ -23,7 +23,14 @@ void V_NAME(sq_tridiag)(float *a, int n, float *d, float *e, float *ws)
 {
     float *v = ws, *x = ws + n;
     for (int i = 0; i + 2 < n; i++) {
-        const float tau = sq_tridiag_head(a, n, i, v);
+        float tau, s, beta;
+        if (sq_tridiag_reflector(a, n, i, &tau, &s, &beta)) {
+            for (int r = i + 1; r < n; r++)
+                a[r * n + i] = a[r * n + i] / s;
+            a[(i + 1) * n + i] = beta;
+        }
+        for (int r = i + 1; r < n; r++)
+            v[r] = sq_tridiag_v(a, n, i, r);
         if (tau == 0.0f)
             continue;
         if (n - i - 1 >= VF_N) {
@@ -58,7 +65,10 @@ void V_NAME(sq_tridiag)(float *a, int n, float *d, float *e, float *ws)
                 ar[c] = sq_tridiag_rank2(a, n, x, v, r, c);
         }
     }
-    sq_tridiag_out(a, n, d, e);
+    for (int k = 0; k < n; k++)
+        d[k] = a[k * n + k];
+    for (int k = 0; k + 1 < n; k++)
+        e[k] = a[(k + 1) * n + k];
 }
 #endif
 
