@@ -74,9 +74,13 @@ void sq_job_progress_start(const Run *run)
     const SqJob *job = run->job;
     const CliSettings *cfg = run->cfg;
     const Stream *s = run->s;
-    progress.on = !cfg->quiet && !job->batch && isatty(STDERR_FILENO);
+    /* One line on the one terminal, drawn by a single job's thread only: a
+     * batch's jobs (threads of their own) never write this state. */
+    if (cfg->quiet || job->batch || !isatty(STDERR_FILENO))
+        return;
+    progress.on = 1;
     progress.t0 = progress.last = now_s();
-    if (progress.on) {
+    {
         long long tr = sq_job_input_frames(run->ref, job->ref_path);
         long long td = sq_job_input_frames(s[0].in, s[0].st->path);
         if (tr >= 0)
