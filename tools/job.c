@@ -114,6 +114,7 @@ static int run_ladder(const SqJob *job_in, SqJobStream *const *st, int n, char *
     line[0] = '\0';
     sq_job_stage("reports written");
 end:
+    sq_job_progress_stop();
     close_run(&run, ret != 0);
     return ret;
 }

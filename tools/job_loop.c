@@ -68,6 +68,14 @@ void sq_job_progress_update(long long done, int final)
     progress.drawn = !final;
 }
 
+/* The job that drew it is done: a later job in this process (a batch's
+ * threads) finds the line off. */
+void sq_job_progress_stop(void)
+{
+    if (progress.on) /* (a batch's threads only read it) */
+        progress.on = 0;
+}
+
 /* The progress line's total: the frames both inputs have, as far as known. */
 void sq_job_progress_start(const Run *run)
 {

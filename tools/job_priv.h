@@ -121,6 +121,7 @@ void sq_job_tell_inputs(Run *run, const SpeedqaFormat *fr, int use_vmaf);
 int sq_job_score(Run *run);
 void sq_job_progress_clear(void);
 void sq_job_progress_start(const Run *run);
+void sq_job_progress_stop(void);
 void sq_job_progress_update(long long done, int final);
 
 /* job_report.c: a stream's end, its report or its failure. */
