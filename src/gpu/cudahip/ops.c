@@ -32,8 +32,7 @@ static void rt_free(SqGpuDev *d, SqGpuAddr p)
  * 2 MiB aligned and advised to be huge pages, registered with the driver:
  * on the H200 host 109 MB took 27 to 38 ms so against 46 to 62 ms from
  * cuMemHostAlloc, and 2.5 against 12 to 18 ms to give back. Anything
- * that fails falls back
- * to cuMemHostAlloc. 1: not taken.
+ * that fails falls back to cuMemHostAlloc. 1: not taken.
  */
 static int host_alloc_huge(SqGpuDev *d, size_t bytes, void **out)
 {
