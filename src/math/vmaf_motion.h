@@ -29,16 +29,25 @@ SQ_FN int64_t sq_vm_tap(int k)
  * (acc + 128) >> 8, which is the same expression at bpc = 8; i64 holds the
  * exact sum at every depth and the shift is arithmetic (rounds toward -inf).
  */
-SQ_FN int32_t sq_vm_vert(const SQ_GLOBAL uint8_t *prev, const SQ_GLOBAL uint8_t *cur,
-                         int64_t stride, int acc, int h, int bpc, int i, int j)
+SQ_FN int32_t sq_vm_vert2(const SQ_GLOBAL uint8_t *prev, int64_t pstride, int pacc,
+                          const SQ_GLOBAL uint8_t *cur, int64_t cstride, int cacc, int h,
+                          int bpc, int i, int j)
 {
     int64_t s = 0;
     for (int k = 0; k < 5; k++) {
-        const int64_t r = (int64_t)sq_mirror(i - 2 + k, h) * stride;
-        const int64_t d = (int64_t)sq_sample(prev + r, j, acc) - (int64_t)sq_sample(cur + r, j, acc);
+        const int64_t y = (int64_t)sq_mirror(i - 2 + k, h);
+        const int64_t d = (int64_t)sq_sample(prev + y * pstride, j, pacc) -
+                          (int64_t)sq_sample(cur + y * cstride, j, cacc);
         s += sq_vm_tap(k) * d;
     }
     return (int32_t)((s + ((int64_t)1 << (bpc - 1))) >> bpc);
+}
+
+/* The same with both planes in one layout. */
+SQ_FN int32_t sq_vm_vert(const SQ_GLOBAL uint8_t *prev, const SQ_GLOBAL uint8_t *cur,
+                         int64_t stride, int acc, int h, int bpc, int i, int j)
+{
+    return sq_vm_vert2(prev, stride, acc, cur, stride, acc, h, bpc, i, j);
 }
 
 /* One row of the vertical pass into y[0..w). */
@@ -77,6 +86,23 @@ SQ_FN uint64_t sq_vm_plane_sad(const SQ_GLOBAL uint8_t *prev, const SQ_GLOBAL ui
     uint64_t sad = 0;
     for (int i = 0; i < h; i++) {
         sq_vm_vert_row(prev, cur, stride, acc, w, h, bpc, i, ybuf);
+        sad += sq_vm_row_sad(ybuf, w);
+    }
+    return sad;
+}
+
+/*
+ * SAD of a plane pair that lie in two layouts (a caller's picture against a
+ * copy of the previous one): each plane with its own stride and access.
+ */
+SQ_FN uint64_t sq_vm_plane_sad2(const SQ_GLOBAL uint8_t *prev, int64_t pstride, int pacc,
+                                const SQ_GLOBAL uint8_t *cur, int64_t cstride, int cacc,
+                                int w, int h, int bpc, SQ_GLOBAL int32_t *ybuf)
+{
+    uint64_t sad = 0;
+    for (int i = 0; i < h; i++) {
+        for (int j = 0; j < w; j++)
+            ybuf[j] = sq_vm_vert2(prev, pstride, pacc, cur, cstride, cacc, h, bpc, i, j);
         sad += sq_vm_row_sad(ybuf, w);
     }
     return sad;

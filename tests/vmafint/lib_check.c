@@ -1,0 +1,135 @@
+/*
+ * The library's "motion" feature (feature/motion.c through the CPU backend)
+ * against libvmaf's "motion" extractor: every published per-frame score of
+ * every option set of vi_motion_uses, bit for bit, on one thread (pictures
+ * copied) and on three (pictures lent), so both CPU modes are proven.
+ */
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "speedqa/speedqa.h"
+#include "vmafint.h"
+
+/* libvmaf keeps a default-option output under its provided name (spec 5). */
+static void vmaf_name(const char *ours, char *out, size_t len)
+{
+    static const char *const alias[][2] = {
+        { "integer_motion2", "VMAF_integer_feature_motion2_score" },
+        { "integer_motion3", "VMAF_integer_feature_motion3_score" },
+        { "integer_motion", "VMAF_integer_feature_motion_score" },
+    };
+    for (size_t i = 0; i < sizeof alias / sizeof alias[0]; i++)
+        if (!strcmp(ours, alias[i][0])) {
+            snprintf(out, len, "%s", alias[i][1]);
+            return;
+        }
+    snprintf(out, len, "%s", ours);
+}
+
+static void feature_string(const ViUse *u, char *out, size_t len)
+{
+    size_t n = (size_t)snprintf(out, len, "%s", u->extractor);
+    for (int k = 0; k < 8 && u->opt[k][0] && n < len; k++)
+        n += (size_t)snprintf(out + n, len - n, "%c%s=%s", k ? ':' : '=', u->opt[k][0],
+                              u->opt[k][1]);
+}
+
+static void no_release(void *opaque, const void *data0)
+{
+    (void)opaque;
+    (void)data0;
+}
+
+static void picture(const ViSeq *s, const uint8_t *plane, int lent, SpeedqaPicture *p)
+{
+    memset(p, 0, sizeof *p);
+    p->data[0] = plane;
+    p->stride[0] = s->stride;
+    p->format = (SpeedqaFormat){ s->w, s->h, SPEEDQA_PIX_400, s->bpc };
+    p->release = lent ? no_release : NULL;
+}
+
+/* Stores a received frame's scores; -1 on a frame out of order. */
+static int take(const SpeedqaScores *sc, int nsc, int n, double *vals)
+{
+    if ((int)sc->frame >= n || sc->count != nsc)
+        return -1;
+    for (int k = 0; k < nsc; k++)
+        vals[(size_t)k * n + sc->frame] = sc->values[k];
+    return 0;
+}
+
+/* Runs the sequence through a context; vals[k * n + i]: score k of frame i. -1 on failure. */
+static int run_lib(const ViSeq *s, const char *feat, int threads, int lent, double **vals,
+                   SpeedqaContext **out)
+{
+    SpeedqaSettings st;
+    speedqa_default_settings(&st);
+    const char *feats[] = { feat, NULL };
+    st.features = feats;
+    st.format = (SpeedqaFormat){ s->w, s->h, SPEEDQA_PIX_400, s->bpc };
+    st.n_threads = threads;
+    SpeedqaContext *c;
+    int ret = speedqa_open(&c, &st);
+    *out = NULL;
+    if (ret < 0)
+        return ret;
+    const int nsc = speedqa_score_count(c);
+    *vals = calloc((size_t)nsc * (size_t)s->n, sizeof **vals);
+    SpeedqaScores sc;
+    for (int i = 0; i < s->n && ret >= 0; i++) {
+        SpeedqaPicture r, d;
+        picture(s, s->ref[i], lent, &r);
+        picture(s, s->dis[i], lent, &d);
+        while ((ret = speedqa_send(c, &r, &d)) == -EAGAIN)
+            if ((ret = speedqa_receive(c, &sc, 1, SPEEDQA_RECEIVE_WAIT)) < 0 ||
+                (ret = take(&sc, nsc, s->n, *vals)) < 0)
+                break;
+        while (ret >= 0 && (ret = speedqa_receive(c, &sc, 1, 0)) == 0)
+            ret = take(&sc, nsc, s->n, *vals);
+        if (ret == -EAGAIN)
+            ret = 0;
+    }
+    if (ret >= 0)
+        ret = speedqa_flush(c);
+    while (ret >= 0 && (ret = speedqa_receive(c, &sc, 1, 0)) == 0)
+        ret = take(&sc, nsc, s->n, *vals);
+    *out = c;
+    return ret == SPEEDQA_EOF ? 0 : ret < 0 ? ret : 0;
+}
+
+int vi_lib_check(VmafContext *ctx, const ViSeq *s)
+{
+    int bad = 0;
+    for (int k = 0; k < vi_motion_n_uses; k++) {
+        const ViUse *u = &vi_motion_uses[k];
+        char feat[512];
+        feature_string(u, feat, sizeof feat);
+        for (int mode = 0; mode < 2; mode++) {
+            double *vals = NULL;
+            SpeedqaContext *c;
+            const int ret = run_lib(s, feat, mode ? 3 : 1, mode, &vals, &c);
+            /* stage one refuses the five-frame window (frames.c holds one frame back) */
+            if (ret == -EINVAL && strstr(feat, "motion_five_frame_window=true")) {
+                speedqa_close(&c);
+                break;
+            }
+            if (ret < 0) {
+                printf("FAIL %s [lib %s] %d threads: %s\n", s->name, feat, mode ? 3 : 1,
+                       speedqa_strerror(ret));
+                bad++;
+            }
+            for (int i = 0; ret >= 0 && i < speedqa_score_count(c); i++) {
+                char name[400], tag[600];
+                vmaf_name(speedqa_score_name(c, i), name, sizeof name);
+                snprintf(tag, sizeof tag, "lib %s, %d threads", feat, mode ? 3 : 1);
+                bad += vi_check(ctx, s, tag, name, vals + (size_t)i * s->n);
+            }
+            free(vals);
+            speedqa_close(&c);
+        }
+    }
+    return bad;
+}
