@@ -208,6 +208,7 @@ int speedqa_open(SpeedqaContext **out, const SpeedqaSettings *s)
         goto fail;
     }
     memcpy(c->jobs, bp.jobs, sizeof(c->jobs));
+    c->look_ahead = sq_features_look_ahead(c->feat, c->nfeat);
     bp.n_threads = s->n_threads ? s->n_threads : sq_auto_threads();
     bp.device = s->device;
     bp.device_name = s->device_name;

@@ -131,15 +131,25 @@ static double clip(float score, double max_val)
 
 int sq_feature_assemble(const SqFeature *f, const SqRawResult *r, double *out, uint32_t *undefined)
 {
-    return sq_feature_assemble_at(f, r, 0, out, undefined);
+    double state = 0.0;
+    return sq_feature_assemble_at(f, r, NULL, 0, 0, &state, out, undefined);
 }
 
-int sq_feature_assemble_at(const SqFeature *f, const SqRawResult *r, int job_base, double *out,
+int sq_features_look_ahead(const SqFeature *f, int nfeat)
+{
+    for (int i = 0; i < nfeat; i++)
+        if (f[i].spec.kind == SQ_FEATURE_MOTION)
+            return 1;
+    return 0;
+}
+
+int sq_feature_assemble_at(const SqFeature *f, const SqRawResult *r, const SqRawResult *next,
+                           int job_base, unsigned seq_frame, double *state, double *out,
                            uint32_t *undefined)
 {
     *undefined = 0;
     if (f->spec.kind == SQ_FEATURE_MOTION)
-        return sq_motion_assemble(f, r, job_base, out);
+        return sq_motion_assemble(f, r, next, job_base, seq_frame, state, out);
     if (f->spec.kind == SQ_FEATURE_TEMPORAL) {
         out[0] = r->score[job_base + f->job[0]];
         return isfinite(out[0]) ? 0 : -EDOM;

@@ -33,7 +33,7 @@ int sq_motion_open(SqFeature *f, const SpeedqaFormat *fmt, char *err, size_t err
     f->plan.d.h = fmt->height;
     f->plan.prescale = -1;
     f->plan.rows_all = 1;
-    f->nscores = f->spec.opt.debug ? 2 : 1;
+    f->nscores = f->spec.opt.debug ? 4 : 3;
     return 0;
 }
 
@@ -41,8 +41,9 @@ void sq_motion_score_name(const SqFeature *f, int i, char *buf, size_t len)
 {
     /* libvmaf prints the sad score under its full name (it has no alias) and
      * the debug copy as integer_motion (spec 5) */
-    const char *base = i == 0 ? "VMAF_integer_feature_motion_sad_score" : "integer_motion";
-    snprintf(buf, len, "%s%s", base, f->spec.suffix);
+    static const char *const base[4] = { "integer_motion2", "integer_motion3",
+                                         "VMAF_integer_feature_motion_sad_score", "integer_motion" };
+    snprintf(buf, len, "%s%s", base[i], f->spec.suffix);
 }
 
 void sq_motion_job(const SqFeature *f, int plan, SqJob *j)
@@ -55,13 +56,32 @@ void sq_motion_job(const SqFeature *f, int plan, SqJob *j)
     j->side[1] = j->side[0];
 }
 
-int sq_motion_assemble(const SqFeature *f, const SqRawResult *r, int job_base, double *out)
+static double sad_score(const SqFeature *f, const SqVmOpts *o, const SqRawResult *r, int job_base)
+{
+    /* a frame without a predecessor has no SAD (index 0 of its sequence): 0 */
+    return o->force_zero ? 0.0
+                         : sq_vm_sad_score(r->sum[job_base + f->job[0]], f->plan.d.w, f->plan.d.h, o);
+}
+
+int sq_motion_assemble(const SqFeature *f, const SqRawResult *r, const SqRawResult *next,
+                       int job_base, unsigned seq_frame, double *state, double *out)
 {
     const SqVmOpts o = vm_opts(&f->spec.opt);
-    /* a frame without a predecessor has no SAD (index 0 of its sequence): 0 */
-    const double s = o.force_zero ? 0.0
-                   : sq_vm_sad_score(r->sum[job_base + f->job[0]], f->plan.d.w, f->plan.d.h, &o);
+    const double s = sad_score(f, &o, r, job_base);
+    double m2, m3;
+    /* sq_vm_flush's rules for one index, with S[i + 1] from next (min_idx 1) */
+    if (seq_frame < 1) {
+        m2 = 0.0;
+        m3 = next ? sq_vm_clip3(sad_score(f, &o, next, job_base), &o) : 0.0; /* the stamp */
+        *state = m3;
+    } else {
+        m2 = next ? sq_vm_min(s, sad_score(f, &o, next, job_base)) : s;
+        const double p = sq_vm_clip3(m2, &o);
+        m3 = sq_vm_motion3(p, *state, &o);
+        *state = p;
+    }
+    const double v[4] = { m2, m3, s, s };
     for (int k = 0; k < f->nscores; k++)
-        out[k] = s;
+        out[k] = v[k];
     return 0;
 }

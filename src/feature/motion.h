@@ -15,15 +15,23 @@
  * first stage does not take (motion_five_frame_window). */
 int sq_motion_open(SqFeature *f, const SpeedqaFormat *fmt, char *err, size_t errlen);
 
-/* Name of output i: VMAF_integer_feature_motion_sad_score, then
- * integer_motion with debug, each with the option suffix. */
+/* Name of output i: integer_motion2, integer_motion3,
+ * VMAF_integer_feature_motion_sad_score, then integer_motion with debug,
+ * each with the option suffix (spec 5). */
 void sq_motion_score_name(const SqFeature *f, int i, char *buf, size_t len);
 
 /* The job: the SAD of (previous reference luma) - (current reference luma),
  * on frames with a predecessor. */
 void sq_motion_job(const SqFeature *f, int plan, SqJob *j);
 
-/* The per-frame SAD score (spec 2.3) of the job's sum, into out[0 .. nscores). */
-int sq_motion_assemble(const SqFeature *f, const SqRawResult *r, int job_base, double *out);
+/*
+ * Frame seq_frame's outputs (index in its sequence) into out[0 .. nscores):
+ * the SAD score of r (spec 2.3), and motion2 / motion3 (spec 2.4) from it
+ * and next, the next frame's raw result in the same sequence, NULL when r's
+ * frame is the sequence's last. *state carries motion3's previous term from
+ * frame to frame (per stream).
+ */
+int sq_motion_assemble(const SqFeature *f, const SqRawResult *r, const SqRawResult *next,
+                       int job_base, unsigned seq_frame, double *state, double *out);
 
 #endif

@@ -187,6 +187,12 @@ SQ_FN sq_f64 sq_vm_clip3(sq_f64 m, const SqVmOpts *o)
     return sq_vm_min(sq_vm_blend(m, o), o->max_val);
 }
 
+/* motion3 of a clipped term p after the previous frame's term prev (the moving average's pair). */
+SQ_FN sq_f64 sq_vm_motion3(sq_f64 p, sq_f64 prev, const SqVmOpts *o)
+{
+    return o->moving_average ? sq_d_div(sq_d_add(p, prev), SQ_D_TWO) : p;
+}
+
 /*
  * The flush: motion2[i] and motion3[i] for i in 0..n) from the SAD scores
  * s[0..n) (n: the indices from 0 that have one). Frames before min_idx take
@@ -208,7 +214,7 @@ SQ_FN void sq_vm_flush(const SQ_GLOBAL sq_f64 *s, int n, const SqVmOpts *o,
             continue;
         }
         const sq_f64 p = sq_vm_clip3(m2, o);
-        motion3[i] = o->moving_average ? sq_d_div(sq_d_add(p, prev), SQ_D_TWO) : p;
+        motion3[i] = sq_vm_motion3(p, prev, o);
         prev = p;
     }
 }

@@ -51,17 +51,24 @@ static void picture(const ViSeq *s, const uint8_t *plane, int lent, SpeedqaPictu
     p->release = lent ? no_release : NULL;
 }
 
-/* Stores a received frame's scores; -1 on a frame out of order. */
+/* Stores a received frame's scores (sequence r's at vals + r * nsc * n); -1 on a frame
+ * out of place. */
 static int take(const SpeedqaScores *sc, int nsc, int n, double *vals)
 {
-    if ((int)sc->frame >= n || sc->count != nsc)
+    if ((int)sc->sequence > 1 || (int)sc->sequence_frame >= n || sc->count != nsc ||
+        sc->frame != sc->sequence * (unsigned)n + sc->sequence_frame)
         return -1;
     for (int k = 0; k < nsc; k++)
-        vals[(size_t)k * n + sc->frame] = sc->values[k];
+        vals[((size_t)sc->sequence * nsc + k) * n + sc->sequence_frame] = sc->values[k];
     return 0;
 }
 
-/* Runs the sequence through a context; vals[k * n + i]: score k of frame i. -1 on failure. */
+/*
+ * Runs the sequence through a context twice, a flush after each; vals[(r * nsc + k) * n +
+ * i]: score k of frame i in run r. The second run's frames are sent before the first
+ * run's last ones are received where the queue lets them (receiving only on -EAGAIN),
+ * so the frame held back for motion2 meets the next sequence's frames. Negative on failure.
+ */
 static int run_lib(const ViSeq *s, const char *feat, int threads, int lent, double **vals,
                    SpeedqaContext **out)
 {
@@ -77,17 +84,20 @@ static int run_lib(const ViSeq *s, const char *feat, int threads, int lent, doub
     if (ret < 0)
         return ret;
     const int nsc = speedqa_score_count(c);
-    *vals = calloc((size_t)nsc * (size_t)s->n, sizeof **vals);
+    *vals = calloc(2 * (size_t)nsc * (size_t)s->n, sizeof **vals);
     SpeedqaScores sc;
-    for (int i = 0; i < s->n && ret >= 0; i++) {
+    for (int i = 0; i < 2 * s->n && ret >= 0; i++) {
+        if (i == s->n && (ret = speedqa_flush(c)) < 0)
+            break;
+        const int f = i % s->n;
         SpeedqaPicture r, d;
-        picture(s, s->ref[i], lent, &r);
-        picture(s, s->dis[i], lent, &d);
+        picture(s, s->ref[f], lent, &r);
+        picture(s, s->dis[f], lent, &d);
         while ((ret = speedqa_send(c, &r, &d)) == -EAGAIN)
             if ((ret = speedqa_receive(c, &sc, 1, SPEEDQA_RECEIVE_WAIT)) < 0 ||
                 (ret = take(&sc, nsc, s->n, *vals)) < 0)
                 break;
-        while (ret >= 0 && (ret = speedqa_receive(c, &sc, 1, 0)) == 0)
+        while (!lent && ret >= 0 && (ret = speedqa_receive(c, &sc, 1, 0)) == 0)
             ret = take(&sc, nsc, s->n, *vals);
         if (ret == -EAGAIN)
             ret = 0;
@@ -121,10 +131,12 @@ int vi_lib_check(VmafContext *ctx, const ViSeq *s)
                        speedqa_strerror(ret));
                 bad++;
             }
-            for (int i = 0; ret >= 0 && i < speedqa_score_count(c); i++) {
+            const int nsc = ret >= 0 ? speedqa_score_count(c) : 0;
+            for (int i = 0; i < 2 * nsc; i++) {
                 char name[400], tag[600];
-                vmaf_name(speedqa_score_name(c, i), name, sizeof name);
-                snprintf(tag, sizeof tag, "lib %s, %d threads", feat, mode ? 3 : 1);
+                vmaf_name(speedqa_score_name(c, i % nsc), name, sizeof name);
+                snprintf(tag, sizeof tag, "lib %s, %d threads, run %d", feat, mode ? 3 : 1,
+                         i / nsc + 1);
                 bad += vi_check(ctx, s, tag, name, vals + (size_t)i * s->n);
             }
             free(vals);
