@@ -241,6 +241,12 @@ int sq_feature_parse(SqFeatureSpec *out, const char *str, char *err, size_t errl
                  buf, out->opt.prescale_method);
         return -EINVAL;
     }
+    /* The frame two back is not held by core/frames.c yet: refused rather
+     * than scored against the wrong picture (speedqa_check_features says so too). */
+    if (out->opt.motion_five_frame_window) {
+        snprintf(err, errlen, "motion: motion_five_frame_window is not supported yet");
+        return -EINVAL;
+    }
     build_suffix(&out->opt, kind_bit, out->suffix, sizeof(out->suffix));
     return 0;
 }
