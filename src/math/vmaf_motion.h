@@ -92,6 +92,66 @@ SQ_FN uint64_t sq_vm_plane_sad(const SQ_GLOBAL uint8_t *prev, const SQ_GLOBAL ui
 }
 
 /*
+ * Row i of the vertical pass into y[0..w) with the five rows' mirror taken
+ * once (the integers of sq_vm_vert2 at every j): planar bytes and planar
+ * 16-bit samples read directly, any other access through sq_sample.
+ */
+SQ_FN void sq_vm_vert_row2(const SQ_GLOBAL uint8_t *prev, int64_t pstride, int pacc,
+                           const SQ_GLOBAL uint8_t *cur, int64_t cstride, int cacc, int w, int h,
+                           int bpc, int i, SQ_GLOBAL int32_t *y)
+{
+    int64_t po[5], co[5];
+    for (int k = 0; k < 5; k++) {
+        po[k] = (int64_t)sq_mirror(i - 2 + k, h) * pstride;
+        co[k] = (int64_t)sq_mirror(i - 2 + k, h) * cstride;
+    }
+    const int64_t rnd = (int64_t)1 << (bpc - 1);
+    if (pacc == 0 && cacc == 0) {
+        for (int j = 0; j < w; j++) {
+            int64_t s = 0;
+            for (int k = 0; k < 5; k++)
+                s += sq_vm_tap(k) * ((int64_t)prev[po[k] + j] - (int64_t)cur[co[k] + j]);
+            y[j] = (int32_t)((s + rnd) >> bpc);
+        }
+        return;
+    }
+    if (pacc == SQ_ACC_16 && cacc == SQ_ACC_16) {
+        for (int j = 0; j < w; j++) {
+            int64_t s = 0;
+            for (int k = 0; k < 5; k++)
+                s += sq_vm_tap(k) * ((int64_t)((const SQ_GLOBAL uint16_t *)(prev + po[k]))[j] -
+                                     (int64_t)((const SQ_GLOBAL uint16_t *)(cur + co[k]))[j]);
+            y[j] = (int32_t)((s + rnd) >> bpc);
+        }
+        return;
+    }
+    for (int j = 0; j < w; j++) {
+        int64_t s = 0;
+        for (int k = 0; k < 5; k++)
+            s += sq_vm_tap(k) * ((int64_t)sq_sample(prev + po[k], j, pacc) -
+                                 (int64_t)sq_sample(cur + co[k], j, cacc));
+        y[j] = (int32_t)((s + rnd) >> bpc);
+    }
+}
+
+/* sq_vm_row_sad with the mirror only at the two columns of each edge (u32
+ * additions wrap alike in any order). */
+SQ_FN uint32_t sq_vm_row_sad_fast(const SQ_GLOBAL int32_t *y, int w)
+{
+    if (w < 8)
+        return sq_vm_row_sad(y, w);
+    uint32_t s = sq_vm_abs_h(y, w, 0) + sq_vm_abs_h(y, w, 1) + sq_vm_abs_h(y, w, w - 2) +
+                 sq_vm_abs_h(y, w, w - 1);
+    for (int j = 2; j < w - 2; j++) {
+        const int64_t a = 3571 * ((int64_t)y[j - 2] + y[j + 2]) +
+                          16004 * ((int64_t)y[j - 1] + y[j + 1]) + 26386 * (int64_t)y[j];
+        const int64_t v = (a + 32768) >> 16;
+        s += (uint32_t)(v < 0 ? -v : v);
+    }
+    return s;
+}
+
+/*
  * SAD of a plane pair that lie in two layouts (a caller's picture against a
  * copy of the previous one): each plane with its own stride and access.
  */
@@ -101,9 +161,8 @@ SQ_FN uint64_t sq_vm_plane_sad2(const SQ_GLOBAL uint8_t *prev, int64_t pstride, 
 {
     uint64_t sad = 0;
     for (int i = 0; i < h; i++) {
-        for (int j = 0; j < w; j++)
-            ybuf[j] = sq_vm_vert2(prev, pstride, pacc, cur, cstride, cacc, h, bpc, i, j);
-        sad += sq_vm_row_sad(ybuf, w);
+        sq_vm_vert_row2(prev, pstride, pacc, cur, cstride, cacc, w, h, bpc, i, ybuf);
+        sad += sq_vm_row_sad_fast(ybuf, w);
     }
     return sad;
 }

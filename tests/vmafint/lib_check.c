@@ -2,7 +2,7 @@
  * The library's "motion" feature (feature/motion.c through the CPU backend)
  * against libvmaf's "motion" extractor: every published per-frame score of
  * every option set of vi_motion_uses, bit for bit, on one thread (pictures
- * copied) and on three (pictures lent), so both CPU modes are proven.
+ * copied), three (lent) and two (copied), so both CPU modes are proven.
  */
 #include <errno.h>
 #include <stdio.h>
@@ -117,17 +117,19 @@ int vi_lib_check(VmafContext *ctx, const ViSeq *s)
         const ViUse *u = &vi_motion_uses[k];
         char feat[512];
         feature_string(u, feat, sizeof feat);
-        for (int mode = 0; mode < 2; mode++) {
+        /* 1 thread, pictures copied; 3 threads, lent; 2 threads, copied */
+        for (int mode = 0; mode < 3; mode++) {
             double *vals = NULL;
             SpeedqaContext *c;
-            const int ret = run_lib(s, feat, mode ? 3 : 1, mode, &vals, &c);
+            const int threads = mode == 0 ? 1 : mode == 1 ? 3 : 2;
+            const int ret = run_lib(s, feat, threads, mode == 1, &vals, &c);
             /* stage one refuses the five-frame window (frames.c holds one frame back) */
             if (ret == -EINVAL && strstr(feat, "motion_five_frame_window=true")) {
                 speedqa_close(&c);
                 break;
             }
             if (ret < 0) {
-                printf("FAIL %s [lib %s] %d threads: %s\n", s->name, feat, mode ? 3 : 1,
+                printf("FAIL %s [lib %s] %d threads: %s\n", s->name, feat, threads,
                        speedqa_strerror(ret));
                 bad++;
             }
@@ -135,7 +137,7 @@ int vi_lib_check(VmafContext *ctx, const ViSeq *s)
             for (int i = 0; i < 2 * nsc; i++) {
                 char name[400], tag[600];
                 vmaf_name(speedqa_score_name(c, i % nsc), name, sizeof name);
-                snprintf(tag, sizeof tag, "lib %s, %d threads, run %d", feat, mode ? 3 : 1,
+                snprintf(tag, sizeof tag, "lib %s, %d threads, run %d", feat, threads,
                          i / nsc + 1);
                 bad += vi_check(ctx, s, tag, name, vals + (size_t)i * s->n);
             }
