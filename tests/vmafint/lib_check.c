@@ -2,7 +2,8 @@
  * The library's "motion" feature (feature/motion.c through the CPU backend)
  * against libvmaf's "motion" extractor: every published per-frame score of
  * every option set of vi_motion_uses, bit for bit, on one thread (pictures
- * copied), three (lent) and two (copied), so both CPU modes are proven.
+ * copied), three (lent) and two (copied, as a ladder of two identical
+ * streams, which must carry the same scores), so both CPU modes are proven.
  */
 #include <errno.h>
 #include <stdio.h>
@@ -69,15 +70,37 @@ static int take(const SpeedqaScores *sc, int nsc, int n, double *vals)
  * run's last ones are received where the queue lets them (receiving only on -EAGAIN),
  * so the frame held back for motion2 meets the next sequence's frames. Negative on failure.
  */
+/* A ladder of two identical distorted streams: -1 unless both carry the same scores. */
+static int take2(const SpeedqaScores *sc, int nsc, int n, double *vals)
+{
+    if (sc[1].count != sc[0].count || sc[1].frame != sc[0].frame)
+        return -1;
+    for (int k = 0; k < sc[0].count; k++)
+        if (memcmp(&sc[0].values[k], &sc[1].values[k], sizeof(double)))
+            return -1;
+    return take(sc, nsc, n, vals);
+}
+
+static int recv(SpeedqaContext *c, int ladder, unsigned flags, int nsc, int n, double *vals)
+{
+    SpeedqaScores sc[2];
+    int ret = speedqa_receive(c, sc, ladder ? 2 : 1, flags);
+    if (ret == 0)
+        ret = ladder ? take2(sc, nsc, n, vals) : take(sc, nsc, n, vals);
+    return ret;
+}
+
 static int run_lib(const ViSeq *s, const char *feat, int threads, int lent, double **vals,
                    SpeedqaContext **out)
 {
+    const int ladder = threads == 2; /* the copied threaded mode runs as a ladder */
     SpeedqaSettings st;
     speedqa_default_settings(&st);
     const char *feats[] = { feat, NULL };
     st.features = feats;
     st.format = (SpeedqaFormat){ s->w, s->h, SPEEDQA_PIX_400, s->bpc };
     st.n_threads = threads;
+    st.n_distorted = ladder ? 2 : 1;
     SpeedqaContext *c;
     int ret = speedqa_open(&c, &st);
     *out = NULL;
@@ -85,7 +108,6 @@ static int run_lib(const ViSeq *s, const char *feat, int threads, int lent, doub
         return ret;
     const int nsc = speedqa_score_count(c);
     *vals = calloc(2 * (size_t)nsc * (size_t)s->n, sizeof **vals);
-    SpeedqaScores sc;
     for (int i = 0; i < 2 * s->n && ret >= 0; i++) {
         if (i == s->n && (ret = speedqa_flush(c)) < 0)
             break;
@@ -93,19 +115,20 @@ static int run_lib(const ViSeq *s, const char *feat, int threads, int lent, doub
         SpeedqaPicture r, d;
         picture(s, s->ref[f], lent, &r);
         picture(s, s->dis[f], lent, &d);
-        while ((ret = speedqa_send(c, &r, &d)) == -EAGAIN)
-            if ((ret = speedqa_receive(c, &sc, 1, SPEEDQA_RECEIVE_WAIT)) < 0 ||
-                (ret = take(&sc, nsc, s->n, *vals)) < 0)
+        const SpeedqaPicture *dd[2] = { &d, &d };
+        while ((ret = ladder ? speedqa_send_ladder(c, &r, dd, 2) : speedqa_send(c, &r, &d)) ==
+               -EAGAIN)
+            if ((ret = recv(c, ladder, SPEEDQA_RECEIVE_WAIT, nsc, s->n, *vals)) < 0)
                 break;
-        while (!lent && ret >= 0 && (ret = speedqa_receive(c, &sc, 1, 0)) == 0)
-            ret = take(&sc, nsc, s->n, *vals);
+        while (!lent && ret >= 0 && (ret = recv(c, ladder, 0, nsc, s->n, *vals)) == 0)
+            ;
         if (ret == -EAGAIN)
             ret = 0;
     }
     if (ret >= 0)
         ret = speedqa_flush(c);
-    while (ret >= 0 && (ret = speedqa_receive(c, &sc, 1, 0)) == 0)
-        ret = take(&sc, nsc, s->n, *vals);
+    while (ret >= 0 && (ret = recv(c, ladder, 0, nsc, s->n, *vals)) == 0)
+        ;
     *out = c;
     return ret == SPEEDQA_EOF ? 0 : ret < 0 ? ret : 0;
 }
@@ -117,7 +140,7 @@ int vi_lib_check(VmafContext *ctx, const ViSeq *s)
         const ViUse *u = &vi_motion_uses[k];
         char feat[512];
         feature_string(u, feat, sizeof feat);
-        /* 1 thread, pictures copied; 3 threads, lent; 2 threads, copied */
+        /* 1 thread, pictures copied; 3 threads, lent; 2 threads, copied, a ladder */
         for (int mode = 0; mode < 3; mode++) {
             double *vals = NULL;
             SpeedqaContext *c;
