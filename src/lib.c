@@ -194,7 +194,21 @@ int speedqa_open(SpeedqaContext **out, const SpeedqaSettings *s)
         ret = SPEEDQA_ERR(ENOSYS);
         goto fail;
     }
+    int sad = 0;
+    for (int j = 0; j < bp.njobs; j++)
+        sad |= bp.jobs[j].kind == SQ_JOB_SAD;
+    if (sad && c->s.backend == SPEEDQA_BACKEND_AUTO) {
+        sq_log(s, SPEEDQA_LOG_INFO, "auto: motion runs on the cpu backend");
+        c->s.backend = SPEEDQA_BACKEND_CPU;
+    }
+    if (sad && !backends[c->s.backend]->sad) {
+        sq_log(s, SPEEDQA_LOG_ERROR, "%s backend: motion runs on the cpu backend only",
+               backends[c->s.backend]->name);
+        ret = SPEEDQA_ERR(ENOSYS);
+        goto fail;
+    }
     memcpy(c->jobs, bp.jobs, sizeof(c->jobs));
+    c->look_ahead = sq_features_look_ahead(c->feat, c->nfeat);
     bp.n_threads = s->n_threads ? s->n_threads : sq_auto_threads();
     bp.device = s->device;
     bp.device_name = s->device_name;

@@ -220,15 +220,16 @@ static int receive_raw(SpeedqaContext *c, SqRawResult *raw, const unsigned **rin
     return 0;
 }
 
-/* Stream d's named scores from a raw result (job block d), into the
- * context's values of stream d, which out points at. */
-static int assemble(SpeedqaContext *c, const SqRawResult *raw, int d, const unsigned *ring,
-                    SpeedqaScores *out)
+/* Stream d's named scores from a raw result (job block d) of send index
+ * frame, into the context's values of stream d, which out points at; next:
+ * the sequence's next frame's raw result, or NULL (look-ahead features). */
+static int assemble(SpeedqaContext *c, const SqRawResult *raw, const SqRawResult *next, int d,
+                    const unsigned *ring, unsigned frame, SpeedqaScores *out)
 {
     memset(out, 0, sizeof(*out));
     out->sequence = ring[0];
     out->sequence_frame = ring[1];
-    out->frame = c->received;
+    out->frame = frame;
     if (!(ring[2] >> d & 1))
         return 0;
     out->count = c->nscores;
@@ -238,7 +239,8 @@ static int assemble(SpeedqaContext *c, const SqRawResult *raw, int d, const unsi
     const int base = d * (c->njobs / c->ndis);
     for (int i = 0, k = 0; i < c->nfeat; i++) {
         uint32_t undef;
-        if (sq_feature_assemble_at(&c->feat[i], raw, base, v, &undef) < 0) {
+        if (sq_feature_assemble_at(&c->feat[i], raw, next, base, ring[1], &c->fstate[d][i], v,
+                                   &undef) < 0) {
             /* Nothing clips speed_temporal (libvmaf would publish NaN). */
             int j = 0;
             while (j + 1 < c->feat[i].nscores && isfinite(v[j]))
@@ -259,9 +261,62 @@ static int assemble(SpeedqaContext *c, const SqRawResult *raw, int d, const unsi
     return 0;
 }
 
+/* Every stream's scores of one frame; nring: next's ring entry (streams present). */
+static int publish(SpeedqaContext *c, const SqRawResult *raw, const unsigned *ring, unsigned frame,
+                   const SqRawResult *next, const unsigned *nring, SpeedqaScores *out, int n)
+{
+    int ret;
+    for (int d = 0; d < n; d++) {
+        const SqRawResult *nx = next && (nring[2] >> d & 1) ? next : NULL;
+        if ((ret = assemble(c, raw, nx, d, ring, frame, &out[d])) < 0)
+            return ret;
+    }
+    return 0;
+}
+
+/*
+ * With a look-ahead feature (motion2 is min(S[n], S[n + 1])): frame n is
+ * published once frame n + 1's raw result is in, or once nothing more of
+ * n's sequence can come (a flush, or a frame of the next sequence sent
+ * after it); until then -EAGAIN. The held frame has left the backend, so it
+ * takes none of the backend's capacity, and nothing is allocated per frame.
+ */
+static int receive_ahead(SpeedqaContext *c, SpeedqaScores *out, int n, int wait)
+{
+    const unsigned *ring;
+    unsigned nring[3] = { 0 };
+    int ret;
+    if (!c->held) {
+        if ((ret = receive_raw(c, &c->raw[c->held_at], &ring, wait)) < 0)
+            return ret;
+        memcpy(c->held_ring, ring, sizeof(c->held_ring));
+        c->held_frame = c->received++;
+        c->held = 1;
+    }
+    const SqRawResult *next = NULL;
+    if (c->received < c->sent && c->seq_ring[c->received % c->ring_len][0] == c->held_ring[0]) {
+        if ((ret = receive_raw(c, &c->raw[!c->held_at], &ring, wait)) < 0)
+            return ret;
+        memcpy(nring, ring, sizeof(nring));
+        next = &c->raw[!c->held_at];
+    } else if (c->received == c->sent && !c->new_seq) {
+        /* the sequence goes on: its next frame is not sent yet */
+        return c->sticky ? sticky_error(c) : SPEEDQA_ERR(EAGAIN);
+    }
+    if ((ret = publish(c, &c->raw[c->held_at], c->held_ring, c->held_frame, next, nring, out, n)) < 0)
+        return ret;
+    c->held = 0;
+    if (next) {
+        c->held_at = !c->held_at;
+        memcpy(c->held_ring, nring, sizeof(nring));
+        c->held_frame = c->received++;
+        c->held = 1;
+    }
+    return 0;
+}
+
 int speedqa_receive(SpeedqaContext *c, SpeedqaScores *out, int n, unsigned flags)
 {
-    SqRawResult raw;
     const unsigned *ring = NULL;
     if (!c)
         return SPEEDQA_ERR(EINVAL);
@@ -279,12 +334,14 @@ int speedqa_receive(SpeedqaContext *c, SpeedqaScores *out, int n, unsigned flags
                flags & ~SPEEDQA_RECEIVE_WAIT);
         return SPEEDQA_ERR(EINVAL);
     }
-    int ret = receive_raw(c, &raw, &ring, !!(flags & SPEEDQA_RECEIVE_WAIT));
+    const int wait = !!(flags & SPEEDQA_RECEIVE_WAIT);
+    if (c->look_ahead)
+        return receive_ahead(c, out, n, wait);
+    int ret = receive_raw(c, &c->raw[0], &ring, wait);
     if (ret < 0)
         return ret;
-    for (int d = 0; d < n; d++)
-        if ((ret = assemble(c, &raw, d, ring, &out[d])) < 0)
-            return ret;
+    if ((ret = publish(c, &c->raw[0], ring, c->received, NULL, NULL, out, n)) < 0)
+        return ret;
     c->received++;
     return 0;
 }

@@ -13,8 +13,9 @@
 #include "feature/feature.h"
 #include "speedqa/speedqa.h"
 
-/* Scores of one stream: at most 3 per feature (speed_chroma's u, v, uv). */
-#define SQ_MAX_SCORES (SPEEDQA_MAX_FEATURES * 3)
+/* Scores of one stream: at most 4 per feature (speed_chroma's u, v, uv;
+ * motion's motion2, motion3, SAD and, with debug, motion). */
+#define SQ_MAX_SCORES (SPEEDQA_MAX_FEATURES * 4)
 
 struct SpeedqaContext {
     SpeedqaSettings s;
@@ -39,6 +40,17 @@ struct SpeedqaContext {
     int new_seq;
     int flushing;
     int sticky;
+    /*
+     * Look-ahead (sq_features_look_ahead): the frame the backend gave back
+     * but that is not published yet (held) until the next frame of its
+     * sequence is in or its sequence has ended: raw[held_at] with its ring
+     * entry and send index; raw[!held_at] takes the next one. fstate: each
+     * feature's state from frame to frame, per stream.
+     */
+    int look_ahead, held, held_at;
+    unsigned held_ring[3], held_frame;
+    SqRawResult raw[2];
+    double fstate[SPEEDQA_MAX_DISTORTED][SPEEDQA_MAX_FEATURES];
     SqPicPool *pics;         /* speedqa_picture_alloc's, from the first call */
 };
 

@@ -496,6 +496,11 @@ SPEEDQA_API int speedqa_send_ladder(SpeedqaContext *ctx, const SpeedqaPicture *r
  * call blocks whenever a frame is in flight: for a caller that wants each
  * frame's scores before it sends the next (a live encoder's loop).
  *
+ * With the "motion" feature (whose motion2 needs the next frame's SAD)
+ * frame n is returned only once frame n+1 of its sequence has been scored,
+ * or its sequence has ended (speedqa_flush(), or a frame of the next
+ * sequence sent): until then -EAGAIN, with SPEEDQA_RECEIVE_WAIT too.
+ *
  * Returns 0; SPEEDQA_EOF: speedqa_flush() was called and every frame sent
  * before it has been received (the end of the stream; a later send starts
  * a new sequence). Errors: -EINVAL NULL ctx or out, n other than

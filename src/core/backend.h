@@ -67,6 +67,7 @@ enum { SQ_RANGE_CUR_MAX, SQ_RANGE_CUR_OR, SQ_RANGE_PREV_MAX, SQ_RANGE_PREV_OR, S
 typedef struct SqRawResult {
     float score[SQ_MAX_JOBS];
     int err[SQ_MAX_JOBS];
+    uint64_t sum[SQ_MAX_JOBS]; /* SQ_JOB_SAD jobs: the plane's SAD (0 when it did not run) */
     uint32_t range[SQ_MAX_JOBS][2][SQ_RANGE_N];
 } SqRawResult;
 
@@ -77,6 +78,7 @@ typedef struct SqBackend {
     /* Most frames that may be sent and not yet received. */
     int (*capacity)(void *priv);
     int ladder;     /* takes ndis > 1; a job side 0 shared by every stream is computed once */
+    int sad;        /* runs SQ_JOB_SAD jobs (else open is refused before it is called) */
     /*
      * Queue the next frame: pics[0] the reference, pics[1 + d] distorted
      * stream d's picture, NULL once that stream has ended in this sequence

@@ -32,6 +32,11 @@ static void prescale_rows(const SqPlan *p, const uint8_t *srows, uint8_t *mark)
 
 int sq_plan_rows_read(const SqPlan *p, uint8_t *mark, const SqAlloc *a)
 {
+    if (p->rows_all) {
+        for (int y = 0; y < p->d.h; y++)
+            mark[y] = 1;
+        return 0;
+    }
     if (p->prescale < 0) {
         sq_plan_filter_rows(p, p->d.h, mark);
         return 0;

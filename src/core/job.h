@@ -22,6 +22,8 @@ typedef struct SqPlan {
     int32_t *ps_iy, *ps_ix; /* prescale tables (SQ_PS_TAPS per output), or NULL */
     float *ps_wy, *ps_wx;
     int wvm;
+    int rows_all;           /* an integer plane job's plan (SQ_JOB_SAD): reads every row of
+                             * a d.w x d.h plane, and nothing else of the plan is set */
     SqAlloc alloc;
 } SqPlan;
 
@@ -60,8 +62,18 @@ typedef struct SqJobSide {
     int check_prev; /* SQ_CHECK_* for the previous picture */
 } SqJobSide;
 
+/*
+ * Job kinds. SQ_JOB_SPEED: two sides through one SpEED plan, one float score
+ * (SqRawResult.score, err). SQ_JOB_SAD: the integer SAD of the 5-tap blurred
+ * difference (side 0's previous picture) - (its current one) of one plane
+ * (math/vmaf_motion.h), into SqRawResult.sum; side 1 is side 0 again and
+ * nothing is range-checked. A backend runs the kinds its SqBackend says it can.
+ */
+enum { SQ_JOB_SPEED = 0, SQ_JOB_SAD = 1 };
+
 /* One plane pair scored per frame: two sides through one plan, one raw score. */
 typedef struct SqJob {
+    int kind;       /* SQ_JOB_* */
     int plan;       /* index into SqBackendParams.plans */
     int wvm;        /* pooling weight mode (math/score.h) */
     int needs_prev; /* runs only on frames with a predecessor; raw score 0 otherwise */

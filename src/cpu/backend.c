@@ -54,6 +54,7 @@ static void cpu_close(void **pp)
                 sq_cpu_side_free(&c->w[i].jside[j][k], &c->p.alloc);
         sq_free(&c->p.alloc, c->w[i].vrow);
         sq_free(&c->p.alloc, c->w[i].covws);
+        sq_free(&c->p.alloc, c->w[i].vmrow);
     }
     const SqAlloc a = c->p.alloc;
     sq_free(&a, c->w);
@@ -74,7 +75,14 @@ static void cpu_close(void **pp)
 static int open_workers(CpuPriv *c, const SqBackendParams *p)
 {
     for (int i = 0; i < c->nw; i++) {
+        int vw = 0;
+        for (int f = 0; f < p->nplans; f++)
+            vw = p->plans[f]->rows_all && p->plans[f]->d.w > vw ? p->plans[f]->d.w : vw;
+        if (vw && !(c->w[i].vmrow = sq_calloc(&p->alloc, (size_t)vw, sizeof(int32_t))))
+            return -1;
         for (int f = 0; f < p->nplans; f++) {
+            if (p->plans[f]->rows_all)
+                continue; /* an SQ_JOB_SAD plan: no SpEED side */
             /* the third side only for a ladder of more than two streams */
             for (int k = 0; k < (c->p.ndis > 2 ? 3 : 2); k++) {
                 if (sq_cpu_side_alloc(&c->w[i].side[f][k], p->plans[f], &p->alloc) < 0)
@@ -83,7 +91,7 @@ static int open_workers(CpuPriv *c, const SqBackendParams *p)
             }
         }
         for (int j = 0; j < c->per; j++)
-            for (int k = 0; c->own[j] && k < 2; k++) {
+            for (int k = 0; c->own[j] && p->jobs[j].kind == SQ_JOB_SPEED && k < 2; k++) {
                 if (sq_cpu_side_alloc(&c->w[i].jside[j][k], p->plans[p->jobs[j].plan], &p->alloc) < 0)
                     return -1;
                 sq_cpu_side_set_cpu_mask(&c->w[i].jside[j][k], p->cpu_mask);
@@ -271,6 +279,7 @@ static int cpu_list_devices(char *buf, size_t len)
 const SqBackend sq_backend_cpu = {
     .name = "cpu",
     .ladder = 1,
+    .sad = 1,
     .open = cpu_open,
     .capacity = cpu_capacity,
     .send = cpu_send,

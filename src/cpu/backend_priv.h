@@ -40,6 +40,7 @@ typedef struct Worker {
     SqCpuSide jside[SQ_MAX_STREAM_JOBS][2];
     float *vrow; /* a row band's vertical pass (threaded mode), the widest plan's */
     double *covws; /* a band of covariance row terms (threaded mode), the largest plan's */
+    int32_t *vmrow; /* an SQ_JOB_SAD job's vertical-pass row, the widest such plan's */
 } Worker;
 
 /* What the CPU keeps of frame slot i of CpuPriv.fr (threaded mode). */
@@ -154,6 +155,10 @@ void sq_cpu_score_frame(const CpuPriv *c, Worker *w, SqPool *pool, int self, con
                         const uint32_t *save, uint32_t *saved, SqRawResult *out);
 
 /* bands.c: sq_cpu_score_frame with one distorted stream */
+/* The frame's SQ_JOB_SAD jobs into out->sum (a ladder's copies of a job read
+ * the reference only: computed once, copied). */
+void sq_cpu_sad_jobs(const CpuPriv *c, Worker *w, const Planes *cur, const Planes *prev,
+                     uint32_t present, SqRawResult *out);
 void sq_cpu_score_frame1(const CpuPriv *c, Worker *w, SqPool *pool, int self, const Planes *cur,
                          const Planes *prev, int prev_checked, uint32_t present,
                          const uint32_t *save, uint32_t *saved, SqRawResult *out);

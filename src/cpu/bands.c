@@ -207,7 +207,7 @@ void sq_cpu_score_frame1(const CpuPriv *c, Worker *w, SqPool *pool, int self, co
     f.n = 0;
     for (int j = 0; j < c->per; j++) {
         const SqJob *jb = &c->p.jobs[j];
-        ran[j] = !(jb->needs_prev && !prev) && (present >> 1 & 1);
+        ran[j] = jb->kind == SQ_JOB_SPEED && !(jb->needs_prev && !prev) && (present >> 1 & 1);
         if (!ran[j])
             continue;
         const SqPlan *plan = c->p.plans[jb->plan];

@@ -7,6 +7,7 @@
 #include <string.h>
 
 #include "cpu/backend_priv.h"
+#include "math/vmaf_motion.h"
 
 /* range_cur / range_prev: the [max, OR] pairs the check fills, NULL where none is needed. */
 static SqSrc make_src(const Planes *cur, int plane, const Planes *prev, int bpc,
@@ -63,11 +64,32 @@ void sq_cpu_job_save(const CpuPriv *c, const SqJob *jb, int idx, const uint32_t 
     }
 }
 
+void sq_cpu_sad_jobs(const CpuPriv *c, Worker *w, const Planes *cur, const Planes *prev,
+                     uint32_t present, SqRawResult *out)
+{
+    for (int j = 0; j < c->per; j++) {
+        const SqJob *jb = &c->p.jobs[j];
+        if (jb->kind != SQ_JOB_SAD || (jb->needs_prev && !prev))
+            continue;
+        const SqJobSide *sd = &jb->side[0];
+        const Planes *pc = &cur[sd->pic], *pp = &prev[sd->prev_pic];
+        const SqPlan *plan = c->p.plans[jb->plan];
+        const uint64_t sad = sq_vm_plane_sad2(pp->data[sd->plane], pp->stride[sd->plane],
+                                              pp->acc[sd->plane], pc->data[sd->plane],
+                                              pc->stride[sd->plane], pc->acc[sd->plane], plan->d.w,
+                                              plan->d.h, c->p.format.bpc, w->vmrow);
+        for (int d = 0; d < c->p.ndis; d++)
+            if (present >> (1 + d) & 1)
+                out->sum[d * c->per + j] = sad;
+    }
+}
+
 void sq_cpu_score_frame(const CpuPriv *c, Worker *w, SqPool *pool, int self, const Planes *cur,
                         const Planes *prev, int prev_checked, uint32_t present,
                         const uint32_t *save, uint32_t *saved, SqRawResult *out)
 {
     memset(out, 0, sizeof(*out));
+    sq_cpu_sad_jobs(c, w, cur, prev, present, out);
     if (c->p.ndis == 1) {
         sq_cpu_score_frame1(c, w, pool, self, cur, prev, prev_checked, present, save, saved, out);
         return;
@@ -78,7 +100,7 @@ void sq_cpu_score_frame(const CpuPriv *c, Worker *w, SqPool *pool, int self, con
         for (int d = 0; d < c->p.ndis; d++) {
             const int idx = d * c->per + j;
             const SqJob *jb = &c->p.jobs[idx];
-            if ((jb->needs_prev && !prev) || !(present >> (1 + d) & 1))
+            if (jb->kind != SQ_JOB_SPEED || (jb->needs_prev && !prev) || !(present >> (1 + d) & 1))
                 continue;
             const SqPlan *plan = c->p.plans[jb->plan];
             SqCpuSide *sides = w->side[jb->plan];

@@ -5,6 +5,7 @@
 #include <string.h>
 
 #include "feature/feature.h"
+#include "feature/motion.h"
 #include "core/format.h"
 #include "math/score.h"
 
@@ -15,6 +16,8 @@ int sq_feature_open(SqFeature *f, const char *str, const SpeedqaFormat *fmt,
     int ret = sq_feature_parse(&f->spec, str, err, errlen);
     if (ret < 0)
         return ret;
+    if (f->spec.kind == SQ_FEATURE_MOTION)
+        return sq_motion_open(f, fmt, err, errlen);
     int w = fmt->width, h = fmt->height;
     const char *what = "speed_temporal (luma)";
     if (f->spec.kind == SQ_FEATURE_CHROMA) {
@@ -36,6 +39,10 @@ void sq_feature_close(SqFeature *f)
 
 void sq_feature_score_name(const SqFeature *f, int i, char *buf, size_t len)
 {
+    if (f->spec.kind == SQ_FEATURE_MOTION) {
+        sq_motion_score_name(f, i, buf, len);
+        return;
+    }
     static const char *const chroma[3] = { "speed_chroma_u", "speed_chroma_v", "speed_chroma_uv" };
     const char *base = f->spec.kind == SQ_FEATURE_CHROMA ? chroma[i] : "speed_temporal";
     snprintf(buf, len, "%s%s", base, f->spec.suffix);
@@ -49,6 +56,11 @@ static void jobs_of(const SqFeature *f, int nfeat, SqBackendParams *bp, int (*id
         const int pl = bp->nplans++;
         bp->plans[pl] = &f[i].plan;
         const SqOptions *o = &f[i].spec.opt;
+        if (f[i].spec.kind == SQ_FEATURE_MOTION) {
+            sq_motion_job(&f[i], pl, &bp->jobs[idx[i][0] = bp->njobs++]);
+            idx[i][1] = -1;
+            continue;
+        }
         if (f[i].spec.kind == SQ_FEATURE_CHROMA) {
             for (int ch = 0; ch < 2; ch++) {
                 SqJob *j = &bp->jobs[idx[i][ch] = bp->njobs++];
@@ -119,13 +131,25 @@ static double clip(float score, double max_val)
 
 int sq_feature_assemble(const SqFeature *f, const SqRawResult *r, double *out, uint32_t *undefined)
 {
-    return sq_feature_assemble_at(f, r, 0, out, undefined);
+    double state = 0.0;
+    return sq_feature_assemble_at(f, r, NULL, 0, 0, &state, out, undefined);
 }
 
-int sq_feature_assemble_at(const SqFeature *f, const SqRawResult *r, int job_base, double *out,
+int sq_features_look_ahead(const SqFeature *f, int nfeat)
+{
+    for (int i = 0; i < nfeat; i++)
+        if (f[i].spec.kind == SQ_FEATURE_MOTION)
+            return 1;
+    return 0;
+}
+
+int sq_feature_assemble_at(const SqFeature *f, const SqRawResult *r, const SqRawResult *next,
+                           int job_base, unsigned seq_frame, double *state, double *out,
                            uint32_t *undefined)
 {
     *undefined = 0;
+    if (f->spec.kind == SQ_FEATURE_MOTION)
+        return sq_motion_assemble(f, r, next, job_base, seq_frame, state, out);
     if (f->spec.kind == SQ_FEATURE_TEMPORAL) {
         out[0] = r->score[job_base + f->job[0]];
         return isfinite(out[0]) ? 0 : -EDOM;
@@ -156,6 +180,8 @@ int sq_jobs_check_range(const SqJob *jobs, int njobs, int ndis, const SqRawResul
         for (int j = 0; j < njobs; j++)
             for (int s = 0; s < 2; s++) {
                 const SqJobSide *sd = &jobs[j].side[s];
+                if (jobs[j].kind != SQ_JOB_SPEED)
+                    continue; /* checks nothing */
                 const uint32_t *rg = r->range[j][s];
                 const uint32_t mx = rg[prev ? SQ_RANGE_PREV_MAX : SQ_RANGE_CUR_MAX];
                 const uint32_t bits = rg[prev ? SQ_RANGE_PREV_OR : SQ_RANGE_CUR_OR];

@@ -63,9 +63,20 @@ void sq_jobs_ladder(SqBackendParams *bp, int ndis);
  * temporal NaN or infinity: nothing clips it); out is filled regardless.
  */
 int sq_feature_assemble(const SqFeature *f, const SqRawResult *r, double *out, uint32_t *undefined);
-/* The same for ladder stream d, whose jobs start at job_base (d * jobs per stream). */
-int sq_feature_assemble_at(const SqFeature *f, const SqRawResult *r, int job_base, double *out,
+/*
+ * The same for ladder stream d, whose jobs start at job_base (d * jobs per
+ * stream), of the frame with index seq_frame in its sequence. A feature
+ * that looks ahead (sq_features_look_ahead: motion's motion2 / motion3)
+ * also reads next, the raw result of the sequence's next frame for this
+ * stream (NULL: this is its last), and keeps *state (one double per
+ * feature and stream, 0 at open) from frame to frame.
+ */
+int sq_feature_assemble_at(const SqFeature *f, const SqRawResult *r, const SqRawResult *next,
+                           int job_base, unsigned seq_frame, double *state, double *out,
                            uint32_t *undefined);
+
+/* 1 when some feature's scores of frame n need frame n + 1's raw result. */
+int sq_features_look_ahead(const SqFeature *f, int nfeat);
 
 /*
  * The promise that every score comes from samples within the declared

@@ -21,10 +21,20 @@ typedef struct OptDesc {
 
 #define CHROMA (1u << SQ_FEATURE_CHROMA)
 #define TEMPORAL (1u << SQ_FEATURE_TEMPORAL)
+#define MOTION (1u << SQ_FEATURE_MOTION)
 #define OFF(f) offsetof(SqOptions, f)
 
-/* Sorted by full name: libvmaf appends the suffixes in this order. */
+/* Sorted by full name: libvmaf appends the suffixes in this order. An option
+ * without an alias is no feature parameter: it never gives a suffix. */
 static const OptDesc opt_table[] = {
+    { "debug", NULL, OPT_BOOL, 0, 0, 1, NULL, MOTION, OFF(debug) },
+    { "motion_blend_factor", "mbf", OPT_DOUBLE, 1.0, 0.0, 1.0, NULL, MOTION, OFF(motion_blend_factor) },
+    { "motion_blend_offset", "mbo", OPT_DOUBLE, 40.0, 0.0, 1000.0, NULL, MOTION, OFF(motion_blend_offset) },
+    { "motion_five_frame_window", "mffw", OPT_BOOL, 0, 0, 1, NULL, MOTION, OFF(motion_five_frame_window) },
+    { "motion_force_zero", "force_0", OPT_BOOL, 0, 0, 1, NULL, MOTION, OFF(motion_force_zero) },
+    { "motion_fps_weight", "mfw", OPT_DOUBLE, 1.0, 0.0, 5.0, NULL, MOTION, OFF(motion_fps_weight) },
+    { "motion_max_val", "mmxv", OPT_DOUBLE, 10000.0, 0.0, 10000.0, NULL, MOTION, OFF(motion_max_val) },
+    { "motion_moving_average", "mma", OPT_BOOL, 0, 0, 1, NULL, MOTION, OFF(motion_moving_average) },
     { "speed_kernelscale", "ks", OPT_DOUBLE, 1.0, 0.1, 4.0, NULL, CHROMA | TEMPORAL, OFF(kernelscale) },
     { "speed_max_val", "mxv", OPT_DOUBLE, 1000.0, 0.0, 1000.0, NULL, CHROMA | TEMPORAL, OFF(max_val) },
     { "speed_nn_floor", "nnf", OPT_DOUBLE, 0.0, 0.0, 1.0, NULL, CHROMA | TEMPORAL, OFF(nn_floor) },
@@ -155,7 +165,7 @@ static void build_suffix(const SqOptions *o, unsigned kind_bit, char *out, size_
     out[0] = '\0';
     for (size_t i = 0; i < N_OPTS; i++) {
         const OptDesc *d = &opt_table[i];
-        if (!(d->kinds & kind_bit))
+        if (!(d->kinds & kind_bit) || !d->alias)
             continue;
         const char *p = (const char *)o + d->offset;
         int n = 0;
@@ -187,8 +197,11 @@ int sq_feature_parse(SqFeatureSpec *out, const char *str, char *err, size_t errl
         out->kind = SQ_FEATURE_CHROMA;
     else if (!strcmp(buf, "speed_temporal"))
         out->kind = SQ_FEATURE_TEMPORAL;
+    else if (!strcmp(buf, "motion"))
+        out->kind = SQ_FEATURE_MOTION;
     else {
-        snprintf(err, errlen, "unknown feature '%s' (known: speed_chroma, speed_temporal)", buf);
+        snprintf(err, errlen, "unknown feature '%s' (known: speed_chroma, speed_temporal, motion)",
+                 buf);
         return -EINVAL;
     }
     const unsigned kind_bit = 1u << out->kind;
@@ -226,6 +239,12 @@ int sq_feature_parse(SqFeatureSpec *out, const char *str, char *err, size_t errl
     if (sq_prescale_method_index(out->opt.prescale_method) < 0) {
         snprintf(err, errlen, "%s: unknown speed_prescale_method '%s' (nearest, bilinear, bicubic, lanczos4)",
                  buf, out->opt.prescale_method);
+        return -EINVAL;
+    }
+    /* The frame two back is not held by core/frames.c yet: refused rather
+     * than scored against the wrong picture (speedqa_check_features says so too). */
+    if (out->opt.motion_five_frame_window) {
+        snprintf(err, errlen, "motion: motion_five_frame_window is not supported yet");
         return -EINVAL;
     }
     build_suffix(&out->opt, kind_bit, out->suffix, sizeof(out->suffix));

@@ -11,6 +11,7 @@
 typedef enum SqFeatureKind {
     SQ_FEATURE_CHROMA = 0,
     SQ_FEATURE_TEMPORAL = 1,
+    SQ_FEATURE_MOTION = 2,   /* libvmaf's integer "motion" (feature/motion.c) */
 } SqFeatureKind;
 
 typedef struct SqOptions {
@@ -22,6 +23,10 @@ typedef struct SqOptions {
     double max_val;
     int weight_var_mode;   /* chroma only */
     int use_ref_diff;      /* temporal only */
+    /* motion only (spec 2.1) */
+    double motion_blend_factor, motion_blend_offset, motion_fps_weight, motion_max_val;
+    int motion_five_frame_window, motion_moving_average, motion_force_zero;
+    int debug;             /* not a feature parameter: no suffix */
 } SqOptions;
 
 typedef struct SqFeatureSpec {

@@ -29,16 +29,25 @@ SQ_FN int64_t sq_vm_tap(int k)
  * (acc + 128) >> 8, which is the same expression at bpc = 8; i64 holds the
  * exact sum at every depth and the shift is arithmetic (rounds toward -inf).
  */
-SQ_FN int32_t sq_vm_vert(const SQ_GLOBAL uint8_t *prev, const SQ_GLOBAL uint8_t *cur,
-                         int64_t stride, int acc, int h, int bpc, int i, int j)
+SQ_FN int32_t sq_vm_vert2(const SQ_GLOBAL uint8_t *prev, int64_t pstride, int pacc,
+                          const SQ_GLOBAL uint8_t *cur, int64_t cstride, int cacc, int h,
+                          int bpc, int i, int j)
 {
     int64_t s = 0;
     for (int k = 0; k < 5; k++) {
-        const int64_t r = (int64_t)sq_mirror(i - 2 + k, h) * stride;
-        const int64_t d = (int64_t)sq_sample(prev + r, j, acc) - (int64_t)sq_sample(cur + r, j, acc);
+        const int64_t y = (int64_t)sq_mirror(i - 2 + k, h);
+        const int64_t d = (int64_t)sq_sample(prev + y * pstride, j, pacc) -
+                          (int64_t)sq_sample(cur + y * cstride, j, cacc);
         s += sq_vm_tap(k) * d;
     }
     return (int32_t)((s + ((int64_t)1 << (bpc - 1))) >> bpc);
+}
+
+/* The same with both planes in one layout. */
+SQ_FN int32_t sq_vm_vert(const SQ_GLOBAL uint8_t *prev, const SQ_GLOBAL uint8_t *cur,
+                         int64_t stride, int acc, int h, int bpc, int i, int j)
+{
+    return sq_vm_vert2(prev, stride, acc, cur, stride, acc, h, bpc, i, j);
 }
 
 /* One row of the vertical pass into y[0..w). */
@@ -78,6 +87,82 @@ SQ_FN uint64_t sq_vm_plane_sad(const SQ_GLOBAL uint8_t *prev, const SQ_GLOBAL ui
     for (int i = 0; i < h; i++) {
         sq_vm_vert_row(prev, cur, stride, acc, w, h, bpc, i, ybuf);
         sad += sq_vm_row_sad(ybuf, w);
+    }
+    return sad;
+}
+
+/*
+ * Row i of the vertical pass into y[0..w) with the five rows' mirror taken
+ * once (the integers of sq_vm_vert2 at every j): planar bytes and planar
+ * 16-bit samples read directly, any other access through sq_sample.
+ */
+SQ_FN void sq_vm_vert_row2(const SQ_GLOBAL uint8_t *prev, int64_t pstride, int pacc,
+                           const SQ_GLOBAL uint8_t *cur, int64_t cstride, int cacc, int w, int h,
+                           int bpc, int i, SQ_GLOBAL int32_t *y)
+{
+    int64_t po[5], co[5];
+    for (int k = 0; k < 5; k++) {
+        po[k] = (int64_t)sq_mirror(i - 2 + k, h) * pstride;
+        co[k] = (int64_t)sq_mirror(i - 2 + k, h) * cstride;
+    }
+    const int64_t rnd = (int64_t)1 << (bpc - 1);
+    if (pacc == 0 && cacc == 0) {
+        for (int j = 0; j < w; j++) {
+            int64_t s = 0;
+            for (int k = 0; k < 5; k++)
+                s += sq_vm_tap(k) * ((int64_t)prev[po[k] + j] - (int64_t)cur[co[k] + j]);
+            y[j] = (int32_t)((s + rnd) >> bpc);
+        }
+        return;
+    }
+    if (pacc == SQ_ACC_16 && cacc == SQ_ACC_16) {
+        for (int j = 0; j < w; j++) {
+            int64_t s = 0;
+            for (int k = 0; k < 5; k++)
+                s += sq_vm_tap(k) * ((int64_t)((const SQ_GLOBAL uint16_t *)(prev + po[k]))[j] -
+                                     (int64_t)((const SQ_GLOBAL uint16_t *)(cur + co[k]))[j]);
+            y[j] = (int32_t)((s + rnd) >> bpc);
+        }
+        return;
+    }
+    for (int j = 0; j < w; j++) {
+        int64_t s = 0;
+        for (int k = 0; k < 5; k++)
+            s += sq_vm_tap(k) * ((int64_t)sq_sample(prev + po[k], j, pacc) -
+                                 (int64_t)sq_sample(cur + co[k], j, cacc));
+        y[j] = (int32_t)((s + rnd) >> bpc);
+    }
+}
+
+/* sq_vm_row_sad with the mirror only at the two columns of each edge (u32
+ * additions wrap alike in any order). */
+SQ_FN uint32_t sq_vm_row_sad_fast(const SQ_GLOBAL int32_t *y, int w)
+{
+    if (w < 8)
+        return sq_vm_row_sad(y, w);
+    uint32_t s = sq_vm_abs_h(y, w, 0) + sq_vm_abs_h(y, w, 1) + sq_vm_abs_h(y, w, w - 2) +
+                 sq_vm_abs_h(y, w, w - 1);
+    for (int j = 2; j < w - 2; j++) {
+        const int64_t a = 3571 * ((int64_t)y[j - 2] + y[j + 2]) +
+                          16004 * ((int64_t)y[j - 1] + y[j + 1]) + 26386 * (int64_t)y[j];
+        const int64_t v = (a + 32768) >> 16;
+        s += (uint32_t)(v < 0 ? -v : v);
+    }
+    return s;
+}
+
+/*
+ * SAD of a plane pair that lie in two layouts (a caller's picture against a
+ * copy of the previous one): each plane with its own stride and access.
+ */
+SQ_FN uint64_t sq_vm_plane_sad2(const SQ_GLOBAL uint8_t *prev, int64_t pstride, int pacc,
+                                const SQ_GLOBAL uint8_t *cur, int64_t cstride, int cacc,
+                                int w, int h, int bpc, SQ_GLOBAL int32_t *ybuf)
+{
+    uint64_t sad = 0;
+    for (int i = 0; i < h; i++) {
+        sq_vm_vert_row2(prev, pstride, pacc, cur, cstride, cacc, w, h, bpc, i, ybuf);
+        sad += sq_vm_row_sad_fast(ybuf, w);
     }
     return sad;
 }
@@ -161,6 +246,12 @@ SQ_FN sq_f64 sq_vm_clip3(sq_f64 m, const SqVmOpts *o)
     return sq_vm_min(sq_vm_blend(m, o), o->max_val);
 }
 
+/* motion3 of a clipped term p after the previous frame's term prev (the moving average's pair). */
+SQ_FN sq_f64 sq_vm_motion3(sq_f64 p, sq_f64 prev, const SqVmOpts *o)
+{
+    return o->moving_average ? sq_d_div(sq_d_add(p, prev), SQ_D_TWO) : p;
+}
+
 /*
  * The flush: motion2[i] and motion3[i] for i in 0..n) from the SAD scores
  * s[0..n) (n: the indices from 0 that have one). Frames before min_idx take
@@ -182,7 +273,7 @@ SQ_FN void sq_vm_flush(const SQ_GLOBAL sq_f64 *s, int n, const SqVmOpts *o,
             continue;
         }
         const sq_f64 p = sq_vm_clip3(m2, o);
-        motion3[i] = o->moving_average ? sq_d_div(sq_d_add(p, prev), SQ_D_TWO) : p;
+        motion3[i] = sq_vm_motion3(p, prev, o);
         prev = p;
     }
 }

@@ -256,6 +256,21 @@ int main(void)
     OPEN_ERR("unknown option", 576, 324, SPEEDQA_PIX_420, 8, "speed_chroma=speed_foo=1", -EINVAL, "unknown option 'speed_foo'");
     OPEN_ERR("option of the other feature", 576, 324, SPEEDQA_PIX_420, 8, "speed_chroma=speed_use_ref_diff=true", -EINVAL, "unknown option");
     OPEN_ERR("unknown feature", 576, 324, SPEEDQA_PIX_420, 8, "speed_luma", -EINVAL, "unknown feature");
+    /* motion: libvmaf's option ranges; the five-frame window is not taken yet */
+    OPEN_ERR("motion_max_val above 10000", 576, 324, SPEEDQA_PIX_420, 8, "motion=motion_max_val=10001", -EINVAL, "outside");
+    OPEN_ERR("motion option of speed_temporal", 576, 324, SPEEDQA_PIX_420, 8, "speed_temporal=motion_max_val=18", -EINVAL, "unknown option");
+    OPEN_ERR("speed option of motion", 576, 324, SPEEDQA_PIX_420, 8, "motion=speed_max_val=18", -EINVAL, "unknown option");
+    OPEN_ERR("motion five-frame window", 576, 324, SPEEDQA_PIX_420, 8, "motion=motion_five_frame_window=true", -EINVAL, "not supported");
+    {
+        /* a backend without SQ_JOB_SAD refuses at open, before touching a device */
+        Counter cnt = { 0 };
+        LogCapture log = { .quiet = 1 };
+        SpeedqaSettings s;
+        const char *feats[] = { "motion", NULL };
+        settings(&s, &cnt, &log, 576, 324, SPEEDQA_PIX_420, 8, feats);
+        s.backend = SPEEDQA_BACKEND_OPENCL;
+        expect_open_error("motion on a GPU backend", &s, &cnt, &log, -ENOSYS, "cpu backend only");
+    }
     OPEN_ERR("missing value", 576, 324, SPEEDQA_PIX_420, 8, "speed_chroma=speed_sigma_nn=", -EINVAL, "missing value");
     OPEN_ERR("zero size", 0, 324, SPEEDQA_PIX_420, 8, NULL, -EINVAL, "outside 1..65536");
     {

@@ -34,7 +34,7 @@ static int run_seq(const ViSeq *s)
     VmafContext *ctx = vi_vmaf_run(s, uses, n_uses, cpumask);
     if (!ctx)
         return 1;
-    const int bad = is_adm ? vi_adm_check(ctx, s, n_uses, !is_clips, cpumask) : vi_motion_check(ctx, s);
+    const int bad = is_adm ? vi_adm_check(ctx, s, n_uses, !is_clips, cpumask) : vi_motion_check(ctx, s) + vi_lib_check(ctx, s);
     vmaf_close(ctx);
     printf("%s %s: %d frames %dx%d bpc%d\n", bad ? "FAIL" : "ok", s->name, s->n, s->w, s->h,
            s->bpc);

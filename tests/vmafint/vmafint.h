@@ -47,6 +47,8 @@ extern int vi_check_soft;
 int vi_motion_check(VmafContext *ctx, const ViSeq *s);
 extern const ViUse vi_motion_uses[];
 extern const int vi_motion_n_uses;
+/* The library's "motion" feature over the same option sets (ctx ran them). */
+int vi_lib_check(VmafContext *ctx, const ViSeq *s);
 
 /*
  * The first n_sets option sets of vi_adm_uses, which ctx must have run;

@@ -20,12 +20,15 @@ struct SqVmaf {
     VmafModel *model[SQ_MODEL_MAX];
     const SqModel *models;
     int nmodels;
+    int cpu;                    /* SqVmafSetup.cpu */
     int no_prediction;
     unsigned subsample;
     enum VmafPixelFormat pix_fmt;
     unsigned bpc, w, h;
     SqVmafOrder order;          /* where speedqa's names go in the report */
-    const char *lead[SQ_MODEL_MAX * SQ_MODEL_MAX_FEATURES];
+    const char *ext[SQ_MODEL_MAX * SQ_MODEL_MAX_FEATURES];
+    int ext_native[SQ_MODEL_MAX * SQ_MODEL_MAX_FEATURES];
+    const char *scores[SQ_MODEL_MAX];
     char imported[MAX_IMPORTED][256];
     SqVmafFeed *feed;           /* with threads: vmaf_read_pictures beside the reading */
 };
@@ -95,7 +98,7 @@ static int load_models(SqVmaf *v, char *err, size_t len)
             r = -1;
         }
         for (int k = 0; !r && k < m->nfeatures; k++)
-            if (!m->f[k].native)
+            if (!sq_model_native(&m->f[k], v->cpu))
                 r = use_feature(v, m, &m->f[k], seen, &nseen, err, len);
     }
     free(seen);
@@ -157,16 +160,22 @@ void sq_vmaf_extractors(char *buf, size_t len)
             o += (size_t)snprintf(buf + o, len - o, "%s%s", o ? ", " : "", vmaf_names[i]);
 }
 
-/* The libvmaf extractors the models list before their first native feature:
- * the vmaf tool, computing everything, prints those features first. */
-static void order_lead(SqVmaf *v)
+/* The models' extractors in their order (once each, native or not): the
+ * vmaf tool, computing everything, prints their features in this order. */
+static void order_ext(SqVmaf *v)
 {
+    for (int m = 0; m < v->nmodels; m++)
+        v->scores[v->order.nscores++] = v->models[m].name;
     for (int m = 0; m < v->nmodels; m++)
         for (int k = 0; k < v->models[m].nfeatures; k++) {
             const SqModelFeature *f = &v->models[m].f[k];
-            if (f->native)
-                return;
-            v->lead[v->order.nlead++] = f->extractor;
+            int seen = 0;
+            for (int i = 0; i < v->order.next && !seen; i++)
+                seen = !strcmp(v->ext[i], f->extractor);
+            if (seen)
+                continue;
+            v->ext_native[v->order.next] = sq_model_native(f, v->cpu);
+            v->ext[v->order.next++] = f->extractor;
         }
 }
 
@@ -184,15 +193,18 @@ int sq_vmaf_open(SqVmaf **out, const SqVmafSetup *s, char *err, size_t len)
     }
     v->models = s->models;
     v->nmodels = s->nmodels;
+    v->cpu = s->cpu;
     v->no_prediction = s->no_prediction;
     v->subsample = s->subsample ? s->subsample : 1;
     v->pix_fmt = vmaf_fmt(s->format.fmt);
     v->bpc = (unsigned)s->format.bpc;
     v->w = (unsigned)s->format.width;
     v->h = (unsigned)s->format.height;
-    v->order.lead = v->lead;
+    v->order.ext = v->ext;
+    v->order.ext_native = v->ext_native;
+    v->order.scores = v->scores;
     v->order.imported = v->imported;
-    order_lead(v);
+    order_ext(v);
     const VmafConfiguration cfg = {
         .log_level = VMAF_LOG_LEVEL_NONE,
         .n_threads = s->threads,
@@ -270,6 +282,9 @@ static const char *const provided[][2] = {
     { "speed_chroma_v", "Speed_chroma_feature_speed_chroma_v_score" },
     { "speed_chroma_uv", "Speed_chroma_feature_speed_chroma_uv_score" },
     { "speed_temporal", "Speed_temporal_feature_speed_temporal_score" },
+    { "integer_motion2", "VMAF_integer_feature_motion2_score" },
+    { "integer_motion3", "VMAF_integer_feature_motion3_score" },
+    { "integer_motion", "VMAF_integer_feature_motion_score" },
 };
 
 int sq_vmaf_import(SqVmaf *v, const char *name, double value, unsigned index, char *err,

@@ -18,6 +18,7 @@
 typedef struct SqVmaf SqVmaf;
 
 typedef struct SqVmafSetup {
+    int cpu;                /* speedqa scores on its CPU backend (sq_model_native) */
     const SqModel *models;  /* nmodels, loaded (sq_model_load_spec) */
     int nmodels;
     SpeedqaFormat format;   /* of both inputs */
@@ -66,8 +67,11 @@ void sq_vmaf_extractors(char *buf, size_t len);
 /* report.c: where speedqa's imported names go among libvmaf's, so that the
  * report lists them where the vmaf tool, computing all, would. */
 typedef struct SqVmafOrder {
-    const char *const *lead;  /* libvmaf extractors the models list first */
-    int nlead;
+    const char *const *ext;   /* the models' extractors in the models' order, once each */
+    const int *ext_native;    /* whether speedqa computes ext[i] */
+    int next;
+    const char *const *scores; /* the models' score names ("vmaf"), written last */
+    int nscores;
     char (*imported)[256];    /* speedqa's names, as imported */
     int nimported;
 } SqVmafOrder;

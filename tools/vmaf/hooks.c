@@ -12,7 +12,7 @@
 #include "bridge.h"
 #endif
 
-int sq_model_job_features(const char *const *user, const SqModel *models, int n_models,
+int sq_model_job_features(const char *const *user, const SqModel *models, int n_models, int cpu,
                           const char **out, char (*buf)[400], int max)
 {
     int n = 0;
@@ -20,7 +20,7 @@ int sq_model_job_features(const char *const *user, const SqModel *models, int n_
         for (int k = 0; k < models[m].nfeatures; k++) {
             const SqModelFeature *f = &models[m].f[k];
             char spec[400];
-            if (!f->native)
+            if (!sq_model_native(f, cpu))
                 continue;
             if (sq_model_feature_spec(f, spec, sizeof spec) < 0) {
                 cli_error("--model: %s: feature %s: options too long", models[m].path, f->name);
@@ -78,6 +78,7 @@ int sq_model_run_open(SqModelRun **out, const CliSettings *cfg, const SqModel *m
         return SQ_EXIT_INTERNAL;
     }
     const SqVmafSetup s = {
+        .cpu = sq_model_cpu_backend(cfg->backend),
         .models = models,
         .nmodels = n_models,
         .format = *f,

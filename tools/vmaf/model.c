@@ -23,7 +23,10 @@
 
 /* Which libvmaf extractor provides a model feature (libvmaf's registry,
  * spec B.2), and which of them speedqa computes. A feature that becomes
- * native later only flips its `native` here. */
+ * native later only flips its `native` here: 1, or SQ_NATIVE_CPU where the
+ * library takes only some option sets (motion: not the five-frame window
+ * yet, sq_model_settle_native) on the CPU backend only (SqBackend.sad), the
+ * others left to libvmaf. */
 static const struct {
     const char *prefix;     /* provided feature names start so */
     const char *extractor;
@@ -33,7 +36,7 @@ static const struct {
     { "Speed_temporal_feature_speed_temporal_", "speed_temporal", 1 },
     { "VMAF_integer_feature_adm", "adm", 0 },
     { "VMAF_integer_feature_aim", "adm", 0 },
-    { "VMAF_integer_feature_motion", "motion", 0 },
+    { "VMAF_integer_feature_motion", "motion", SQ_NATIVE_CPU },
     { "VMAF_integer_feature_vif", "vif", 0 },
     { "Cambi_feature_cambi_", "cambi", 0 },
     { "VMAF_feature_adm", "float_adm", 0 },
@@ -49,6 +52,17 @@ const char *sq_model_extractor_of(const char *feature, int *native)
             return extractors[i].extractor;
         }
     return NULL;
+}
+
+void sq_model_settle_native(SqModelFeature *f)
+{
+    if (f->native != SQ_NATIVE_CPU)
+        return;
+    char spec[400], err[400];
+    const char *one[2] = { spec, NULL };
+    if (sq_model_feature_spec(f, spec, sizeof spec) < 0 ||
+        speedqa_check_features(one, err, sizeof err) < 0)
+        f->native = 0;
 }
 
 int sq_model_is_native(const char *extractor)

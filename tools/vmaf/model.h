@@ -9,6 +9,8 @@
 
 #include <stddef.h>
 
+#include "speedqa/speedqa.h"
+
 #define SQ_MODEL_MAX_FEATURES 64 /* libvmaf's own limit */
 #define SQ_MODEL_MAX_OPTS 16
 #define SQ_MODEL_MAX 8           /* --model given this many times at most */
@@ -21,7 +23,8 @@ typedef struct SqModelOpt {
 typedef struct SqModelFeature {
     char name[160];        /* as the model names it: VMAF_integer_feature_adm3_score */
     const char *extractor; /* libvmaf's extractor that provides it: "integer_adm" */
-    int native;            /* speedqa computes it (sq_model_is_native) */
+    int native;            /* speedqa computes it (sq_model_is_native); SQ_NATIVE_CPU: on
+                            * the CPU backend only, else libvmaf does (sq_model_native) */
     int nopts;
     SqModelOpt opts[SQ_MODEL_MAX_OPTS];
 } SqModelFeature;
@@ -64,6 +67,27 @@ const char *sq_model_install_dir(void);
 /* The libvmaf extractor providing a model feature (NULL: none known), and
  * in *native whether speedqa computes it. */
 const char *sq_model_extractor_of(const char *feature, int *native);
+
+#define SQ_NATIVE_CPU 2
+
+/* Once f's options are read: whether speedqa computes it, for an extractor
+ * the library takes with some option sets and on some backends only (f->native
+ * was SQ_NATIVE_CPU): SQ_NATIVE_CPU where its options are taken, else 0. */
+void sq_model_settle_native(SqModelFeature *f);
+
+/* Whether a job's features run on the CPU backend: --backend cpu, or auto
+ * left to the library (fewer cores than cli_auto.c's rule wants), whose AUTO
+ * takes the CPU backend for a feature only it runs (motion). */
+static inline int sq_model_cpu_backend(SpeedqaBackend b)
+{
+    return b == SPEEDQA_BACKEND_CPU || b == SPEEDQA_BACKEND_AUTO;
+}
+
+/* Whether speedqa computes f in a job on the CPU backend (cpu) or another. */
+static inline int sq_model_native(const SqModelFeature *f, int cpu)
+{
+    return f->native == 1 || (f->native == SQ_NATIVE_CPU && cpu);
+}
 
 /* Whether speedqa computes the extractor itself (else libvmaf does). */
 int sq_model_is_native(const char *extractor);

@@ -88,6 +88,7 @@ static int read_features(SqModel *m, json_object *md, char *err, size_t len)
         }
         if (opts && read_opts(f, json_object_array_get_idx(opts, i), err, len) < 0)
             return -1;
+        sq_model_settle_native(f);
     }
     m->nfeatures = (int)n;
     return 0;

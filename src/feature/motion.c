@@ -1,0 +1,83 @@
+#include <errno.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "feature/motion.h"
+#include "math/vmaf_motion.h"
+
+static SqVmOpts vm_opts(const SqOptions *o)
+{
+    SqVmOpts v = sq_vm_opts_default();
+    v.blend_factor = o->motion_blend_factor;
+    v.blend_offset = o->motion_blend_offset;
+    v.fps_weight = o->motion_fps_weight;
+    v.max_val = o->motion_max_val;
+    v.five_frame_window = o->motion_five_frame_window;
+    v.moving_average = o->motion_moving_average;
+    v.force_zero = o->motion_force_zero;
+    return v;
+}
+
+int sq_motion_open(SqFeature *f, const SpeedqaFormat *fmt, char *err, size_t errlen)
+{
+    (void)err;
+    (void)errlen;
+    /* libvmaf's row SAD is a u32 sum of |v| <= 2^bpc per sample: exact
+     * below 65000 columns, which the format limits keep us under */
+    memset(&f->plan, 0, sizeof(f->plan));
+    f->plan.d.w = fmt->width;
+    f->plan.d.h = fmt->height;
+    f->plan.prescale = -1;
+    f->plan.rows_all = 1;
+    f->nscores = f->spec.opt.debug ? 4 : 3;
+    return 0;
+}
+
+void sq_motion_score_name(const SqFeature *f, int i, char *buf, size_t len)
+{
+    /* libvmaf prints the sad score under its full name (it has no alias) and
+     * the debug copy as integer_motion (spec 5) */
+    static const char *const base[4] = { "integer_motion2", "integer_motion3",
+                                         "VMAF_integer_feature_motion_sad_score", "integer_motion" };
+    snprintf(buf, len, "%s%s", base[i], f->spec.suffix);
+}
+
+void sq_motion_job(const SqFeature *f, int plan, SqJob *j)
+{
+    (void)f;
+    *j = (SqJob){ .kind = SQ_JOB_SAD, .plan = plan, .wvm = 0, .needs_prev = 1 };
+    /* only the reference is read, so a ladder's copies of the job read the
+     * same picture (sq_jobs_ladder moves only picture 1) */
+    j->side[0] = (SqJobSide){ 0, 0, 0, 0, SQ_CHECK_NEVER };
+    j->side[1] = j->side[0];
+}
+
+static double sad_score(const SqFeature *f, const SqVmOpts *o, const SqRawResult *r, int job_base)
+{
+    /* a frame without a predecessor has no SAD (index 0 of its sequence): 0 */
+    return o->force_zero ? 0.0
+                         : sq_vm_sad_score(r->sum[job_base + f->job[0]], f->plan.d.w, f->plan.d.h, o);
+}
+
+int sq_motion_assemble(const SqFeature *f, const SqRawResult *r, const SqRawResult *next,
+                       int job_base, unsigned seq_frame, double *state, double *out)
+{
+    const SqVmOpts o = vm_opts(&f->spec.opt);
+    const double s = sad_score(f, &o, r, job_base);
+    double m2, m3;
+    /* sq_vm_flush's rules for one index, with S[i + 1] from next (min_idx 1) */
+    if (seq_frame < 1) {
+        m2 = 0.0;
+        m3 = next ? sq_vm_clip3(sad_score(f, &o, next, job_base), &o) : 0.0; /* the stamp */
+        *state = m3;
+    } else {
+        m2 = next ? sq_vm_min(s, sad_score(f, &o, next, job_base)) : s;
+        const double p = sq_vm_clip3(m2, &o);
+        m3 = sq_vm_motion3(p, *state, &o);
+        *state = p;
+    }
+    const double v[4] = { m2, m3, s, s };
+    for (int k = 0; k < f->nscores; k++)
+        out[k] = v[k];
+    return 0;
+}

@@ -1,0 +1,37 @@
+/*
+ * libvmaf's integer motion (extractor "motion", spec vmaf-integer-features
+ * 2) as a speedqa feature: its plan, its one job per frame and its scores.
+ * The arithmetic is math/vmaf_motion.h's; feature.c dispatches here for
+ * SQ_FEATURE_MOTION.
+ */
+#ifndef SQ_FEATURE_MOTION_H
+#define SQ_FEATURE_MOTION_H
+
+#include <stddef.h>
+
+#include "feature/feature.h"
+
+/* Plan the reference luma (every row); -EINVAL for an option set this
+ * first stage does not take (motion_five_frame_window). */
+int sq_motion_open(SqFeature *f, const SpeedqaFormat *fmt, char *err, size_t errlen);
+
+/* Name of output i: integer_motion2, integer_motion3,
+ * VMAF_integer_feature_motion_sad_score, then integer_motion with debug,
+ * each with the option suffix (spec 5). */
+void sq_motion_score_name(const SqFeature *f, int i, char *buf, size_t len);
+
+/* The job: the SAD of (previous reference luma) - (current reference luma),
+ * on frames with a predecessor. */
+void sq_motion_job(const SqFeature *f, int plan, SqJob *j);
+
+/*
+ * Frame seq_frame's outputs (index in its sequence) into out[0 .. nscores):
+ * the SAD score of r (spec 2.3), and motion2 / motion3 (spec 2.4) from it
+ * and next, the next frame's raw result in the same sequence, NULL when r's
+ * frame is the sequence's last. *state carries motion3's previous term from
+ * frame to frame (per stream).
+ */
+int sq_motion_assemble(const SqFeature *f, const SqRawResult *r, const SqRawResult *next,
+                       int job_base, unsigned seq_frame, double *state, double *out);
+
+#endif
