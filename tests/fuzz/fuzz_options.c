@@ -6,7 +6,8 @@
  * 320x240 4:2:0 8-bit geometry with a counting allocator and, when it
  * opens, two textured frames are scored.
  * Promises checked: parse returns 0 with every option inside its documented
- * range, a valid kernelscale and prescale method and a terminated suffix,
+ * range (motion's too), a valid kernelscale and prescale method and a
+ * terminated suffix,
  * or -EINVAL with a message; parsing is deterministic; open fails cleanly
  * (*out NULL, allocations all freed) or gives unique, non-empty score
  * names; scores are finite, speed_temporal of frame 0 is 0; no leak.
@@ -50,7 +51,8 @@ int LLVMFuzzerInitialize(int *argc, char ***argv)
 static void check_spec(const SqFeatureSpec *sp, const char *line)
 {
     const SqOptions *o = &sp->opt;
-    FUZZ_CHECK(sp->kind == SQ_FEATURE_CHROMA || sp->kind == SQ_FEATURE_TEMPORAL, "kind %d", (int)sp->kind);
+    FUZZ_CHECK(sp->kind == SQ_FEATURE_CHROMA || sp->kind == SQ_FEATURE_TEMPORAL || sp->kind == SQ_FEATURE_MOTION,
+               "kind %d", (int)sp->kind);
     FUZZ_CHECK(memchr(sp->suffix, '\0', sizeof sp->suffix) != NULL, "suffix not terminated");
     FUZZ_CHECK(memchr(o->prescale_method, '\0', sizeof o->prescale_method) != NULL, "method not terminated");
     FUZZ_CHECK(o->kernelscale >= 0.1 && o->kernelscale <= 4.0, "kernelscale %g from '%s'", o->kernelscale, line);
@@ -63,6 +65,12 @@ static void check_spec(const SqFeatureSpec *sp, const char *line)
     FUZZ_CHECK(o->use_ref_diff == 0 || o->use_ref_diff == 1, "urd %d", o->use_ref_diff);
     FUZZ_CHECK(sp->kind == SQ_FEATURE_CHROMA || o->weight_var_mode == 0, "wvm set on speed_temporal");
     FUZZ_CHECK(sp->kind == SQ_FEATURE_TEMPORAL || o->use_ref_diff == 0, "urd set on speed_chroma");
+    FUZZ_CHECK(o->motion_blend_factor >= 0.0 && o->motion_blend_factor <= 1.0, "mbf %g", o->motion_blend_factor);
+    FUZZ_CHECK(o->motion_blend_offset >= 0.0 && o->motion_blend_offset <= 1000.0, "mbo %g", o->motion_blend_offset);
+    FUZZ_CHECK(o->motion_fps_weight >= 0.0 && o->motion_fps_weight <= 5.0, "mfw %g", o->motion_fps_weight);
+    FUZZ_CHECK(o->motion_max_val >= 0.0 && o->motion_max_val <= 10000.0, "mmxv %g", o->motion_max_val);
+    FUZZ_CHECK(o->motion_five_frame_window == 0, "mffw accepted though unsupported");
+    FUZZ_CHECK((o->motion_moving_average | o->motion_force_zero | o->debug) <= 1, "motion flag not 0/1");
 }
 
 static void parse_line(const char *line)
@@ -145,35 +153,59 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     }
     const int count = speedqa_score_count(ctx);
     FUZZ_CHECK(count >= 1 && count <= TEST_MAX_SCORES, "score count %d", count);
-    int temporal[TEST_MAX_SCORES] = { 0 };
+    int zero_at_0[TEST_MAX_SCORES] = { 0 };
     for (int i = 0; i < count; i++) {
         const char *name = speedqa_score_name(ctx, i);
         FUZZ_CHECK(name && *name, "score %d has no name", i);
-        FUZZ_CHECK(strncmp(name, "speed_chroma_", 13) == 0 || strncmp(name, "speed_temporal", 14) == 0,
+        FUZZ_CHECK(strncmp(name, "speed_chroma_", 13) == 0 || strncmp(name, "speed_temporal", 14) == 0 ||
+                   strncmp(name, "integer_motion", 14) == 0 ||
+                   strncmp(name, "VMAF_integer_feature_motion_sad_score", 37) == 0,
                    "score name '%s'", name);
-        temporal[i] = name[6] == 't';
+        /* frame 0 has no previous frame: temporal SpEED and motion2 are 0
+         * there (motion3 of frame 0 is a stamp of frame 1's SAD, spec 2.4) */
+        zero_at_0[i] = strncmp(name, "speed_temporal", 14) == 0 || strncmp(name, "integer_motion2", 15) == 0;
         for (int j = 0; j < i; j++)
             FUZZ_CHECK(strcmp(name, speedqa_score_name(ctx, j)) != 0, "score name '%s' twice", name);
     }
     FUZZ_CHECK(speedqa_score_name(ctx, count) == NULL && speedqa_score_name(ctx, -1) == NULL,
                "out-of-range score name");
+    /* a full queue answers -EAGAIN: receive, then send again; motion2 holds
+     * a frame back until the next one (or the flush) arrives */
+    TestScores sc[2];
+    int got = 0;
     for (int f = 0; f < 2; f++) {
         SpeedqaPicture ref, dis;
-        TestScores sc;
         picture(&ref, f, 0);
         picture(&dis, f, 1);
-        r = speedqa_send(ctx, &ref, &dis);
+        /* receive may answer -EAGAIN having taken motion's held frame out of
+         * the queue: the retried send must then go in */
+        int stalled = 0;
+        while ((r = speedqa_send(ctx, &ref, &dis)) == -EAGAIN) {
+            FUZZ_CHECK(got < 2 && stalled < 2, "send refused, receive makes no progress");
+            r = test_receive(ctx, &sc[got], 1, SPEEDQA_RECEIVE_WAIT);
+            FUZZ_CHECK(r == 0 || r == -EAGAIN, "receive after a full queue returned %d", r);
+            got += r == 0;
+            stalled += r != 0;
+        }
         FUZZ_CHECK(r == 0, "send returned %d", r);
-        r = test_receive(ctx, &sc, 1, 0);
+    }
+    r = speedqa_flush(ctx);
+    FUZZ_CHECK(r == 0, "flush returned %d", r);
+    for (; got < 2; got++) {
+        r = test_receive(ctx, &sc[got], 1, 0);
         FUZZ_CHECK(r == 0, "receive returned %d", r);
-        FUZZ_CHECK(sc.frame == (unsigned)f && sc.count == count, "frame %u count %d", sc.frame, sc.count);
+    }
+    for (int f = 0; f < 2; f++) {
+        FUZZ_CHECK(sc[f].frame == (unsigned)f && sc[f].count == count, "frame %u count %d", sc[f].frame,
+                   sc[f].count);
         for (int i = 0; i < count; i++) {
-            FUZZ_CHECK(isfinite(sc.values[i]), "frame %d score %s = %g for '%s'", f,
-                       speedqa_score_name(ctx, i), sc.values[i], text);
-            FUZZ_CHECK(f || !temporal[i] || sc.values[i] == 0.0, "frame 0 %s = %g",
-                       speedqa_score_name(ctx, i), sc.values[i]);
+            FUZZ_CHECK(isfinite(sc[f].values[i]), "frame %d score %s = %g for '%s'", f,
+                       speedqa_score_name(ctx, i), sc[f].values[i], text);
+            FUZZ_CHECK(f || !zero_at_0[i] || sc[f].values[i] == 0.0, "frame 0 %s = %g",
+                       speedqa_score_name(ctx, i), sc[f].values[i]);
         }
     }
+    FUZZ_CHECK(test_receive(ctx, &sc[0], 1, 0) == SPEEDQA_EOF, "no end of stream after the flush");
     speedqa_close(&ctx);
     FUZZ_CHECK(ctx == NULL, "close did not clear the pointer");
     FUZZ_CHECK(al.allocs == al.frees, "leak: %ld allocs, %ld frees", al.allocs, al.frees);
