@@ -78,7 +78,7 @@ static int open_workers(CpuPriv *c, const SqBackendParams *p)
         int vw = 0;
         for (int f = 0; f < p->nplans; f++)
             vw = p->plans[f]->rows_all && p->plans[f]->d.w > vw ? p->plans[f]->d.w : vw;
-        if (vw && !(c->w[i].vmrow = sq_calloc(&p->alloc, (size_t)vw, sizeof(int32_t))))
+        if (vw && !(c->w[i].vmrow = sq_calloc(&p->alloc, SQ_MOTION_WS(vw), sizeof(int32_t))))
             return -1;
         for (int f = 0; f < p->nplans; f++) {
             if (p->plans[f]->rows_all)
@@ -129,6 +129,7 @@ static int cpu_open(void **pp, const SqBackendParams *p, char *err, size_t errle
     if (c->p.ndis < 1)
         c->p.ndis = 1;
     c->npics = 1 + c->p.ndis;
+    sq_dsp_init(&c->dsp, p->cpu_mask);
     c->per = p->njobs / c->p.ndis;
     for (int j = 0; j < c->per; j++) {
         c->share[j] = 1;

@@ -40,7 +40,7 @@ typedef struct Worker {
     SqCpuSide jside[SQ_MAX_STREAM_JOBS][2];
     float *vrow; /* a row band's vertical pass (threaded mode), the widest plan's */
     double *covws; /* a band of covariance row terms (threaded mode), the largest plan's */
-    int32_t *vmrow; /* an SQ_JOB_SAD job's vertical-pass row, the widest such plan's */
+    int32_t *vmrow; /* an SQ_JOB_SAD job's scratch (SQ_MOTION_WS), the widest such plan's */
 } Worker;
 
 /* What the CPU keeps of frame slot i of CpuPriv.fr (threaded mode). */
@@ -59,6 +59,7 @@ typedef struct CpuPriv {
     int per;                 /* jobs of one stream */
     int own[SQ_MAX_STREAM_JOBS]; /* one stream: job j scores with Worker.jside[j] */
     int share[SQ_MAX_STREAM_JOBS]; /* ladder: job j's side 0 is the same in every stream */
+    SqDsp dsp;               /* at the cpu_mask level: the frame-wide slots (motion_sad) */
     int nworkers;
     int nw;                  /* Workers: one per pool thread, and the caller's (sq_pool_collect_run) */
     Worker *w;

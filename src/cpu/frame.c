@@ -74,10 +74,18 @@ void sq_cpu_sad_jobs(const CpuPriv *c, Worker *w, const Planes *cur, const Plane
         const SqJobSide *sd = &jb->side[0];
         const Planes *pc = &cur[sd->pic], *pp = &prev[sd->prev_pic];
         const SqPlan *plan = c->p.plans[jb->plan];
-        const uint64_t sad = sq_vm_plane_sad2(pp->data[sd->plane], pp->stride[sd->plane],
-                                              pp->acc[sd->plane], pc->data[sd->plane],
-                                              pc->stride[sd->plane], pc->acc[sd->plane], plan->d.w,
-                                              plan->d.h, c->p.format.bpc, w->vmrow);
+        const int pl = sd->plane, acc = pc->acc[pl];
+        /* the table's kernel reads planar rows of one layout; a picture
+         * read in place in another layout (semi-planar, MSB-aligned) against
+         * a copy takes the scalar code, which reads any access */
+        const uint64_t sad =
+            pp->acc[pl] == acc && (acc == 0 || acc == SQ_ACC_16)
+                ? c->dsp.motion_sad(pp->data[pl], pp->stride[pl], pc->data[pl], pc->stride[pl],
+                                    acc, plan->d.w, plan->d.h, c->p.format.bpc, 0, plan->d.h,
+                                    w->vmrow)
+                : sq_vm_plane_sad2(pp->data[pl], pp->stride[pl], pp->acc[pl], pc->data[pl],
+                                   pc->stride[pl], acc, plan->d.w, plan->d.h, c->p.format.bpc,
+                                   w->vmrow);
         for (int d = 0; d < c->p.ndis; d++)
             if (present >> (1 + d) & 1)
                 out->sum[d * c->per + j] = sad;

@@ -38,5 +38,6 @@ void SQ_X512(sq_dsp_fill)(SqDsp *d, int vbmi)
     d->block_rows = SQ_X512(sq_block_rows);
     d->entropy = SQ_X512(sq_entropy);
     d->pool_terms = SQ_X512(sq_pool_terms);
+    d->motion_sad = SQ_X512(sq_motion_sad);
     d->vgran = 16;
 }

@@ -116,6 +116,18 @@ AI __mmask8 sq_emu_cmp_epu64(__m512i x, __m512i y, int gt)
         m |= (unsigned)(gt ? a[i] > b[i] : a[i] < b[i]) << i;
     return (__mmask8)m;
 }
+/* This SIMDe has no 32-bit arithmetic shift by a count (vpsrad). */
+AI __m512i sq_emu_sra_epi32(__m512i v, __m128i n)
+{
+    int32_t a[16];
+    const int s = _mm_cvtsi128_si32(n);
+    _mm512_storeu_si512(a, v);
+    for (int i = 0; i < 16; i++)
+        a[i] >>= s > 31 ? 31 : s;
+    return _mm512_loadu_si512(a);
+}
+#undef _mm512_sra_epi32
+#define _mm512_sra_epi32 sq_emu_sra_epi32
 #undef _mm512_cvtepu8_epi32
 #define _mm512_cvtepu8_epi32 sq_emu_cvtepu8_epi32
 #undef _mm512_cvtepu16_epi32
