@@ -157,9 +157,10 @@ void sq_cpu_score_frame(const CpuPriv *c, Worker *w, SqPool *pool, int self, con
 
 /* bands.c: sq_cpu_score_frame with one distorted stream */
 /* The frame's SQ_JOB_SAD jobs into out->sum (a ladder's copies of a job read
- * the reference only: computed once, copied). */
-void sq_cpu_sad_jobs(const CpuPriv *c, Worker *w, const Planes *cur, const Planes *prev,
-                     uint32_t present, SqRawResult *out);
+ * the reference only: computed once, copied); pool, self as for
+ * sq_cpu_score_frame1, whose test decides whether idle threads share rows. */
+void sq_cpu_sad_jobs(const CpuPriv *c, Worker *w, SqPool *pool, int self, const Planes *cur,
+                     const Planes *prev, uint32_t present, SqRawResult *out);
 void sq_cpu_score_frame1(const CpuPriv *c, Worker *w, SqPool *pool, int self, const Planes *cur,
                          const Planes *prev, int prev_checked, uint32_t present,
                          const uint32_t *save, uint32_t *saved, SqRawResult *out);
