@@ -1,35 +1,42 @@
 /*
  * libvmaf's integer motion SAD (math/vmaf_motion.h, spec
- * vmaf-integer-features 2.3) over VS_N 32-bit lanes, written once for every
- * SIMD level: included by x86/motion_avx2.c, x86/motion_avx512.c and
- * arm/motion_neon.c after their simd/vec_*.h. The scalar code needs i64 for
- * both passes; here every sum is split so that each part stays inside 32
- * bits, and the floors are put back together exactly (bounds below, for any
- * sample values of the container, not only those below 2^bpc). Tails and
- * planes under 3 x 3 (where the mirror leaves the plane) take the scalar
- * code, which is the definition.
+ * vmaf-integer-features 2.3) over VS_N 32-bit and VW_N 16-bit lanes,
+ * written once for every SIMD level: included by x86/motion_avx2.c,
+ * x86/motion_avx512.c and arm/motion_neon.c after their simd/vec_*.h. The
+ * scalar code needs i64 for both passes; here every sum is split so that
+ * each part stays inside its lanes, and the floors are put back together
+ * exactly with floor(floor(x / a) / b) = floor(x / (a b)) (bounds below,
+ * for any sample value of the container, not only those below 2^bpc).
+ * Tails and planes under 3 x 3 (where the mirror leaves the plane) take
+ * the scalar code, which is the definition.
  *
- * Taps: t = [3571 16004 26386 16004 3571], sum 2^16, applied as
- * t0 (a0 + a4) + t1 (a1 + a3) + t2 a2. For 0 <= a_k < 2^16 every product
- * is below 2^31 (16004 * 131070 is the largest) and the sum below
- * 2^16 * (2^16 - 1) < 2^32: exact as u32 in wrapping lanes.
+ * Taps t = [3571 16004 26386 16004 3571], sum 2^16, applied as
+ * t0 (a0 + a4) + t1 (a1 + a3) + t2 a2.
  *
- * Vertical pass, 8-bit: d = p - c in [-255, 255], |sum| < 2^24, so
- * y = (sum + 2^(bpc-1)) >> bpc directly (i32).
- * Vertical pass, 16-bit: the differences' sum reaches +-2^32, so the two
- * planes' sums Sp, Sc are taken apart as u32 (bound above). With
- * Sp = 256 ph + pl, Sc = 256 ch + cl (pl, cl < 256):
- *   floor((Sp - Sc + r) / 2^bpc)
- *     = floor(((ph - ch) + floor((pl - cl + r) / 256)) / 2^(bpc-8))
- * (floor(floor(x / a) / b) = floor(x / (a b))), every term inside i32
- * (|ph - ch| < 2^24, r = 2^(bpc-1) <= 2^15). So |y| < 2^24 + 1 at bpc 8,
- * below 2^16 for samples under 2^bpc.
- * Horizontal pass: y = 2^16 yh + yl, yh = y >> 16 (|yh| <= 2^8), yl in
- * [0, 2^16). Yh = taps(yh) is within +-2^24; Yl = taps(yl) < 2^32 - 2^16,
- * so Yl + 2^15 does not wrap as u32, and
- *   floor((Sum t y + 2^15) / 2^16) = Yh + ((Yl + 2^15) >> 16)   (logical)
- * which is the scalar v; |v| < 2^25, and the row's u32 sum of |v| wraps as
- * libvmaf's does (lanes and tail add mod 2^32 in any order).
+ * Bytes (vm_vert8, vm_row8): d = p - c in [-255, 255] and the pair sums in
+ * [-510, 510] are 16-bit lanes, their tap sums s (|s| <= 255 * 2^16)
+ * vw_taps' exact 32-bit lanes; y = (s + 2^(bpc-1)) >> bpc, |y| <= 65280,
+ * is kept as yh = y >> 8 in [-255, 255] and yl = y & 255, 16 bits each.
+ * The horizontal pass takes Yh = taps(yh) and Yl = taps(yl) the same way
+ * (|Yh|, Yl <= 255 * 2^16) and, with Sum t y = 256 Yh + Yl,
+ *   v = floor((Sum t y + 2^15) / 2^16) = (Yh + ((Yl + 2^15) >> 8)) >> 8.
+ *
+ * 16-bit containers (vm_vert16, vm_row16), 32-bit lanes throughout. For
+ * 0 <= a_k < 2^16 every tap product is below 2^31 (16004 * 131070 is the
+ * largest) and the sum below 2^16 (2^16 - 1) < 2^32: exact as u32 in
+ * wrapping lanes. The differences' sum reaches +-2^32, so the two planes'
+ * sums Sp, Sc are taken apart: with Sp = 256 ph + pl, Sc = 256 ch + cl
+ * (pl, cl < 256),
+ *   y = floor((Sp - Sc + r) / 2^bpc)
+ *     = ((ph - ch) + ((pl - cl + r) >> 8)) >> (bpc - 8),
+ * every term inside i32 (|ph - ch| < 2^24, r = 2^(bpc-1) <= 2^15), so
+ * |y| < 2^24 + 1 at bpc 8. The horizontal pass splits y = 2^16 yh + yl
+ * (|yh| <= 2^8, 0 <= yl < 2^16): Yh = taps(yh) within +-2^24, Yl = taps(yl)
+ * < 2^32 - 2^16 as u32, so Yl + 2^15 does not wrap, and
+ *   v = Yh + ((Yl + 2^15) >> 16)   (logical shift).
+ *
+ * |v| < 2^25 either way; the row's u32 sum of |v| wraps as libvmaf's does
+ * (lanes and tail add mod 2^32 in any order).
  */
 #include <stddef.h>
 #include <stdint.h>
@@ -59,42 +66,85 @@ static int32_t vm_vert1(const uint8_t *const *p, const uint8_t *const *c, int ac
     return (int32_t)((s + ((int64_t)1 << (bpc - 1))) >> bpc);
 }
 
-static void vm_vert(const uint8_t *const *p, const uint8_t *const *c, int acc, int w, int bpc,
-                    int32_t *yh, int32_t *yl)
+/* Bytes: yh[j], yl[j] for j < w (the 5 rows p[], c[] mirrored already). */
+static void vm_vert8(const uint8_t *const *p, const uint8_t *const *c, int w, int bpc, int16_t *yh,
+                     int16_t *yl)
 {
-    const vs rnd = vs_set1(1 << (bpc - 1));
+    const vs rnd = vs_set1(1 << (bpc - 1)), lo8 = vs_set1(255);
     int j = 0;
-    if (!acc) {
-        for (; j + VS_N <= w; j += VS_N) {
-            vs d[5];
-            for (int k = 0; k < 5; k++)
-                d[k] = vs_sub(vs_u8(p[k] + j), vs_u8(c[k] + j));
-            vm_put(yh, yl, j, vs_sra(vs_add(vm_taps(d[0], d[1], d[2], d[3], d[4]), rnd), bpc));
-        }
-    } else {
-        const vs lo8 = vs_set1(255);
-        for (; j + VS_N <= w; j += VS_N) {
-            vs a[5], b[5];
-            for (int k = 0; k < 5; k++) {
-                a[k] = vs_u16(p[k] + 2 * (ptrdiff_t)j);
-                b[k] = vs_u16(c[k] + 2 * (ptrdiff_t)j);
-            }
-            const vs sp = vm_taps(a[0], a[1], a[2], a[3], a[4]);
-            const vs sc = vm_taps(b[0], b[1], b[2], b[3], b[4]);
-            const vs hi = vs_sub(vs_srl(sp, 8), vs_srl(sc, 8));
-            const vs lo = vs_sub(vs_and(sp, lo8), vs_and(sc, lo8));
-            vm_put(yh, yl, j, vs_sra(vs_add(hi, vs_sra(vs_add(lo, rnd), 8)), bpc - 8));
-        }
+    for (; j + VW_N <= w; j += VW_N) {
+        vw d[5];
+        for (int k = 0; k < 5; k++)
+            d[k] = vw_sub(vw_u8(p[k] + j), vw_u8(c[k] + j));
+        vs x, y;
+        vw_taps(vw_add(d[0], d[4]), vw_add(d[1], d[3]), d[2], 3571, 16004, 26386, &x, &y);
+        x = vs_sra(vs_add(x, rnd), bpc);
+        y = vs_sra(vs_add(y, rnd), bpc);
+        vw_store(yh + j, vw_pack(vs_sra(x, 8), vs_sra(y, 8)));
+        vw_store(yl + j, vw_pack(vs_and(x, lo8), vs_and(y, lo8)));
     }
     for (; j < w; j++) {
-        const int32_t y = vm_vert1(p, c, acc, bpc, j);
+        const int32_t y = vm_vert1(p, c, 0, bpc, j);
+        yh[j] = (int16_t)(y >> 8);
+        yl[j] = (int16_t)(y & 255);
+    }
+}
+
+/* The u32 SAD of one row of vm_vert8's, its two mirrored columns each side in place. */
+static uint32_t vm_row8(const int16_t *yh, const int16_t *yl, int w)
+{
+    const vs half = vs_set1(32768);
+    vs acc = vs_set1(0);
+    int j = 0;
+    for (; j + VW_N <= w; j += VW_N) {
+        vs hx, hy, lx, ly;
+        vw_taps(vw_add(vw_load(yh + j - 2), vw_load(yh + j + 2)),
+                vw_add(vw_load(yh + j - 1), vw_load(yh + j + 1)), vw_load(yh + j), 3571, 16004,
+                26386, &hx, &hy);
+        vw_taps(vw_add(vw_load(yl + j - 2), vw_load(yl + j + 2)),
+                vw_add(vw_load(yl + j - 1), vw_load(yl + j + 1)), vw_load(yl + j), 3571, 16004,
+                26386, &lx, &ly);
+        acc = vs_add(acc, vs_abs(vs_sra(vs_add(hx, vs_sra(vs_add(lx, half), 8)), 8)));
+        acc = vs_add(acc, vs_abs(vs_sra(vs_add(hy, vs_sra(vs_add(ly, half), 8)), 8)));
+    }
+    uint32_t s = vs_hsum(acc);
+    for (; j < w; j++) {
+        int64_t a = 0;
+        for (int k = 0; k < 5; k++)
+            a += sq_vm_tap(k) * ((int64_t)yh[j - 2 + k] * 256 + yl[j - 2 + k]);
+        const int64_t v = (a + 32768) >> 16;
+        s += (uint32_t)(v < 0 ? -v : v);
+    }
+    return s;
+}
+
+/* 16-bit containers: yh[j], yl[j] for j < w. */
+static void vm_vert16(const uint8_t *const *p, const uint8_t *const *c, int w, int bpc, int32_t *yh,
+                      int32_t *yl)
+{
+    const vs rnd = vs_set1(1 << (bpc - 1)), lo8 = vs_set1(255);
+    int j = 0;
+    for (; j + VS_N <= w; j += VS_N) {
+        vs a[5], b[5];
+        for (int k = 0; k < 5; k++) {
+            a[k] = vs_u16(p[k] + 2 * (ptrdiff_t)j);
+            b[k] = vs_u16(c[k] + 2 * (ptrdiff_t)j);
+        }
+        const vs sp = vm_taps(a[0], a[1], a[2], a[3], a[4]);
+        const vs sc = vm_taps(b[0], b[1], b[2], b[3], b[4]);
+        const vs hi = vs_sub(vs_srl(sp, 8), vs_srl(sc, 8));
+        const vs lo = vs_sub(vs_and(sp, lo8), vs_and(sc, lo8));
+        vm_put(yh, yl, j, vs_sra(vs_add(hi, vs_sra(vs_add(lo, rnd), 8)), bpc - 8));
+    }
+    for (; j < w; j++) {
+        const int32_t y = vm_vert1(p, c, SQ_ACC_16, bpc, j);
         yh[j] = y >> 16;
         yl[j] = y & 0xffff;
     }
 }
 
-/* The u32 SAD of one split row whose two mirrored columns each side are in place. */
-static uint32_t vm_row(const int32_t *yh, const int32_t *yl, int w)
+/* The u32 SAD of one row of vm_vert16's, its two mirrored columns each side in place. */
+static uint32_t vm_row16(const int32_t *yh, const int32_t *yl, int w)
 {
     const vs half = vs_set1(32768);
     vs acc = vs_set1(0);
@@ -117,13 +167,24 @@ static uint32_t vm_row(const int32_t *yh, const int32_t *yl, int w)
     return s;
 }
 
+/* The horizontal mirror, so that every output reads its five neighbours in place. */
+#define VM_PAD(y, w)                                           \
+    do {                                                       \
+        for (int e = 0; e < 2; e++) {                          \
+            (y)[-1 - e] = (y)[sq_mirror(-1 - e, w)];           \
+            (y)[(w) + e] = (y)[sq_mirror((w) + e, w)];         \
+        }                                                      \
+    } while (0)
+
 uint64_t V_NAME(sq_motion_sad)(const uint8_t *prev, ptrdiff_t prev_stride, const uint8_t *cur,
                                ptrdiff_t cur_stride, int acc, int w, int h, int bpc, int y0, int y1,
                                int32_t *ws)
 {
     if (w < 3 || h < 3 || bpc < 8 || bpc > 16 || (acc != 0 && acc != SQ_ACC_16))
         return sq_vm_rows_sad2(prev, prev_stride, acc, cur, cur_stride, acc, w, h, bpc, y0, y1, ws);
-    int32_t *yh = ws + 2, *yl = ws + w + 6;
+    /* ws: SQ_MOTION_WS(w) int32, each half with 2 columns of mirror either side */
+    int16_t *yh8 = (int16_t *)ws + 2, *yl8 = (int16_t *)ws + w + 6;
+    int32_t *yh16 = ws + 2, *yl16 = ws + w + 6;
     uint64_t sad = 0;
     for (int i = y0; i < y1; i++) {
         const uint8_t *p[5], *c[5];
@@ -132,16 +193,17 @@ uint64_t V_NAME(sq_motion_sad)(const uint8_t *prev, ptrdiff_t prev_stride, const
             p[k] = prev + r * prev_stride;
             c[k] = cur + r * cur_stride;
         }
-        vm_vert(p, c, acc, w, bpc, yh, yl);
-        /* the horizontal mirror, so that every output reads five neighbours in place */
-        for (int e = 0; e < 2; e++) {
-            const int a = -1 - e, b = w + e;
-            yh[a] = yh[sq_mirror(a, w)];
-            yl[a] = yl[sq_mirror(a, w)];
-            yh[b] = yh[sq_mirror(b, w)];
-            yl[b] = yl[sq_mirror(b, w)];
+        if (!acc) {
+            vm_vert8(p, c, w, bpc, yh8, yl8);
+            VM_PAD(yh8, w);
+            VM_PAD(yl8, w);
+            sad += vm_row8(yh8, yl8, w);
+        } else {
+            vm_vert16(p, c, w, bpc, yh16, yl16);
+            VM_PAD(yh16, w);
+            VM_PAD(yl16, w);
+            sad += vm_row16(yh16, yl16, w);
         }
-        sad += vm_row(yh, yl, w);
     }
     return sad;
 }

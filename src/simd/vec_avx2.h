@@ -179,4 +179,29 @@ V_AI uint32_t vs_hsum(vs v)
     return (uint32_t)_mm_cvtsi128_si32(s);
 }
 
+/*
+ * vw: VW_N 16-bit integer lanes, two vs of columns. vw_taps gives
+ * ta a + tb b + tc c of every lane exactly (vpmaddwd on (a, b) pairs and
+ * (c, 0) pairs), in the order the unpacks leave: x holds columns 0-3 and
+ * 8-11, y 4-7 and 12-15; vw_pack (vpackssdw, per 128-bit half) narrows
+ * such a pair back to column order.
+ */
+#define VW_N 16
+typedef __m256i vw;
+V_AI vw vw_u8(const uint8_t *p) { return _mm256_cvtepu8_epi16(_mm_loadu_si128((const __m128i *)p)); }
+V_AI vw vw_load(const int16_t *p) { return _mm256_loadu_si256((const __m256i *)p); }
+V_AI void vw_store(int16_t *p, vw v) { _mm256_storeu_si256((__m256i *)p, v); }
+V_AI vw vw_add(vw a, vw b) { return _mm256_add_epi16(a, b); }
+V_AI vw vw_sub(vw a, vw b) { return _mm256_sub_epi16(a, b); }
+V_AI void vw_taps(vw a, vw b, vw c, int ta, int tb, int tc, vs *x, vs *y)
+{
+    const __m256i tab = _mm256_set1_epi32((int32_t)((uint32_t)tb << 16 | (uint32_t)ta));
+    const __m256i t0 = _mm256_set1_epi32(tc), z = _mm256_setzero_si256();
+    *x = _mm256_add_epi32(_mm256_madd_epi16(_mm256_unpacklo_epi16(a, b), tab),
+                          _mm256_madd_epi16(_mm256_unpacklo_epi16(c, z), t0));
+    *y = _mm256_add_epi32(_mm256_madd_epi16(_mm256_unpackhi_epi16(a, b), tab),
+                          _mm256_madd_epi16(_mm256_unpackhi_epi16(c, z), t0));
+}
+V_AI vw vw_pack(vs x, vs y) { return _mm256_packs_epi32(x, y); }
+
 #endif

@@ -178,4 +178,23 @@ V_AI uint32_t vs_hsum(vs v)
     return (uint32_t)_mm_cvtsi128_si32(s);
 }
 
+/* vw: VW_N 16-bit lanes, as vec_avx2.h's (vw_taps' order per 128-bit quarter). */
+#define VW_N 32
+typedef __m512i vw;
+V_AI vw vw_u8(const uint8_t *p) { return _mm512_cvtepu8_epi16(_mm256_loadu_si256((const __m256i *)p)); }
+V_AI vw vw_load(const int16_t *p) { return _mm512_loadu_si512(p); }
+V_AI void vw_store(int16_t *p, vw v) { _mm512_storeu_si512(p, v); }
+V_AI vw vw_add(vw a, vw b) { return _mm512_add_epi16(a, b); }
+V_AI vw vw_sub(vw a, vw b) { return _mm512_sub_epi16(a, b); }
+V_AI void vw_taps(vw a, vw b, vw c, int ta, int tb, int tc, vs *x, vs *y)
+{
+    const __m512i tab = _mm512_set1_epi32((int32_t)((uint32_t)tb << 16 | (uint32_t)ta));
+    const __m512i t0 = _mm512_set1_epi32(tc), z = _mm512_setzero_si512();
+    *x = _mm512_add_epi32(_mm512_madd_epi16(_mm512_unpacklo_epi16(a, b), tab),
+                          _mm512_madd_epi16(_mm512_unpacklo_epi16(c, z), t0));
+    *y = _mm512_add_epi32(_mm512_madd_epi16(_mm512_unpackhi_epi16(a, b), tab),
+                          _mm512_madd_epi16(_mm512_unpackhi_epi16(c, z), t0));
+}
+V_AI vw vw_pack(vs x, vs y) { return _mm512_packs_epi32(x, y); }
+
 #endif

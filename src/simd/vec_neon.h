@@ -196,4 +196,23 @@ V_AI vs vs_u16(const uint8_t *p)
 }
 V_AI uint32_t vs_hsum(vs v) { return vaddvq_u32(vreinterpretq_u32_s32(v)); }
 
+/* vw: VW_N 16-bit lanes, as vec_avx2.h's; vw_taps' x, y are columns 0-3, 4-7. */
+#define VW_N 8
+typedef int16x8_t vw;
+V_AI vw vw_u8(const uint8_t *p) { return vreinterpretq_s16_u16(vmovl_u8(vld1_u8(p))); }
+V_AI vw vw_load(const int16_t *p) { return vld1q_s16(p); }
+V_AI void vw_store(int16_t *p, vw v) { vst1q_s16(p, v); }
+V_AI vw vw_add(vw a, vw b) { return vaddq_s16(a, b); }
+V_AI vw vw_sub(vw a, vw b) { return vsubq_s16(a, b); }
+V_AI void vw_taps(vw a, vw b, vw c, int ta, int tb, int tc, vs *x, vs *y)
+{
+    int32x4_t l = vmull_n_s16(vget_low_s16(a), (int16_t)ta);
+    int32x4_t h = vmull_high_n_s16(a, (int16_t)ta);
+    l = vmlal_n_s16(l, vget_low_s16(b), (int16_t)tb);
+    h = vmlal_high_n_s16(h, b, (int16_t)tb);
+    *x = vmlal_n_s16(l, vget_low_s16(c), (int16_t)tc);
+    *y = vmlal_high_n_s16(h, c, (int16_t)tc);
+}
+V_AI vw vw_pack(vs x, vs y) { return vcombine_s16(vqmovn_s32(x), vqmovn_s32(y)); }
+
 #endif
