@@ -21,7 +21,9 @@
  * (|Yh|, Yl <= 255 * 2^16) and, with Sum t y = 256 Yh + Yl,
  *   v = floor((Sum t y + 2^15) / 2^16) = (Yh + ((Yl + 2^15) >> 8)) >> 8.
  *
- * 16-bit containers (vm_vert16, vm_row16), 32-bit lanes throughout. For
+ * 16-bit containers: vm_vert16w (16-bit lanes, then vm_row8) for rows
+ * whose y fit vm_row8's split, which samples under 2^bpc always do; any
+ * other row again with vm_vert16 and vm_row16, 32-bit lanes throughout. For
  * 0 <= a_k < 2^16 every tap product is below 2^31 (16004 * 131070 is the
  * largest) and the sum below 2^16 (2^16 - 1) < 2^32: exact as u32 in
  * wrapping lanes. The differences' sum reaches +-2^32, so the two planes'
@@ -118,7 +120,52 @@ static uint32_t vm_row8(const int16_t *yh, const int16_t *yl, int w)
     return s;
 }
 
-/* 16-bit containers: yh[j], yl[j] for j < w. */
+/*
+ * 16-bit containers in 16-bit lanes: with p = 256 ph + pl (bytes), the
+ * tap sum of p - c is 256 Sh + Sl, Sh = taps(ph - ch), Sl = taps(pl - cl),
+ * each pair sum within [-510, 510], so
+ *   y = (Sh + ((Sl + 2^(bpc-1)) >> 8)) >> (bpc - 8)
+ * exactly for any sample values. Samples under 2^bpc give y in
+ * [-65536, 65535], split as vm_vert8's with yh in [-256, 255] (vm_row8's
+ * bounds hold: pair sums within [-512, 512]); a row where some y is not
+ * (values above the depth) returns nonzero, and the caller takes the
+ * 32-bit lanes for it.
+ */
+static int vm_vert16w(const uint8_t *const *p, const uint8_t *const *c, int w, int bpc,
+                      int16_t *yh, int16_t *yl)
+{
+    const vs rnd = vs_set1(1 << (bpc - 1)), lo8 = vs_set1(255), off = vs_set1(65536);
+    vs out = vs_set1(0);
+    int j = 0;
+    for (; j + VW_N <= w; j += VW_N) {
+        vw dh[5], dl[5];
+        for (int k = 0; k < 5; k++) {
+            const uint8_t *pk = p[k] + 2 * (ptrdiff_t)j, *ck = c[k] + 2 * (ptrdiff_t)j;
+            dh[k] = vw_sub(vw_hi8(pk), vw_hi8(ck));
+            dl[k] = vw_sub(vw_lo8(pk), vw_lo8(ck));
+        }
+        vs hx, hy, lx, ly;
+        vw_taps(vw_add(dh[0], dh[4]), vw_add(dh[1], dh[3]), dh[2], 3571, 16004, 26386, &hx, &hy);
+        vw_taps(vw_add(dl[0], dl[4]), vw_add(dl[1], dl[3]), dl[2], 3571, 16004, 26386, &lx, &ly);
+        const vs x = vs_sra(vs_add(hx, vs_sra(vs_add(lx, rnd), 8)), bpc - 8);
+        const vs y = vs_sra(vs_add(hy, vs_sra(vs_add(ly, rnd), 8)), bpc - 8);
+        /* nonzero lanes: y + 2^16 outside [0, 2^17) */
+        out = vs_or(out, vs_or(vs_sra(vs_add(x, off), 17), vs_sra(vs_add(y, off), 17)));
+        vw_store(yh + j, vw_pack(vs_sra(x, 8), vs_sra(y, 8)));
+        vw_store(yl + j, vw_pack(vs_and(x, lo8), vs_and(y, lo8)));
+    }
+    /* |lane| < 2^15: the sum of their magnitudes is 0 only if all are */
+    int bad = vs_hsum(vs_abs(out)) != 0;
+    for (; j < w; j++) {
+        const int32_t y = vm_vert1(p, c, SQ_ACC_16, bpc, j);
+        bad |= y < -65536 || y > 65535;
+        yh[j] = (int16_t)(y >> 8);
+        yl[j] = (int16_t)(y & 255);
+    }
+    return bad;
+}
+
+/* 16-bit containers in 32-bit lanes (any y): yh[j], yl[j] for j < w. */
 static void vm_vert16(const uint8_t *const *p, const uint8_t *const *c, int w, int bpc, int32_t *yh,
                       int32_t *yl)
 {
@@ -193,8 +240,9 @@ uint64_t V_NAME(sq_motion_sad)(const uint8_t *prev, ptrdiff_t prev_stride, const
             p[k] = prev + r * prev_stride;
             c[k] = cur + r * cur_stride;
         }
-        if (!acc) {
-            vm_vert8(p, c, w, bpc, yh8, yl8);
+        if (!acc || !vm_vert16w(p, c, w, bpc, yh8, yl8)) {
+            if (!acc)
+                vm_vert8(p, c, w, bpc, yh8, yl8);
             VM_PAD(yh8, w);
             VM_PAD(yl8, w);
             sad += vm_row8(yh8, yl8, w);

@@ -164,6 +164,7 @@ V_AI vs vs_add(vs a, vs b) { return _mm256_add_epi32(a, b); }
 V_AI vs vs_sub(vs a, vs b) { return _mm256_sub_epi32(a, b); }
 V_AI vs vs_mul(vs a, vs b) { return _mm256_mullo_epi32(a, b); }
 V_AI vs vs_and(vs a, vs b) { return _mm256_and_si256(a, b); }
+V_AI vs vs_or(vs a, vs b) { return _mm256_or_si256(a, b); }
 V_AI vs vs_abs(vs v) { return _mm256_abs_epi32(v); }
 V_AI vs vs_sra(vs v, int n) { return _mm256_sra_epi32(v, _mm_cvtsi32_si128(n)); }
 V_AI vs vs_srl(vs v, int n) { return _mm256_srl_epi32(v, _mm_cvtsi32_si128(n)); }
@@ -190,6 +191,12 @@ V_AI uint32_t vs_hsum(vs v)
 typedef __m256i vw;
 V_AI vw vw_u8(const uint8_t *p) { return _mm256_cvtepu8_epi16(_mm_loadu_si128((const __m128i *)p)); }
 V_AI vw vw_load(const int16_t *p) { return _mm256_loadu_si256((const __m256i *)p); }
+/* VW_N 16-bit samples as their high and low bytes */
+V_AI vw vw_hi8(const uint8_t *p) { return _mm256_srli_epi16(_mm256_loadu_si256((const __m256i *)p), 8); }
+V_AI vw vw_lo8(const uint8_t *p)
+{
+    return _mm256_and_si256(_mm256_loadu_si256((const __m256i *)p), _mm256_set1_epi16(255));
+}
 V_AI void vw_store(int16_t *p, vw v) { _mm256_storeu_si256((__m256i *)p, v); }
 V_AI vw vw_add(vw a, vw b) { return _mm256_add_epi16(a, b); }
 V_AI vw vw_sub(vw a, vw b) { return _mm256_sub_epi16(a, b); }

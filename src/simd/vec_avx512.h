@@ -161,6 +161,7 @@ V_AI vs vs_add(vs a, vs b) { return _mm512_add_epi32(a, b); }
 V_AI vs vs_sub(vs a, vs b) { return _mm512_sub_epi32(a, b); }
 V_AI vs vs_mul(vs a, vs b) { return _mm512_mullo_epi32(a, b); }
 V_AI vs vs_and(vs a, vs b) { return _mm512_and_si512(a, b); }
+V_AI vs vs_or(vs a, vs b) { return _mm512_or_si512(a, b); }
 V_AI vs vs_abs(vs v) { return _mm512_abs_epi32(v); }
 V_AI vs vs_sra(vs v, int n) { return _mm512_sra_epi32(v, _mm_cvtsi32_si128(n)); }
 V_AI vs vs_srl(vs v, int n) { return _mm512_srl_epi32(v, _mm_cvtsi32_si128(n)); }
@@ -183,6 +184,8 @@ V_AI uint32_t vs_hsum(vs v)
 typedef __m512i vw;
 V_AI vw vw_u8(const uint8_t *p) { return _mm512_cvtepu8_epi16(_mm256_loadu_si256((const __m256i *)p)); }
 V_AI vw vw_load(const int16_t *p) { return _mm512_loadu_si512(p); }
+V_AI vw vw_hi8(const uint8_t *p) { return _mm512_srli_epi16(_mm512_loadu_si512(p), 8); }
+V_AI vw vw_lo8(const uint8_t *p) { return _mm512_and_si512(_mm512_loadu_si512(p), _mm512_set1_epi16(255)); }
 V_AI void vw_store(int16_t *p, vw v) { _mm512_storeu_si512(p, v); }
 V_AI vw vw_add(vw a, vw b) { return _mm512_add_epi16(a, b); }
 V_AI vw vw_sub(vw a, vw b) { return _mm512_sub_epi16(a, b); }

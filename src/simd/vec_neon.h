@@ -175,6 +175,7 @@ V_AI vs vs_add(vs a, vs b) { return vaddq_s32(a, b); }
 V_AI vs vs_sub(vs a, vs b) { return vsubq_s32(a, b); }
 V_AI vs vs_mul(vs a, vs b) { return vmulq_s32(a, b); }
 V_AI vs vs_and(vs a, vs b) { return vandq_s32(a, b); }
+V_AI vs vs_or(vs a, vs b) { return vorrq_s32(a, b); }
 V_AI vs vs_abs(vs v) { return vabsq_s32(v); }
 V_AI vs vs_sra(vs v, int n) { return vshlq_s32(v, vdupq_n_s32(-n)); }
 V_AI vs vs_srl(vs v, int n)
@@ -201,6 +202,18 @@ V_AI uint32_t vs_hsum(vs v) { return vaddvq_u32(vreinterpretq_u32_s32(v)); }
 typedef int16x8_t vw;
 V_AI vw vw_u8(const uint8_t *p) { return vreinterpretq_s16_u16(vmovl_u8(vld1_u8(p))); }
 V_AI vw vw_load(const int16_t *p) { return vld1q_s16(p); }
+V_AI vw vw_hi8(const uint8_t *p)
+{
+    uint16x8_t v;
+    memcpy(&v, p, sizeof(v));
+    return vreinterpretq_s16_u16(vshrq_n_u16(v, 8));
+}
+V_AI vw vw_lo8(const uint8_t *p)
+{
+    uint16x8_t v;
+    memcpy(&v, p, sizeof(v));
+    return vreinterpretq_s16_u16(vandq_u16(v, vdupq_n_u16(255)));
+}
 V_AI void vw_store(int16_t *p, vw v) { vst1q_s16(p, v); }
 V_AI vw vw_add(vw a, vw b) { return vaddq_s16(a, b); }
 V_AI vw vw_sub(vw a, vw b) { return vsubq_s16(a, b); }

@@ -1,7 +1,9 @@
 /*
  * motion_sad against the C table's (sq_vm_rows_sad2, the scalar definition)
  * on random plane pairs: widths from 1 (the kernels hand planes under 3 x 3
- * and tails to the scalar code) to ~300, odd and even, heights 1..40, row
+ * and tails to the scalar code) to ~300, odd and even, and multiples of 32
+ * (rows that are vectors only, so that a row's range check rests on its
+ * lanes alone), heights 1..40, row
  * ranges [y0, y1) anywhere, bytes and 16-bit containers at every bpc 8..16,
  * and fills that reach the bounds the kernels' 32-bit splits rely on: 0
  * against the depth's maximum, against the container's maximum (samples
@@ -65,7 +67,11 @@ static void check_level(const CkCtx *c, const CkLevel *l)
 {
     ck_begin("motion_sad", l->name);
     for (int n = 0; n < NCASES; n++) {
-        const int w = ck_chance(25) ? ck_irand(1, 8) : ck_irand(9, 300), h = ck_irand(1, 40);
+        /* multiples of 32: rows with no scalar tail at any level */
+        const int w = ck_chance(25)   ? ck_irand(1, 8)
+                      : ck_chance(30) ? 32 * ck_irand(1, 9)
+                                      : ck_irand(9, 300);
+        const int h = ck_irand(1, 40);
         const int hbd = n % 3 != 0, bytes = hbd ? 2 : 1;
         const int bpc = hbd ? ck_irand(8, 16) : ck_chance(90) ? 8 : ck_irand(9, 16);
         const uint32_t depth_max = (1u << (hbd ? bpc : 8)) - 1;
