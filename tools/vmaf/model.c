@@ -27,13 +27,14 @@
  * library takes only some option sets (motion: not the five-frame window
  * yet, sq_model_settle_native) on the CPU backend only (SqBackend.sad), the
  * others left to libvmaf. Motion is SQ_NATIVE_CPU since its SAD has SIMD
- * kernels (cpu/dsp.h motion_sad): scalar, a 1080p SAD took 4.8 ms and a
- * model job at 2 threads ran 0.98x vmaf's speed against 1.10x with
- * libvmaf's motion; the AVX2/AVX-512 kernels take 1.2 ms, as libvmaf
- * 3.2's own AVX-512 motion does (each ~6% of vmaf_v1.0.16_3d0h's CPU time
- * on the 2-core development VM, where the job's CPU time and speed came
- * out the same either way). Native, motion runs on speedqa's workers
- * rather than in libvmaf's serial chain of temporal extractors (feed.c). */
+ * kernels (cpu/dsp.h motion_sad): scalar, a 1080p 8-bit SAD took 4.8 ms
+ * and a model job at 2 threads ran 0.98x vmaf's speed against 1.10x with
+ * libvmaf's motion; the AVX2 / AVX-512 kernels take 0.85 / 0.75 ms. On
+ * the 2-core development VM (shared, noisy) vmaf_v1.0.16_3d0h spent 4.5%
+ * of its CPU time in ours against 5.2-6% in libvmaf 3.2's AVX-512 motion,
+ * and the whole job 1-2% less CPU time, its speed the same within the
+ * noise. Native, motion also runs on speedqa's workers rather than in
+ * libvmaf's serial chain of temporal extractors (feed.c). */
 static const struct {
     const char *prefix;     /* provided feature names start so */
     const char *extractor;
