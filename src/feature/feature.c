@@ -4,6 +4,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "feature/adm.h"
 #include "feature/feature.h"
 #include "feature/motion.h"
 #include "core/format.h"
@@ -18,6 +19,8 @@ int sq_feature_open(SqFeature *f, const char *str, const SpeedqaFormat *fmt,
         return ret;
     if (f->spec.kind == SQ_FEATURE_MOTION)
         return sq_motion_open(f, fmt, err, errlen);
+    if (f->spec.kind == SQ_FEATURE_ADM)
+        return sq_adm_open(f, fmt, err, errlen);
     int w = fmt->width, h = fmt->height;
     const char *what = "speed_temporal (luma)";
     if (f->spec.kind == SQ_FEATURE_CHROMA) {
@@ -43,6 +46,10 @@ void sq_feature_score_name(const SqFeature *f, int i, char *buf, size_t len)
         sq_motion_score_name(f, i, buf, len);
         return;
     }
+    if (f->spec.kind == SQ_FEATURE_ADM) {
+        sq_adm_score_name(f, i, buf, len);
+        return;
+    }
     static const char *const chroma[3] = { "speed_chroma_u", "speed_chroma_v", "speed_chroma_uv" };
     const char *base = f->spec.kind == SQ_FEATURE_CHROMA ? chroma[i] : "speed_temporal";
     snprintf(buf, len, "%s%s", base, f->spec.suffix);
@@ -58,6 +65,11 @@ static void jobs_of(const SqFeature *f, int nfeat, SqBackendParams *bp, int (*id
         const SqOptions *o = &f[i].spec.opt;
         if (f[i].spec.kind == SQ_FEATURE_MOTION) {
             sq_motion_job(&f[i], pl, &bp->jobs[idx[i][0] = bp->njobs++]);
+            idx[i][1] = -1;
+            continue;
+        }
+        if (f[i].spec.kind == SQ_FEATURE_ADM) {
+            sq_adm_job(&f[i], pl, &bp->jobs[idx[i][0] = bp->njobs++]);
             idx[i][1] = -1;
             continue;
         }
@@ -150,6 +162,8 @@ int sq_feature_assemble_at(const SqFeature *f, const SqRawResult *r, const SqRaw
     *undefined = 0;
     if (f->spec.kind == SQ_FEATURE_MOTION)
         return sq_motion_assemble(f, r, next, job_base, seq_frame, state, out);
+    if (f->spec.kind == SQ_FEATURE_ADM)
+        return sq_adm_assemble(f, r, job_base, out, undefined);
     if (f->spec.kind == SQ_FEATURE_TEMPORAL) {
         out[0] = r->score[job_base + f->job[0]];
         return isfinite(out[0]) ? 0 : -EDOM;
