@@ -1,4 +1,5 @@
 #include <errno.h>
+#include <math.h>
 #include <stdio.h>
 #include <string.h>
 
@@ -52,7 +53,13 @@ int sq_adm_assemble(const SqFeature *f, const SqRawResult *r, int job_base, doub
     const SqVaScores o = sq_adm_scores(&f->spec.opt, r->adm[job_base + f->job[0]], f->plan.d.w,
                                        f->plan.d.h, sums);
     const double v[7] = { o.adm2, o.aim, o.adm3, o.scale[0], o.scale[1], o.scale[2], o.scale[3] };
-    memcpy(out, v, sizeof(v));
+    int ret = 0;
+    for (int k = 0; k < 7; k++) {
+        out[k] = v[k];
+        /* a scale whose denominator is 0 (a flat reference with adm_noise_weight 0) */
+        if (!isfinite(v[k]))
+            ret = -EDOM;
+    }
     *undefined = o.den_zero ? 6u : 0u;
-    return 0;
+    return ret;
 }
