@@ -161,6 +161,14 @@ int speedqa_open(SpeedqaContext **out, const SpeedqaSettings *s)
             goto fail;
         }
         c->nfeat++;
+        int nadm = 0;
+        for (int j = 0; j < c->nfeat; j++)
+            nadm += c->feat[j].spec.kind == SQ_FEATURE_ADM;
+        if (nadm > SQ_MAX_ADM_JOBS) {
+            sq_log(s, SPEEDQA_LOG_ERROR, "at most %d adm features per context", SQ_MAX_ADM_JOBS);
+            ret = SPEEDQA_ERR(EINVAL);
+            goto fail;
+        }
         for (int k = 0; k < f->nscores; k++) {
             char name[320];
             sq_feature_score_name(f, k, name, sizeof(name));

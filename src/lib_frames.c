@@ -239,7 +239,7 @@ static int assemble(SpeedqaContext *c, const SqRawResult *raw, const SqRawResult
     const int base = d * (c->njobs / c->ndis);
     for (int i = 0, k = 0; i < c->nfeat; i++) {
         uint32_t undef;
-        if (sq_feature_assemble_at(&c->feat[i], raw, next, base, ring[1], &c->fstate[d][i], v,
+        if (sq_feature_assemble_at(&c->feat[i], raw, next, d, base, ring[1], &c->fstate[d][i], v,
                                    &undef) < 0) {
             /* Nothing clips speed_temporal or adm's scales (libvmaf would publish NaN). */
             int j = 0;

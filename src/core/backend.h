@@ -68,9 +68,9 @@ typedef struct SqRawResult {
     float score[SQ_MAX_JOBS];
     int err[SQ_MAX_JOBS];
     uint64_t sum[SQ_MAX_JOBS]; /* SQ_JOB_SAD jobs: the plane's SAD (0 when it did not run) */
-    /* SQ_JOB_ADM jobs: the four scales' raw values, before the cube roots
-     * (zero when it did not run) */
-    SqVaRaw adm[SQ_MAX_JOBS][4];
+    /* SQ_JOB_ADM jobs: the four scales' raw values, before the cube roots,
+     * stream d's job of slot k at [d * SQ_MAX_ADM_JOBS + k] (zero when it did not run) */
+    SqVaRaw adm[SPEEDQA_MAX_DISTORTED * SQ_MAX_ADM_JOBS][4];
     uint32_t range[SQ_MAX_JOBS][2][SQ_RANGE_N];
 } SqRawResult;
 

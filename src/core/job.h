@@ -73,10 +73,15 @@ typedef struct SqJobSide {
  * (math/vmaf_motion.h), into SqRawResult.sum; side 1 is side 0 again and
  * nothing is range-checked. SQ_JOB_ADM: libvmaf's integer ADM of side 0's
  * plane (the reference) against side 1's (the distorted), with the plan's
- * va (math/vmaf_adm*.h: sq_va_frame2), into SqRawResult.adm; nothing is
+ * va (math/vmaf_adm*.h: sq_va_frame2), into SqRawResult.adm (stream d's
+ * job of slot k at d * SQ_MAX_ADM_JOBS + k); nothing is
  * range-checked. A backend runs the kinds its SqBackend says it can.
  */
 enum { SQ_JOB_SPEED = 0, SQ_JOB_SAD = 1, SQ_JOB_ADM = 2 };
+
+/* The most SQ_JOB_ADM jobs of one stream (adm features of a context): their raw
+ * results are SqRawResult.adm's, kept small since every frame's result is copied. */
+#define SQ_MAX_ADM_JOBS 2
 
 /* One plane pair scored per frame: two sides through one plan, one raw score. */
 typedef struct SqJob {
@@ -84,6 +89,7 @@ typedef struct SqJob {
     int plan;       /* index into SqBackendParams.plans */
     int wvm;        /* pooling weight mode (math/score.h) */
     int needs_prev; /* runs only on frames with a predecessor; raw score 0 otherwise */
+    int slot;       /* SQ_JOB_ADM: its index among its stream's ADM jobs (< SQ_MAX_ADM_JOBS) */
     SqJobSide side[2];
 } SqJob;
 

@@ -63,6 +63,6 @@ void sq_cpu_adm_jobs(const CpuPriv *c, Worker *w, const Planes *cur, uint32_t pr
         const SqPlan *plan = c->p.plans[jb->plan];
         sq_va_frame2(r->data[pr], r->stride[pr], r->acc[pr], t->data[pt], t->stride[pt],
                      t->acc[pt], c->p.format.bpc, plan->d.w, plan->d.h, &plan->va, &w->va,
-                     out->adm[idx]);
+                     out->adm[d * SQ_MAX_ADM_JOBS + jb->slot]);
     }
 }

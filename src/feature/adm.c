@@ -46,12 +46,12 @@ void sq_adm_job(const SqFeature *f, int plan, SqJob *j)
     j->side[1] = (SqJobSide){ 1, 0, -1, 0, SQ_CHECK_NEVER };
 }
 
-int sq_adm_assemble(const SqFeature *f, const SqRawResult *r, int job_base, double *out,
+int sq_adm_assemble(const SqFeature *f, const SqRawResult *r, int d, double *out,
                     uint32_t *undefined)
 {
     float sums[12];
-    const SqVaScores o = sq_adm_scores(&f->spec.opt, r->adm[job_base + f->job[0]], f->plan.d.w,
-                                       f->plan.d.h, sums);
+    const SqVaScores o = sq_adm_scores(&f->spec.opt, r->adm[d * SQ_MAX_ADM_JOBS + f->slot],
+                                       f->plan.d.w, f->plan.d.h, sums);
     const double v[7] = { o.adm2, o.aim, o.adm3, o.scale[0], o.scale[1], o.scale[2], o.scale[3] };
     int ret = 0;
     for (int k = 0; k < 7; k++) {

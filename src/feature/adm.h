@@ -24,14 +24,14 @@ void sq_adm_score_name(const SqFeature *f, int i, char *buf, size_t len);
 void sq_adm_job(const SqFeature *f, int plan, SqJob *j);
 
 /*
- * The frame's outputs from the raw scale values of job job_base + f->job[0]
- * into out[0 .. 7). When the denominator is 0 libvmaf leaves aim (and adm3,
+ * Stream d's outputs of a frame from its raw scale values (r->adm[d *
+ * SQ_MAX_ADM_JOBS + f->slot]) into out[0 .. 7). When the denominator is 0 libvmaf leaves aim (and adm3,
  * from it) uninitialised: here aim is 0, and bits 1 and 2 of *undefined
  * flag both. -EDOM when an output is not finite (a scale whose denominator
  * is 0: a flat reference with adm_noise_weight 0, where libvmaf publishes
  * NaN or infinity).
  */
-int sq_adm_assemble(const SqFeature *f, const SqRawResult *r, int job_base, double *out,
+int sq_adm_assemble(const SqFeature *f, const SqRawResult *r, int d, double *out,
                     uint32_t *undefined);
 
 #endif

@@ -58,6 +58,7 @@ void sq_feature_score_name(const SqFeature *f, int i, char *buf, size_t len)
 /* The jobs; idx[i]: where feature i's raw scores will be. */
 static void jobs_of(const SqFeature *f, int nfeat, SqBackendParams *bp, int (*idx)[2])
 {
+    int nadm = 0;
     bp->nplans = bp->njobs = 0;
     for (int i = 0; i < nfeat; i++) {
         const int pl = bp->nplans++;
@@ -71,6 +72,7 @@ static void jobs_of(const SqFeature *f, int nfeat, SqBackendParams *bp, int (*id
         if (f[i].spec.kind == SQ_FEATURE_ADM) {
             sq_adm_job(&f[i], pl, &bp->jobs[idx[i][0] = bp->njobs++]);
             idx[i][1] = -1;
+            bp->jobs[idx[i][0]].slot = nadm++;
             continue;
         }
         if (f[i].spec.kind == SQ_FEATURE_CHROMA) {
@@ -97,8 +99,10 @@ void sq_features_jobs(SqFeature *f, int nfeat, SqBackendParams *bp)
 {
     int idx[SPEEDQA_MAX_FEATURES][2];
     jobs_of(f, nfeat, bp, idx);
-    for (int i = 0; i < nfeat; i++)
+    for (int i = 0; i < nfeat; i++) {
         memcpy(f[i].job, idx[i], sizeof(idx[i]));
+        f[i].slot = bp->jobs[idx[i][0]].slot;
+    }
 }
 
 int sq_features_rows_read(const SqFeature *f, int nfeat, int plane, uint8_t *mark,
@@ -144,7 +148,7 @@ static double clip(float score, double max_val)
 int sq_feature_assemble(const SqFeature *f, const SqRawResult *r, double *out, uint32_t *undefined)
 {
     double state = 0.0;
-    return sq_feature_assemble_at(f, r, NULL, 0, 0, &state, out, undefined);
+    return sq_feature_assemble_at(f, r, NULL, 0, 0, 0, &state, out, undefined);
 }
 
 int sq_features_look_ahead(const SqFeature *f, int nfeat)
@@ -156,14 +160,14 @@ int sq_features_look_ahead(const SqFeature *f, int nfeat)
 }
 
 int sq_feature_assemble_at(const SqFeature *f, const SqRawResult *r, const SqRawResult *next,
-                           int job_base, unsigned seq_frame, double *state, double *out,
+                           int d, int job_base, unsigned seq_frame, double *state, double *out,
                            uint32_t *undefined)
 {
     *undefined = 0;
     if (f->spec.kind == SQ_FEATURE_MOTION)
         return sq_motion_assemble(f, r, next, job_base, seq_frame, state, out);
     if (f->spec.kind == SQ_FEATURE_ADM)
-        return sq_adm_assemble(f, r, job_base, out, undefined);
+        return sq_adm_assemble(f, r, d, out, undefined);
     if (f->spec.kind == SQ_FEATURE_TEMPORAL) {
         out[0] = r->score[job_base + f->job[0]];
         return isfinite(out[0]) ? 0 : -EDOM;

@@ -279,6 +279,14 @@ int main(void)
     OPEN_ERR("adm blend without a table", 576, 324, SPEEDQA_PIX_420, 8, "adm=adm_csf_mode=2:adm_ref_display_height=1440", -EINVAL, "no table");
     OPEN_ERR("adm debug", 576, 324, SPEEDQA_PIX_420, 8, "adm=debug=true", -EINVAL, "unknown option");
     OPEN_ERR("adm too small", 31, 324, SPEEDQA_PIX_400, 8, "adm", -EINVAL, "too small");
+    {
+        Counter cnt = { 0 };
+        LogCapture log = { .quiet = 1 };
+        SpeedqaSettings s;
+        const char *three[] = { "adm", "adm=adm_norm_view_dist=5", "adm=adm_skip_scale0=true", NULL };
+        settings(&s, &cnt, &log, 576, 324, SPEEDQA_PIX_420, 8, three);
+        expect_open_error("three adm features", &s, &cnt, &log, -EINVAL, "at most 2 adm");
+    }
     OPEN_ERR("speed option of adm", 576, 324, SPEEDQA_PIX_420, 8, "adm=speed_max_val=18", -EINVAL, "unknown option");
     {
         /* a backend without SQ_JOB_ADM refuses at open, before touching a device */

@@ -163,6 +163,7 @@ def option_seeds():
         ('adm-ranges', 'adm=adm_enhn_gain_limit=0.5:adm_noise_weight=1500:adm_min_val=1.5'),
         ('adm-mixed', 'adm=adm_norm_view_dist=5\nspeed_chroma\nmotion\nadm=adm_enhn_gain_limit=1.5'),
         ('adm-twice', 'adm\nadm=adm_skip_aim=true'),
+        ('adm-three', 'adm\nadm=adm_norm_view_dist=5\nadm=adm_csf_mode=3'),
     ]
     for name, data in s:
         write('options', name, data)

@@ -101,13 +101,12 @@ static int recv(SpeedqaContext *c, LibRun *lr, unsigned flags)
  * ladder (2 threads) sends the distorted pictures as stream 0 and the reference as
  * stream 1. Negative on failure.
  */
-static int run_lib(const ViSeq *s, const char *feat, int threads, int lent, int runs, int self,
-                   LibRun *lr, SpeedqaContext **out)
+static int run_lib(const ViSeq *s, const char *const *feats, int threads, int lent, int runs,
+                   int self, LibRun *lr, SpeedqaContext **out)
 {
     lr->ladder = threads == 2; /* the copied threaded mode runs as a ladder */
     SpeedqaSettings st;
     speedqa_default_settings(&st);
-    const char *feats[] = { feat, NULL };
     st.features = feats;
     st.format = (SpeedqaFormat){ s->w, s->h, SPEEDQA_PIX_400, s->bpc };
     st.n_threads = threads;
@@ -152,11 +151,12 @@ static int run_lib(const ViSeq *s, const char *feat, int threads, int lent, int 
 }
 
 /* A ladder's stream 1 (the reference against itself) against a one-stream run of it. */
-static int check_self(const ViSeq *s, const char *feat, int runs, const LibRun *lad)
+static int check_self(const ViSeq *s, const char *const *feats, int runs, const LibRun *lad)
 {
     LibRun one;
     SpeedqaContext *c;
-    int ret = run_lib(s, feat, 1, 0, runs, 1, &one, &c);
+    const char *feat = feats[0];
+    int ret = run_lib(s, feats, 1, 0, runs, 1, &one, &c);
     int bad = ret < 0 || one.nsc != lad->nsc;
     for (size_t i = 0; !bad && i < (size_t)runs * lad->nsc * s->n; i++)
         if (memcmp(&one.vals[i], &lad->vals1[i], sizeof(double)) &&
@@ -175,16 +175,20 @@ static int check_self(const ViSeq *s, const char *feat, int runs, const LibRun *
 int vi_lib_check(VmafContext *ctx, const ViSeq *s, const ViUse *uses, int n_uses, int runs)
 {
     int bad = 0;
-    for (int k = 0; k < n_uses; k++) {
-        const ViUse *u = &uses[k];
-        char feat[512];
-        feature_string(u, feat, sizeof feat);
-        /* 1 thread, pictures copied; 3 threads, lent; 2 threads, copied, a ladder */
-        for (int mode = 0; mode < 3; mode++) {
+    /* each set alone, then (adm, runs 1) the first two sets in one context */
+    const int pair = runs == 1 && n_uses >= 2;
+    for (int k = 0; k < n_uses + pair; k++) {
+        char feat[512], feat2[512];
+        feature_string(&uses[k < n_uses ? k : 0], feat, sizeof feat);
+        feature_string(&uses[1], feat2, sizeof feat2);
+        const char *feats[] = { feat, k < n_uses ? NULL : feat2, NULL };
+        /* 1 thread, pictures copied; 3 threads, lent; 2 threads, copied, a ladder;
+         * the pair as a ladder only */
+        for (int mode = k < n_uses ? 0 : 2; mode < 3; mode++) {
             LibRun lr = { 0 };
             SpeedqaContext *c;
             const int threads = mode == 0 ? 1 : mode == 1 ? 3 : 2;
-            const int ret = run_lib(s, feat, threads, mode == 1, runs, 0, &lr, &c);
+            const int ret = run_lib(s, feats, threads, mode == 1, runs, 0, &lr, &c);
             /* stage one refuses the five-frame window (frames.c holds one frame back) */
             if (ret == -EINVAL && strstr(feat, "motion_five_frame_window=true")) {
                 speedqa_close(&c);
@@ -206,7 +210,7 @@ int vi_lib_check(VmafContext *ctx, const ViSeq *s, const ViUse *uses, int n_uses
                 bad += vi_check(ctx, s, tag, name, lr.vals + (size_t)i * s->n);
             }
             if (ret >= 0 && lr.ladder)
-                bad += check_self(s, feat, runs, &lr);
+                bad += check_self(s, feats, runs, &lr);
             free(lr.vals);
             free(lr.vals1);
             speedqa_close(&c);
