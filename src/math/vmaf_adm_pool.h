@@ -48,15 +48,15 @@ SQ_FN float sq_va_num_norm(int scale, int th, int64_t acc, int w, int h)
     return (float)acc / sq_va_pow2f(E - c - rho);
 }
 
-/* The masking numerator of one scale (X: r for DLM, e for AIM; A, F: its pass's CSF). */
+/* The masking numerator of one scale (X: r for DLM, e for AIM; A, F: its pass's CSF; vs: a row of w u32). */
 SQ_FN void sq_va_cm(int scale, const SqVaScale *p, const SQ_GLOBAL int32_t *const *X,
                     const SQ_GLOBAL int32_t *const *A, const SQ_GLOBAL int32_t *const *F,
-                    int w, int h, float *out)
+                    int w, int h, SQ_GLOBAL uint32_t *vs, float *out)
 {
     int64_t acc[3] = { 0, 0, 0 };
     const int t = sq_va_pool_lo(h), b = sq_va_pool_hi(h);
     for (int i = t; i < b; i++)
-        sq_va_cm_row(scale, p, X, A, F, w, h, i, acc);
+        sq_va_cm_row(scale, p, X, A, F, w, h, i, acc, vs);
     for (int th = 0; th < 3; th++)
         out[th] = sq_va_num_norm(scale, th, acc[th], w, h);
 }
@@ -152,10 +152,10 @@ SQ_FN void sq_va_frame2(const SQ_GLOBAL uint8_t *ref, int64_t ref_stride, int re
             const SQ_GLOBAL int32_t *const *cF = (const SQ_GLOBAL int32_t *const *)bf->F;
             sq_va_den(s, sc, cob, w, h, raw[s].den);
             sq_va_decouple_csf(s, sc, p->egl, w, h, cob, ctb, bf->r, bf->e, bf->A, bf->F);
-            sq_va_cm(s, sc, cr, cA, cF, w, h, raw[s].num);
+            sq_va_cm(s, sc, cr, cA, cF, w, h, (SQ_GLOBAL uint32_t *)bf->lo, raw[s].num);
             if (!p->skip_aim) {
                 sq_va_csf_plane(s, sc, w, h, cr, bf->A, bf->F);
-                sq_va_cm(s, sc, ce, cA, cF, w, h, raw[s].aim);
+                sq_va_cm(s, sc, ce, cA, cF, w, h, (SQ_GLOBAL uint32_t *)bf->lo, raw[s].aim);
             }
         }
         /* the next scale reads this one's a */
