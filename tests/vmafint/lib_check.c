@@ -1,6 +1,7 @@
 /*
  * The library's integer features ("motion", feature/motion.c; "adm",
- * feature/adm.c; through the CPU backend) against libvmaf's extractors:
+ * feature/adm.c; through the CPU backend) against libvmaf's extractors, with
+ * the sequence's own layout (4:2:0, 4:2:2, 4:4:4; flat chroma, as libvmaf's):
  * every published per-frame score of every option set given, bit for bit,
  * on one thread (pictures copied), three (lent) and two (copied, as a
  * ladder of two streams: the distorted one, and the reference scored
@@ -48,12 +49,29 @@ static void no_release(void *opaque, const void *data0)
     (void)data0;
 }
 
-static void picture(const ViSeq *s, const uint8_t *plane, int lent, SpeedqaPicture *p)
+/* The sequence's layout as libvmaf got it (its chroma is flat there, and read by neither). */
+static SpeedqaFormat seq_format(const ViSeq *s)
+{
+    const SpeedqaPixelFormat f = s->fmt == VMAF_PIX_FMT_YUV420P   ? SPEEDQA_PIX_420
+                                 : s->fmt == VMAF_PIX_FMT_YUV422P ? SPEEDQA_PIX_422
+                                 : s->fmt == VMAF_PIX_FMT_YUV444P ? SPEEDQA_PIX_444
+                                                                  : SPEEDQA_PIX_400;
+    return (SpeedqaFormat){ s->w, s->h, f, s->bpc };
+}
+
+/* flat: a zeroed buffer of (w + 1) * (h + 1) samples, both chroma planes of every picture */
+static void picture(const ViSeq *s, const uint8_t *plane, const uint8_t *flat, int lent,
+                    SpeedqaPicture *p)
 {
     memset(p, 0, sizeof *p);
+    p->format = seq_format(s);
     p->data[0] = plane;
     p->stride[0] = s->stride;
-    p->format = (SpeedqaFormat){ s->w, s->h, SPEEDQA_PIX_400, s->bpc };
+    if (p->format.fmt != SPEEDQA_PIX_400) {
+        const int cw = p->format.fmt == SPEEDQA_PIX_444 ? s->w : (s->w + 1) / 2;
+        p->data[1] = p->data[2] = flat;
+        p->stride[1] = p->stride[2] = (ptrdiff_t)cw * (s->bpc > 8 ? 2 : 1);
+    }
     p->release = lent ? no_release : NULL;
 }
 
@@ -108,7 +126,7 @@ static int run_lib(const ViSeq *s, const char *const *feats, int threads, int le
     SpeedqaSettings st;
     speedqa_default_settings(&st);
     st.features = feats;
-    st.format = (SpeedqaFormat){ s->w, s->h, SPEEDQA_PIX_400, s->bpc };
+    st.format = seq_format(s);
     st.n_threads = threads;
     st.n_distorted = lr->ladder ? 2 : 1;
     SpeedqaContext *c;
@@ -125,13 +143,14 @@ static int run_lib(const ViSeq *s, const char *const *feats, int threads, int le
     }
     lr->vals = calloc(2 * (size_t)lr->nsc * (size_t)s->n, sizeof *lr->vals);
     lr->vals1 = calloc(2 * (size_t)lr->nsc * (size_t)s->n, sizeof *lr->vals1);
+    uint8_t *flat = calloc((size_t)(s->w + 1) * (size_t)(s->h + 1), 2);
     for (int i = 0; i < runs * s->n && ret >= 0; i++) {
         if (i == s->n && (ret = speedqa_flush(c)) < 0)
             break;
         const int f = i % s->n;
         SpeedqaPicture r, d;
-        picture(s, s->ref[f], lent, &r);
-        picture(s, self ? s->ref[f] : s->dis[f], lent, &d);
+        picture(s, s->ref[f], flat, lent, &r);
+        picture(s, self ? s->ref[f] : s->dis[f], flat, lent, &d);
         const SpeedqaPicture *dd[2] = { &d, &r };
         while ((ret = lr->ladder ? speedqa_send_ladder(c, &r, dd, 2) : speedqa_send(c, &r, &d)) ==
                -EAGAIN)
@@ -146,6 +165,7 @@ static int run_lib(const ViSeq *s, const char *const *feats, int threads, int le
         ret = speedqa_flush(c);
     while (ret >= 0 && (ret = recv(c, lr, 0)) == 0)
         ;
+    free(flat);
     *out = c;
     return ret == SPEEDQA_EOF ? 0 : ret < 0 ? ret : 0;
 }
