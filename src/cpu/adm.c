@@ -9,7 +9,7 @@
 #include "cpu/backend_priv.h"
 
 /* The planes of b in one order: band-sized ones first, then lo and hi (W each). */
-static int32_t **va_planes(SqVaBufs *b, int32_t **all[24])
+static void va_planes(SqVaBufs *b, int32_t **all[24])
 {
     int n = 0;
     for (int i = 0; i < 4; i++)
@@ -26,7 +26,6 @@ static int32_t **va_planes(SqVaBufs *b, int32_t **all[24])
     }
     all[n++] = &b->lo;
     all[n++] = &b->hi;
-    return all[0];
 }
 
 int sq_cpu_va_alloc(SqVaBufs *b, int W, int H, const SqAlloc *a)

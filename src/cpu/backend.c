@@ -76,18 +76,19 @@ static void cpu_close(void **pp)
 static int open_workers(CpuPriv *c, const SqBackendParams *p)
 {
     for (int i = 0; i < c->nw; i++) {
-        int vw = 0;
-        for (int f = 0; f < p->nplans; f++)
-            vw = p->plans[f]->rows_all && p->plans[f]->d.w > vw ? p->plans[f]->d.w : vw;
-        if (vw && !(c->w[i].vmrow = sq_calloc(&p->alloc, (size_t)vw, sizeof(int32_t))))
-            return -1;
-        int aw = 0, ah = 0;
-        for (int j = 0; j < p->njobs; j++)
+        /* the integer jobs' scratch: SQ_JOB_SAD's row, SQ_JOB_ADM's bands */
+        int vw = 0, aw = 0, ah = 0;
+        for (int j = 0; j < p->njobs; j++) {
+            const SqDims *d = &p->plans[p->jobs[j].plan]->d;
+            if (p->jobs[j].kind == SQ_JOB_SAD)
+                vw = d->w > vw ? d->w : vw;
             if (p->jobs[j].kind == SQ_JOB_ADM) {
-                const SqDims *d = &p->plans[p->jobs[j].plan]->d;
                 aw = d->w > aw ? d->w : aw;
                 ah = d->h > ah ? d->h : ah;
             }
+        }
+        if (vw && !(c->w[i].vmrow = sq_calloc(&p->alloc, (size_t)vw, sizeof(int32_t))))
+            return -1;
         if (aw && sq_cpu_va_alloc(&c->w[i].va, aw, ah, &p->alloc) < 0)
             return -1;
         for (int f = 0; f < p->nplans; f++) {
