@@ -123,19 +123,20 @@ SQ_FN float sq_va_scale_sum(const float *cbrt3, float cbrt_noise)
 
 /*
  * One frame's raw scale values from the luma planes ref and dis (W x H,
- * stride in bytes, acc: math/filter.h access, bpc). raw[0] is unused with
- * skip_scale0; aim values are 0 with skip_aim.
+ * stride in bytes, acc: math/filter.h access, bpc), each with its own
+ * stride and access. raw[0] is unused with skip_scale0; aim values are 0
+ * with skip_aim.
  */
-SQ_FN void sq_va_frame(const SQ_GLOBAL uint8_t *ref, const SQ_GLOBAL uint8_t *dis, int64_t stride,
-                       int acc, int bpc, int W, int H, const SqVaParams *p, const SqVaBufs *bf,
-                       SqVaRaw *raw)
+SQ_FN void sq_va_frame2(const SQ_GLOBAL uint8_t *ref, int64_t ref_stride, int ref_acc,
+                        const SQ_GLOBAL uint8_t *dis, int64_t dis_stride, int dis_acc, int bpc,
+                        int W, int H, const SqVaParams *p, const SqVaBufs *bf, SqVaRaw *raw)
 {
     int w = W, h = H;
     for (int s = 0; s < 4; s++) {
         SQ_GLOBAL int32_t *const *ob = bf->ob, *const *tb = bf->tb;
         const int only_a = s == 0 && p->skip_scale0;
-        sq_va_dwt_plane(ref, stride, acc, bpc, bf->oa, w, h, s, only_a, bf->lo, bf->hi, ob);
-        sq_va_dwt_plane(dis, stride, acc, bpc, bf->ta, w, h, s, only_a, bf->lo, bf->hi, tb);
+        sq_va_dwt_plane(ref, ref_stride, ref_acc, bpc, bf->oa, w, h, s, only_a, bf->lo, bf->hi, ob);
+        sq_va_dwt_plane(dis, dis_stride, dis_acc, bpc, bf->ta, w, h, s, only_a, bf->lo, bf->hi, tb);
         w = (w + 1) / 2;
         h = (h + 1) / 2;
         const SqVaScale *sc = &p->s[s];
@@ -164,6 +165,14 @@ SQ_FN void sq_va_frame(const SQ_GLOBAL uint8_t *ref, const SQ_GLOBAL uint8_t *di
             bf->ta[k] = tb[SQ_VA_A][k];
         }
     }
+}
+
+/* sq_va_frame2 with one stride and access for both planes. */
+SQ_FN void sq_va_frame(const SQ_GLOBAL uint8_t *ref, const SQ_GLOBAL uint8_t *dis, int64_t stride,
+                       int acc, int bpc, int W, int H, const SqVaParams *p, const SqVaBufs *bf,
+                       SqVaRaw *raw)
+{
+    sq_va_frame2(ref, stride, acc, dis, stride, acc, bpc, W, H, p, bf, raw);
 }
 
 /* The published values of a frame (den_zero: aim is undefined in libvmaf, set 0 here). */
