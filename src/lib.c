@@ -161,6 +161,14 @@ int speedqa_open(SpeedqaContext **out, const SpeedqaSettings *s)
             goto fail;
         }
         c->nfeat++;
+        int nadm = 0;
+        for (int j = 0; j < c->nfeat; j++)
+            nadm += c->feat[j].spec.kind == SQ_FEATURE_ADM;
+        if (nadm > SQ_MAX_ADM_JOBS) {
+            sq_log(s, SPEEDQA_LOG_ERROR, "at most %d adm features per context", SQ_MAX_ADM_JOBS);
+            ret = SPEEDQA_ERR(EINVAL);
+            goto fail;
+        }
         for (int k = 0; k < f->nscores; k++) {
             char name[320];
             sq_feature_score_name(f, k, name, sizeof(name));
@@ -194,18 +202,23 @@ int speedqa_open(SpeedqaContext **out, const SpeedqaSettings *s)
         ret = SPEEDQA_ERR(ENOSYS);
         goto fail;
     }
-    int sad = 0;
-    for (int j = 0; j < bp.njobs; j++)
-        sad |= bp.jobs[j].kind == SQ_JOB_SAD;
-    if (sad && c->s.backend == SPEEDQA_BACKEND_AUTO) {
-        sq_log(s, SPEEDQA_LOG_INFO, "auto: motion runs on the cpu backend");
-        c->s.backend = SPEEDQA_BACKEND_CPU;
-    }
-    if (sad && !backends[c->s.backend]->sad) {
-        sq_log(s, SPEEDQA_LOG_ERROR, "%s backend: motion runs on the cpu backend only",
-               backends[c->s.backend]->name);
-        ret = SPEEDQA_ERR(ENOSYS);
-        goto fail;
+    /* the integer job kinds (motion's SAD, ADM) run where a backend says it can */
+    for (int j = 0; j < bp.njobs; j++) {
+        const int k = bp.jobs[j].kind;
+        if (k == SQ_JOB_SPEED)
+            continue;
+        const char *what = k == SQ_JOB_SAD ? "motion" : "adm";
+        if (c->s.backend == SPEEDQA_BACKEND_AUTO) {
+            sq_log(s, SPEEDQA_LOG_INFO, "auto: %s runs on the cpu backend", what);
+            c->s.backend = SPEEDQA_BACKEND_CPU;
+        }
+        const SqBackend *b = backends[c->s.backend];
+        if (!(k == SQ_JOB_SAD ? b->sad : b->adm)) {
+            sq_log(s, SPEEDQA_LOG_ERROR, "%s backend: %s runs on the cpu backend only", b->name,
+                   what);
+            ret = SPEEDQA_ERR(ENOSYS);
+            goto fail;
+        }
     }
     memcpy(c->jobs, bp.jobs, sizeof(c->jobs));
     c->look_ahead = sq_features_look_ahead(c->feat, c->nfeat);

@@ -239,17 +239,18 @@ static int assemble(SpeedqaContext *c, const SqRawResult *raw, const SqRawResult
     const int base = d * (c->njobs / c->ndis);
     for (int i = 0, k = 0; i < c->nfeat; i++) {
         uint32_t undef;
-        if (sq_feature_assemble_at(&c->feat[i], raw, next, base, ring[1], &c->fstate[d][i], v,
+        if (sq_feature_assemble_at(&c->feat[i], raw, next, d, base, ring[1], &c->fstate[d][i], v,
                                    &undef) < 0) {
-            /* Nothing clips speed_temporal (libvmaf would publish NaN). */
+            /* Nothing clips speed_temporal or adm's scales (libvmaf would publish NaN). */
             int j = 0;
             while (j + 1 < c->feat[i].nscores && isfinite(v[j]))
                 j++;
             char who[32] = "";
             if (c->ndis > 1)
                 snprintf(who, sizeof(who), "distorted %d, ", d + 1);
-            sq_log(&c->s, SPEEDQA_LOG_ERROR, "%sframe %u: %s is %g (the SpEED model is undefined "
-                   "on this frame)", who, out->frame, c->names[k + j], v[j]);
+            sq_log(&c->s, SPEEDQA_LOG_ERROR, "%sframe %u: %s is %g (the %s model is undefined "
+                   "on this frame)", who, out->frame, c->names[k + j], v[j],
+                   c->feat[i].spec.kind == SQ_FEATURE_ADM ? "ADM" : "SpEED");
             c->sticky = SPEEDQA_ERR(EDOM);
             return c->sticky;
         }

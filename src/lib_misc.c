@@ -6,6 +6,7 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "core/job.h"
 #include "core/mem.h"
 #include "core/pool.h"
 #include "feature/options.h"
@@ -31,6 +32,7 @@ int speedqa_check_features(const char *const *features, char *err, size_t errlen
     }
     err[0] = '\0';
     SqFeatureSpec spec[SPEEDQA_MAX_FEATURES];
+    int nadm = 0;
     for (int i = 0; features && features[i]; i++) {
         if (i == SPEEDQA_MAX_FEATURES) {
             snprintf(err, errlen, "more than %d features", SPEEDQA_MAX_FEATURES);
@@ -39,6 +41,11 @@ int speedqa_check_features(const char *const *features, char *err, size_t errlen
         const int ret = sq_feature_parse(&spec[i], features[i], err, errlen);
         if (ret < 0)
             return ret;
+        /* their raw results have room for SQ_MAX_ADM_JOBS (core/job.h) */
+        if ((nadm += spec[i].kind == SQ_FEATURE_ADM) > SQ_MAX_ADM_JOBS) {
+            snprintf(err, errlen, "at most %d adm features per context", SQ_MAX_ADM_JOBS);
+            return SPEEDQA_ERR(EINVAL);
+        }
         /* the same kind and options twice would give the same output names */
         for (int j = 0; j < i; j++)
             if (spec[j].kind == spec[i].kind && !strcmp(spec[j].suffix, spec[i].suffix)) {

@@ -13,9 +13,10 @@
 #include "feature/feature.h"
 #include "speedqa/speedqa.h"
 
-/* Scores of one stream: at most 4 per feature (speed_chroma's u, v, uv;
- * motion's motion2, motion3, SAD and, with debug, motion). */
-#define SQ_MAX_SCORES (SPEEDQA_MAX_FEATURES * 4)
+/* Scores of one stream: at most 7 per feature (speed_chroma's u, v, uv;
+ * motion's motion2, motion3, SAD and, with debug, motion; adm's adm2, aim,
+ * adm3 and four scales). */
+#define SQ_MAX_SCORES (SPEEDQA_MAX_FEATURES * 7)
 
 struct SpeedqaContext {
     SpeedqaSettings s;

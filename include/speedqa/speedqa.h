@@ -19,7 +19,7 @@
  *
  * Every score speedqa_receive() returns is finite, or the call fails: a
  * frame whose samples exceed the declared bit depth fails with -ERANGE, a
- * speed_temporal score the model leaves undefined with -EDOM. A chroma
+ * speed_temporal or adm scale score the model leaves undefined with -EDOM. A chroma
  * score that is undefined (NaN) before the speed_max_val clip is published
  * as speed_max_val, the number libvmaf publishes, and flagged in
  * SpeedqaScores.undefined.
@@ -324,9 +324,10 @@ typedef struct SpeedqaScores {
     /**
      * undefined[i] == 1: score i is undefined on this frame (NaN before the
      * speed_max_val clip of speed_chroma) and values[i] holds that
-     * feature's speed_max_val, as libvmaf publishes it; else 0. Only
-     * speed_chroma outputs (u, v, uv) can be flagged; values[i] is finite
-     * regardless.
+     * feature's speed_max_val, as libvmaf publishes it; or adm's aim and
+     * adm3 on a frame whose CSF denominator is 0, which libvmaf leaves
+     * uninitialised (values[i]: aim 0, adm3 from it); else 0. Only those
+     * outputs can be flagged; values[i] is finite regardless.
      */
     const uint8_t *undefined;
     uint8_t reserved[32];    /**< written as zero */
@@ -508,8 +509,8 @@ SPEEDQA_API int speedqa_send_ladder(SpeedqaContext *ctx, const SpeedqaPicture *r
  * more, or flush; with SPEEDQA_RECEIVE_WAIT: no frame in flight); -EIO
  * backend failure (sticky); -ERANGE (sticky) that frame read a sample
  * above the declared bit depth (see speedqa_send); -EDOM (sticky) a
- * speed_temporal score of that frame is not finite (undefined model:
- * libvmaf would publish NaN). A ladder's failure names the stream
+ * speed_temporal or adm scale score of that frame is not finite (undefined
+ * model: libvmaf would publish NaN or infinity). A ladder's failure names the stream
  * (1-based, "distorted 2"). On any error out[] is not a published frame.
  */
 SPEEDQA_API int speedqa_receive(SpeedqaContext *ctx, SpeedqaScores *out, int n, unsigned flags);

@@ -68,6 +68,9 @@ typedef struct SqRawResult {
     float score[SQ_MAX_JOBS];
     int err[SQ_MAX_JOBS];
     uint64_t sum[SQ_MAX_JOBS]; /* SQ_JOB_SAD jobs: the plane's SAD (0 when it did not run) */
+    /* SQ_JOB_ADM jobs: the four scales' raw values, before the cube roots,
+     * stream d's job of slot k at [d * SQ_MAX_ADM_JOBS + k] (zero when it did not run) */
+    SqVaRaw adm[SPEEDQA_MAX_DISTORTED * SQ_MAX_ADM_JOBS][4];
     uint32_t range[SQ_MAX_JOBS][2][SQ_RANGE_N];
 } SqRawResult;
 
@@ -79,6 +82,7 @@ typedef struct SqBackend {
     int (*capacity)(void *priv);
     int ladder;     /* takes ndis > 1; a job side 0 shared by every stream is computed once */
     int sad;        /* runs SQ_JOB_SAD jobs (else open is refused before it is called) */
+    int adm;        /* runs SQ_JOB_ADM jobs (else open is refused before it is called) */
     /*
      * Queue the next frame: pics[0] the reference, pics[1 + d] distorted
      * stream d's picture, NULL once that stream has ended in this sequence

@@ -16,14 +16,18 @@
 #include "core/mem.h"
 #include "core/plan_core.h"
 #include "math/dims.h"
+#include "math/vmaf_adm_pool.h"
 
 typedef struct SqPlan {
     SQ_PLAN_CORE_MEMBERS   /* d, prescale, taps, sigma_nn, nn_floor (core/plan_core.h) */
     int32_t *ps_iy, *ps_ix; /* prescale tables (SQ_PS_TAPS per output), or NULL */
     float *ps_wy, *ps_wx;
     int wvm;
-    int rows_all;           /* an integer plane job's plan (SQ_JOB_SAD): reads every row of
-                             * a d.w x d.h plane, and nothing else of the plan is set */
+    int rows_all;           /* an integer plane job's plan (SQ_JOB_SAD, SQ_JOB_ADM): reads
+                             * every row of a d.w x d.h plane, and nothing else of the plan
+                             * is set but va */
+    SqVaParams va;          /* SQ_JOB_ADM: the CSF factors and options, built by the host
+                             * (feature/adm_params.c) */
     SqAlloc alloc;
 } SqPlan;
 
@@ -67,9 +71,17 @@ typedef struct SqJobSide {
  * (SqRawResult.score, err). SQ_JOB_SAD: the integer SAD of the 5-tap blurred
  * difference (side 0's previous picture) - (its current one) of one plane
  * (math/vmaf_motion.h), into SqRawResult.sum; side 1 is side 0 again and
- * nothing is range-checked. A backend runs the kinds its SqBackend says it can.
+ * nothing is range-checked. SQ_JOB_ADM: libvmaf's integer ADM of side 0's
+ * plane (the reference) against side 1's (the distorted), with the plan's
+ * va (math/vmaf_adm*.h: sq_va_frame2), into SqRawResult.adm (stream d's
+ * job of slot k at d * SQ_MAX_ADM_JOBS + k); nothing is
+ * range-checked. A backend runs the kinds its SqBackend says it can.
  */
-enum { SQ_JOB_SPEED = 0, SQ_JOB_SAD = 1 };
+enum { SQ_JOB_SPEED = 0, SQ_JOB_SAD = 1, SQ_JOB_ADM = 2 };
+
+/* The most SQ_JOB_ADM jobs of one stream (adm features of a context): their raw
+ * results are SqRawResult.adm's, kept small since every frame's result is copied. */
+#define SQ_MAX_ADM_JOBS 2
 
 /* One plane pair scored per frame: two sides through one plan, one raw score. */
 typedef struct SqJob {
@@ -77,6 +89,7 @@ typedef struct SqJob {
     int plan;       /* index into SqBackendParams.plans */
     int wvm;        /* pooling weight mode (math/score.h) */
     int needs_prev; /* runs only on frames with a predecessor; raw score 0 otherwise */
+    int slot;       /* SQ_JOB_ADM: its index among its stream's ADM jobs (< SQ_MAX_ADM_JOBS) */
     SqJobSide side[2];
 } SqJob;
 

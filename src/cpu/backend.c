@@ -55,6 +55,7 @@ static void cpu_close(void **pp)
         sq_free(&c->p.alloc, c->w[i].vrow);
         sq_free(&c->p.alloc, c->w[i].covws);
         sq_free(&c->p.alloc, c->w[i].vmrow);
+        sq_cpu_va_free(&c->w[i].va, &c->p.alloc);
     }
     const SqAlloc a = c->p.alloc;
     sq_free(&a, c->w);
@@ -75,14 +76,24 @@ static void cpu_close(void **pp)
 static int open_workers(CpuPriv *c, const SqBackendParams *p)
 {
     for (int i = 0; i < c->nw; i++) {
-        int vw = 0;
-        for (int f = 0; f < p->nplans; f++)
-            vw = p->plans[f]->rows_all && p->plans[f]->d.w > vw ? p->plans[f]->d.w : vw;
+        /* the integer jobs' scratch: SQ_JOB_SAD's row, SQ_JOB_ADM's bands */
+        int vw = 0, aw = 0, ah = 0;
+        for (int j = 0; j < p->njobs; j++) {
+            const SqDims *d = &p->plans[p->jobs[j].plan]->d;
+            if (p->jobs[j].kind == SQ_JOB_SAD)
+                vw = d->w > vw ? d->w : vw;
+            if (p->jobs[j].kind == SQ_JOB_ADM) {
+                aw = d->w > aw ? d->w : aw;
+                ah = d->h > ah ? d->h : ah;
+            }
+        }
         if (vw && !(c->w[i].vmrow = sq_calloc(&p->alloc, SQ_MOTION_WS(vw), sizeof(int32_t))))
+            return -1;
+        if (aw && sq_cpu_va_alloc(&c->w[i].va, aw, ah, &p->alloc) < 0)
             return -1;
         for (int f = 0; f < p->nplans; f++) {
             if (p->plans[f]->rows_all)
-                continue; /* an SQ_JOB_SAD plan: no SpEED side */
+                continue; /* an SQ_JOB_SAD or SQ_JOB_ADM plan: no SpEED side */
             /* the third side only for a ladder of more than two streams */
             for (int k = 0; k < (c->p.ndis > 2 ? 3 : 2); k++) {
                 if (sq_cpu_side_alloc(&c->w[i].side[f][k], p->plans[f], &p->alloc) < 0)
@@ -281,6 +292,7 @@ const SqBackend sq_backend_cpu = {
     .name = "cpu",
     .ladder = 1,
     .sad = 1,
+    .adm = 1,
     .open = cpu_open,
     .capacity = cpu_capacity,
     .send = cpu_send,

@@ -18,6 +18,7 @@
 #include "core/format.h"
 #include "core/frames.h"
 #include "core/pool.h"
+#include "cpu/adm.h"
 #include "cpu/cpu.h"
 #include "math/filter.h"
 
@@ -41,6 +42,7 @@ typedef struct Worker {
     float *vrow; /* a row band's vertical pass (threaded mode), the widest plan's */
     double *covws; /* a band of covariance row terms (threaded mode), the largest plan's */
     int32_t *vmrow; /* an SQ_JOB_SAD job's scratch (SQ_MOTION_WS), the widest such plan's */
+    SqVaBufs va;    /* SQ_JOB_ADM jobs' bands (cpu/adm.c), the largest such plan's */
 } Worker;
 
 /* What the CPU keeps of frame slot i of CpuPriv.fr (threaded mode). */
@@ -161,6 +163,10 @@ void sq_cpu_score_frame(const CpuPriv *c, Worker *w, SqPool *pool, int self, con
  * sq_cpu_score_frame1, whose test decides whether idle threads share rows. */
 void sq_cpu_sad_jobs(const CpuPriv *c, Worker *w, SqPool *pool, int self, const Planes *cur,
                      const Planes *prev, uint32_t present, SqRawResult *out);
+/* cpu/adm.c: the frame's SQ_JOB_ADM jobs into out->adm (each stream's: a
+ * ladder's copies read their own distorted picture). */
+void sq_cpu_adm_jobs(const CpuPriv *c, Worker *w, const Planes *cur, uint32_t present,
+                     SqRawResult *out);
 void sq_cpu_score_frame1(const CpuPriv *c, Worker *w, SqPool *pool, int self, const Planes *cur,
                          const Planes *prev, int prev_checked, uint32_t present,
                          const uint32_t *save, uint32_t *saved, SqRawResult *out);

@@ -4,6 +4,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "feature/adm.h"
 #include "feature/feature.h"
 #include "feature/motion.h"
 #include "core/format.h"
@@ -18,6 +19,8 @@ int sq_feature_open(SqFeature *f, const char *str, const SpeedqaFormat *fmt,
         return ret;
     if (f->spec.kind == SQ_FEATURE_MOTION)
         return sq_motion_open(f, fmt, err, errlen);
+    if (f->spec.kind == SQ_FEATURE_ADM)
+        return sq_adm_open(f, fmt, err, errlen);
     int w = fmt->width, h = fmt->height;
     const char *what = "speed_temporal (luma)";
     if (f->spec.kind == SQ_FEATURE_CHROMA) {
@@ -43,6 +46,10 @@ void sq_feature_score_name(const SqFeature *f, int i, char *buf, size_t len)
         sq_motion_score_name(f, i, buf, len);
         return;
     }
+    if (f->spec.kind == SQ_FEATURE_ADM) {
+        sq_adm_score_name(f, i, buf, len);
+        return;
+    }
     static const char *const chroma[3] = { "speed_chroma_u", "speed_chroma_v", "speed_chroma_uv" };
     const char *base = f->spec.kind == SQ_FEATURE_CHROMA ? chroma[i] : "speed_temporal";
     snprintf(buf, len, "%s%s", base, f->spec.suffix);
@@ -51,6 +58,7 @@ void sq_feature_score_name(const SqFeature *f, int i, char *buf, size_t len)
 /* The jobs; idx[i]: where feature i's raw scores will be. */
 static void jobs_of(const SqFeature *f, int nfeat, SqBackendParams *bp, int (*idx)[2])
 {
+    int nadm = 0;
     bp->nplans = bp->njobs = 0;
     for (int i = 0; i < nfeat; i++) {
         const int pl = bp->nplans++;
@@ -59,6 +67,12 @@ static void jobs_of(const SqFeature *f, int nfeat, SqBackendParams *bp, int (*id
         if (f[i].spec.kind == SQ_FEATURE_MOTION) {
             sq_motion_job(&f[i], pl, &bp->jobs[idx[i][0] = bp->njobs++]);
             idx[i][1] = -1;
+            continue;
+        }
+        if (f[i].spec.kind == SQ_FEATURE_ADM) {
+            sq_adm_job(&f[i], pl, &bp->jobs[idx[i][0] = bp->njobs++]);
+            idx[i][1] = -1;
+            bp->jobs[idx[i][0]].slot = nadm++;
             continue;
         }
         if (f[i].spec.kind == SQ_FEATURE_CHROMA) {
@@ -85,8 +99,10 @@ void sq_features_jobs(SqFeature *f, int nfeat, SqBackendParams *bp)
 {
     int idx[SPEEDQA_MAX_FEATURES][2];
     jobs_of(f, nfeat, bp, idx);
-    for (int i = 0; i < nfeat; i++)
+    for (int i = 0; i < nfeat; i++) {
         memcpy(f[i].job, idx[i], sizeof(idx[i]));
+        f[i].slot = bp->jobs[idx[i][0]].slot;
+    }
 }
 
 int sq_features_rows_read(const SqFeature *f, int nfeat, int plane, uint8_t *mark,
@@ -132,7 +148,7 @@ static double clip(float score, double max_val)
 int sq_feature_assemble(const SqFeature *f, const SqRawResult *r, double *out, uint32_t *undefined)
 {
     double state = 0.0;
-    return sq_feature_assemble_at(f, r, NULL, 0, 0, &state, out, undefined);
+    return sq_feature_assemble_at(f, r, NULL, 0, 0, 0, &state, out, undefined);
 }
 
 int sq_features_look_ahead(const SqFeature *f, int nfeat)
@@ -144,12 +160,14 @@ int sq_features_look_ahead(const SqFeature *f, int nfeat)
 }
 
 int sq_feature_assemble_at(const SqFeature *f, const SqRawResult *r, const SqRawResult *next,
-                           int job_base, unsigned seq_frame, double *state, double *out,
+                           int d, int job_base, unsigned seq_frame, double *state, double *out,
                            uint32_t *undefined)
 {
     *undefined = 0;
     if (f->spec.kind == SQ_FEATURE_MOTION)
         return sq_motion_assemble(f, r, next, job_base, seq_frame, state, out);
+    if (f->spec.kind == SQ_FEATURE_ADM)
+        return sq_adm_assemble(f, r, d, out, undefined);
     if (f->spec.kind == SQ_FEATURE_TEMPORAL) {
         out[0] = r->score[job_base + f->job[0]];
         return isfinite(out[0]) ? 0 : -EDOM;

@@ -19,6 +19,7 @@ typedef struct SqFeature {
     SqPlan plan;
     int nscores;              /* 3 (u, v, uv) or 1 */
     int job[2];               /* its jobs in SqBackendParams.jobs: chroma U, V; temporal Y */
+    int slot;                 /* adm: its job's SqJob.slot */
 } SqFeature;
 
 /* The features a context computes when the caller names none (NULL-terminated). */
@@ -72,7 +73,7 @@ int sq_feature_assemble(const SqFeature *f, const SqRawResult *r, double *out, u
  * feature and stream, 0 at open) from frame to frame.
  */
 int sq_feature_assemble_at(const SqFeature *f, const SqRawResult *r, const SqRawResult *next,
-                           int job_base, unsigned seq_frame, double *state, double *out,
+                           int d, int job_base, unsigned seq_frame, double *state, double *out,
                            uint32_t *undefined);
 
 /* 1 when some feature's scores of frame n need frame n + 1's raw result. */

@@ -5,6 +5,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "feature/adm_params.h"
 #include "feature/options.h"
 #include "math/prescale.h"
 
@@ -22,11 +23,23 @@ typedef struct OptDesc {
 #define CHROMA (1u << SQ_FEATURE_CHROMA)
 #define TEMPORAL (1u << SQ_FEATURE_TEMPORAL)
 #define MOTION (1u << SQ_FEATURE_MOTION)
+#define ADM (1u << SQ_FEATURE_ADM)
 #define OFF(f) offsetof(SqOptions, f)
 
 /* Sorted by full name: libvmaf appends the suffixes in this order. An option
  * without an alias is no feature parameter: it never gives a suffix. */
 static const OptDesc opt_table[] = {
+    { "adm_csf_diag_scale", "scfd", OPT_DOUBLE, 1.0, 0.0, 50.0, NULL, ADM, OFF(adm_csf_diag_scale) },
+    { "adm_csf_mode", "csf", OPT_INT, 0, 0, 3, NULL, ADM, OFF(adm_csf_mode) },
+    { "adm_csf_scale", "scf", OPT_DOUBLE, 1.0, 0.0, 50.0, NULL, ADM, OFF(adm_csf_scale) },
+    { "adm_dlm_weight", "dlmw", OPT_DOUBLE, 0.5, 0.0, 1.0, NULL, ADM, OFF(adm_dlm_weight) },
+    { "adm_enhn_gain_limit", "egl", OPT_DOUBLE, 100.0, 1.0, 100.0, NULL, ADM, OFF(adm_enhn_gain_limit) },
+    { "adm_min_val", "min", OPT_DOUBLE, 0.0, 0.0, 1.0, NULL, ADM, OFF(adm_min_val) },
+    { "adm_noise_weight", "nw", OPT_DOUBLE, 0.03125, 0.0, 1500.0, NULL, ADM, OFF(adm_noise_weight) },
+    { "adm_norm_view_dist", "nvd", OPT_DOUBLE, 3.0, 0.75, 24.0, NULL, ADM, OFF(adm_norm_view_dist) },
+    { "adm_ref_display_height", "rdh", OPT_INT, 1080, 1, 4320, NULL, ADM, OFF(adm_ref_display_height) },
+    { "adm_skip_aim", NULL, OPT_BOOL, 0, 0, 1, NULL, ADM, OFF(adm_skip_aim) },
+    { "adm_skip_scale0", "ssz", OPT_BOOL, 0, 0, 1, NULL, ADM, OFF(adm_skip_scale0) },
     { "debug", NULL, OPT_BOOL, 0, 0, 1, NULL, MOTION, OFF(debug) },
     { "motion_blend_factor", "mbf", OPT_DOUBLE, 1.0, 0.0, 1.0, NULL, MOTION, OFF(motion_blend_factor) },
     { "motion_blend_offset", "mbo", OPT_DOUBLE, 40.0, 0.0, 1000.0, NULL, MOTION, OFF(motion_blend_offset) },
@@ -199,9 +212,11 @@ int sq_feature_parse(SqFeatureSpec *out, const char *str, char *err, size_t errl
         out->kind = SQ_FEATURE_TEMPORAL;
     else if (!strcmp(buf, "motion"))
         out->kind = SQ_FEATURE_MOTION;
+    else if (!strcmp(buf, "adm"))
+        out->kind = SQ_FEATURE_ADM;
     else {
-        snprintf(err, errlen, "unknown feature '%s' (known: speed_chroma, speed_temporal, motion)",
-                 buf);
+        snprintf(err, errlen,
+                 "unknown feature '%s' (known: speed_chroma, speed_temporal, motion, adm)", buf);
         return -EINVAL;
     }
     const unsigned kind_bit = 1u << out->kind;
@@ -247,6 +262,8 @@ int sq_feature_parse(SqFeatureSpec *out, const char *str, char *err, size_t errl
         snprintf(err, errlen, "motion: motion_five_frame_window is not supported yet");
         return -EINVAL;
     }
+    if (out->kind == SQ_FEATURE_ADM && sq_adm_check_options(&out->opt, err, errlen) < 0)
+        return -EINVAL;
     build_suffix(&out->opt, kind_bit, out->suffix, sizeof(out->suffix));
     return 0;
 }

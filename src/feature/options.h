@@ -12,6 +12,7 @@ typedef enum SqFeatureKind {
     SQ_FEATURE_CHROMA = 0,
     SQ_FEATURE_TEMPORAL = 1,
     SQ_FEATURE_MOTION = 2,   /* libvmaf's integer "motion" (feature/motion.c) */
+    SQ_FEATURE_ADM = 3,      /* libvmaf's integer "adm" (feature/adm.c) */
 } SqFeatureKind;
 
 typedef struct SqOptions {
@@ -26,6 +27,10 @@ typedef struct SqOptions {
     /* motion only (spec 2.1) */
     double motion_blend_factor, motion_blend_offset, motion_fps_weight, motion_max_val;
     int motion_five_frame_window, motion_moving_average, motion_force_zero;
+    /* adm only (spec 3.1) */
+    double adm_csf_scale, adm_csf_diag_scale, adm_dlm_weight, adm_enhn_gain_limit;
+    double adm_norm_view_dist, adm_noise_weight, adm_min_val;
+    int adm_ref_display_height, adm_csf_mode, adm_skip_aim, adm_skip_scale0;
     int debug;             /* not a feature parameter: no suffix */
 } SqOptions;
 
@@ -38,7 +43,8 @@ typedef struct SqFeatureSpec {
 /*
  * Parse one feature string. Returns 0 or -EINVAL with a one-line reason in
  * err (unknown feature or option, malformed or out-of-range value, invalid
- * kernelscale, unknown prescale method).
+ * kernelscale, unknown prescale method, an option set not supported yet:
+ * motion_five_frame_window, and adm's of sq_adm_check_options).
  */
 int sq_feature_parse(SqFeatureSpec *out, const char *str, char *err, size_t errlen);
 

@@ -48,12 +48,12 @@ SQ_FN int64_t sq_va_abs(int64_t v)
 SQ_FN int64_t sq_va_gain(int scale, int64_t o, int64_t t)
 {
     int64_t k;
-    if (o == 0) {
-        k = 32768;
-    } else if (scale == 0) {
-        k = (sq_va_div(o) * t + 16384) >> 15;
+    /* o == 0 takes the quotient of 1 and is then replaced: no branch on data */
+    const int64_t o1 = o ? o : 1;
+    if (scale == 0) {
+        k = (sq_va_div(o1) * t + 16384) >> 15;
     } else {
-        const int64_t s = o < 0 ? -1 : 1, m = sq_va_abs(o);
+        const int64_t s = o1 < 0 ? -1 : 1, m = sq_va_abs(o1);
         int sh = 0;
         int64_t q = m;
         if (m >= 32768) {
@@ -65,7 +65,8 @@ SQ_FN int64_t sq_va_gain(int scale, int64_t o, int64_t t)
         }
         k = ((sq_va_div(q) * t) * s + ((int64_t)1 << (14 + sh))) >> (15 + sh);
     }
-    return k < 0 ? 0 : k > 32768 ? 32768 : k;
+    k = k < 0 ? 0 : k > 32768 ? 32768 : k;
+    return o ? k : 32768;
 }
 
 /*
@@ -254,20 +255,33 @@ SQ_FN int sq_va_cm_shift(int scale, int th, int w)
 /*
  * One pooling row i of the masking numerator: acc[th] += (row sum + 2^(rho-1))
  * >> rho, rho = ceil_log2(h), columns [l, r) left to right (the order is
- * immaterial: integer sums).
+ * immaterial: integer sums). The thresholds are sq_va_thr's, from box sums:
+ * vs[j] holds the column sums of the three rows around i over every
+ * orientation (u32, so any order of the additions wraps alike), and the
+ * window's centre F is taken back out. vs: a row of w u32.
  */
 SQ_FN void sq_va_cm_row(int scale, const SqVaScale *p, const SQ_GLOBAL int32_t *const *X,
                         const SQ_GLOBAL int32_t *const *A, const SQ_GLOBAL int32_t *const *F,
-                        int w, int h, int i, int64_t *acc)
+                        int w, int h, int i, int64_t *acc, SQ_GLOBAL uint32_t *vs)
 {
     const int l = sq_va_pool_lo(w), r = sq_va_pool_hi(w), rho = sq_va_ceil_log2(h);
     const int c[3] = { sq_va_cm_shift(scale, 0, w), sq_va_cm_shift(scale, 1, w),
                        sq_va_cm_shift(scale, 2, w) };
+    const int64_t up = (int64_t)sq_va_mirror(i - 1, h) * w, mid = (int64_t)i * w,
+                  dn = (int64_t)sq_va_mirror(i + 1, h) * w;
+    for (int j = sq_imax(l - 1, 0); j < sq_imin(r + 1, w); j++) {
+        uint32_t v = 0;
+        for (int th = 0; th < 3; th++)
+            v += (uint32_t)F[th][up + j] + (uint32_t)F[th][mid + j] + (uint32_t)F[th][dn + j];
+        vs[j] = v;
+    }
     int64_t inner[3] = { 0, 0, 0 };
     for (int j = l; j < r; j++) {
-        const int32_t thr = sq_va_thr(scale, A, F, w, h, i, j);
+        uint32_t t = vs[sq_va_mirror(j - 1, w)] + vs[j] + vs[sq_va_mirror(j + 1, w)];
         for (int th = 0; th < 3; th++)
-            inner[th] += sq_va_cm_val(scale, th, p->ir[th], X[th][(int64_t)i * w + j], thr, c[th]);
+            t += (uint32_t)sq_va_centre(scale, A[th][mid + j]) - (uint32_t)F[th][mid + j];
+        for (int th = 0; th < 3; th++)
+            inner[th] += sq_va_cm_val(scale, th, p->ir[th], X[th][mid + j], (int32_t)t, c[th]);
     }
     for (int th = 0; th < 3; th++)
         acc[th] += (inner[th] + sq_va_half(rho)) >> rho;

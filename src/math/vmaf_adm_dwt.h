@@ -54,9 +54,10 @@ SQ_FN float sq_va_pow2f(int e)
     return sq_bits_f32((uint32_t)(127 + e) << 23);
 }
 
-/* A double truncated toward zero (C's cast to an integer), |x| < 2^62, from its bits. */
+/* A double truncated toward zero (C's cast to an integer), |x| < 2^62. */
 SQ_FN int64_t sq_va_trunc(sq_f64 x)
 {
+#if defined(SQ_SOFT_F64)
     const uint64_t u = sq_d_bits(x);
     const int e = (int)((u >> 52) & 0x7ff) - 1023;
     if (e < 0)
@@ -64,6 +65,9 @@ SQ_FN int64_t sq_va_trunc(sq_f64 x)
     const uint64_t m = (u & 0xfffffffffffffull) | 0x10000000000000ull;
     const uint64_t v = e >= 52 ? m << (e - 52) : m >> (52 - e);
     return (u >> 63) ? -(int64_t)v : (int64_t)v;
+#else
+    return (int64_t)x;
+#endif
 }
 
 /* An unsigned 64-bit integer as a double, correctly rounded also above 2^63. */
@@ -83,9 +87,15 @@ SQ_FN sq_f64 sq_va_u64_to_d(uint64_t u)
  */
 SQ_FN int64_t sq_va_div(int64_t v)
 {
-    return v ? ((int64_t)1 << 30) / v : 0;
+    /*
+     * |v| <= 2^15 (scales 1..3 round |o| to 15 bits first), so the double
+     * quotient truncates to the integer one: a quotient that is not an
+     * integer lies at least 1/|v| >= 2^-15 from one, and rounding moves it
+     * by at most half an ulp, 2^-23 below 2^30. A double division costs a
+     * fraction of an integer one on every target.
+     */
+    return v ? sq_va_trunc(sq_d_div(SQ_D(0x41d0000000000000ull, 1073741824.0), sq_d_from_int(v))) : 0;
 }
-
 /* DWT index rule: -1 -> 1 (no edge repeat), n + k -> n - 1 - k (edge repeated). */
 SQ_FN int sq_va_mirror(int t, int n)
 {
@@ -183,6 +193,105 @@ SQ_FN void sq_va_dwt_h(const SQ_GLOBAL int32_t *lo, const SQ_GLOBAL int32_t *hi,
     band[SQ_VA_D][at] = (int32_t)((d + add) >> s);
 }
 
+/* Row pointers of the four vertical taps of output row i (rows 2i-1 .. 2i+2, mirrored). */
+SQ_FN void sq_va_taprows(const SQ_GLOBAL uint8_t *src, int64_t stride, int h, int i,
+                         const SQ_GLOBAL uint8_t **r)
+{
+    for (int k = 0; k < 4; k++)
+        r[k] = src + (int64_t)sq_va_mirror(2 * i - 1 + k, h) * stride;
+}
+
+/*
+ * sq_va_dwt_v0 over a whole output row, 8-bit planes in int32 (|sum| <=
+ * 54822 * 255) and 16-bit containers in int64; other layouts per sample.
+ */
+SQ_FN void sq_va_dwt_v0_row(const SQ_GLOBAL uint8_t *src, int64_t stride, int acc, int h, int bpc,
+                            int i, int w, SQ_GLOBAL int32_t *lo, SQ_GLOBAL int32_t *hi)
+{
+    const SQ_GLOBAL uint8_t *r[4];
+    sq_va_taprows(src, stride, h, i, r);
+    const int64_t rnd = (int64_t)1 << (bpc - 1);
+    if (acc == 0 && bpc == 8) {
+        const SQ_GLOBAL uint8_t *r0 = r[0], *r1 = r[1], *r2 = r[2], *r3 = r[3];
+        for (int j = 0; j < w; j++) {
+            const int32_t x0 = r0[j], x1 = r1[j], x2 = r2[j], x3 = r3[j];
+            const int32_t sl = 15826 * x0 + 27411 * x1 + 7345 * x2 - 4240 * x3;
+            const int32_t sh = -4240 * x0 - 7345 * x1 + 27411 * x2 - 15826 * x3;
+            lo[j] = sq_va_i16((sl - 46342 * 128 + 128) >> 8);
+            hi[j] = sq_va_i16((sh + 128) >> 8);
+        }
+        return;
+    }
+    for (int j = 0; j < w; j++) {
+        int64_t x[4];
+        for (int k = 0; k < 4; k++)
+            x[k] = sq_sample(r[k], j, acc);
+        const int64_t sl = 15826 * x[0] + 27411 * x[1] + 7345 * x[2] - 4240 * x[3];
+        const int64_t sh = -4240 * x[0] - 7345 * x[1] + 27411 * x[2] - 15826 * x[3];
+        lo[j] = sq_va_i16((sl - 46342 * rnd + rnd) >> bpc);
+        hi[j] = sq_va_i16((sh + rnd) >> bpc);
+    }
+}
+
+/* sq_va_dwt_vs over a whole output row. */
+SQ_FN void sq_va_dwt_vs_row(const SQ_GLOBAL int32_t *src, int w, int h, int scale, int i,
+                            SQ_GLOBAL int32_t *lo, SQ_GLOBAL int32_t *hi)
+{
+    const SQ_GLOBAL int32_t *r0 = src + (int64_t)sq_va_mirror(2 * i - 1, h) * w,
+                            *r1 = src + (int64_t)sq_va_mirror(2 * i, h) * w,
+                            *r2 = src + (int64_t)sq_va_mirror(2 * i + 1, h) * w,
+                            *r3 = src + (int64_t)sq_va_mirror(2 * i + 2, h) * w;
+    const int s = sq_va_vshift(scale);
+    const int64_t add = sq_va_half(s);
+    for (int j = 0; j < w; j++) {
+        const int64_t x0 = r0[j], x1 = r1[j], x2 = r2[j], x3 = r3[j];
+        lo[j] = (int32_t)((15826 * x0 + 27411 * x1 + 7345 * x2 - 4240 * x3 + add) >> s);
+        hi[j] = (int32_t)((-4240 * x0 - 7345 * x1 + 27411 * x2 - 15826 * x3 + add) >> s);
+    }
+}
+
+/*
+ * sq_va_dwt_h over a whole output row (w2 columns): the columns whose taps
+ * stay inside the row without mirroring in straight loops (scale 0's
+ * int16-range inputs in int32: |sum| <= 54822 * 2^15), the edges through
+ * sq_va_dwt_h.
+ */
+SQ_FN void sq_va_dwt_h_row(const SQ_GLOBAL int32_t *lo, const SQ_GLOBAL int32_t *hi, int w,
+                           int scale, int only_a, SQ_GLOBAL int32_t *const *band, int64_t at)
+{
+    const int w2 = (w + 1) / 2, c1 = sq_imax(1, sq_imin((w - 1) / 2, w2));
+    SQ_GLOBAL int32_t *ba = band[SQ_VA_A] + at, *bv = band[SQ_VA_V] + at,
+                      *bh = band[SQ_VA_H] + at, *bd = band[SQ_VA_D] + at;
+    sq_va_dwt_h(lo, hi, w, scale, 0, only_a, band, at);
+    if (!scale) {
+        for (int c = 1; c < c1; c++) {
+            const SQ_GLOBAL int32_t *l = lo + 2 * c - 1;
+            ba[c] = sq_va_i16((15826 * l[0] + 27411 * l[1] + 7345 * l[2] - 4240 * l[3] + 32768) >> 16);
+        }
+        if (!only_a)
+            for (int c = 1; c < c1; c++) {
+                const SQ_GLOBAL int32_t *l = lo + 2 * c - 1, *g = hi + 2 * c - 1;
+                bv[c] = sq_va_i16((-4240 * l[0] - 7345 * l[1] + 27411 * l[2] - 15826 * l[3] + 32768) >> 16);
+                bh[c] = sq_va_i16((15826 * g[0] + 27411 * g[1] + 7345 * g[2] - 4240 * g[3] + 32768) >> 16);
+                bd[c] = sq_va_i16((-4240 * g[0] - 7345 * g[1] + 27411 * g[2] - 15826 * g[3] + 32768) >> 16);
+            }
+    } else {
+        const int s = sq_va_hshift(scale);
+        const int64_t add = sq_va_half(s);
+        for (int c = 1; c < c1; c++) {
+            const SQ_GLOBAL int32_t *l = lo + 2 * c - 1, *g = hi + 2 * c - 1;
+            const int64_t l0 = l[0], l1 = l[1], l2 = l[2], l3 = l[3];
+            const int64_t g0 = g[0], g1 = g[1], g2 = g[2], g3 = g[3];
+            ba[c] = (int32_t)((15826 * l0 + 27411 * l1 + 7345 * l2 - 4240 * l3 + add) >> s);
+            bv[c] = (int32_t)((-4240 * l0 - 7345 * l1 + 27411 * l2 - 15826 * l3 + add) >> s);
+            bh[c] = (int32_t)((15826 * g0 + 27411 * g1 + 7345 * g2 - 4240 * g3 + add) >> s);
+            bd[c] = (int32_t)((-4240 * g0 - 7345 * g1 + 27411 * g2 - 15826 * g3 + add) >> s);
+        }
+    }
+    for (int c = c1; c < w2; c++)
+        sq_va_dwt_h(lo, hi, w, scale, c, only_a, band, at + c);
+}
+
 /*
  * One DWT level over a whole plane: scale 0 from the raw plane (src8, stride,
  * acc, bpc), scales 1..3 from the int32 band src (width w). Bands are
@@ -195,14 +304,11 @@ SQ_FN void sq_va_dwt_plane(const SQ_GLOBAL uint8_t *src8, int64_t stride, int ac
 {
     const int w2 = (w + 1) / 2, h2 = (h + 1) / 2;
     for (int i = 0; i < h2; i++) {
-        for (int j = 0; j < w; j++) {
-            if (scale)
-                sq_va_dwt_vs(src, w, h, scale, i, j, lo, hi);
-            else
-                sq_va_dwt_v0(src8, stride, acc, h, bpc, i, j, lo, hi);
-        }
-        for (int c = 0; c < w2; c++)
-            sq_va_dwt_h(lo, hi, w, scale, c, only_a, band, (int64_t)i * w2 + c);
+        if (scale)
+            sq_va_dwt_vs_row(src, w, h, scale, i, lo, hi);
+        else
+            sq_va_dwt_v0_row(src8, stride, acc, h, bpc, i, w, lo, hi);
+        sq_va_dwt_h_row(lo, hi, w, scale, only_a, band, (int64_t)i * w2);
     }
 }
 

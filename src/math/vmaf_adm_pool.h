@@ -48,15 +48,15 @@ SQ_FN float sq_va_num_norm(int scale, int th, int64_t acc, int w, int h)
     return (float)acc / sq_va_pow2f(E - c - rho);
 }
 
-/* The masking numerator of one scale (X: r for DLM, e for AIM; A, F: its pass's CSF). */
+/* The masking numerator of one scale (X: r for DLM, e for AIM; A, F: its pass's CSF; vs: a row of w u32). */
 SQ_FN void sq_va_cm(int scale, const SqVaScale *p, const SQ_GLOBAL int32_t *const *X,
                     const SQ_GLOBAL int32_t *const *A, const SQ_GLOBAL int32_t *const *F,
-                    int w, int h, float *out)
+                    int w, int h, SQ_GLOBAL uint32_t *vs, float *out)
 {
     int64_t acc[3] = { 0, 0, 0 };
     const int t = sq_va_pool_lo(h), b = sq_va_pool_hi(h);
     for (int i = t; i < b; i++)
-        sq_va_cm_row(scale, p, X, A, F, w, h, i, acc);
+        sq_va_cm_row(scale, p, X, A, F, w, h, i, acc, vs);
     for (int th = 0; th < 3; th++)
         out[th] = sq_va_num_norm(scale, th, acc[th], w, h);
 }
@@ -122,48 +122,85 @@ SQ_FN float sq_va_scale_sum(const float *cbrt3, float cbrt_noise)
 }
 
 /*
- * One frame's raw scale values from the luma planes ref and dis (W x H,
- * stride in bytes, acc: math/filter.h access, bpc). raw[0] is unused with
- * skip_scale0; aim values are 0 with skip_aim.
+ * A frame is four scales of three steps: sq_va_scale_dwt (both sides' bands
+ * from the planes or from the previous scale's a), the decouple with its CSF
+ * (sq_va_decouple_csf, which a CPU kernel may replace row by row), and
+ * sq_va_scale_pool (denominator, DLM and AIM numerators, and a kept for the
+ * next scale). sq_va_frame2 runs them in order.
+ *
+ * Scale s's DWT: w, h become the bands' size; raw is zeroed and its area
+ * set. Returns 0 for skip_scale0's scale 0 (only a is computed: nothing
+ * else of the scale is).
  */
+SQ_FN int sq_va_scale_dwt(const SQ_GLOBAL uint8_t *ref, int64_t ref_stride, int ref_acc,
+                          const SQ_GLOBAL uint8_t *dis, int64_t dis_stride, int dis_acc, int bpc,
+                          int s, int *w, int *h, const SqVaParams *p, const SqVaBufs *bf,
+                          SqVaRaw *raw)
+{
+    const int only_a = s == 0 && p->skip_scale0;
+    sq_va_dwt_plane(ref, ref_stride, ref_acc, bpc, bf->oa, *w, *h, s, only_a, bf->lo, bf->hi, bf->ob);
+    sq_va_dwt_plane(dis, dis_stride, dis_acc, bpc, bf->ta, *w, *h, s, only_a, bf->lo, bf->hi, bf->tb);
+    *w = (*w + 1) / 2;
+    *h = (*h + 1) / 2;
+    raw->area = sq_va_area(*w, *h);
+    for (int th = 0; th < 3; th++)
+        raw->num[th] = raw->aim[th] = raw->den[th] = 0.0f;
+    return !only_a;
+}
+
+/* Scale s's pooled values after its decouple (scored: sq_va_scale_dwt's answer), and its a kept. */
+SQ_FN void sq_va_scale_pool(int s, int scored, int w, int h, const SqVaParams *p,
+                            const SqVaBufs *bf, SqVaRaw *raw)
+{
+    const SqVaScale *sc = &p->s[s];
+    if (scored) {
+        const SQ_GLOBAL int32_t *const *cob = (const SQ_GLOBAL int32_t *const *)bf->ob;
+        const SQ_GLOBAL int32_t *const *cr = (const SQ_GLOBAL int32_t *const *)bf->r;
+        const SQ_GLOBAL int32_t *const *ce = (const SQ_GLOBAL int32_t *const *)bf->e;
+        const SQ_GLOBAL int32_t *const *cA = (const SQ_GLOBAL int32_t *const *)bf->A;
+        const SQ_GLOBAL int32_t *const *cF = (const SQ_GLOBAL int32_t *const *)bf->F;
+        sq_va_den(s, sc, cob, w, h, raw->den);
+        sq_va_cm(s, sc, cr, cA, cF, w, h, (SQ_GLOBAL uint32_t *)bf->lo, raw->num);
+        if (!p->skip_aim) {
+            sq_va_csf_plane(s, sc, w, h, cr, bf->A, bf->F);
+            sq_va_cm(s, sc, ce, cA, cF, w, h, (SQ_GLOBAL uint32_t *)bf->lo, raw->aim);
+        }
+    }
+    /* the next scale reads this one's a */
+    const int64_t n = (int64_t)w * h;
+    for (int64_t k = 0; k < n; k++) {
+        bf->oa[k] = bf->ob[SQ_VA_A][k];
+        bf->ta[k] = bf->tb[SQ_VA_A][k];
+    }
+}
+
+/*
+ * One frame's raw scale values from the luma planes ref and dis (W x H,
+ * stride in bytes, acc: math/filter.h access, bpc), each with its own
+ * stride and access. raw[0] is unused with skip_scale0; aim values are 0
+ * with skip_aim.
+ */
+SQ_FN void sq_va_frame2(const SQ_GLOBAL uint8_t *ref, int64_t ref_stride, int ref_acc,
+                        const SQ_GLOBAL uint8_t *dis, int64_t dis_stride, int dis_acc, int bpc,
+                        int W, int H, const SqVaParams *p, const SqVaBufs *bf, SqVaRaw *raw)
+{
+    int w = W, h = H;
+    for (int s = 0; s < 4; s++) {
+        const int scored = sq_va_scale_dwt(ref, ref_stride, ref_acc, dis, dis_stride, dis_acc, bpc,
+                                           s, &w, &h, p, bf, &raw[s]);
+        if (scored)
+            sq_va_decouple_csf(s, &p->s[s], p->egl, w, h, (const SQ_GLOBAL int32_t *const *)bf->ob,
+                               (const SQ_GLOBAL int32_t *const *)bf->tb, bf->r, bf->e, bf->A, bf->F);
+        sq_va_scale_pool(s, scored, w, h, p, bf, &raw[s]);
+    }
+}
+
+/* sq_va_frame2 with one stride and access for both planes. */
 SQ_FN void sq_va_frame(const SQ_GLOBAL uint8_t *ref, const SQ_GLOBAL uint8_t *dis, int64_t stride,
                        int acc, int bpc, int W, int H, const SqVaParams *p, const SqVaBufs *bf,
                        SqVaRaw *raw)
 {
-    int w = W, h = H;
-    for (int s = 0; s < 4; s++) {
-        SQ_GLOBAL int32_t *const *ob = bf->ob, *const *tb = bf->tb;
-        const int only_a = s == 0 && p->skip_scale0;
-        sq_va_dwt_plane(ref, stride, acc, bpc, bf->oa, w, h, s, only_a, bf->lo, bf->hi, ob);
-        sq_va_dwt_plane(dis, stride, acc, bpc, bf->ta, w, h, s, only_a, bf->lo, bf->hi, tb);
-        w = (w + 1) / 2;
-        h = (h + 1) / 2;
-        const SqVaScale *sc = &p->s[s];
-        raw[s].area = sq_va_area(w, h);
-        for (int th = 0; th < 3; th++)
-            raw[s].num[th] = raw[s].aim[th] = raw[s].den[th] = 0.0f;
-        if (!only_a) {
-            const SQ_GLOBAL int32_t *const *cob = (const SQ_GLOBAL int32_t *const *)ob;
-            const SQ_GLOBAL int32_t *const *ctb = (const SQ_GLOBAL int32_t *const *)tb;
-            const SQ_GLOBAL int32_t *const *cr = (const SQ_GLOBAL int32_t *const *)bf->r;
-            const SQ_GLOBAL int32_t *const *ce = (const SQ_GLOBAL int32_t *const *)bf->e;
-            const SQ_GLOBAL int32_t *const *cA = (const SQ_GLOBAL int32_t *const *)bf->A;
-            const SQ_GLOBAL int32_t *const *cF = (const SQ_GLOBAL int32_t *const *)bf->F;
-            sq_va_den(s, sc, cob, w, h, raw[s].den);
-            sq_va_decouple_csf(s, sc, p->egl, w, h, cob, ctb, bf->r, bf->e, bf->A, bf->F);
-            sq_va_cm(s, sc, cr, cA, cF, w, h, raw[s].num);
-            if (!p->skip_aim) {
-                sq_va_csf_plane(s, sc, w, h, cr, bf->A, bf->F);
-                sq_va_cm(s, sc, ce, cA, cF, w, h, raw[s].aim);
-            }
-        }
-        /* the next scale reads this one's a */
-        const int64_t n = (int64_t)w * h;
-        for (int64_t k = 0; k < n; k++) {
-            bf->oa[k] = ob[SQ_VA_A][k];
-            bf->ta[k] = tb[SQ_VA_A][k];
-        }
-    }
+    sq_va_frame2(ref, stride, acc, dis, stride, acc, bpc, W, H, p, bf, raw);
 }
 
 /* The published values of a frame (den_zero: aim is undefined in libvmaf, set 0 here). */

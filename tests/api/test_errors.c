@@ -271,6 +271,33 @@ int main(void)
         s.backend = SPEEDQA_BACKEND_OPENCL;
         expect_open_error("motion on a GPU backend", &s, &cnt, &log, -ENOSYS, "cpu backend only");
     }
+    /* adm: libvmaf's option ranges; the sets it cannot score (or scores differently per build) */
+    OPEN_ERR("adm_enhn_gain_limit below 1", 576, 324, SPEEDQA_PIX_420, 8, "adm=adm_enhn_gain_limit=0.5", -EINVAL, "outside");
+    OPEN_ERR("adm_csf_mode 4", 576, 324, SPEEDQA_PIX_420, 8, "adm=adm_csf_mode=4", -EINVAL, "outside");
+    OPEN_ERR("adm Barten", 576, 324, SPEEDQA_PIX_420, 8, "adm=adm_csf_mode=1", -EINVAL, "Barten");
+    OPEN_ERR("adm below 3H at 1080", 576, 324, SPEEDQA_PIX_420, 8, "adm=adm_norm_view_dist=2", -EINVAL, "3 * 1080");
+    OPEN_ERR("adm blend without a table", 576, 324, SPEEDQA_PIX_420, 8, "adm=adm_csf_mode=2:adm_ref_display_height=1440", -EINVAL, "no table");
+    OPEN_ERR("adm debug", 576, 324, SPEEDQA_PIX_420, 8, "adm=debug=true", -EINVAL, "unknown option");
+    OPEN_ERR("adm too small", 31, 324, SPEEDQA_PIX_400, 8, "adm", -EINVAL, "too small");
+    {
+        Counter cnt = { 0 };
+        LogCapture log = { .quiet = 1 };
+        SpeedqaSettings s;
+        const char *three[] = { "adm", "adm=adm_norm_view_dist=5", "adm=adm_skip_scale0=true", NULL };
+        settings(&s, &cnt, &log, 576, 324, SPEEDQA_PIX_420, 8, three);
+        expect_open_error("three adm features", &s, &cnt, &log, -EINVAL, "at most 2 adm");
+    }
+    OPEN_ERR("speed option of adm", 576, 324, SPEEDQA_PIX_420, 8, "adm=speed_max_val=18", -EINVAL, "unknown option");
+    {
+        /* a backend without SQ_JOB_ADM refuses at open, before touching a device */
+        Counter cnt = { 0 };
+        LogCapture log = { .quiet = 1 };
+        SpeedqaSettings s;
+        const char *feats[] = { "adm", NULL };
+        settings(&s, &cnt, &log, 576, 324, SPEEDQA_PIX_420, 8, feats);
+        s.backend = SPEEDQA_BACKEND_CUDA;
+        expect_open_error("adm on a GPU backend", &s, &cnt, &log, -ENOSYS, "cpu backend only");
+    }
     OPEN_ERR("missing value", 576, 324, SPEEDQA_PIX_420, 8, "speed_chroma=speed_sigma_nn=", -EINVAL, "missing value");
     OPEN_ERR("zero size", 0, 324, SPEEDQA_PIX_420, 8, NULL, -EINVAL, "outside 1..65536");
     {

@@ -6,7 +6,7 @@
  * the layouts mixed frame by frame (so speed_temporal subtracts a planar
  * previous frame from a semi-planar one and back), lent and copied. Every
  * score must equal, bit for bit, the score of the planar LSB-aligned
- * equivalent pictures on the same backend. Also: the one-line errors for
+ * equivalent pictures on the same backend (on the CPU, adm's too). Also: the one-line errors for
  * bad semi-planar pictures, and a sample above the depth in an LSB-aligned
  * semi-planar V plane failing the frame (-ERANGE) on every backend.
  *
@@ -58,6 +58,17 @@ static const char *const features[] = {
     "speed_temporal",
     "speed_temporal=speed_use_ref_diff=true",
     "speed_chroma=speed_prescale=1.5:speed_kernelscale=0.5",
+    NULL,
+};
+
+/* The CPU backend also runs adm, which reads the luma of both sides in place (one
+ * thread: a stride and sample access per picture, sq_va_frame2) or from copies. */
+static const char *const cpu_features[] = {
+    "speed_chroma",
+    "speed_temporal",
+    "speed_temporal=speed_use_ref_diff=true",
+    "speed_chroma=speed_prescale=1.5:speed_kernelscale=0.5",
+    "adm",
     NULL,
 };
 
@@ -212,7 +223,7 @@ static int api_run(const Cfg *c, SpeedqaBackend be, unsigned cpu_mask, int threa
     speedqa_default_settings(&s);
     test_env_settings(&s);
     s.format = (SpeedqaFormat){ c->w, c->h, c->fmt, c->bpc };
-    s.features = features;
+    s.features = be == SPEEDQA_BACKEND_CPU ? cpu_features : features;
     s.backend = be;
     s.cpu_mask = cpu_mask;
     s.n_threads = threads;

@@ -6,8 +6,8 @@
  * 320x240 4:2:0 8-bit geometry with a counting allocator and, when it
  * opens, two textured frames are scored.
  * Promises checked: parse returns 0 with every option inside its documented
- * range (motion's too), a valid kernelscale and prescale method and a
- * terminated suffix,
+ * range (motion's and adm's too, adm's refused sets never), a valid
+ * kernelscale and prescale method and a terminated suffix,
  * or -EINVAL with a message; parsing is deterministic; open fails cleanly
  * (*out NULL, allocations all freed) or gives unique, non-empty score
  * names; scores are finite, speed_temporal of frame 0 is 0; no leak.
@@ -51,8 +51,8 @@ int LLVMFuzzerInitialize(int *argc, char ***argv)
 static void check_spec(const SqFeatureSpec *sp, const char *line)
 {
     const SqOptions *o = &sp->opt;
-    FUZZ_CHECK(sp->kind == SQ_FEATURE_CHROMA || sp->kind == SQ_FEATURE_TEMPORAL || sp->kind == SQ_FEATURE_MOTION,
-               "kind %d", (int)sp->kind);
+    FUZZ_CHECK(sp->kind == SQ_FEATURE_CHROMA || sp->kind == SQ_FEATURE_TEMPORAL || sp->kind == SQ_FEATURE_MOTION ||
+               sp->kind == SQ_FEATURE_ADM, "kind %d", (int)sp->kind);
     FUZZ_CHECK(memchr(sp->suffix, '\0', sizeof sp->suffix) != NULL, "suffix not terminated");
     FUZZ_CHECK(memchr(o->prescale_method, '\0', sizeof o->prescale_method) != NULL, "method not terminated");
     FUZZ_CHECK(o->kernelscale >= 0.1 && o->kernelscale <= 4.0, "kernelscale %g from '%s'", o->kernelscale, line);
@@ -71,6 +71,26 @@ static void check_spec(const SqFeatureSpec *sp, const char *line)
     FUZZ_CHECK(o->motion_max_val >= 0.0 && o->motion_max_val <= 10000.0, "mmxv %g", o->motion_max_val);
     FUZZ_CHECK(o->motion_five_frame_window == 0, "mffw accepted though unsupported");
     FUZZ_CHECK((o->motion_moving_average | o->motion_force_zero | o->debug) <= 1, "motion flag not 0/1");
+    /* adm (spec 3.1): ranges, and the refused sets (Barten, below 3H at 1080, a blend
+     * mode without a table) never parse */
+    FUZZ_CHECK(o->adm_csf_scale >= 0.0 && o->adm_csf_scale <= 50.0, "scf %g", o->adm_csf_scale);
+    FUZZ_CHECK(o->adm_csf_diag_scale >= 0.0 && o->adm_csf_diag_scale <= 50.0, "scfd %g", o->adm_csf_diag_scale);
+    FUZZ_CHECK(o->adm_dlm_weight >= 0.0 && o->adm_dlm_weight <= 1.0, "dlmw %g", o->adm_dlm_weight);
+    FUZZ_CHECK(o->adm_enhn_gain_limit >= 1.0 && o->adm_enhn_gain_limit <= 100.0, "egl %g", o->adm_enhn_gain_limit);
+    FUZZ_CHECK(o->adm_norm_view_dist >= 0.75 && o->adm_norm_view_dist <= 24.0, "nvd %g", o->adm_norm_view_dist);
+    FUZZ_CHECK(o->adm_ref_display_height >= 1 && o->adm_ref_display_height <= 4320, "rdh %d",
+               o->adm_ref_display_height);
+    FUZZ_CHECK(o->adm_noise_weight >= 0.0 && o->adm_noise_weight <= 1500.0, "nw %g", o->adm_noise_weight);
+    FUZZ_CHECK(o->adm_min_val >= 0.0 && o->adm_min_val <= 1.0, "min %g", o->adm_min_val);
+    FUZZ_CHECK(o->adm_csf_mode >= 0 && o->adm_csf_mode <= 3 && o->adm_csf_mode != 1, "csf %d from '%s'",
+               o->adm_csf_mode, line);
+    FUZZ_CHECK((o->adm_skip_aim | o->adm_skip_scale0) <= 1, "adm flag not 0/1");
+    FUZZ_CHECK(sp->kind != SQ_FEATURE_ADM || o->adm_norm_view_dist * o->adm_ref_display_height >= 3240.0,
+               "nvd * rdh %g accepted", o->adm_norm_view_dist * o->adm_ref_display_height);
+    FUZZ_CHECK(sp->kind == SQ_FEATURE_ADM ||
+                   (o->adm_csf_mode == 0 && o->adm_ref_display_height == 1080 && o->adm_norm_view_dist == 3.0 &&
+                    !o->adm_skip_aim && !o->adm_skip_scale0),
+               "adm option set on another feature");
 }
 
 static void parse_line(const char *line)
@@ -158,7 +178,9 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
         const char *name = speedqa_score_name(ctx, i);
         FUZZ_CHECK(name && *name, "score %d has no name", i);
         FUZZ_CHECK(strncmp(name, "speed_chroma_", 13) == 0 || strncmp(name, "speed_temporal", 14) == 0 ||
-                   strncmp(name, "integer_motion", 14) == 0 ||
+                   strncmp(name, "integer_motion", 14) == 0 || strncmp(name, "integer_adm2", 12) == 0 ||
+                   strncmp(name, "integer_aim", 11) == 0 || strncmp(name, "integer_adm3", 12) == 0 ||
+                   strncmp(name, "integer_adm_scale", 17) == 0 ||
                    strncmp(name, "VMAF_integer_feature_motion_sad_score", 37) == 0,
                    "score name '%s'", name);
         /* frame 0 has no previous frame: temporal SpEED and motion2 are 0

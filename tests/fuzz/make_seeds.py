@@ -149,6 +149,21 @@ def option_seeds():
         ('long', 'speed_chroma=' + 'speed_sigma_nn=1:' * 40),
         ('long-value', 'speed_chroma=speed_sigma_nn=' + '1' * 70),
         ('spaces', 'speed_chroma = speed_sigma_nn = 1'),
+        # adm: the models' sets, the refused ones, ranges, a mix with SpEED
+        ('adm-default', 'adm'),
+        ('adm-v1016', 'adm=adm_csf_mode=2:adm_dlm_weight=0.7:adm_enhn_gain_limit=1:'
+                      'adm_noise_weight=0.02:adm_min_val=0.5'),
+        ('adm-v1016-2160', 'adm=adm_csf_mode=2:adm_dlm_weight=0.7:adm_enhn_gain_limit=1.0:'
+                           'adm_noise_weight=0.02:adm_min_val=0.5:adm_norm_view_dist=1.5:'
+                           'adm_ref_display_height=2160'),
+        ('adm-csf3-ssz', 'adm=adm_csf_mode=3:adm_skip_scale0=true:adm_skip_aim=true'),
+        ('adm-barten', 'adm=adm_csf_mode=1:adm_csf_scale=0.8:adm_csf_diag_scale=1.2'),
+        ('adm-below-3h', 'adm=adm_norm_view_dist=2:adm_ref_display_height=1080'),
+        ('adm-no-table', 'adm=adm_csf_mode=2:adm_ref_display_height=1440'),
+        ('adm-ranges', 'adm=adm_enhn_gain_limit=0.5:adm_noise_weight=1500:adm_min_val=1.5'),
+        ('adm-mixed', 'adm=adm_norm_view_dist=5\nspeed_chroma\nmotion\nadm=adm_enhn_gain_limit=1.5'),
+        ('adm-twice', 'adm\nadm=adm_skip_aim=true'),
+        ('adm-three', 'adm\nadm=adm_norm_view_dist=5\nadm=adm_csf_mode=3'),
     ]
     for name, data in s:
         write('options', name, data)

@@ -1,13 +1,15 @@
 /*
- * Integer ADM (math/vmaf_adm*.h) against libvmaf's "adm" extractor. The host
- * side a feature layer will own is here for now: the CSF factors (libm) and
- * the per-scale cube roots (glibc powf, as libvmaf).
+ * Integer ADM (math/vmaf_adm*.h) against libvmaf's "adm" extractor, with the
+ * library's host side (feature/adm_params.c: the CSF factors, the per-scale
+ * cube roots) and its scratch (cpu/adm.c).
  */
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
+#include "cpu/adm.h"
+#include "feature/adm_params.h"
 #include "math/vmaf_adm_pool.h"
 #include "soft.h"
 #include "vmafint.h"
@@ -51,138 +53,24 @@ const ViUse vi_adm_uses[] = {
 const int vi_adm_n_uses = (int)(sizeof vi_adm_uses / sizeof vi_adm_uses[0]);
 const int vi_adm_clip_uses = 6;
 
-/* Watson97's quantisation step, as libvmaf's C evaluates it (float k * temp * temp). */
-static float watson_q(int lambda, int theta, double nvd, int rdh)
+/* The set's options as the library holds them (feature/options.c's defaults otherwise). */
+static SqOptions set_opts(const AdmSet *a)
 {
-    static const float amp[4][4] = { { 0.62171f, 0.67234f, 0.72709f, 0.67234f },
-                                     { 0.34537f, 0.41317f, 0.49428f, 0.41317f },
-                                     { 0.18004f, 0.22727f, 0.28688f, 0.22727f },
-                                     { 0.091401f, 0.11792f, 0.15214f, 0.11792f } };
-    static const float g[4] = { 1.501f, 1.0f, 0.534f, 1.0f };
-    const float a = 0.495f, k = 0.466f, f0 = 0.401f;
-    const float r = nvd * rdh * M_PI / 180.0;
-    const float temp = log10(pow(2.0, lambda + 1) * f0 * g[theta] / r);
-    const float q = 2.0 * a * pow(10.0, k * temp * temp) / amp[lambda][theta];
-    return q;
-}
-
-/* Blend tables (csf modes 2 and 3): [mode 2/3][table][orientation 0 hv, 1 d][lambda]. */
-static const float blend[2][8][2][4] = {
-    { { { .01183f, .025026f, .04295f, .058621f }, { .004302f, .011778f, .023918f, .035901f } },
-      { { .004212f, .014809f, .029642f, .047464f }, { .000984f, .005852f, .0146f, .027574f } },
-      { { .00226f, .01183f, .025026f, .04295f }, { .000479f, .004302f, .011778f, .023918f } },
-      { { .000092f, .004212f, .014809f, .029642f }, { .000050f, .000984f, .005852f, .0146f } },
-      { { .018715f, .035637f, .052798f, .061509f }, { .007999f, .018396f, .031851f, .037718f } },
-      { { .010144f, .022561f, .040309f, .05672f }, { .003463f, .010282f, .021839f, .034641f } },
-      { { .027961f, .045875f, .060275f, .056234f }, { .013572f, .026277f, .036959f, .034511f } },
-      { { .016781f, .032822f, .05032f, .061594f }, { .00691f, .016545f, .029917f, .037777f } } },
-    { { { .011249f, .022606f, .035930f, .045673f }, { .004097f, .010921f, .021430f, .031313f } },
-      { { .004052f, .013939f, .026298f, .038833f }, { .000927f, .005544f, .013415f, .024515f } },
-      { { .002166f, .011249f, .022606f, .035930f }, { .000447f, .004097f, .010921f, .021430f } },
-      { { .000077f, .004052f, .013939f, .026298f }, { .000045f, .000927f, .005544f, .013415f } },
-      { { .017329f, .030870f, .042134f, .047410f }, { .007509f, .016707f, .028072f, .032722f } },
-      { { .009689f, .020577f, .034162f, .044523f }, { .003302f, .009579f, .019661f, .030318f } },
-      { { .024969f, .037825f, .046676f, .043974f }, { .012511f, .023424f, .032139f, .030166f } },
-      { { .015665f, .028766f, .040612f, .047483f }, { .006514f, .015107f, .026476f, .032776f } } }
-};
-
-static int blend_table(int rdh, double nvd)
-{
-    static const struct { int rdh; double nvd; int t; } k[] = {
-        { 1080, 3.0, 0 }, { 1080, 5.0, 1 }, { 2160, 1.5, 0 }, { 2160, 3.0, 2 }, { 2160, 5.0, 3 },
-        { 720, 3.0, 4 }, { 720, 5.0, 5 }, { 480, 3.0, 6 }, { 480, 5.0, 7 } };
-    for (size_t i = 0; i < sizeof k / sizeof k[0]; i++)
-        if (k[i].rdh == rdh && k[i].nvd == nvd)
-            return k[i].t;
-    return -1;
-}
-
-/* rf of (lambda, orientation 0 = h/v, 1 = d) in the set's CSF mode. */
-static float factor(const AdmSet *a, int lambda, int o)
-{
-    if (a->csf_mode == 0)
-        return 1.0f / watson_q(lambda, o ? 2 : 1, a->nvd, a->rdh);
-    return blend[a->csf_mode - 2][blend_table(a->rdh, a->nvd)][o][lambda];
-}
-
-static void params(const AdmSet *a, SqVaParams *p)
-{
-    memset(p, 0, sizeof *p);
-    p->egl = a->egl;
-    p->skip_scale0 = a->skip0;
-    p->skip_aim = a->skip_aim;
-    for (int s = 0; s < 4; s++)
-        for (int th = 0; th < 3; th++) {
-            const float rf = factor(a, s, th == 2);
-            p->s[s].rf3[th] = pow(rf, 3);
-            if (s)
-                p->s[s].ir[th] = (uint32_t)(int64_t)(rf * pow(2, 32));
-            else
-                p->s[s].ir[th] = (uint16_t)(int32_t)(rf * pow(2, th == 2 ? 23 : 21));
-        }
-    if (fabs(a->nvd * a->rdh - 3240.0) < 1e-8 && a->csf_mode == 0) {
-        p->s[0].ir[0] = p->s[0].ir[1] = 36453;
-        p->s[0].ir[2] = 49417;
-    }
-}
-
-static void cbrt3(const float *in, float *out)
-{
-    for (int th = 0; th < 3; th++)
-        out[th] = powf(in[th], 1.0f / 3.0f);
-}
-
-/* One set's published values of a frame from the raw scale values. */
-static SqVaScores scores(const AdmSet *a, const SqVaRaw *raw, int W, int H, float *num,
-                         float *den, float *aim)
-{
-    float c[3];
-    for (int s = 0; s < 4; s++) {
-        if (s == 0 && a->skip0) {
-            num[0] = aim[0] = 0.0f;
-            den[0] = sq_va_skip_den();
-            continue;
-        }
-        cbrt3(raw[s].num, c);
-        num[s] = sq_va_scale_sum(c, powf(sq_va_noise(raw[s].area, a->nw), 1.0f / 3.0f));
-        cbrt3(raw[s].aim, c);
-        aim[s] = sq_va_scale_sum(c, powf(sq_va_noise(raw[s].area, 0.0), 1.0f / 3.0f));
-        cbrt3(raw[s].den, c);
-        den[s] = sq_va_scale_sum(c, powf(sq_va_noise(raw[s].area, a->nw), 1.0f / 3.0f));
-    }
-    return sq_va_scores(num, den, aim, W, H, a->dlmw, a->min);
-}
-
-static int bufs_alloc(SqVaBufs *b, int W, int H)
-{
-    const size_t n = (size_t)((W + 1) / 2) * (size_t)((H + 1) / 2);
-    int32_t **all[] = { &b->ob[0], &b->ob[1], &b->ob[2], &b->ob[3], &b->tb[0], &b->tb[1],
-                        &b->tb[2], &b->tb[3], &b->oa, &b->ta, &b->r[0], &b->r[1], &b->r[2],
-                        &b->e[0], &b->e[1], &b->e[2], &b->A[0], &b->A[1], &b->A[2], &b->F[0],
-                        &b->F[1], &b->F[2], &b->lo, &b->hi };
-    const int na = (int)(sizeof all / sizeof all[0]);
-    for (int i = 0; i < na; i++)
-        if (!(*all[i] = calloc(i >= na - 2 ? (size_t)W : n, sizeof(int32_t))))
-            return -1;
-    return 0;
-}
-
-static void bufs_free(SqVaBufs *b)
-{
-    for (int i = 0; i < 4; i++) {
-        free(b->ob[i]);
-        free(b->tb[i]);
-    }
-    for (int i = 0; i < 3; i++) {
-        free(b->r[i]);
-        free(b->e[i]);
-        free(b->A[i]);
-        free(b->F[i]);
-    }
-    free(b->oa);
-    free(b->ta);
-    free(b->lo);
-    free(b->hi);
+    SqFeatureSpec sp;
+    char err[200];
+    if (sq_feature_parse(&sp, "adm", err, sizeof err) < 0)
+        printf("FAIL adm: %s\n", err);
+    SqOptions o = sp.opt;
+    o.adm_csf_mode = a->csf_mode;
+    o.adm_ref_display_height = a->rdh;
+    o.adm_skip_scale0 = a->skip0;
+    o.adm_norm_view_dist = a->nvd;
+    o.adm_enhn_gain_limit = a->egl;
+    o.adm_dlm_weight = a->dlmw;
+    o.adm_noise_weight = a->nw;
+    o.adm_min_val = a->min;
+    o.adm_skip_aim = a->skip_aim;
+    return o;
 }
 
 static uint64_t bits(double x)
@@ -235,7 +123,8 @@ static int soft_frame(const AdmSet *a, const SqVaParams *p, const ViSeq *s, int 
 static int check_set(VmafContext *ctx, const ViSeq *s, const AdmSet *a, const SqVaBufs *bf)
 {
     SqVaParams p;
-    params(a, &p);
+    const SqOptions opt = set_opts(a);
+    sq_adm_params(&opt, &p);
     double *v = malloc((size_t)s->n * 7 * sizeof *v);
     int den_zero = 0, soft_bad = 0;
     for (int i = 0; i < s->n; i++) {
@@ -243,7 +132,7 @@ static int check_set(VmafContext *ctx, const ViSeq *s, const AdmSet *a, const Sq
         sq_va_frame(s->ref[i], s->dis[i], s->stride, s->bpc > 8 ? SQ_ACC_16 : 0, s->bpc, s->w,
                     s->h, &p, bf, raw);
         float sums[12];
-        const SqVaScores o = scores(a, raw, s->w, s->h, sums, sums + 4, sums + 8);
+        const SqVaScores o = sq_adm_scores(&opt, raw, s->w, s->h, sums);
         den_zero |= o.den_zero;
         if (vi_check_soft)
             soft_bad += soft_frame(a, &p, s, i, bf, raw, sums, &o);
@@ -288,9 +177,9 @@ static int check_skip_aim(const ViSeq *s, uint64_t cpumask, const SqVaBufs *bf)
 int vi_adm_check(VmafContext *ctx, const ViSeq *s, int n_sets, int skip_aim, uint64_t cpumask)
 {
     SqVaBufs bf;
-    memset(&bf, 0, sizeof bf);
+    const SqAlloc al = { 0 };
     int bad = 0, bufs_ok = 1;
-    if (bufs_alloc(&bf, s->w, s->h)) {
+    if (sq_cpu_va_alloc(&bf, s->w, s->h, &al)) {
         printf("FAIL out of memory\n");
         bad = 1;
         bufs_ok = 0;
@@ -299,6 +188,6 @@ int vi_adm_check(VmafContext *ctx, const ViSeq *s, int n_sets, int skip_aim, uin
         bad += check_set(ctx, s, &sets[k], &bf);
     if (skip_aim && bufs_ok)
         bad += check_skip_aim(s, cpumask, &bf);
-    bufs_free(&bf);
+    sq_cpu_va_free(&bf, &al);
     return bad;
 }

@@ -34,7 +34,11 @@ static int run_seq(const ViSeq *s)
     VmafContext *ctx = vi_vmaf_run(s, uses, n_uses, cpumask);
     if (!ctx)
         return 1;
-    const int bad = is_adm ? vi_adm_check(ctx, s, n_uses, !is_clips, cpumask) : vi_motion_check(ctx, s) + vi_lib_check(ctx, s);
+    /* the library's adm: v0.6.1's and the v1.0.16 models' option sets on the clips
+     * (the first four), all on the random sequences, each sent once */
+    const int bad = is_adm ? vi_adm_check(ctx, s, n_uses, !is_clips, cpumask) +
+                                 vi_lib_check(ctx, s, uses, is_clips ? 4 : n_uses, 1)
+                           : vi_motion_check(ctx, s) + vi_lib_check(ctx, s, uses, n_uses, 2);
     vmaf_close(ctx);
     printf("%s %s: %d frames %dx%d bpc%d\n", bad ? "FAIL" : "ok", s->name, s->n, s->w, s->h,
            s->bpc);

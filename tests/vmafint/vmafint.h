@@ -47,8 +47,12 @@ extern int vi_check_soft;
 int vi_motion_check(VmafContext *ctx, const ViSeq *s);
 extern const ViUse vi_motion_uses[];
 extern const int vi_motion_n_uses;
-/* The library's "motion" feature over the same option sets (ctx ran them). */
-int vi_lib_check(VmafContext *ctx, const ViSeq *s);
+/*
+ * The library's feature over the option sets uses[0 .. n_uses) (ctx ran them),
+ * with 1, 3 and 2 threads (a ladder); runs: the sequence sent once, or twice with
+ * a flush between.
+ */
+int vi_lib_check(VmafContext *ctx, const ViSeq *s, const ViUse *uses, int n_uses, int runs);
 
 /*
  * The first n_sets option sets of vi_adm_uses, which ctx must have run;

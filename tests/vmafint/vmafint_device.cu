@@ -20,7 +20,7 @@ __global__ void sq_vmafint_compile_check(const uint8_t *raw, int32_t *row, doubl
     sq_va_csf_at(3, sc, bf.e, threadIdx.x, bf.A, bf.F);
     f[0] = (float)sq_va_thr(1, bf.A, bf.F, 16, 16, 0, 15);
     int64_t acc[3] = { 0, 0, 0 };
-    sq_va_cm_row(1, sc, bf.r, bf.A, bf.F, 16, 16, 3, acc);
+    sq_va_cm_row(1, sc, bf.r, bf.A, bf.F, 16, 16, 3, acc, (uint32_t *)bf.lo);
     f[1] = sq_va_num_norm(1, 2, acc[2], 16, 16);
     sq_va_den(1, sc, bf.ob, 16, 16, f + 2);
     const float c3[3] = { f[0], f[1], f[2] };

@@ -7,7 +7,10 @@ build time: every `#include "x.h"` found under SRC_ROOT (or next to the
 including file) is replaced by that header once; X-macro lists (.def) are
 inlined at every include. An include that resolves to no file is kept as
 it is: such lines only appear in branches the device compile skips (host
-halves of shared headers, e.g. gpu/gpu.h without SQ_GPU_DEVICE_ONLY).
+halves of shared headers, e.g. gpu/gpu.h without SQ_GPU_DEVICE_ONLY). The
+includes of such a host half (an #ifndef SQ_GPU_DEVICE_ONLY block) are kept
+as they are too, so that a header they reach first (core/job.h's math) is
+still inlined where device code includes it.
 Usage: embed.py SRC_ROOT KERNEL_FILE SYMBOL OUT.c [DEPFILE]
 """
 import os
@@ -15,14 +18,29 @@ import re
 import sys
 
 INCLUDE = re.compile(r'^\s*#\s*include\s+"([^"]+)"\s*$')
+COND = re.compile(r'^\s*#\s*(if|ifdef|ifndef|else|elif|endif)\b\s*(\w*)')
 
 
 def flatten(root, path, seen, out, deps):
     deps.append(path)
+    host = []  # per open conditional of this file: is it the host half (SQ_GPU_DEVICE_ONLY unset)?
     with open(path, encoding="utf-8") as f:
         for line in f:
+            c = COND.match(line)
+            if c:
+                if c.group(1) == 'ifndef':
+                    host.append(c.group(2) == 'SQ_GPU_DEVICE_ONLY')
+                elif c.group(1) in ('if', 'ifdef'):
+                    host.append(False)
+                elif c.group(1) in ('else', 'elif') and host:
+                    host[-1] = False  # the device half of an #ifndef SQ_GPU_DEVICE_ONLY
+                elif c.group(1) == 'endif' and host:
+                    host.pop()
             m = INCLUDE.match(line)
-            if not m:
+            # the host half of a shared header (gpu/gpu.h) is skipped by the device
+            # compile: its includes stay lines, so that a header first met there is
+            # still inlined where the device code includes it
+            if not m or any(host):
                 out.append(line)
                 continue
             inc = os.path.join(root, m.group(1))
