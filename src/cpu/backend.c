@@ -87,7 +87,7 @@ static int open_workers(CpuPriv *c, const SqBackendParams *p)
                 ah = d->h > ah ? d->h : ah;
             }
         }
-        if (vw && !(c->w[i].vmrow = sq_calloc(&p->alloc, (size_t)vw, sizeof(int32_t))))
+        if (vw && !(c->w[i].vmrow = sq_calloc(&p->alloc, SQ_MOTION_WS(vw), sizeof(int32_t))))
             return -1;
         if (aw && sq_cpu_va_alloc(&c->w[i].va, aw, ah, &p->alloc) < 0)
             return -1;
@@ -140,6 +140,7 @@ static int cpu_open(void **pp, const SqBackendParams *p, char *err, size_t errle
     if (c->p.ndis < 1)
         c->p.ndis = 1;
     c->npics = 1 + c->p.ndis;
+    sq_dsp_init(&c->dsp, p->cpu_mask);
     c->per = p->njobs / c->p.ndis;
     for (int j = 0; j < c->per; j++) {
         c->share[j] = 1;

@@ -41,7 +41,7 @@ typedef struct Worker {
     SqCpuSide jside[SQ_MAX_STREAM_JOBS][2];
     float *vrow; /* a row band's vertical pass (threaded mode), the widest plan's */
     double *covws; /* a band of covariance row terms (threaded mode), the largest plan's */
-    int32_t *vmrow; /* an SQ_JOB_SAD job's vertical-pass row, the widest such plan's */
+    int32_t *vmrow; /* an SQ_JOB_SAD job's scratch (SQ_MOTION_WS), the widest such plan's */
     SqVaBufs va;    /* SQ_JOB_ADM jobs' bands (cpu/adm.c), the largest such plan's */
 } Worker;
 
@@ -61,6 +61,7 @@ typedef struct CpuPriv {
     int per;                 /* jobs of one stream */
     int own[SQ_MAX_STREAM_JOBS]; /* one stream: job j scores with Worker.jside[j] */
     int share[SQ_MAX_STREAM_JOBS]; /* ladder: job j's side 0 is the same in every stream */
+    SqDsp dsp;               /* at the cpu_mask level: the frame-wide slots (motion_sad) */
     int nworkers;
     int nw;                  /* Workers: one per pool thread, and the caller's (sq_pool_collect_run) */
     Worker *w;
@@ -158,9 +159,10 @@ void sq_cpu_score_frame(const CpuPriv *c, Worker *w, SqPool *pool, int self, con
 
 /* bands.c: sq_cpu_score_frame with one distorted stream */
 /* The frame's SQ_JOB_SAD jobs into out->sum (a ladder's copies of a job read
- * the reference only: computed once, copied). */
-void sq_cpu_sad_jobs(const CpuPriv *c, Worker *w, const Planes *cur, const Planes *prev,
-                     uint32_t present, SqRawResult *out);
+ * the reference only: computed once, copied); pool, self as for
+ * sq_cpu_score_frame1, whose test decides whether idle threads share rows. */
+void sq_cpu_sad_jobs(const CpuPriv *c, Worker *w, SqPool *pool, int self, const Planes *cur,
+                     const Planes *prev, uint32_t present, SqRawResult *out);
 /* cpu/adm.c: the frame's SQ_JOB_ADM jobs into out->adm (each stream's: a
  * ladder's copies read their own distorted picture). */
 void sq_cpu_adm_jobs(const CpuPriv *c, Worker *w, const Planes *cur, uint32_t present,

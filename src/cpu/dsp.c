@@ -14,6 +14,7 @@
 #include "math/prescale.h"
 #include "math/score.h"
 #include "math/solve.h"
+#include "math/vmaf_motion.h"
 #include "speedqa/speedqa.h"
 
 static void vfilt_8bpc_c(float *dst, const uint8_t *cur, ptrdiff_t cur_stride,
@@ -147,6 +148,13 @@ static void prescale_row_c(float *dst, const float *src, ptrdiff_t stride, int m
                                 wx + (size_t)x * SQ_PS_TAPS);
 }
 
+static uint64_t motion_sad_c(const uint8_t *prev, ptrdiff_t prev_stride, const uint8_t *cur,
+                             ptrdiff_t cur_stride, int acc, int w, int h, int bpc, int y0, int y1,
+                             int32_t *ws)
+{
+    return sq_vm_rows_sad2(prev, prev_stride, acc, cur, cur_stride, acc, w, h, bpc, y0, y1, ws);
+}
+
 size_t sq_cov_ws_doubles(int trunc_w, int trunc_h)
 {
     /* Transposed, zero-padded copy used by the SIMD versions (columns of
@@ -188,6 +196,7 @@ void sq_dsp_init(SqDsp *d, unsigned flags)
     d->entropy = entropy_c;
     d->pool_terms = pool_terms_c;
     d->prescale_row = prescale_row_c;
+    d->motion_sad = motion_sad_c;
     d->vgran = 1;
     sq_dsp_init_arch(d, flags & sq_cpu_flags());
 }

@@ -20,6 +20,10 @@
  * row's stores, the most sampled instructions of the AVX-512 cov_rows). */
 #define SQ_COV_LD 216
 
+/* Scratch of motion_sad for planes w wide (int32): a row of the vertical
+ * pass in two halves, each with the two mirrored columns of either edge. */
+#define SQ_MOTION_WS(w) (2 * (size_t)(w) + 8)
+
 typedef struct SqDsp {
     /*
      * Vertical anti-alias pass of decimated output row `row` straight from
@@ -111,6 +115,15 @@ typedef struct SqDsp {
     void (*prescale_row)(float *dst, const float *src, ptrdiff_t stride, int method,
                          const int32_t *iy, const float *wy, const int32_t *ix, const float *wx,
                          int w);
+    /*
+     * libvmaf's integer motion SAD of rows [y0, y1) of a w x h plane pair
+     * (spec vmaf-integer-features 2.3): sq_vm_rows_sad2 with both planes in
+     * access acc (0: bytes, SQ_ACC_16: 16-bit containers), any bpc 8..16 and
+     * any sample values. ws: SQ_MOTION_WS(w) int32 of scratch.
+     */
+    uint64_t (*motion_sad)(const uint8_t *prev, ptrdiff_t prev_stride, const uint8_t *cur,
+                           ptrdiff_t cur_stride, int acc, int w, int h, int bpc, int y0, int y1,
+                           int32_t *ws);
     /* Column granularity of vfilt_*: spans closer than this are merged. */
     int vgran;
 } SqDsp;

@@ -64,20 +64,73 @@ void sq_cpu_job_save(const CpuPriv *c, const SqJob *jb, int idx, const uint32_t 
     }
 }
 
-void sq_cpu_sad_jobs(const CpuPriv *c, Worker *w, const Planes *cur, const Planes *prev,
-                     uint32_t present, SqRawResult *out)
+/* One SAD job's plane pair and its rows in bands (SadBands.nb of them). */
+typedef struct SadBands {
+    const CpuPriv *c;
+    const Planes *pp, *pc;
+    int pl, w, h, nb;
+    atomic_int next;
+    uint64_t sum[SQ_CPU_BANDS];
+} SadBands;
+
+static uint64_t sad_rows(const SadBands *s, int y0, int y1, int32_t *ws)
+{
+    const Planes *pp = s->pp, *pc = s->pc;
+    const int pl = s->pl, acc = pc->acc[pl], bpc = s->c->p.format.bpc;
+    /* the table's kernel reads planar rows of one layout; a picture read in
+     * place in another layout (semi-planar, MSB-aligned) against a copy
+     * takes the scalar code, which reads any access */
+    if (pp->acc[pl] == acc && (acc == 0 || acc == SQ_ACC_16))
+        return s->c->dsp.motion_sad(pp->data[pl], pp->stride[pl], pc->data[pl], pc->stride[pl],
+                                    acc, s->w, s->h, bpc, y0, y1, ws);
+    return sq_vm_rows_sad2(pp->data[pl], pp->stride[pl], pp->acc[pl], pc->data[pl], pc->stride[pl],
+                           acc, s->w, s->h, bpc, y0, y1, ws);
+}
+
+static void sad_part(void *ctx, int64_t arg, int thread)
+{
+    (void)arg;
+    SadBands *s = ctx;
+    for (int i; (i = atomic_fetch_add_explicit(&s->next, 1, memory_order_relaxed)) < s->nb;)
+        s->sum[i] = sad_rows(s, (int)((int64_t)s->h * i / s->nb),
+                             (int)((int64_t)s->h * (i + 1) / s->nb), s->c->w[thread].vmrow);
+}
+
+/*
+ * A frame's SAD jobs. Frames run in parallel already; only a frame that is
+ * the one in flight, with pool threads idle (a caller waiting on each
+ * frame: sq_cpu_score_frame1's test), shares its rows with them in bands
+ * of at least 64 rows. The plane's SAD is a sum of row sums, so the bands'
+ * u64s add up to the same number whoever computed which.
+ */
+void sq_cpu_sad_jobs(const CpuPriv *c, Worker *w, SqPool *pool, int self, const Planes *cur,
+                     const Planes *prev, uint32_t present, SqRawResult *out)
 {
     for (int j = 0; j < c->per; j++) {
         const SqJob *jb = &c->p.jobs[j];
         if (jb->kind != SQ_JOB_SAD || (jb->needs_prev && !prev))
             continue;
         const SqJobSide *sd = &jb->side[0];
-        const Planes *pc = &cur[sd->pic], *pp = &prev[sd->prev_pic];
         const SqPlan *plan = c->p.plans[jb->plan];
-        const uint64_t sad = sq_vm_plane_sad2(pp->data[sd->plane], pp->stride[sd->plane],
-                                              pp->acc[sd->plane], pc->data[sd->plane],
-                                              pc->stride[sd->plane], pc->acc[sd->plane], plan->d.w,
-                                              plan->d.h, c->p.format.bpc, w->vmrow);
+        SadBands s = { .c = c, .pp = &prev[sd->prev_pic], .pc = &cur[sd->pic], .pl = sd->plane,
+                       .w = plan->d.w, .h = plan->d.h, .nb = 1 };
+        const int share = pool && sq_pool_idle(pool) && sq_pool_uncollected(pool) == 1;
+        uint64_t sad;
+        if (share) {
+            const int most = s.h / 64, want = 2 * sq_pool_threads(pool);
+            s.nb = want < most ? want : most;
+            s.nb = s.nb < SQ_CPU_BANDS ? s.nb : SQ_CPU_BANDS;
+            s.nb = s.nb > 1 ? s.nb : 1;
+        }
+        if (s.nb > 1) {
+            atomic_init(&s.next, 0);
+            sq_pool_help(pool, sad_part, &s, self, s.nb - 1);
+            sad = 0;
+            for (int b = 0; b < s.nb; b++)
+                sad += s.sum[b];
+        } else {
+            sad = sad_rows(&s, 0, s.h, w->vmrow);
+        }
         for (int d = 0; d < c->p.ndis; d++)
             if (present >> (1 + d) & 1)
                 out->sum[d * c->per + j] = sad;
@@ -89,7 +142,7 @@ void sq_cpu_score_frame(const CpuPriv *c, Worker *w, SqPool *pool, int self, con
                         const uint32_t *save, uint32_t *saved, SqRawResult *out)
 {
     memset(out, 0, sizeof(*out));
-    sq_cpu_sad_jobs(c, w, cur, prev, present, out);
+    sq_cpu_sad_jobs(c, w, pool, self, cur, prev, present, out);
     sq_cpu_adm_jobs(c, w, cur, present, out);
     if (c->p.ndis == 1) {
         sq_cpu_score_frame1(c, w, pool, self, cur, prev, prev_checked, present, save, saved, out);

@@ -152,19 +152,29 @@ SQ_FN uint32_t sq_vm_row_sad_fast(const SQ_GLOBAL int32_t *y, int w)
 }
 
 /*
- * SAD of a plane pair that lie in two layouts (a caller's picture against a
- * copy of the previous one): each plane with its own stride and access.
+ * SAD of rows [y0, y1) of a plane pair that lie in two layouts (a caller's
+ * picture against a copy of the previous one): each plane with its own
+ * stride and access.
  */
-SQ_FN uint64_t sq_vm_plane_sad2(const SQ_GLOBAL uint8_t *prev, int64_t pstride, int pacc,
-                                const SQ_GLOBAL uint8_t *cur, int64_t cstride, int cacc,
-                                int w, int h, int bpc, SQ_GLOBAL int32_t *ybuf)
+SQ_FN uint64_t sq_vm_rows_sad2(const SQ_GLOBAL uint8_t *prev, int64_t pstride, int pacc,
+                               const SQ_GLOBAL uint8_t *cur, int64_t cstride, int cacc,
+                               int w, int h, int bpc, int y0, int y1, SQ_GLOBAL int32_t *ybuf)
 {
     uint64_t sad = 0;
-    for (int i = 0; i < h; i++) {
+    for (int i = y0; i < y1; i++) {
         sq_vm_vert_row2(prev, pstride, pacc, cur, cstride, cacc, w, h, bpc, i, ybuf);
         sad += sq_vm_row_sad_fast(ybuf, w);
     }
     return sad;
+}
+
+/* The plane's SAD: the sum of the rows' sums, so any split of [0, h) into
+ * row ranges (sq_vm_rows_sad2) adds up to the same u64. */
+SQ_FN uint64_t sq_vm_plane_sad2(const SQ_GLOBAL uint8_t *prev, int64_t pstride, int pacc,
+                                const SQ_GLOBAL uint8_t *cur, int64_t cstride, int cacc,
+                                int w, int h, int bpc, SQ_GLOBAL int32_t *ybuf)
+{
+    return sq_vm_rows_sad2(prev, pstride, pacc, cur, cstride, cacc, w, h, bpc, 0, h, ybuf);
 }
 
 /* libvmaf's MIN(a, b) = a < b ? a : b (b on a tie or a NaN). */

@@ -49,13 +49,20 @@
     void N(sq_tridiag)(float *a, int n, float *d, float *e, float *ws);                       \
     void N(sq_block_var)(float *s, const float *x, const float *y, int ld, int n, int cols);
 
+/* simd/motion_tmpl.h */
+#define SQ_SIMD_MOTION_PROTOS(N)                                                              \
+    uint64_t N(sq_motion_sad)(const uint8_t *prev, ptrdiff_t prev_stride, const uint8_t *cur, \
+                              ptrdiff_t cur_stride, int acc, int w, int h, int bpc, int y0,   \
+                              int y1, int32_t *ws);
+
 /* All the groups: a level that instantiates every template in full. */
 #define SQ_SIMD_PROTOS_ALL(N)        \
     SQ_SIMD_FILTER_PROTOS(N)         \
     SQ_SIMD_FILTER_F32_PROTOS(N)     \
     SQ_SIMD_COV_PROTOS(N)            \
     SQ_SIMD_LINALG_PROTOS(N)         \
-    SQ_SIMD_LINALG_SYM_PROTOS(N)
+    SQ_SIMD_LINALG_SYM_PROTOS(N)     \
+    SQ_SIMD_MOTION_PROTOS(N)
 
 /* Every slot of the groups above into the table d (a level that has them all). */
 #define SQ_SIMD_FILL_ALL(d, N)                \
@@ -73,6 +80,7 @@
         (d)->backsub = N(sq_backsub);         \
         (d)->block_var = N(sq_block_var);     \
         (d)->entropy = N(sq_entropy);         \
+        (d)->motion_sad = N(sq_motion_sad);   \
     } while (0)
 
 #endif

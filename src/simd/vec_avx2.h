@@ -151,4 +151,64 @@ V_AI vi vi_load(const uint8_t *p) { return _mm256_loadu_si256((const __m256i *)p
 V_AI vi vi_or(vi a, vi b) { return _mm256_or_si256(a, b); }
 V_AI void vi_store16(uint16_t *p, vi v) { _mm256_storeu_si256((__m256i *)p, v); }
 
+/*
+ * vs: VS_N 32-bit integer lanes (simd/motion_tmpl.h). mul keeps the low 32
+ * bits of the product, add and sub wrap: the template's u32 sums rely on it.
+ */
+#define VS_N 8
+typedef __m256i vs;
+V_AI vs vs_set1(int32_t x) { return _mm256_set1_epi32(x); }
+V_AI vs vs_load(const int32_t *p) { return _mm256_loadu_si256((const __m256i *)p); }
+V_AI void vs_store(int32_t *p, vs v) { _mm256_storeu_si256((__m256i *)p, v); }
+V_AI vs vs_add(vs a, vs b) { return _mm256_add_epi32(a, b); }
+V_AI vs vs_sub(vs a, vs b) { return _mm256_sub_epi32(a, b); }
+V_AI vs vs_mul(vs a, vs b) { return _mm256_mullo_epi32(a, b); }
+V_AI vs vs_and(vs a, vs b) { return _mm256_and_si256(a, b); }
+V_AI vs vs_or(vs a, vs b) { return _mm256_or_si256(a, b); }
+V_AI vs vs_abs(vs v) { return _mm256_abs_epi32(v); }
+V_AI vs vs_sra(vs v, int n) { return _mm256_sra_epi32(v, _mm_cvtsi32_si128(n)); }
+V_AI vs vs_srl(vs v, int n) { return _mm256_srl_epi32(v, _mm_cvtsi32_si128(n)); }
+/* VS_N bytes / 16-bit samples from p, zero extended */
+V_AI vs vs_u8(const uint8_t *p) { return _mm256_cvtepu8_epi32(_mm_loadl_epi64((const __m128i *)p)); }
+V_AI vs vs_u16(const uint8_t *p) { return _mm256_cvtepu16_epi32(_mm_loadu_si128((const __m128i *)p)); }
+/* the lanes' sum mod 2^32 */
+V_AI uint32_t vs_hsum(vs v)
+{
+    __m128i s = _mm_add_epi32(_mm256_castsi256_si128(v), _mm256_extracti128_si256(v, 1));
+    s = _mm_add_epi32(s, _mm_shuffle_epi32(s, 0x4e));
+    s = _mm_add_epi32(s, _mm_shuffle_epi32(s, 0xb1));
+    return (uint32_t)_mm_cvtsi128_si32(s);
+}
+
+/*
+ * vw: VW_N 16-bit integer lanes, two vs of columns. vw_taps gives
+ * ta a + tb b + tc c of every lane exactly (vpmaddwd on (a, b) pairs and
+ * (c, 0) pairs), in the order the unpacks leave: x holds columns 0-3 and
+ * 8-11, y 4-7 and 12-15; vw_pack (vpackssdw, per 128-bit half) narrows
+ * such a pair back to column order.
+ */
+#define VW_N 16
+typedef __m256i vw;
+V_AI vw vw_u8(const uint8_t *p) { return _mm256_cvtepu8_epi16(_mm_loadu_si128((const __m128i *)p)); }
+V_AI vw vw_load(const int16_t *p) { return _mm256_loadu_si256((const __m256i *)p); }
+/* VW_N 16-bit samples as their high and low bytes */
+V_AI vw vw_hi8(const uint8_t *p) { return _mm256_srli_epi16(_mm256_loadu_si256((const __m256i *)p), 8); }
+V_AI vw vw_lo8(const uint8_t *p)
+{
+    return _mm256_and_si256(_mm256_loadu_si256((const __m256i *)p), _mm256_set1_epi16(255));
+}
+V_AI void vw_store(int16_t *p, vw v) { _mm256_storeu_si256((__m256i *)p, v); }
+V_AI vw vw_add(vw a, vw b) { return _mm256_add_epi16(a, b); }
+V_AI vw vw_sub(vw a, vw b) { return _mm256_sub_epi16(a, b); }
+V_AI void vw_taps(vw a, vw b, vw c, int ta, int tb, int tc, vs *x, vs *y)
+{
+    const __m256i tab = _mm256_set1_epi32((int32_t)((uint32_t)tb << 16 | (uint32_t)ta));
+    const __m256i t0 = _mm256_set1_epi32(tc), z = _mm256_setzero_si256();
+    *x = _mm256_add_epi32(_mm256_madd_epi16(_mm256_unpacklo_epi16(a, b), tab),
+                          _mm256_madd_epi16(_mm256_unpacklo_epi16(c, z), t0));
+    *y = _mm256_add_epi32(_mm256_madd_epi16(_mm256_unpackhi_epi16(a, b), tab),
+                          _mm256_madd_epi16(_mm256_unpackhi_epi16(c, z), t0));
+}
+V_AI vw vw_pack(vs x, vs y) { return _mm256_packs_epi32(x, y); }
+
 #endif

@@ -151,4 +151,53 @@ V_AI vi vi_load16n(const uint8_t *p, int n)
 V_AI vi vi_or(vi a, vi b) { return _mm512_or_si512(a, b); }
 V_AI void vi_store16(uint16_t *p, vi v) { _mm512_storeu_si512(p, v); }
 
+/* vs: VS_N 32-bit integer lanes, as vec_avx2.h's (simd/motion_tmpl.h). */
+#define VS_N 16
+typedef __m512i vs;
+V_AI vs vs_set1(int32_t x) { return _mm512_set1_epi32(x); }
+V_AI vs vs_load(const int32_t *p) { return _mm512_loadu_si512(p); }
+V_AI void vs_store(int32_t *p, vs v) { _mm512_storeu_si512(p, v); }
+V_AI vs vs_add(vs a, vs b) { return _mm512_add_epi32(a, b); }
+V_AI vs vs_sub(vs a, vs b) { return _mm512_sub_epi32(a, b); }
+V_AI vs vs_mul(vs a, vs b) { return _mm512_mullo_epi32(a, b); }
+V_AI vs vs_and(vs a, vs b) { return _mm512_and_si512(a, b); }
+V_AI vs vs_or(vs a, vs b) { return _mm512_or_si512(a, b); }
+V_AI vs vs_abs(vs v) { return _mm512_abs_epi32(v); }
+V_AI vs vs_sra(vs v, int n) { return _mm512_sra_epi32(v, _mm_cvtsi32_si128(n)); }
+V_AI vs vs_srl(vs v, int n) { return _mm512_srl_epi32(v, _mm_cvtsi32_si128(n)); }
+V_AI vs vs_u8(const uint8_t *p) { return _mm512_cvtepu8_epi32(_mm_loadu_si128((const __m128i *)p)); }
+V_AI vs vs_u16(const uint8_t *p)
+{
+    return _mm512_cvtepu16_epi32(_mm256_loadu_si256((const __m256i *)p));
+}
+V_AI uint32_t vs_hsum(vs v)
+{
+    const __m256i h = _mm256_add_epi32(_mm512_castsi512_si256(v), _mm512_extracti64x4_epi64(v, 1));
+    __m128i s = _mm_add_epi32(_mm256_castsi256_si128(h), _mm256_extracti128_si256(h, 1));
+    s = _mm_add_epi32(s, _mm_shuffle_epi32(s, 0x4e));
+    s = _mm_add_epi32(s, _mm_shuffle_epi32(s, 0xb1));
+    return (uint32_t)_mm_cvtsi128_si32(s);
+}
+
+/* vw: VW_N 16-bit lanes, as vec_avx2.h's (vw_taps' order per 128-bit quarter). */
+#define VW_N 32
+typedef __m512i vw;
+V_AI vw vw_u8(const uint8_t *p) { return _mm512_cvtepu8_epi16(_mm256_loadu_si256((const __m256i *)p)); }
+V_AI vw vw_load(const int16_t *p) { return _mm512_loadu_si512(p); }
+V_AI vw vw_hi8(const uint8_t *p) { return _mm512_srli_epi16(_mm512_loadu_si512(p), 8); }
+V_AI vw vw_lo8(const uint8_t *p) { return _mm512_and_si512(_mm512_loadu_si512(p), _mm512_set1_epi16(255)); }
+V_AI void vw_store(int16_t *p, vw v) { _mm512_storeu_si512(p, v); }
+V_AI vw vw_add(vw a, vw b) { return _mm512_add_epi16(a, b); }
+V_AI vw vw_sub(vw a, vw b) { return _mm512_sub_epi16(a, b); }
+V_AI void vw_taps(vw a, vw b, vw c, int ta, int tb, int tc, vs *x, vs *y)
+{
+    const __m512i tab = _mm512_set1_epi32((int32_t)((uint32_t)tb << 16 | (uint32_t)ta));
+    const __m512i t0 = _mm512_set1_epi32(tc), z = _mm512_setzero_si512();
+    *x = _mm512_add_epi32(_mm512_madd_epi16(_mm512_unpacklo_epi16(a, b), tab),
+                          _mm512_madd_epi16(_mm512_unpacklo_epi16(c, z), t0));
+    *y = _mm512_add_epi32(_mm512_madd_epi16(_mm512_unpackhi_epi16(a, b), tab),
+                          _mm512_madd_epi16(_mm512_unpackhi_epi16(c, z), t0));
+}
+V_AI vw vw_pack(vs x, vs y) { return _mm512_packs_epi32(x, y); }
+
 #endif

@@ -165,4 +165,67 @@ V_AI vi vi_load(const uint8_t *p)
 V_AI vi vi_or(vi a, vi b) { return vorrq_u16(a, b); }
 V_AI void vi_store16(uint16_t *p, vi v) { vst1q_u16(p, v); }
 
+/* vs: VS_N 32-bit integer lanes, as vec_avx2.h's (simd/motion_tmpl.h). */
+#define VS_N 4
+typedef int32x4_t vs;
+V_AI vs vs_set1(int32_t x) { return vdupq_n_s32(x); }
+V_AI vs vs_load(const int32_t *p) { return vld1q_s32(p); }
+V_AI void vs_store(int32_t *p, vs v) { vst1q_s32(p, v); }
+V_AI vs vs_add(vs a, vs b) { return vaddq_s32(a, b); }
+V_AI vs vs_sub(vs a, vs b) { return vsubq_s32(a, b); }
+V_AI vs vs_mul(vs a, vs b) { return vmulq_s32(a, b); }
+V_AI vs vs_and(vs a, vs b) { return vandq_s32(a, b); }
+V_AI vs vs_or(vs a, vs b) { return vorrq_s32(a, b); }
+V_AI vs vs_abs(vs v) { return vabsq_s32(v); }
+V_AI vs vs_sra(vs v, int n) { return vshlq_s32(v, vdupq_n_s32(-n)); }
+V_AI vs vs_srl(vs v, int n)
+{
+    return vreinterpretq_s32_u32(vshlq_u32(vreinterpretq_u32_s32(v), vdupq_n_s32(-n)));
+}
+V_AI vs vs_u8(const uint8_t *p)
+{
+    uint32_t t;
+    memcpy(&t, p, sizeof(t));
+    const uint16x8_t w = vmovl_u8(vreinterpret_u8_u32(vdup_n_u32(t)));
+    return vreinterpretq_s32_u32(vmovl_u16(vget_low_u16(w)));
+}
+V_AI vs vs_u16(const uint8_t *p)
+{
+    uint16x4_t v;
+    memcpy(&v, p, sizeof(v));
+    return vreinterpretq_s32_u32(vmovl_u16(v));
+}
+V_AI uint32_t vs_hsum(vs v) { return vaddvq_u32(vreinterpretq_u32_s32(v)); }
+
+/* vw: VW_N 16-bit lanes, as vec_avx2.h's; vw_taps' x, y are columns 0-3, 4-7. */
+#define VW_N 8
+typedef int16x8_t vw;
+V_AI vw vw_u8(const uint8_t *p) { return vreinterpretq_s16_u16(vmovl_u8(vld1_u8(p))); }
+V_AI vw vw_load(const int16_t *p) { return vld1q_s16(p); }
+V_AI vw vw_hi8(const uint8_t *p)
+{
+    uint16x8_t v;
+    memcpy(&v, p, sizeof(v));
+    return vreinterpretq_s16_u16(vshrq_n_u16(v, 8));
+}
+V_AI vw vw_lo8(const uint8_t *p)
+{
+    uint16x8_t v;
+    memcpy(&v, p, sizeof(v));
+    return vreinterpretq_s16_u16(vandq_u16(v, vdupq_n_u16(255)));
+}
+V_AI void vw_store(int16_t *p, vw v) { vst1q_s16(p, v); }
+V_AI vw vw_add(vw a, vw b) { return vaddq_s16(a, b); }
+V_AI vw vw_sub(vw a, vw b) { return vsubq_s16(a, b); }
+V_AI void vw_taps(vw a, vw b, vw c, int ta, int tb, int tc, vs *x, vs *y)
+{
+    int32x4_t l = vmull_n_s16(vget_low_s16(a), (int16_t)ta);
+    int32x4_t h = vmull_high_n_s16(a, (int16_t)ta);
+    l = vmlal_n_s16(l, vget_low_s16(b), (int16_t)tb);
+    h = vmlal_high_n_s16(h, b, (int16_t)tb);
+    *x = vmlal_n_s16(l, vget_low_s16(c), (int16_t)tc);
+    *y = vmlal_high_n_s16(h, c, (int16_t)tc);
+}
+V_AI vw vw_pack(vs x, vs y) { return vcombine_s16(vqmovn_s32(x), vqmovn_s32(y)); }
+
 #endif

@@ -18,7 +18,8 @@
  * timed) takes 512 bits with vfilt_16bpc, whose rows it reads.
  * vhfilt_8bpc (both anti-alias passes, vertical only at the columns the
  * decimated pass reads) needs VBMI too (vpermb); without it the table keeps
- * the two passes.
+ * the two passes. motion_sad (this VM's AMD EPYC, 2026-12-05, 1920x1080
+ * planes, AVX2 -> AVX-512): 8-bit 0.85 -> 0.75 ms, 10-bit 1.39 -> 1.16 ms.
  */
 #include "cpu/dsp.h"
 #include "x86/dsp_x86.h"
@@ -38,5 +39,6 @@ void SQ_X512(sq_dsp_fill)(SqDsp *d, int vbmi)
     d->block_rows = SQ_X512(sq_block_rows);
     d->entropy = SQ_X512(sq_entropy);
     d->pool_terms = SQ_X512(sq_pool_terms);
+    d->motion_sad = SQ_X512(sq_motion_sad);
     d->vgran = 16;
 }

@@ -101,6 +101,7 @@ AI void sq_emu_st256ps(void *p, __m256 v) { _mm256_storeu_ps((float *)p, v); }
 AI void sq_emu_st512pd(void *p, __m512d v) { _mm512_storeu_pd((double *)p, v); }
 AI __m256 sq_emu_ld256ps(const void *p) { return _mm256_loadu_ps((const float *)p); }
 SQ_EMU_CONV(sq_emu_cvtepu8_epi32, __m512i, 16, __m128i, uint8_t, int32_t, sq_emu_st128, sq_emu_loadu_512)
+SQ_EMU_CONV(sq_emu_cvtepu8_epi16, __m512i, 32, __m256i, uint8_t, int16_t, sq_emu_st256, sq_emu_loadu_512)
 SQ_EMU_CONV(sq_emu_cvtepu16_epi32, __m512i, 16, __m256i, uint16_t, int32_t, sq_emu_st256, sq_emu_loadu_512)
 SQ_EMU_CONV(sq_emu_cvtepi32_ps, __m512, 16, __m512i, int32_t, float, sq_emu_st512, sq_emu_loadu_ps)
 SQ_EMU_CONV(sq_emu_cvtepi64_pd, __m512d, 8, __m512i, int64_t, double, sq_emu_st512, sq_emu_loadu_pd)
@@ -116,8 +117,22 @@ AI __mmask8 sq_emu_cmp_epu64(__m512i x, __m512i y, int gt)
         m |= (unsigned)(gt ? a[i] > b[i] : a[i] < b[i]) << i;
     return (__mmask8)m;
 }
+/* This SIMDe has no 32-bit arithmetic shift by a count (vpsrad). */
+AI __m512i sq_emu_sra_epi32(__m512i v, __m128i n)
+{
+    int32_t a[16];
+    const int s = _mm_cvtsi128_si32(n);
+    _mm512_storeu_si512(a, v);
+    for (int i = 0; i < 16; i++)
+        a[i] >>= s > 31 ? 31 : s;
+    return _mm512_loadu_si512(a);
+}
+#undef _mm512_sra_epi32
+#define _mm512_sra_epi32 sq_emu_sra_epi32
 #undef _mm512_cvtepu8_epi32
 #define _mm512_cvtepu8_epi32 sq_emu_cvtepu8_epi32
+#undef _mm512_cvtepu8_epi16
+#define _mm512_cvtepu8_epi16 sq_emu_cvtepu8_epi16
 #undef _mm512_cvtepu16_epi32
 #define _mm512_cvtepu16_epi32 sq_emu_cvtepu16_epi32
 #undef _mm512_cvtepi32_ps

@@ -51,6 +51,7 @@ void ck_filter(const CkCtx *c);
 void ck_cov(const CkCtx *c);
 void ck_linalg(const CkCtx *c);
 void ck_prescale(const CkCtx *c);
+void ck_motion(const CkCtx *c);
 void ck_e2e(const CkCtx *c);
 
 #endif
