@@ -49,6 +49,44 @@ void sq_cpu_va_free(SqVaBufs *b, const SqAlloc *a)
     memset(b, 0, sizeof(*b));
 }
 
+/*
+ * sq_va_frame2 with scale 0's decouple and CSF through the DSP table, row
+ * by row over the extended region (the other scales multiply past 2^53 and
+ * keep the scalar code).
+ */
+static void va_frame(const SqDsp *dsp, const Planes *r, int pr, const Planes *t, int pt, int bpc,
+                     int W, int H, const SqVaParams *p, const SqVaBufs *bf, SqVaRaw *raw)
+{
+    int w = W, h = H;
+    for (int s = 0; s < 4; s++) {
+        const int scored = sq_va_scale_dwt(r->data[pr], r->stride[pr], r->acc[pr], t->data[pt],
+                                           t->stride[pt], t->acc[pt], bpc, s, &w, &h, p, bf, &raw[s]);
+        if (scored && s == 0) {
+            const int L = sq_va_ext_lo(w), R = sq_va_ext_hi(w);
+            for (int i = sq_va_ext_lo(h); i < sq_va_ext_hi(h); i++) {
+                const int64_t x = (int64_t)i * w + L;
+                const int32_t *ob[4], *tb[4];
+                int32_t *rr[3], *ee[3], *aa[3], *ff[3];
+                for (int b = 0; b < 4; b++) {
+                    ob[b] = bf->ob[b] + x;
+                    tb[b] = bf->tb[b] + x;
+                }
+                for (int o = 0; o < 3; o++) {
+                    rr[o] = bf->r[o] + x;
+                    ee[o] = bf->e[o] + x;
+                    aa[o] = bf->A[o] + x;
+                    ff[o] = bf->F[o] + x;
+                }
+                dsp->adm_dec0(ob, tb, R - L, p->egl, p->s[0].ir, rr, ee, aa, ff);
+            }
+        } else if (scored) {
+            sq_va_decouple_csf(s, &p->s[s], p->egl, w, h, (const int32_t *const *)bf->ob,
+                               (const int32_t *const *)bf->tb, bf->r, bf->e, bf->A, bf->F);
+        }
+        sq_va_scale_pool(s, scored, w, h, p, bf, &raw[s]);
+    }
+}
+
 void sq_cpu_adm_jobs(const CpuPriv *c, Worker *w, const Planes *cur, uint32_t present,
                      SqRawResult *out)
 {
@@ -57,11 +95,9 @@ void sq_cpu_adm_jobs(const CpuPriv *c, Worker *w, const Planes *cur, uint32_t pr
         const int d = idx / c->per;
         if (jb->kind != SQ_JOB_ADM || !(present >> (1 + d) & 1))
             continue;
-        const Planes *r = &cur[jb->side[0].pic], *t = &cur[jb->side[1].pic];
-        const int pr = jb->side[0].plane, pt = jb->side[1].plane;
         const SqPlan *plan = c->p.plans[jb->plan];
-        sq_va_frame2(r->data[pr], r->stride[pr], r->acc[pr], t->data[pt], t->stride[pt],
-                     t->acc[pt], c->p.format.bpc, plan->d.w, plan->d.h, &plan->va, &w->va,
-                     out->adm[d * SQ_MAX_ADM_JOBS + jb->slot]);
+        va_frame(&c->dsp, &cur[jb->side[0].pic], jb->side[0].plane, &cur[jb->side[1].pic],
+                 jb->side[1].plane, c->p.format.bpc, plan->d.w, plan->d.h, &plan->va, &w->va,
+                 out->adm[d * SQ_MAX_ADM_JOBS + jb->slot]);
     }
 }

@@ -14,6 +14,7 @@
 #include "math/prescale.h"
 #include "math/score.h"
 #include "math/solve.h"
+#include "math/vmaf_adm.h"
 #include "math/vmaf_motion.h"
 #include "speedqa/speedqa.h"
 
@@ -155,6 +156,17 @@ static uint64_t motion_sad_c(const uint8_t *prev, ptrdiff_t prev_stride, const u
     return sq_vm_rows_sad2(prev, prev_stride, acc, cur, cur_stride, acc, w, h, bpc, y0, y1, ws);
 }
 
+static void adm_dec0_c(const int32_t *const *ob, const int32_t *const *tb, int n, double egl,
+                       const uint32_t *ir, int32_t *const *r, int32_t *const *e, int32_t *const *A,
+                       int32_t *const *F)
+{
+    const SqVaScale sc = { { ir[0], ir[1], ir[2] }, { 0.0, 0.0, 0.0 } };
+    for (int j = 0; j < n; j++) {
+        sq_va_decouple_at(0, ob, tb, j, egl, r, e);
+        sq_va_csf_at(0, &sc, (const int32_t *const *)e, j, A, F);
+    }
+}
+
 size_t sq_cov_ws_doubles(int trunc_w, int trunc_h)
 {
     /* Transposed, zero-padded copy used by the SIMD versions (columns of
@@ -197,6 +209,7 @@ void sq_dsp_init(SqDsp *d, unsigned flags)
     d->pool_terms = pool_terms_c;
     d->prescale_row = prescale_row_c;
     d->motion_sad = motion_sad_c;
+    d->adm_dec0 = adm_dec0_c;
     d->vgran = 1;
     sq_dsp_init_arch(d, flags & sq_cpu_flags());
 }

@@ -124,6 +124,16 @@ typedef struct SqDsp {
     uint64_t (*motion_sad)(const uint8_t *prev, ptrdiff_t prev_stride, const uint8_t *cur,
                            ptrdiff_t cur_stride, int acc, int w, int h, int bpc, int y0, int y1,
                            int32_t *ws);
+    /*
+     * libvmaf's integer ADM, scale 0: the decouple and CSF of positions
+     * [0, n) of one band row (math/vmaf_adm.h, sq_va_decouple_at then
+     * sq_va_csf_at). ob, tb: the reference's and distorted's bands (SQ_VA_*
+     * order), r, e, A, F by orientation h, v, d, every pointer at the row's
+     * first position; egl: adm_enhn_gain_limit; ir: the scale's CSF factors.
+     */
+    void (*adm_dec0)(const int32_t *const *ob, const int32_t *const *tb, int n, double egl,
+                     const uint32_t *ir, int32_t *const *r, int32_t *const *e, int32_t *const *A,
+                     int32_t *const *F);
     /* Column granularity of vfilt_*: spans closer than this are merged. */
     int vgran;
 } SqDsp;

@@ -55,6 +55,12 @@
                               ptrdiff_t cur_stride, int acc, int w, int h, int bpc, int y0,   \
                               int y1, int32_t *ws);
 
+/* simd/adm_tmpl.h */
+#define SQ_SIMD_ADM_PROTOS(N)                                                                  \
+    void N(sq_adm_dec0)(const int32_t *const *ob, const int32_t *const *tb, int n, double egl, \
+                        const uint32_t *ir, int32_t *const *r, int32_t *const *e,              \
+                        int32_t *const *A, int32_t *const *F);
+
 /* All the groups: a level that instantiates every template in full. */
 #define SQ_SIMD_PROTOS_ALL(N)        \
     SQ_SIMD_FILTER_PROTOS(N)         \
@@ -62,7 +68,8 @@
     SQ_SIMD_COV_PROTOS(N)            \
     SQ_SIMD_LINALG_PROTOS(N)         \
     SQ_SIMD_LINALG_SYM_PROTOS(N)     \
-    SQ_SIMD_MOTION_PROTOS(N)
+    SQ_SIMD_MOTION_PROTOS(N)         \
+    SQ_SIMD_ADM_PROTOS(N)
 
 /* Every slot of the groups above into the table d (a level that has them all). */
 #define SQ_SIMD_FILL_ALL(d, N)                \
@@ -81,6 +88,7 @@
         (d)->block_var = N(sq_block_var);     \
         (d)->entropy = N(sq_entropy);         \
         (d)->motion_sad = N(sq_motion_sad);   \
+        (d)->adm_dec0 = N(sq_adm_dec0);       \
     } while (0)
 
 #endif

@@ -115,6 +115,28 @@ V_AI vd vd_hi32(vd x)
         _mm256_castpd_si256(x), _mm256_set1_epi64x((long long)0xffffffff00000000ull)));
 }
 
+/*
+ * The double lanes of the ADM kernels (simd/adm_tmpl.h): int32 in and out
+ * (exact: the values are integers), floor and truncation, rounding to
+ * float and back, and vdm, a lane mask with its logic and select.
+ */
+typedef __m256d vdm;
+V_AI vd vd_load_i32(const int32_t *p) { return _mm256_cvtepi32_pd(_mm_loadu_si128((const __m128i *)p)); }
+V_AI void vd_store_i32(int32_t *p, vd v) { _mm_storeu_si128((__m128i *)p, _mm256_cvttpd_epi32(v)); }
+V_AI vd vd_floor(vd v) { return _mm256_round_pd(v, _MM_FROUND_TO_NEG_INF | _MM_FROUND_NO_EXC); }
+V_AI vd vd_trunc(vd v) { return _mm256_round_pd(v, _MM_FROUND_TO_ZERO | _MM_FROUND_NO_EXC); }
+V_AI vd vd_f32(vd v) { return _mm256_cvtps_pd(_mm256_cvtpd_ps(v)); }
+V_AI vd vd_min(vd a, vd b) { return _mm256_min_pd(a, b); }
+V_AI vd vd_max(vd a, vd b) { return _mm256_max_pd(a, b); }
+V_AI vd vd_abs(vd v) { return _mm256_andnot_pd(_mm256_set1_pd(-0.0), v); }
+V_AI vdm vd_eq(vd a, vd b) { return _mm256_cmp_pd(a, b, _CMP_EQ_OQ); }
+V_AI vdm vd_lt(vd a, vd b) { return _mm256_cmp_pd(a, b, _CMP_LT_OQ); }
+V_AI vdm vd_le(vd a, vd b) { return _mm256_cmp_pd(a, b, _CMP_LE_OQ); }
+V_AI vdm vdm_and(vdm a, vdm b) { return _mm256_and_pd(a, b); }
+V_AI vdm vdm_or(vdm a, vdm b) { return _mm256_or_pd(a, b); }
+V_AI vdm vdm_andn(vdm a, vdm b) { return _mm256_andnot_pd(b, a); } /* a and not b */
+V_AI vd vd_sel(vdm m, vd t, vd f) { return _mm256_blendv_pd(f, t, m); }
+
 #include "simd/fv_vf.h"
 
 /* FV_N samples as floats: (v - 128), prev - cur, a 16-bit v, prev - cur of 16-bit. */

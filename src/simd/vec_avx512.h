@@ -114,6 +114,30 @@ V_AI vd vd_hi32(vd x)
         _mm512_castpd_si512(x), _mm512_set1_epi64((long long)0xffffffff00000000ull)));
 }
 
+/*
+ * The double lanes of the ADM kernels (simd/adm_tmpl.h): int32 in and out
+ * (exact: the values are integers), floor and truncation, rounding to
+ * float and back, and vdm, a lane mask with its logic and select.
+ */
+typedef __mmask8 vdm;
+V_AI vd vd_load_i32(const int32_t *p) { return _mm512_cvtepi32_pd(_mm256_loadu_si256((const __m256i *)p)); }
+V_AI void vd_store_i32(int32_t *p, vd v) { _mm256_storeu_si256((__m256i *)p, _mm512_cvttpd_epi32(v)); }
+/* roundscale's immediates as one literal: SIMDe's macro (the emulated
+ * build) shifts an unparenthesised imm8, so "a | b" would also scale */
+V_AI vd vd_floor(vd v) { return _mm512_roundscale_pd(v, 0x09); } /* down, no exceptions */
+V_AI vd vd_trunc(vd v) { return _mm512_roundscale_pd(v, 0x0b); } /* toward 0, no exceptions */
+V_AI vd vd_f32(vd v) { return _mm512_cvtps_pd(_mm512_cvtpd_ps(v)); }
+V_AI vd vd_min(vd a, vd b) { return _mm512_min_pd(a, b); }
+V_AI vd vd_max(vd a, vd b) { return _mm512_max_pd(a, b); }
+V_AI vd vd_abs(vd v) { return _mm512_abs_pd(v); }
+V_AI vdm vd_eq(vd a, vd b) { return _mm512_cmp_pd_mask(a, b, _CMP_EQ_OQ); }
+V_AI vdm vd_lt(vd a, vd b) { return _mm512_cmp_pd_mask(a, b, _CMP_LT_OQ); }
+V_AI vdm vd_le(vd a, vd b) { return _mm512_cmp_pd_mask(a, b, _CMP_LE_OQ); }
+V_AI vdm vdm_and(vdm a, vdm b) { return (vdm)(a & b); }
+V_AI vdm vdm_or(vdm a, vdm b) { return (vdm)(a | b); }
+V_AI vdm vdm_andn(vdm a, vdm b) { return (vdm)(a & ~b); } /* a and not b */
+V_AI vd vd_sel(vdm m, vd t, vd f) { return _mm512_mask_blend_pd(m, f, t); }
+
 #include "simd/fv_vf.h"
 
 /* The lanes of m as floats: (v - 128), prev - cur, a 16-bit v, prev - cur of 16-bit. */

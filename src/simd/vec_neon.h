@@ -97,6 +97,28 @@ V_AI vd vd_hi32(vd x)
         vandq_u64(vreinterpretq_u64_f64(x), vdupq_n_u64(0xffffffff00000000ull)));
 }
 
+/*
+ * The double lanes of the ADM kernels (simd/adm_tmpl.h): int32 in and out
+ * (exact: the values are integers), floor and truncation, rounding to
+ * float and back, and vdm, a lane mask with its logic and select.
+ */
+typedef uint64x2_t vdm;
+V_AI vd vd_load_i32(const int32_t *p) { return vcvtq_f64_s64(vmovl_s32(vld1_s32(p))); }
+V_AI void vd_store_i32(int32_t *p, vd v) { vst1_s32(p, vmovn_s64(vcvtq_s64_f64(v))); }
+V_AI vd vd_floor(vd v) { return vrndmq_f64(v); }
+V_AI vd vd_trunc(vd v) { return vrndq_f64(v); }
+V_AI vd vd_f32(vd v) { return vcvt_f64_f32(vcvt_f32_f64(v)); }
+V_AI vd vd_min(vd a, vd b) { return vminq_f64(a, b); }
+V_AI vd vd_max(vd a, vd b) { return vmaxq_f64(a, b); }
+V_AI vd vd_abs(vd v) { return vabsq_f64(v); }
+V_AI vdm vd_eq(vd a, vd b) { return vceqq_f64(a, b); }
+V_AI vdm vd_lt(vd a, vd b) { return vcltq_f64(a, b); }
+V_AI vdm vd_le(vd a, vd b) { return vcleq_f64(a, b); }
+V_AI vdm vdm_and(vdm a, vdm b) { return vandq_u64(a, b); }
+V_AI vdm vdm_or(vdm a, vdm b) { return vorrq_u64(a, b); }
+V_AI vdm vdm_andn(vdm a, vdm b) { return vbicq_u64(a, b); } /* a and not b */
+V_AI vd vd_sel(vdm m, vd t, vd f) { return vbslq_f64(m, t, f); }
+
 V_AI fv fv_make(float32x4_t lo, float32x4_t hi)
 {
     fv r = { lo, hi };

@@ -40,5 +40,6 @@ void SQ_X512(sq_dsp_fill)(SqDsp *d, int vbmi)
     d->entropy = SQ_X512(sq_entropy);
     d->pool_terms = SQ_X512(sq_pool_terms);
     d->motion_sad = SQ_X512(sq_motion_sad);
+    d->adm_dec0 = SQ_X512(sq_adm_dec0);
     d->vgran = 16;
 }

@@ -107,6 +107,8 @@ SQ_EMU_CONV(sq_emu_cvtepi32_ps, __m512, 16, __m512i, int32_t, float, sq_emu_st51
 SQ_EMU_CONV(sq_emu_cvtepi64_pd, __m512d, 8, __m512i, int64_t, double, sq_emu_st512, sq_emu_loadu_pd)
 SQ_EMU_CONV(sq_emu_cvtps_pd, __m512d, 8, __m256, float, double, sq_emu_st256ps, sq_emu_loadu_pd)
 SQ_EMU_CONV(sq_emu_cvtpd_ps, __m256, 8, __m512d, double, float, sq_emu_st512pd, sq_emu_ld256ps)
+SQ_EMU_CONV(sq_emu_cvtepi32_pd, __m512d, 8, __m256i, int32_t, double, sq_emu_st256, sq_emu_loadu_pd)
+SQ_EMU_CONV(sq_emu_cvttpd_epi32, __m256i, 8, __m512d, double, int32_t, sq_emu_st512pd, sq_emu_loadu_256)
 AI __mmask8 sq_emu_cmp_epu64(__m512i x, __m512i y, int gt)
 {
     uint64_t a[8], b[8];
@@ -143,6 +145,10 @@ AI __m512i sq_emu_sra_epi32(__m512i v, __m128i n)
 #define _mm512_cvtps_pd sq_emu_cvtps_pd
 #undef _mm512_cvtpd_ps
 #define _mm512_cvtpd_ps sq_emu_cvtpd_ps
+#undef _mm512_cvtepi32_pd
+#define _mm512_cvtepi32_pd sq_emu_cvtepi32_pd
+#undef _mm512_cvttpd_epi32
+#define _mm512_cvttpd_epi32 sq_emu_cvttpd_epi32
 /* This SIMDe's alias of _mm512_madd_epi16 takes the masked form's arguments. */
 #undef _mm512_madd_epi16
 #define _mm512_madd_epi16 simde_mm512_madd_epi16

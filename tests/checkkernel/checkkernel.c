@@ -208,6 +208,7 @@ int main(int argc, char **argv)
     ck_linalg(&c);
     ck_prescale(&c);
     ck_motion(&c);
+    ck_adm(&c);
     ck_e2e(&c);
     printf("checkkernel: %d functions, %d failed (seed %llu)\n", total_funcs, total_fails, seed);
     return total_fails ? 1 : c.nlvl ? 0 : 77;

@@ -1,0 +1,96 @@
+/*
+ * libvmaf's integer ADM, scale 0's decouple and CSF (math/vmaf_adm.h's
+ * sq_va_decouple_at and sq_va_csf_at) over a run of band positions, in
+ * double lanes. At scale 0 the bands are int16, so every i64 product and
+ * sum of the scalar code is an integer below 2^53, exact in a double: its
+ * shifts become floors of exact quotients by powers of two, its casts to
+ * float one rounding of the same exact value, its int16 stores a wrap by
+ * 2^16 (vd_wrap16). Scales 1..3 multiply past 2^53 and stay scalar.
+ *
+ * Included by an ISA's file after its vec_*.h (V_NAME names the function).
+ */
+#include "math/vmaf_adm.h"
+
+/* x (an integer below 2^52 in magnitude) stored into an int16, as a double */
+V_AI vd vd_wrap16(vd x)
+{
+    const vd k = vd_floor(vd_mul(vd_add(x, vd_set1(32768.0)), vd_set1(0x1p-16)));
+    return vd_sub(x, vd_mul(k, vd_set1(65536.0)));
+}
+
+/* floor((x + add) / 2^sh) of an exact integer x: C's (x + add) >> sh on an i64 */
+V_AI vd vd_shr(vd x, double add, double inv)
+{
+    return vd_floor(vd_mul(vd_add(x, vd_set1(add)), vd_set1(inv)));
+}
+
+/* sq_va_restore at scale 0 (the gain, its clamp, the angle's enhancement limit) */
+V_AI vd adm_restore0(vd o, vd t, vdm angle, vd egl)
+{
+    const vd zero = vd_zero(), full = vd_set1(32768.0);
+    const vdm oz = vd_eq(o, zero);
+    const vd q = vd_trunc(vd_div(vd_set1(1073741824.0), vd_sel(oz, vd_set1(1.0), o)));
+    vd k = vd_shr(vd_mul(q, t), 16384.0, 0x1p-15);
+    k = vd_sel(oz, full, vd_min(vd_max(k, zero), full));
+    const vd rst = vd_wrap16(vd_shr(vd_mul(k, o), 16384.0, 0x1p-15));
+    const vd g = vd_mul(rst, egl);
+    const vdm pos = vd_lt(zero, o);
+    const vdm keep = vdm_or(vdm_and(pos, vd_lt(g, t)), vdm_andn(vd_lt(t, g), pos));
+    const vdm lim = vdm_andn(vdm_and(angle, vd_lt(zero, k)), oz);
+    return vd_wrap16(vd_sel(lim, vd_sel(keep, vd_trunc(g), t), rst));
+}
+
+/* VD_N positions from offset j of the row's bands */
+V_AI void adm_dec0_vec(const int32_t *const *ob, const int32_t *const *tb, int j, vd egl,
+                       const double *ir, int32_t *const *r, int32_t *const *e, int32_t *const *A,
+                       int32_t *const *F)
+{
+    const vd s12 = vd_set1(0x1p-12);
+    const vd oh = vd_load_i32(ob[SQ_VA_H] + j), ov = vd_load_i32(ob[SQ_VA_V] + j);
+    const vd th = vd_load_i32(tb[SQ_VA_H] + j), tv = vd_load_i32(tb[SQ_VA_V] + j);
+    const vd dp = vd_mul(vd_f32(vd_add(vd_mul(oh, th), vd_mul(ov, tv))), s12);
+    const vd om = vd_mul(vd_f32(vd_add(vd_mul(oh, oh), vd_mul(ov, ov))), s12);
+    const vd tm = vd_mul(vd_f32(vd_add(vd_mul(th, th), vd_mul(tv, tv))), s12);
+    const vd rhs = vd_mul(vd_mul(vd_set1((double)0x1.ffd814p-1f), om), tm);
+    const vdm angle = vdm_and(vd_le(vd_zero(), dp), vd_le(rhs, vd_mul(dp, dp)));
+    for (int o = 0; o < 3; o++) {
+        const int b = sq_va_band_of(o);
+        const vd t = o == 0 ? th : o == 1 ? tv : vd_load_i32(tb[b] + j);
+        const vd rst = adm_restore0(o == 0 ? oh : o == 1 ? ov : vd_load_i32(ob[b] + j), t, angle, egl);
+        const vd err = vd_wrap16(vd_sub(t, rst));
+        const vd a = o < 2 ? vd_wrap16(vd_shr(vd_mul(err, vd_set1(ir[o])), 16384.0, 0x1p-15))
+                           : vd_wrap16(vd_shr(vd_mul(err, vd_set1(ir[o])), 65535.0, 0x1p-17));
+        vd_store_i32(r[o] + j, rst);
+        vd_store_i32(e[o] + j, err);
+        vd_store_i32(A[o] + j, a);
+        vd_store_i32(F[o] + j, vd_wrap16(vd_shr(vd_mul(vd_abs(a), vd_set1(4369.0)), 2048.0, 0x1p-12)));
+    }
+}
+
+/*
+ * Positions [0, n) of one row: ob, tb the bands at the row's first position,
+ * r, e, A, F likewise (by orientation h, v, d), ir the scale's three CSF
+ * factors. Rows shorter than a vector take the scalar code; the last vector
+ * of a longer row moves back over positions already written (the same
+ * values again).
+ */
+void V_NAME(sq_adm_dec0)(const int32_t *const *ob, const int32_t *const *tb, int n, double egl,
+                    const uint32_t *ir, int32_t *const *r, int32_t *const *e, int32_t *const *A,
+                    int32_t *const *F)
+{
+    if (n < VD_N) {
+        const SqVaScale sc = { { ir[0], ir[1], ir[2] }, { 0.0, 0.0, 0.0 } };
+        for (int j = 0; j < n; j++) {
+            sq_va_decouple_at(0, ob, tb, j, egl, r, e);
+            sq_va_csf_at(0, &sc, (const int32_t *const *)e, j, A, F);
+        }
+        return;
+    }
+    const double irx[3] = { ir[0], ir[1], ir[2] };
+    const vd g = vd_set1(egl);
+    int j = 0;
+    for (; j + VD_N <= n; j += VD_N)
+        adm_dec0_vec(ob, tb, j, g, irx, r, e, A, F);
+    if (j < n)
+        adm_dec0_vec(ob, tb, n - VD_N, g, irx, r, e, A, F);
+}

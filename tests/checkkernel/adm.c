@@ -1,0 +1,152 @@
+/*
+ * adm_dec0 (scale 0's decouple and CSF) against the C table's (the
+ * scalar math of math/vmaf_adm.h) on random band rows: lengths from 1 (the
+ * kernels hand rows under a vector to the scalar code) to ~300, int16
+ * coefficients uniform, small, zero-heavy and at the bounds (-32768,
+ * 32767: the gain's clamp, the int16 wraps of the restored value, of the
+ * error and of the CSF'd value), distorted bands that follow the
+ * reference (the angle test passes) or not, enhancement limits 1..100 and
+ * CSF factors over the whole u16 range. All twelve output rows are compared.
+ */
+#include <stdlib.h>
+#include <string.h>
+
+#include "checkkernel.h"
+
+#define NCASES 500
+
+static int32_t coef(int mode)
+{
+    switch (mode) {
+    case 0:
+        return ck_irand(-32768, 32767);
+    case 1:
+        return ck_irand(-40, 40);
+    case 2:
+        return ck_chance(60) ? 0 : ck_irand(-3, 3);
+    case 3:
+        return ck_chance(50) ? -32768 : ck_chance(50) ? 32767 : ck_irand(-32768, 32767);
+    default:
+        return ck_irand(-2000, 2000);
+    }
+}
+
+/* a distorted coefficient from the reference's: equal, scaled, or unrelated */
+static int32_t follow(int32_t o, int mode)
+{
+    int64_t t;
+    switch (ck_irand(0, 3)) {
+    case 0:
+        t = o;
+        break;
+    case 1:
+        t = (int64_t)o * ck_irand(0, 300) / 100;
+        break;
+    case 2:
+        t = o + ck_irand(-5, 5);
+        break;
+    default:
+        t = coef(mode);
+    }
+    return (int32_t)(t < -32768 ? -32768 : t > 32767 ? 32767 : t);
+}
+
+typedef struct Row {
+    int32_t *ob[4], *tb[4], *out[2][12];
+} Row;
+
+static void row_new(Row *r, int n, int mode)
+{
+    for (int b = 0; b < 4; b++) {
+        r->ob[b] = malloc(sizeof(int32_t) * (size_t)n);
+        r->tb[b] = malloc(sizeof(int32_t) * (size_t)n);
+    }
+    for (int j = 0; j < n; j++)
+        for (int b = 0; b < 4; b++) {
+            r->ob[b][j] = coef(mode);
+            r->tb[b][j] = follow(r->ob[b][j], mode);
+        }
+    for (int s = 0; s < 2; s++)
+        for (int k = 0; k < 12; k++)
+            r->out[s][k] = calloc((size_t)n, sizeof(int32_t));
+}
+
+static void row_free(Row *r)
+{
+    for (int b = 0; b < 4; b++) {
+        free(r->ob[b]);
+        free(r->tb[b]);
+    }
+    for (int s = 0; s < 2; s++)
+        for (int k = 0; k < 12; k++)
+            free(r->out[s][k]);
+}
+
+static void run(const SqDsp *d, Row *r, int s, int n, double egl, const uint32_t *ir)
+{
+    int32_t *const *o = r->out[s];
+    d->adm_dec0((const int32_t *const *)r->ob, (const int32_t *const *)r->tb, n, egl, ir, o, o + 3,
+                o + 6, o + 9);
+}
+
+static void check_level(const CkCtx *c, const CkLevel *l)
+{
+    static const char *const what[12] = { "r h", "r v", "r d", "e h", "e v", "e d",
+                                          "A h", "A v", "A d", "F h", "F v", "F d" };
+    ck_begin("adm_dec0", l->name);
+    for (int i = 0; i < NCASES; i++) {
+        const int n = ck_chance(20) ? ck_irand(1, 20) : ck_irand(21, 300), mode = ck_irand(0, 4);
+        const double egl = ck_chance(50) ? 100.0 : ck_chance(50) ? 1.0 : ck_irand(100, 10000) / 100.0;
+        uint32_t ir[3];
+        for (int k = 0; k < 3; k++)
+            ir[k] = ck_chance(20) ? 65535u : ck_chance(20) ? 36453u : (uint32_t)ck_irand(0, 65535);
+        Row r;
+        row_new(&r, n, mode);
+        run(&c->ref, &r, 0, n, egl, ir);
+        run(&l->dsp, &r, 1, n, egl, ir);
+        for (int k = 0; k < 12; k++)
+            for (int j = 0; j < n; j++)
+                if (r.out[0][k][j] != r.out[1][k][j]) {
+                    ck_fail("n %d fill %d egl %g ir %u %u %u: %s[%d] = %d, want %d (o %d t %d)", n,
+                            mode, egl, ir[0], ir[1], ir[2], what[k], j, r.out[1][k][j],
+                            r.out[0][k][j], r.ob[k % 3 == 0 ? 2 : k % 3 == 1 ? 1 : 3][j],
+                            r.tb[k % 3 == 0 ? 2 : k % 3 == 1 ? 1 : 3][j]);
+                    k = 12;
+                    break;
+                }
+        row_free(&r);
+    }
+    ck_end();
+}
+
+typedef struct AArgs {
+    const SqDsp *d;
+    Row r;
+    int n;
+} AArgs;
+
+static void bench_dec0(void *arg)
+{
+    AArgs *a = arg;
+    static const uint32_t ir[3] = { 36453, 36453, 49417 };
+    for (int y = 0; y < 64; y++)
+        run(a->d, &a->r, 0, a->n, 100.0, ir);
+}
+
+void ck_adm(const CkCtx *c)
+{
+    for (int i = 0; i < c->nlvl; i++) {
+        if (ck_wanted(c, "adm_dec0"))
+            check_level(c, &c->lvl[i]);
+        if (c->bench && ck_wanted(c, "adm_dec0")) {
+            AArgs ac = { .n = 960 }, ao;
+            row_new(&ac.r, ac.n, 4);
+            ao = ac;
+            ac.d = &c->ref;
+            ao.d = &c->lvl[i].dsp;
+            ck_bench_row("adm_dec0 (64 rows of 960)", ck_time(bench_dec0, &ac), c->lvl[i].name,
+                         ck_time(bench_dec0, &ao));
+            row_free(&ac.r);
+        }
+    }
+}
