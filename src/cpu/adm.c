@@ -50,17 +50,23 @@ void sq_cpu_va_free(SqVaBufs *b, const SqAlloc *a)
 }
 
 /*
- * sq_va_frame2 with scale 0's decouple and CSF through the DSP table, row
- * by row over the extended region (the other scales multiply past 2^53 and
- * keep the scalar code).
+ * sq_va_frame2 with the DWT and scale 0's decouple and CSF through the DSP
+ * table, the latter row by row over the extended region (the other scales
+ * multiply past 2^53 and keep the scalar code).
  */
 static void va_frame(const SqDsp *dsp, const Planes *r, int pr, const Planes *t, int pt, int bpc,
                      int W, int H, const SqVaParams *p, const SqVaBufs *bf, SqVaRaw *raw)
 {
     int w = W, h = H;
     for (int s = 0; s < 4; s++) {
-        const int scored = sq_va_scale_dwt(r->data[pr], r->stride[pr], r->acc[pr], t->data[pt],
-                                           t->stride[pt], t->acc[pt], bpc, s, &w, &h, p, bf, &raw[s]);
+        const int scored = !(s == 0 && p->skip_scale0);
+        dsp->adm_dwt(r->data[pr], r->stride[pr], r->acc[pr], bpc, bf->oa, w, h, s, !scored, bf->lo,
+                     bf->hi, bf->ob);
+        dsp->adm_dwt(t->data[pt], t->stride[pt], t->acc[pt], bpc, bf->ta, w, h, s, !scored, bf->lo,
+                     bf->hi, bf->tb);
+        w = (w + 1) / 2;
+        h = (h + 1) / 2;
+        sq_va_scale_raw(w, h, &raw[s]);
         if (scored && s == 0) {
             const int L = sq_va_ext_lo(w), R = sq_va_ext_hi(w);
             for (int i = sq_va_ext_lo(h); i < sq_va_ext_hi(h); i++) {

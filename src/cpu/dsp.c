@@ -167,6 +167,13 @@ static void adm_dec0_c(const int32_t *const *ob, const int32_t *const *tb, int n
     }
 }
 
+static void adm_dwt_c(const uint8_t *src8, ptrdiff_t stride, int acc, int bpc, const int32_t *src,
+                      int w, int h, int scale, int only_a, int32_t *lo, int32_t *hi,
+                      int32_t *const *band)
+{
+    sq_va_dwt_plane(src8, stride, acc, bpc, src, w, h, scale, only_a, lo, hi, band);
+}
+
 size_t sq_cov_ws_doubles(int trunc_w, int trunc_h)
 {
     /* Transposed, zero-padded copy used by the SIMD versions (columns of
@@ -210,6 +217,7 @@ void sq_dsp_init(SqDsp *d, unsigned flags)
     d->prescale_row = prescale_row_c;
     d->motion_sad = motion_sad_c;
     d->adm_dec0 = adm_dec0_c;
+    d->adm_dwt = adm_dwt_c;
     d->vgran = 1;
     sq_dsp_init_arch(d, flags & sq_cpu_flags());
 }

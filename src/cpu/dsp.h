@@ -134,6 +134,15 @@ typedef struct SqDsp {
     void (*adm_dec0)(const int32_t *const *ob, const int32_t *const *tb, int n, double egl,
                      const uint32_t *ir, int32_t *const *r, int32_t *const *e, int32_t *const *A,
                      int32_t *const *F);
+    /*
+     * One level of ADM's DWT (math/vmaf_adm_dwt.h, sq_va_dwt_plane): scale 0
+     * from the raw plane src8 (stride, access acc, bpc), scales 1..3 from
+     * the int32 band src; w x h in; band: the four ((w + 1) / 2) x
+     * ((h + 1) / 2) bands out; lo, hi: rows of w int32 of scratch.
+     */
+    void (*adm_dwt)(const uint8_t *src8, ptrdiff_t stride, int acc, int bpc, const int32_t *src,
+                    int w, int h, int scale, int only_a, int32_t *lo, int32_t *hi,
+                    int32_t *const *band);
     /* Column granularity of vfilt_*: spans closer than this are merged. */
     int vgran;
 } SqDsp;

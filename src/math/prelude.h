@@ -82,4 +82,21 @@ SQ_FN float sq_bits_f32(uint32_t u) { float x; memcpy(&x, &u, 4); return x; }
 SQ_FN int sq_imin(int a, int b) { return a < b ? a : b; }
 SQ_FN int sq_imax(int a, int b) { return a > b ? a : b; }
 
+/* Index of the highest set bit of v > 0: each target's count-leading-zeros. */
+SQ_FN int sq_msb64(uint64_t v)
+{
+#if defined(__OPENCL_VERSION__)
+    return 63 - (int)clz(v);
+#elif defined(__CUDA_ARCH__) || defined(__HIP_DEVICE_COMPILE__)
+    return 63 - __clzll((long long)v);
+#elif defined(__GNUC__)
+    return 63 - __builtin_clzll(v);
+#else
+    int m = 0;
+    while (v >> (m + 1))
+        m++;
+    return m;
+#endif
+}
+
 #endif

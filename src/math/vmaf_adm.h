@@ -57,10 +57,7 @@ SQ_FN int64_t sq_va_gain(int scale, int64_t o, int64_t t)
         int sh = 0;
         int64_t q = m;
         if (m >= 32768) {
-            int msb = 0;
-            while (m >> (msb + 1))
-                msb++;
-            sh = msb - 14;
+            sh = sq_msb64((uint64_t)m) - 14;
             q = (m + ((int64_t)1 << (sh - 1))) >> sh;
         }
         k = ((sq_va_div(q) * t) * s + ((int64_t)1 << (14 + sh))) >> (15 + sh);

@@ -121,6 +121,14 @@ SQ_FN float sq_va_scale_sum(const float *cbrt3, float cbrt_noise)
     return (nh + nv) + nd;
 }
 
+/* A scale's raw values zeroed and its pooling area set (bands w x h). */
+SQ_FN void sq_va_scale_raw(int w, int h, SqVaRaw *raw)
+{
+    raw->area = sq_va_area(w, h);
+    for (int th = 0; th < 3; th++)
+        raw->num[th] = raw->aim[th] = raw->den[th] = 0.0f;
+}
+
 /*
  * A frame is four scales of three steps: sq_va_scale_dwt (both sides' bands
  * from the planes or from the previous scale's a), the decouple with its CSF
@@ -142,9 +150,7 @@ SQ_FN int sq_va_scale_dwt(const SQ_GLOBAL uint8_t *ref, int64_t ref_stride, int 
     sq_va_dwt_plane(dis, dis_stride, dis_acc, bpc, bf->ta, *w, *h, s, only_a, bf->lo, bf->hi, bf->tb);
     *w = (*w + 1) / 2;
     *h = (*h + 1) / 2;
-    raw->area = sq_va_area(*w, *h);
-    for (int th = 0; th < 3; th++)
-        raw->num[th] = raw->aim[th] = raw->den[th] = 0.0f;
+    sq_va_scale_raw(*w, *h, raw);
     return !only_a;
 }
 

@@ -59,7 +59,10 @@
 #define SQ_SIMD_ADM_PROTOS(N)                                                                  \
     void N(sq_adm_dec0)(const int32_t *const *ob, const int32_t *const *tb, int n, double egl, \
                         const uint32_t *ir, int32_t *const *r, int32_t *const *e,              \
-                        int32_t *const *A, int32_t *const *F);
+                        int32_t *const *A, int32_t *const *F);                     \
+    void N(sq_adm_dwt)(const uint8_t *src8, ptrdiff_t stride, int acc, int bpc,                 \
+                       const int32_t *src, int w, int h, int scale, int only_a, int32_t *lo,    \
+                       int32_t *hi, int32_t *const *band);
 
 /* All the groups: a level that instantiates every template in full. */
 #define SQ_SIMD_PROTOS_ALL(N)        \
@@ -89,6 +92,7 @@
         (d)->entropy = N(sq_entropy);         \
         (d)->motion_sad = N(sq_motion_sad);   \
         (d)->adm_dec0 = N(sq_adm_dec0);       \
+        (d)->adm_dwt = N(sq_adm_dwt);         \
     } while (0)
 
 #endif

@@ -7,11 +7,17 @@
  * error and of the CSF'd value), distorted bands that follow the
  * reference (the angle test passes) or not, enhancement limits 1..100 and
  * CSF factors over the whole u16 range. All twelve output rows are compared.
+ *
+ * adm_dwt likewise on random planes: scale 0 from bytes and 16-bit
+ * containers (bpc 8..16, MSB-aligned too) with fills at the depth's bounds,
+ * scales 1..3 from int32 bands of every magnitude, sizes from 2 x 2 with odd
+ * ones, skip_scale0's only_a; the four bands are compared.
  */
 #include <stdlib.h>
 #include <string.h>
 
 #include "checkkernel.h"
+#include "math/filter.h"
 
 #define NCASES 500
 
@@ -119,6 +125,62 @@ static void check_level(const CkCtx *c, const CkLevel *l)
     ck_end();
 }
 
+static uint32_t sample(int mode, uint32_t max)
+{
+    return mode == 0 ? ck_rand() % (max + 1) : mode == 1 ? (ck_chance(50) ? max : 0)
+                                                          : (uint32_t)ck_irand(0, 3) * (max / 3);
+}
+
+static int32_t band_coef(int scale, int mode)
+{
+    const int32_t lim = scale == 1 ? 32767 * 4 : scale == 2 ? 1 << 24 : 1 << 30;
+    return mode == 1 ? (ck_chance(50) ? lim : -lim) : ck_irand(-lim, lim);
+}
+
+static void check_dwt_case(const CkCtx *c, const CkLevel *l)
+{
+    const int w = ck_irand(2, 200), h = ck_irand(2, 60), scale = ck_irand(0, 3), mode = ck_irand(0, 2);
+    const int hbd = ck_chance(40), bpc = hbd ? ck_irand(8, 16) : 8;
+    const int shift = hbd && bpc < 16 && ck_chance(30) ? 16 - bpc : 0;
+    const int acc = hbd ? SQ_ACC_16 | SQ_ACC_SHIFT(shift) : 0, bytes = hbd ? 2 : 1;
+    const int only_a = scale == 0 && ck_chance(20);
+    const ptrdiff_t stride = (ptrdiff_t)(w + ck_irand(0, 9)) * bytes;
+    uint8_t *raw = calloc((size_t)stride * (size_t)h, 1);
+    int32_t *src = malloc(sizeof(int32_t) * (size_t)w * (size_t)h);
+    const uint32_t max = (1u << bpc) - 1;
+    for (int y = 0; y < h; y++)
+        for (int x = 0; x < w; x++) {
+            const uint32_t v = sample(mode, max) << shift;
+            if (hbd) {
+                const uint16_t u = (uint16_t)v;
+                memcpy(raw + y * stride + 2 * x, &u, 2);
+            } else {
+                raw[y * stride + x] = (uint8_t)v;
+            }
+            src[y * w + x] = band_coef(scale ? scale : 1, mode);
+        }
+    const size_t nb = (size_t)((w + 1) / 2) * (size_t)((h + 1) / 2);
+    int32_t *bands[2][4], *lo = malloc(sizeof(int32_t) * (size_t)w), *hi = malloc(sizeof(int32_t) * (size_t)w);
+    for (int k = 0; k < 2; k++)
+        for (int b = 0; b < 4; b++)
+            bands[k][b] = calloc(nb, sizeof(int32_t));
+    c->ref.adm_dwt(raw, stride, acc, bpc, src, w, h, scale, only_a, lo, hi, bands[0]);
+    l->dsp.adm_dwt(raw, stride, acc, bpc, src, w, h, scale, only_a, lo, hi, bands[1]);
+    for (int b = 0; b < 4; b++)
+        if (memcmp(bands[0][b], bands[1][b], nb * sizeof(int32_t))) {
+            ck_fail("%dx%d scale %d bpc %d acc %d only_a %d fill %d: band %d differs", w, h, scale,
+                    bpc, acc, only_a, mode, b);
+            break;
+        }
+    for (int k = 0; k < 2; k++)
+        for (int b = 0; b < 4; b++)
+            free(bands[k][b]);
+    free(lo);
+    free(hi);
+    free(raw);
+    free(src);
+}
+
 typedef struct AArgs {
     const SqDsp *d;
     Row r;
@@ -136,6 +198,12 @@ static void bench_dec0(void *arg)
 void ck_adm(const CkCtx *c)
 {
     for (int i = 0; i < c->nlvl; i++) {
+        if (ck_wanted(c, "adm_dwt")) {
+            ck_begin("adm_dwt", c->lvl[i].name);
+            for (int n = 0; n < NCASES; n++)
+                check_dwt_case(c, &c->lvl[i]);
+            ck_end();
+        }
         if (ck_wanted(c, "adm_dec0"))
             check_level(c, &c->lvl[i]);
         if (c->bench && ck_wanted(c, "adm_dec0")) {
