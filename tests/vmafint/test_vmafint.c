@@ -3,7 +3,7 @@
  *
  *   test_vmafint FEATURE MODE GOLDEN WORK
  *
- * FEATURE: motion or adm. MODE: clips (every pair of GOLDEN/manifest.tsv,
+ * FEATURE: motion, adm or cambi. MODE: clips (every pair of GOLDEN/manifest.tsv,
  * all frames; xz clips unpacked into WORK) or random (fixed seeds, then
  * seeds from the clock, each printed; VMAFINT_SEED=S replays one seed).
  *
@@ -13,7 +13,9 @@
  * from its C at scale 0 on extreme content (full-range white noise) and
  * with a non-integer adm_enhn_gain_limit on any content; so the clips run
  * only the ADM sets with an integer limit (vi_adm_clip_uses).
- * VMAFINT_CPUMASK overrides the cpumask of both. The random cases also
+ * CAMBI runs libvmaf's default dispatch (its AVX2 path here) on the clips and
+ * both that and its C path (cpumask 63) on the random cases.
+ * VMAFINT_CPUMASK overrides the cpumask of all. The random cases also
  * require the soft-double build of the math (soft.c) to give the same bits.
  */
 #include <stdio.h>
@@ -23,12 +25,19 @@
 
 #include "vmafint.h"
 
-static int is_adm, is_clips;
+static int is_adm, is_cambi, is_clips;
 int vi_check_soft;
 static uint64_t cpumask;
 
 static int run_seq(const ViSeq *s)
 {
+    if (is_cambi) {
+        const uint64_t masks[2] = { cpumask, 63 };
+        const int bad = vi_cambi_check(s, masks, is_clips || getenv("VMAFINT_CPUMASK") ? 1 : 2);
+        printf("%s %s: %d frames %dx%d bpc%d\n", bad ? "FAIL" : "ok", s->name, s->n, s->w, s->h,
+               s->bpc);
+        return bad;
+    }
     const ViUse *uses = is_adm ? vi_adm_uses : vi_motion_uses;
     const int n_uses = !is_adm ? vi_motion_n_uses : is_clips ? vi_adm_clip_uses : vi_adm_n_uses;
     VmafContext *ctx = vi_vmaf_run(s, uses, n_uses, cpumask);
@@ -45,12 +54,13 @@ static int run_seq(const ViSeq *s)
 static int seen(char pairs[][2][300], int n, const char *ref, const char *dis)
 {
     for (int i = 0; i < n; i++)
-        if (!strcmp(pairs[i][0], ref) && (!is_adm || !strcmp(pairs[i][1], dis)))
+        if ((is_cambi || !strcmp(pairs[i][0], ref)) && (!is_adm || !strcmp(pairs[i][1], dis)) &&
+            (!is_cambi || !strcmp(pairs[i][1], dis)))
             return 1;
     return 0;
 }
 
-/* Motion reads only the reference: one run per reference clip; ADM one per pair. */
+/* Motion reads only the reference: one run per reference clip; ADM one per pair; CAMBI one per distorted clip. */
 static int run_clips(const char *golden, const char *work)
 {
     char path[1200], line[4096];
@@ -97,7 +107,10 @@ static int run_clips(const char *golden, const char *work)
 static int run_seed(uint64_t seed, int lo, int hi)
 {
     ViSeq s;
-    vi_seq_random(&s, seed, lo, hi);
+    if (is_cambi && (seed & 1))
+        vi_seq_banding(&s, seed, lo, hi);
+    else
+        vi_seq_random(&s, seed, lo, hi);
     int bad = run_seq(&s);
     if (bad)
         printf("replay: VMAFINT_SEED=%llu\n", (unsigned long long)seed);
@@ -108,18 +121,26 @@ static int run_seed(uint64_t seed, int lo, int hi)
 static int run_random(void)
 {
     const char *env = getenv("VMAFINT_SEED");
+    const int lo = is_cambi ? 100 : 40, hi = is_cambi ? 420 : 260;
     if (env)
-        return run_seed(strtoull(env, NULL, 0), 40, 260);
+        return run_seed(strtoull(env, NULL, 0), lo, hi);
     int fails = 0;
+    if (is_cambi) {
+        /* odd and small sizes (libvmaf needs one side of 216), then 1080p for high_res_speedup */
+        for (uint64_t k = 1; k <= 24; k++)
+            fails += run_seed(k, 100, 420);
+        fails += run_seed(1001, 1440, 1920);
+        fails += run_seed(1002, 1440, 1920);
+    }
     /* fixed seeds: small and odd sizes, then a few larger frames */
-    for (uint64_t k = 1; k <= 16; k++)
+    for (uint64_t k = 1; k <= 16 && !is_cambi; k++)
         fails += run_seed(k, 40, 140);
-    for (uint64_t k = 101; k <= 103; k++)
+    for (uint64_t k = 101; k <= 103 && !is_cambi; k++)
         fails += run_seed(k, 300, 700);
     const uint64_t t = (uint64_t)time(NULL);
     printf("clock seeds start at %llu\n", (unsigned long long)t * 1000);
     for (uint64_t k = 0; k < 12; k++)
-        fails += run_seed(t * 1000 + k, 40, 260);
+        fails += run_seed(t * 1000 + k, lo, hi);
     printf("%d random sequences failed\n", fails);
     return fails != 0;
 }
@@ -127,10 +148,11 @@ static int run_random(void)
 int main(int argc, char **argv)
 {
     if (argc < 5) {
-        fprintf(stderr, "usage: test_vmafint motion|adm clips|random GOLDEN WORK\n");
+        fprintf(stderr, "usage: test_vmafint motion|adm|cambi clips|random GOLDEN WORK\n");
         return 2;
     }
     is_adm = !strcmp(argv[1], "adm");
+    is_cambi = !strcmp(argv[1], "cambi");
     is_clips = !strcmp(argv[2], "clips");
     vi_check_soft = !is_clips;
     const char *m = getenv("VMAFINT_CPUMASK");

@@ -1,0 +1,148 @@
+/*
+ * libvmaf's CAMBI, part 2: one scale of the multi-scale loop (spec A.6.1 -
+ * A.6.3): the decimation of the image and the mask, the 3x3 separable mode
+ * filter, and the c-values from sliding window histograms. Images are
+ * compact: a scale's image of cw x ch has stride cw, so the decimation works
+ * in place (row i, column j reads (2i, 2j) of the wider image, never a place
+ * already written).
+ *
+ * The histograms are libvmaf's: one row of cw counters per value v (bin
+ * v + nd, so v - d - 1 < 0 lands on a bin that stays 0), counter j holding
+ * the masked pixels of value v in the window around column j of the rows
+ * i-pad..i+pad; a masked pixel adds 1 to the counters of the columns within
+ * pad of its own. Only masked pixels are counted. libvmaf keeps only a band
+ * of values; outside it no c-value term counts, so the full table gives the
+ * same numbers (spec A.6.3's band note).
+ */
+#ifndef SQ_MATH_VMAF_CAMBI_SCALE_H
+#define SQ_MATH_VMAF_CAMBI_SCALE_H
+
+#include "math/vmaf_cambi.h"
+
+/* Image and mask of pw x ph to ((pw + 1) >> 1) x ((ph + 1) >> 1), in place. */
+SQ_FN void sq_vc_decimate(SQ_GLOBAL uint16_t *img, SQ_GLOBAL uint8_t *mask, int pw, int ph)
+{
+    const int cw = (pw + 1) >> 1, ch = (ph + 1) >> 1;
+    for (int i = 0; i < ch; i++)
+        for (int j = 0; j < cw; j++) {
+            const int64_t from = (int64_t)2 * i * pw + 2 * j, to = (int64_t)i * cw + j;
+            img[to] = img[from];
+            mask[to] = mask[from];
+        }
+}
+
+/* mode3: the value two of the three share, else the smallest. */
+SQ_FN uint16_t sq_vc_mode3(uint16_t a, uint16_t b, uint16_t c)
+{
+    if (a == b || a == c)
+        return a;
+    if (b == c)
+        return b;
+    const uint16_t m = a < b ? a : b;
+    return m < c ? m : c;
+}
+
+/* The horizontal mode of row src into dst (columns 0 and w-1 copied). */
+SQ_FN void sq_vc_mode_h(const SQ_GLOBAL uint16_t *src, int w, SQ_GLOBAL uint16_t *dst)
+{
+    dst[0] = src[0];
+    for (int j = 1; j < w - 1; j++)
+        dst[j] = sq_vc_mode3(src[j - 1], src[j], src[j + 1]);
+    if (w > 1)
+        dst[w - 1] = src[w - 1];
+}
+
+/*
+ * The mode filter in place on a w x h image (A.6.2), rows 0 and h-1 kept,
+ * with ring, 3 rows of w, holding the horizontal modes of rows i-1..i+1:
+ * row i+1's is taken before row i is written, from the unfiltered row.
+ */
+SQ_FN void sq_vc_mode_filter(SQ_GLOBAL uint16_t *img, int w, int h, SQ_GLOBAL uint16_t *ring)
+{
+    if (h < 3)
+        return;
+    sq_vc_mode_h(img, w, ring);
+    sq_vc_mode_h(img + w, w, ring + w);
+    for (int i = 1; i < h - 1; i++) {
+        const SQ_GLOBAL uint16_t *a = ring + (int64_t)((i - 1) % 3) * w;
+        const SQ_GLOBAL uint16_t *b = ring + (int64_t)(i % 3) * w;
+        SQ_GLOBAL uint16_t *c = ring + (int64_t)((i + 1) % 3) * w;
+        sq_vc_mode_h(img + (int64_t)(i + 1) * w, w, c);
+        SQ_GLOBAL uint16_t *out = img + (int64_t)i * w;
+        for (int j = 0; j < w; j++)
+            out[j] = sq_vc_mode3(a[j], b[j], c[j]);
+    }
+}
+
+/* Adds (sign 1) or removes (-1) the masked pixels of row r to the histograms, if r is a row. */
+SQ_FN void sq_vc_hist_row(const SQ_GLOBAL uint16_t *img, const SQ_GLOBAL uint8_t *mask, int w,
+                          int h, int r, int pad, int nd, int sign, SQ_GLOBAL uint16_t *hist)
+{
+    if (r < 0 || r >= h)
+        return;
+    const SQ_GLOBAL uint16_t *p = img + (int64_t)r * w;
+    const SQ_GLOBAL uint8_t *m = mask + (int64_t)r * w;
+    for (int j = 0; j < w; j++) {
+        if (!m[j])
+            continue;
+        SQ_GLOBAL uint16_t *row = hist + (int64_t)(p[j] + nd) * w;
+        const int lo = j - pad < 0 ? 0 : j - pad, hi = j + pad >= w ? w - 1 : j + pad;
+        if (sign > 0)
+            for (int k = lo; k <= hi; k++)
+                row[k]++;
+        else
+            for (int k = lo; k <= hi; k++)
+                row[k]--;
+    }
+}
+
+/*
+ * The c-value of a masked pixel of raw value v at column j (A.6.3): the
+ * largest f32 w[d] * p0 * pm * R[p0 + pm] over the contrasts d that count.
+ */
+SQ_FN float sq_vc_cvalue(const SQ_GLOBAL uint16_t *hist, int w, int j, int v,
+                         const SqVcParams *p, const SQ_GLOBAL float *recip)
+{
+    const int nd = p->nd, va = v + nd;
+    const int p0 = hist[(int64_t)va * w + j];
+    float c = 0.0f;
+    for (int d = 0; d < nd; d++) {
+        if (va > p->tvi[d] || va + d + 1 <= p->vlt_luma)
+            continue;
+        const int p1 = hist[(int64_t)(va + d + 1) * w + j];
+        const int p2 = hist[(int64_t)(va - d - 1) * w + j];
+        const int pm = p1 > p2 ? p1 : p2;
+        const float val = (float)(p->weight[d] * p0 * pm) * recip[p0 + pm];
+        if (val > c)
+            c = val;
+    }
+    return c;
+}
+
+/* Row i of the c-values into c (0 where the mask is 0). */
+SQ_FN void sq_vc_cvalue_row(const SQ_GLOBAL uint16_t *img, const SQ_GLOBAL uint8_t *mask,
+                            const SQ_GLOBAL uint16_t *hist, int w, int i, const SqVcParams *p,
+                            const SQ_GLOBAL float *recip, SQ_GLOBAL float *c)
+{
+    const int64_t o = (int64_t)i * w;
+    for (int j = 0; j < w; j++)
+        c[o + j] = mask[o + j] ? sq_vc_cvalue(hist, w, j, img[o + j], p, recip) : 0.0f;
+}
+
+/* The c-values of a w x h scale into bf->c, the histograms sliding down the rows. */
+SQ_FN void sq_vc_cvalues(const SqVcParams *p, const SqVcBufs *bf, int w, int h)
+{
+    const int pad = p->ws >> 1, nd = p->nd;
+    const int64_t n = (int64_t)w * sq_vc_bins(nd);
+    for (int64_t k = 0; k < n; k++)
+        bf->hist[k] = 0;
+    for (int r = 0; r < pad; r++)
+        sq_vc_hist_row(bf->img, bf->mask, w, h, r, pad, nd, 1, bf->hist);
+    for (int i = 0; i < h; i++) {
+        sq_vc_hist_row(bf->img, bf->mask, w, h, i + pad, pad, nd, 1, bf->hist);
+        sq_vc_hist_row(bf->img, bf->mask, w, h, i - pad - 1, pad, nd, -1, bf->hist);
+        sq_vc_cvalue_row(bf->img, bf->mask, bf->hist, w, i, p, bf->recip, bf->c);
+    }
+}
+
+#endif

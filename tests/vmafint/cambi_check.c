@@ -1,0 +1,149 @@
+/*
+ * CAMBI (math/vmaf_cambi*.h) against libvmaf's "cambi" extractor, per frame,
+ * bit for bit, over option sets. Each set runs in a libvmaf context of its
+ * own: libvmaf's cambi keeps its contrast arrays in globals shared by all
+ * instances (the last init's max_log_contrast wins), so two instances with
+ * different max_log_contrast in one context would not be libvmaf's numbers
+ * for either alone.
+ */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "cambi_params.h"
+#include "soft.h"
+#include "vmafint.h"
+
+typedef struct CambiSet {
+    ViUse use;
+    const char *name; /* libvmaf's feature name */
+} CambiSet;
+
+/* The option sets: defaults; v1.0.16's; then others libvmaf accepts. */
+static const CambiSet sets[] = {
+    { { "cambi", { { NULL, NULL } } }, "Cambi_feature_cambi_score" },
+    { { "cambi", { { "cambi_high_res_speedup", "1080" }, { "cambi_vis_lum_threshold", "0.06" },
+                   { "cambi_max_val", "17" } } },
+      "cambi_hrs_1080_cmxv_17_vlt_0.06" },
+    { { "cambi", { { "cambi_max_val", "2.5" }, { "window_size", "33" } } }, "cambi_cmxv_2.5_ws_33" },
+    { { "cambi", { { "max_log_contrast", "3" }, { "tvi_threshold", "0.05" } } },
+      "cambi_mlc_3_tvit_0.05" },
+    { { "cambi", { { "eotf", "pq" }, { "cambi_vis_lum_threshold", "1" } } }, "cambi_vlt_1_eotf_pq" },
+    { { "cambi", { { "topk", "0.3" }, { "window_size", "15" } } }, "cambi_topk_0.3_ws_15" },
+    { { "cambi", { { "cambi_high_res_speedup", "1080" }, { "cambi_vis_lum_threshold", "0.5" },
+                   { "max_log_contrast", "0" } } },
+      "cambi_hrs_1080_vlt_0.5_mlc_0" },
+    { { "cambi", { { "cambi_topk", "1" }, { "max_log_contrast", "5" }, { "window_size", "127" } } },
+      "cambi_ctpk_1_mlc_5_ws_127" },
+    { { "cambi", { { "cambi_high_res_speedup", "1440" }, { "cambi_max_val", "0.5" } } },
+      "cambi_hrs_1440_cmxv_0.5" },
+};
+static const int n_sets = (int)(sizeof sets / sizeof sets[0]);
+
+/* The set's options as VcOpts (the names libvmaf parses, with atof / atoi). */
+static VcOpts opts(const CambiSet *c)
+{
+    VcOpts o = vc_opts_default();
+    for (int k = 0; k < 8 && c->use.opt[k][0]; k++) {
+        const char *n = c->use.opt[k][0], *v = c->use.opt[k][1];
+        if (!strcmp(n, "cambi_max_val"))
+            o.max_val = atof(v);
+        else if (!strcmp(n, "topk"))
+            o.topk = atof(v);
+        else if (!strcmp(n, "cambi_topk"))
+            o.cambi_topk = atof(v);
+        else if (!strcmp(n, "tvi_threshold"))
+            o.tvi = atof(v);
+        else if (!strcmp(n, "cambi_vis_lum_threshold"))
+            o.vlt = atof(v);
+        else if (!strcmp(n, "window_size"))
+            o.window_size = atoi(v);
+        else if (!strcmp(n, "max_log_contrast"))
+            o.mlc = atoi(v);
+        else if (!strcmp(n, "cambi_high_res_speedup"))
+            o.hrs = atoi(v);
+        else if (!strcmp(n, "eotf") || !strcmp(n, "cambi_eotf"))
+            o.pq = !strcmp(v, "pq");
+    }
+    return o;
+}
+
+static uint64_t bits(double x)
+{
+    uint64_t u;
+    memcpy(&u, &x, 8);
+    return u;
+}
+
+/* The soft-double build of the pooling and the frame score on the same c-values. */
+static int soft_check(const SqVcParams *p, const SqVcBufs *bf, const double *score, double v)
+{
+    uint64_t sc[SQ_VC_SCALES];
+    for (int s = 0; s < SQ_VC_SCALES; s++)
+        sc[s] = bits(score[s]);
+    const uint64_t got = soft_vc_score(sc, p->ws, bits(p->max_val));
+    /* the last scale's sum, over its c-values as the selection left them */
+    int cw, ch;
+    sq_vc_scale_dims(p, SQ_VC_SCALES - 1, &cw, &ch);
+    const int k = sq_vc_scale_k(p, SQ_VC_SCALES - 1, cw * ch);
+    const uint64_t pooled = soft_vc_pool(bf->c, k, k);
+    return (got != bits(v)) + (pooled != bits(score[SQ_VC_SCALES - 1]));
+}
+
+/* One set on a sequence with libvmaf at cpumask; frames counted in *frames. */
+static int check_set(const ViSeq *s, const CambiSet *c, uint64_t cpumask, const float *recip,
+                     long *frames)
+{
+    const VcOpts o = opts(c);
+    SqVcParams p;
+    const int e = vc_params(&o, s->w, s->h, s->bpc, &p);
+    if (e) {
+        printf("skip %s [%s]: %s\n", s->name, c->name,
+               e == -1 ? "libvmaf refuses this size" : "a scale smaller than the window");
+        return 0;
+    }
+    SqVcBufs bf;
+    double *v = malloc((size_t)s->n * sizeof *v);
+    if (!v || vc_bufs_alloc(&bf, s->w, s->h, p.nd, recip)) {
+        printf("FAIL out of memory\n");
+        return 1;
+    }
+    int soft_bad = 0;
+    for (int i = 0; i < s->n; i++) {
+        double score[SQ_VC_SCALES];
+        v[i] = sq_vc_frame(s->dis[i], s->stride, s->bpc > 8 ? SQ_ACC_16 : 0, &p, &bf, score);
+        if (vi_check_soft)
+            soft_bad += soft_check(&p, &bf, score, v[i]);
+    }
+    if (soft_bad)
+        printf("FAIL %s [%s]: the soft-double build differs (%d)\n", s->name, c->name, soft_bad);
+    VmafContext *ctx = vi_vmaf_run(s, &c->use, 1, cpumask);
+    int bad = soft_bad + (ctx ? 0 : 1);
+    if (ctx) {
+        char tag[64];
+        snprintf(tag, sizeof tag, "cambi cpumask %llu", (unsigned long long)cpumask);
+        bad += vi_check(ctx, s, tag, c->name, v);
+        vmaf_close(ctx);
+        *frames += s->n;
+    }
+    vc_bufs_free(&bf);
+    free(v);
+    return bad;
+}
+
+int vi_cambi_check(const ViSeq *s, const uint64_t *cpumasks, int n_masks)
+{
+    static float recip[SQ_VC_RECIP_N];
+    static int have_recip;
+    static long frames;
+    if (!have_recip) {
+        vc_recip(recip);
+        have_recip = 1;
+    }
+    int bad = 0;
+    for (int k = 0; k < n_sets; k++)
+        for (int m = 0; m < n_masks; m++)
+            bad += check_set(s, &sets[k], cpumasks[m], recip, &frames);
+    printf("cambi: %ld frame values compared so far\n", frames);
+    return bad;
+}
