@@ -183,16 +183,16 @@ SQ_FN void sq_vc_colsum_row(const SQ_GLOBAL uint8_t *zero, int w, int h, int r, 
 SQ_FN void sq_vc_mask_row(const SQ_GLOBAL uint16_t *colsum, int w, int i, int mask_index,
                           SQ_GLOBAL uint8_t *mask)
 {
-    const int half = SQ_VC_MASK_SIDE >> 1;
+    const int mh = SQ_VC_MASK_SIDE >> 1;
     SQ_GLOBAL uint8_t *m = mask + (int64_t)i * w;
     int s = 0;
-    for (int j = 0; j < half && j < w; j++)
+    for (int j = 0; j < mh && j < w; j++)
         s += colsum[j];
     for (int j = 0; j < w; j++) {
-        if (j + half < w)
-            s += colsum[j + half];
-        if (j - half - 1 >= 0)
-            s -= colsum[j - half - 1];
+        if (j + mh < w)
+            s += colsum[j + mh];
+        if (j - mh - 1 >= 0)
+            s -= colsum[j - mh - 1];
         m[j] = (uint8_t)(s > mask_index);
     }
 }
@@ -200,17 +200,17 @@ SQ_FN void sq_vc_mask_row(const SQ_GLOBAL uint16_t *colsum, int w, int i, int ma
 /* The spatial mask of the preprocessed frame into bf->mask (A.5). */
 SQ_FN void sq_vc_mask(const SqVcParams *p, const SqVcBufs *bf)
 {
-    const int w = p->w, h = p->h, half = SQ_VC_MASK_SIDE >> 1;
+    const int w = p->w, h = p->h, mh = SQ_VC_MASK_SIDE >> 1;
     const int mi = sq_vc_mask_index(w, h);
     for (int i = 0; i < h; i++)
         sq_vc_zero_row(bf->img, w, h, i, bf->zero);
     for (int j = 0; j < w; j++)
         bf->colsum[j] = 0;
-    for (int r = 0; r < half; r++)
+    for (int r = 0; r < mh; r++)
         sq_vc_colsum_row(bf->zero, w, h, r, 1, bf->colsum);
     for (int i = 0; i < h; i++) {
-        sq_vc_colsum_row(bf->zero, w, h, i + half, 1, bf->colsum);
-        sq_vc_colsum_row(bf->zero, w, h, i - half - 1, -1, bf->colsum);
+        sq_vc_colsum_row(bf->zero, w, h, i + mh, 1, bf->colsum);
+        sq_vc_colsum_row(bf->zero, w, h, i - mh - 1, -1, bf->colsum);
         sq_vc_mask_row(bf->colsum, w, i, mi, bf->mask);
     }
 }
