@@ -159,7 +159,7 @@ SQ_FN void sq_vc_zero_row(const SQ_GLOBAL uint16_t *img, int w, int h, int i,
     if (i < h - 1) {
         const SQ_GLOBAL uint16_t *q = p + w;
         for (int j = 0; j < w - 1; j++)
-            z[j] = (uint8_t)(p[j] == p[j + 1] && p[j] == q[j]);
+            z[j] = (uint8_t)((p[j] == p[j + 1]) & (p[j] == q[j]));
         z[w - 1] = (uint8_t)(p[w - 1] == q[w - 1]);
     } else {
         for (int j = 0; j < w - 1; j++)

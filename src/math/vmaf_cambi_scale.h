@@ -10,9 +10,8 @@
  * v + nd, so v - d - 1 < 0 lands on a bin that stays 0), counter j holding
  * the masked pixels of value v in the window around column j of the rows
  * i-pad..i+pad; a masked pixel adds 1 to the counters of the columns within
- * pad of its own. Only masked pixels are counted. libvmaf keeps only a band
- * of values; outside it no c-value term counts, so the full table gives the
- * same numbers (spec A.6.3's band note).
+ * pad of its own. Only masked pixels are counted, and only those of the
+ * band of values a c-value can read (sq_vc_band, libvmaf's band too).
  */
 #ifndef SQ_MATH_VMAF_CAMBI_SCALE_H
 #define SQ_MATH_VMAF_CAMBI_SCALE_H
@@ -31,15 +30,13 @@ SQ_FN void sq_vc_decimate(SQ_GLOBAL uint16_t *img, SQ_GLOBAL uint8_t *mask, int 
         }
 }
 
-/* mode3: the value two of the three share, else the smallest. */
+/* mode3: the value two of the three share, else the smallest (no branch: rows vectorise). */
 SQ_FN uint16_t sq_vc_mode3(uint16_t a, uint16_t b, uint16_t c)
 {
-    if (a == b || a == c)
-        return a;
-    if (b == c)
-        return b;
-    const uint16_t m = a < b ? a : b;
-    return m < c ? m : c;
+    const uint16_t m0 = a < b ? a : b;
+    const uint16_t m = m0 < c ? m0 : c;
+    const uint16_t r = b == c ? b : m;
+    return ((a == b) | (a == c)) ? a : r;
 }
 
 /* The horizontal mode of row src into dst (columns 0 and w-1 copied). */
@@ -74,24 +71,43 @@ SQ_FN void sq_vc_mode_filter(SQ_GLOBAL uint16_t *img, int w, int h, SQ_GLOBAL ui
     }
 }
 
-/* Adds (sign 1) or removes (-1) the masked pixels of row r to the histograms, if r is a row. */
+/*
+ * The band of raw values whose histogram a c-value can read (libvmaf's):
+ * a term d counts only for v <= tvi[d] - nd and v + nd + d + 1 > vlt_luma,
+ * and reads the values v - d - 1 .. v + d + 1. Pixels outside the band
+ * have c = 0, their values are never read: they need not be counted.
+ */
+SQ_FN void sq_vc_band(const SqVcParams *p, int *lo, int *hi)
+{
+    int top = -1;
+    for (int d = 0; d < p->nd; d++) {
+        const int t = p->tvi[d] - p->nd + d + 1;
+        top = t > top ? t : top;
+    }
+    const int bot = p->vlt_luma - 3 * p->nd + 1;
+    *lo = bot < 0 ? 0 : bot;
+    *hi = top > 1024 ? 1024 : top;
+}
+
+/* Adds (sign 1) or removes (-1) row r's masked pixels of values lo..hi to the histograms. */
 SQ_FN void sq_vc_hist_row(const SQ_GLOBAL uint16_t *img, const SQ_GLOBAL uint8_t *mask, int w,
-                          int h, int r, int pad, int nd, int sign, SQ_GLOBAL uint16_t *hist)
+                          int h, int r, int pad, int nd, int lo, int hi, int sign,
+                          SQ_GLOBAL uint16_t *hist)
 {
     if (r < 0 || r >= h)
         return;
     const SQ_GLOBAL uint16_t *p = img + (int64_t)r * w;
     const SQ_GLOBAL uint8_t *m = mask + (int64_t)r * w;
     for (int j = 0; j < w; j++) {
-        if (!m[j])
+        if (!m[j] || p[j] < lo || p[j] > hi)
             continue;
         SQ_GLOBAL uint16_t *row = hist + (int64_t)(p[j] + nd) * w;
-        const int lo = j - pad < 0 ? 0 : j - pad, hi = j + pad >= w ? w - 1 : j + pad;
+        const int a = j - pad < 0 ? 0 : j - pad, b = j + pad >= w ? w - 1 : j + pad;
         if (sign > 0)
-            for (int k = lo; k <= hi; k++)
+            for (int k = a; k <= b; k++)
                 row[k]++;
         else
-            for (int k = lo; k <= hi; k++)
+            for (int k = a; k <= b; k++)
                 row[k]--;
     }
 }
@@ -119,29 +135,35 @@ SQ_FN float sq_vc_cvalue(const SQ_GLOBAL uint16_t *hist, int w, int j, int v,
     return c;
 }
 
-/* Row i of the c-values into c (0 where the mask is 0). */
+/* Row i of the c-values into c (0 where the mask is 0 or the value is outside lo..hi). */
 SQ_FN void sq_vc_cvalue_row(const SQ_GLOBAL uint16_t *img, const SQ_GLOBAL uint8_t *mask,
-                            const SQ_GLOBAL uint16_t *hist, int w, int i, const SqVcParams *p,
-                            const SQ_GLOBAL float *recip, SQ_GLOBAL float *c)
+                            const SQ_GLOBAL uint16_t *hist, int w, int i, int lo, int hi,
+                            const SqVcParams *p, const SQ_GLOBAL float *recip,
+                            SQ_GLOBAL float *c)
 {
     const int64_t o = (int64_t)i * w;
-    for (int j = 0; j < w; j++)
-        c[o + j] = mask[o + j] ? sq_vc_cvalue(hist, w, j, img[o + j], p, recip) : 0.0f;
+    for (int j = 0; j < w; j++) {
+        const int v = img[o + j];
+        c[o + j] = mask[o + j] && v >= lo && v <= hi ? sq_vc_cvalue(hist, w, j, v, p, recip)
+                                                     : 0.0f;
+    }
 }
 
 /* The c-values of a w x h scale into bf->c, the histograms sliding down the rows. */
 SQ_FN void sq_vc_cvalues(const SqVcParams *p, const SqVcBufs *bf, int w, int h)
 {
     const int pad = p->ws >> 1, nd = p->nd;
-    const int64_t n = (int64_t)w * sq_vc_bins(nd);
-    for (int64_t k = 0; k < n; k++)
+    int lo, hi;
+    sq_vc_band(p, &lo, &hi);
+    /* the rows a c-value reads: bins of lo - nd .. hi + nd */
+    for (int64_t k = (int64_t)lo * w; k < (int64_t)(hi + 2 * nd + 1) * w; k++)
         bf->hist[k] = 0;
     for (int r = 0; r < pad; r++)
-        sq_vc_hist_row(bf->img, bf->mask, w, h, r, pad, nd, 1, bf->hist);
+        sq_vc_hist_row(bf->img, bf->mask, w, h, r, pad, nd, lo, hi, 1, bf->hist);
     for (int i = 0; i < h; i++) {
-        sq_vc_hist_row(bf->img, bf->mask, w, h, i + pad, pad, nd, 1, bf->hist);
-        sq_vc_hist_row(bf->img, bf->mask, w, h, i - pad - 1, pad, nd, -1, bf->hist);
-        sq_vc_cvalue_row(bf->img, bf->mask, bf->hist, w, i, p, bf->recip, bf->c);
+        sq_vc_hist_row(bf->img, bf->mask, w, h, i + pad, pad, nd, lo, hi, 1, bf->hist);
+        sq_vc_hist_row(bf->img, bf->mask, w, h, i - pad - 1, pad, nd, lo, hi, -1, bf->hist);
+        sq_vc_cvalue_row(bf->img, bf->mask, bf->hist, w, i, lo, hi, p, bf->recip, bf->c);
     }
 }
 

@@ -5,7 +5,8 @@
  *
  * FEATURE: motion, adm or cambi. MODE: clips (every pair of GOLDEN/manifest.tsv,
  * all frames; xz clips unpacked into WORK) or random (fixed seeds, then
- * seeds from the clock, each printed; VMAFINT_SEED=S replays one seed).
+ * seeds from the clock, each printed; VMAFINT_SEED=S replays one seed);
+ * cambi also takes bench (timing, cambi_bench.c; not a meson test).
  *
  * Which libvmaf: the clips run its default CPU dispatch (AVX2/AVX-512 here:
  * what its users get); the random ADM cases run its plain C path (cpumask
@@ -158,5 +159,7 @@ int main(int argc, char **argv)
     const char *m = getenv("VMAFINT_CPUMASK");
     cpumask = m ? strtoull(m, NULL, 0) : is_adm && !is_clips ? 63 : 0;
     setvbuf(stdout, NULL, _IOLBF, 0);
+    if (is_cambi && !strcmp(argv[2], "bench"))
+        return vi_cambi_bench(argv[3], argv[4], argc > 5 ? argv[5] : NULL);
     return is_clips ? run_clips(argv[3], argv[4]) : run_random();
 }

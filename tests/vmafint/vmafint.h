@@ -62,5 +62,7 @@ extern const int vi_adm_n_uses, vi_adm_clip_uses;
 
 /* CAMBI over its option sets, each in a libvmaf context of its own, at each cpumask. */
 int vi_cambi_check(const ViSeq *s, const uint64_t *cpumasks, int n_masks);
+/* Time per frame of ours and libvmaf's cambi on a clip (NULL: the 1080p 8-bit one). */
+int vi_cambi_bench(const char *golden, const char *work, const char *dis_rel);
 
 #endif

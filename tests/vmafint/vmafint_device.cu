@@ -41,8 +41,8 @@ __global__ void sq_vmafint_cambi_check(const uint8_t *raw, double *d, float *f, 
     sq_vc_mask_row(bf.colsum, 64, i, sq_vc_mask_index(64, 64), bf.mask);
     sq_vc_decimate(bf.img, bf.mask, 64, 64);
     sq_vc_mode_filter(bf.img, 32, 32, bf.mode);
-    sq_vc_hist_row(bf.img, bf.mask, 32, 32, i, 4, p.nd, 1, bf.hist);
-    sq_vc_cvalue_row(bf.img, bf.mask, bf.hist, 32, i, &p, bf.recip, bf.c);
+    sq_vc_hist_row(bf.img, bf.mask, 32, 32, i, 4, p.nd, 0, 1024, 1, bf.hist);
+    sq_vc_cvalue_row(bf.img, bf.mask, bf.hist, 32, i, 0, 1024, &p, bf.recip, bf.c);
     f[0] = sq_vc_cvalue(bf.hist, 32, i, 100, &p, bf.recip);
     d[0] = sq_vc_pool(bf.c, 1024, 600);
     sq_f64 sc[SQ_VC_SCALES];
