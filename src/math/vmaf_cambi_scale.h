@@ -89,26 +89,50 @@ SQ_FN void sq_vc_band(const SqVcParams *p, int *lo, int *hi)
     *hi = top > 1024 ? 1024 : top;
 }
 
-/* Adds (sign 1) or removes (-1) row r's masked pixels of values lo..hi to the histograms. */
-SQ_FN void sq_vc_hist_row(const SQ_GLOBAL uint16_t *img, const SQ_GLOBAL uint8_t *mask, int w,
-                          int h, int r, int pad, int nd, int lo, int hi, int sign,
-                          SQ_GLOBAL uint16_t *hist)
+/* The histogram row of pixel j of row r if it is counted (masked, value in lo..hi), else -1. */
+SQ_FN int sq_vc_hist_bin(const SQ_GLOBAL uint16_t *img, const SQ_GLOBAL uint8_t *mask, int w,
+                         int h, int r, int j, int nd, int lo, int hi)
 {
     if (r < 0 || r >= h)
+        return -1;
+    const int64_t o = (int64_t)r * w + j;
+    const int v = img[o];
+    return mask[o] && v >= lo && v <= hi ? v + nd : -1;
+}
+
+/* Adds 1 (sign 1) or -1 to the counters of histogram row bin within pad of column j. */
+SQ_FN void sq_vc_hist_range(SQ_GLOBAL uint16_t *hist, int w, int bin, int j, int pad, int sign)
+{
+    SQ_GLOBAL uint16_t *row = hist + (int64_t)bin * w;
+    const int a = j - pad < 0 ? 0 : j - pad, b = j + pad >= w ? w - 1 : j + pad;
+    if (sign > 0)
+        for (int k = a; k <= b; k++)
+            row[k]++;
+    else
+        for (int k = a; k <= b; k++)
+            row[k]--;
+}
+
+/*
+ * The window moving down one row: row add's counted pixels in, row rem's out
+ * (either may be outside the image). A column whose two pixels fall in the
+ * same histogram row changes nothing (flat areas, where the mask is).
+ */
+SQ_FN void sq_vc_hist_move(const SQ_GLOBAL uint16_t *img, const SQ_GLOBAL uint8_t *mask, int w,
+                           int h, int add, int rem, int pad, int nd, int lo, int hi,
+                           SQ_GLOBAL uint16_t *hist)
+{
+    if ((add < 0 || add >= h) && (rem < 0 || rem >= h))
         return;
-    const SQ_GLOBAL uint16_t *p = img + (int64_t)r * w;
-    const SQ_GLOBAL uint8_t *m = mask + (int64_t)r * w;
     for (int j = 0; j < w; j++) {
-        if (!m[j] || p[j] < lo || p[j] > hi)
+        const int ba = sq_vc_hist_bin(img, mask, w, h, add, j, nd, lo, hi);
+        const int br = sq_vc_hist_bin(img, mask, w, h, rem, j, nd, lo, hi);
+        if (ba == br)
             continue;
-        SQ_GLOBAL uint16_t *row = hist + (int64_t)(p[j] + nd) * w;
-        const int a = j - pad < 0 ? 0 : j - pad, b = j + pad >= w ? w - 1 : j + pad;
-        if (sign > 0)
-            for (int k = a; k <= b; k++)
-                row[k]++;
-        else
-            for (int k = a; k <= b; k++)
-                row[k]--;
+        if (ba >= 0)
+            sq_vc_hist_range(hist, w, ba, j, pad, 1);
+        if (br >= 0)
+            sq_vc_hist_range(hist, w, br, j, pad, -1);
     }
 }
 
@@ -159,10 +183,9 @@ SQ_FN void sq_vc_cvalues(const SqVcParams *p, const SqVcBufs *bf, int w, int h)
     for (int64_t k = (int64_t)lo * w; k < (int64_t)(hi + 2 * nd + 1) * w; k++)
         bf->hist[k] = 0;
     for (int r = 0; r < pad; r++)
-        sq_vc_hist_row(bf->img, bf->mask, w, h, r, pad, nd, lo, hi, 1, bf->hist);
+        sq_vc_hist_move(bf->img, bf->mask, w, h, r, -1, pad, nd, lo, hi, bf->hist);
     for (int i = 0; i < h; i++) {
-        sq_vc_hist_row(bf->img, bf->mask, w, h, i + pad, pad, nd, lo, hi, 1, bf->hist);
-        sq_vc_hist_row(bf->img, bf->mask, w, h, i - pad - 1, pad, nd, lo, hi, -1, bf->hist);
+        sq_vc_hist_move(bf->img, bf->mask, w, h, i + pad, i - pad - 1, pad, nd, lo, hi, bf->hist);
         sq_vc_cvalue_row(bf->img, bf->mask, bf->hist, w, i, lo, hi, p, bf->recip, bf->c);
     }
 }

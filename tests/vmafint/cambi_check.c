@@ -1,10 +1,10 @@
 /*
  * CAMBI (math/vmaf_cambi*.h) against libvmaf's "cambi" extractor, per frame,
  * bit for bit, over option sets. Each set runs in a libvmaf context of its
- * own: libvmaf's cambi keeps its contrast arrays in globals shared by all
- * instances (the last init's max_log_contrast wins), so two instances with
- * different max_log_contrast in one context would not be libvmaf's numbers
- * for either alone.
+ * own, so that its values cannot depend on the other instances (older
+ * libvmaf kept cambi's contrast arrays in globals shared by every instance;
+ * 3.2.0's CLI prints the same values with and without a second instance of
+ * another max_log_contrast, so this is caution, not a known problem).
  */
 #include <stdio.h>
 #include <stdlib.h>
@@ -131,7 +131,7 @@ static int check_set(const ViSeq *s, const CambiSet *c, uint64_t cpumask, const 
     return bad;
 }
 
-int vi_cambi_check(const ViSeq *s, const uint64_t *cpumasks, int n_masks)
+int vi_cambi_check(const ViSeq *s, const uint64_t *cpumasks, int n_masks, int n_sets2)
 {
     static float recip[SQ_VC_RECIP_N];
     static int have_recip;
@@ -142,7 +142,7 @@ int vi_cambi_check(const ViSeq *s, const uint64_t *cpumasks, int n_masks)
     }
     int bad = 0;
     for (int k = 0; k < n_sets; k++)
-        for (int m = 0; m < n_masks; m++)
+        for (int m = 0; m < (k < n_sets2 ? n_masks : 1); m++)
             bad += check_set(s, &sets[k], cpumasks[m], recip, &frames);
     printf("cambi: %ld frame values compared so far\n", frames);
     return bad;

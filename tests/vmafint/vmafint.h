@@ -60,8 +60,11 @@ int vi_adm_check(VmafContext *ctx, const ViSeq *s, int n_sets, int skip_aim, uin
 extern const ViUse vi_adm_uses[];
 extern const int vi_adm_n_uses, vi_adm_clip_uses;
 
-/* CAMBI over its option sets, each in a libvmaf context of its own, at each cpumask. */
-int vi_cambi_check(const ViSeq *s, const uint64_t *cpumasks, int n_masks);
+/*
+ * CAMBI over its option sets, each in a libvmaf context of its own, at
+ * cpumasks[0] and for the first n_sets2 sets also at the other cpumasks.
+ */
+int vi_cambi_check(const ViSeq *s, const uint64_t *cpumasks, int n_masks, int n_sets2);
 /* Time per frame of ours and libvmaf's cambi on a clip (NULL: the 1080p 8-bit one). */
 int vi_cambi_bench(const char *golden, const char *work, const char *dis_rel);
 

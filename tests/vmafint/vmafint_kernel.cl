@@ -40,7 +40,7 @@ __kernel void kc(__global const uchar *raw, __global ushort *u16, __global uchar
     sq_vc_zero_row(bf.img, 64, 64, i, bf.zero);
     sq_vc_colsum_row(bf.zero, 64, 64, i, 1, bf.colsum);
     sq_vc_mask_row(bf.colsum, 64, i, sq_vc_mask_index(64, 64), bf.mask);
-    sq_vc_hist_row(bf.img, bf.mask, 32, 32, i, 4, p.nd, 0, 1024, 1, bf.hist);
+    sq_vc_hist_move(bf.img, bf.mask, 32, 32, i, i - 9, 4, p.nd, 0, 1024, bf.hist);
     sq_vc_cvalue_row(bf.img, bf.mask, bf.hist, 32, i, 0, 1024, &p, bf.recip, bf.c);
     sq_f64 sc[SQ_VC_SCALES];
     sq_f64 v = sq_vc_frame(raw, 64, 0, &p, &bf, sc);
