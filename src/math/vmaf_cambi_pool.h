@@ -4,6 +4,17 @@
  * order the selection leaves them), the frame score (A.7: the scale weights
  * 16, 8, 4, 2, 1, divided by ws^2, clipped to cambi_max_val) and the whole
  * frame, sq_vc_frame.
+ *
+ * The pooled sum without the selection (sq_vc_topk_exact): c-values are
+ * non-negative f32, so each is an integer multiple of u = 2^Emin, Emin the
+ * lowest exponent of a nonzero one (its ulp). When the exact sum of all of
+ * them is below 2^53 u, every partial sum of any subset in any order is a
+ * multiple of u below 2^53 u, exactly representable in f64: each f64
+ * addition is exact and the sum does not depend on the order. Then the sum
+ * of the top K is the sum of the values above the K-th largest plus that
+ * value times the rest, found with two 16-bit radix passes over the f32
+ * bits (order-preserving for non-negative floats), all in integers. Above
+ * the bound, libvmaf's selection runs and its order decides the bits.
  */
 #ifndef SQ_MATH_VMAF_CAMBI_POOL_H
 #define SQ_MATH_VMAF_CAMBI_POOL_H
@@ -46,6 +57,110 @@ SQ_FN sq_f64 sq_vc_pool(SQ_GLOBAL float *c, int n, int k)
     for (int i = 0; i < k; i++)
         sum = sq_d_add(sum, sq_d_from_float(c[i]));
     return sq_d_div(sum, sq_d_from_int(k));
+}
+
+/* A nonzero non-negative f32 as m * 2^e, m an integer of at most 24 bits. */
+SQ_FN void sq_vc_f32_parts(uint32_t b, int64_t *m, int *e)
+{
+    const int be = (int)(b >> 23);
+    *m = (int64_t)(b & 0x7fffffu) | (be ? (int64_t)0x800000 : 0);
+    *e = (be ? be : 1) - 150;
+}
+
+/* m * 2^e in units of 2^emin (the caller bounds e - emin). */
+SQ_FN int64_t sq_vc_units(uint32_t b, int emin)
+{
+    int64_t m;
+    int e;
+    sq_vc_f32_parts(b, &m, &e);
+    return m << (e - emin);
+}
+
+/*
+ * Counts of the 16-bit digit (the high half, or with hi_sel the low half of
+ * the values whose high half is hi) into cnt[65536]; the digit at which the
+ * count from the top reaches k, the count strictly above it in *above.
+ */
+SQ_FN int sq_vc_radix(const SQ_GLOBAL float *c, int n, int k, int hi_sel, uint32_t hi,
+                      SQ_GLOBAL uint32_t *cnt, int *above)
+{
+    for (int d = 0; d < 65536; d++)
+        cnt[d] = 0;
+    for (int i = 0; i < n; i++) {
+        const uint32_t b = sq_f32_bits(c[i]);
+        if (!hi_sel)
+            cnt[b >> 16]++;
+        else if ((b >> 16) == hi)
+            cnt[b & 0xffffu]++;
+    }
+    int acc = 0, d = 65535;
+    while (acc + (int)cnt[d] < k) {
+        acc += (int)cnt[d];
+        d--;
+    }
+    *above = acc;
+    return d;
+}
+
+/*
+ * The sum of the k largest of c[0..n) as libvmaf's f64 sum, when it does not
+ * depend on the order (above); *ok = 0 otherwise. cnt: 65536 counters.
+ */
+SQ_FN sq_f64 sq_vc_topk_exact(const SQ_GLOBAL float *c, int n, int k, SQ_GLOBAL uint32_t *cnt,
+                              int *ok)
+{
+    int emin = 1000, nz = 0;
+    for (int i = 0; i < n; i++) {
+        const uint32_t b = sq_f32_bits(c[i]);
+        int64_t m;
+        int e;
+        if (!b)
+            continue;
+        sq_vc_f32_parts(b, &m, &e);
+        emin = e < emin ? e : emin;
+        nz++;
+    }
+    const int64_t lim = (int64_t)1 << 53;
+    int64_t all = 0;
+    *ok = 0;
+    for (int i = 0; i < n && nz; i++) {
+        const uint32_t b = sq_f32_bits(c[i]);
+        if (!b)
+            continue;
+        if ((int)(b >> 23) - 150 - emin > 29)
+            return SQ_D_ZERO;
+        all += sq_vc_units(b, emin);
+        if (all >= lim)
+            return SQ_D_ZERO;
+    }
+    *ok = 1;
+    int64_t sum = all;
+    if (nz > k) {
+        int above_hi, above_lo;
+        const uint32_t hi = (uint32_t)sq_vc_radix(c, n, k, 0, 0, cnt, &above_hi);
+        const uint32_t lo = (uint32_t)sq_vc_radix(c, n, k - above_hi, 1, hi, cnt, &above_lo);
+        const uint32_t t = hi << 16 | lo;
+        sum = 0;
+        for (int i = 0; i < n; i++) {
+            const uint32_t b = sq_f32_bits(c[i]);
+            if (b > t)
+                sum += sq_vc_units(b, emin);
+        }
+        if (t)
+            sum += (int64_t)(k - above_hi - above_lo) * sq_vc_units(t, emin);
+    }
+    if (!nz)
+        return SQ_D_ZERO;
+    /* sum * 2^emin: exact (sum < 2^53, emin >= -149) */
+    return sq_d_mul(sq_d_from_int(sum), sq_d_from_bits((uint64_t)(1023 + emin) << 52));
+}
+
+/* score[s] of an n-pixel scale: the order-free sum if it applies, else libvmaf's selection. */
+SQ_FN sq_f64 sq_vc_pool_fast(SQ_GLOBAL float *c, int n, int k, SQ_GLOBAL uint32_t *cnt)
+{
+    int ok;
+    const sq_f64 sum = sq_vc_topk_exact(c, n, k, cnt, &ok);
+    return ok ? sq_d_div(sum, sq_d_from_int(k)) : sq_vc_pool(c, n, k);
 }
 
 /* The pooled count of an n-pixel scale when topk is 1 or the host has none: n. */
@@ -98,7 +213,7 @@ SQ_FN sq_f64 sq_vc_frame(const SQ_GLOBAL uint8_t *src, int64_t stride, int acc,
         ph = ch;
         sq_vc_mode_filter(bf->img, cw, ch, bf->mode);
         sq_vc_cvalues(p, bf, cw, ch);
-        sc[s] = sq_vc_pool(bf->c, cw * ch, sq_vc_scale_k(p, s, cw * ch));
+        sc[s] = sq_vc_pool_fast(bf->c, cw * ch, sq_vc_scale_k(p, s, cw * ch), bf->cnt);
         if (score)
             score[s] = sc[s];
     }

@@ -75,19 +75,31 @@ static uint64_t bits(double x)
     return u;
 }
 
-/* The soft-double build of the pooling and the frame score on the same c-values. */
+/*
+ * The soft-double build of the frame score on the same scale scores, and of
+ * both poolings (order-free and selection) on copies of the last scale's
+ * c-values against the hardware build on other copies.
+ */
 static int soft_check(const SqVcParams *p, const SqVcBufs *bf, const double *score, double v)
 {
     uint64_t sc[SQ_VC_SCALES];
     for (int s = 0; s < SQ_VC_SCALES; s++)
         sc[s] = bits(score[s]);
-    const uint64_t got = soft_vc_score(sc, p->ws, bits(p->max_val));
-    /* the last scale's sum, over its c-values as the selection left them */
+    int bad = soft_vc_score(sc, p->ws, bits(p->max_val)) != bits(v);
     int cw, ch;
     sq_vc_scale_dims(p, SQ_VC_SCALES - 1, &cw, &ch);
-    const int k = sq_vc_scale_k(p, SQ_VC_SCALES - 1, cw * ch);
-    const uint64_t pooled = soft_vc_pool(bf->c, k, k);
-    return (got != bits(v)) + (pooled != bits(score[SQ_VC_SCALES - 1]));
+    const int n = cw * ch, k = sq_vc_scale_k(p, SQ_VC_SCALES - 1, n);
+    float *a = malloc((size_t)n * 2 * sizeof *a);
+    if (!a)
+        return 1;
+    for (int fast = 0; fast < 2; fast++) {
+        memcpy(a, bf->c, (size_t)n * sizeof *a);
+        memcpy(a + n, bf->c, (size_t)n * sizeof *a);
+        const double hw = fast ? sq_vc_pool_fast(a, n, k, bf->cnt) : sq_vc_pool(a, n, k);
+        bad += soft_vc_pool(a + n, n, k, fast ? bf->cnt : NULL) != bits(hw);
+    }
+    free(a);
+    return bad;
 }
 
 /* One set on a sequence with libvmaf at cpumask; frames counted in *frames. */
@@ -128,6 +140,61 @@ static int check_set(const ViSeq *s, const CambiSet *c, uint64_t cpumask, const 
     }
     vc_bufs_free(&bf);
     free(v);
+    return bad;
+}
+
+static uint64_t prng(uint64_t *st)
+{
+    uint64_t z = (*st += 0x9e3779b97f4a7c15ull);
+    z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ull;
+    z = (z ^ (z >> 27)) * 0x94d049bb133111ebull;
+    return z ^ (z >> 31);
+}
+
+/*
+ * The order-free pooling (sq_vc_pool_fast) against libvmaf's selection
+ * (sq_vc_pool) on arrays of c-value-like floats: zeros, ties, values from
+ * 0.5 up, and wide exponent ranges and large sums that must take the
+ * selection. Returns the mismatches; prints how often each path ran.
+ */
+int vi_cambi_pool_selftest(uint64_t seed, int cases)
+{
+    uint64_t st = seed;
+    uint32_t *cnt = malloc(65536 * sizeof *cnt);
+    float *a = malloc(200000 * sizeof *a), *b = malloc(200000 * sizeof *b);
+    int bad = 0, exact = 0;
+    for (int t = 0; t < cases && a && b && cnt; t++) {
+        const int n = 1 + (int)(prng(&st) % (t % 4 ? 3000 : 200000));
+        const int k = 1 + (int)(prng(&st) % (uint64_t)n), kind = (int)(prng(&st) % 4);
+        const int zeros = (int)(prng(&st) % 100);
+        for (int i = 0; i < n; i++) {
+            const uint64_t r = prng(&st);
+            float v = 0.0f;
+            if ((int)(r % 100) >= zeros) {
+                const int p0 = 1 + (int)((r >> 8) % 64), pm = 1 + (int)((r >> 20) % 64);
+                v = kind == 0 ? (float)(p0 * pm) / (float)(p0 + pm)
+                  : kind == 1 ? (float)(r >> 40) * (1.0f / 64.0f) + 0.5f
+                  : kind == 2 ? (float)((r >> 32) % 7) * 0.5f
+                              : (float)(r >> 33) * 4096.0f + 0.5f;
+            }
+            a[i] = b[i] = v;
+        }
+        int ok;
+        (void)sq_vc_topk_exact(a, n, k, cnt, &ok);
+        exact += ok;
+        const double x = sq_vc_pool_fast(a, n, k, cnt), y = sq_vc_pool(b, n, k);
+        if (bits(x) != bits(y)) {
+            if (bad < 5)
+                printf("FAIL pool selftest case %d n %d k %d kind %d: %.17g vs selection %.17g\n", t,
+                       n, k, kind, x, y);
+            bad++;
+        }
+    }
+    printf("%s pool selftest: %d cases, %d order-free, %d through the selection\n",
+           bad ? "FAIL" : "ok", cases, exact, cases - exact);
+    free(cnt);
+    free(a);
+    free(b);
     return bad;
 }
 

@@ -145,8 +145,9 @@ int vc_bufs_alloc(SqVcBufs *b, int w, int h, int nd, const float *recip)
     b->mode = malloc((size_t)z.mode * sizeof *b->mode);
     b->hist = malloc((size_t)z.hist * sizeof *b->hist);
     b->c = malloc((size_t)z.c * sizeof *b->c);
+    b->cnt = malloc((size_t)z.cnt * sizeof *b->cnt);
     b->recip = recip;
-    return b->img && b->zero && b->mask && b->colsum && b->mode && b->hist && b->c ? 0 : -1;
+    return b->img && b->zero && b->mask && b->colsum && b->mode && b->hist && b->c && b->cnt ? 0 : -1;
 }
 
 void vc_bufs_free(SqVcBufs *b)
@@ -158,5 +159,6 @@ void vc_bufs_free(SqVcBufs *b)
     free(b->mode);
     free(b->hist);
     free(b->c);
+    free(b->cnt);
     memset(b, 0, sizeof *b);
 }

@@ -115,7 +115,7 @@ uint64_t soft_vc_score(const uint64_t *score, int ws, uint64_t max_val)
     return sq_d_bits(sq_vc_score(s, &p));
 }
 
-uint64_t soft_vc_pool(float *c, int n, int k)
+uint64_t soft_vc_pool(float *c, int n, int k, uint32_t *cnt)
 {
-    return sq_d_bits(sq_vc_pool(c, n, k));
+    return sq_d_bits(cnt ? sq_vc_pool_fast(c, n, k, cnt) : sq_vc_pool(c, n, k));
 }

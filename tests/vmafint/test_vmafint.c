@@ -139,6 +139,7 @@ static int run_random(void)
         return run_seed(strtoull(env, NULL, 0), lo, hi);
     int fails = 0;
     if (is_cambi) {
+        fails += vi_cambi_pool_selftest(7, 400) != 0;
         /* odd and small sizes (libvmaf needs one side of 216), then 1080p for high_res_speedup */
         for (uint64_t k = 1; k <= 24; k++)
             fails += run_seed(k, 100, 420);

@@ -44,7 +44,7 @@ __global__ void sq_vmafint_cambi_check(const uint8_t *raw, double *d, float *f, 
     sq_vc_hist_move(bf.img, bf.mask, 32, 32, i, i - 9, 4, p.nd, 0, 1024, bf.hist);
     sq_vc_cvalue_row(bf.img, bf.mask, bf.hist, 32, i, 0, 1024, &p, bf.recip, bf.c);
     f[0] = sq_vc_cvalue(bf.hist, 32, i, 100, &p, bf.recip);
-    d[0] = sq_vc_pool(bf.c, 1024, 600);
+    d[0] = sq_vc_pool(bf.c, 1024, 600) + sq_vc_pool_fast(bf.c, 1024, 600, bf.cnt);
     sq_f64 sc[SQ_VC_SCALES];
     d[1] = sq_vc_frame(raw, 64, 0, &p, &bf, sc);
     d[2] = sq_vc_score(sc, &p);
