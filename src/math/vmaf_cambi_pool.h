@@ -10,11 +10,11 @@
  * lowest exponent of a nonzero one (its ulp). When the exact sum of all of
  * them is below 2^53 u, every partial sum of any subset in any order is a
  * multiple of u below 2^53 u, exactly representable in f64: each f64
- * addition is exact and the sum does not depend on the order. Then the sum
- * of the top K is the sum of the values above the K-th largest plus that
- * value times the rest, found with two 16-bit radix passes over the f32
- * bits (order-preserving for non-negative floats), all in integers. Above
- * the bound, libvmaf's selection runs and its order decides the bits.
+ * addition is exact and the sum does not depend on the order. Only the top
+ * K are summed, so Emin and the bound are theirs. Their sum is found with
+ * two 16-bit radix passes over the f32 bits (order-preserving for
+ * non-negative floats), all in integers. Above the bound, libvmaf's
+ * selection runs and its order decides the bits.
  */
 #ifndef SQ_MATH_VMAF_CAMBI_POOL_H
 #define SQ_MATH_VMAF_CAMBI_POOL_H
@@ -59,98 +59,95 @@ SQ_FN sq_f64 sq_vc_pool(SQ_GLOBAL float *c, int n, int k)
     return sq_d_div(sum, sq_d_from_int(k));
 }
 
-/* A nonzero non-negative f32 as m * 2^e, m an integer of at most 24 bits. */
-SQ_FN void sq_vc_f32_parts(uint32_t b, int64_t *m, int *e)
-{
-    const int be = (int)(b >> 23);
-    *m = (int64_t)(b & 0x7fffffu) | (be ? (int64_t)0x800000 : 0);
-    *e = (be ? be : 1) - 150;
-}
-
-/* m * 2^e in units of 2^emin (the caller bounds e - emin). */
+/* A non-negative f32 (bits b) in units of 2^emin: m * 2^(e - emin), the caller bounding e - emin. */
 SQ_FN int64_t sq_vc_units(uint32_t b, int emin)
 {
-    int64_t m;
-    int e;
-    sq_vc_f32_parts(b, &m, &e);
-    return m << (e - emin);
+    const int be = (int)(b >> 23);
+    const int64_t m = (int64_t)(b & 0x7fffffu) | (be ? (int64_t)0x800000 : 0);
+    return m << ((be ? be : 1) - 150 - emin);
 }
 
-/*
- * Counts of the 16-bit digit (the high half, or with hi_sel the low half of
- * the values whose high half is hi) into cnt[65536]; the digit at which the
- * count from the top reaches k, the count strictly above it in *above.
- */
-SQ_FN int sq_vc_radix(const SQ_GLOBAL float *c, int n, int k, int hi_sel, uint32_t hi,
-                      SQ_GLOBAL uint32_t *cnt, int *above)
+/* Adds cnt values of bits b (in units of 2^emin) to *sum; 0 once the sum would reach 2^53. */
+SQ_FN int sq_vc_add_units(int64_t *sum, uint32_t b, int64_t cnt, int emin)
 {
-    for (int d = 0; d < 65536; d++)
-        cnt[d] = 0;
-    for (int i = 0; i < n; i++) {
-        const uint32_t b = sq_f32_bits(c[i]);
-        if (!hi_sel)
-            cnt[b >> 16]++;
-        else if ((b >> 16) == hi)
-            cnt[b & 0xffffu]++;
+    const int64_t lim = (int64_t)1 << 53;
+    if (!b || !cnt)
+        return 1;
+    const int be = (int)(b >> 23), sh = (be ? be : 1) - 150 - emin;
+    if (sh < 0 || sh > 29)
+        return 0;
+    const int64_t u = sq_vc_units(b, emin);
+    /* u and *sum are below 2^53: one value cannot overflow */
+    if (cnt == 1) {
+        *sum += u;
+        return *sum < lim;
     }
-    int acc = 0, d = 65535;
-    while (acc + (int)cnt[d] < k) {
-        acc += (int)cnt[d];
-        d--;
-    }
-    *above = acc;
-    return d;
+    if (u > (lim - 1 - *sum) / cnt)
+        return 0;
+    *sum += u * cnt;
+    return 1;
 }
 
 /*
- * The sum of the k largest of c[0..n) as libvmaf's f64 sum, when it does not
+ * The sum of the k largest of c[0..n) as libvmaf's f64 sum, when it cannot
  * depend on the order (above); *ok = 0 otherwise. cnt: 65536 counters.
+ * Pass 1 counts the high 16 bits (sign, exponent, 7 mantissa bits): the
+ * digit hi of the k-th largest, and so the exponent of the smallest nonzero
+ * value summed, emin. Pass 2 sums the values of higher digits and counts
+ * the low 16 bits of those of digit hi, each of which is one value.
  */
 SQ_FN sq_f64 sq_vc_topk_exact(const SQ_GLOBAL float *c, int n, int k, SQ_GLOBAL uint32_t *cnt,
                               int *ok)
 {
-    int emin = 1000, nz = 0;
+    *ok = 0;
+    /* c-values are finite and not negative: high digits below 0x8000 */
+    for (int d = 0; d < 32768; d++)
+        cnt[d] = 0;
+    /* zeros (most c-values) in a register: one counter in memory would chain its increments */
+    uint32_t zeros = 0;
     for (int i = 0; i < n; i++) {
         const uint32_t b = sq_f32_bits(c[i]);
-        int64_t m;
-        int e;
-        if (!b)
+        if (!b) {
+            zeros++;
             continue;
-        sq_vc_f32_parts(b, &m, &e);
-        emin = e < emin ? e : emin;
-        nz++;
+        }
+        if (b >= 0x7f800000u)
+            return SQ_D_ZERO;
+        cnt[b >> 16]++;
     }
-    const int64_t lim = (int64_t)1 << 53;
-    int64_t all = 0;
-    *ok = 0;
-    for (int i = 0; i < n && nz; i++) {
+    cnt[0] += zeros;
+    int above = 0, hi = 32767;
+    while (above + (int)cnt[hi] < k)
+        above += (int)cnt[hi--];
+    /* the smallest nonzero digit summed: hi's, or with hi = 0 the lowest nonzero one */
+    int low = hi;
+    for (int d = 1; low == 0 && d < 32768; d++)
+        low = cnt[d] ? d : 0;
+    /* all in digit 0: zeros and subnormals, multiples of 2^-149 */
+    const int emin = (low >> 7 ? low >> 7 : 1) - 150;
+    for (int d = 0; d < 65536; d++)
+        cnt[d] = 0;
+    int64_t sum = 0;
+    for (int i = 0; i < n; i++) {
         const uint32_t b = sq_f32_bits(c[i]);
-        if (!b)
-            continue;
-        if ((int)(b >> 23) - 150 - emin > 29)
+        if ((int)(b >> 16) > hi) {
+            if (!sq_vc_add_units(&sum, b, 1, emin))
+                return SQ_D_ZERO;
+        } else if ((int)(b >> 16) == hi && b) {
+            cnt[b & 0xffffu]++;
+        }
+    }
+    if (!hi)
+        cnt[0] += zeros;
+    int need = k - above;
+    for (int lo = 65535; need > 0; lo--) {
+        const int take = (int)cnt[lo] < need ? (int)cnt[lo] : need;
+        const uint32_t b = (uint32_t)hi << 16 | (uint32_t)lo;
+        if (!sq_vc_add_units(&sum, b, take, emin))
             return SQ_D_ZERO;
-        all += sq_vc_units(b, emin);
-        if (all >= lim)
-            return SQ_D_ZERO;
+        need -= take;
     }
     *ok = 1;
-    int64_t sum = all;
-    if (nz > k) {
-        int above_hi, above_lo;
-        const uint32_t hi = (uint32_t)sq_vc_radix(c, n, k, 0, 0, cnt, &above_hi);
-        const uint32_t lo = (uint32_t)sq_vc_radix(c, n, k - above_hi, 1, hi, cnt, &above_lo);
-        const uint32_t t = hi << 16 | lo;
-        sum = 0;
-        for (int i = 0; i < n; i++) {
-            const uint32_t b = sq_f32_bits(c[i]);
-            if (b > t)
-                sum += sq_vc_units(b, emin);
-        }
-        if (t)
-            sum += (int64_t)(k - above_hi - above_lo) * sq_vc_units(t, emin);
-    }
-    if (!nz)
-        return SQ_D_ZERO;
     /* sum * 2^emin: exact (sum < 2^53, emin >= -149) */
     return sq_d_mul(sq_d_from_int(sum), sq_d_from_bits((uint64_t)(1023 + emin) << 52));
 }
@@ -163,7 +160,7 @@ SQ_FN sq_f64 sq_vc_pool_fast(SQ_GLOBAL float *c, int n, int k, SQ_GLOBAL uint32_
     return ok ? sq_d_div(sum, sq_d_from_int(k)) : sq_vc_pool(c, n, k);
 }
 
-/* The pooled count of an n-pixel scale when topk is 1 or the host has none: n. */
+/* The pooled count K of scale s (n pixels): the host's, clamped to [1, n] again. */
 SQ_FN int sq_vc_scale_k(const SqVcParams *p, int s, int n)
 {
     const int k = p->K[s];

@@ -154,8 +154,8 @@ static uint64_t prng(uint64_t *st)
 /*
  * The order-free pooling (sq_vc_pool_fast) against libvmaf's selection
  * (sq_vc_pool) on arrays of c-value-like floats: zeros, ties, values from
- * 0.5 up, and wide exponent ranges and large sums that must take the
- * selection. Returns the mismatches; prints how often each path ran.
+ * 0.5 up, wide exponent ranges and large sums that must take the
+ * selection, all zeros, subnormals. Returns the mismatches; prints how often each path ran.
  */
 int vi_cambi_pool_selftest(uint64_t seed, int cases)
 {
@@ -165,7 +165,7 @@ int vi_cambi_pool_selftest(uint64_t seed, int cases)
     int bad = 0, exact = 0;
     for (int t = 0; t < cases && a && b && cnt; t++) {
         const int n = 1 + (int)(prng(&st) % (t % 4 ? 3000 : 200000));
-        const int k = 1 + (int)(prng(&st) % (uint64_t)n), kind = (int)(prng(&st) % 4);
+        const int k = 1 + (int)(prng(&st) % (uint64_t)n), kind = (int)(prng(&st) % 6);
         const int zeros = (int)(prng(&st) % 100);
         for (int i = 0; i < n; i++) {
             const uint64_t r = prng(&st);
@@ -175,7 +175,9 @@ int vi_cambi_pool_selftest(uint64_t seed, int cases)
                 v = kind == 0 ? (float)(p0 * pm) / (float)(p0 + pm)
                   : kind == 1 ? (float)(r >> 40) * (1.0f / 64.0f) + 0.5f
                   : kind == 2 ? (float)((r >> 32) % 7) * 0.5f
-                              : (float)(r >> 33) * 4096.0f + 0.5f;
+                  : kind == 3 ? (float)(r >> 33) * 4096.0f + 0.5f
+                  : kind == 4 ? 0.0f
+                              : (float)((r >> 40) % 5) * 1e-40f + (r & 1 ? 0.0f : 1e-30f);
             }
             a[i] = b[i] = v;
         }
