@@ -46,7 +46,8 @@ typedef struct SqVcParams {
  * spatial mask, decimated in place; colsum: the mask's column sums; mode: the
  * mode filter's three rows; hist: the window histograms, one row of w
  * counters per value; c: the c-values of a scale; cnt: the pooling's radix
- * counts (65536); recip: R[] (host, read only).
+ * counts (65536); first: the first counted term per value (1025,
+ * sq_vc_first_table); recip: R[] (host, read only).
  */
 typedef struct SqVcBufs {
     SQ_GLOBAL uint16_t *img;
@@ -57,12 +58,13 @@ typedef struct SqVcBufs {
     SQ_GLOBAL uint16_t *hist;
     SQ_GLOBAL float *c;
     SQ_GLOBAL uint32_t *cnt;
+    SQ_GLOBAL uint8_t *first;
     const SQ_GLOBAL float *recip;
 } SqVcBufs;
 
 /* Element counts of SqVcBufs' members (recip: SQ_VC_RECIP_N floats). */
 typedef struct SqVcSizes {
-    int64_t img, zero, mask, colsum, mode, hist, c, cnt;
+    int64_t img, zero, mask, colsum, mode, hist, c, cnt, first;
 } SqVcSizes;
 
 /* Histogram values: -nd .. 1024 + nd (a 12- or 16-bit maximum converts to 1024). */
@@ -83,6 +85,7 @@ SQ_FN SqVcSizes sq_vc_sizes(int w, int h, int nd)
     s.hist = (int64_t)w * sq_vc_bins(nd);
     s.c = n;
     s.cnt = 65536;
+    s.first = 1025;
     return s;
 }
 

@@ -200,6 +200,7 @@ SQ_FN sq_f64 sq_vc_frame(const SQ_GLOBAL uint8_t *src, int64_t stride, int acc,
     sq_f64 sc[SQ_VC_SCALES];
     sq_vc_preprocess(src, stride, acc, p, bf);
     sq_vc_mask(p, bf);
+    sq_vc_first_table(p, bf->first);
     int pw = p->w, ph = p->h;
     for (int s = 0; s < SQ_VC_SCALES; s++) {
         int cw, ch;

@@ -136,6 +136,13 @@ SQ_FN void sq_vc_hist_move(const SQ_GLOBAL uint16_t *img, const SQ_GLOBAL uint8_
     }
 }
 
+/* Term d counts for raw value v (A.6.3). */
+SQ_FN int sq_vc_counts(const SqVcParams *p, int v, int d)
+{
+    const int va = v + p->nd;
+    return va <= p->tvi[d] && va + d + 1 > p->vlt_luma;
+}
+
 /*
  * The c-value of a masked pixel of raw value v at column j (A.6.3): the
  * largest f32 w[d] * p0 * pm * R[p0 + pm] over the contrasts d that count.
@@ -147,7 +154,7 @@ SQ_FN float sq_vc_cvalue(const SQ_GLOBAL uint16_t *hist, int w, int j, int v,
     const int p0 = hist[(int64_t)va * w + j];
     float c = 0.0f;
     for (int d = 0; d < nd; d++) {
-        if (va > p->tvi[d] || va + d + 1 <= p->vlt_luma)
+        if (!sq_vc_counts(p, v, d))
             continue;
         const int p1 = hist[(int64_t)(va + d + 1) * w + j];
         const int p2 = hist[(int64_t)(va - d - 1) * w + j];
@@ -159,17 +166,58 @@ SQ_FN float sq_vc_cvalue(const SQ_GLOBAL uint16_t *hist, int w, int j, int v,
     return c;
 }
 
-/* Row i of the c-values into c (0 where the mask is 0 or the value is outside lo..hi). */
+/*
+ * first[v] for v = 0..1024: the d0 with which exactly the terms d0..nd-1
+ * count (nd: none, so c = 0), or SQ_VC_ANY where the counted terms are not
+ * such a run (thresholds not increasing: every term tested). With bt1886
+ * and pq the thresholds increase, and every value has its run.
+ */
+#define SQ_VC_ANY 255
+SQ_FN void sq_vc_first_table(const SqVcParams *p, SQ_GLOBAL uint8_t *first)
+{
+    for (int v = 0; v <= 1024; v++) {
+        int d0 = p->nd;
+        while (d0 > 0 && sq_vc_counts(p, v, d0 - 1))
+            d0--;
+        int run = 1;
+        for (int d = 0; d < d0; d++)
+            run &= !sq_vc_counts(p, v, d);
+        first[v] = (uint8_t)(run ? d0 : SQ_VC_ANY);
+    }
+}
+
+/* The c-value of a masked pixel of value v whose terms d0..nd-1 count. */
+SQ_FN float sq_vc_cvalue_run(const SQ_GLOBAL uint16_t *hist, int w, int j, int v, int d0,
+                             const SqVcParams *p, const SQ_GLOBAL float *recip)
+{
+    const int nd = p->nd, va = v + nd;
+    const int p0 = hist[(int64_t)va * w + j];
+    float c = 0.0f;
+    for (int d = d0; d < nd; d++) {
+        const int p1 = hist[(int64_t)(va + d + 1) * w + j];
+        const int p2 = hist[(int64_t)(va - d - 1) * w + j];
+        const int pm = p1 > p2 ? p1 : p2;
+        const float val = (float)(p->weight[d] * p0 * pm) * recip[p0 + pm];
+        if (val > c)
+            c = val;
+    }
+    return c;
+}
+
+/* Row i of the c-values into c (0 where the mask is 0 or no term counts). */
 SQ_FN void sq_vc_cvalue_row(const SQ_GLOBAL uint16_t *img, const SQ_GLOBAL uint8_t *mask,
-                            const SQ_GLOBAL uint16_t *hist, int w, int i, int lo, int hi,
-                            const SqVcParams *p, const SQ_GLOBAL float *recip,
-                            SQ_GLOBAL float *c)
+                            const SQ_GLOBAL uint16_t *hist, int w, int i,
+                            const SQ_GLOBAL uint8_t *first, const SqVcParams *p,
+                            const SQ_GLOBAL float *recip, SQ_GLOBAL float *c)
 {
     const int64_t o = (int64_t)i * w;
     for (int j = 0; j < w; j++) {
-        const int v = img[o + j];
-        c[o + j] = mask[o + j] && v >= lo && v <= hi ? sq_vc_cvalue(hist, w, j, v, p, recip)
-                                                     : 0.0f;
+        const int v = img[o + j], d0 = first[v];
+        float cv = 0.0f;
+        if (mask[o + j] && d0 != p->nd)
+            cv = d0 == SQ_VC_ANY ? sq_vc_cvalue(hist, w, j, v, p, recip)
+                                 : sq_vc_cvalue_run(hist, w, j, v, d0, p, recip);
+        c[o + j] = cv;
     }
 }
 
@@ -186,7 +234,7 @@ SQ_FN void sq_vc_cvalues(const SqVcParams *p, const SqVcBufs *bf, int w, int h)
         sq_vc_hist_move(bf->img, bf->mask, w, h, r, -1, pad, nd, lo, hi, bf->hist);
     for (int i = 0; i < h; i++) {
         sq_vc_hist_move(bf->img, bf->mask, w, h, i + pad, i - pad - 1, pad, nd, lo, hi, bf->hist);
-        sq_vc_cvalue_row(bf->img, bf->mask, bf->hist, w, i, lo, hi, p, bf->recip, bf->c);
+        sq_vc_cvalue_row(bf->img, bf->mask, bf->hist, w, i, bf->first, p, bf->recip, bf->c);
     }
 }
 

@@ -200,6 +200,53 @@ int vi_cambi_pool_selftest(uint64_t seed, int cases)
     return bad;
 }
 
+/*
+ * The c-value row through first[] (sq_vc_first_table: runs of counted
+ * terms, or every term tested) against the plain per-term test
+ * (sq_vc_cvalue), with thresholds in any order (libvmaf's EOTFs give
+ * increasing ones only) and random histograms. Returns the mismatches.
+ */
+int vi_cambi_table_selftest(uint64_t seed, int cases)
+{
+    static float recip[SQ_VC_RECIP_N];
+    vc_recip(recip);
+    uint64_t st = seed;
+    const int w = 64, nb = sq_vc_bins(SQ_VC_MAX_DIFFS);
+    uint16_t *hist = malloc((size_t)w * (size_t)nb * sizeof *hist), img[64];
+    uint8_t mask[64], first[1025];
+    float c[64];
+    int bad = 0, any = 0;
+    for (int t = 0; t < cases && hist; t++) {
+        SqVcParams p;
+        memset(&p, 0, sizeof p);
+        p.nd = 1 << (int)(prng(&st) % 6);
+        p.vlt_luma = (int)(prng(&st) % 3) ? 0 : (int)(prng(&st) % 300);
+        for (int d = 0; d < p.nd; d++) {
+            p.tvi[d] = (int)(prng(&st) % 1100);
+            p.weight[d] = 1 + (int)(prng(&st) % 9);
+        }
+        for (int k = 0; k < w * nb; k++)
+            hist[k] = (uint16_t)(prng(&st) % 60);
+        for (int j = 0; j < w; j++) {
+            img[j] = (uint16_t)(prng(&st) % 1025);
+            mask[j] = (uint8_t)(prng(&st) % 4 != 0);
+            hist[(int64_t)(img[j] + p.nd) * w + j] |= 1; /* p0 >= 1, as a counted pixel */
+        }
+        sq_vc_first_table(&p, first);
+        for (int v = 0; v <= 1024; v++)
+            any += first[v] == SQ_VC_ANY;
+        sq_vc_cvalue_row(img, mask, hist, w, 0, first, &p, recip, c);
+        for (int j = 0; j < w; j++) {
+            const float want = mask[j] ? sq_vc_cvalue(hist, w, j, img[j], &p, recip) : 0.0f;
+            bad += memcmp(&want, &c[j], sizeof want) != 0;
+        }
+    }
+    printf("%s c-value table selftest: %d cases, %d values tested term by term, %d mismatches\n",
+           bad ? "FAIL" : "ok", cases, any, bad);
+    free(hist);
+    return bad;
+}
+
 int vi_cambi_check(const ViSeq *s, const uint64_t *cpumasks, int n_masks, int n_sets2)
 {
     static float recip[SQ_VC_RECIP_N];

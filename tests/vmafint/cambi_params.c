@@ -146,8 +146,9 @@ int vc_bufs_alloc(SqVcBufs *b, int w, int h, int nd, const float *recip)
     b->hist = malloc((size_t)z.hist * sizeof *b->hist);
     b->c = malloc((size_t)z.c * sizeof *b->c);
     b->cnt = malloc((size_t)z.cnt * sizeof *b->cnt);
+    b->first = malloc((size_t)z.first);
     b->recip = recip;
-    return b->img && b->zero && b->mask && b->colsum && b->mode && b->hist && b->c && b->cnt ? 0 : -1;
+    return b->img && b->zero && b->mask && b->colsum && b->mode && b->hist && b->c && b->cnt && b->first ? 0 : -1;
 }
 
 void vc_bufs_free(SqVcBufs *b)
@@ -160,5 +161,6 @@ void vc_bufs_free(SqVcBufs *b)
     free(b->hist);
     free(b->c);
     free(b->cnt);
+    free(b->first);
     memset(b, 0, sizeof *b);
 }

@@ -140,6 +140,7 @@ static int run_random(void)
     int fails = 0;
     if (is_cambi) {
         fails += vi_cambi_pool_selftest(7, 400) != 0;
+        fails += vi_cambi_table_selftest(11, 300) != 0;
         /* odd and small sizes (libvmaf needs one side of 216), then 1080p for high_res_speedup */
         for (uint64_t k = 1; k <= 24; k++)
             fails += run_seed(k, 100, 420);

@@ -67,6 +67,8 @@ extern const int vi_adm_n_uses, vi_adm_clip_uses;
 int vi_cambi_check(const ViSeq *s, const uint64_t *cpumasks, int n_masks, int n_sets2);
 /* The order-free pooling against libvmaf's selection on random arrays: mismatches. */
 int vi_cambi_pool_selftest(uint64_t seed, int cases);
+/* The c-value row's per-value term table against the per-term test: mismatches. */
+int vi_cambi_table_selftest(uint64_t seed, int cases);
 /* Time per frame of ours and libvmaf's cambi on a clip (NULL: the 1080p 8-bit one). */
 int vi_cambi_bench(const char *golden, const char *work, const char *dis_rel);
 

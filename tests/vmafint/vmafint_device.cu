@@ -42,7 +42,8 @@ __global__ void sq_vmafint_cambi_check(const uint8_t *raw, double *d, float *f, 
     sq_vc_decimate(bf.img, bf.mask, 64, 64);
     sq_vc_mode_filter(bf.img, 32, 32, bf.mode);
     sq_vc_hist_move(bf.img, bf.mask, 32, 32, i, i - 9, 4, p.nd, 0, 1024, bf.hist);
-    sq_vc_cvalue_row(bf.img, bf.mask, bf.hist, 32, i, 0, 1024, &p, bf.recip, bf.c);
+    sq_vc_first_table(&p, bf.first);
+    sq_vc_cvalue_row(bf.img, bf.mask, bf.hist, 32, i, bf.first, &p, bf.recip, bf.c);
     f[0] = sq_vc_cvalue(bf.hist, 32, i, 100, &p, bf.recip);
     d[0] = sq_vc_pool(bf.c, 1024, 600) + sq_vc_pool_fast(bf.c, 1024, 600, bf.cnt);
     sq_f64 sc[SQ_VC_SCALES];

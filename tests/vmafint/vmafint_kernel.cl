@@ -29,7 +29,7 @@ __kernel void kc(__global const uchar *raw, __global ushort *u16, __global uchar
     int i = get_global_id(0);
     SqVcBufs bf;
     bf.img = u16; bf.colsum = u16 + 8192; bf.mode = u16 + 9000; bf.hist = u16 + 10000;
-    bf.zero = u8; bf.mask = u8 + 8192; bf.c = f; bf.recip = f + 8192; bf.cnt = cnt;
+    bf.zero = u8; bf.mask = u8 + 8192; bf.first = u8 + 20000; bf.c = f; bf.recip = f + 8192; bf.cnt = cnt;
     SqVcParams p;
     p.w = 64; p.h = 64; p.bpc = 8; p.anti_dither = 1; p.nd = 4; p.ws = 9; p.hrs = 0; p.vlt_luma = 0;
     for (int d = 0; d < SQ_VC_MAX_DIFFS; d++) { p.tvi[d] = 1023; p.weight[d] = 1; }
@@ -41,7 +41,8 @@ __kernel void kc(__global const uchar *raw, __global ushort *u16, __global uchar
     sq_vc_colsum_row(bf.zero, 64, 64, i, 1, bf.colsum);
     sq_vc_mask_row(bf.colsum, 64, i, sq_vc_mask_index(64, 64), bf.mask);
     sq_vc_hist_move(bf.img, bf.mask, 32, 32, i, i - 9, 4, p.nd, 0, 1024, bf.hist);
-    sq_vc_cvalue_row(bf.img, bf.mask, bf.hist, 32, i, 0, 1024, &p, bf.recip, bf.c);
+    sq_vc_first_table(&p, bf.first);
+    sq_vc_cvalue_row(bf.img, bf.mask, bf.hist, 32, i, bf.first, &p, bf.recip, bf.c);
     sq_f64 sc[SQ_VC_SCALES];
     sq_f64 v = sq_vc_frame(raw, 64, 0, &p, &bf, sc);
     SqVcSizes z = sq_vc_sizes(64, 64, 4);
