@@ -8,6 +8,7 @@
 #define double soft_vmafint_has_no_double
 #include "math/vmaf_adm_pool.h"
 #include "math/vmaf_motion.h"
+#include "math/vmaf_cambi_pool.h"
 #undef double
 
 #include "soft.h"
@@ -100,4 +101,21 @@ void soft_va_scores(const float *num, const float *den, const float *aim, int w,
 float soft_va_noise(int area, uint64_t nw)
 {
     return sq_va_noise(area, sq_d_from_bits(nw));
+}
+
+uint64_t soft_vc_score(const uint64_t *score, int ws, uint64_t max_val)
+{
+    SqVcParams p;
+    memset(&p, 0, sizeof p);
+    p.ws = ws;
+    p.max_val = sq_d_from_bits(max_val);
+    sq_f64 s[SQ_VC_SCALES];
+    for (int k = 0; k < SQ_VC_SCALES; k++)
+        s[k] = sq_d_from_bits(score[k]);
+    return sq_d_bits(sq_vc_score(s, &p));
+}
+
+uint64_t soft_vc_pool(float *c, int n, int k, uint32_t *cnt)
+{
+    return sq_d_bits(cnt ? sq_vc_pool_fast(c, n, k, cnt) : sq_vc_pool(c, n, k));
 }

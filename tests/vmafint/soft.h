@@ -23,4 +23,9 @@ void soft_va_scores(const float *num, const float *den, const float *aim, int w,
                     uint64_t dlmw, uint64_t min_val, uint64_t *out);
 float soft_va_noise(int area, uint64_t nw);
 
+/* CAMBI: the frame score from the scale scores (bits); the pooling of c[0..n):
+ * order-free with cnt (65536 counters), else the selection */
+uint64_t soft_vc_score(const uint64_t *score, int ws, uint64_t max_val);
+uint64_t soft_vc_pool(float *c, int n, int k, uint32_t *cnt);
+
 #endif

@@ -3,9 +3,10 @@
  *
  *   test_vmafint FEATURE MODE GOLDEN WORK
  *
- * FEATURE: motion or adm. MODE: clips (every pair of GOLDEN/manifest.tsv,
+ * FEATURE: motion, adm or cambi. MODE: clips (every pair of GOLDEN/manifest.tsv,
  * all frames; xz clips unpacked into WORK) or random (fixed seeds, then
- * seeds from the clock, each printed; VMAFINT_SEED=S replays one seed).
+ * seeds from the clock, each printed; VMAFINT_SEED=S replays one seed);
+ * cambi also takes bench (timing, cambi_bench.c; not a meson test).
  *
  * Which libvmaf: the clips run its default CPU dispatch (AVX2/AVX-512 here:
  * what its users get); the random ADM cases run its plain C path (cpumask
@@ -13,7 +14,10 @@
  * from its C at scale 0 on extreme content (full-range white noise) and
  * with a non-integer adm_enhn_gain_limit on any content; so the clips run
  * only the ADM sets with an integer limit (vi_adm_clip_uses).
- * VMAFINT_CPUMASK overrides the cpumask of both. The random cases also
+ * CAMBI runs libvmaf's default dispatch (its AVX2 path here) and its C path
+ * (cpumask 63): every option set on the random cases, the first two on the
+ * clips.
+ * VMAFINT_CPUMASK overrides the cpumask of all. The random cases also
  * require the soft-double build of the math (soft.c) to give the same bits.
  */
 #include <stdio.h>
@@ -23,12 +27,21 @@
 
 #include "vmafint.h"
 
-static int is_adm, is_clips;
+static int is_adm, is_cambi, is_clips;
 int vi_check_soft;
 static uint64_t cpumask;
 
 static int run_seq(const ViSeq *s)
 {
+    if (is_cambi) {
+        /* the clips: libvmaf's C path too for the first two sets (defaults, v1.0.16) */
+        const uint64_t masks[2] = { cpumask, 63 };
+        const int bad = vi_cambi_check(s, masks, getenv("VMAFINT_CPUMASK") ? 1 : 2,
+                                       is_clips ? 2 : 1000);
+        printf("%s %s: %d frames %dx%d bpc%d\n", bad ? "FAIL" : "ok", s->name, s->n, s->w, s->h,
+               s->bpc);
+        return bad;
+    }
     const ViUse *uses = is_adm ? vi_adm_uses : vi_motion_uses;
     const int n_uses = !is_adm ? vi_motion_n_uses : is_clips ? vi_adm_clip_uses : vi_adm_n_uses;
     VmafContext *ctx = vi_vmaf_run(s, uses, n_uses, cpumask);
@@ -49,12 +62,16 @@ static int run_seq(const ViSeq *s)
 static int seen(char pairs[][2][300], int n, const char *ref, const char *dis)
 {
     for (int i = 0; i < n; i++)
-        if (!strcmp(pairs[i][0], ref) && (!is_adm || !strcmp(pairs[i][1], dis)))
+        if ((is_cambi || !strcmp(pairs[i][0], ref)) && (!is_adm || !strcmp(pairs[i][1], dis)) &&
+            (!is_cambi || !strcmp(pairs[i][1], dis)))
             return 1;
     return 0;
 }
 
-/* Motion reads only the reference: one run per reference clip; ADM one per pair. */
+/*
+ * Motion reads only the reference: one run per reference clip; ADM one per
+ * pair; CAMBI one per clip (it reads only the distorted side).
+ */
 static int run_clips(const char *golden, const char *work)
 {
     char path[1200], line[4096];
@@ -75,19 +92,25 @@ static int run_clips(const char *golden, const char *work)
             if (p)
                 *p++ = 0;
         }
-        if (!col[4] || strncmp(col[3], "clips/", 6) || seen(pairs, n, col[3], col[4]))
+        if (!col[4] || strncmp(col[3], "clips/", 6))
             continue;
-        snprintf(pairs[n][0], 300, "%s", col[3]);
-        snprintf(pairs[n][1], 300, "%s", col[4]);
-        n++;
-        ViSeq s;
-        if (vi_seq_read(&s, golden, work, col[3], col[4], 0)) {
-            printf("FAIL cannot read %s / %s\n", col[3], col[4]);
-            fails++;
-            continue;
+        /* CAMBI reads only the distorted clip: each reference is one too */
+        for (int side = is_cambi ? 0 : 1; side < 2 && n < 256; side++) {
+            const char *dis = side ? col[4] : col[3];
+            if (seen(pairs, n, col[3], dis))
+                continue;
+            snprintf(pairs[n][0], 300, "%s", col[3]);
+            snprintf(pairs[n][1], 300, "%s", dis);
+            n++;
+            ViSeq s;
+            if (vi_seq_read(&s, golden, work, col[3], dis, 0)) {
+                printf("FAIL cannot read %s / %s\n", col[3], dis);
+                fails++;
+                continue;
+            }
+            fails += run_seq(&s) != 0;
+            vi_seq_free(&s);
         }
-        fails += run_seq(&s) != 0;
-        vi_seq_free(&s);
     }
     fclose(f);
     if (!n) {
@@ -101,7 +124,10 @@ static int run_clips(const char *golden, const char *work)
 static int run_seed(uint64_t seed, int lo, int hi)
 {
     ViSeq s;
-    vi_seq_random(&s, seed, lo, hi);
+    if (is_cambi && (seed & 1))
+        vi_seq_banding(&s, seed, lo, hi);
+    else
+        vi_seq_random(&s, seed, lo, hi);
     int bad = run_seq(&s);
     if (bad)
         printf("replay: VMAFINT_SEED=%llu\n", (unsigned long long)seed);
@@ -112,18 +138,31 @@ static int run_seed(uint64_t seed, int lo, int hi)
 static int run_random(void)
 {
     const char *env = getenv("VMAFINT_SEED");
+    const int lo = is_cambi ? 100 : 40, hi = is_cambi ? 420 : 260;
     if (env)
-        return run_seed(strtoull(env, NULL, 0), 40, 260);
+        return run_seed(strtoull(env, NULL, 0), lo, hi);
     int fails = 0;
+    if (is_cambi) {
+        fails += vi_cambi_pool_selftest(7, 400) != 0;
+        fails += vi_cambi_table_selftest(11, 300) != 0;
+        /* odd and small sizes (libvmaf needs one side of 216), then 1080p for high_res_speedup */
+        for (uint64_t k = 1; k <= 24; k++)
+            fails += run_seed(k, 100, 420);
+        /* down to 16 pixels on a side: many refused (both sides < 216) */
+        for (uint64_t k = 201; k <= 212; k++)
+            fails += run_seed(k, 16, 420);
+        fails += run_seed(1001, 1440, 1920);
+        fails += run_seed(1002, 1440, 1920);
+    }
     /* fixed seeds: small and odd sizes, then a few larger frames */
-    for (uint64_t k = 1; k <= 16; k++)
+    for (uint64_t k = 1; k <= 16 && !is_cambi; k++)
         fails += run_seed(k, 40, 140);
-    for (uint64_t k = 101; k <= 103; k++)
+    for (uint64_t k = 101; k <= 103 && !is_cambi; k++)
         fails += run_seed(k, 300, 700);
     const uint64_t t = (uint64_t)time(NULL);
     printf("clock seeds start at %llu\n", (unsigned long long)t * 1000);
     for (uint64_t k = 0; k < 12; k++)
-        fails += run_seed(t * 1000 + k, 40, 260);
+        fails += run_seed(t * 1000 + k, lo, hi);
     printf("%d random sequences failed\n", fails);
     return fails != 0;
 }
@@ -131,14 +170,17 @@ static int run_random(void)
 int main(int argc, char **argv)
 {
     if (argc < 5) {
-        fprintf(stderr, "usage: test_vmafint motion|adm clips|random GOLDEN WORK\n");
+        fprintf(stderr, "usage: test_vmafint motion|adm|cambi clips|random GOLDEN WORK\n");
         return 2;
     }
     is_adm = !strcmp(argv[1], "adm");
+    is_cambi = !strcmp(argv[1], "cambi");
     is_clips = !strcmp(argv[2], "clips");
     vi_check_soft = !is_clips;
     const char *m = getenv("VMAFINT_CPUMASK");
     cpumask = m ? strtoull(m, NULL, 0) : is_adm && !is_clips ? 63 : 0;
     setvbuf(stdout, NULL, _IOLBF, 0);
+    if (is_cambi && !strcmp(argv[2], "bench"))
+        return vi_cambi_bench(argv[3], argv[4], argc > 5 ? argv[5] : NULL);
     return is_clips ? run_clips(argv[3], argv[4]) : run_random();
 }

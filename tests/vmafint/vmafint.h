@@ -34,6 +34,8 @@ int vi_seq_read(ViSeq *s, const char *golden, const char *work, const char *ref_
                 const char *dis_rel, int max_frames);
 /* A random sequence from seed (sizes, depth, format and content drawn from it). */
 void vi_seq_random(ViSeq *s, uint64_t seed, int min_side, int max_side);
+/* The same with CAMBI's content: gradients, flat areas, dither, quantised bands (cambi_seq.c). */
+void vi_seq_banding(ViSeq *s, uint64_t seed, int min_side, int max_side);
 
 /* libvmaf over the whole sequence with these extractors; NULL on failure (printed). */
 VmafContext *vi_vmaf_run(const ViSeq *s, const ViUse *uses, int n_uses, uint64_t cpumask);
@@ -61,5 +63,17 @@ int vi_lib_check(VmafContext *ctx, const ViSeq *s, const ViUse *uses, int n_uses
 int vi_adm_check(VmafContext *ctx, const ViSeq *s, int n_sets, int skip_aim, uint64_t cpumask);
 extern const ViUse vi_adm_uses[];
 extern const int vi_adm_n_uses, vi_adm_clip_uses;
+
+/*
+ * CAMBI over its option sets, each in a libvmaf context of its own, at
+ * cpumasks[0] and for the first n_sets2 sets also at the other cpumasks.
+ */
+int vi_cambi_check(const ViSeq *s, const uint64_t *cpumasks, int n_masks, int n_sets2);
+/* The order-free pooling against libvmaf's selection on random arrays: mismatches. */
+int vi_cambi_pool_selftest(uint64_t seed, int cases);
+/* The c-value row's per-value term table against the per-term test: mismatches. */
+int vi_cambi_table_selftest(uint64_t seed, int cases);
+/* Time per frame of ours and libvmaf's cambi on a clip (NULL: the 1080p 8-bit one). */
+int vi_cambi_bench(const char *golden, const char *work, const char *dis_rel);
 
 #endif

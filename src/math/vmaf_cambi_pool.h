@@ -1,0 +1,221 @@
+/*
+ * libvmaf's CAMBI, part 3: the spatial pooling of a scale (spec A.6.4: the
+ * top K c-values through libvmaf's exact quickselect, summed in f64 in the
+ * order the selection leaves them), the frame score (A.7: the scale weights
+ * 16, 8, 4, 2, 1, divided by ws^2, clipped to cambi_max_val) and the whole
+ * frame, sq_vc_frame.
+ *
+ * The pooled sum without the selection (sq_vc_topk_exact): c-values are
+ * non-negative f32, so each is an integer multiple of u = 2^Emin, Emin the
+ * lowest exponent of a nonzero one (its ulp). When the exact sum of all of
+ * them is below 2^53 u, every partial sum of any subset in any order is a
+ * multiple of u below 2^53 u, exactly representable in f64: each f64
+ * addition is exact and the sum does not depend on the order. Only the top
+ * K are summed, so Emin and the bound are theirs. Their sum is found with
+ * two 16-bit radix passes over the f32 bits (order-preserving for
+ * non-negative floats), all in integers. Above the bound, libvmaf's
+ * selection runs and its order decides the bits.
+ */
+#ifndef SQ_MATH_VMAF_CAMBI_POOL_H
+#define SQ_MATH_VMAF_CAMBI_POOL_H
+
+#include "math/vmaf_cambi_scale.h"
+
+/* Reorders a[0..n) so that a[0..k) holds the k largest values (libvmaf's selection). */
+SQ_FN void sq_vc_select(SQ_GLOBAL float *a, int n, int k)
+{
+    int left = 0, right = n - 1;
+    while (left < right) {
+        const float pivot = a[k];
+        int i = left, j = right;
+        do {
+            while (a[i] > pivot)
+                i++;
+            while (a[j] < pivot)
+                j--;
+            if (i <= j) {
+                const float t = a[i];
+                a[i] = a[j];
+                a[j] = t;
+                i++;
+                j--;
+            }
+        } while (i <= j);
+        if (j < k)
+            left = i;
+        if (k < i)
+            right = j;
+    }
+}
+
+/* score[s]: the mean of the top k of the n c-values (selection first unless k == n). */
+SQ_FN sq_f64 sq_vc_pool(SQ_GLOBAL float *c, int n, int k)
+{
+    if (k < n)
+        sq_vc_select(c, n, k);
+    sq_f64 sum = SQ_D_ZERO;
+    for (int i = 0; i < k; i++)
+        sum = sq_d_add(sum, sq_d_from_float(c[i]));
+    return sq_d_div(sum, sq_d_from_int(k));
+}
+
+/* A non-negative f32 (bits b) in units of 2^emin: m * 2^(e - emin), the caller bounding e - emin. */
+SQ_FN int64_t sq_vc_units(uint32_t b, int emin)
+{
+    const int be = (int)(b >> 23);
+    const int64_t m = (int64_t)(b & 0x7fffffu) | (be ? (int64_t)0x800000 : 0);
+    return m << ((be ? be : 1) - 150 - emin);
+}
+
+/* Adds cnt values of bits b (in units of 2^emin) to *sum; 0 once the sum would reach 2^53. */
+SQ_FN int sq_vc_add_units(int64_t *sum, uint32_t b, int64_t cnt, int emin)
+{
+    const int64_t lim = (int64_t)1 << 53;
+    if (!b || !cnt)
+        return 1;
+    const int be = (int)(b >> 23), sh = (be ? be : 1) - 150 - emin;
+    if (sh < 0 || sh > 29)
+        return 0;
+    const int64_t u = sq_vc_units(b, emin);
+    /* u and *sum are below 2^53: one value cannot overflow */
+    if (cnt == 1) {
+        *sum += u;
+        return *sum < lim;
+    }
+    if (u > (lim - 1 - *sum) / cnt)
+        return 0;
+    *sum += u * cnt;
+    return 1;
+}
+
+/*
+ * The sum of the k largest of c[0..n) as libvmaf's f64 sum, when it cannot
+ * depend on the order (above); *ok = 0 otherwise. cnt: 65536 counters.
+ * Pass 1 counts the high 16 bits (sign, exponent, 7 mantissa bits): the
+ * digit hi of the k-th largest, and so the exponent of the smallest nonzero
+ * value summed, emin. Pass 2 sums the values of higher digits and counts
+ * the low 16 bits of those of digit hi, each of which is one value.
+ */
+SQ_FN sq_f64 sq_vc_topk_exact(const SQ_GLOBAL float *c, int n, int k, SQ_GLOBAL uint32_t *cnt,
+                              int *ok)
+{
+    *ok = 0;
+    /* c-values are finite and not negative: high digits below 0x8000 */
+    for (int d = 0; d < 32768; d++)
+        cnt[d] = 0;
+    /* zeros (most c-values) in a register: one counter in memory would chain its increments */
+    uint32_t zeros = 0;
+    for (int i = 0; i < n; i++) {
+        const uint32_t b = sq_f32_bits(c[i]);
+        if (!b) {
+            zeros++;
+            continue;
+        }
+        if (b >= 0x7f800000u)
+            return SQ_D_ZERO;
+        cnt[b >> 16]++;
+    }
+    cnt[0] += zeros;
+    int above = 0, hi = 32767;
+    while (above + (int)cnt[hi] < k)
+        above += (int)cnt[hi--];
+    /* the smallest nonzero digit summed: hi's, or with hi = 0 the lowest nonzero one */
+    int low = hi;
+    for (int d = 1; low == 0 && d < 32768; d++)
+        low = cnt[d] ? d : 0;
+    /* all in digit 0: zeros and subnormals, multiples of 2^-149 */
+    const int emin = (low >> 7 ? low >> 7 : 1) - 150;
+    for (int d = 0; d < 65536; d++)
+        cnt[d] = 0;
+    int64_t sum = 0;
+    for (int i = 0; i < n; i++) {
+        const uint32_t b = sq_f32_bits(c[i]);
+        if ((int)(b >> 16) > hi) {
+            if (!sq_vc_add_units(&sum, b, 1, emin))
+                return SQ_D_ZERO;
+        } else if ((int)(b >> 16) == hi && b) {
+            cnt[b & 0xffffu]++;
+        }
+    }
+    if (!hi)
+        cnt[0] += zeros;
+    int need = k - above;
+    for (int lo = 65535; need > 0; lo--) {
+        const int take = (int)cnt[lo] < need ? (int)cnt[lo] : need;
+        const uint32_t b = (uint32_t)hi << 16 | (uint32_t)lo;
+        if (!sq_vc_add_units(&sum, b, take, emin))
+            return SQ_D_ZERO;
+        need -= take;
+    }
+    *ok = 1;
+    /* sum * 2^emin: exact (sum < 2^53, emin >= -149) */
+    return sq_d_mul(sq_d_from_int(sum), sq_d_from_bits((uint64_t)(1023 + emin) << 52));
+}
+
+/* score[s] of an n-pixel scale: the order-free sum if it applies, else libvmaf's selection. */
+SQ_FN sq_f64 sq_vc_pool_fast(SQ_GLOBAL float *c, int n, int k, SQ_GLOBAL uint32_t *cnt)
+{
+    int ok;
+    const sq_f64 sum = sq_vc_topk_exact(c, n, k, cnt, &ok);
+    return ok ? sq_d_div(sum, sq_d_from_int(k)) : sq_vc_pool(c, n, k);
+}
+
+/* The pooled count K of scale s (n pixels): the host's, clamped to [1, n] again. */
+SQ_FN int sq_vc_scale_k(const SqVcParams *p, int s, int n)
+{
+    const int k = p->K[s];
+    return k < 1 ? 1 : k > n ? n : k;
+}
+
+/* The published score from the five scale scores. */
+SQ_FN sq_f64 sq_vc_score(const sq_f64 *score, const SqVcParams *p)
+{
+    sq_f64 acc = SQ_D_ZERO;
+    for (int s = 0; s < SQ_VC_SCALES; s++)
+        acc = sq_d_add(acc, sq_d_mul(score[s], sq_d_from_int(16 >> s)));
+    const sq_f64 raw = sq_d_div(acc, sq_d_from_int((int64_t)p->ws * p->ws));
+    return sq_d_lt(p->max_val, raw) ? p->max_val : raw;
+}
+
+/* Size of scale s (decimation at s > 0, and at s = 0 with hrs). */
+SQ_FN void sq_vc_scale_dims(const SqVcParams *p, int s, int *cw, int *ch)
+{
+    int w = p->w, h = p->h;
+    for (int k = 0; k <= s; k++)
+        if (k > 0 || p->hrs) {
+            w = (w + 1) >> 1;
+            h = (h + 1) >> 1;
+        }
+    *cw = w;
+    *ch = h;
+}
+
+/*
+ * CAMBI of one luma plane (acc: sq_sample's access code, p->bpc bits),
+ * score[] the five scale scores (may be NULL). Returns the published value.
+ */
+SQ_FN sq_f64 sq_vc_frame(const SQ_GLOBAL uint8_t *src, int64_t stride, int acc,
+                         const SqVcParams *p, const SqVcBufs *bf, sq_f64 *score)
+{
+    sq_f64 sc[SQ_VC_SCALES];
+    sq_vc_preprocess(src, stride, acc, p, bf);
+    sq_vc_mask(p, bf);
+    sq_vc_first_table(p, bf->first);
+    int pw = p->w, ph = p->h;
+    for (int s = 0; s < SQ_VC_SCALES; s++) {
+        int cw, ch;
+        sq_vc_scale_dims(p, s, &cw, &ch);
+        if (cw != pw || ch != ph)
+            sq_vc_decimate(bf->img, bf->mask, pw, ph);
+        pw = cw;
+        ph = ch;
+        sq_vc_mode_filter(bf->img, cw, ch, bf->mode);
+        sq_vc_cvalues(p, bf, cw, ch);
+        sc[s] = sq_vc_pool_fast(bf->c, cw * ch, sq_vc_scale_k(p, s, cw * ch), bf->cnt);
+        if (score)
+            score[s] = sc[s];
+    }
+    return sq_vc_score(sc, p);
+}
+
+#endif
