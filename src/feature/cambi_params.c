@@ -37,7 +37,7 @@ int sq_cambi_refused(const char *name, char *err, size_t errlen)
         { "src_width", "the full-reference mode" },
         { "src_height", "the full-reference mode" },
         { "full_ref", "the full-reference mode" },
-        { "heatmaps_path", "heatmaps" },
+        { "heatmaps_path", "writing heatmaps" },
     };
     for (size_t i = 0; i < sizeof what / sizeof what[0]; i++)
         if (!strcmp(name, what[i][0])) {
