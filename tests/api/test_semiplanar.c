@@ -560,6 +560,44 @@ static void check_errors(void)
     }
 }
 
+/* cambi range-checks the distorted luma it alone reads (LSB-aligned 10-bit, in place),
+ * as libvmaf fails such a frame; the reference's luma is not read. */
+static void check_range_cambi(void)
+{
+    static const Cfg c = { "cambi-range", 256, 232, SPEEDQA_PIX_420, 10, 0, 0 };
+    Frames fr;
+    if (build_all(&c, 1, &fr) < 0) {
+        fails++;
+        return;
+    }
+    SpeedqaSettings s;
+    speedqa_default_settings(&s);
+    test_env_settings(&s);
+    s.format = (SpeedqaFormat){ c.w, c.h, c.fmt, c.bpc };
+    LogCapture lc = { .quiet = 1 };
+    s.logger = log_capture;
+    s.log_cookie = &lc;
+    const char *const feat[] = { "cambi", NULL };
+    s.features = feat;
+    SpeedqaContext *ctx;
+    if (speedqa_open(&ctx, &s) < 0) {
+        printf("FAIL errors: open %s: %s\n", c.name, lc.last);
+        fails++;
+        free_all(&fr);
+        return;
+    }
+    const SpeedqaPicture ref = fr.pic[0][0], dis = fr.pic[1][0];
+    const uint16_t v = 0xFFFF, keep = *(const uint16_t *)(const void *)dis.data[0];
+    memcpy((uint8_t *)(uintptr_t)ref.data[0], &v, 2); /* the reference's: not read */
+    expect(ctx, &lc, &ref, &dis, 0, NULL, "cambi reference luma not read");
+    memcpy((uint8_t *)(uintptr_t)dis.data[0], &v, 2);
+    expect(ctx, &lc, &ref, &dis, -ERANGE, "distorted frame 1, plane Y: sample value 65535",
+           "cambi range Y");
+    memcpy((uint8_t *)(uintptr_t)dis.data[0], &keep, 2);
+    speedqa_close(&ctx);
+    free_all(&fr);
+}
+
 /* A GPU backend finds a V sample above the depth of an LSB-aligned semi-planar picture. */
 static void check_range_gpu(const char *backend, const SqGpuFns *fns, SqGpuDev *dev)
 {
@@ -617,8 +655,10 @@ int main(int argc, char **argv)
             fns->close(&dev);
             dev = NULL;
         }
-    } else
+    } else {
         check_errors();
+        check_range_cambi();
+    }
     for (size_t i = 0; i < sizeof(cfgs) / sizeof(cfgs[0]); i++) {
         const int ret = check_cfg(&cfgs[i], backend, fns, dev);
         if (ret == -ENODEV || ret == -ENOSYS) {
