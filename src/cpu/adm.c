@@ -89,7 +89,7 @@ static void va_frame(const SqDsp *dsp, const Planes *r, int pr, const Planes *t,
             sq_va_decouple_csf(s, &p->s[s], p->egl, w, h, (const int32_t *const *)bf->ob,
                                (const int32_t *const *)bf->tb, bf->r, bf->e, bf->A, bf->F);
         }
-        sq_va_scale_pool(s, scored, w, h, p, bf, &raw[s]);
+        dsp->adm_pool(s, scored, w, h, p, bf, &raw[s]);
     }
 }
 

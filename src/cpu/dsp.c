@@ -14,7 +14,7 @@
 #include "math/prescale.h"
 #include "math/score.h"
 #include "math/solve.h"
-#include "math/vmaf_adm.h"
+#include "math/vmaf_adm_pool.h"
 #include "math/vmaf_motion.h"
 #include "speedqa/speedqa.h"
 
@@ -174,6 +174,12 @@ static void adm_dwt_c(const uint8_t *src8, ptrdiff_t stride, int acc, int bpc, c
     sq_va_dwt_plane(src8, stride, acc, bpc, src, w, h, scale, only_a, lo, hi, band);
 }
 
+static void adm_pool_c(int s, int scored, int w, int h, const SqVaParams *p, const SqVaBufs *bf,
+                       SqVaRaw *raw)
+{
+    sq_va_scale_pool(s, scored, w, h, p, bf, raw);
+}
+
 size_t sq_cov_ws_doubles(int trunc_w, int trunc_h)
 {
     /* Transposed, zero-padded copy used by the SIMD versions (columns of
@@ -218,6 +224,7 @@ void sq_dsp_init(SqDsp *d, unsigned flags)
     d->motion_sad = motion_sad_c;
     d->adm_dec0 = adm_dec0_c;
     d->adm_dwt = adm_dwt_c;
+    d->adm_pool = adm_pool_c;
     d->vgran = 1;
     sq_dsp_init_arch(d, flags & sq_cpu_flags());
 }

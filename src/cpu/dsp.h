@@ -12,6 +12,10 @@
 #include <stddef.h>
 #include <stdint.h>
 
+struct SqVaParams;
+struct SqVaBufs;
+struct SqVaRaw;
+
 /* Covariance layout for b = SQ_BLOCK (5): 41 lags + the plain sum. */
 #define SQ_COV_SEQS 42
 #define SQ_COV_K (SQ_COV_SEQS * 5)   /* row terms per operating row */
@@ -143,6 +147,13 @@ typedef struct SqDsp {
     void (*adm_dwt)(const uint8_t *src8, ptrdiff_t stride, int acc, int bpc, const int32_t *src,
                     int w, int h, int scale, int only_a, int32_t *lo, int32_t *hi,
                     int32_t *const *band);
+    /*
+     * A scale of ADM after its decouple (math/vmaf_adm_pool.h,
+     * sq_va_scale_pool): the denominator, the DLM and AIM numerators into
+     * raw, and the band a kept for the next scale.
+     */
+    void (*adm_pool)(int s, int scored, int w, int h, const struct SqVaParams *p,
+                     const struct SqVaBufs *bf, struct SqVaRaw *raw);
     /* Column granularity of vfilt_*: spans closer than this are merged. */
     int vgran;
 } SqDsp;

@@ -20,8 +20,13 @@ static SqVmOpts vm_opts(const SqOptions *o)
 
 int sq_motion_open(SqFeature *f, const SpeedqaFormat *fmt, char *err, size_t errlen)
 {
-    (void)err;
-    (void)errlen;
+    /* the 5-tap blur mirrors two samples past each edge: a side under 3
+     * would read outside the plane (libvmaf has no defined result there) */
+    if (fmt->width < 3 || fmt->height < 3) {
+        snprintf(err, errlen, "motion: luma %dx%d is too small (motion needs at least 3x3)",
+                 fmt->width, fmt->height);
+        return -EINVAL;
+    }
     /* libvmaf's row SAD is a u32 sum of |v| <= 2^bpc per sample: exact
      * below 65000 columns, which the format limits keep us under */
     memset(&f->plan, 0, sizeof(f->plan));

@@ -143,6 +143,16 @@ SQ_FN int sq_vc_counts(const SqVcParams *p, int v, int d)
     return va <= p->tvi[d] && va + d + 1 > p->vlt_luma;
 }
 
+/* Contrast d's term at column j: f32 w[d] * p0 * pm * R[p0 + pm], pm the larger neighbour count. */
+SQ_FN float sq_vc_term(const SQ_GLOBAL uint16_t *hist, int w, int j, int va, int d, int p0,
+                       const SqVcParams *p, const SQ_GLOBAL float *recip)
+{
+    const int p1 = hist[(int64_t)(va + d + 1) * w + j];
+    const int p2 = hist[(int64_t)(va - d - 1) * w + j];
+    const int pm = p1 > p2 ? p1 : p2;
+    return (float)(p->weight[d] * p0 * pm) * recip[p0 + pm];
+}
+
 /*
  * The c-value of a masked pixel of raw value v at column j (A.6.3): the
  * largest f32 w[d] * p0 * pm * R[p0 + pm] over the contrasts d that count.
@@ -156,10 +166,7 @@ SQ_FN float sq_vc_cvalue(const SQ_GLOBAL uint16_t *hist, int w, int j, int v,
     for (int d = 0; d < nd; d++) {
         if (!sq_vc_counts(p, v, d))
             continue;
-        const int p1 = hist[(int64_t)(va + d + 1) * w + j];
-        const int p2 = hist[(int64_t)(va - d - 1) * w + j];
-        const int pm = p1 > p2 ? p1 : p2;
-        const float val = (float)(p->weight[d] * p0 * pm) * recip[p0 + pm];
+        const float val = sq_vc_term(hist, w, j, va, d, p0, p, recip);
         if (val > c)
             c = val;
     }
@@ -194,10 +201,7 @@ SQ_FN float sq_vc_cvalue_run(const SQ_GLOBAL uint16_t *hist, int w, int j, int v
     const int p0 = hist[(int64_t)va * w + j];
     float c = 0.0f;
     for (int d = d0; d < nd; d++) {
-        const int p1 = hist[(int64_t)(va + d + 1) * w + j];
-        const int p2 = hist[(int64_t)(va - d - 1) * w + j];
-        const int pm = p1 > p2 ? p1 : p2;
-        const float val = (float)(p->weight[d] * p0 * pm) * recip[p0 + pm];
+        const float val = sq_vc_term(hist, w, j, va, d, p0, p, recip);
         if (val > c)
             c = val;
     }

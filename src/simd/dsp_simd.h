@@ -10,6 +10,10 @@
 #include <stddef.h>
 #include <stdint.h>
 
+struct SqVaParams;
+struct SqVaBufs;
+struct SqVaRaw;
+
 /* simd/filter_tmpl.h: the vertical passes over raw rows, the range OR, the local mean. */
 #define SQ_SIMD_FILTER_PROTOS(N)                                                              \
     void N(sq_vfilt_8bpc)(float *dst, const uint8_t *cur, ptrdiff_t cur_stride,               \
@@ -62,7 +66,9 @@
                         int32_t *const *A, int32_t *const *F);                     \
     void N(sq_adm_dwt)(const uint8_t *src8, ptrdiff_t stride, int acc, int bpc,                 \
                        const int32_t *src, int w, int h, int scale, int only_a, int32_t *lo,    \
-                       int32_t *hi, int32_t *const *band);
+                       int32_t *hi, int32_t *const *band);                        \
+    void N(sq_adm_pool)(int s, int scored, int w, int h, const struct SqVaParams *p,            \
+                        const struct SqVaBufs *bf, struct SqVaRaw *raw);
 
 /* All the groups: a level that instantiates every template in full. */
 #define SQ_SIMD_PROTOS_ALL(N)        \
@@ -93,6 +99,7 @@
         (d)->motion_sad = N(sq_motion_sad);   \
         (d)->adm_dec0 = N(sq_adm_dec0);       \
         (d)->adm_dwt = N(sq_adm_dwt);         \
+        (d)->adm_pool = N(sq_adm_pool);       \
     } while (0)
 
 #endif

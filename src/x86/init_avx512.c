@@ -42,5 +42,6 @@ void SQ_X512(sq_dsp_fill)(SqDsp *d, int vbmi)
     d->motion_sad = SQ_X512(sq_motion_sad);
     d->adm_dec0 = SQ_X512(sq_adm_dec0);
     d->adm_dwt = SQ_X512(sq_adm_dwt);
+    d->adm_pool = SQ_X512(sq_adm_pool);
     d->vgran = 16;
 }

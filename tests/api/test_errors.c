@@ -279,6 +279,8 @@ int main(void)
     OPEN_ERR("adm blend without a table", 576, 324, SPEEDQA_PIX_420, 8, "adm=adm_csf_mode=2:adm_ref_display_height=1440", -EINVAL, "no table");
     OPEN_ERR("adm debug", 576, 324, SPEEDQA_PIX_420, 8, "adm=debug=true", -EINVAL, "unknown option");
     OPEN_ERR("adm too small", 31, 324, SPEEDQA_PIX_400, 8, "adm", -EINVAL, "too small");
+    OPEN_ERR("motion 2 wide", 2, 64, SPEEDQA_PIX_400, 8, "motion", -EINVAL, "too small");
+    OPEN_ERR("motion 1 high", 64, 1, SPEEDQA_PIX_444, 8, "motion", -EINVAL, "too small");
     {
         Counter cnt = { 0 };
         LogCapture log = { .quiet = 1 };

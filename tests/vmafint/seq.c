@@ -121,7 +121,7 @@ int vi_seq_read(ViSeq *s, const char *golden, const char *work, const char *ref_
 }
 
 /* splitmix64 */
-static uint64_t rnd(uint64_t *st)
+uint64_t vi_rnd(uint64_t *st)
 {
     uint64_t z = (*st += 0x9e3779b97f4a7c15ull);
     z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ull;
@@ -129,12 +129,12 @@ static uint64_t rnd(uint64_t *st)
     return z ^ (z >> 31);
 }
 
-static int urand(uint64_t *st, int lo, int hi)
+int vi_urand(uint64_t *st, int lo, int hi)
 {
-    return lo + (int)(rnd(st) % (uint64_t)(hi - lo + 1));
+    return lo + (int)(vi_rnd(st) % (uint64_t)(hi - lo + 1));
 }
 
-static void put(const ViSeq *s, uint8_t *p, int x, int y, int v)
+void vi_put(const ViSeq *s, uint8_t *p, int x, int y, int v)
 {
     const int max = (1 << s->bpc) - 1;
     v = v < 0 ? 0 : v > max ? max : v;
@@ -168,12 +168,12 @@ static int ref_value(int kind, int x, int y, int f, int max, const int *par, uin
 {
     switch (kind) {
     case 0:
-        return (int)(rnd(st) % (uint64_t)(max + 1));
+        return (int)(vi_rnd(st) % (uint64_t)(max + 1));
     case 1: {
         int v = (x * par[0] + y * par[1] + f * par[2]) % (max + 1);
         if (x > par[3] + f * 3 && x < par[3] + par[4] + f * 3 && y > par[5] && y < par[5] + par[4])
             v = max - v / 2;
-        return v + (int)(rnd(st) % 9) - 4;
+        return v + (int)(vi_rnd(st) % 9) - 4;
     }
     case 2:
         return (((x + f) / par[6] + y / par[6]) & 1) ? max : 0;
@@ -190,7 +190,7 @@ static int dis_value(const ViSeq *s, int kind, const uint8_t *ref, int x, int y,
     case 0:
         return v;
     case 1:
-        return v + (int)(rnd(st) % 33) - 16;
+        return v + (int)(vi_rnd(st) % 33) - 16;
     case 2:
         return (max + 1) / 2 + (v - (max + 1) / 2) * gain16 / 16;
     case 3: {
@@ -206,7 +206,7 @@ static int dis_value(const ViSeq *s, int kind, const uint8_t *ref, int x, int y,
     case 4:
         return v / gain16 * gain16;
     default:
-        return (int)(rnd(st) % (uint64_t)(max + 1));
+        return (int)(vi_rnd(st) % (uint64_t)(max + 1));
     }
 }
 
@@ -216,29 +216,29 @@ void vi_seq_random(ViSeq *s, uint64_t seed, int min_side, int max_side)
     static const enum VmafPixelFormat fmts[3] = { VMAF_PIX_FMT_YUV420P, VMAF_PIX_FMT_YUV422P,
                                                   VMAF_PIX_FMT_YUV444P };
     static const int depths[3] = { 8, 10, 12 };
-    const int w = urand(&st, min_side, max_side), h = urand(&st, min_side, max_side);
-    const int bpc = depths[urand(&st, 0, 2)], n = urand(&st, 3, 6);
+    const int w = vi_urand(&st, min_side, max_side), h = vi_urand(&st, min_side, max_side);
+    const int bpc = depths[vi_urand(&st, 0, 2)], n = vi_urand(&st, 3, 6);
     memset(s, 0, sizeof *s);
-    vi_seq_alloc(s, w, h, bpc, n, fmts[urand(&st, 0, 2)]);
-    const int max = (1 << bpc) - 1, rk = urand(&st, 0, 3);
+    vi_seq_alloc(s, w, h, bpc, n, fmts[vi_urand(&st, 0, 2)]);
+    const int max = (1 << bpc) - 1, rk = vi_urand(&st, 0, 3);
     int par[8];
-    par[0] = urand(&st, 0, max / 16 + 1);
-    par[1] = urand(&st, 0, max / 16 + 1);
-    par[2] = urand(&st, 0, max / 8 + 1);
-    par[3] = urand(&st, 0, w - 1);
-    par[4] = urand(&st, 2, w / 2 + 2);
-    par[5] = urand(&st, 0, h - 1);
-    par[6] = urand(&st, 1, 9);
-    par[7] = urand(&st, 0, max);
+    par[0] = vi_urand(&st, 0, max / 16 + 1);
+    par[1] = vi_urand(&st, 0, max / 16 + 1);
+    par[2] = vi_urand(&st, 0, max / 8 + 1);
+    par[3] = vi_urand(&st, 0, w - 1);
+    par[4] = vi_urand(&st, 2, w / 2 + 2);
+    par[5] = vi_urand(&st, 0, h - 1);
+    par[6] = vi_urand(&st, 1, 9);
+    par[7] = vi_urand(&st, 0, max);
     snprintf(s->name, sizeof s->name, "random seed=%llu %dx%d bpc%d n%d ref%d",
              (unsigned long long)seed, w, h, bpc, n, rk);
     for (int f = 0; f < n; f++) {
-        const int dk = urand(&st, 0, 5), gain = urand(&st, 1, 40);
+        const int dk = vi_urand(&st, 0, 5), gain = vi_urand(&st, 1, 40);
         for (int y = 0; y < h; y++)
             for (int x = 0; x < w; x++)
-                put(s, s->ref[f], x, y, ref_value(rk, x, y, f, max, par, &st));
+                vi_put(s, s->ref[f], x, y, ref_value(rk, x, y, f, max, par, &st));
         for (int y = 0; y < h; y++)
             for (int x = 0; x < w; x++)
-                put(s, s->dis[f], x, y, dis_value(s, dk, s->ref[f], x, y, max, &st, gain));
+                vi_put(s, s->dis[f], x, y, dis_value(s, dk, s->ref[f], x, y, max, &st, gain));
     }
 }

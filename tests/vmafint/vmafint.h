@@ -34,6 +34,10 @@ int vi_seq_read(ViSeq *s, const char *golden, const char *work, const char *ref_
                 const char *dis_rel, int max_frames);
 /* A random sequence from seed (sizes, depth, format and content drawn from it). */
 void vi_seq_random(ViSeq *s, uint64_t seed, int min_side, int max_side);
+/* splitmix64 from *st; uniform in [lo, hi]; one sample v (clamped to the depth) at (x, y) of plane p */
+uint64_t vi_rnd(uint64_t *st);
+int vi_urand(uint64_t *st, int lo, int hi);
+void vi_put(const ViSeq *s, uint8_t *p, int x, int y, int v);
 /* The same with CAMBI's content: gradients, flat areas, dither, quantised bands (cambi_seq.c). */
 void vi_seq_banding(ViSeq *s, uint64_t seed, int min_side, int max_side);
 
