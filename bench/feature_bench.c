@@ -1,6 +1,6 @@
 /*
  * feature_bench: ms per frame of one library feature (any feature string,
- * e.g. adm or motion, which the CLI's --feature leaves to libvmaf) on a
+ * e.g. adm, motion or cambi, which the CLI's --feature leaves to libvmaf) on a
  * Y4M pair held in memory, through the API: pictures lent, every score
  * received before the next send on one thread (frames in flight with more).
  *

@@ -202,18 +202,18 @@ int speedqa_open(SpeedqaContext **out, const SpeedqaSettings *s)
         ret = SPEEDQA_ERR(ENOSYS);
         goto fail;
     }
-    /* the integer job kinds (motion's SAD, ADM) run where a backend says it can */
+    /* the integer job kinds (motion's SAD, ADM, CAMBI) run where a backend says it can */
     for (int j = 0; j < bp.njobs; j++) {
         const int k = bp.jobs[j].kind;
         if (k == SQ_JOB_SPEED)
             continue;
-        const char *what = k == SQ_JOB_SAD ? "motion" : "adm";
+        const char *what = k == SQ_JOB_SAD ? "motion" : k == SQ_JOB_ADM ? "adm" : "cambi";
         if (c->s.backend == SPEEDQA_BACKEND_AUTO) {
             sq_log(s, SPEEDQA_LOG_INFO, "auto: %s runs on the cpu backend", what);
             c->s.backend = SPEEDQA_BACKEND_CPU;
         }
         const SqBackend *b = backends[c->s.backend];
-        if (!(k == SQ_JOB_SAD ? b->sad : b->adm)) {
+        if (!(k == SQ_JOB_SAD ? b->sad : k == SQ_JOB_ADM ? b->adm : b->cambi)) {
             sq_log(s, SPEEDQA_LOG_ERROR, "%s backend: %s runs on the cpu backend only", b->name,
                    what);
             ret = SPEEDQA_ERR(ENOSYS);

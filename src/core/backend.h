@@ -71,6 +71,7 @@ typedef struct SqRawResult {
     /* SQ_JOB_ADM jobs: the four scales' raw values, before the cube roots,
      * stream d's job of slot k at [d * SQ_MAX_ADM_JOBS + k] (zero when it did not run) */
     SqVaRaw adm[SPEEDQA_MAX_DISTORTED * SQ_MAX_ADM_JOBS][4];
+    double cambi[SQ_MAX_JOBS]; /* SQ_JOB_CAMBI jobs: the frame's score (0 when it did not run) */
     uint32_t range[SQ_MAX_JOBS][2][SQ_RANGE_N];
 } SqRawResult;
 
@@ -83,6 +84,7 @@ typedef struct SqBackend {
     int ladder;     /* takes ndis > 1; a job side 0 shared by every stream is computed once */
     int sad;        /* runs SQ_JOB_SAD jobs (else open is refused before it is called) */
     int adm;        /* runs SQ_JOB_ADM jobs (else open is refused before it is called) */
+    int cambi;      /* runs SQ_JOB_CAMBI jobs (else open is refused before it is called) */
     /*
      * Queue the next frame: pics[0] the reference, pics[1 + d] distorted
      * stream d's picture, NULL once that stream has ended in this sequence

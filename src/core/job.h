@@ -17,17 +17,21 @@
 #include "core/plan_core.h"
 #include "math/dims.h"
 #include "math/vmaf_adm_pool.h"
+#include "math/vmaf_cambi_pool.h"
 
 typedef struct SqPlan {
     SQ_PLAN_CORE_MEMBERS   /* d, prescale, taps, sigma_nn, nn_floor (core/plan_core.h) */
     int32_t *ps_iy, *ps_ix; /* prescale tables (SQ_PS_TAPS per output), or NULL */
     float *ps_wy, *ps_wx;
     int wvm;
-    int rows_all;           /* an integer plane job's plan (SQ_JOB_SAD, SQ_JOB_ADM): reads
-                             * every row of a d.w x d.h plane, and nothing else of the plan
-                             * is set but va */
+    int rows_all;           /* an integer plane job's plan (SQ_JOB_SAD, SQ_JOB_ADM,
+                             * SQ_JOB_CAMBI): reads every row of a d.w x d.h plane, and
+                             * nothing else of the plan is set but va, vc, vc_recip */
     SqVaParams va;          /* SQ_JOB_ADM: the CSF factors and options, built by the host
                              * (feature/adm_params.c) */
+    SqVcParams vc;          /* SQ_JOB_CAMBI: the resolved options and thresholds, built by
+                             * the host (feature/cambi_params.c) */
+    float *vc_recip;        /* SQ_JOB_CAMBI: the reciprocal table (SQ_VC_RECIP_N), or NULL */
     SqAlloc alloc;
 } SqPlan;
 
@@ -75,9 +79,13 @@ typedef struct SqJobSide {
  * plane (the reference) against side 1's (the distorted), with the plan's
  * va (math/vmaf_adm*.h: sq_va_frame2), into SqRawResult.adm (stream d's
  * job of slot k at d * SQ_MAX_ADM_JOBS + k); nothing is
- * range-checked. A backend runs the kinds its SqBackend says it can.
+ * range-checked. SQ_JOB_CAMBI: libvmaf's CAMBI of side 1's plane (the
+ * distorted luma; side 0 names it too), with the plan's vc and vc_recip
+ * (math/vmaf_cambi*.h: sq_vc_frame), into SqRawResult.cambi; side 1
+ * range-checks it (SqRawResult.range, as SQ_JOB_SPEED's current pictures).
+ * A backend runs the kinds its SqBackend says it can.
  */
-enum { SQ_JOB_SPEED = 0, SQ_JOB_SAD = 1, SQ_JOB_ADM = 2 };
+enum { SQ_JOB_SPEED = 0, SQ_JOB_SAD = 1, SQ_JOB_ADM = 2, SQ_JOB_CAMBI = 3 };
 
 /* The most SQ_JOB_ADM jobs of one stream (adm features of a context): their raw
  * results are SqRawResult.adm's, kept small since every frame's result is copied. */

@@ -56,6 +56,7 @@ static void cpu_close(void **pp)
         sq_free(&c->p.alloc, c->w[i].covws);
         sq_free(&c->p.alloc, c->w[i].vmrow);
         sq_cpu_va_free(&c->w[i].va, &c->p.alloc);
+        sq_cpu_vc_free(&c->w[i].vc, &c->p.alloc);
     }
     const SqAlloc a = c->p.alloc;
     sq_free(&a, c->w);
@@ -76,8 +77,8 @@ static void cpu_close(void **pp)
 static int open_workers(CpuPriv *c, const SqBackendParams *p)
 {
     for (int i = 0; i < c->nw; i++) {
-        /* the integer jobs' scratch: SQ_JOB_SAD's row, SQ_JOB_ADM's bands */
-        int vw = 0, aw = 0, ah = 0;
+        /* the integer jobs' scratch: SQ_JOB_SAD's row, SQ_JOB_ADM's bands, SQ_JOB_CAMBI's */
+        int vw = 0, aw = 0, ah = 0, cw = 0, ch = 0, cnd = 0;
         for (int j = 0; j < p->njobs; j++) {
             const SqDims *d = &p->plans[p->jobs[j].plan]->d;
             if (p->jobs[j].kind == SQ_JOB_SAD)
@@ -86,10 +87,18 @@ static int open_workers(CpuPriv *c, const SqBackendParams *p)
                 aw = d->w > aw ? d->w : aw;
                 ah = d->h > ah ? d->h : ah;
             }
+            if (p->jobs[j].kind == SQ_JOB_CAMBI) {
+                const int nd = p->plans[p->jobs[j].plan]->vc.nd;
+                cw = d->w > cw ? d->w : cw;
+                ch = d->h > ch ? d->h : ch;
+                cnd = nd > cnd ? nd : cnd;
+            }
         }
         if (vw && !(c->w[i].vmrow = sq_calloc(&p->alloc, SQ_MOTION_WS(vw), sizeof(int32_t))))
             return -1;
         if (aw && sq_cpu_va_alloc(&c->w[i].va, aw, ah, &p->alloc) < 0)
+            return -1;
+        if (cw && sq_cpu_vc_alloc(&c->w[i].vc, cw, ch, cnd, &p->alloc) < 0)
             return -1;
         for (int f = 0; f < p->nplans; f++) {
             if (p->plans[f]->rows_all)
@@ -293,6 +302,7 @@ const SqBackend sq_backend_cpu = {
     .ladder = 1,
     .sad = 1,
     .adm = 1,
+    .cambi = 1,
     .open = cpu_open,
     .capacity = cpu_capacity,
     .send = cpu_send,

@@ -19,6 +19,7 @@
 #include "core/frames.h"
 #include "core/pool.h"
 #include "cpu/adm.h"
+#include "cpu/cambi.h"
 #include "cpu/cpu.h"
 #include "math/filter.h"
 
@@ -43,6 +44,7 @@ typedef struct Worker {
     double *covws; /* a band of covariance row terms (threaded mode), the largest plan's */
     int32_t *vmrow; /* an SQ_JOB_SAD job's scratch (SQ_MOTION_WS), the widest such plan's */
     SqVaBufs va;    /* SQ_JOB_ADM jobs' bands (cpu/adm.c), the largest such plan's */
+    SqVcBufs vc;    /* SQ_JOB_CAMBI jobs' scratch (cpu/cambi.c), the largest such plan's */
 } Worker;
 
 /* What the CPU keeps of frame slot i of CpuPriv.fr (threaded mode). */
@@ -167,6 +169,10 @@ void sq_cpu_sad_jobs(const CpuPriv *c, Worker *w, SqPool *pool, int self, const 
  * ladder's copies read their own distorted picture). */
 void sq_cpu_adm_jobs(const CpuPriv *c, Worker *w, const Planes *cur, uint32_t present,
                      SqRawResult *out);
+/* cpu/cambi.c: the frame's SQ_JOB_CAMBI jobs into out->cambi (each stream's
+ * distorted luma) and their range checks into out->range. */
+void sq_cpu_cambi_jobs(const CpuPriv *c, Worker *w, const Planes *cur, uint32_t present,
+                       SqRawResult *out);
 void sq_cpu_score_frame1(const CpuPriv *c, Worker *w, SqPool *pool, int self, const Planes *cur,
                          const Planes *prev, int prev_checked, uint32_t present,
                          const uint32_t *save, uint32_t *saved, SqRawResult *out);

@@ -5,6 +5,7 @@
 #include <string.h>
 
 #include "feature/adm.h"
+#include "feature/cambi.h"
 #include "feature/feature.h"
 #include "feature/motion.h"
 #include "core/format.h"
@@ -21,6 +22,8 @@ int sq_feature_open(SqFeature *f, const char *str, const SpeedqaFormat *fmt,
         return sq_motion_open(f, fmt, err, errlen);
     if (f->spec.kind == SQ_FEATURE_ADM)
         return sq_adm_open(f, fmt, err, errlen);
+    if (f->spec.kind == SQ_FEATURE_CAMBI)
+        return sq_cambi_open(f, fmt, a, err, errlen);
     int w = fmt->width, h = fmt->height;
     const char *what = "speed_temporal (luma)";
     if (f->spec.kind == SQ_FEATURE_CHROMA) {
@@ -50,6 +53,10 @@ void sq_feature_score_name(const SqFeature *f, int i, char *buf, size_t len)
         sq_adm_score_name(f, i, buf, len);
         return;
     }
+    if (f->spec.kind == SQ_FEATURE_CAMBI) {
+        sq_cambi_score_name(f, i, buf, len);
+        return;
+    }
     static const char *const chroma[3] = { "speed_chroma_u", "speed_chroma_v", "speed_chroma_uv" };
     const char *base = f->spec.kind == SQ_FEATURE_CHROMA ? chroma[i] : "speed_temporal";
     snprintf(buf, len, "%s%s", base, f->spec.suffix);
@@ -73,6 +80,11 @@ static void jobs_of(const SqFeature *f, int nfeat, SqBackendParams *bp, int (*id
             sq_adm_job(&f[i], pl, &bp->jobs[idx[i][0] = bp->njobs++]);
             idx[i][1] = -1;
             bp->jobs[idx[i][0]].slot = nadm++;
+            continue;
+        }
+        if (f[i].spec.kind == SQ_FEATURE_CAMBI) {
+            sq_cambi_job(&f[i], pl, &bp->jobs[idx[i][0] = bp->njobs++]);
+            idx[i][1] = -1;
             continue;
         }
         if (f[i].spec.kind == SQ_FEATURE_CHROMA) {
@@ -168,6 +180,8 @@ int sq_feature_assemble_at(const SqFeature *f, const SqRawResult *r, const SqRaw
         return sq_motion_assemble(f, r, next, job_base, seq_frame, state, out);
     if (f->spec.kind == SQ_FEATURE_ADM)
         return sq_adm_assemble(f, r, d, out, undefined);
+    if (f->spec.kind == SQ_FEATURE_CAMBI)
+        return sq_cambi_assemble(f, r, job_base + f->job[0], out);
     if (f->spec.kind == SQ_FEATURE_TEMPORAL) {
         out[0] = r->score[job_base + f->job[0]];
         return isfinite(out[0]) ? 0 : -EDOM;
@@ -198,7 +212,7 @@ int sq_jobs_check_range(const SqJob *jobs, int njobs, int ndis, const SqRawResul
         for (int j = 0; j < njobs; j++)
             for (int s = 0; s < 2; s++) {
                 const SqJobSide *sd = &jobs[j].side[s];
-                if (jobs[j].kind != SQ_JOB_SPEED)
+                if (jobs[j].kind != SQ_JOB_SPEED && !(jobs[j].kind == SQ_JOB_CAMBI && s == 1))
                     continue; /* checks nothing */
                 const uint32_t *rg = r->range[j][s];
                 const uint32_t mx = rg[prev ? SQ_RANGE_PREV_MAX : SQ_RANGE_CUR_MAX];

@@ -6,6 +6,7 @@
 #include <string.h>
 
 #include "feature/adm_params.h"
+#include "feature/cambi_params.h"
 #include "feature/options.h"
 #include "math/prescale.h"
 
@@ -24,6 +25,7 @@ typedef struct OptDesc {
 #define TEMPORAL (1u << SQ_FEATURE_TEMPORAL)
 #define MOTION (1u << SQ_FEATURE_MOTION)
 #define ADM (1u << SQ_FEATURE_ADM)
+#define CAMBI (1u << SQ_FEATURE_CAMBI)
 #define OFF(f) offsetof(SqOptions, f)
 
 /* Sorted by full name: libvmaf appends the suffixes in this order. An option
@@ -40,7 +42,14 @@ static const OptDesc opt_table[] = {
     { "adm_ref_display_height", "rdh", OPT_INT, 1080, 1, 4320, NULL, ADM, OFF(adm_ref_display_height) },
     { "adm_skip_aim", NULL, OPT_BOOL, 0, 0, 1, NULL, ADM, OFF(adm_skip_aim) },
     { "adm_skip_scale0", "ssz", OPT_BOOL, 0, 0, 1, NULL, ADM, OFF(adm_skip_scale0) },
+    { "cambi_eotf", "ceot", OPT_STRING, 0, 0, 0, "bt1886", CAMBI, OFF(cambi_eotf) },
+    { "cambi_high_res_speedup", "hrs", OPT_INT, 0, 0, 2160, NULL, CAMBI, OFF(cambi_high_res_speedup) },
+    { "cambi_max_val", "cmxv", OPT_DOUBLE, 1000.0, 0.0, 1000.0, NULL, CAMBI, OFF(cambi_max_val) },
+    { "cambi_topk", "ctpk", OPT_DOUBLE, 0.6, 0.0001, 1.0, NULL, CAMBI, OFF(cambi_topk) },
+    { "cambi_vis_lum_threshold", "vlt", OPT_DOUBLE, 0.0, 0.0, 300.0, NULL, CAMBI, OFF(cambi_vis_lum_threshold) },
     { "debug", NULL, OPT_BOOL, 0, 0, 1, NULL, MOTION, OFF(debug) },
+    { "eotf", "eotf", OPT_STRING, 0, 0, 0, "bt1886", CAMBI, OFF(eotf) },
+    { "max_log_contrast", "mlc", OPT_INT, 2, 0, 5, NULL, CAMBI, OFF(max_log_contrast) },
     { "motion_blend_factor", "mbf", OPT_DOUBLE, 1.0, 0.0, 1.0, NULL, MOTION, OFF(motion_blend_factor) },
     { "motion_blend_offset", "mbo", OPT_DOUBLE, 40.0, 0.0, 1000.0, NULL, MOTION, OFF(motion_blend_offset) },
     { "motion_five_frame_window", "mffw", OPT_BOOL, 0, 0, 1, NULL, MOTION, OFF(motion_five_frame_window) },
@@ -56,6 +65,9 @@ static const OptDesc opt_table[] = {
     { "speed_sigma_nn", "snn", OPT_DOUBLE, 0.29, 0.1, 2.0, NULL, CHROMA | TEMPORAL, OFF(sigma_nn) },
     { "speed_use_ref_diff", "urd", OPT_BOOL, 0, 0, 1, NULL, TEMPORAL, OFF(use_ref_diff) },
     { "speed_weight_var_mode", "wvm", OPT_INT, 0, 0, 6, NULL, CHROMA, OFF(weight_var_mode) },
+    { "topk", "topk", OPT_DOUBLE, 0.6, 0.0001, 1.0, NULL, CAMBI, OFF(topk) },
+    { "tvi_threshold", "tvit", OPT_DOUBLE, 0.019, 0.0001, 1.0, NULL, CAMBI, OFF(tvi_threshold) },
+    { "window_size", "ws", OPT_INT, 65, 15, 127, NULL, CAMBI, OFF(window_size) },
 };
 #define N_OPTS (sizeof(opt_table) / sizeof(opt_table[0]))
 
@@ -214,9 +226,12 @@ int sq_feature_parse(SqFeatureSpec *out, const char *str, char *err, size_t errl
         out->kind = SQ_FEATURE_MOTION;
     else if (!strcmp(buf, "adm"))
         out->kind = SQ_FEATURE_ADM;
+    else if (!strcmp(buf, "cambi"))
+        out->kind = SQ_FEATURE_CAMBI;
     else {
         snprintf(err, errlen,
-                 "unknown feature '%s' (known: speed_chroma, speed_temporal, motion, adm)", buf);
+                 "unknown feature '%s' (known: speed_chroma, speed_temporal, motion, adm, cambi)",
+                 buf);
         return -EINVAL;
     }
     const unsigned kind_bit = 1u << out->kind;
@@ -232,6 +247,8 @@ int sq_feature_parse(SqFeatureSpec *out, const char *str, char *err, size_t errl
             return -EINVAL;
         }
         *eq = '\0';
+        if (out->kind == SQ_FEATURE_CAMBI && sq_cambi_refused(tok, err, errlen) < 0)
+            return -EINVAL;
         const OptDesc *d = NULL;
         for (size_t i = 0; i < N_OPTS; i++)
             if ((opt_table[i].kinds & kind_bit) && !strcmp(tok, opt_table[i].name))
@@ -263,6 +280,8 @@ int sq_feature_parse(SqFeatureSpec *out, const char *str, char *err, size_t errl
         return -EINVAL;
     }
     if (out->kind == SQ_FEATURE_ADM && sq_adm_check_options(&out->opt, err, errlen) < 0)
+        return -EINVAL;
+    if (out->kind == SQ_FEATURE_CAMBI && sq_cambi_check_options(&out->opt, err, errlen) < 0)
         return -EINVAL;
     build_suffix(&out->opt, kind_bit, out->suffix, sizeof(out->suffix));
     return 0;

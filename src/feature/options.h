@@ -13,6 +13,7 @@ typedef enum SqFeatureKind {
     SQ_FEATURE_TEMPORAL = 1,
     SQ_FEATURE_MOTION = 2,   /* libvmaf's integer "motion" (feature/motion.c) */
     SQ_FEATURE_ADM = 3,      /* libvmaf's integer "adm" (feature/adm.c) */
+    SQ_FEATURE_CAMBI = 4,    /* libvmaf's "cambi" (feature/cambi.c) */
 } SqFeatureKind;
 
 typedef struct SqOptions {
@@ -31,6 +32,10 @@ typedef struct SqOptions {
     double adm_csf_scale, adm_csf_diag_scale, adm_dlm_weight, adm_enhn_gain_limit;
     double adm_norm_view_dist, adm_noise_weight, adm_min_val;
     int adm_ref_display_height, adm_csf_mode, adm_skip_aim, adm_skip_scale0;
+    /* cambi only (spec vmaf-cambi-and-prediction A.1) */
+    double cambi_max_val, cambi_topk, topk, tvi_threshold, cambi_vis_lum_threshold;
+    int window_size, max_log_contrast, cambi_high_res_speedup;
+    char eotf[16], cambi_eotf[16];
     int debug;             /* not a feature parameter: no suffix */
 } SqOptions;
 
@@ -44,7 +49,8 @@ typedef struct SqFeatureSpec {
  * Parse one feature string. Returns 0 or -EINVAL with a one-line reason in
  * err (unknown feature or option, malformed or out-of-range value, invalid
  * kernelscale, unknown prescale method, an option set not supported yet:
- * motion_five_frame_window, and adm's of sq_adm_check_options).
+ * motion_five_frame_window, adm's of sq_adm_check_options, cambi's of
+ * sq_cambi_refused and sq_cambi_check_options).
  */
 int sq_feature_parse(SqFeatureSpec *out, const char *str, char *err, size_t errlen);
 

@@ -300,6 +300,32 @@ int main(void)
         s.backend = SPEEDQA_BACKEND_CUDA;
         expect_open_error("adm on a GPU backend", &s, &cnt, &log, -ENOSYS, "cpu backend only");
     }
+    /* cambi: libvmaf's ranges; the options the math does not cover; the sizes libvmaf refuses */
+    OPEN_ERR("cambi window_size below 15", 576, 324, SPEEDQA_PIX_420, 8, "cambi=window_size=13", -EINVAL, "outside");
+    OPEN_ERR("cambi max_log_contrast 6", 576, 324, SPEEDQA_PIX_420, 8, "cambi=max_log_contrast=6", -EINVAL, "outside");
+    OPEN_ERR("cambi topk 0", 576, 324, SPEEDQA_PIX_420, 8, "cambi=topk=0", -EINVAL, "outside");
+    OPEN_ERR("cambi eotf", 576, 324, SPEEDQA_PIX_420, 8, "cambi=eotf=hlg", -EINVAL, "not bt1886 or pq");
+    OPEN_ERR("cambi cambi_eotf", 576, 324, SPEEDQA_PIX_420, 8, "cambi=cambi_eotf=srgb", -EINVAL, "not bt1886 or pq");
+    OPEN_ERR("cambi enc_width", 576, 324, SPEEDQA_PIX_420, 8, "cambi=enc_width=320", -EINVAL, "not supported");
+    OPEN_ERR("cambi enc_height", 576, 324, SPEEDQA_PIX_420, 8, "cambi=enc_height=200", -EINVAL, "not supported");
+    OPEN_ERR("cambi enc_bitdepth", 576, 324, SPEEDQA_PIX_420, 8, "cambi=enc_bitdepth=8", -EINVAL, "not supported");
+    OPEN_ERR("cambi full_ref", 576, 324, SPEEDQA_PIX_420, 8, "cambi=full_ref=true", -EINVAL, "full-reference");
+    OPEN_ERR("cambi src_width", 576, 324, SPEEDQA_PIX_420, 8, "cambi=src_width=576", -EINVAL, "full-reference");
+    OPEN_ERR("cambi heatmaps", 576, 324, SPEEDQA_PIX_420, 8, "cambi=heatmaps_path=/tmp", -EINVAL, "heatmaps");
+    OPEN_ERR("cambi too small", 215, 200, SPEEDQA_PIX_420, 8, "cambi", -EINVAL, "below 216");
+    OPEN_ERR("cambi window too large at 4K", 3840, 2160, SPEEDQA_PIX_420, 8, "cambi=window_size=127", -EINVAL, "too large");
+    OPEN_ERR("cambi scale below the window", 1200, 216, SPEEDQA_PIX_400, 8, "cambi=window_size=127", -EINVAL, "unspecified");
+    OPEN_ERR("speed option of cambi", 576, 324, SPEEDQA_PIX_420, 8, "cambi=speed_max_val=18", -EINVAL, "unknown option");
+    {
+        /* a backend without SQ_JOB_CAMBI refuses at open, before touching a device */
+        Counter cnt = { 0 };
+        LogCapture log = { .quiet = 1 };
+        SpeedqaSettings s;
+        const char *feats[] = { "cambi", NULL };
+        settings(&s, &cnt, &log, 576, 324, SPEEDQA_PIX_420, 8, feats);
+        s.backend = SPEEDQA_BACKEND_OPENCL;
+        expect_open_error("cambi on a GPU backend", &s, &cnt, &log, -ENOSYS, "cambi runs on the cpu backend only");
+    }
     OPEN_ERR("missing value", 576, 324, SPEEDQA_PIX_420, 8, "speed_chroma=speed_sigma_nn=", -EINVAL, "missing value");
     OPEN_ERR("zero size", 0, 324, SPEEDQA_PIX_420, 8, NULL, -EINVAL, "outside 1..65536");
     {

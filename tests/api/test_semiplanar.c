@@ -6,7 +6,7 @@
  * the layouts mixed frame by frame (so speed_temporal subtracts a planar
  * previous frame from a semi-planar one and back), lent and copied. Every
  * score must equal, bit for bit, the score of the planar LSB-aligned
- * equivalent pictures on the same backend (on the CPU, adm's too). Also: the one-line errors for
+ * equivalent pictures on the same backend (on the CPU, adm's and cambi's too). Also: the one-line errors for
  * bad semi-planar pictures, and a sample above the depth in an LSB-aligned
  * semi-planar V plane failing the frame (-ERANGE) on every backend.
  *
@@ -72,6 +72,19 @@ static const char *const cpu_features[] = {
     NULL,
 };
 
+/* ... and cambi (the distorted luma, range-checked in place) where libvmaf takes
+ * the size (a side of 216 or more; here both, so the v1.0.16 window fits too). */
+static const char *const cpu_features_cambi[] = {
+    "speed_chroma",
+    "speed_temporal",
+    "speed_temporal=speed_use_ref_diff=true",
+    "speed_chroma=speed_prescale=1.5:speed_kernelscale=0.5",
+    "adm",
+    "cambi",
+    "cambi=cambi_high_res_speedup=1080:cambi_vis_lum_threshold=0.06:cambi_max_val=17",
+    NULL,
+};
+
 static uint32_t hash(uint32_t x)
 {
     x ^= x >> 16;
@@ -82,10 +95,14 @@ static uint32_t hash(uint32_t x)
     return x;
 }
 
-/* LSB-aligned value of a sample: textures plus noise, every value below 2^bpc. */
+/* LSB-aligned value of a sample: textures plus noise (the luma's left third a
+ * staircase), every value below 2^bpc. */
 static uint32_t val(const Cfg *c, int f, int side, int plane, int x, int y)
 {
     const uint32_t max = (1u << c->bpc) - 1;
+    /* the luma's left third a smooth staircase without noise: bands for cambi */
+    if (plane == 0 && x < c->w / 3)
+        return ((uint32_t)(60 + (x + y + 3 * f) / 24) << (c->bpc - 8)) % (max + 1);
     uint32_t v = (uint32_t)((x * x + 3 * y * y + x * y * (plane + 1) + 7 * f * (x + 1)) >> 4);
     v += hash((uint32_t)(x * 7919 + y * 104729 + f * 31 + plane * 17 + side * 3)) % 97 * (side + 1);
     v = (v << (c->bpc - 8)) + (hash((uint32_t)(x + 1000 * y + f)) & ((1u << (c->bpc - 8)) - 1));
@@ -223,7 +240,9 @@ static int api_run(const Cfg *c, SpeedqaBackend be, unsigned cpu_mask, int threa
     speedqa_default_settings(&s);
     test_env_settings(&s);
     s.format = (SpeedqaFormat){ c->w, c->h, c->fmt, c->bpc };
-    s.features = be == SPEEDQA_BACKEND_CPU ? cpu_features : features;
+    s.features = be != SPEEDQA_BACKEND_CPU            ? features
+                 : c->w >= 216 && c->h >= 216 ? cpu_features_cambi
+                                              : cpu_features;
     s.backend = be;
     s.cpu_mask = cpu_mask;
     s.n_threads = threads;
@@ -541,6 +560,44 @@ static void check_errors(void)
     }
 }
 
+/* cambi range-checks the distorted luma it alone reads (LSB-aligned 10-bit, in place),
+ * as libvmaf fails such a frame; the reference's luma is not read. */
+static void check_range_cambi(void)
+{
+    static const Cfg c = { "cambi-range", 256, 232, SPEEDQA_PIX_420, 10, 0, 0 };
+    Frames fr;
+    if (build_all(&c, 1, &fr) < 0) {
+        fails++;
+        return;
+    }
+    SpeedqaSettings s;
+    speedqa_default_settings(&s);
+    test_env_settings(&s);
+    s.format = (SpeedqaFormat){ c.w, c.h, c.fmt, c.bpc };
+    LogCapture lc = { .quiet = 1 };
+    s.logger = log_capture;
+    s.log_cookie = &lc;
+    const char *const feat[] = { "cambi", NULL };
+    s.features = feat;
+    SpeedqaContext *ctx;
+    if (speedqa_open(&ctx, &s) < 0) {
+        printf("FAIL errors: open %s: %s\n", c.name, lc.last);
+        fails++;
+        free_all(&fr);
+        return;
+    }
+    const SpeedqaPicture ref = fr.pic[0][0], dis = fr.pic[1][0];
+    const uint16_t v = 0xFFFF, keep = *(const uint16_t *)(const void *)dis.data[0];
+    memcpy((uint8_t *)(uintptr_t)ref.data[0], &v, 2); /* the reference's: not read */
+    expect(ctx, &lc, &ref, &dis, 0, NULL, "cambi reference luma not read");
+    memcpy((uint8_t *)(uintptr_t)dis.data[0], &v, 2);
+    expect(ctx, &lc, &ref, &dis, -ERANGE, "distorted frame 1, plane Y: sample value 65535",
+           "cambi range Y");
+    memcpy((uint8_t *)(uintptr_t)dis.data[0], &keep, 2);
+    speedqa_close(&ctx);
+    free_all(&fr);
+}
+
 /* A GPU backend finds a V sample above the depth of an LSB-aligned semi-planar picture. */
 static void check_range_gpu(const char *backend, const SqGpuFns *fns, SqGpuDev *dev)
 {
@@ -598,8 +655,10 @@ int main(int argc, char **argv)
             fns->close(&dev);
             dev = NULL;
         }
-    } else
+    } else {
         check_errors();
+        check_range_cambi();
+    }
     for (size_t i = 0; i < sizeof(cfgs) / sizeof(cfgs[0]); i++) {
         const int ret = check_cfg(&cfgs[i], backend, fns, dev);
         if (ret == -ENODEV || ret == -ENOSYS) {

@@ -52,7 +52,7 @@ static void check_spec(const SqFeatureSpec *sp, const char *line)
 {
     const SqOptions *o = &sp->opt;
     FUZZ_CHECK(sp->kind == SQ_FEATURE_CHROMA || sp->kind == SQ_FEATURE_TEMPORAL || sp->kind == SQ_FEATURE_MOTION ||
-               sp->kind == SQ_FEATURE_ADM, "kind %d", (int)sp->kind);
+               sp->kind == SQ_FEATURE_ADM || sp->kind == SQ_FEATURE_CAMBI, "kind %d", (int)sp->kind);
     FUZZ_CHECK(memchr(sp->suffix, '\0', sizeof sp->suffix) != NULL, "suffix not terminated");
     FUZZ_CHECK(memchr(o->prescale_method, '\0', sizeof o->prescale_method) != NULL, "method not terminated");
     FUZZ_CHECK(o->kernelscale >= 0.1 && o->kernelscale <= 4.0, "kernelscale %g from '%s'", o->kernelscale, line);
@@ -71,6 +71,28 @@ static void check_spec(const SqFeatureSpec *sp, const char *line)
     FUZZ_CHECK(o->motion_max_val >= 0.0 && o->motion_max_val <= 10000.0, "mmxv %g", o->motion_max_val);
     FUZZ_CHECK(o->motion_five_frame_window == 0, "mffw accepted though unsupported");
     FUZZ_CHECK((o->motion_moving_average | o->motion_force_zero | o->debug) <= 1, "motion flag not 0/1");
+    /* cambi (spec vmaf-cambi-and-prediction A.1): ranges, the eotfs; the options the
+     * math does not cover (enc_*, src_*, full_ref, heatmaps_path) never parse */
+    FUZZ_CHECK(o->cambi_max_val >= 0.0 && o->cambi_max_val <= 1000.0, "cmxv %g", o->cambi_max_val);
+    FUZZ_CHECK(o->topk >= 0.0001 && o->topk <= 1.0, "topk %g", o->topk);
+    FUZZ_CHECK(o->cambi_topk >= 0.0001 && o->cambi_topk <= 1.0, "ctpk %g", o->cambi_topk);
+    FUZZ_CHECK(o->tvi_threshold >= 0.0001 && o->tvi_threshold <= 1.0, "tvit %g", o->tvi_threshold);
+    FUZZ_CHECK(o->cambi_vis_lum_threshold >= 0.0 && o->cambi_vis_lum_threshold <= 300.0, "vlt %g",
+               o->cambi_vis_lum_threshold);
+    FUZZ_CHECK(o->window_size >= 15 && o->window_size <= 127, "ws %d", o->window_size);
+    FUZZ_CHECK(o->max_log_contrast >= 0 && o->max_log_contrast <= 5, "mlc %d", o->max_log_contrast);
+    FUZZ_CHECK(o->cambi_high_res_speedup >= 0 && o->cambi_high_res_speedup <= 2160, "hrs %d",
+               o->cambi_high_res_speedup);
+    FUZZ_CHECK(!strcmp(o->eotf, "bt1886") || !strcmp(o->eotf, "pq"), "eotf '%s' from '%s'", o->eotf, line);
+    FUZZ_CHECK(!strcmp(o->cambi_eotf, "bt1886") || !strcmp(o->cambi_eotf, "pq"), "ceot '%s'", o->cambi_eotf);
+    FUZZ_CHECK(!strstr(line, "enc_") && !strstr(line, "src_") && !strstr(line, "full_ref") &&
+                   !strstr(line, "heatmaps_path") ||
+                   sp->kind != SQ_FEATURE_CAMBI,
+               "cambi accepted an option it does not cover: '%s'", line);
+    FUZZ_CHECK(sp->kind == SQ_FEATURE_CAMBI ||
+                   (o->window_size == 65 && o->max_log_contrast == 2 && o->cambi_high_res_speedup == 0 &&
+                    o->cambi_max_val == 1000.0 && !strcmp(o->eotf, "bt1886")),
+               "cambi option set on another feature");
     /* adm (spec 3.1): ranges, and the refused sets (Barten, below 3H at 1080, a blend
      * mode without a table) never parse */
     FUZZ_CHECK(o->adm_csf_scale >= 0.0 && o->adm_csf_scale <= 50.0, "scf %g", o->adm_csf_scale);
@@ -180,7 +202,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
         FUZZ_CHECK(strncmp(name, "speed_chroma_", 13) == 0 || strncmp(name, "speed_temporal", 14) == 0 ||
                    strncmp(name, "integer_motion", 14) == 0 || strncmp(name, "integer_adm2", 12) == 0 ||
                    strncmp(name, "integer_aim", 11) == 0 || strncmp(name, "integer_adm3", 12) == 0 ||
-                   strncmp(name, "integer_adm_scale", 17) == 0 ||
+                   strncmp(name, "integer_adm_scale", 17) == 0 || strncmp(name, "cambi", 5) == 0 ||
                    strncmp(name, "VMAF_integer_feature_motion_sad_score", 37) == 0,
                    "score name '%s'", name);
         /* frame 0 has no previous frame: temporal SpEED and motion2 are 0

@@ -164,6 +164,20 @@ def option_seeds():
         ('adm-mixed', 'adm=adm_norm_view_dist=5\nspeed_chroma\nmotion\nadm=adm_enhn_gain_limit=1.5'),
         ('adm-twice', 'adm\nadm=adm_skip_aim=true'),
         ('adm-three', 'adm\nadm=adm_norm_view_dist=5\nadm=adm_csf_mode=3'),
+        # cambi: the models' set, the others the math covers, ranges, the refused options
+        ('cambi-default', 'cambi'),
+        ('cambi-v1016', 'cambi=cambi_high_res_speedup=1080:cambi_vis_lum_threshold=0.06:'
+                        'cambi_max_val=17'),
+        ('cambi-opts', 'cambi=window_size=127:topk=0.3:cambi_topk=1:tvi_threshold=0.05:'
+                       'max_log_contrast=5'),
+        ('cambi-pq', 'cambi=eotf=pq:cambi_vis_lum_threshold=1\ncambi=cambi_eotf=pq'),
+        ('cambi-eotf-bad', 'cambi=eotf=hlg'),
+        ('cambi-ranges', 'cambi=window_size=13:max_log_contrast=6:topk=0:cambi_max_val=1001'),
+        ('cambi-vlt-top', 'cambi=cambi_vis_lum_threshold=300'),
+        ('cambi-refused', 'cambi=enc_width=320:enc_height=240\ncambi=full_ref=true\n'
+                          'cambi=heatmaps_path=/tmp\ncambi=enc_bitdepth=8'),
+        ('cambi-mixed', 'cambi\nadm\nmotion\nspeed_chroma\ncambi=max_log_contrast=0'),
+        ('cambi-twice', 'cambi\ncambi'),
     ]
     for name, data in s:
         write('options', name, data)

@@ -6,11 +6,13 @@
  * 3.2.0's CLI prints the same values with and without a second instance of
  * another max_log_contrast, so this is caution, not a known problem).
  */
+#include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "cambi_params.h"
+#include "speedqa/speedqa.h"
 #include "soft.h"
 #include "vmafint.h"
 
@@ -39,6 +41,7 @@ static const CambiSet sets[] = {
       "cambi_hrs_1440_cmxv_0.5" },
 };
 static const int n_sets = (int)(sizeof sets / sizeof sets[0]);
+static uint64_t cpumasks0; /* the first cpumask: the library's check runs there */
 
 /* The set's options as VcOpts (the names libvmaf parses, with atof / atoi). */
 static VcOpts opts(const CambiSet *c)
@@ -102,6 +105,28 @@ static int soft_check(const SqVcParams *p, const SqVcBufs *bf, const double *sco
     return bad;
 }
 
+/* The library refuses a set at a size the math does not score: 0, or 1 (printed). */
+static int lib_refuses(const ViSeq *s, const CambiSet *c)
+{
+    char feat[512];
+    size_t n = (size_t)snprintf(feat, sizeof feat, "cambi");
+    for (int k = 0; k < 8 && c->use.opt[k][0]; k++)
+        n += (size_t)snprintf(feat + n, sizeof feat - n, "%c%s=%s", k ? ':' : '=',
+                              c->use.opt[k][0], c->use.opt[k][1]);
+    const char *feats[] = { feat, NULL };
+    SpeedqaSettings st;
+    speedqa_default_settings(&st);
+    st.features = feats;
+    st.format = (SpeedqaFormat){ s->w, s->h, SPEEDQA_PIX_420, s->bpc };
+    SpeedqaContext *ctx = NULL;
+    const int ret = speedqa_open(&ctx, &st);
+    speedqa_close(&ctx);
+    if (ret == SPEEDQA_ERR(EINVAL))
+        return 0;
+    printf("FAIL %s [lib %s]: open gave %d, not EINVAL\n", s->name, feat, ret);
+    return 1;
+}
+
 /* One set on a sequence with libvmaf at cpumask; frames counted in *frames. */
 static int check_set(const ViSeq *s, const CambiSet *c, uint64_t cpumask, const float *recip,
                      long *frames)
@@ -111,8 +136,8 @@ static int check_set(const ViSeq *s, const CambiSet *c, uint64_t cpumask, const 
     const int e = vc_params(&o, s->w, s->h, s->bpc, &p);
     if (e) {
         printf("skip %s [%s]: %s\n", s->name, c->name,
-               e == -1 ? "libvmaf refuses this size" : "a scale smaller than the window");
-        return 0;
+               e == -2 ? "a scale smaller than the window" : "libvmaf refuses this size");
+        return lib_refuses(s, c);
     }
     SqVcBufs bf;
     double *v = malloc((size_t)s->n * sizeof *v);
@@ -135,6 +160,9 @@ static int check_set(const ViSeq *s, const CambiSet *c, uint64_t cpumask, const 
         char tag[64];
         snprintf(tag, sizeof tag, "cambi cpumask %llu", (unsigned long long)cpumask);
         bad += vi_check(ctx, s, tag, c->name, v);
+        /* the library's feature: the defaults and v1.0.16's (1, 3 threads, a ladder of 2) */
+        if (c < sets + 2 && cpumask == cpumasks0)
+            bad += vi_lib_check(ctx, s, &c->use, 1, 1);
         vmaf_close(ctx);
         *frames += s->n;
     }
@@ -252,6 +280,7 @@ int vi_cambi_check(const ViSeq *s, const uint64_t *cpumasks, int n_masks, int n_
     static float recip[SQ_VC_RECIP_N];
     static int have_recip;
     static long frames;
+    cpumasks0 = cpumasks[0];
     if (!have_recip) {
         vc_recip(recip);
         have_recip = 1;

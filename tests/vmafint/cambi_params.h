@@ -1,25 +1,18 @@
 /*
- * The host side of CAMBI (math/vmaf_cambi*.h) that a feature layer will own:
- * option resolution at an input size and the tables that need libm (pow for
- * the EOTFs, strtof of printed doubles for the reciprocals).
+ * CAMBI's host side for the tests: the library's (feature/cambi_params.c,
+ * one implementation) under the tests' names, and the tests' own scratch.
  */
 #ifndef VMAFINT_CAMBI_PARAMS_H
 #define VMAFINT_CAMBI_PARAMS_H
 
-#include "math/vmaf_cambi_pool.h"
+#include "feature/cambi_params.h"
 
-/* libvmaf's cambi options that this math covers, with libvmaf's defaults from vc_opts_default. */
-typedef struct VcOpts {
-    double max_val, topk, cambi_topk, tvi, vlt;
-    int window_size, mlc, hrs, pq;
-} VcOpts;
+typedef SqCambiOpts VcOpts;
+#define vc_opts_default sq_cambi_opts_default
+/* 0; -1 or -3 where libvmaf's init refuses; -2 where a scale is smaller than the window's half. */
+#define vc_params sq_cambi_params
+#define vc_recip sq_cambi_recip
 
-VcOpts vc_opts_default(void);
-/* Parameters for a w x h input of bpc bits; -1 where libvmaf's init refuses, -2 where
- * a scale is smaller than the window's half (libvmaf's result is unspecified). */
-int vc_params(const VcOpts *o, int w, int h, int bpc, SqVcParams *p);
-/* R[0..SQ_VC_RECIP_N) (A.3). */
-void vc_recip(float *r);
 /* Buffers for w x h (recip shared); 0 or -1. */
 int vc_bufs_alloc(SqVcBufs *b, int w, int h, int nd, const float *recip);
 void vc_bufs_free(SqVcBufs *b);

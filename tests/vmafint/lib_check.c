@@ -1,6 +1,6 @@
 /*
  * The library's integer features ("motion", feature/motion.c; "adm",
- * feature/adm.c; through the CPU backend) against libvmaf's extractors, with
+ * feature/adm.c; "cambi", feature/cambi.c; through the CPU backend) against libvmaf's extractors, with
  * the sequence's own layout (4:2:0, 4:2:2, 4:4:4; flat chroma, as libvmaf's):
  * every published per-frame score of every option set given, bit for bit,
  * on one thread (pictures copied), three (lent) and two (copied, as a
@@ -26,6 +26,7 @@ static void vmaf_name(const char *ours, char *out, size_t len)
         { "integer_adm2", "VMAF_integer_feature_adm2_score" },
         { "integer_aim", "VMAF_integer_feature_aim_score" },
         { "integer_adm3", "VMAF_integer_feature_adm3_score" },
+        { "cambi", "Cambi_feature_cambi_score" },
     };
     for (size_t i = 0; i < sizeof alias / sizeof alias[0]; i++)
         if (!strcmp(ours, alias[i][0])) {

@@ -1,0 +1,88 @@
+/*
+ * libvmaf's CAMBI on the CPU: its scratch, and a frame's SQ_JOB_CAMBI jobs
+ * (every stream's: each reads its own distorted luma) by the thread that
+ * scores the frame.
+ */
+#include <string.h>
+
+#include "cpu/backend_priv.h"
+#include "cpu/cambi.h"
+
+int sq_cpu_vc_alloc(SqVcBufs *b, int W, int H, int nd, const SqAlloc *a)
+{
+    const SqVcSizes z = sq_vc_sizes(W, H, nd);
+    memset(b, 0, sizeof(*b));
+    b->img = sq_calloc(a, (size_t)z.img, sizeof(*b->img));
+    b->zero = sq_calloc(a, (size_t)z.zero, 1);
+    b->mask = sq_calloc(a, (size_t)z.mask, 1);
+    b->colsum = sq_calloc(a, (size_t)z.colsum, sizeof(*b->colsum));
+    b->mode = sq_calloc(a, (size_t)z.mode, sizeof(*b->mode));
+    b->hist = sq_calloc(a, (size_t)z.hist, sizeof(*b->hist));
+    b->c = sq_calloc(a, (size_t)z.c, sizeof(*b->c));
+    b->cnt = sq_calloc(a, (size_t)z.cnt, sizeof(*b->cnt));
+    b->first = sq_calloc(a, (size_t)z.first, 1);
+    return b->img && b->zero && b->mask && b->colsum && b->mode && b->hist && b->c && b->cnt &&
+                   b->first
+               ? 0
+               : -1;
+}
+
+void sq_cpu_vc_free(SqVcBufs *b, const SqAlloc *a)
+{
+    sq_free(a, b->img);
+    sq_free(a, b->zero);
+    sq_free(a, b->mask);
+    sq_free(a, b->colsum);
+    sq_free(a, b->mode);
+    sq_free(a, b->hist);
+    sq_free(a, b->c);
+    sq_free(a, b->cnt);
+    sq_free(a, b->first);
+    memset(b, 0, sizeof(*b));
+}
+
+/* The largest sample of a plane and the OR of all (the range check of
+ * SqRawResult.range, as a SpEED side's current picture; 16-bit LSB-aligned only). */
+static void plane_range(const uint8_t *src, int64_t stride, int acc, int w, int h, uint32_t *mx,
+                        uint32_t *bits)
+{
+    uint32_t m = 0, o = 0;
+    for (int i = 0; i < h; i++) {
+        const uint8_t *row = src + (int64_t)i * stride;
+        for (int j = 0; j < w; j++) {
+            const uint32_t v = sq_sample(row, j, acc);
+            m = v > m ? v : m;
+            o |= v;
+        }
+    }
+    *mx = m;
+    *bits = o;
+}
+
+void sq_cpu_cambi_jobs(const CpuPriv *c, Worker *w, const Planes *cur, uint32_t present,
+                       SqRawResult *out)
+{
+    const int bpc = c->p.format.bpc;
+    for (int idx = 0; idx < c->p.njobs; idx++) {
+        const SqJob *jb = &c->p.jobs[idx];
+        const int d = idx / c->per;
+        if (jb->kind != SQ_JOB_CAMBI || !(present >> (1 + d) & 1))
+            continue;
+        const SqPlan *plan = c->p.plans[jb->plan];
+        const Planes *pc = &cur[jb->side[1].pic];
+        const int pl = jb->side[1].plane, acc = pc->acc[pl];
+        /* as make_src: MSB-aligned samples (acc >> 2) cannot exceed the depth. A sample
+         * above it fails the frame (sq_jobs_check_range) and is not scored: the math's
+         * histograms hold 10-bit codes only */
+        if (bpc > 8 && bpc < 16 && acc >> 2 == 0) {
+            uint32_t *rg = out->range[idx][1];
+            plane_range(pc->data[pl], pc->stride[pl], acc, plan->d.w, plan->d.h,
+                        &rg[SQ_RANGE_CUR_MAX], &rg[SQ_RANGE_CUR_OR]);
+            if (rg[SQ_RANGE_CUR_MAX] >> bpc)
+                continue;
+        }
+        SqVcBufs bf = w->vc;
+        bf.recip = plan->vc_recip;
+        out->cambi[idx] = sq_vc_frame(pc->data[pl], pc->stride[pl], acc, &plan->vc, &bf, NULL);
+    }
+}
