@@ -138,7 +138,7 @@ static uint32_t sample(int mode, uint32_t max)
 
 static int32_t band_coef(int scale, int mode)
 {
-    const int32_t lim = scale == 1 ? 32767 * 4 : scale == 2 ? 1 << 24 : 1 << 30;
+    const int32_t lim = scale == 1 ? 32767 * 4 : scale == 2 ? 1 << 24 : (1 << 30) - 1;
     return mode == 1 ? (ck_chance(50) ? lim : -lim) : ck_irand(-lim, lim);
 }
 
@@ -230,8 +230,12 @@ static void check_pool_case(const CkCtx *c, const CkLevel *l)
     }
     for (int i = 0; i < 22; i++)
         for (size_t x = 0; x < n; x++) {
-            const int32_t v = i >= 10 && i < 22 && (i - 10) % 4 == 3 ? (int32_t)sq_va_fine(s, band_coef(s ? s : 1, 0) >> 8)
-                              : s == 0 ? coef(mode == 2 ? 2 : mode) : band_coef(s, mode);
+            /* magnitudes of real bands: libvmaf's i64 row sums of the masking
+             * overflow (undefined) for planes of extreme coefficients */
+            const int32_t v = i >= 10 && i < 22 && (i - 10) % 4 == 3
+                                  ? (int32_t)sq_va_fine(s, ck_irand(-4000, 4000))
+                              : s == 0 ? coef(mode == 0 ? 4 : mode == 1 ? 1 : 2)
+                                       : band_coef(s, mode) >> (s == 1 ? 0 : s == 2 ? 4 : 10);
             (*all[0][i])[x] = (*all[1][i])[x] = s == 0 ? sq_va_i16(v) : v;
         }
     SqVaRaw raw[2];
