@@ -21,24 +21,10 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <time.h>
 
-#include "speedqa/speedqa.h"
+#include "bench_util.h"
 
 #define MAX_DISTINCT 256
-
-static double now(void)
-{
-    struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
-}
-
-static void no_release(void *opaque, const void *data0)
-{
-    (void)opaque;
-    (void)data0;
-}
 
 typedef struct Frames {
     int w, h, bpc, distinct;
@@ -57,7 +43,7 @@ static void picture(const Frames *f, int side, int i, int lend, SpeedqaPicture *
     p->stride[0] = (ptrdiff_t)f->w * bps;
     p->stride[1] = p->stride[2] = (ptrdiff_t)(f->w / 2) * bps;
     if (lend)
-        p->release = no_release;
+        p->release = bench_no_release;
 }
 
 /* mode 0: copied, 1: lent, 2: library pictures, 3: lent, one frame in flight */
@@ -89,7 +75,7 @@ static double pass(const Frames *f, int n, int threads, int mode, SpeedqaBackend
             }
         }
     SpeedqaScores sc;
-    const double t0 = now();
+    const double t0 = bench_now();
     for (int i = 0; i < n; i++) {
         SpeedqaPicture r, d;
         if (mode == 2) {
@@ -118,7 +104,7 @@ static double pass(const Frames *f, int n, int threads, int mode, SpeedqaBackend
     speedqa_flush(ctx);
     while (speedqa_receive(ctx, &sc, 1, 0) == 0)
         ;
-    const double t = now() - t0;
+    const double t = bench_now() - t0;
     for (int side = 0; side < 2; side++)
         for (int i = 0; i < f->distinct; i++)
             speedqa_picture_unref(&lib[side][i]);
