@@ -180,6 +180,14 @@ static void adm_pool_c(int s, int scored, int w, int h, const SqVaParams *p, con
     sq_va_scale_pool(s, scored, w, h, p, bf, raw);
 }
 
+static void adm_cm_row_c(int scale, const uint32_t *ir, const int32_t *const *X,
+                         const int32_t *const *A, const int32_t *const *F, int w, int h, int i,
+                         int64_t *acc, uint32_t *vs)
+{
+    const SqVaScale sc = { { ir[0], ir[1], ir[2] }, { 0.0, 0.0, 0.0 } };
+    sq_va_cm_row(scale, &sc, X, A, F, w, h, i, acc, vs);
+}
+
 size_t sq_cov_ws_doubles(int trunc_w, int trunc_h)
 {
     /* Transposed, zero-padded copy used by the SIMD versions (columns of
@@ -225,6 +233,7 @@ void sq_dsp_init(SqDsp *d, unsigned flags)
     d->adm_dec0 = adm_dec0_c;
     d->adm_dwt = adm_dwt_c;
     d->adm_pool = adm_pool_c;
+    d->adm_cm_row = adm_cm_row_c;
     d->vgran = 1;
     sq_dsp_init_arch(d, flags & sq_cpu_flags());
 }

@@ -154,6 +154,16 @@ typedef struct SqDsp {
      */
     void (*adm_pool)(int s, int scored, int w, int h, const struct SqVaParams *p,
                      const struct SqVaBufs *bf, struct SqVaRaw *raw);
+    /*
+     * One pooling row i of ADM's masking numerator (math/vmaf_adm.h,
+     * sq_va_cm_row): acc[th] += the row's rounded sum, from X (r or e), A
+     * and F (by orientation h, v, d, w x h planes) and the scale's CSF
+     * factors ir. Scale 0's planes hold int16 values and its ir are u16
+     * (as libvmaf stores them). vs: w u32 of scratch.
+     */
+    void (*adm_cm_row)(int scale, const uint32_t *ir, const int32_t *const *X,
+                       const int32_t *const *A, const int32_t *const *F, int w, int h, int i,
+                       int64_t *acc, uint32_t *vs);
     /* Column granularity of vfilt_*: spans closer than this are merged. */
     int vgran;
 } SqDsp;

@@ -6,11 +6,13 @@
  * shifts become floors of exact quotients by powers of two, its casts to
  * float one rounding of the same exact value, its int16 stores a wrap by
  * 2^16 (vd_wrap16). Scales 1..3 multiply past 2^53 and stay scalar.
- * Also the DWT, as the math's own code built for the ISA.
+ * Also the DWT, as the math's own code built for the ISA, and the
+ * pooling (simd/adm_pool_tmpl.h).
  *
  * Included by an ISA's file after its vec_*.h (V_NAME names the function).
  */
 #include "math/vmaf_adm_pool.h"
+#include "simd/adm_pool_tmpl.h"
 
 /*
  * One DWT level of a plane, math/vmaf_adm_dwt.h's sq_va_dwt_plane itself
@@ -21,21 +23,6 @@ void V_NAME(sq_adm_dwt)(const uint8_t *src8, ptrdiff_t stride, int acc, int bpc,
                         int32_t *const *band)
 {
     sq_va_dwt_plane(src8, stride, acc, bpc, src, w, h, scale, only_a, lo, hi, band);
-}
-
-/*
- * A scale's pooling (math/vmaf_adm_pool.h's sq_va_scale_pool: the
- * denominator, the masking numerators and the CSF of the AIM pass) built
- * for the ISA, scale 0 apart so that its constants reach the loops, which
- * the compiler then vectorises.
- */
-void V_NAME(sq_adm_pool)(int s, int scored, int w, int h, const struct SqVaParams *p,
-                         const struct SqVaBufs *bf, struct SqVaRaw *raw)
-{
-    if (s == 0)
-        sq_va_scale_pool(0, scored, w, h, p, bf, raw);
-    else
-        sq_va_scale_pool(s, scored, w, h, p, bf, raw);
 }
 
 /* x (an integer below 2^52 in magnitude) stored into an int16, as a double */

@@ -59,7 +59,7 @@ struct SqVaRaw;
                               ptrdiff_t cur_stride, int acc, int w, int h, int bpc, int y0,   \
                               int y1, int32_t *ws);
 
-/* simd/adm_tmpl.h */
+/* simd/adm_tmpl.h (with simd/adm_pool_tmpl.h) */
 #define SQ_SIMD_ADM_PROTOS(N)                                                                  \
     void N(sq_adm_dec0)(const int32_t *const *ob, const int32_t *const *tb, int n, double egl, \
                         const uint32_t *ir, int32_t *const *r, int32_t *const *e,              \
@@ -68,7 +68,10 @@ struct SqVaRaw;
                        const int32_t *src, int w, int h, int scale, int only_a, int32_t *lo,    \
                        int32_t *hi, int32_t *const *band);                        \
     void N(sq_adm_pool)(int s, int scored, int w, int h, const struct SqVaParams *p,            \
-                        const struct SqVaBufs *bf, struct SqVaRaw *raw);
+                        const struct SqVaBufs *bf, struct SqVaRaw *raw);                       \
+    void N(sq_adm_cm_row)(int scale, const uint32_t *ir, const int32_t *const *X,               \
+                          const int32_t *const *A, const int32_t *const *F, int w, int h,       \
+                          int i, int64_t *acc, uint32_t *vs);
 
 /* All the groups: a level that instantiates every template in full. */
 #define SQ_SIMD_PROTOS_ALL(N)        \
@@ -100,6 +103,7 @@ struct SqVaRaw;
         (d)->adm_dec0 = N(sq_adm_dec0);       \
         (d)->adm_dwt = N(sq_adm_dwt);         \
         (d)->adm_pool = N(sq_adm_pool);       \
+        (d)->adm_cm_row = N(sq_adm_cm_row);   \
     } while (0)
 
 #endif

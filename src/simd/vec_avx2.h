@@ -202,6 +202,39 @@ V_AI uint32_t vs_hsum(vs v)
     return (uint32_t)_mm_cvtsi128_si32(s);
 }
 
+V_AI vs vs_max(vs a, vs b) { return _mm256_max_epi32(a, b); }
+V_AI vs vs_sll(vs v, int n) { return _mm256_sll_epi32(v, _mm_cvtsi32_si128(n)); }
+
+/*
+ * vq: the VS_N / 2 64-bit lanes of a vs register (simd/adm_pool_tmpl.h).
+ * vq_even / vq_odd put a vs's even / odd 32-bit elements in the low
+ * halves, which is all vq_mul_u / vq_mul_s (32 x 32 -> 64, unsigned /
+ * signed) read; vs_pack_lo / vs_pack_hi take the low / high halves of the
+ * even and odd lanes back into element order. add and shifts wrap as u64.
+ */
+typedef __m256i vq;
+V_AI vq vq_even(vs v) { return v; }
+V_AI vq vq_odd(vs v) { return _mm256_srli_epi64(v, 32); }
+V_AI vs vs_pack_lo(vq e, vq o) { return _mm256_blend_epi32(e, _mm256_slli_epi64(o, 32), 0xaa); }
+V_AI vs vs_pack_hi(vq e, vq o) { return _mm256_blend_epi32(_mm256_srli_epi64(e, 32), o, 0xaa); }
+V_AI vq vq_set1(int64_t x) { return _mm256_set1_epi64x(x); }
+V_AI vq vq_add(vq a, vq b) { return _mm256_add_epi64(a, b); }
+V_AI vq vq_mul_u(vq a, vq b) { return _mm256_mul_epu32(a, b); }
+V_AI vq vq_mul_s(vq a, vq b) { return _mm256_mul_epi32(a, b); }
+V_AI vq vq_srl(vq v, int n) { return _mm256_srl_epi64(v, _mm_cvtsi32_si128(n)); }
+/* no vpsraq below AVX-512: the logical shift of the one's complement of negative lanes */
+V_AI vq vq_sra(vq v, int n)
+{
+    const __m256i m = _mm256_cmpgt_epi64(_mm256_setzero_si256(), v);
+    return _mm256_xor_si256(_mm256_srl_epi64(_mm256_xor_si256(v, m), _mm_cvtsi32_si128(n)), m);
+}
+V_AI uint64_t vq_hsum(vq v)
+{
+    __m128i s = _mm_add_epi64(_mm256_castsi256_si128(v), _mm256_extracti128_si256(v, 1));
+    s = _mm_add_epi64(s, _mm_unpackhi_epi64(s, s));
+    return (uint64_t)_mm_cvtsi128_si64(s);
+}
+
 /*
  * vw: VW_N 16-bit integer lanes, two vs of columns. vw_taps gives
  * ta a + tb b + tc c of every lane exactly (vpmaddwd on (a, b) pairs and

@@ -203,6 +203,40 @@ V_AI uint32_t vs_hsum(vs v)
     return (uint32_t)_mm_cvtsi128_si32(s);
 }
 
+V_AI vs vs_max(vs a, vs b) { return _mm512_max_epi32(a, b); }
+V_AI vs vs_sll(vs v, int n) { return _mm512_sll_epi32(v, _mm_cvtsi32_si128(n)); }
+
+/* vq: 64-bit lanes, as vec_avx2.h's (simd/adm_pool_tmpl.h). */
+typedef __m512i vq;
+V_AI vq vq_even(vs v) { return v; }
+V_AI vq vq_odd(vs v) { return _mm512_srli_epi64(v, 32); }
+V_AI vs vs_pack_lo(vq e, vq o) { return _mm512_mask_blend_epi32(0xaaaa, e, _mm512_slli_epi64(o, 32)); }
+V_AI vs vs_pack_hi(vq e, vq o) { return _mm512_mask_blend_epi32(0xaaaa, _mm512_srli_epi64(e, 32), o); }
+V_AI vq vq_set1(int64_t x) { return _mm512_set1_epi64(x); }
+V_AI vq vq_add(vq a, vq b) { return _mm512_add_epi64(a, b); }
+V_AI vq vq_mul_u(vq a, vq b) { return _mm512_mul_epu32(a, b); }
+V_AI vq vq_mul_s(vq a, vq b) { return _mm512_mul_epi32(a, b); }
+V_AI vq vq_srl(vq v, int n) { return _mm512_srl_epi64(v, _mm_cvtsi32_si128(n)); }
+#ifdef SQ_AVX512_EMU
+/* SIMDe has no vpsraq: the one's complement trick of vec_avx2.h's */
+V_AI vq vq_sra(vq v, int n)
+{
+    const __m512i z = _mm512_setzero_si512();
+    const __mmask8 nonneg = _mm512_cmplt_epu64_mask(v, _mm512_set1_epi64(INT64_MIN));
+    const __m512i m = _mm512_mask_blend_epi64(nonneg, _mm512_set1_epi64(-1), z);
+    return _mm512_xor_si512(_mm512_srl_epi64(_mm512_xor_si512(v, m), _mm_cvtsi32_si128(n)), m);
+}
+#else
+V_AI vq vq_sra(vq v, int n) { return _mm512_sra_epi64(v, _mm_cvtsi32_si128(n)); }
+#endif
+V_AI uint64_t vq_hsum(vq v)
+{
+    const __m256i h = _mm256_add_epi64(_mm512_castsi512_si256(v), _mm512_extracti64x4_epi64(v, 1));
+    __m128i s = _mm_add_epi64(_mm256_castsi256_si128(h), _mm256_extracti128_si256(h, 1));
+    s = _mm_add_epi64(s, _mm_unpackhi_epi64(s, s));
+    return (uint64_t)_mm_cvtsi128_si64(s);
+}
+
 /* vw: VW_N 16-bit lanes, as vec_avx2.h's (vw_taps' order per 128-bit quarter). */
 #define VW_N 32
 typedef __m512i vw;

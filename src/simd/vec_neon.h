@@ -219,6 +219,30 @@ V_AI vs vs_u16(const uint8_t *p)
 }
 V_AI uint32_t vs_hsum(vs v) { return vaddvq_u32(vreinterpretq_u32_s32(v)); }
 
+V_AI vs vs_max(vs a, vs b) { return vmaxq_s32(a, b); }
+V_AI vs vs_sll(vs v, int n) { return vshlq_s32(v, vdupq_n_s32(n)); }
+
+/* vq: 64-bit lanes, as vec_avx2.h's (simd/adm_pool_tmpl.h); trn1/trn2 pack the halves. */
+typedef int64x2_t vq;
+V_AI vq vq_even(vs v) { return vreinterpretq_s64_s32(v); }
+V_AI vq vq_odd(vs v) { return vreinterpretq_s64_u64(vshrq_n_u64(vreinterpretq_u64_s32(v), 32)); }
+V_AI vs vs_pack_lo(vq e, vq o) { return vtrn1q_s32(vreinterpretq_s32_s64(e), vreinterpretq_s32_s64(o)); }
+V_AI vs vs_pack_hi(vq e, vq o) { return vtrn2q_s32(vreinterpretq_s32_s64(e), vreinterpretq_s32_s64(o)); }
+V_AI vq vq_set1(int64_t x) { return vdupq_n_s64(x); }
+V_AI vq vq_add(vq a, vq b) { return vaddq_s64(a, b); }
+V_AI vq vq_mul_u(vq a, vq b)
+{
+    return vreinterpretq_s64_u64(vmull_u32(vmovn_u64(vreinterpretq_u64_s64(a)),
+                                           vmovn_u64(vreinterpretq_u64_s64(b))));
+}
+V_AI vq vq_mul_s(vq a, vq b) { return vmull_s32(vmovn_s64(a), vmovn_s64(b)); }
+V_AI vq vq_srl(vq v, int n)
+{
+    return vreinterpretq_s64_u64(vshlq_u64(vreinterpretq_u64_s64(v), vdupq_n_s64(-n)));
+}
+V_AI vq vq_sra(vq v, int n) { return vshlq_s64(v, vdupq_n_s64(-n)); }
+V_AI uint64_t vq_hsum(vq v) { return vaddvq_u64(vreinterpretq_u64_s64(v)); }
+
 /* vw: VW_N 16-bit lanes, as vec_avx2.h's; vw_taps' x, y are columns 0-3, 4-7. */
 #define VW_N 8
 typedef int16x8_t vw;

@@ -16,6 +16,11 @@
  * adm_pool: a scale's pooling from random bands, restored and error
  * coefficients and CSF planes (every scale, random CSF factors, skip_aim):
  * the raw values' bits, the kept a and the AIM pass's CSF planes.
+ *
+ * adm_cm_row: one masking row on its own, widths 2..300 (odd ones, rows
+ * shorter than a vector, columns the mirror reaches), every scale,
+ * realistic planes and planes with int16 / int32 extremes, CSF factors
+ * over the whole u16 / u32 range (ir >= 2^31 too).
  */
 #include <stdlib.h>
 #include <string.h>
@@ -257,6 +262,98 @@ static void check_pool_case(const CkCtx *c, const CkLevel *l)
             free(*all[k][i]);
 }
 
+/* a masking plane value: realistic magnitudes, with 5% extremes (more would overflow
+ * the scalar i64 row sums at scale 0, which is undefined) */
+static int32_t cm_value(int s, int edge, int32_t real)
+{
+    if (edge && ck_chance(5))
+        return s ? (ck_chance(50) ? INT32_MIN : INT32_MAX) : (ck_chance(50) ? -32768 : 32767);
+    return ck_irand(-real, real);
+}
+
+typedef struct CmCase {
+    int s, w, h, i;
+    uint32_t ir[3];
+    int32_t *X[3], *A[3], *F[3];
+} CmCase;
+
+static void cm_new(CmCase *k)
+{
+    k->s = ck_irand(0, 3);
+    /* scale 0's shift is ceil(log2(w)) - 4: bands under 9 wide shift by a
+     * negative count; a band 1 wide mirrors column -1 to 1, outside it */
+    k->w = ck_chance(20) ? ck_irand(k->s ? 2 : 9, 24) : ck_irand(25, 300);
+    k->h = ck_irand(2, 8);
+    k->i = ck_irand(0, k->h - 1);
+    const int edge = ck_chance(40), n = k->w * k->h;
+    const int32_t real = k->s == 0 ? 2000 : k->s == 1 ? 1 << 17 : k->s == 2 ? 1 << 20 : 1 << 22;
+    for (int th = 0; th < 3; th++) {
+        k->ir[th] = k->s ? (ck_chance(20) ? UINT32_MAX : ck_chance(20) ? 1u << 31 : ck_rand())
+                         : (ck_chance(20) ? 65535u : (uint32_t)ck_irand(0, 65535));
+        k->X[th] = malloc(sizeof(int32_t) * (size_t)n);
+        k->A[th] = malloc(sizeof(int32_t) * (size_t)n);
+        k->F[th] = malloc(sizeof(int32_t) * (size_t)n);
+        for (int x = 0; x < n; x++) {
+            k->X[th][x] = cm_value(k->s, edge, real);
+            k->A[th][x] = k->s ? cm_value(k->s, edge, real) : sq_va_i16(cm_value(0, edge, real));
+            /* fine masks of A's kind, or anything: the thresholds' u32 sums wrap */
+            k->F[th][x] = edge && ck_chance(10) ? (int32_t)ck_rand()
+                                                : sq_va_fine(k->s, cm_value(k->s, edge, real));
+            if (!k->s)
+                k->F[th][x] = sq_va_i16(k->F[th][x]);
+        }
+    }
+}
+
+static void cm_run(const SqDsp *d, const CmCase *k, const uint32_t *ir, int64_t *acc)
+{
+    uint32_t *vs = malloc(sizeof(uint32_t) * (size_t)k->w);
+    for (int th = 0; th < 3; th++)
+        acc[th] = 1000 * th - 7;
+    d->adm_cm_row(k->s, ir, (const int32_t *const *)k->X, (const int32_t *const *)k->A,
+                  (const int32_t *const *)k->F, k->w, k->h, k->i, acc, vs);
+    free(vs);
+}
+
+/*
+ * adm_cm_row against C; the mutants (C with one CSF factor off by one, C
+ * with the last pooled column's X changed) must differ from C in some
+ * cases, or these inputs could not catch a kernel with such a fault.
+ */
+static void check_cm(const CkCtx *c, const CkLevel *l)
+{
+    int caught[2] = { 0, 0 };
+    ck_begin("adm_cm_row", l->name);
+    for (int n = 0; n < NCASES; n++) {
+        CmCase k;
+        cm_new(&k);
+        int64_t want[3], got[3], mut[3];
+        cm_run(&c->ref, &k, k.ir, want);
+        cm_run(&l->dsp, &k, k.ir, got);
+        if (memcmp(want, got, sizeof(want)))
+            ck_fail("scale %d %dx%d row %d ir %u %u %u: acc %lld %lld %lld, want %lld %lld %lld",
+                    k.s, k.w, k.h, k.i, k.ir[0], k.ir[1], k.ir[2], (long long)got[0],
+                    (long long)got[1], (long long)got[2], (long long)want[0], (long long)want[1],
+                    (long long)want[2]);
+        const uint32_t irm[3] = { k.ir[0], k.ir[1] ^ 1u, k.ir[2] };
+        cm_run(&c->ref, &k, irm, mut);
+        caught[0] += memcmp(want, mut, sizeof(want)) != 0;
+        const int64_t last = (int64_t)k.i * k.w + sq_va_pool_hi(k.w) - 1;
+        k.X[2][last] ^= 0x1000;
+        cm_run(&c->ref, &k, k.ir, mut);
+        caught[1] += memcmp(want, mut, sizeof(want)) != 0;
+        for (int th = 0; th < 3; th++) {
+            free(k.X[th]);
+            free(k.A[th]);
+            free(k.F[th]);
+        }
+    }
+    if (caught[0] < NCASES / 4 || caught[1] < NCASES / 4)
+        ck_fail("the mutants differ from C in only %d and %d of %d cases", caught[0], caught[1],
+                NCASES);
+    ck_end();
+}
+
 typedef struct AArgs {
     const SqDsp *d;
     Row r;
@@ -280,6 +377,8 @@ void ck_adm(const CkCtx *c)
                 check_pool_case(c, &c->lvl[i]);
             ck_end();
         }
+        if (ck_wanted(c, "adm_cm_row"))
+            check_cm(c, &c->lvl[i]);
         if (ck_wanted(c, "adm_dwt")) {
             ck_begin("adm_dwt", c->lvl[i].name);
             for (int n = 0; n < NCASES; n++)
