@@ -50,9 +50,8 @@ void sq_cpu_va_free(SqVaBufs *b, const SqAlloc *a)
 }
 
 /*
- * sq_va_frame2 with the DWT and scale 0's decouple and CSF through the DSP
- * table, the latter row by row over the extended region (the other scales
- * multiply past 2^53 and keep the scalar code).
+ * sq_va_frame2 with the DWT, every scale's decouple and CSF (row by row
+ * over the extended region) and the pooling through the DSP table.
  */
 static void va_frame(const SqDsp *dsp, const Planes *r, int pr, const Planes *t, int pt, int bpc,
                      int W, int H, const SqVaParams *p, const SqVaBufs *bf, SqVaRaw *raw)
@@ -67,27 +66,22 @@ static void va_frame(const SqDsp *dsp, const Planes *r, int pr, const Planes *t,
         w = (w + 1) / 2;
         h = (h + 1) / 2;
         sq_va_scale_raw(w, h, &raw[s]);
-        if (scored && s == 0) {
-            const int L = sq_va_ext_lo(w), R = sq_va_ext_hi(w);
-            for (int i = sq_va_ext_lo(h); i < sq_va_ext_hi(h); i++) {
-                const int64_t x = (int64_t)i * w + L;
-                const int32_t *ob[4], *tb[4];
-                int32_t *rr[3], *ee[3], *aa[3], *ff[3];
-                for (int b = 0; b < 4; b++) {
-                    ob[b] = bf->ob[b] + x;
-                    tb[b] = bf->tb[b] + x;
-                }
-                for (int o = 0; o < 3; o++) {
-                    rr[o] = bf->r[o] + x;
-                    ee[o] = bf->e[o] + x;
-                    aa[o] = bf->A[o] + x;
-                    ff[o] = bf->F[o] + x;
-                }
-                dsp->adm_dec0(ob, tb, R - L, p->egl, p->s[0].ir, rr, ee, aa, ff);
+        const int L = sq_va_ext_lo(w), R = sq_va_ext_hi(w);
+        for (int i = sq_va_ext_lo(h); scored && i < sq_va_ext_hi(h); i++) {
+            const int64_t x = (int64_t)i * w + L;
+            const int32_t *ob[4], *tb[4];
+            int32_t *rr[3], *ee[3], *aa[3], *ff[3];
+            for (int b = 0; b < 4; b++) {
+                ob[b] = bf->ob[b] + x;
+                tb[b] = bf->tb[b] + x;
             }
-        } else if (scored) {
-            sq_va_decouple_csf(s, &p->s[s], p->egl, w, h, (const int32_t *const *)bf->ob,
-                               (const int32_t *const *)bf->tb, bf->r, bf->e, bf->A, bf->F);
+            for (int o = 0; o < 3; o++) {
+                rr[o] = bf->r[o] + x;
+                ee[o] = bf->e[o] + x;
+                aa[o] = bf->A[o] + x;
+                ff[o] = bf->F[o] + x;
+            }
+            (s ? dsp->adm_decs : dsp->adm_dec0)(ob, tb, R - L, p->egl, p->s[s].ir, rr, ee, aa, ff);
         }
         dsp->adm_pool(s, scored, w, h, p, bf, &raw[s]);
     }

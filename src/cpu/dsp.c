@@ -167,6 +167,17 @@ static void adm_dec0_c(const int32_t *const *ob, const int32_t *const *tb, int n
     }
 }
 
+static void adm_decs_c(const int32_t *const *ob, const int32_t *const *tb, int n, double egl,
+                       const uint32_t *ir, int32_t *const *r, int32_t *const *e, int32_t *const *A,
+                       int32_t *const *F)
+{
+    const SqVaScale sc = { { ir[0], ir[1], ir[2] }, { 0.0, 0.0, 0.0 } };
+    for (int j = 0; j < n; j++) {
+        sq_va_decouple_at(1, ob, tb, j, egl, r, e);
+        sq_va_csf_at(1, &sc, (const int32_t *const *)e, j, A, F);
+    }
+}
+
 static void adm_dwt_c(const uint8_t *src8, ptrdiff_t stride, int acc, int bpc, const int32_t *src,
                       int w, int h, int scale, int only_a, int32_t *lo, int32_t *hi,
                       int32_t *const *band)
@@ -231,6 +242,7 @@ void sq_dsp_init(SqDsp *d, unsigned flags)
     d->prescale_row = prescale_row_c;
     d->motion_sad = motion_sad_c;
     d->adm_dec0 = adm_dec0_c;
+    d->adm_decs = adm_decs_c;
     d->adm_dwt = adm_dwt_c;
     d->adm_pool = adm_pool_c;
     d->adm_cm_row = adm_cm_row_c;

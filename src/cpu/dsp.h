@@ -138,6 +138,10 @@ typedef struct SqDsp {
     void (*adm_dec0)(const int32_t *const *ob, const int32_t *const *tb, int n, double egl,
                      const uint32_t *ir, int32_t *const *r, int32_t *const *e, int32_t *const *A,
                      int32_t *const *F);
+    /* The same at scales 1..3 (which compute alike: math/vmaf_adm.h tests only scale == 0). */
+    void (*adm_decs)(const int32_t *const *ob, const int32_t *const *tb, int n, double egl,
+                     const uint32_t *ir, int32_t *const *r, int32_t *const *e, int32_t *const *A,
+                     int32_t *const *F);
     /*
      * One level of ADM's DWT (math/vmaf_adm_dwt.h, sq_va_dwt_plane): scale 0
      * from the raw plane src8 (stride, access acc, bpc), scales 1..3 from

@@ -5,7 +5,9 @@
  * sum of the scalar code is an integer below 2^53, exact in a double: its
  * shifts become floors of exact quotients by powers of two, its casts to
  * float one rounding of the same exact value, its int16 stores a wrap by
- * 2^16 (vd_wrap16). Scales 1..3 multiply past 2^53 and stay scalar.
+ * 2^16 (vd_wrap16). Scales 1..3 multiply past 2^53: their kernel
+ * (sq_adm_decs) takes the products in 64-bit integer lanes (vq) and only
+ * values below 2^47 in doubles.
  * Also the DWT, as the math's own code built for the ISA, and the
  * pooling (simd/adm_pool_tmpl.h).
  *
@@ -107,4 +109,99 @@ void V_NAME(sq_adm_dec0)(const int32_t *const *ob, const int32_t *const *tb, int
         adm_dec0_vec(ob, tb, j, g, irx, r, e, A, F);
     if (j < n)
         adm_dec0_vec(ob, tb, n - VD_N, g, irx, r, e, A, F);
+}
+
+/*
+ * sq_va_restore at scales 1..3: o, t as doubles (exact) and as vq lanes.
+ * The gain's products reach 2^61, so they are vq's; the rounding of |o| to
+ * 15 bits takes its power of two from the double's exponent: p2 =
+ * max(2^floor(log2 |o|), 2^14) is 2^(14 + sh), so q = floor(|o| 2^14 / p2
+ * + 1/2) and k = ((div(q) t) s + p2) >> (15 + sh). k o stays below 2^47.
+ */
+V_AI vd adm_restore_s(vd od, vq oq, vd td, vq tq, vdm angle, vd egl)
+{
+    const vd zero = vd_zero(), full = vd_set1(32768.0);
+    const vdm oz = vd_eq(od, zero);
+    const vd m = vd_abs(vd_sel(oz, vd_set1(1.0), od));
+    const vd p2 = vd_max(vq_bits(vq_and(vd_bits(m), vq_set1(0x7ff0000000000000ll))),
+                         vd_set1(16384.0));
+    const vd q = vd_floor(vd_add(vd_mul(m, vd_div(vd_set1(16384.0), p2)), vd_set1(0.5)));
+    const vq div = vd_to_vq(vd_trunc(vd_div(vd_set1(1073741824.0), q)));
+    const vq sgn = vq_sra(oq, 63);
+    const vq num = vq_sub(vq_xor(vq_mul_s(div, tq), sgn), sgn);
+    const vq sh = vq_sub(vq_srl(vd_bits(p2), 52), vq_set1(1022)); /* 15 + sh */
+    vq k = vq_srav(vq_add(num, vq_sllv(vq_set1(1), vq_sub(sh, vq_set1(1)))), sh);
+    k = vq_max(vq_min(k, vq_set1(32768)), vq_set1(0));
+    const vd kd = vd_sel(oz, full, vq_to_vd(k));
+    const vd rst = vd_shr(vd_mul(kd, od), 16384.0, 0x1p-15);
+    const vd g = vd_mul(rst, egl);
+    const vdm pos = vd_lt(zero, od);
+    const vdm keep = vdm_or(vdm_and(pos, vd_lt(g, td)), vdm_andn(vd_lt(td, g), pos));
+    const vdm lim = vdm_andn(vdm_and(angle, vd_lt(zero, kd)), oz);
+    return vd_sel(lim, vd_sel(keep, vd_trunc(g), td), rst);
+}
+
+/* VD_N restored values from offset j (scales 1..3): the angle's i64 sums in vq */
+V_AI void adm_decs_vec(const int32_t *const *ob, const int32_t *const *tb, int j, vd egl,
+                       int32_t *const *r)
+{
+    const vd s12 = vd_set1(0x1p-12);
+    const vq oh = vq_load_i32(ob[SQ_VA_H] + j), ov = vq_load_i32(ob[SQ_VA_V] + j);
+    const vq th = vq_load_i32(tb[SQ_VA_H] + j), tv = vq_load_i32(tb[SQ_VA_V] + j);
+    const vd dp = vd_mul(vq_f32d(vq_add(vq_mul_s(oh, th), vq_mul_s(ov, tv))), s12);
+    const vd om = vd_mul(vq_f32d(vq_add(vq_mul_s(oh, oh), vq_mul_s(ov, ov))), s12);
+    const vd tm = vd_mul(vq_f32d(vq_add(vq_mul_s(th, th), vq_mul_s(tv, tv))), s12);
+    const vd rhs = vd_mul(vd_mul(vd_set1((double)0x1.ffd814p-1f), om), tm);
+    const vdm angle = vdm_and(vd_le(vd_zero(), dp), vd_le(rhs, vd_mul(dp, dp)));
+    for (int o = 0; o < 3; o++) {
+        const int b = sq_va_band_of(o);
+        const vq oq = o == 0 ? oh : o == 1 ? ov : vq_load_i32(ob[b] + j);
+        const vq tq = o == 0 ? th : o == 1 ? tv : vq_load_i32(tb[b] + j);
+        const vd rst = adm_restore_s(vd_load_i32(ob[b] + j), oq, vd_load_i32(tb[b] + j), tq,
+                                     angle, egl);
+        vd_store_i32(r[o] + j, rst);
+    }
+}
+
+/* VS_N positions from j: e = t - r (wrapping, as the int32 cast), its CSF and fine mask */
+V_AI void adm_decs_csf(const int32_t *const *tb, int j, const uint32_t *ir, int32_t *const *r,
+                       int32_t *const *e, int32_t *const *A, int32_t *const *F)
+{
+    for (int o = 0; o < 3; o++) {
+        const vs err = vs_sub(vs_load(tb[sq_va_band_of(o)] + j), vs_load(r[o] + j));
+        const vs a = adm_csf28(err, ir[o]);
+        vs_store(e[o] + j, err);
+        vs_store(A[o] + j, a);
+        vs_store(F[o] + j, adm_fine(0, a));
+    }
+}
+
+/*
+ * adm_dec0's row at scales 1..3 (which compute alike): the restored values
+ * over the row in VD_N lanes, then e, A and F in VS_N lanes. Rows shorter
+ * than VS_N take the scalar code; the last vector of either pass moves back
+ * over positions already written (the same values again).
+ */
+void V_NAME(sq_adm_decs)(const int32_t *const *ob, const int32_t *const *tb, int n, double egl,
+                         const uint32_t *ir, int32_t *const *r, int32_t *const *e,
+                         int32_t *const *A, int32_t *const *F)
+{
+    if (n < VS_N) {
+        const SqVaScale sc = { { ir[0], ir[1], ir[2] }, { 0.0, 0.0, 0.0 } };
+        for (int j = 0; j < n; j++) {
+            sq_va_decouple_at(1, ob, tb, j, egl, r, e);
+            sq_va_csf_at(1, &sc, (const int32_t *const *)e, j, A, F);
+        }
+        return;
+    }
+    const vd g = vd_set1(egl);
+    int j = 0;
+    for (; j + VD_N <= n; j += VD_N)
+        adm_decs_vec(ob, tb, j, g, r);
+    if (j < n)
+        adm_decs_vec(ob, tb, n - VD_N, g, r);
+    for (j = 0; j + VS_N <= n; j += VS_N)
+        adm_decs_csf(tb, j, ir, r, e, A, F);
+    if (j < n)
+        adm_decs_csf(tb, n - VS_N, ir, r, e, A, F);
 }

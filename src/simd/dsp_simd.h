@@ -64,6 +64,9 @@ struct SqVaRaw;
     void N(sq_adm_dec0)(const int32_t *const *ob, const int32_t *const *tb, int n, double egl, \
                         const uint32_t *ir, int32_t *const *r, int32_t *const *e,              \
                         int32_t *const *A, int32_t *const *F);                     \
+    void N(sq_adm_decs)(const int32_t *const *ob, const int32_t *const *tb, int n, double egl, \
+                        const uint32_t *ir, int32_t *const *r, int32_t *const *e,              \
+                        int32_t *const *A, int32_t *const *F);                                 \
     void N(sq_adm_dwt)(const uint8_t *src8, ptrdiff_t stride, int acc, int bpc,                 \
                        const int32_t *src, int w, int h, int scale, int only_a, int32_t *lo,    \
                        int32_t *hi, int32_t *const *band);                        \
@@ -101,6 +104,7 @@ struct SqVaRaw;
         (d)->entropy = N(sq_entropy);         \
         (d)->motion_sad = N(sq_motion_sad);   \
         (d)->adm_dec0 = N(sq_adm_dec0);       \
+        (d)->adm_decs = N(sq_adm_decs);       \
         (d)->adm_dwt = N(sq_adm_dwt);         \
         (d)->adm_pool = N(sq_adm_pool);       \
         (d)->adm_cm_row = N(sq_adm_cm_row);   \

@@ -217,18 +217,23 @@ V_AI vq vq_add(vq a, vq b) { return _mm512_add_epi64(a, b); }
 V_AI vq vq_mul_u(vq a, vq b) { return _mm512_mul_epu32(a, b); }
 V_AI vq vq_mul_s(vq a, vq b) { return _mm512_mul_epi32(a, b); }
 V_AI vq vq_srl(vq v, int n) { return _mm512_srl_epi64(v, _mm_cvtsi32_si128(n)); }
-#ifdef SQ_AVX512_EMU
-/* SIMDe has no vpsraq: the one's complement trick of vec_avx2.h's */
-V_AI vq vq_sra(vq v, int n)
-{
-    const __m512i z = _mm512_setzero_si512();
-    const __mmask8 nonneg = _mm512_cmplt_epu64_mask(v, _mm512_set1_epi64(INT64_MIN));
-    const __m512i m = _mm512_mask_blend_epi64(nonneg, _mm512_set1_epi64(-1), z);
-    return _mm512_xor_si512(_mm512_srl_epi64(_mm512_xor_si512(v, m), _mm_cvtsi32_si128(n)), m);
-}
-#else
 V_AI vq vq_sra(vq v, int n) { return _mm512_sra_epi64(v, _mm_cvtsi32_si128(n)); }
-#endif
+V_AI vq vq_sub(vq a, vq b) { return _mm512_sub_epi64(a, b); }
+V_AI vq vq_and(vq a, vq b) { return _mm512_and_si512(a, b); }
+V_AI vq vq_xor(vq a, vq b) { return _mm512_xor_si512(a, b); }
+V_AI vq vq_sllv(vq v, vq n) { return _mm512_sllv_epi64(v, n); }
+V_AI vq vq_srav(vq v, vq n) { return _mm512_srav_epi64(v, n); }
+V_AI vq vq_min(vq a, vq b) { return _mm512_min_epi64(a, b); }
+V_AI vq vq_max(vq a, vq b) { return _mm512_max_epi64(a, b); }
+/* VD_N int32 at p, sign extended */
+V_AI vq vq_load_i32(const int32_t *p) { return _mm512_cvtepi32_epi64(_mm256_loadu_si256((const __m256i *)p)); }
+/* conversions between vq and vd lanes of integers below 2^31 in magnitude */
+V_AI vq vd_to_vq(vd v) { return _mm512_cvtepi32_epi64(_mm512_cvttpd_epi32(v)); }
+V_AI vd vq_to_vd(vq v) { return _mm512_cvtepi32_pd(_mm512_cvtepi64_epi32(v)); }
+V_AI vq vd_bits(vd v) { return _mm512_castpd_si512(v); }
+V_AI vd vq_bits(vq v) { return _mm512_castsi512_pd(v); }
+/* (float)v of i64 lanes, one rounding as C's conversion (AVX512DQ), widened back */
+V_AI vd vq_f32d(vq v) { return _mm512_cvtps_pd(_mm512_cvtepi64_ps(v)); }
 V_AI uint64_t vq_hsum(vq v)
 {
     const __m256i h = _mm256_add_epi64(_mm512_castsi512_si256(v), _mm512_extracti64x4_epi64(v, 1));

@@ -242,6 +242,31 @@ V_AI vq vq_srl(vq v, int n)
 }
 V_AI vq vq_sra(vq v, int n) { return vshlq_s64(v, vdupq_n_s64(-n)); }
 V_AI uint64_t vq_hsum(vq v) { return vaddvq_u64(vreinterpretq_u64_s64(v)); }
+V_AI vq vq_sub(vq a, vq b) { return vsubq_s64(a, b); }
+V_AI vq vq_and(vq a, vq b) { return vandq_s64(a, b); }
+V_AI vq vq_xor(vq a, vq b) { return veorq_s64(a, b); }
+V_AI vq vq_sllv(vq v, vq n) { return vshlq_s64(v, n); }
+V_AI vq vq_srav(vq v, vq n) { return vshlq_s64(v, vnegq_s64(n)); }
+V_AI vq vq_min(vq a, vq b) { return vbslq_s64(vcgtq_s64(a, b), b, a); }
+V_AI vq vq_max(vq a, vq b) { return vbslq_s64(vcgtq_s64(a, b), a, b); }
+V_AI vq vq_load_i32(const int32_t *p) { return vmovl_s32(vld1_s32(p)); }
+V_AI vq vd_to_vq(vd v) { return vcvtq_s64_f64(v); }
+V_AI vd vq_to_vd(vq v) { return vcvtq_f64_s64(v); }
+V_AI vq vd_bits(vd v) { return vreinterpretq_s64_f64(v); }
+V_AI vd vq_bits(vq v) { return vreinterpretq_f64_s64(v); }
+/* (float)v of i64 lanes, one rounding: as vec_avx2.h's, rounding to odd from 2^52 */
+V_AI vd vq_f32d(vq v)
+{
+    const uint64x2_t neg = vcltzq_s64(v);
+    const uint64x2_t m = vreinterpretq_u64_s64(vabsq_s64(v));
+    const uint64x2_t big = vcgtq_u64(m, vdupq_n_u64((1ull << 52) - 1));
+    const uint64x2_t odd = vorrq_u64(vshrq_n_u64(m, 11),
+                                     vandq_u64(vtstq_u64(m, vdupq_n_u64(0x7ff)), vdupq_n_u64(1)));
+    float64x2_t d = vcvtq_f64_u64(vbslq_u64(big, odd, m));
+    d = vmulq_f64(d, vbslq_f64(big, vdupq_n_f64(2048.0), vdupq_n_f64(1.0)));
+    d = vbslq_f64(neg, vnegq_f64(d), d);
+    return vcvt_f64_f32(vcvt_f32_f64(d));
+}
 
 /* vw: VW_N 16-bit lanes, as vec_avx2.h's; vw_taps' x, y are columns 0-3, 4-7. */
 #define VW_N 8

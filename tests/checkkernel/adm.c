@@ -7,6 +7,9 @@
  * error and of the CSF'd value), distorted bands that follow the
  * reference (the angle test passes) or not, enhancement limits 1..100 and
  * CSF factors over the whole u16 range. All twelve output rows are compared.
+ * adm_decs (scales 1..3) likewise with int32 bands: real magnitudes (to
+ * 2^29), small ones and the int32 extremes, CSF factors over the whole u32
+ * range.
  *
  * adm_dwt likewise on random planes: scale 0 from bytes and 16-bit
  * containers (bpc 8..16, MSB-aligned too) with fills at the depth's bounds,
@@ -47,9 +50,29 @@ static int32_t coef(int mode)
     }
 }
 
-/* a distorted coefficient from the reference's: equal, scaled, or unrelated */
-static int32_t follow(int32_t o, int mode)
+/* scales 1..3's bands: real ones reach 2^29; the extremes stay within
+ * +-(2^31 - 1) in h and v (the angle's i64 sums of squares would overflow,
+ * undefined, at -2^31) */
+static int32_t coef32(int mode, int band)
 {
+    switch (mode) {
+    case 0:
+        return ck_irand(-(1 << 29), 1 << 29);
+    case 3:
+        if (band == SQ_VA_D && ck_chance(20))
+            return INT32_MIN;
+        return ck_chance(50) ? INT32_MAX : ck_chance(50) ? -INT32_MAX : ck_irand(-INT32_MAX, INT32_MAX);
+    case 4:
+        return ck_irand(-(1 << 16), 1 << 16);
+    default:
+        return coef(mode);
+    }
+}
+
+/* a distorted coefficient from the reference's: equal, scaled, or unrelated */
+static int32_t follow(int32_t o, int mode, int big, int band)
+{
+    const int64_t lim = big ? INT32_MAX : 32767;
     int64_t t;
     switch (ck_irand(0, 3)) {
     case 0:
@@ -62,16 +85,17 @@ static int32_t follow(int32_t o, int mode)
         t = o + ck_irand(-5, 5);
         break;
     default:
-        t = coef(mode);
+        t = big ? coef32(mode, band) : coef(mode);
     }
-    return (int32_t)(t < -32768 ? -32768 : t > 32767 ? 32767 : t);
+    return (int32_t)(t < -lim ? -lim - (lim == 32767) : t > lim ? lim : t);
 }
 
 typedef struct Row {
     int32_t *ob[4], *tb[4], *out[2][12];
 } Row;
 
-static void row_new(Row *r, int n, int mode)
+/* big: scales 1..3's int32 bands, else scale 0's int16 ones */
+static void row_new(Row *r, int n, int mode, int big)
 {
     for (int b = 0; b < 4; b++) {
         r->ob[b] = malloc(sizeof(int32_t) * (size_t)n);
@@ -79,8 +103,8 @@ static void row_new(Row *r, int n, int mode)
     }
     for (int j = 0; j < n; j++)
         for (int b = 0; b < 4; b++) {
-            r->ob[b][j] = coef(mode);
-            r->tb[b][j] = follow(r->ob[b][j], mode);
+            r->ob[b][j] = big ? coef32(mode, b) : coef(mode);
+            r->tb[b][j] = follow(r->ob[b][j], mode, big, b);
         }
     for (int s = 0; s < 2; s++)
         for (int k = 0; k < 12; k++)
@@ -98,28 +122,30 @@ static void row_free(Row *r)
             free(r->out[s][k]);
 }
 
-static void run(const SqDsp *d, Row *r, int s, int n, double egl, const uint32_t *ir)
+static void run(const SqDsp *d, Row *r, int s, int n, double egl, const uint32_t *ir, int big)
 {
     int32_t *const *o = r->out[s];
-    d->adm_dec0((const int32_t *const *)r->ob, (const int32_t *const *)r->tb, n, egl, ir, o, o + 3,
+    (big ? d->adm_decs : d->adm_dec0)((const int32_t *const *)r->ob, (const int32_t *const *)r->tb, n, egl, ir, o, o + 3,
                 o + 6, o + 9);
 }
 
-static void check_level(const CkCtx *c, const CkLevel *l)
+/* adm_dec0, or adm_decs (big) */
+static void check_level(const CkCtx *c, const CkLevel *l, int big)
 {
     static const char *const what[12] = { "r h", "r v", "r d", "e h", "e v", "e d",
                                           "A h", "A v", "A d", "F h", "F v", "F d" };
-    ck_begin("adm_dec0", l->name);
+    ck_begin(big ? "adm_decs" : "adm_dec0", l->name);
     for (int i = 0; i < NCASES; i++) {
         const int n = ck_chance(20) ? ck_irand(1, 20) : ck_irand(21, 300), mode = ck_irand(0, 4);
         const double egl = ck_chance(50) ? 100.0 : ck_chance(50) ? 1.0 : ck_irand(100, 10000) / 100.0;
         uint32_t ir[3];
         for (int k = 0; k < 3; k++)
-            ir[k] = ck_chance(20) ? 65535u : ck_chance(20) ? 36453u : (uint32_t)ck_irand(0, 65535);
+            ir[k] = big ? (ck_chance(20) ? UINT32_MAX : ck_chance(20) ? 1u << 31 : ck_rand())
+                        : ck_chance(20) ? 65535u : ck_chance(20) ? 36453u : (uint32_t)ck_irand(0, 65535);
         Row r;
-        row_new(&r, n, mode);
-        run(&c->ref, &r, 0, n, egl, ir);
-        run(&l->dsp, &r, 1, n, egl, ir);
+        row_new(&r, n, mode, big);
+        run(&c->ref, &r, 0, n, egl, ir, big);
+        run(&l->dsp, &r, 1, n, egl, ir, big);
         for (int k = 0; k < 12; k++)
             for (int j = 0; j < n; j++)
                 if (r.out[0][k][j] != r.out[1][k][j]) {
@@ -365,7 +391,7 @@ static void bench_dec0(void *arg)
     AArgs *a = arg;
     static const uint32_t ir[3] = { 36453, 36453, 49417 };
     for (int y = 0; y < 64; y++)
-        run(a->d, &a->r, 0, a->n, 100.0, ir);
+        run(a->d, &a->r, 0, a->n, 100.0, ir, 0);
 }
 
 void ck_adm(const CkCtx *c)
@@ -386,10 +412,12 @@ void ck_adm(const CkCtx *c)
             ck_end();
         }
         if (ck_wanted(c, "adm_dec0"))
-            check_level(c, &c->lvl[i]);
+            check_level(c, &c->lvl[i], 0);
+        if (ck_wanted(c, "adm_decs"))
+            check_level(c, &c->lvl[i], 1);
         if (c->bench && ck_wanted(c, "adm_dec0")) {
             AArgs ac = { .n = 960 }, ao;
-            row_new(&ac.r, ac.n, 4);
+            row_new(&ac.r, ac.n, 4, 0);
             ao = ac;
             ac.d = &c->ref;
             ao.d = &c->lvl[i].dsp;
