@@ -8,24 +8,14 @@
  * 2^16 (vd_wrap16). Scales 1..3 multiply past 2^53: their kernel
  * (sq_adm_decs) takes the products in 64-bit integer lanes (vq) and only
  * values below 2^47 in doubles.
- * Also the DWT, as the math's own code built for the ISA, and the
- * pooling (simd/adm_pool_tmpl.h).
+ * Also the DWT (simd/adm_dwt_tmpl.h) and the pooling
+ * (simd/adm_pool_tmpl.h).
  *
  * Included by an ISA's file after its vec_*.h (V_NAME names the function).
  */
 #include "math/vmaf_adm_pool.h"
+#include "simd/adm_dwt_tmpl.h"
 #include "simd/adm_pool_tmpl.h"
-
-/*
- * One DWT level of a plane, math/vmaf_adm_dwt.h's sq_va_dwt_plane itself
- * compiled for the ISA: its integer row loops vectorise as written.
- */
-void V_NAME(sq_adm_dwt)(const uint8_t *src8, ptrdiff_t stride, int acc, int bpc, const int32_t *src,
-                        int w, int h, int scale, int only_a, int32_t *lo, int32_t *hi,
-                        int32_t *const *band)
-{
-    sq_va_dwt_plane(src8, stride, acc, bpc, src, w, h, scale, only_a, lo, hi, band);
-}
 
 /* x (an integer below 2^52 in magnitude) stored into an int16, as a double */
 V_AI vd vd_wrap16(vd x)

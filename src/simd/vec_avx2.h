@@ -241,6 +241,12 @@ V_AI vq vq_min(vq a, vq b) { return _mm256_blendv_epi8(a, b, _mm256_cmpgt_epi64(
 V_AI vq vq_max(vq a, vq b) { return _mm256_blendv_epi8(b, a, _mm256_cmpgt_epi64(a, b)); }
 /* VD_N int32 at p, sign extended */
 V_AI vq vq_load_i32(const int32_t *p) { return _mm256_cvtepi32_epi64(_mm_loadu_si128((const __m128i *)p)); }
+/* the low halves of v's lanes, VD_N int32 at p */
+V_AI void vq_store_i32(int32_t *p, vq v)
+{
+    const __m256i lo = _mm256_permutevar8x32_epi32(v, _mm256_setr_epi32(0, 2, 4, 6, 0, 2, 4, 6));
+    _mm_storeu_si128((__m128i *)p, _mm256_castsi256_si128(lo));
+}
 /* conversions between vq and vd lanes of integers below 2^31 in magnitude */
 V_AI vq vd_to_vq(vd v) { return _mm256_cvtepi32_epi64(_mm256_cvttpd_epi32(v)); }
 V_AI vd vq_to_vd(vq v)

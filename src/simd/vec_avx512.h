@@ -227,6 +227,8 @@ V_AI vq vq_min(vq a, vq b) { return _mm512_min_epi64(a, b); }
 V_AI vq vq_max(vq a, vq b) { return _mm512_max_epi64(a, b); }
 /* VD_N int32 at p, sign extended */
 V_AI vq vq_load_i32(const int32_t *p) { return _mm512_cvtepi32_epi64(_mm256_loadu_si256((const __m256i *)p)); }
+/* the low halves of v's lanes, VD_N int32 at p */
+V_AI void vq_store_i32(int32_t *p, vq v) { _mm256_storeu_si256((__m256i *)p, _mm512_cvtepi64_epi32(v)); }
 /* conversions between vq and vd lanes of integers below 2^31 in magnitude */
 V_AI vq vd_to_vq(vd v) { return _mm512_cvtepi32_epi64(_mm512_cvttpd_epi32(v)); }
 V_AI vd vq_to_vd(vq v) { return _mm512_cvtepi32_pd(_mm512_cvtepi64_epi32(v)); }

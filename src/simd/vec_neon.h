@@ -250,6 +250,8 @@ V_AI vq vq_srav(vq v, vq n) { return vshlq_s64(v, vnegq_s64(n)); }
 V_AI vq vq_min(vq a, vq b) { return vbslq_s64(vcgtq_s64(a, b), b, a); }
 V_AI vq vq_max(vq a, vq b) { return vbslq_s64(vcgtq_s64(a, b), a, b); }
 V_AI vq vq_load_i32(const int32_t *p) { return vmovl_s32(vld1_s32(p)); }
+/* the low halves of v's lanes, VD_N int32 at p */
+V_AI void vq_store_i32(int32_t *p, vq v) { vst1_s32(p, vmovn_s64(v)); }
 V_AI vq vd_to_vq(vd v) { return vcvtq_s64_f64(v); }
 V_AI vd vq_to_vd(vq v) { return vcvtq_f64_s64(v); }
 V_AI vq vd_bits(vd v) { return vreinterpretq_s64_f64(v); }

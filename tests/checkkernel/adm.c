@@ -61,7 +61,10 @@ static int32_t coef32(int mode, int band)
     case 3:
         if (band == SQ_VA_D && ck_chance(20))
             return INT32_MIN;
-        return ck_chance(50) ? INT32_MAX : ck_chance(50) ? -INT32_MAX : ck_irand(-INT32_MAX, INT32_MAX);
+        if (ck_chance(50))
+            return ck_chance(50) ? INT32_MAX : -INT32_MAX;
+        const int32_t v = (int32_t)ck_rand(); /* ck_irand spans less than 2^31 */
+        return v == INT32_MIN ? -INT32_MAX : v;
     case 4:
         return ck_irand(-(1 << 16), 1 << 16);
     default:
@@ -82,7 +85,7 @@ static int32_t follow(int32_t o, int mode, int big, int band)
         t = (int64_t)o * ck_irand(0, 300) / 100;
         break;
     case 2:
-        t = o + ck_irand(-5, 5);
+        t = (int64_t)o + ck_irand(-5, 5);
         break;
     default:
         t = big ? coef32(mode, band) : coef(mode);

@@ -1,0 +1,89 @@
+/*
+ * libvmaf's integer ADM DWT (math/vmaf_adm_dwt.h, sq_va_dwt_plane) for the
+ * SIMD levels: scale 0 is the math's own code built for the ISA (its
+ * int32 row loops vectorise as written); scales 1..3 compute their i64 tap
+ * sums here in 64-bit lanes (vq). Their inputs are int32 and the taps
+ * below 2^15, so each product is a signed 32 x 32 -> 64 multiply and the
+ * sum is exact; the int32 results are the low halves after the shift (at
+ * most 16), which a logical shift leaves as the arithmetic one does.
+ * Included by simd/adm_tmpl.h.
+ */
+#include "math/vmaf_adm_dwt.h"
+
+/* sum of the taps k0..k3 over x0..x3, rounded by add and shifted by s, in vq lanes */
+V_AI vq adm_taps(vq x0, vq x1, vq x2, vq x3, int k0, int k1, int k2, int k3, vq add, int s)
+{
+    const vq a = vq_add(vq_mul_s(x0, vq_set1(k0)), vq_mul_s(x1, vq_set1(k1)));
+    const vq b = vq_add(vq_mul_s(x2, vq_set1(k2)), vq_mul_s(x3, vq_set1(k3)));
+    return vq_srl(vq_add(vq_add(a, b), add), s);
+}
+
+/* sq_va_dwt_vs_row: the vertical pass of output row i over the previous scale's a */
+static void adm_dwt_vs_row(const int32_t *src, int w, int h, int scale, int i, int32_t *lo,
+                           int32_t *hi)
+{
+    const int32_t *r0 = src + (int64_t)sq_va_mirror(2 * i - 1, h) * w,
+                  *r1 = src + (int64_t)sq_va_mirror(2 * i, h) * w,
+                  *r2 = src + (int64_t)sq_va_mirror(2 * i + 1, h) * w,
+                  *r3 = src + (int64_t)sq_va_mirror(2 * i + 2, h) * w;
+    const int s = sq_va_vshift(scale);
+    const vq add = vq_set1(sq_va_half(s));
+    int j = 0;
+    for (; j + VS_N <= w; j += VS_N) {
+        const vs x0 = vs_load(r0 + j), x1 = vs_load(r1 + j), x2 = vs_load(r2 + j),
+                 x3 = vs_load(r3 + j);
+        const vq e0 = vq_even(x0), e1 = vq_even(x1), e2 = vq_even(x2), e3 = vq_even(x3);
+        const vq o0 = vq_odd(x0), o1 = vq_odd(x1), o2 = vq_odd(x2), o3 = vq_odd(x3);
+        vs_store(lo + j, vs_pack_lo(adm_taps(e0, e1, e2, e3, 15826, 27411, 7345, -4240, add, s),
+                                    adm_taps(o0, o1, o2, o3, 15826, 27411, 7345, -4240, add, s)));
+        vs_store(hi + j, vs_pack_lo(adm_taps(e0, e1, e2, e3, -4240, -7345, 27411, -15826, add, s),
+                                    adm_taps(o0, o1, o2, o3, -4240, -7345, 27411, -15826, add, s)));
+    }
+    for (; j < w; j++)
+        sq_va_dwt_vs(src, w, h, scale, i, j, lo, hi);
+}
+
+/*
+ * sq_va_dwt_h_row at scales 1..3: a vector of VS_N int32 read from 2c - 1
+ * holds in its 64-bit lanes the taps 0 (low halves) and 1 (high halves)
+ * of VD_N outputs from c on, one read from 2c + 1 their taps 2 and 3. The
+ * columns whose taps the mirror moves take the math's code.
+ */
+static void adm_dwt_hs_row(const int32_t *lo, const int32_t *hi, int w, int scale,
+                           int32_t *const *band, int64_t at)
+{
+    const int w2 = (w + 1) / 2, c1 = sq_imax(1, sq_imin((w - 1) / 2, w2));
+    const int s = sq_va_hshift(scale);
+    const vq add = vq_set1(sq_va_half(s));
+    int32_t *ba = band[SQ_VA_A] + at, *bv = band[SQ_VA_V] + at, *bh = band[SQ_VA_H] + at,
+            *bd = band[SQ_VA_D] + at;
+    sq_va_dwt_h(lo, hi, w, scale, 0, 0, band, at);
+    int c = 1;
+    for (; c + VD_N <= c1; c += VD_N) {
+        const vs l01 = vs_load(lo + 2 * c - 1), l23 = vs_load(lo + 2 * c + 1);
+        const vs g01 = vs_load(hi + 2 * c - 1), g23 = vs_load(hi + 2 * c + 1);
+        const vq l0 = vq_even(l01), l1 = vq_odd(l01), l2 = vq_even(l23), l3 = vq_odd(l23);
+        const vq g0 = vq_even(g01), g1 = vq_odd(g01), g2 = vq_even(g23), g3 = vq_odd(g23);
+        vq_store_i32(ba + c, adm_taps(l0, l1, l2, l3, 15826, 27411, 7345, -4240, add, s));
+        vq_store_i32(bv + c, adm_taps(l0, l1, l2, l3, -4240, -7345, 27411, -15826, add, s));
+        vq_store_i32(bh + c, adm_taps(g0, g1, g2, g3, 15826, 27411, 7345, -4240, add, s));
+        vq_store_i32(bd + c, adm_taps(g0, g1, g2, g3, -4240, -7345, 27411, -15826, add, s));
+    }
+    for (; c < w2; c++)
+        sq_va_dwt_h(lo, hi, w, scale, c, 0, band, at + c);
+}
+
+void V_NAME(sq_adm_dwt)(const uint8_t *src8, ptrdiff_t stride, int acc, int bpc, const int32_t *src,
+                        int w, int h, int scale, int only_a, int32_t *lo, int32_t *hi,
+                        int32_t *const *band)
+{
+    if (scale == 0) {
+        sq_va_dwt_plane(src8, stride, acc, bpc, src, w, h, 0, only_a, lo, hi, band);
+        return;
+    }
+    const int w2 = (w + 1) / 2, h2 = (h + 1) / 2;
+    for (int i = 0; i < h2; i++) {
+        adm_dwt_vs_row(src, w, h, scale, i, lo, hi);
+        adm_dwt_hs_row(lo, hi, w, scale, band, (int64_t)i * w2);
+    }
+}
