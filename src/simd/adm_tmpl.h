@@ -1,7 +1,7 @@
 /*
  * libvmaf's integer ADM, scale 0's decouple and CSF (math/vmaf_adm.h's
- * sq_va_decouple_at and sq_va_csf_at) over a run of band positions, in
- * double lanes. At scale 0 the bands are int16, so every i64 product and
+ * sq_va_decouple_at and sq_va_csf_at) over a run of band positions, the
+ * restored values in double lanes. At scale 0 the bands are int16, so every i64 product and
  * sum of the scalar code is an integer below 2^53, exact in a double: its
  * shifts become floors of exact quotients by powers of two, its casts to
  * float one rounding of the same exact value, its int16 stores a wrap by
@@ -38,7 +38,8 @@ V_AI vd adm_restore0(vd o, vd t, vdm angle, vd egl)
     const vd q = vd_trunc(vd_div(vd_set1(1073741824.0), vd_sel(oz, vd_set1(1.0), o)));
     vd k = vd_shr(vd_mul(q, t), 16384.0, 0x1p-15);
     k = vd_sel(oz, full, vd_min(vd_max(k, zero), full));
-    const vd rst = vd_wrap16(vd_shr(vd_mul(k, o), 16384.0, 0x1p-15));
+    /* k in [0, 2^15] and int16 o: rst is in int16's range already (no wrap) */
+    const vd rst = vd_shr(vd_mul(k, o), 16384.0, 0x1p-15);
     const vd g = vd_mul(rst, egl);
     const vdm pos = vd_lt(zero, o);
     const vdm keep = vdm_or(vdm_and(pos, vd_lt(g, t)), vdm_andn(vd_lt(t, g), pos));
@@ -46,10 +47,9 @@ V_AI vd adm_restore0(vd o, vd t, vdm angle, vd egl)
     return vd_wrap16(vd_sel(lim, vd_sel(keep, vd_trunc(g), t), rst));
 }
 
-/* VD_N positions from offset j of the row's bands */
+/* VD_N restored values from offset j of the row's bands */
 V_AI void adm_dec0_vec(const int32_t *const *ob, const int32_t *const *tb, int j, vd egl,
-                       const double *ir, int32_t *const *r, int32_t *const *e, int32_t *const *A,
-                       int32_t *const *F)
+                       int32_t *const *r)
 {
     const vd s12 = vd_set1(0x1p-12);
     const vd oh = vd_load_i32(ob[SQ_VA_H] + j), ov = vd_load_i32(ob[SQ_VA_V] + j);
@@ -63,28 +63,39 @@ V_AI void adm_dec0_vec(const int32_t *const *ob, const int32_t *const *tb, int j
         const int b = sq_va_band_of(o);
         const vd t = o == 0 ? th : o == 1 ? tv : vd_load_i32(tb[b] + j);
         const vd rst = adm_restore0(o == 0 ? oh : o == 1 ? ov : vd_load_i32(ob[b] + j), t, angle, egl);
-        const vd err = vd_wrap16(vd_sub(t, rst));
-        const vd a = o < 2 ? vd_wrap16(vd_shr(vd_mul(err, vd_set1(ir[o])), 16384.0, 0x1p-15))
-                           : vd_wrap16(vd_shr(vd_mul(err, vd_set1(ir[o])), 65535.0, 0x1p-17));
         vd_store_i32(r[o] + j, rst);
-        vd_store_i32(e[o] + j, err);
-        vd_store_i32(A[o] + j, a);
-        vd_store_i32(F[o] + j, vd_wrap16(vd_shr(vd_mul(vd_abs(a), vd_set1(4369.0)), 2048.0, 0x1p-12)));
+    }
+}
+
+/*
+ * VS_N positions from j: e = i16(t - r), its CSF and fine mask, in 32-bit
+ * lanes (int16 values: every product fits, simd/adm_pool_tmpl.h)
+ */
+V_AI void adm_dec0_csf(const int32_t *const *tb, int j, const uint32_t *ir, int32_t *const *r,
+                       int32_t *const *e, int32_t *const *A, int32_t *const *F)
+{
+    for (int o = 0; o < 3; o++) {
+        const vs err = adm_i16(vs_sub(vs_load(tb[sq_va_band_of(o)] + j), vs_load(r[o] + j)));
+        const vs a = adm_csf0(err, o, ir[o]);
+        vs_store(e[o] + j, err);
+        vs_store(A[o] + j, a);
+        vs_store(F[o] + j, adm_fine(1, a));
     }
 }
 
 /*
  * Positions [0, n) of one row: ob, tb the bands at the row's first position,
  * r, e, A, F likewise (by orientation h, v, d), ir the scale's three CSF
- * factors. Rows shorter than a vector take the scalar code; the last vector
- * of a longer row moves back over positions already written (the same
- * values again).
+ * factors. The restored values in double lanes over the row, then e, A and
+ * F in 32-bit lanes. Rows shorter than VS_N take the scalar code; the last
+ * vector of either pass moves back over positions already written (the
+ * same values again).
  */
 void V_NAME(sq_adm_dec0)(const int32_t *const *ob, const int32_t *const *tb, int n, double egl,
                     const uint32_t *ir, int32_t *const *r, int32_t *const *e, int32_t *const *A,
                     int32_t *const *F)
 {
-    if (n < VD_N) {
+    if (n < VS_N) {
         const SqVaScale sc = { { ir[0], ir[1], ir[2] }, { 0.0, 0.0, 0.0 } };
         for (int j = 0; j < n; j++) {
             sq_va_decouple_at(0, ob, tb, j, egl, r, e);
@@ -92,13 +103,16 @@ void V_NAME(sq_adm_dec0)(const int32_t *const *ob, const int32_t *const *tb, int
         }
         return;
     }
-    const double irx[3] = { ir[0], ir[1], ir[2] };
     const vd g = vd_set1(egl);
     int j = 0;
     for (; j + VD_N <= n; j += VD_N)
-        adm_dec0_vec(ob, tb, j, g, irx, r, e, A, F);
+        adm_dec0_vec(ob, tb, j, g, r);
     if (j < n)
-        adm_dec0_vec(ob, tb, n - VD_N, g, irx, r, e, A, F);
+        adm_dec0_vec(ob, tb, n - VD_N, g, r);
+    for (j = 0; j + VS_N <= n; j += VS_N)
+        adm_dec0_csf(tb, j, ir, r, e, A, F);
+    if (j < n)
+        adm_dec0_csf(tb, n - VS_N, ir, r, e, A, F);
 }
 
 /*
