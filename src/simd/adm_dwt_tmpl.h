@@ -1,7 +1,8 @@
 /*
  * libvmaf's integer ADM DWT (math/vmaf_adm_dwt.h, sq_va_dwt_plane) for the
- * SIMD levels: scale 0 is the math's own code built for the ISA (its
- * int32 row loops vectorise as written); scales 1..3 compute their i64 tap
+ * SIMD levels: scale 0's vertical pass is the math's own code built for
+ * the ISA (its int32 row loops vectorise as written), its horizontal pass
+ * int16 pairs (adm_dwt_h0_row); scales 1..3 compute their i64 tap
  * sums here in 64-bit lanes (vq). Their inputs are int32 and the taps
  * below 2^15, so each product is a signed 32 x 32 -> 64 multiply and the
  * sum is exact; the int32 results are the low halves after the shift (at
@@ -9,6 +10,12 @@
  * Included by simd/adm_tmpl.h.
  */
 #include "math/vmaf_adm_dwt.h"
+
+/* v stored into an int16 (wrapping) */
+V_AI vs adm_i16(vs v)
+{
+    return vs_sra(vs_sll(v, 16), 16);
+}
 
 /* sum of the taps k0..k3 over x0..x3, rounded by add and shifted by s, in vq lanes */
 V_AI vq adm_taps(vq x0, vq x1, vq x2, vq x3, int k0, int k1, int k2, int k3, vq add, int s)
@@ -73,16 +80,53 @@ static void adm_dwt_hs_row(const int32_t *lo, const int32_t *hi, int w, int scal
         sq_va_dwt_h(lo, hi, w, scale, c, 0, band, at + c);
 }
 
+/* one band of scale 0: i16((k0 x0 + k1 x1 + k2 x2 + k3 x3 + 2^15) >> 16) of int16 pairs */
+V_AI vs adm_taps0(vs p01, vs p23, int k0, int k1, int k2, int k3)
+{
+    const vs s = vs_add(vs_madd16(p01, k0, k1), vs_madd16(p23, k2, k3));
+    return adm_i16(vs_sra(vs_add(s, vs_set1(32768)), 16));
+}
+
+/*
+ * sq_va_dwt_h_row at scale 0: lo and hi hold int16 values, so the taps 0, 1
+ * and 2, 3 of VS_N outputs pack into int16 pairs whose tap sums vs_madd16
+ * takes exactly (|sum| <= 54822 * 2^15 < 2^31).
+ */
+static void adm_dwt_h0_row(const int32_t *lo, const int32_t *hi, int w, int only_a,
+                           int32_t *const *band, int64_t at)
+{
+    const int w2 = (w + 1) / 2, c1 = sq_imax(1, sq_imin((w - 1) / 2, w2));
+    int32_t *ba = band[SQ_VA_A] + at, *bv = band[SQ_VA_V] + at, *bh = band[SQ_VA_H] + at,
+            *bd = band[SQ_VA_D] + at;
+    sq_va_dwt_h(lo, hi, w, 0, 0, only_a, band, at);
+    int c = 1;
+    for (; c + VS_N <= c1; c += VS_N) {
+        const int32_t *l = lo + 2 * c - 1, *g = hi + 2 * c - 1;
+        const vs l01 = vs_pack16(vs_load(l), vs_load(l + VS_N));
+        const vs l23 = vs_pack16(vs_load(l + 2), vs_load(l + VS_N + 2));
+        vs_store(ba + c, adm_taps0(l01, l23, 15826, 27411, 7345, -4240));
+        if (only_a)
+            continue;
+        const vs g01 = vs_pack16(vs_load(g), vs_load(g + VS_N));
+        const vs g23 = vs_pack16(vs_load(g + 2), vs_load(g + VS_N + 2));
+        vs_store(bv + c, adm_taps0(l01, l23, -4240, -7345, 27411, -15826));
+        vs_store(bh + c, adm_taps0(g01, g23, 15826, 27411, 7345, -4240));
+        vs_store(bd + c, adm_taps0(g01, g23, -4240, -7345, 27411, -15826));
+    }
+    for (; c < w2; c++)
+        sq_va_dwt_h(lo, hi, w, 0, c, only_a, band, at + c);
+}
+
 void V_NAME(sq_adm_dwt)(const uint8_t *src8, ptrdiff_t stride, int acc, int bpc, const int32_t *src,
                         int w, int h, int scale, int only_a, int32_t *lo, int32_t *hi,
                         int32_t *const *band)
 {
-    if (scale == 0) {
-        sq_va_dwt_plane(src8, stride, acc, bpc, src, w, h, 0, only_a, lo, hi, band);
-        return;
-    }
     const int w2 = (w + 1) / 2, h2 = (h + 1) / 2;
-    for (int i = 0; i < h2; i++) {
+    for (int i = 0; scale == 0 && i < h2; i++) {
+        sq_va_dwt_v0_row(src8, stride, acc, h, bpc, i, w, lo, hi);
+        adm_dwt_h0_row(lo, hi, w, only_a, band, (int64_t)i * w2);
+    }
+    for (int i = 0; scale && i < h2; i++) {
         adm_dwt_vs_row(src, w, h, scale, i, lo, hi);
         adm_dwt_hs_row(lo, hi, w, scale, band, (int64_t)i * w2);
     }

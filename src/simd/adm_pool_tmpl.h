@@ -37,11 +37,6 @@ V_AI vs adm_mulhi(vs a, int64_t k)
                       vq_add(vq_mul_u(vq_odd(u), kv), rnd));
 }
 
-V_AI vs adm_i16(vs v)
-{
-    return vs_sra(vs_sll(v, 16), 16);
-}
-
 /* scale 0: i16((k |a| + 2048) >> 12) */
 V_AI vs adm_q12(vs a, int32_t k)
 {

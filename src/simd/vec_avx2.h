@@ -241,6 +241,17 @@ V_AI vq vq_min(vq a, vq b) { return _mm256_blendv_epi8(a, b, _mm256_cmpgt_epi64(
 V_AI vq vq_max(vq a, vq b) { return _mm256_blendv_epi8(b, a, _mm256_cmpgt_epi64(a, b)); }
 /* VD_N int32 at p, sign extended */
 V_AI vq vq_load_i32(const int32_t *p) { return _mm256_cvtepi32_epi64(_mm_loadu_si128((const __m128i *)p)); }
+/*
+ * a's and then b's elements as int16 in order, pairs in 32-bit lanes:
+ * saturation is no change for values in int16's range, the only ones it
+ * is given (simd/adm_dwt_tmpl.h)
+ */
+V_AI vs vs_pack16(vs a, vs b) { return _mm256_permute4x64_epi64(_mm256_packs_epi32(a, b), 0xd8); }
+/* k0 x + k1 y of each lane's int16 pair (x low, y high) */
+V_AI vs vs_madd16(vs p, int k0, int k1)
+{
+    return _mm256_madd_epi16(p, _mm256_set1_epi32((int32_t)((uint32_t)k1 << 16 | ((uint32_t)k0 & 0xffff))));
+}
 /* the low halves of v's lanes, VD_N int32 at p */
 V_AI void vq_store_i32(int32_t *p, vq v)
 {

@@ -227,6 +227,17 @@ V_AI vq vq_min(vq a, vq b) { return _mm512_min_epi64(a, b); }
 V_AI vq vq_max(vq a, vq b) { return _mm512_max_epi64(a, b); }
 /* VD_N int32 at p, sign extended */
 V_AI vq vq_load_i32(const int32_t *p) { return _mm512_cvtepi32_epi64(_mm256_loadu_si256((const __m256i *)p)); }
+/* a's and then b's elements as int16 (saturating: as vec_avx2.h's), pairs in 32-bit lanes */
+V_AI vs vs_pack16(vs a, vs b)
+{
+    return _mm512_inserti64x4(_mm512_castsi256_si512(_mm512_cvtsepi32_epi16(a)),
+                              _mm512_cvtsepi32_epi16(b), 1);
+}
+/* k0 x + k1 y of each lane's int16 pair (x low, y high) */
+V_AI vs vs_madd16(vs p, int k0, int k1)
+{
+    return _mm512_madd_epi16(p, _mm512_set1_epi32((int32_t)((uint32_t)k1 << 16 | ((uint32_t)k0 & 0xffff))));
+}
 /* the low halves of v's lanes, VD_N int32 at p */
 V_AI void vq_store_i32(int32_t *p, vq v) { _mm256_storeu_si256((__m256i *)p, _mm512_cvtepi64_epi32(v)); }
 /* conversions between vq and vd lanes of integers below 2^31 in magnitude */

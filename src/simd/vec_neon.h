@@ -250,6 +250,18 @@ V_AI vq vq_srav(vq v, vq n) { return vshlq_s64(v, vnegq_s64(n)); }
 V_AI vq vq_min(vq a, vq b) { return vbslq_s64(vcgtq_s64(a, b), b, a); }
 V_AI vq vq_max(vq a, vq b) { return vbslq_s64(vcgtq_s64(a, b), a, b); }
 V_AI vq vq_load_i32(const int32_t *p) { return vmovl_s32(vld1_s32(p)); }
+/* the low 16 bits of a's and then b's elements in order, as pairs in 32-bit lanes */
+V_AI vs vs_pack16(vs a, vs b)
+{
+    return vreinterpretq_s32_s16(vuzp1q_s16(vreinterpretq_s16_s32(a), vreinterpretq_s16_s32(b)));
+}
+/* k0 x + k1 y of each lane's int16 pair (x low, y high) */
+V_AI vs vs_madd16(vs p, int k0, int k1)
+{
+    const int16x8_t x = vreinterpretq_s16_s32(p);
+    const int16x4_t k = vreinterpret_s16_s32(vdup_n_s32((int32_t)((uint32_t)k1 << 16 | ((uint32_t)k0 & 0xffff))));
+    return vpaddq_s32(vmull_s16(vget_low_s16(x), k), vmull_high_s16(x, vcombine_s16(k, k)));
+}
 /* the low halves of v's lanes, VD_N int32 at p */
 V_AI void vq_store_i32(int32_t *p, vq v) { vst1_s32(p, vmovn_s64(v)); }
 V_AI vq vd_to_vq(vd v) { return vcvtq_s64_f64(v); }
