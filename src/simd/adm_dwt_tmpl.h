@@ -1,8 +1,8 @@
 /*
  * libvmaf's integer ADM DWT (math/vmaf_adm_dwt.h, sq_va_dwt_plane) for the
- * SIMD levels: scale 0's vertical pass is the math's own code built for
- * the ISA (its int32 row loops vectorise as written), its horizontal pass
- * int16 pairs (adm_dwt_h0_row); scales 1..3 compute their i64 tap
+ * SIMD levels: scale 0 takes its taps in pairs of int16 (vs_madd16) for
+ * bytes and the horizontal pass (other containers: the math's vertical
+ * row built for the ISA); scales 1..3 compute their i64 tap
  * sums here in 64-bit lanes (vq). Their inputs are int32 and the taps
  * below 2^15, so each product is a signed 32 x 32 -> 64 multiply and the
  * sum is exact; the int32 results are the low halves after the shift (at
@@ -88,6 +88,34 @@ V_AI vs adm_taps0(vs p01, vs p23, int k0, int k1, int k2, int k3)
 }
 
 /*
+ * sq_va_dwt_v0_row for bytes (bpc 8): the samples of rows 0, 1 and 2, 3
+ * as int16 pairs, their tap sums by vs_madd16 (|sum| <= 54822 * 255);
+ * other layouts take the math's row.
+ */
+static void adm_dwt_v0_row(const uint8_t *src, ptrdiff_t stride, int acc, int h, int bpc, int i,
+                           int w, int32_t *lo, int32_t *hi)
+{
+    if (acc != 0 || bpc != 8) {
+        sq_va_dwt_v0_row(src, stride, acc, h, bpc, i, w, lo, hi);
+        return;
+    }
+    const uint8_t *r[4];
+    sq_va_taprows(src, stride, h, i, r);
+    const vs rl = vs_set1(128 - 46342 * 128), rh = vs_set1(128);
+    int j = 0;
+    for (; j + VS_N <= w; j += VS_N) {
+        const vs p01 = vs_or(vs_u8(r[0] + j), vs_sll(vs_u8(r[1] + j), 16));
+        const vs p23 = vs_or(vs_u8(r[2] + j), vs_sll(vs_u8(r[3] + j), 16));
+        const vs sl = vs_add(vs_madd16(p01, 15826, 27411), vs_madd16(p23, 7345, -4240));
+        const vs sh = vs_add(vs_madd16(p01, -4240, -7345), vs_madd16(p23, 27411, -15826));
+        vs_store(lo + j, adm_i16(vs_sra(vs_add(sl, rl), 8)));
+        vs_store(hi + j, adm_i16(vs_sra(vs_add(sh, rh), 8)));
+    }
+    for (; j < w; j++)
+        sq_va_dwt_v0(src, stride, 0, h, 8, i, j, lo, hi);
+}
+
+/*
  * sq_va_dwt_h_row at scale 0: lo and hi hold int16 values, so the taps 0, 1
  * and 2, 3 of VS_N outputs pack into int16 pairs whose tap sums vs_madd16
  * takes exactly (|sum| <= 54822 * 2^15 < 2^31).
@@ -123,7 +151,7 @@ void V_NAME(sq_adm_dwt)(const uint8_t *src8, ptrdiff_t stride, int acc, int bpc,
 {
     const int w2 = (w + 1) / 2, h2 = (h + 1) / 2;
     for (int i = 0; scale == 0 && i < h2; i++) {
-        sq_va_dwt_v0_row(src8, stride, acc, h, bpc, i, w, lo, hi);
+        adm_dwt_v0_row(src8, stride, acc, h, bpc, i, w, lo, hi);
         adm_dwt_h0_row(lo, hi, w, only_a, band, (int64_t)i * w2);
     }
     for (int i = 0; scale && i < h2; i++) {
