@@ -133,7 +133,8 @@ typedef struct SqDsp {
      * [0, n) of one band row (math/vmaf_adm.h, sq_va_decouple_at then
      * sq_va_csf_at). ob, tb: the reference's and distorted's bands (SQ_VA_*
      * order), r, e, A, F by orientation h, v, d, every pointer at the row's
-     * first position; egl: adm_enhn_gain_limit; ir: the scale's CSF factors.
+     * first position; egl: adm_enhn_gain_limit (>= 0: the option's range is
+     * [1, 100]); ir: the scale's CSF factors.
      */
     void (*adm_dec0)(const int32_t *const *ob, const int32_t *const *tb, int n, double egl,
                      const uint32_t *ir, int32_t *const *r, int32_t *const *e, int32_t *const *A,

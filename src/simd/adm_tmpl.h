@@ -1,14 +1,15 @@
 /*
  * libvmaf's integer ADM, scale 0's decouple and CSF (math/vmaf_adm.h's
  * sq_va_decouple_at and sq_va_csf_at) over a run of band positions, the
- * restored values in double lanes. At scale 0 the bands are int16, so every i64 product and
- * sum of the scalar code is an integer below 2^53, exact in a double: its
- * shifts become floors of exact quotients by powers of two, its casts to
- * float one rounding of the same exact value, its int16 stores a wrap by
- * 2^16 (vd_wrap16). Scales 1..3 multiply past 2^53: their kernel
- * (sq_adm_decs) takes the products in 64-bit integer lanes (vq) and only
- * values below 2^47 in doubles.
- * Also the DWT (simd/adm_dwt_tmpl.h) and the pooling
+ * restored values in double lanes. At scale 0 the bands are int16, so
+ * every i64 product and sum of the scalar code is an integer below 2^53,
+ * exact in a double: its shifts become floors of exact quotients by powers
+ * of two, its casts to float one rounding of the same exact value; its
+ * int16 stores of the restored value change nothing for egl >= 0 (the
+ * option's range is [1, 100]), and those after it are in 32-bit lanes.
+ * Scales 1..3 multiply past 2^53: their kernel (sq_adm_decs) takes the
+ * products in 64-bit integer lanes (vq) and only values below 2^47 in
+ * doubles. Also the DWT (simd/adm_dwt_tmpl.h) and the pooling
  * (simd/adm_pool_tmpl.h).
  *
  * Included by an ISA's file after its vec_*.h (V_NAME names the function).
@@ -16,13 +17,6 @@
 #include "math/vmaf_adm_pool.h"
 #include "simd/adm_dwt_tmpl.h"
 #include "simd/adm_pool_tmpl.h"
-
-/* x (an integer below 2^52 in magnitude) stored into an int16, as a double */
-V_AI vd vd_wrap16(vd x)
-{
-    const vd k = vd_floor(vd_mul(vd_add(x, vd_set1(32768.0)), vd_set1(0x1p-16)));
-    return vd_sub(x, vd_mul(k, vd_set1(65536.0)));
-}
 
 /* floor((x + add) / 2^sh) of an exact integer x: C's (x + add) >> sh on an i64 */
 V_AI vd vd_shr(vd x, double add, double inv)
@@ -44,7 +38,8 @@ V_AI vd adm_restore0(vd o, vd t, vdm angle, vd egl)
     const vdm pos = vd_lt(zero, o);
     const vdm keep = vdm_or(vdm_and(pos, vd_lt(g, t)), vdm_andn(vd_lt(t, g), pos));
     const vdm lim = vdm_andn(vdm_and(angle, vd_lt(zero, k)), oz);
-    return vd_wrap16(vd_sel(lim, vd_sel(keep, vd_trunc(g), t), rst));
+    /* egl >= 0 keeps trunc(g) between 0 and t: no int16 wrap either */
+    return vd_sel(lim, vd_sel(keep, vd_trunc(g), t), rst);
 }
 
 /* VD_N restored values from offset j of the row's bands */
@@ -103,16 +98,20 @@ void V_NAME(sq_adm_dec0)(const int32_t *const *ob, const int32_t *const *tb, int
         }
         return;
     }
+    /* the pointers in locals: stores through them cannot change locals, so they stay in registers */
+    const int32_t *o4[4] = { ob[0], ob[1], ob[2], ob[3] }, *t4[4] = { tb[0], tb[1], tb[2], tb[3] };
+    int32_t *r3[3] = { r[0], r[1], r[2] }, *e3[3] = { e[0], e[1], e[2] };
+    int32_t *a3[3] = { A[0], A[1], A[2] }, *f3[3] = { F[0], F[1], F[2] };
     const vd g = vd_set1(egl);
     int j = 0;
     for (; j + VD_N <= n; j += VD_N)
-        adm_dec0_vec(ob, tb, j, g, r);
+        adm_dec0_vec(o4, t4, j, g, r3);
     if (j < n)
-        adm_dec0_vec(ob, tb, n - VD_N, g, r);
+        adm_dec0_vec(o4, t4, n - VD_N, g, r3);
     for (j = 0; j + VS_N <= n; j += VS_N)
-        adm_dec0_csf(tb, j, ir, r, e, A, F);
+        adm_dec0_csf(t4, j, ir, r3, e3, a3, f3);
     if (j < n)
-        adm_dec0_csf(tb, n - VS_N, ir, r, e, A, F);
+        adm_dec0_csf(t4, n - VS_N, ir, r3, e3, a3, f3);
 }
 
 /*
@@ -198,14 +197,18 @@ void V_NAME(sq_adm_decs)(const int32_t *const *ob, const int32_t *const *tb, int
         }
         return;
     }
+    /* the pointers in locals: stores through them cannot change locals, so they stay in registers */
+    const int32_t *o4[4] = { ob[0], ob[1], ob[2], ob[3] }, *t4[4] = { tb[0], tb[1], tb[2], tb[3] };
+    int32_t *r3[3] = { r[0], r[1], r[2] }, *e3[3] = { e[0], e[1], e[2] };
+    int32_t *a3[3] = { A[0], A[1], A[2] }, *f3[3] = { F[0], F[1], F[2] };
     const vd g = vd_set1(egl);
     int j = 0;
     for (; j + VD_N <= n; j += VD_N)
-        adm_decs_vec(ob, tb, j, g, r);
+        adm_decs_vec(o4, t4, j, g, r3);
     if (j < n)
-        adm_decs_vec(ob, tb, n - VD_N, g, r);
+        adm_decs_vec(o4, t4, n - VD_N, g, r3);
     for (j = 0; j + VS_N <= n; j += VS_N)
-        adm_decs_csf(tb, j, ir, r, e, A, F);
+        adm_decs_csf(t4, j, ir, r3, e3, a3, f3);
     if (j < n)
-        adm_decs_csf(tb, n - VS_N, ir, r, e, A, F);
+        adm_decs_csf(t4, n - VS_N, ir, r3, e3, a3, f3);
 }
