@@ -1,8 +1,9 @@
 /*
  * libvmaf's integer ADM pooling (math/vmaf_adm_pool.h, sq_va_scale_pool)
  * over VS_N 32-bit lanes and their 64-bit halves (vq), written once for
- * AVX2, AVX-512 and NEON: the masking rows (sq_va_cm_row) and the AIM
- * pass's CSF (sq_va_csf_plane). Included by simd/adm_tmpl.h.
+ * AVX2, AVX-512 and NEON: the denominator (sq_va_den), the masking rows
+ * (sq_va_cm_row) and the AIM pass's CSF (sq_va_csf_plane). Included by
+ * simd/adm_tmpl.h.
  *
  * Every lane does the scalar code's integer operations, only narrower
  * where the narrowing is exact:
@@ -158,7 +159,10 @@ void V_NAME(sq_adm_cm_row)(int scale, const uint32_t *ir, const int32_t *const *
     }
     const int64_t up = (int64_t)sq_va_mirror(i - 1, h) * w, mid = (int64_t)i * w,
                   dn = (int64_t)sq_va_mirror(i + 1, h) * w;
-    adm_colsums(F, up, mid, dn, sq_imax(l - 1, 0), sq_imin(r + 1, w), vsum);
+    /* the pointers in locals: the stores to vsum cannot reload them */
+    const int32_t *x3[3] = { X[0], X[1], X[2] }, *a3[3] = { A[0], A[1], A[2] },
+                  *f3[3] = { F[0], F[1], F[2] };
+    adm_colsums(f3, up, mid, dn, sq_imax(l - 1, 0), sq_imin(r + 1, w), vsum);
     int64_t inner[3] = { 0, 0, 0 };
     /* [a, b): the columns whose two neighbours are in place */
     const int a = sq_imax(l, 1), b = sq_imin(r, w - 1);
@@ -167,9 +171,9 @@ void V_NAME(sq_adm_cm_row)(int scale, const uint32_t *ir, const int32_t *const *
         adm_cm_at(scale, &sc, X, A, F, w, mid, vsum, j, c, inner);
     const int n = b > j ? (b - j) / VS_N * VS_N : 0;
     if (n && scale == 0)
-        adm_cm_span(1, ir, X, A, F, mid, vsum, j, j + n, c, inner);
+        adm_cm_span(1, ir, x3, a3, f3, mid, vsum, j, j + n, c, inner);
     else if (n)
-        adm_cm_span(0, ir, X, A, F, mid, vsum, j, j + n, c, inner);
+        adm_cm_span(0, ir, x3, a3, f3, mid, vsum, j, j + n, c, inner);
     for (j += n; j < r; j++)
         adm_cm_at(scale, &sc, X, A, F, w, mid, vsum, j, c, inner);
     for (int th = 0; th < 3; th++)
@@ -211,11 +215,57 @@ V_AI void adm_csf_plane(int s, const SqVaScale *p, int w, int h, int32_t *const 
         }
 }
 
+/* sq_va_den_val of VS_N magnitudes u, the lanes' values added pairwise (u64) */
+V_AI vq adm_den_vec(int s0, int q, vs u, int c)
+{
+    const vq ue = vq_even(u), uo = vq_odd(u);
+    if (s0) {
+        /* u <= 2^15: u^2 fits the 32-bit lanes */
+        const vs u2 = vs_mul(u, u);
+        return vq_add(vq_mul_u(vq_even(u2), ue), vq_mul_u(vq_odd(u2), uo));
+    }
+    /* sq reaches 2^32 (u = 2^31): its high half multiplies apart, mod 2^64 as the u64 code */
+    const vq rq = vq_set1((int64_t)1 << q), rc = vq_set1(sq_va_half(c));
+    const vq se = vq_srl(vq_add(vq_mul_u(ue, ue), rq), q);
+    const vq so = vq_srl(vq_add(vq_mul_u(uo, uo), rq), q);
+    const vq pe = vq_add(vq_mul_u(se, ue), vq_sllv(vq_mul_u(vq_srl(se, 32), ue), vq_set1(32)));
+    const vq po = vq_add(vq_mul_u(so, uo), vq_sllv(vq_mul_u(vq_srl(so, 32), uo), vq_set1(32)));
+    return vq_add(vq_srl(vq_add(pe, rc), c), vq_srl(vq_add(po, rc), c));
+}
+
+/* sq_va_den: the rows' sums in vq lanes, the row tails and the rest as the math */
+V_AI void adm_den(int s, const SqVaScale *p, const int32_t *const *ob, int w, int h, float *out)
+{
+    const int l = sq_va_pool_lo(w), r = sq_va_pool_hi(w), t = sq_va_pool_lo(h),
+              b = sq_va_pool_hi(h);
+    const int64_t area = (int64_t)(b - t) * (r - l);
+    const int sig = sq_imax(0, sq_va_ceil_log2(area) - 20);
+    const int c = s ? sq_va_ceil_log2(r - l) : 0, rho = s ? sq_va_ceil_log2(b - t) : sig;
+    const int K = s == 0 ? 18 : s == 1 ? 32 : s == 2 ? 27 : 23, q = s == 2 ? 30 : 31;
+    for (int th = 0; th < 3; th++) {
+        const int32_t *o = ob[sq_va_band_of(th)];
+        uint64_t acc = 0;
+        for (int i = t; i < b; i++) {
+            const int32_t *row = o + (int64_t)i * w;
+            vq v = vq_set1(0);
+            int j = l;
+            for (; j + VS_N <= r; j += VS_N)
+                v = vq_add(v, adm_den_vec(s == 0, q, vs_abs(vs_load(row + j)), c));
+            uint64_t sum = vq_hsum(v);
+            for (; j < r; j++)
+                sum += sq_va_den_val(s, row[j], c);
+            acc += (sum + (uint64_t)sq_va_half(rho)) >> rho;
+        }
+        const sq_f64 v = sq_d_div(sq_va_u64_to_d(acc), sq_va_pow2(K - rho - c));
+        out[th] = sq_d_to_float(sq_d_mul(v, p->rf3[th]));
+    }
+}
+
 /*
  * A scale's pooling, sq_va_scale_pool's steps in its order: the
- * denominator (the math built for the ISA, scale 0 apart so that its
- * constants reach the loops), the masking rows and the AIM pass's CSF
- * through the kernels above, and a kept for the next scale.
+ * denominator, the masking rows and the AIM pass's CSF through the kernels
+ * above (scale 0 apart, so that its constants reach the loops), and a kept
+ * for the next scale.
  */
 void V_NAME(sq_adm_pool)(int s, int scored, int w, int h, const struct SqVaParams *p,
                          const struct SqVaBufs *bf, struct SqVaRaw *raw)
@@ -225,9 +275,9 @@ void V_NAME(sq_adm_pool)(int s, int scored, int w, int h, const struct SqVaParam
         const int32_t *const *cob = (const int32_t *const *)bf->ob;
         uint32_t *vsum = (uint32_t *)bf->lo;
         if (s == 0)
-            sq_va_den(0, sc, cob, w, h, raw->den);
+            adm_den(0, sc, cob, w, h, raw->den);
         else
-            sq_va_den(s, sc, cob, w, h, raw->den);
+            adm_den(s, sc, cob, w, h, raw->den);
         adm_cm(s, sc, bf->r, bf->A, bf->F, w, h, vsum, raw->num);
         if (!p->skip_aim) {
             if (s == 0)
