@@ -51,10 +51,12 @@ void sq_cpu_va_free(SqVaBufs *b, const SqAlloc *a)
 
 /*
  * sq_va_frame2 with the DWT, every scale's decouple and CSF (row by row
- * over the extended region) and the pooling through the DSP table.
+ * over the extended region) and the pooling through the DSP table; the
+ * band a a scale keeps for the next is its plane itself (bf's pointers
+ * move; sq_cpu_va_free frees whichever planes they hold).
  */
 static void va_frame(const SqDsp *dsp, const Planes *r, int pr, const Planes *t, int pt, int bpc,
-                     int W, int H, const SqVaParams *p, const SqVaBufs *bf, SqVaRaw *raw)
+                     int W, int H, const SqVaParams *p, SqVaBufs *bf, SqVaRaw *raw)
 {
     int w = W, h = H;
     for (int s = 0; s < 4; s++) {
@@ -83,7 +85,14 @@ static void va_frame(const SqDsp *dsp, const Planes *r, int pr, const Planes *t,
             }
             (s ? dsp->adm_decs : dsp->adm_dec0)(ob, tb, R - L, p->egl, p->s[s].ir, rr, ee, aa, ff);
         }
-        dsp->adm_pool(s, scored, w, h, p, bf, &raw[s]);
+        if (scored)
+            dsp->adm_pool(s, w, h, p, bf, &raw[s]);
+        /* the next scale reads this one's a: the planes change places (same size, no copy) */
+        int32_t *const oa = bf->oa, *const ta = bf->ta;
+        bf->oa = bf->ob[SQ_VA_A];
+        bf->ta = bf->tb[SQ_VA_A];
+        bf->ob[SQ_VA_A] = oa;
+        bf->tb[SQ_VA_A] = ta;
     }
 }
 

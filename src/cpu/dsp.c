@@ -185,10 +185,9 @@ static void adm_dwt_c(const uint8_t *src8, ptrdiff_t stride, int acc, int bpc, c
     sq_va_dwt_plane(src8, stride, acc, bpc, src, w, h, scale, only_a, lo, hi, band);
 }
 
-static void adm_pool_c(int s, int scored, int w, int h, const SqVaParams *p, const SqVaBufs *bf,
-                       SqVaRaw *raw)
+static void adm_pool_c(int s, int w, int h, const SqVaParams *p, const SqVaBufs *bf, SqVaRaw *raw)
 {
-    sq_va_scale_pool(s, scored, w, h, p, bf, raw);
+    sq_va_scale_score(s, w, h, p, bf, raw);
 }
 
 static void adm_cm_row_c(int scale, const uint32_t *ir, const int32_t *const *X,

@@ -153,12 +153,13 @@ typedef struct SqDsp {
                     int w, int h, int scale, int only_a, int32_t *lo, int32_t *hi,
                     int32_t *const *band);
     /*
-     * A scale of ADM after its decouple (math/vmaf_adm_pool.h,
-     * sq_va_scale_pool): the denominator, the DLM and AIM numerators into
-     * raw, and the band a kept for the next scale.
+     * A scored scale of ADM after its decouple (math/vmaf_adm_pool.h,
+     * sq_va_scale_score): the denominator, the DLM and AIM numerators into
+     * raw. The band a the next scale reads is the caller's (cpu/adm.c
+     * swaps the planes: no copy).
      */
-    void (*adm_pool)(int s, int scored, int w, int h, const struct SqVaParams *p,
-                     const struct SqVaBufs *bf, struct SqVaRaw *raw);
+    void (*adm_pool)(int s, int w, int h, const struct SqVaParams *p, const struct SqVaBufs *bf,
+                     struct SqVaRaw *raw);
     /*
      * One pooling row i of ADM's masking numerator (math/vmaf_adm.h,
      * sq_va_cm_row): acc[th] += the row's rounded sum, from X (r or e), A

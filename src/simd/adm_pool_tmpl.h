@@ -24,8 +24,6 @@
  * Columns whose neighbours the mirror moves, and a row's last columns
  * short of a vector, take the scalar code.
  */
-#include <string.h>
-
 #include "math/vmaf_adm_pool.h"
 
 /* the high half of |a| * k - 2^31: scales 1..3's fine mask and centre term */
@@ -262,32 +260,26 @@ V_AI void adm_den(int s, const SqVaScale *p, const int32_t *const *ob, int w, in
 }
 
 /*
- * A scale's pooling, sq_va_scale_pool's steps in its order: the
+ * A scored scale's pooling, sq_va_scale_score's steps in its order: the
  * denominator, the masking rows and the AIM pass's CSF through the kernels
- * above (scale 0 apart, so that its constants reach the loops), and a kept
- * for the next scale.
+ * above (scale 0 apart, so that its constants reach the loops).
  */
-void V_NAME(sq_adm_pool)(int s, int scored, int w, int h, const struct SqVaParams *p,
+void V_NAME(sq_adm_pool)(int s, int w, int h, const struct SqVaParams *p,
                          const struct SqVaBufs *bf, struct SqVaRaw *raw)
 {
-    if (scored) {
-        const SqVaScale *sc = &p->s[s];
-        const int32_t *const *cob = (const int32_t *const *)bf->ob;
-        uint32_t *vsum = (uint32_t *)bf->lo;
+    const SqVaScale *sc = &p->s[s];
+    const int32_t *const *cob = (const int32_t *const *)bf->ob;
+    uint32_t *vsum = (uint32_t *)bf->lo;
+    if (s == 0)
+        adm_den(0, sc, cob, w, h, raw->den);
+    else
+        adm_den(s, sc, cob, w, h, raw->den);
+    adm_cm(s, sc, bf->r, bf->A, bf->F, w, h, vsum, raw->num);
+    if (!p->skip_aim) {
         if (s == 0)
-            adm_den(0, sc, cob, w, h, raw->den);
+            adm_csf_plane(0, sc, w, h, bf->r, bf->A, bf->F);
         else
-            adm_den(s, sc, cob, w, h, raw->den);
-        adm_cm(s, sc, bf->r, bf->A, bf->F, w, h, vsum, raw->num);
-        if (!p->skip_aim) {
-            if (s == 0)
-                adm_csf_plane(0, sc, w, h, bf->r, bf->A, bf->F);
-            else
-                adm_csf_plane(s, sc, w, h, bf->r, bf->A, bf->F);
-            adm_cm(s, sc, bf->e, bf->A, bf->F, w, h, vsum, raw->aim);
-        }
+            adm_csf_plane(s, sc, w, h, bf->r, bf->A, bf->F);
+        adm_cm(s, sc, bf->e, bf->A, bf->F, w, h, vsum, raw->aim);
     }
-    const size_t n = (size_t)w * (size_t)h * sizeof(int32_t);
-    memcpy(bf->oa, bf->ob[SQ_VA_A], n);
-    memcpy(bf->ta, bf->tb[SQ_VA_A], n);
 }

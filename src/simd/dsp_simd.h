@@ -70,7 +70,7 @@ struct SqVaRaw;
     void N(sq_adm_dwt)(const uint8_t *src8, ptrdiff_t stride, int acc, int bpc,                 \
                        const int32_t *src, int w, int h, int scale, int only_a, int32_t *lo,    \
                        int32_t *hi, int32_t *const *band);                        \
-    void N(sq_adm_pool)(int s, int scored, int w, int h, const struct SqVaParams *p,            \
+    void N(sq_adm_pool)(int s, int w, int h, const struct SqVaParams *p,                       \
                         const struct SqVaBufs *bf, struct SqVaRaw *raw);                       \
     void N(sq_adm_cm_row)(int scale, const uint32_t *ir, const int32_t *const *X,               \
                           const int32_t *const *A, const int32_t *const *F, int w, int h,       \

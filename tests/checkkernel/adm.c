@@ -18,7 +18,7 @@
  *
  * adm_pool: a scale's pooling from random bands, restored and error
  * coefficients and CSF planes (every scale, random CSF factors, skip_aim):
- * the raw values' bits, the kept a and the AIM pass's CSF planes.
+ * the raw values' bits and every plane after it (the AIM pass's CSF ones).
  *
  * adm_cm_row: one masking row on its own, widths 2..300 (odd ones, rows
  * shorter than a vector, columns the mirror reaches), every scale,
@@ -276,8 +276,8 @@ static void check_pool_case(const CkCtx *c, const CkLevel *l)
     memset(raw, 0, sizeof(raw));
     sq_va_scale_raw(w, h, &raw[0]);
     sq_va_scale_raw(w, h, &raw[1]);
-    c->ref.adm_pool(s, 1, w, h, &p, &b[0], &raw[0]);
-    l->dsp.adm_pool(s, 1, w, h, &p, &b[1], &raw[1]);
+    c->ref.adm_pool(s, w, h, &p, &b[0], &raw[0]);
+    l->dsp.adm_pool(s, w, h, &p, &b[1], &raw[1]);
     if (memcmp(&raw[0], &raw[1], sizeof(raw[0])))
         ck_fail("scale %d %dx%d fill %d skip_aim %d: raw values differ (num h %a vs %a, aim h %a vs %a)",
                 s, w, h, mode, p.skip_aim, raw[1].num[0], raw[0].num[0], raw[1].aim[0], raw[0].aim[0]);
