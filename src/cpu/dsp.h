@@ -12,9 +12,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
-struct SqVaParams;
-struct SqVaBufs;
-struct SqVaRaw;
+struct SqVaScale;
 
 /* Covariance layout for b = SQ_BLOCK (5): 41 lags + the plain sum. */
 #define SQ_COV_SEQS 42
@@ -153,13 +151,18 @@ typedef struct SqDsp {
                     int w, int h, int scale, int only_a, int32_t *lo, int32_t *hi,
                     int32_t *const *band);
     /*
-     * A scored scale of ADM after its decouple (math/vmaf_adm_pool.h,
-     * sq_va_scale_score): the denominator, the DLM and AIM numerators into
-     * raw. The band a the next scale reads is the caller's (cpu/adm.c
-     * swaps the planes: no copy).
+     * ADM's CSF denominator of a scored w x h scale (math/vmaf_adm_pool.h,
+     * sq_va_den) from the reference's bands ob (SQ_VA_* order) into out[3].
      */
-    void (*adm_pool)(int s, int w, int h, const struct SqVaParams *p, const struct SqVaBufs *bf,
-                     struct SqVaRaw *raw);
+    void (*adm_den)(int s, const struct SqVaScale *p, const int32_t *const *ob, int w, int h,
+                    float *out);
+    /*
+     * The AIM pass's CSF of positions [0, n) of one row (math/vmaf_adm.h,
+     * sq_va_csf_at over src = r): A and F by orientation, every pointer at
+     * the row's first position. Scale 0's src holds int16 values.
+     */
+    void (*adm_csf_row)(int s, const uint32_t *ir, const int32_t *const *src, int n,
+                        int32_t *const *A, int32_t *const *F);
     /*
      * One pooling row i of ADM's masking numerator (math/vmaf_adm.h,
      * sq_va_cm_row): acc[th] += the row's rounded sum, from X (r or e), A

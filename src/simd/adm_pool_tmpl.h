@@ -2,8 +2,8 @@
  * libvmaf's integer ADM pooling (math/vmaf_adm_pool.h, sq_va_scale_pool)
  * over VS_N 32-bit lanes and their 64-bit halves (vq), written once for
  * AVX2, AVX-512 and NEON: the denominator (sq_va_den), the masking rows
- * (sq_va_cm_row) and the AIM pass's CSF (sq_va_csf_plane). Included by
- * simd/adm_tmpl.h.
+ * (sq_va_cm_row) and a row of the AIM pass's CSF (sq_va_csf_at). Included
+ * by simd/adm_tmpl.h.
  *
  * Every lane does the scalar code's integer operations, only narrower
  * where the narrowing is exact:
@@ -178,39 +178,33 @@ void V_NAME(sq_adm_cm_row)(int scale, const uint32_t *ir, const int32_t *const *
         acc[th] += (inner[th] + sq_va_half(rho)) >> rho;
 }
 
-/* sq_va_cm: every pooling row, then the normalised numerators */
-static void adm_cm(int s, const SqVaScale *p, int32_t *const *X, int32_t *const *A,
-                   int32_t *const *F, int w, int h, uint32_t *vsum, float *out)
+/* sq_va_csf_at over positions [0, n) of one row (the AIM pass: src = r) */
+V_AI void adm_csf_span(int s, const uint32_t *ir, const int32_t *const *src, int n,
+                       int32_t *const *A, int32_t *const *F)
 {
-    int64_t acc[3] = { 0, 0, 0 };
-    for (int i = sq_va_pool_lo(h); i < sq_va_pool_hi(h); i++)
-        V_NAME(sq_adm_cm_row)(s, p->ir, (const int32_t *const *)X, (const int32_t *const *)A,
-                              (const int32_t *const *)F, w, h, i, acc, vsum);
-    for (int th = 0; th < 3; th++)
-        out[th] = sq_va_num_norm(s, th, acc[th], w, h);
+    for (int th = 0; th < 3; th++) {
+        const int32_t *x = src[th];
+        int32_t *a = A[th], *f = F[th];
+        int j = 0;
+        for (; j + VS_N <= n; j += VS_N) {
+            const vs v = s == 0 ? adm_csf0(vs_load(x + j), th, ir[th]) : adm_csf28(vs_load(x + j), ir[th]);
+            vs_store(a + j, v);
+            vs_store(f + j, adm_fine(s == 0, v));
+        }
+        for (; j < n; j++) {
+            a[j] = sq_va_csf(s, th, ir[th], x[j]);
+            f[j] = sq_va_fine(s, a[j]);
+        }
+    }
 }
 
-/* sq_va_csf_plane: A and F of src over the extended region */
-V_AI void adm_csf_plane(int s, const SqVaScale *p, int w, int h, int32_t *const *src,
-                        int32_t *const *A, int32_t *const *F)
+void V_NAME(sq_adm_csf_row)(int s, const uint32_t *ir, const int32_t *const *src, int n,
+                            int32_t *const *A, int32_t *const *F)
 {
-    const int L = sq_va_ext_lo(w), R = sq_va_ext_hi(w), T = sq_va_ext_lo(h), B = sq_va_ext_hi(h);
-    for (int i = T; i < B; i++)
-        for (int th = 0; th < 3; th++) {
-            const int32_t *x = src[th] + (int64_t)i * w;
-            int32_t *a = A[th] + (int64_t)i * w, *f = F[th] + (int64_t)i * w;
-            const uint32_t ir = p->ir[th];
-            int j = L;
-            for (; j + VS_N <= R; j += VS_N) {
-                const vs v = s == 0 ? adm_csf0(vs_load(x + j), th, ir) : adm_csf28(vs_load(x + j), ir);
-                vs_store(a + j, v);
-                vs_store(f + j, adm_fine(s == 0, v));
-            }
-            for (; j < R; j++) {
-                a[j] = sq_va_csf(s, th, ir, x[j]);
-                f[j] = sq_va_fine(s, a[j]);
-            }
-        }
+    if (s == 0)
+        adm_csf_span(0, ir, src, n, A, F);
+    else
+        adm_csf_span(s, ir, src, n, A, F);
 }
 
 /* sq_va_den_val of VS_N magnitudes u, the lanes' values added pairwise (u64) */
@@ -259,27 +253,12 @@ V_AI void adm_den(int s, const SqVaScale *p, const int32_t *const *ob, int w, in
     }
 }
 
-/*
- * A scored scale's pooling, sq_va_scale_score's steps in its order: the
- * denominator, the masking rows and the AIM pass's CSF through the kernels
- * above (scale 0 apart, so that its constants reach the loops).
- */
-void V_NAME(sq_adm_pool)(int s, int w, int h, const struct SqVaParams *p,
-                         const struct SqVaBufs *bf, struct SqVaRaw *raw)
+/* A scored scale's CSF denominator (scale 0 apart, so that its constants reach the loops). */
+void V_NAME(sq_adm_den)(int s, const struct SqVaScale *p, const int32_t *const *ob, int w, int h,
+                        float *out)
 {
-    const SqVaScale *sc = &p->s[s];
-    const int32_t *const *cob = (const int32_t *const *)bf->ob;
-    uint32_t *vsum = (uint32_t *)bf->lo;
     if (s == 0)
-        adm_den(0, sc, cob, w, h, raw->den);
+        adm_den(0, p, ob, w, h, out);
     else
-        adm_den(s, sc, cob, w, h, raw->den);
-    adm_cm(s, sc, bf->r, bf->A, bf->F, w, h, vsum, raw->num);
-    if (!p->skip_aim) {
-        if (s == 0)
-            adm_csf_plane(0, sc, w, h, bf->r, bf->A, bf->F);
-        else
-            adm_csf_plane(s, sc, w, h, bf->r, bf->A, bf->F);
-        adm_cm(s, sc, bf->e, bf->A, bf->F, w, h, vsum, raw->aim);
-    }
+        adm_den(s, p, ob, w, h, out);
 }
