@@ -1,13 +1,13 @@
 /*
  * libvmaf's integer ADM DWT (math/vmaf_adm_dwt.h, sq_va_dwt_plane) for the
- * SIMD levels: scale 0 takes its taps in pairs of int16 (vs_madd16) for
- * bytes and the horizontal pass (other containers: the math's vertical
- * row built for the ISA); scales 1..3 compute their i64 tap
- * sums here in 64-bit lanes (vq). Their inputs are int32 and the taps
- * below 2^15, so each product is a signed 32 x 32 -> 64 multiply and the
- * sum is exact; the int32 results are the low halves after the shift (at
- * most 16), which a logical shift leaves as the arithmetic one does.
- * Included by simd/adm_tmpl.h.
+ * SIMD levels. Scale 0 takes its taps in pairs of int16 (vs_madd16) for
+ * bytes and in the horizontal pass, in 64-bit lanes for 16-bit containers
+ * (other layouts: the math's vertical row built for the ISA). Scales 1..3
+ * compute their i64 tap sums in 64-bit lanes (vq): their inputs are int32
+ * and the taps below 2^15, so each product is a signed 32 x 32 -> 64
+ * multiply and the sum is exact; the int32 results are the low halves
+ * after the shift (at most 16), which a logical shift leaves as the
+ * arithmetic one does. Included by simd/adm_tmpl.h.
  */
 #include "math/vmaf_adm_dwt.h"
 
@@ -88,6 +88,37 @@ V_AI vs adm_taps0(vs p01, vs p23, int k0, int k1, int k2, int k3)
 }
 
 /*
+ * sq_va_dwt_v0_row for 16-bit containers (any shift, no step): samples
+ * below 2^16 make tap sums past 2^31, so they are vq's (the shift by bpc <=
+ * 16 leaves the low halves a logical shift gives).
+ */
+static void adm_dwt_v16_row(const uint8_t *src, ptrdiff_t stride, int acc, int h, int bpc, int i,
+                            int w, int32_t *lo, int32_t *hi)
+{
+    const uint8_t *r[4];
+    sq_va_taprows(src, stride, h, i, r);
+    const int sh = (acc >> 2) & 15;
+    const int64_t rnd = (int64_t)1 << (bpc - 1);
+    const vq al = vq_set1(rnd - 46342 * rnd), ah = vq_set1(rnd);
+    int j = 0;
+    for (; j + VS_N <= w; j += VS_N) {
+        vs x[4];
+        for (int k = 0; k < 4; k++)
+            x[k] = vs_srl(vs_u16(r[k] + 2 * (ptrdiff_t)j), sh);
+        const vq e0 = vq_even(x[0]), e1 = vq_even(x[1]), e2 = vq_even(x[2]), e3 = vq_even(x[3]);
+        const vq o0 = vq_odd(x[0]), o1 = vq_odd(x[1]), o2 = vq_odd(x[2]), o3 = vq_odd(x[3]);
+        const vq le = adm_taps(e0, e1, e2, e3, 15826, 27411, 7345, -4240, al, bpc);
+        const vq lo_ = adm_taps(o0, o1, o2, o3, 15826, 27411, 7345, -4240, al, bpc);
+        const vq he = adm_taps(e0, e1, e2, e3, -4240, -7345, 27411, -15826, ah, bpc);
+        const vq ho = adm_taps(o0, o1, o2, o3, -4240, -7345, 27411, -15826, ah, bpc);
+        vs_store(lo + j, adm_i16(vs_pack_lo(le, lo_)));
+        vs_store(hi + j, adm_i16(vs_pack_lo(he, ho)));
+    }
+    for (; j < w; j++)
+        sq_va_dwt_v0(src, stride, acc, h, bpc, i, j, lo, hi);
+}
+
+/*
  * sq_va_dwt_v0_row for bytes (bpc 8): the samples of rows 0, 1 and 2, 3
  * as int16 pairs, their tap sums by vs_madd16 (|sum| <= 54822 * 255);
  * other layouts take the math's row.
@@ -95,6 +126,10 @@ V_AI vs adm_taps0(vs p01, vs p23, int k0, int k1, int k2, int k3)
 static void adm_dwt_v0_row(const uint8_t *src, ptrdiff_t stride, int acc, int h, int bpc, int i,
                            int w, int32_t *lo, int32_t *hi)
 {
+    if ((acc & ~(15 << 2)) == SQ_ACC_16) {
+        adm_dwt_v16_row(src, stride, acc, h, bpc, i, w, lo, hi);
+        return;
+    }
     if (acc != 0 || bpc != 8) {
         sq_va_dwt_v0_row(src, stride, acc, h, bpc, i, w, lo, hi);
         return;
