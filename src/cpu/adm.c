@@ -49,13 +49,86 @@ void sq_cpu_va_free(SqVaBufs *b, const SqAlloc *a)
     memset(b, 0, sizeof(*b));
 }
 
+/* Pointers at position L of row i: the bands (4 each side) and r, e, A, F (3 each). */
+typedef struct VaRow {
+    const int32_t *ob[4], *tb[4];
+    int32_t *r[3], *e[3], *A[3], *F[3];
+} VaRow;
+
+static void va_row(const SqVaBufs *bf, int w, int L, int i, VaRow *v)
+{
+    const int64_t x = (int64_t)i * w + L;
+    for (int b = 0; b < 4; b++) {
+        v->ob[b] = bf->ob[b] + x;
+        v->tb[b] = bf->tb[b] + x;
+    }
+    for (int o = 0; o < 3; o++) {
+        v->r[o] = bf->r[o] + x;
+        v->e[o] = bf->e[o] + x;
+        v->A[o] = bf->A[o] + x;
+        v->F[o] = bf->F[o] + x;
+    }
+}
+
+/* The last row a masking row i reads (its neighbours mirrored as sq_va_cm_row's). */
+static int va_need(int i, int h)
+{
+    return sq_imax(i, sq_imax(sq_va_mirror(i - 1, h), sq_va_mirror(i + 1, h)));
+}
+
 /*
- * sq_va_frame2 with the DWT and scale 0's decouple and CSF through the DSP
- * table, the latter row by row over the extended region (the other scales
- * multiply past 2^53 and keep the scalar code).
+ * A scored scale after its DWT: sq_va_decouple_csf then sq_va_scale_score,
+ * reordered by rows so that each row is used while it is in cache: a
+ * masking row of the DLM pass as soon as the decouple has written the rows
+ * it reads, the AIM pass's CSF of a row (over the decouple's A and F) once
+ * no DLM row left reads that row, an AIM masking row once its rows have
+ * their CSF. Every row sees the values the plane-by-plane order gives it,
+ * and the masking sums are integers (any order).
+ */
+static void va_scale(const SqDsp *dsp, int s, int w, int h, const SqVaParams *p,
+                     const SqVaBufs *bf, SqVaRaw *raw)
+{
+    const SqVaScale *sc = &p->s[s];
+    const int L = sq_va_ext_lo(w), R = sq_va_ext_hi(w), T = sq_va_ext_lo(h), B = sq_va_ext_hi(h);
+    const int t = sq_va_pool_lo(h), b = sq_va_pool_hi(h);
+    const int aim = !p->skip_aim;
+    uint32_t *vs = (uint32_t *)bf->lo;
+    int64_t dlm[3] = { 0, 0, 0 }, am[3] = { 0, 0, 0 };
+    int nd = t, nc = T, na = t; /* the next DLM row, AIM CSF row, AIM masking row */
+    dsp->adm_den(s, sc, (const int32_t *const *)bf->ob, w, h, raw->den);
+    for (int k = T; k <= B; k++) {
+        VaRow v;
+        if (k < B) {
+            va_row(bf, w, L, k, &v);
+            (s ? dsp->adm_decs : dsp->adm_dec0)(v.ob, v.tb, R - L, p->egl, sc->ir, v.r, v.e, v.A, v.F);
+        }
+        for (; nd < b && va_need(nd, h) <= k; nd++)
+            dsp->adm_cm_row(s, sc->ir, (const int32_t *const *)bf->r, (const int32_t *const *)bf->A,
+                            (const int32_t *const *)bf->F, w, h, nd, dlm, vs);
+        /* row nc is free once no DLM row left reads it: those are nc - 1 .. nc + 1 */
+        for (; aim && nc < sq_imin(k + 1, B) && (nd >= b || nd > nc + 1); nc++) {
+            va_row(bf, w, L, nc, &v);
+            dsp->adm_csf_row(s, sc->ir, (const int32_t *const *)v.r, R - L, v.A, v.F);
+        }
+        for (; aim && na < b && va_need(na, h) < nc; na++)
+            dsp->adm_cm_row(s, sc->ir, (const int32_t *const *)bf->e, (const int32_t *const *)bf->A,
+                            (const int32_t *const *)bf->F, w, h, na, am, vs);
+    }
+    for (int th = 0; th < 3; th++) {
+        raw->num[th] = sq_va_num_norm(s, th, dlm[th], w, h);
+        if (aim)
+            raw->aim[th] = sq_va_num_norm(s, th, am[th], w, h);
+    }
+}
+
+/*
+ * sq_va_frame2 with the DWT, the decouple and the pooling through the DSP
+ * table (va_scale); the band a a scale keeps for the next is its plane
+ * itself (bf's pointers move; sq_cpu_va_free frees whichever planes they
+ * hold).
  */
 static void va_frame(const SqDsp *dsp, const Planes *r, int pr, const Planes *t, int pt, int bpc,
-                     int W, int H, const SqVaParams *p, const SqVaBufs *bf, SqVaRaw *raw)
+                     int W, int H, const SqVaParams *p, SqVaBufs *bf, SqVaRaw *raw)
 {
     int w = W, h = H;
     for (int s = 0; s < 4; s++) {
@@ -67,29 +140,14 @@ static void va_frame(const SqDsp *dsp, const Planes *r, int pr, const Planes *t,
         w = (w + 1) / 2;
         h = (h + 1) / 2;
         sq_va_scale_raw(w, h, &raw[s]);
-        if (scored && s == 0) {
-            const int L = sq_va_ext_lo(w), R = sq_va_ext_hi(w);
-            for (int i = sq_va_ext_lo(h); i < sq_va_ext_hi(h); i++) {
-                const int64_t x = (int64_t)i * w + L;
-                const int32_t *ob[4], *tb[4];
-                int32_t *rr[3], *ee[3], *aa[3], *ff[3];
-                for (int b = 0; b < 4; b++) {
-                    ob[b] = bf->ob[b] + x;
-                    tb[b] = bf->tb[b] + x;
-                }
-                for (int o = 0; o < 3; o++) {
-                    rr[o] = bf->r[o] + x;
-                    ee[o] = bf->e[o] + x;
-                    aa[o] = bf->A[o] + x;
-                    ff[o] = bf->F[o] + x;
-                }
-                dsp->adm_dec0(ob, tb, R - L, p->egl, p->s[0].ir, rr, ee, aa, ff);
-            }
-        } else if (scored) {
-            sq_va_decouple_csf(s, &p->s[s], p->egl, w, h, (const int32_t *const *)bf->ob,
-                               (const int32_t *const *)bf->tb, bf->r, bf->e, bf->A, bf->F);
-        }
-        dsp->adm_pool(s, scored, w, h, p, bf, &raw[s]);
+        if (scored)
+            va_scale(dsp, s, w, h, p, bf, &raw[s]);
+        /* the next scale reads this one's a: the planes change places (same size, no copy) */
+        int32_t *const oa = bf->oa, *const ta = bf->ta;
+        bf->oa = bf->ob[SQ_VA_A];
+        bf->ta = bf->tb[SQ_VA_A];
+        bf->ob[SQ_VA_A] = oa;
+        bf->tb[SQ_VA_A] = ta;
     }
 }
 

@@ -167,6 +167,17 @@ static void adm_dec0_c(const int32_t *const *ob, const int32_t *const *tb, int n
     }
 }
 
+static void adm_decs_c(const int32_t *const *ob, const int32_t *const *tb, int n, double egl,
+                       const uint32_t *ir, int32_t *const *r, int32_t *const *e, int32_t *const *A,
+                       int32_t *const *F)
+{
+    const SqVaScale sc = { { ir[0], ir[1], ir[2] }, { 0.0, 0.0, 0.0 } };
+    for (int j = 0; j < n; j++) {
+        sq_va_decouple_at(1, ob, tb, j, egl, r, e);
+        sq_va_csf_at(1, &sc, (const int32_t *const *)e, j, A, F);
+    }
+}
+
 static void adm_dwt_c(const uint8_t *src8, ptrdiff_t stride, int acc, int bpc, const int32_t *src,
                       int w, int h, int scale, int only_a, int32_t *lo, int32_t *hi,
                       int32_t *const *band)
@@ -174,10 +185,25 @@ static void adm_dwt_c(const uint8_t *src8, ptrdiff_t stride, int acc, int bpc, c
     sq_va_dwt_plane(src8, stride, acc, bpc, src, w, h, scale, only_a, lo, hi, band);
 }
 
-static void adm_pool_c(int s, int scored, int w, int h, const SqVaParams *p, const SqVaBufs *bf,
-                       SqVaRaw *raw)
+static void adm_den_c(int s, const SqVaScale *p, const int32_t *const *ob, int w, int h, float *out)
 {
-    sq_va_scale_pool(s, scored, w, h, p, bf, raw);
+    sq_va_den(s, p, ob, w, h, out);
+}
+
+static void adm_csf_row_c(int s, const uint32_t *ir, const int32_t *const *src, int n,
+                          int32_t *const *A, int32_t *const *F)
+{
+    const SqVaScale sc = { { ir[0], ir[1], ir[2] }, { 0.0, 0.0, 0.0 } };
+    for (int j = 0; j < n; j++)
+        sq_va_csf_at(s, &sc, src, j, A, F);
+}
+
+static void adm_cm_row_c(int scale, const uint32_t *ir, const int32_t *const *X,
+                         const int32_t *const *A, const int32_t *const *F, int w, int h, int i,
+                         int64_t *acc, uint32_t *vs)
+{
+    const SqVaScale sc = { { ir[0], ir[1], ir[2] }, { 0.0, 0.0, 0.0 } };
+    sq_va_cm_row(scale, &sc, X, A, F, w, h, i, acc, vs);
 }
 
 size_t sq_cov_ws_doubles(int trunc_w, int trunc_h)
@@ -223,8 +249,11 @@ void sq_dsp_init(SqDsp *d, unsigned flags)
     d->prescale_row = prescale_row_c;
     d->motion_sad = motion_sad_c;
     d->adm_dec0 = adm_dec0_c;
+    d->adm_decs = adm_decs_c;
     d->adm_dwt = adm_dwt_c;
-    d->adm_pool = adm_pool_c;
+    d->adm_den = adm_den_c;
+    d->adm_csf_row = adm_csf_row_c;
+    d->adm_cm_row = adm_cm_row_c;
     d->vgran = 1;
     sq_dsp_init_arch(d, flags & sq_cpu_flags());
 }

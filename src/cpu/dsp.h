@@ -12,9 +12,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
-struct SqVaParams;
-struct SqVaBufs;
-struct SqVaRaw;
+struct SqVaScale;
 
 /* Covariance layout for b = SQ_BLOCK (5): 41 lags + the plain sum. */
 #define SQ_COV_SEQS 42
@@ -133,9 +131,14 @@ typedef struct SqDsp {
      * [0, n) of one band row (math/vmaf_adm.h, sq_va_decouple_at then
      * sq_va_csf_at). ob, tb: the reference's and distorted's bands (SQ_VA_*
      * order), r, e, A, F by orientation h, v, d, every pointer at the row's
-     * first position; egl: adm_enhn_gain_limit; ir: the scale's CSF factors.
+     * first position; egl: adm_enhn_gain_limit (>= 0: the option's range is
+     * [1, 100]); ir: the scale's CSF factors.
      */
     void (*adm_dec0)(const int32_t *const *ob, const int32_t *const *tb, int n, double egl,
+                     const uint32_t *ir, int32_t *const *r, int32_t *const *e, int32_t *const *A,
+                     int32_t *const *F);
+    /* The same at scales 1..3 (which compute alike: math/vmaf_adm.h tests only scale == 0). */
+    void (*adm_decs)(const int32_t *const *ob, const int32_t *const *tb, int n, double egl,
                      const uint32_t *ir, int32_t *const *r, int32_t *const *e, int32_t *const *A,
                      int32_t *const *F);
     /*
@@ -148,12 +151,28 @@ typedef struct SqDsp {
                     int w, int h, int scale, int only_a, int32_t *lo, int32_t *hi,
                     int32_t *const *band);
     /*
-     * A scale of ADM after its decouple (math/vmaf_adm_pool.h,
-     * sq_va_scale_pool): the denominator, the DLM and AIM numerators into
-     * raw, and the band a kept for the next scale.
+     * ADM's CSF denominator of a scored w x h scale (math/vmaf_adm_pool.h,
+     * sq_va_den) from the reference's bands ob (SQ_VA_* order) into out[3].
      */
-    void (*adm_pool)(int s, int scored, int w, int h, const struct SqVaParams *p,
-                     const struct SqVaBufs *bf, struct SqVaRaw *raw);
+    void (*adm_den)(int s, const struct SqVaScale *p, const int32_t *const *ob, int w, int h,
+                    float *out);
+    /*
+     * The AIM pass's CSF of positions [0, n) of one row (math/vmaf_adm.h,
+     * sq_va_csf_at over src = r): A and F by orientation, every pointer at
+     * the row's first position. Scale 0's src holds int16 values.
+     */
+    void (*adm_csf_row)(int s, const uint32_t *ir, const int32_t *const *src, int n,
+                        int32_t *const *A, int32_t *const *F);
+    /*
+     * One pooling row i of ADM's masking numerator (math/vmaf_adm.h,
+     * sq_va_cm_row): acc[th] += the row's rounded sum, from X (r or e), A
+     * and F (by orientation h, v, d, w x h planes) and the scale's CSF
+     * factors ir. Scale 0's planes hold int16 values and its ir are u16
+     * (as libvmaf stores them). vs: w u32 of scratch.
+     */
+    void (*adm_cm_row)(int scale, const uint32_t *ir, const int32_t *const *X,
+                       const int32_t *const *A, const int32_t *const *F, int w, int h, int i,
+                       int64_t *acc, uint32_t *vs);
     /* Column granularity of vfilt_*: spans closer than this are merged. */
     int vgran;
 } SqDsp;

@@ -154,24 +154,30 @@ SQ_FN int sq_va_scale_dwt(const SQ_GLOBAL uint8_t *ref, int64_t ref_stride, int 
     return !only_a;
 }
 
+/* Scale s's pooled values after its decouple (sq_va_scale_dwt's w, h). */
+SQ_FN void sq_va_scale_score(int s, int w, int h, const SqVaParams *p, const SqVaBufs *bf,
+                             SqVaRaw *raw)
+{
+    const SqVaScale *sc = &p->s[s];
+    const SQ_GLOBAL int32_t *const *cob = (const SQ_GLOBAL int32_t *const *)bf->ob;
+    const SQ_GLOBAL int32_t *const *cr = (const SQ_GLOBAL int32_t *const *)bf->r;
+    const SQ_GLOBAL int32_t *const *ce = (const SQ_GLOBAL int32_t *const *)bf->e;
+    const SQ_GLOBAL int32_t *const *cA = (const SQ_GLOBAL int32_t *const *)bf->A;
+    const SQ_GLOBAL int32_t *const *cF = (const SQ_GLOBAL int32_t *const *)bf->F;
+    sq_va_den(s, sc, cob, w, h, raw->den);
+    sq_va_cm(s, sc, cr, cA, cF, w, h, (SQ_GLOBAL uint32_t *)bf->lo, raw->num);
+    if (!p->skip_aim) {
+        sq_va_csf_plane(s, sc, w, h, cr, bf->A, bf->F);
+        sq_va_cm(s, sc, ce, cA, cF, w, h, (SQ_GLOBAL uint32_t *)bf->lo, raw->aim);
+    }
+}
+
 /* Scale s's pooled values after its decouple (scored: sq_va_scale_dwt's answer), and its a kept. */
 SQ_FN void sq_va_scale_pool(int s, int scored, int w, int h, const SqVaParams *p,
                             const SqVaBufs *bf, SqVaRaw *raw)
 {
-    const SqVaScale *sc = &p->s[s];
-    if (scored) {
-        const SQ_GLOBAL int32_t *const *cob = (const SQ_GLOBAL int32_t *const *)bf->ob;
-        const SQ_GLOBAL int32_t *const *cr = (const SQ_GLOBAL int32_t *const *)bf->r;
-        const SQ_GLOBAL int32_t *const *ce = (const SQ_GLOBAL int32_t *const *)bf->e;
-        const SQ_GLOBAL int32_t *const *cA = (const SQ_GLOBAL int32_t *const *)bf->A;
-        const SQ_GLOBAL int32_t *const *cF = (const SQ_GLOBAL int32_t *const *)bf->F;
-        sq_va_den(s, sc, cob, w, h, raw->den);
-        sq_va_cm(s, sc, cr, cA, cF, w, h, (SQ_GLOBAL uint32_t *)bf->lo, raw->num);
-        if (!p->skip_aim) {
-            sq_va_csf_plane(s, sc, w, h, cr, bf->A, bf->F);
-            sq_va_cm(s, sc, ce, cA, cF, w, h, (SQ_GLOBAL uint32_t *)bf->lo, raw->aim);
-        }
-    }
+    if (scored)
+        sq_va_scale_score(s, w, h, p, bf, raw);
     /* the next scale reads this one's a */
     const int64_t n = (int64_t)w * h;
     for (int64_t k = 0; k < n; k++) {

@@ -1,49 +1,22 @@
 /*
  * libvmaf's integer ADM, scale 0's decouple and CSF (math/vmaf_adm.h's
- * sq_va_decouple_at and sq_va_csf_at) over a run of band positions, in
- * double lanes. At scale 0 the bands are int16, so every i64 product and
- * sum of the scalar code is an integer below 2^53, exact in a double: its
- * shifts become floors of exact quotients by powers of two, its casts to
- * float one rounding of the same exact value, its int16 stores a wrap by
- * 2^16 (vd_wrap16). Scales 1..3 multiply past 2^53 and stay scalar.
- * Also the DWT, as the math's own code built for the ISA.
+ * sq_va_decouple_at and sq_va_csf_at) over a run of band positions, the
+ * restored values in double lanes. At scale 0 the bands are int16, so
+ * every i64 product and sum of the scalar code is an integer below 2^53,
+ * exact in a double: its shifts become floors of exact quotients by powers
+ * of two, its casts to float one rounding of the same exact value; its
+ * int16 stores of the restored value change nothing for egl >= 0 (the
+ * option's range is [1, 100]), and those after it are in 32-bit lanes.
+ * Scales 1..3 multiply past 2^53: their kernel (sq_adm_decs) takes the
+ * products in 64-bit integer lanes (vq) and only values below 2^47 in
+ * doubles. Also the DWT (simd/adm_dwt_tmpl.h) and the pooling
+ * (simd/adm_pool_tmpl.h).
  *
  * Included by an ISA's file after its vec_*.h (V_NAME names the function).
  */
 #include "math/vmaf_adm_pool.h"
-
-/*
- * One DWT level of a plane, math/vmaf_adm_dwt.h's sq_va_dwt_plane itself
- * compiled for the ISA: its integer row loops vectorise as written.
- */
-void V_NAME(sq_adm_dwt)(const uint8_t *src8, ptrdiff_t stride, int acc, int bpc, const int32_t *src,
-                        int w, int h, int scale, int only_a, int32_t *lo, int32_t *hi,
-                        int32_t *const *band)
-{
-    sq_va_dwt_plane(src8, stride, acc, bpc, src, w, h, scale, only_a, lo, hi, band);
-}
-
-/*
- * A scale's pooling (math/vmaf_adm_pool.h's sq_va_scale_pool: the
- * denominator, the masking numerators and the CSF of the AIM pass) built
- * for the ISA, scale 0 apart so that its constants reach the loops, which
- * the compiler then vectorises.
- */
-void V_NAME(sq_adm_pool)(int s, int scored, int w, int h, const struct SqVaParams *p,
-                         const struct SqVaBufs *bf, struct SqVaRaw *raw)
-{
-    if (s == 0)
-        sq_va_scale_pool(0, scored, w, h, p, bf, raw);
-    else
-        sq_va_scale_pool(s, scored, w, h, p, bf, raw);
-}
-
-/* x (an integer below 2^52 in magnitude) stored into an int16, as a double */
-V_AI vd vd_wrap16(vd x)
-{
-    const vd k = vd_floor(vd_mul(vd_add(x, vd_set1(32768.0)), vd_set1(0x1p-16)));
-    return vd_sub(x, vd_mul(k, vd_set1(65536.0)));
-}
+#include "simd/adm_dwt_tmpl.h"
+#include "simd/adm_pool_tmpl.h"
 
 /* floor((x + add) / 2^sh) of an exact integer x: C's (x + add) >> sh on an i64 */
 V_AI vd vd_shr(vd x, double add, double inv)
@@ -59,18 +32,19 @@ V_AI vd adm_restore0(vd o, vd t, vdm angle, vd egl)
     const vd q = vd_trunc(vd_div(vd_set1(1073741824.0), vd_sel(oz, vd_set1(1.0), o)));
     vd k = vd_shr(vd_mul(q, t), 16384.0, 0x1p-15);
     k = vd_sel(oz, full, vd_min(vd_max(k, zero), full));
-    const vd rst = vd_wrap16(vd_shr(vd_mul(k, o), 16384.0, 0x1p-15));
+    /* k in [0, 2^15] and int16 o: rst is in int16's range already (no wrap) */
+    const vd rst = vd_shr(vd_mul(k, o), 16384.0, 0x1p-15);
     const vd g = vd_mul(rst, egl);
     const vdm pos = vd_lt(zero, o);
     const vdm keep = vdm_or(vdm_and(pos, vd_lt(g, t)), vdm_andn(vd_lt(t, g), pos));
     const vdm lim = vdm_andn(vdm_and(angle, vd_lt(zero, k)), oz);
-    return vd_wrap16(vd_sel(lim, vd_sel(keep, vd_trunc(g), t), rst));
+    /* egl >= 0 keeps trunc(g) between 0 and t: no int16 wrap either */
+    return vd_sel(lim, vd_sel(keep, vd_trunc(g), t), rst);
 }
 
-/* VD_N positions from offset j of the row's bands */
+/* VD_N restored values from offset j of the row's bands */
 V_AI void adm_dec0_vec(const int32_t *const *ob, const int32_t *const *tb, int j, vd egl,
-                       const double *ir, int32_t *const *r, int32_t *const *e, int32_t *const *A,
-                       int32_t *const *F)
+                       int32_t *const *r)
 {
     const vd s12 = vd_set1(0x1p-12);
     const vd oh = vd_load_i32(ob[SQ_VA_H] + j), ov = vd_load_i32(ob[SQ_VA_V] + j);
@@ -84,28 +58,39 @@ V_AI void adm_dec0_vec(const int32_t *const *ob, const int32_t *const *tb, int j
         const int b = sq_va_band_of(o);
         const vd t = o == 0 ? th : o == 1 ? tv : vd_load_i32(tb[b] + j);
         const vd rst = adm_restore0(o == 0 ? oh : o == 1 ? ov : vd_load_i32(ob[b] + j), t, angle, egl);
-        const vd err = vd_wrap16(vd_sub(t, rst));
-        const vd a = o < 2 ? vd_wrap16(vd_shr(vd_mul(err, vd_set1(ir[o])), 16384.0, 0x1p-15))
-                           : vd_wrap16(vd_shr(vd_mul(err, vd_set1(ir[o])), 65535.0, 0x1p-17));
         vd_store_i32(r[o] + j, rst);
-        vd_store_i32(e[o] + j, err);
-        vd_store_i32(A[o] + j, a);
-        vd_store_i32(F[o] + j, vd_wrap16(vd_shr(vd_mul(vd_abs(a), vd_set1(4369.0)), 2048.0, 0x1p-12)));
+    }
+}
+
+/*
+ * VS_N positions from j: e = i16(t - r), its CSF and fine mask, in 32-bit
+ * lanes (int16 values: every product fits, simd/adm_pool_tmpl.h)
+ */
+V_AI void adm_dec0_csf(const int32_t *const *tb, int j, const uint32_t *ir, int32_t *const *r,
+                       int32_t *const *e, int32_t *const *A, int32_t *const *F)
+{
+    for (int o = 0; o < 3; o++) {
+        const vs err = adm_i16(vs_sub(vs_load(tb[sq_va_band_of(o)] + j), vs_load(r[o] + j)));
+        const vs a = adm_csf0(err, o, ir[o]);
+        vs_store(e[o] + j, err);
+        vs_store(A[o] + j, a);
+        vs_store(F[o] + j, adm_fine(1, a));
     }
 }
 
 /*
  * Positions [0, n) of one row: ob, tb the bands at the row's first position,
  * r, e, A, F likewise (by orientation h, v, d), ir the scale's three CSF
- * factors. Rows shorter than a vector take the scalar code; the last vector
- * of a longer row moves back over positions already written (the same
- * values again).
+ * factors. The restored values in double lanes over the row, then e, A and
+ * F in 32-bit lanes. Rows shorter than VS_N take the scalar code; the last
+ * vector of either pass moves back over positions already written (the
+ * same values again).
  */
 void V_NAME(sq_adm_dec0)(const int32_t *const *ob, const int32_t *const *tb, int n, double egl,
                     const uint32_t *ir, int32_t *const *r, int32_t *const *e, int32_t *const *A,
                     int32_t *const *F)
 {
-    if (n < VD_N) {
+    if (n < VS_N) {
         const SqVaScale sc = { { ir[0], ir[1], ir[2] }, { 0.0, 0.0, 0.0 } };
         for (int j = 0; j < n; j++) {
             sq_va_decouple_at(0, ob, tb, j, egl, r, e);
@@ -113,11 +98,117 @@ void V_NAME(sq_adm_dec0)(const int32_t *const *ob, const int32_t *const *tb, int
         }
         return;
     }
-    const double irx[3] = { ir[0], ir[1], ir[2] };
+    /* the pointers in locals: stores through them cannot change locals, so they stay in registers */
+    const int32_t *o4[4] = { ob[0], ob[1], ob[2], ob[3] }, *t4[4] = { tb[0], tb[1], tb[2], tb[3] };
+    int32_t *r3[3] = { r[0], r[1], r[2] }, *e3[3] = { e[0], e[1], e[2] };
+    int32_t *a3[3] = { A[0], A[1], A[2] }, *f3[3] = { F[0], F[1], F[2] };
     const vd g = vd_set1(egl);
     int j = 0;
     for (; j + VD_N <= n; j += VD_N)
-        adm_dec0_vec(ob, tb, j, g, irx, r, e, A, F);
+        adm_dec0_vec(o4, t4, j, g, r3);
     if (j < n)
-        adm_dec0_vec(ob, tb, n - VD_N, g, irx, r, e, A, F);
+        adm_dec0_vec(o4, t4, n - VD_N, g, r3);
+    for (j = 0; j + VS_N <= n; j += VS_N)
+        adm_dec0_csf(t4, j, ir, r3, e3, a3, f3);
+    if (j < n)
+        adm_dec0_csf(t4, n - VS_N, ir, r3, e3, a3, f3);
+}
+
+/*
+ * sq_va_restore at scales 1..3: o, t as doubles (exact) and as vq lanes.
+ * The gain's products reach 2^61, so they are vq's; the rounding of |o| to
+ * 15 bits takes its power of two from the double's exponent: p2 =
+ * max(2^floor(log2 |o|), 2^14) is 2^(14 + sh), so q = floor(|o| 2^14 / p2
+ * + 1/2) and k = ((div(q) t) s + p2) >> (15 + sh). k o stays below 2^47.
+ */
+V_AI vd adm_restore_s(vd od, vq oq, vd td, vq tq, vdm angle, vd egl)
+{
+    const vd zero = vd_zero(), full = vd_set1(32768.0);
+    const vdm oz = vd_eq(od, zero);
+    const vd m = vd_abs(vd_sel(oz, vd_set1(1.0), od));
+    const vd p2 = vd_max(vq_bits(vq_and(vd_bits(m), vq_set1(0x7ff0000000000000ll))),
+                         vd_set1(16384.0));
+    const vd q = vd_floor(vd_add(vd_mul(m, vd_div(vd_set1(16384.0), p2)), vd_set1(0.5)));
+    const vq div = vd_to_vq(vd_trunc(vd_div(vd_set1(1073741824.0), q)));
+    const vq sgn = vq_sra(oq, 63);
+    const vq num = vq_sub(vq_xor(vq_mul_s(div, tq), sgn), sgn);
+    const vq sh = vq_sub(vq_srl(vd_bits(p2), 52), vq_set1(1022)); /* 15 + sh */
+    vq k = vq_srav(vq_add(num, vq_sllv(vq_set1(1), vq_sub(sh, vq_set1(1)))), sh);
+    k = vq_max(vq_min(k, vq_set1(32768)), vq_set1(0));
+    const vd kd = vd_sel(oz, full, vq_to_vd(k));
+    const vd rst = vd_shr(vd_mul(kd, od), 16384.0, 0x1p-15);
+    const vd g = vd_mul(rst, egl);
+    const vdm pos = vd_lt(zero, od);
+    const vdm keep = vdm_or(vdm_and(pos, vd_lt(g, td)), vdm_andn(vd_lt(td, g), pos));
+    const vdm lim = vdm_andn(vdm_and(angle, vd_lt(zero, kd)), oz);
+    return vd_sel(lim, vd_sel(keep, vd_trunc(g), td), rst);
+}
+
+/* VD_N restored values from offset j (scales 1..3): the angle's i64 sums in vq */
+V_AI void adm_decs_vec(const int32_t *const *ob, const int32_t *const *tb, int j, vd egl,
+                       int32_t *const *r)
+{
+    const vd s12 = vd_set1(0x1p-12);
+    const vq oh = vq_load_i32(ob[SQ_VA_H] + j), ov = vq_load_i32(ob[SQ_VA_V] + j);
+    const vq th = vq_load_i32(tb[SQ_VA_H] + j), tv = vq_load_i32(tb[SQ_VA_V] + j);
+    const vd dp = vd_mul(vq_f32d(vq_add(vq_mul_s(oh, th), vq_mul_s(ov, tv))), s12);
+    const vd om = vd_mul(vq_f32d(vq_add(vq_mul_s(oh, oh), vq_mul_s(ov, ov))), s12);
+    const vd tm = vd_mul(vq_f32d(vq_add(vq_mul_s(th, th), vq_mul_s(tv, tv))), s12);
+    const vd rhs = vd_mul(vd_mul(vd_set1((double)0x1.ffd814p-1f), om), tm);
+    const vdm angle = vdm_and(vd_le(vd_zero(), dp), vd_le(rhs, vd_mul(dp, dp)));
+    for (int o = 0; o < 3; o++) {
+        const int b = sq_va_band_of(o);
+        const vq oq = o == 0 ? oh : o == 1 ? ov : vq_load_i32(ob[b] + j);
+        const vq tq = o == 0 ? th : o == 1 ? tv : vq_load_i32(tb[b] + j);
+        const vd rst = adm_restore_s(vd_load_i32(ob[b] + j), oq, vd_load_i32(tb[b] + j), tq,
+                                     angle, egl);
+        vd_store_i32(r[o] + j, rst);
+    }
+}
+
+/* VS_N positions from j: e = t - r (wrapping, as the int32 cast), its CSF and fine mask */
+V_AI void adm_decs_csf(const int32_t *const *tb, int j, const uint32_t *ir, int32_t *const *r,
+                       int32_t *const *e, int32_t *const *A, int32_t *const *F)
+{
+    for (int o = 0; o < 3; o++) {
+        const vs err = vs_sub(vs_load(tb[sq_va_band_of(o)] + j), vs_load(r[o] + j));
+        const vs a = adm_csf28(err, ir[o]);
+        vs_store(e[o] + j, err);
+        vs_store(A[o] + j, a);
+        vs_store(F[o] + j, adm_fine(0, a));
+    }
+}
+
+/*
+ * adm_dec0's row at scales 1..3 (which compute alike): the restored values
+ * over the row in VD_N lanes, then e, A and F in VS_N lanes. Rows shorter
+ * than VS_N take the scalar code; the last vector of either pass moves back
+ * over positions already written (the same values again).
+ */
+void V_NAME(sq_adm_decs)(const int32_t *const *ob, const int32_t *const *tb, int n, double egl,
+                         const uint32_t *ir, int32_t *const *r, int32_t *const *e,
+                         int32_t *const *A, int32_t *const *F)
+{
+    if (n < VS_N) {
+        const SqVaScale sc = { { ir[0], ir[1], ir[2] }, { 0.0, 0.0, 0.0 } };
+        for (int j = 0; j < n; j++) {
+            sq_va_decouple_at(1, ob, tb, j, egl, r, e);
+            sq_va_csf_at(1, &sc, (const int32_t *const *)e, j, A, F);
+        }
+        return;
+    }
+    /* the pointers in locals: stores through them cannot change locals, so they stay in registers */
+    const int32_t *o4[4] = { ob[0], ob[1], ob[2], ob[3] }, *t4[4] = { tb[0], tb[1], tb[2], tb[3] };
+    int32_t *r3[3] = { r[0], r[1], r[2] }, *e3[3] = { e[0], e[1], e[2] };
+    int32_t *a3[3] = { A[0], A[1], A[2] }, *f3[3] = { F[0], F[1], F[2] };
+    const vd g = vd_set1(egl);
+    int j = 0;
+    for (; j + VD_N <= n; j += VD_N)
+        adm_decs_vec(o4, t4, j, g, r3);
+    if (j < n)
+        adm_decs_vec(o4, t4, n - VD_N, g, r3);
+    for (j = 0; j + VS_N <= n; j += VS_N)
+        adm_decs_csf(t4, j, ir, r3, e3, a3, f3);
+    if (j < n)
+        adm_decs_csf(t4, n - VS_N, ir, r3, e3, a3, f3);
 }

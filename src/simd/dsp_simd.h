@@ -10,9 +10,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
-struct SqVaParams;
-struct SqVaBufs;
-struct SqVaRaw;
+struct SqVaScale;
 
 /* simd/filter_tmpl.h: the vertical passes over raw rows, the range OR, the local mean. */
 #define SQ_SIMD_FILTER_PROTOS(N)                                                              \
@@ -59,16 +57,24 @@ struct SqVaRaw;
                               ptrdiff_t cur_stride, int acc, int w, int h, int bpc, int y0,   \
                               int y1, int32_t *ws);
 
-/* simd/adm_tmpl.h */
+/* simd/adm_tmpl.h (with simd/adm_pool_tmpl.h) */
 #define SQ_SIMD_ADM_PROTOS(N)                                                                  \
     void N(sq_adm_dec0)(const int32_t *const *ob, const int32_t *const *tb, int n, double egl, \
                         const uint32_t *ir, int32_t *const *r, int32_t *const *e,              \
                         int32_t *const *A, int32_t *const *F);                     \
+    void N(sq_adm_decs)(const int32_t *const *ob, const int32_t *const *tb, int n, double egl, \
+                        const uint32_t *ir, int32_t *const *r, int32_t *const *e,              \
+                        int32_t *const *A, int32_t *const *F);                                 \
     void N(sq_adm_dwt)(const uint8_t *src8, ptrdiff_t stride, int acc, int bpc,                 \
                        const int32_t *src, int w, int h, int scale, int only_a, int32_t *lo,    \
                        int32_t *hi, int32_t *const *band);                        \
-    void N(sq_adm_pool)(int s, int scored, int w, int h, const struct SqVaParams *p,            \
-                        const struct SqVaBufs *bf, struct SqVaRaw *raw);
+    void N(sq_adm_den)(int s, const struct SqVaScale *p, const int32_t *const *ob, int w,     \
+                       int h, float *out);                                                     \
+    void N(sq_adm_csf_row)(int s, const uint32_t *ir, const int32_t *const *src, int n,        \
+                           int32_t *const *A, int32_t *const *F);                              \
+    void N(sq_adm_cm_row)(int scale, const uint32_t *ir, const int32_t *const *X,               \
+                          const int32_t *const *A, const int32_t *const *F, int w, int h,       \
+                          int i, int64_t *acc, uint32_t *vs);
 
 /* All the groups: a level that instantiates every template in full. */
 #define SQ_SIMD_PROTOS_ALL(N)        \
@@ -98,8 +104,11 @@ struct SqVaRaw;
         (d)->entropy = N(sq_entropy);         \
         (d)->motion_sad = N(sq_motion_sad);   \
         (d)->adm_dec0 = N(sq_adm_dec0);       \
+        (d)->adm_decs = N(sq_adm_decs);       \
         (d)->adm_dwt = N(sq_adm_dwt);         \
-        (d)->adm_pool = N(sq_adm_pool);       \
+        (d)->adm_den = N(sq_adm_den);         \
+        (d)->adm_csf_row = N(sq_adm_csf_row); \
+        (d)->adm_cm_row = N(sq_adm_cm_row);   \
     } while (0)
 
 #endif

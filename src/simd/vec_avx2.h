@@ -202,6 +202,101 @@ V_AI uint32_t vs_hsum(vs v)
     return (uint32_t)_mm_cvtsi128_si32(s);
 }
 
+V_AI vs vs_max(vs a, vs b) { return _mm256_max_epi32(a, b); }
+V_AI vs vs_sll(vs v, int n) { return _mm256_sll_epi32(v, _mm_cvtsi32_si128(n)); }
+
+/*
+ * vq: the VS_N / 2 64-bit lanes of a vs register (simd/adm_pool_tmpl.h).
+ * vq_even / vq_odd put a vs's even / odd 32-bit elements in the low
+ * halves, which is all vq_mul_u / vq_mul_s (32 x 32 -> 64, unsigned /
+ * signed) read; vs_pack_lo / vs_pack_hi take the low / high halves of the
+ * even and odd lanes back into element order. add and shifts wrap as u64.
+ */
+typedef __m256i vq;
+V_AI vq vq_even(vs v) { return v; }
+V_AI vq vq_odd(vs v) { return _mm256_srli_epi64(v, 32); }
+V_AI vs vs_pack_lo(vq e, vq o) { return _mm256_blend_epi32(e, _mm256_slli_epi64(o, 32), 0xaa); }
+V_AI vs vs_pack_hi(vq e, vq o) { return _mm256_blend_epi32(_mm256_srli_epi64(e, 32), o, 0xaa); }
+V_AI vq vq_set1(int64_t x) { return _mm256_set1_epi64x(x); }
+V_AI vq vq_add(vq a, vq b) { return _mm256_add_epi64(a, b); }
+V_AI vq vq_mul_u(vq a, vq b) { return _mm256_mul_epu32(a, b); }
+V_AI vq vq_mul_s(vq a, vq b) { return _mm256_mul_epi32(a, b); }
+V_AI vq vq_srl(vq v, int n) { return _mm256_srl_epi64(v, _mm_cvtsi32_si128(n)); }
+/* no vpsraq below AVX-512: the logical shift of the one's complement of negative lanes */
+V_AI vq vq_sra(vq v, int n)
+{
+    const __m256i m = _mm256_cmpgt_epi64(_mm256_setzero_si256(), v);
+    return _mm256_xor_si256(_mm256_srl_epi64(_mm256_xor_si256(v, m), _mm_cvtsi32_si128(n)), m);
+}
+V_AI vq vq_sub(vq a, vq b) { return _mm256_sub_epi64(a, b); }
+V_AI vq vq_and(vq a, vq b) { return _mm256_and_si256(a, b); }
+V_AI vq vq_xor(vq a, vq b) { return _mm256_xor_si256(a, b); }
+V_AI vq vq_sllv(vq v, vq n) { return _mm256_sllv_epi64(v, n); }
+V_AI vq vq_srav(vq v, vq n)
+{
+    const __m256i m = _mm256_cmpgt_epi64(_mm256_setzero_si256(), v);
+    return _mm256_xor_si256(_mm256_srlv_epi64(_mm256_xor_si256(v, m), n), m);
+}
+V_AI vq vq_min(vq a, vq b) { return _mm256_blendv_epi8(a, b, _mm256_cmpgt_epi64(a, b)); }
+V_AI vq vq_max(vq a, vq b) { return _mm256_blendv_epi8(b, a, _mm256_cmpgt_epi64(a, b)); }
+/* VD_N int32 at p, sign extended */
+V_AI vq vq_load_i32(const int32_t *p) { return _mm256_cvtepi32_epi64(_mm_loadu_si128((const __m128i *)p)); }
+/*
+ * a's and then b's elements as int16 in order, pairs in 32-bit lanes:
+ * saturation is no change for values in int16's range, the only ones it
+ * is given (simd/adm_dwt_tmpl.h)
+ */
+V_AI vs vs_pack16(vs a, vs b) { return _mm256_permute4x64_epi64(_mm256_packs_epi32(a, b), 0xd8); }
+/* k0 x + k1 y of each lane's int16 pair (x low, y high) */
+V_AI vs vs_madd16(vs p, int k0, int k1)
+{
+    return _mm256_madd_epi16(p, _mm256_set1_epi32((int32_t)((uint32_t)k1 << 16 | ((uint32_t)k0 & 0xffff))));
+}
+/* the low halves of v's lanes, VD_N int32 at p */
+V_AI void vq_store_i32(int32_t *p, vq v)
+{
+    const __m256i lo = _mm256_permutevar8x32_epi32(v, _mm256_setr_epi32(0, 2, 4, 6, 0, 2, 4, 6));
+    _mm_storeu_si128((__m128i *)p, _mm256_castsi256_si128(lo));
+}
+/* conversions between vq and vd lanes of integers below 2^31 in magnitude */
+V_AI vq vd_to_vq(vd v) { return _mm256_cvtepi32_epi64(_mm256_cvttpd_epi32(v)); }
+V_AI vd vq_to_vd(vq v)
+{
+    const __m256i lo = _mm256_permutevar8x32_epi32(v, _mm256_setr_epi32(0, 2, 4, 6, 0, 2, 4, 6));
+    return _mm256_cvtepi32_pd(_mm256_castsi256_si128(lo));
+}
+V_AI vq vd_bits(vd v) { return _mm256_castpd_si256(v); }
+V_AI vd vq_bits(vq v) { return _mm256_castsi256_pd(v); }
+/*
+ * (float)v of i64 lanes, one rounding as C's conversion, widened back. No
+ * vcvtqq2ps: magnitudes from 2^52 are first rounded to odd at 2^11 (the
+ * bits below become a sticky bit 0), which leaves at least 42 bits, so the
+ * one rounding to float that follows is the correct one; below 2^52 the
+ * magnitude converts exactly through the exponent of 2^52.
+ */
+V_AI vd vq_f32d(vq v)
+{
+    const __m256i z = _mm256_setzero_si256(), neg = _mm256_cmpgt_epi64(z, v);
+    const __m256i m = _mm256_sub_epi64(_mm256_xor_si256(v, neg), neg);
+    const __m256i big = _mm256_cmpgt_epi64(m, _mm256_set1_epi64x((1ll << 52) - 1));
+    const __m256i inexact = _mm256_cmpeq_epi64(_mm256_and_si256(m, _mm256_set1_epi64x(0x7ff)), z);
+    const __m256i odd = _mm256_or_si256(_mm256_srli_epi64(m, 11),
+                                        _mm256_andnot_si256(inexact, _mm256_set1_epi64x(1)));
+    const __m256d p52 = _mm256_set1_pd(0x1p52);
+    const __m256i u = _mm256_blendv_epi8(m, odd, big);
+    __m256d d = _mm256_sub_pd(_mm256_castsi256_pd(_mm256_or_si256(u, _mm256_castpd_si256(p52))), p52);
+    d = _mm256_mul_pd(d, _mm256_blendv_pd(_mm256_set1_pd(1.0), _mm256_set1_pd(2048.0),
+                                          _mm256_castsi256_pd(big)));
+    d = _mm256_xor_pd(d, _mm256_and_pd(_mm256_castsi256_pd(neg), _mm256_set1_pd(-0.0)));
+    return _mm256_cvtps_pd(_mm256_cvtpd_ps(d));
+}
+V_AI uint64_t vq_hsum(vq v)
+{
+    __m128i s = _mm_add_epi64(_mm256_castsi256_si128(v), _mm256_extracti128_si256(v, 1));
+    s = _mm_add_epi64(s, _mm_unpackhi_epi64(s, s));
+    return (uint64_t)_mm_cvtsi128_si64(s);
+}
+
 /*
  * vw: VW_N 16-bit integer lanes, two vs of columns. vw_taps gives
  * ta a + tb b + tc c of every lane exactly (vpmaddwd on (a, b) pairs and

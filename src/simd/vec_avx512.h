@@ -203,6 +203,58 @@ V_AI uint32_t vs_hsum(vs v)
     return (uint32_t)_mm_cvtsi128_si32(s);
 }
 
+V_AI vs vs_max(vs a, vs b) { return _mm512_max_epi32(a, b); }
+V_AI vs vs_sll(vs v, int n) { return _mm512_sll_epi32(v, _mm_cvtsi32_si128(n)); }
+
+/* vq: 64-bit lanes, as vec_avx2.h's (simd/adm_pool_tmpl.h). */
+typedef __m512i vq;
+V_AI vq vq_even(vs v) { return v; }
+V_AI vq vq_odd(vs v) { return _mm512_srli_epi64(v, 32); }
+V_AI vs vs_pack_lo(vq e, vq o) { return _mm512_mask_blend_epi32(0xaaaa, e, _mm512_slli_epi64(o, 32)); }
+V_AI vs vs_pack_hi(vq e, vq o) { return _mm512_mask_blend_epi32(0xaaaa, _mm512_srli_epi64(e, 32), o); }
+V_AI vq vq_set1(int64_t x) { return _mm512_set1_epi64(x); }
+V_AI vq vq_add(vq a, vq b) { return _mm512_add_epi64(a, b); }
+V_AI vq vq_mul_u(vq a, vq b) { return _mm512_mul_epu32(a, b); }
+V_AI vq vq_mul_s(vq a, vq b) { return _mm512_mul_epi32(a, b); }
+V_AI vq vq_srl(vq v, int n) { return _mm512_srl_epi64(v, _mm_cvtsi32_si128(n)); }
+V_AI vq vq_sra(vq v, int n) { return _mm512_sra_epi64(v, _mm_cvtsi32_si128(n)); }
+V_AI vq vq_sub(vq a, vq b) { return _mm512_sub_epi64(a, b); }
+V_AI vq vq_and(vq a, vq b) { return _mm512_and_si512(a, b); }
+V_AI vq vq_xor(vq a, vq b) { return _mm512_xor_si512(a, b); }
+V_AI vq vq_sllv(vq v, vq n) { return _mm512_sllv_epi64(v, n); }
+V_AI vq vq_srav(vq v, vq n) { return _mm512_srav_epi64(v, n); }
+V_AI vq vq_min(vq a, vq b) { return _mm512_min_epi64(a, b); }
+V_AI vq vq_max(vq a, vq b) { return _mm512_max_epi64(a, b); }
+/* VD_N int32 at p, sign extended */
+V_AI vq vq_load_i32(const int32_t *p) { return _mm512_cvtepi32_epi64(_mm256_loadu_si256((const __m256i *)p)); }
+/* a's and then b's elements as int16 (saturating: as vec_avx2.h's), pairs in 32-bit lanes */
+V_AI vs vs_pack16(vs a, vs b)
+{
+    return _mm512_inserti64x4(_mm512_castsi256_si512(_mm512_cvtsepi32_epi16(a)),
+                              _mm512_cvtsepi32_epi16(b), 1);
+}
+/* k0 x + k1 y of each lane's int16 pair (x low, y high) */
+V_AI vs vs_madd16(vs p, int k0, int k1)
+{
+    return _mm512_madd_epi16(p, _mm512_set1_epi32((int32_t)((uint32_t)k1 << 16 | ((uint32_t)k0 & 0xffff))));
+}
+/* the low halves of v's lanes, VD_N int32 at p */
+V_AI void vq_store_i32(int32_t *p, vq v) { _mm256_storeu_si256((__m256i *)p, _mm512_cvtepi64_epi32(v)); }
+/* conversions between vq and vd lanes of integers below 2^31 in magnitude */
+V_AI vq vd_to_vq(vd v) { return _mm512_cvtepi32_epi64(_mm512_cvttpd_epi32(v)); }
+V_AI vd vq_to_vd(vq v) { return _mm512_cvtepi32_pd(_mm512_cvtepi64_epi32(v)); }
+V_AI vq vd_bits(vd v) { return _mm512_castpd_si512(v); }
+V_AI vd vq_bits(vq v) { return _mm512_castsi512_pd(v); }
+/* (float)v of i64 lanes, one rounding as C's conversion (AVX512DQ), widened back */
+V_AI vd vq_f32d(vq v) { return _mm512_cvtps_pd(_mm512_cvtepi64_ps(v)); }
+V_AI uint64_t vq_hsum(vq v)
+{
+    const __m256i h = _mm256_add_epi64(_mm512_castsi512_si256(v), _mm512_extracti64x4_epi64(v, 1));
+    __m128i s = _mm_add_epi64(_mm256_castsi256_si128(h), _mm256_extracti128_si256(h, 1));
+    s = _mm_add_epi64(s, _mm_unpackhi_epi64(s, s));
+    return (uint64_t)_mm_cvtsi128_si64(s);
+}
+
 /* vw: VW_N 16-bit lanes, as vec_avx2.h's (vw_taps' order per 128-bit quarter). */
 #define VW_N 32
 typedef __m512i vw;

@@ -219,6 +219,69 @@ V_AI vs vs_u16(const uint8_t *p)
 }
 V_AI uint32_t vs_hsum(vs v) { return vaddvq_u32(vreinterpretq_u32_s32(v)); }
 
+V_AI vs vs_max(vs a, vs b) { return vmaxq_s32(a, b); }
+V_AI vs vs_sll(vs v, int n) { return vshlq_s32(v, vdupq_n_s32(n)); }
+
+/* vq: 64-bit lanes, as vec_avx2.h's (simd/adm_pool_tmpl.h); trn1/trn2 pack the halves. */
+typedef int64x2_t vq;
+V_AI vq vq_even(vs v) { return vreinterpretq_s64_s32(v); }
+V_AI vq vq_odd(vs v) { return vreinterpretq_s64_u64(vshrq_n_u64(vreinterpretq_u64_s32(v), 32)); }
+V_AI vs vs_pack_lo(vq e, vq o) { return vtrn1q_s32(vreinterpretq_s32_s64(e), vreinterpretq_s32_s64(o)); }
+V_AI vs vs_pack_hi(vq e, vq o) { return vtrn2q_s32(vreinterpretq_s32_s64(e), vreinterpretq_s32_s64(o)); }
+V_AI vq vq_set1(int64_t x) { return vdupq_n_s64(x); }
+V_AI vq vq_add(vq a, vq b) { return vaddq_s64(a, b); }
+V_AI vq vq_mul_u(vq a, vq b)
+{
+    return vreinterpretq_s64_u64(vmull_u32(vmovn_u64(vreinterpretq_u64_s64(a)),
+                                           vmovn_u64(vreinterpretq_u64_s64(b))));
+}
+V_AI vq vq_mul_s(vq a, vq b) { return vmull_s32(vmovn_s64(a), vmovn_s64(b)); }
+V_AI vq vq_srl(vq v, int n)
+{
+    return vreinterpretq_s64_u64(vshlq_u64(vreinterpretq_u64_s64(v), vdupq_n_s64(-n)));
+}
+V_AI vq vq_sra(vq v, int n) { return vshlq_s64(v, vdupq_n_s64(-n)); }
+V_AI uint64_t vq_hsum(vq v) { return vaddvq_u64(vreinterpretq_u64_s64(v)); }
+V_AI vq vq_sub(vq a, vq b) { return vsubq_s64(a, b); }
+V_AI vq vq_and(vq a, vq b) { return vandq_s64(a, b); }
+V_AI vq vq_xor(vq a, vq b) { return veorq_s64(a, b); }
+V_AI vq vq_sllv(vq v, vq n) { return vshlq_s64(v, n); }
+V_AI vq vq_srav(vq v, vq n) { return vshlq_s64(v, vnegq_s64(n)); }
+V_AI vq vq_min(vq a, vq b) { return vbslq_s64(vcgtq_s64(a, b), b, a); }
+V_AI vq vq_max(vq a, vq b) { return vbslq_s64(vcgtq_s64(a, b), a, b); }
+V_AI vq vq_load_i32(const int32_t *p) { return vmovl_s32(vld1_s32(p)); }
+/* the low 16 bits of a's and then b's elements in order, as pairs in 32-bit lanes */
+V_AI vs vs_pack16(vs a, vs b)
+{
+    return vreinterpretq_s32_s16(vuzp1q_s16(vreinterpretq_s16_s32(a), vreinterpretq_s16_s32(b)));
+}
+/* k0 x + k1 y of each lane's int16 pair (x low, y high) */
+V_AI vs vs_madd16(vs p, int k0, int k1)
+{
+    const int16x8_t x = vreinterpretq_s16_s32(p);
+    const int16x4_t k = vreinterpret_s16_s32(vdup_n_s32((int32_t)((uint32_t)k1 << 16 | ((uint32_t)k0 & 0xffff))));
+    return vpaddq_s32(vmull_s16(vget_low_s16(x), k), vmull_high_s16(x, vcombine_s16(k, k)));
+}
+/* the low halves of v's lanes, VD_N int32 at p */
+V_AI void vq_store_i32(int32_t *p, vq v) { vst1_s32(p, vmovn_s64(v)); }
+V_AI vq vd_to_vq(vd v) { return vcvtq_s64_f64(v); }
+V_AI vd vq_to_vd(vq v) { return vcvtq_f64_s64(v); }
+V_AI vq vd_bits(vd v) { return vreinterpretq_s64_f64(v); }
+V_AI vd vq_bits(vq v) { return vreinterpretq_f64_s64(v); }
+/* (float)v of i64 lanes, one rounding: as vec_avx2.h's, rounding to odd from 2^52 */
+V_AI vd vq_f32d(vq v)
+{
+    const uint64x2_t neg = vcltzq_s64(v);
+    const uint64x2_t m = vreinterpretq_u64_s64(vabsq_s64(v));
+    const uint64x2_t big = vcgtq_u64(m, vdupq_n_u64((1ull << 52) - 1));
+    const uint64x2_t odd = vorrq_u64(vshrq_n_u64(m, 11),
+                                     vandq_u64(vtstq_u64(m, vdupq_n_u64(0x7ff)), vdupq_n_u64(1)));
+    float64x2_t d = vcvtq_f64_u64(vbslq_u64(big, odd, m));
+    d = vmulq_f64(d, vbslq_f64(big, vdupq_n_f64(2048.0), vdupq_n_f64(1.0)));
+    d = vbslq_f64(neg, vnegq_f64(d), d);
+    return vcvt_f64_f32(vcvt_f32_f64(d));
+}
+
 /* vw: VW_N 16-bit lanes, as vec_avx2.h's; vw_taps' x, y are columns 0-3, 4-7. */
 #define VW_N 8
 typedef int16x8_t vw;

@@ -41,7 +41,10 @@ void SQ_X512(sq_dsp_fill)(SqDsp *d, int vbmi)
     d->pool_terms = SQ_X512(sq_pool_terms);
     d->motion_sad = SQ_X512(sq_motion_sad);
     d->adm_dec0 = SQ_X512(sq_adm_dec0);
+    d->adm_decs = SQ_X512(sq_adm_decs);
     d->adm_dwt = SQ_X512(sq_adm_dwt);
-    d->adm_pool = SQ_X512(sq_adm_pool);
+    d->adm_den = SQ_X512(sq_adm_den);
+    d->adm_csf_row = SQ_X512(sq_adm_csf_row);
+    d->adm_cm_row = SQ_X512(sq_adm_cm_row);
     d->vgran = 16;
 }

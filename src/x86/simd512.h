@@ -109,6 +109,30 @@ SQ_EMU_CONV(sq_emu_cvtps_pd, __m512d, 8, __m256, float, double, sq_emu_st256ps, 
 SQ_EMU_CONV(sq_emu_cvtpd_ps, __m256, 8, __m512d, double, float, sq_emu_st512pd, sq_emu_ld256ps)
 SQ_EMU_CONV(sq_emu_cvtepi32_pd, __m512d, 8, __m256i, int32_t, double, sq_emu_st256, sq_emu_loadu_pd)
 SQ_EMU_CONV(sq_emu_cvttpd_epi32, __m256i, 8, __m512d, double, int32_t, sq_emu_st512pd, sq_emu_loadu_256)
+SQ_EMU_CONV(sq_emu_cvtepi32_epi64, __m512i, 8, __m256i, int32_t, int64_t, sq_emu_st256, sq_emu_loadu_512)
+SQ_EMU_CONV(sq_emu_cvtepi64_ps, __m256, 8, __m512i, int64_t, float, sq_emu_st512, sq_emu_ld256ps)
+/* Nor 64-bit arithmetic shifts (vpsraq, vpsravq). */
+AI __m512i sq_emu_srav_epi64(__m512i v, __m512i n)
+{
+    int64_t a[8], c[8];
+    _mm512_storeu_si512(a, v);
+    _mm512_storeu_si512(c, n);
+    for (int i = 0; i < 8; i++)
+        a[i] >>= (uint64_t)c[i] > 63 ? 63 : c[i];
+    return _mm512_loadu_si512(a);
+}
+AI __m512i sq_emu_sra_epi64(__m512i v, __m128i n)
+{
+    return sq_emu_srav_epi64(v, _mm512_set1_epi64(_mm_cvtsi128_si64(n)));
+}
+#undef _mm512_cvtepi32_epi64
+#define _mm512_cvtepi32_epi64 sq_emu_cvtepi32_epi64
+#undef _mm512_cvtepi64_ps
+#define _mm512_cvtepi64_ps sq_emu_cvtepi64_ps
+#undef _mm512_srav_epi64
+#define _mm512_srav_epi64 sq_emu_srav_epi64
+#undef _mm512_sra_epi64
+#define _mm512_sra_epi64 sq_emu_sra_epi64
 AI __mmask8 sq_emu_cmp_epu64(__m512i x, __m512i y, int gt)
 {
     uint64_t a[8], b[8];

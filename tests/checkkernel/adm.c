@@ -7,15 +7,24 @@
  * error and of the CSF'd value), distorted bands that follow the
  * reference (the angle test passes) or not, enhancement limits 1..100 and
  * CSF factors over the whole u16 range. All twelve output rows are compared.
+ * adm_decs (scales 1..3) likewise with int32 bands: real magnitudes (to
+ * 2^29), small ones and the int32 extremes, CSF factors over the whole u32
+ * range.
  *
  * adm_dwt likewise on random planes: scale 0 from bytes and 16-bit
  * containers (bpc 8..16, MSB-aligned too) with fills at the depth's bounds,
  * scales 1..3 from int32 bands of every magnitude, sizes from 2 x 2 with odd
  * ones, skip_scale0's only_a; the four bands are compared.
  *
- * adm_pool: a scale's pooling from random bands, restored and error
- * coefficients and CSF planes (every scale, random CSF factors, skip_aim):
- * the raw values' bits, the kept a and the AIM pass's CSF planes.
+ * adm_den and adm_csf_row (the pooling's denominator, the AIM pass's CSF
+ * rows over the extended region) from random bands, restored coefficients
+ * and CSF planes, every scale, random CSF factors, int32 extremes at
+ * scales 1..3: the denominators' bits and every plane.
+ *
+ * adm_cm_row: one masking row on its own, widths 2..300 (odd ones, rows
+ * shorter than a vector, columns the mirror reaches), every scale,
+ * realistic planes and planes with int16 / int32 extremes, CSF factors
+ * over the whole u16 / u32 range (ir >= 2^31 too).
  */
 #include <stdlib.h>
 #include <string.h>
@@ -42,9 +51,32 @@ static int32_t coef(int mode)
     }
 }
 
-/* a distorted coefficient from the reference's: equal, scaled, or unrelated */
-static int32_t follow(int32_t o, int mode)
+/* scales 1..3's bands: real ones reach 2^29; the extremes stay within
+ * +-(2^31 - 1) in h and v (the angle's i64 sums of squares would overflow,
+ * undefined, at -2^31) */
+static int32_t coef32(int mode, int band)
 {
+    switch (mode) {
+    case 0:
+        return ck_irand(-(1 << 29), 1 << 29);
+    case 3:
+        if (band == SQ_VA_D && ck_chance(20))
+            return INT32_MIN;
+        if (ck_chance(50))
+            return ck_chance(50) ? INT32_MAX : -INT32_MAX;
+        const int32_t v = (int32_t)ck_rand(); /* ck_irand spans less than 2^31 */
+        return v == INT32_MIN ? -INT32_MAX : v;
+    case 4:
+        return ck_irand(-(1 << 16), 1 << 16);
+    default:
+        return coef(mode);
+    }
+}
+
+/* a distorted coefficient from the reference's: equal, scaled, or unrelated */
+static int32_t follow(int32_t o, int mode, int big, int band)
+{
+    const int64_t lim = big ? INT32_MAX : 32767;
     int64_t t;
     switch (ck_irand(0, 3)) {
     case 0:
@@ -54,19 +86,20 @@ static int32_t follow(int32_t o, int mode)
         t = (int64_t)o * ck_irand(0, 300) / 100;
         break;
     case 2:
-        t = o + ck_irand(-5, 5);
+        t = (int64_t)o + ck_irand(-5, 5);
         break;
     default:
-        t = coef(mode);
+        t = big ? coef32(mode, band) : coef(mode);
     }
-    return (int32_t)(t < -32768 ? -32768 : t > 32767 ? 32767 : t);
+    return (int32_t)(t < -lim ? -lim - (lim == 32767) : t > lim ? lim : t);
 }
 
 typedef struct Row {
     int32_t *ob[4], *tb[4], *out[2][12];
 } Row;
 
-static void row_new(Row *r, int n, int mode)
+/* big: scales 1..3's int32 bands, else scale 0's int16 ones */
+static void row_new(Row *r, int n, int mode, int big)
 {
     for (int b = 0; b < 4; b++) {
         r->ob[b] = malloc(sizeof(int32_t) * (size_t)n);
@@ -74,8 +107,8 @@ static void row_new(Row *r, int n, int mode)
     }
     for (int j = 0; j < n; j++)
         for (int b = 0; b < 4; b++) {
-            r->ob[b][j] = coef(mode);
-            r->tb[b][j] = follow(r->ob[b][j], mode);
+            r->ob[b][j] = big ? coef32(mode, b) : coef(mode);
+            r->tb[b][j] = follow(r->ob[b][j], mode, big, b);
         }
     for (int s = 0; s < 2; s++)
         for (int k = 0; k < 12; k++)
@@ -93,28 +126,30 @@ static void row_free(Row *r)
             free(r->out[s][k]);
 }
 
-static void run(const SqDsp *d, Row *r, int s, int n, double egl, const uint32_t *ir)
+static void run(const SqDsp *d, Row *r, int s, int n, double egl, const uint32_t *ir, int big)
 {
     int32_t *const *o = r->out[s];
-    d->adm_dec0((const int32_t *const *)r->ob, (const int32_t *const *)r->tb, n, egl, ir, o, o + 3,
+    (big ? d->adm_decs : d->adm_dec0)((const int32_t *const *)r->ob, (const int32_t *const *)r->tb, n, egl, ir, o, o + 3,
                 o + 6, o + 9);
 }
 
-static void check_level(const CkCtx *c, const CkLevel *l)
+/* adm_dec0, or adm_decs (big) */
+static void check_level(const CkCtx *c, const CkLevel *l, int big)
 {
     static const char *const what[12] = { "r h", "r v", "r d", "e h", "e v", "e d",
                                           "A h", "A v", "A d", "F h", "F v", "F d" };
-    ck_begin("adm_dec0", l->name);
+    ck_begin(big ? "adm_decs" : "adm_dec0", l->name);
     for (int i = 0; i < NCASES; i++) {
         const int n = ck_chance(20) ? ck_irand(1, 20) : ck_irand(21, 300), mode = ck_irand(0, 4);
         const double egl = ck_chance(50) ? 100.0 : ck_chance(50) ? 1.0 : ck_irand(100, 10000) / 100.0;
         uint32_t ir[3];
         for (int k = 0; k < 3; k++)
-            ir[k] = ck_chance(20) ? 65535u : ck_chance(20) ? 36453u : (uint32_t)ck_irand(0, 65535);
+            ir[k] = big ? (ck_chance(20) ? UINT32_MAX : ck_chance(20) ? 1u << 31 : ck_rand())
+                        : ck_chance(20) ? 65535u : ck_chance(20) ? 36453u : (uint32_t)ck_irand(0, 65535);
         Row r;
-        row_new(&r, n, mode);
-        run(&c->ref, &r, 0, n, egl, ir);
-        run(&l->dsp, &r, 1, n, egl, ir);
+        row_new(&r, n, mode, big);
+        run(&c->ref, &r, 0, n, egl, ir, big);
+        run(&l->dsp, &r, 1, n, egl, ir, big);
         for (int k = 0; k < 12; k++)
             for (int j = 0; j < n; j++)
                 if (r.out[0][k][j] != r.out[1][k][j]) {
@@ -220,7 +255,6 @@ static void check_pool_case(const CkCtx *c, const CkLevel *l)
         p.s[s].ir[k] = s ? ck_rand() : (uint32_t)ck_irand(0, 65535);
         p.s[s].rf3[k] = ck_irand(1, 1000) / 997.0;
     }
-    p.skip_aim = ck_chance(20);
     SqVaBufs b[2];
     int32_t **all[2][24];
     for (int k = 0; k < 2; k++) {
@@ -232,29 +266,131 @@ static void check_pool_case(const CkCtx *c, const CkLevel *l)
         for (size_t x = 0; x < n; x++) {
             /* magnitudes of real bands: libvmaf's i64 row sums of the masking
              * overflow (undefined) for planes of extreme coefficients */
-            const int32_t v = i >= 10 && i < 22 && (i - 10) % 4 == 3
-                                  ? (int32_t)sq_va_fine(s, ck_irand(-4000, 4000))
-                              : s == 0 ? coef(mode == 0 ? 4 : mode == 1 ? 1 : 2)
-                                       : band_coef(s, mode) >> (s == 1 ? 0 : s == 2 ? 4 : 10);
+            int32_t v = i >= 10 && i < 22 && (i - 10) % 4 == 3
+                            ? (int32_t)sq_va_fine(s, ck_irand(-4000, 4000))
+                        : s == 0 ? coef(mode == 0 ? 4 : mode == 1 ? 1 : 2)
+                                 : band_coef(s, mode) >> (s == 1 ? 0 : s == 2 ? 4 : 10);
+            /* the denominator's u64 sums wrap alike; its square passes 2^32 at -2^31 */
+            if (s && mode == 1 && ck_chance(30))
+                v = ck_chance(30) ? INT32_MIN : (int32_t)ck_rand();
             (*all[0][i])[x] = (*all[1][i])[x] = s == 0 ? sq_va_i16(v) : v;
         }
-    SqVaRaw raw[2];
-    memset(raw, 0, sizeof(raw));
-    sq_va_scale_raw(w, h, &raw[0]);
-    sq_va_scale_raw(w, h, &raw[1]);
-    c->ref.adm_pool(s, 1, w, h, &p, &b[0], &raw[0]);
-    l->dsp.adm_pool(s, 1, w, h, &p, &b[1], &raw[1]);
-    if (memcmp(&raw[0], &raw[1], sizeof(raw[0])))
-        ck_fail("scale %d %dx%d fill %d skip_aim %d: raw values differ (num h %a vs %a, aim h %a vs %a)",
-                s, w, h, mode, p.skip_aim, raw[1].num[0], raw[0].num[0], raw[1].aim[0], raw[0].aim[0]);
+    float den[2][3];
+    const SqDsp *d[2] = { &c->ref, &l->dsp };
+    const int L = sq_va_ext_lo(w), R = sq_va_ext_hi(w);
+    for (int k = 0; k < 2; k++) {
+        d[k]->adm_den(s, &p.s[s], (const int32_t *const *)b[k].ob, w, h, den[k]);
+        for (int i = sq_va_ext_lo(h); i < sq_va_ext_hi(h); i++) {
+            const int64_t x = (int64_t)i * w + L;
+            const int32_t *src[3] = { b[k].r[0] + x, b[k].r[1] + x, b[k].r[2] + x };
+            int32_t *A[3] = { b[k].A[0] + x, b[k].A[1] + x, b[k].A[2] + x };
+            int32_t *F[3] = { b[k].F[0] + x, b[k].F[1] + x, b[k].F[2] + x };
+            d[k]->adm_csf_row(s, p.s[s].ir, src, R - L, A, F);
+        }
+    }
+    if (memcmp(den[0], den[1], sizeof(den[0])))
+        ck_fail("scale %d %dx%d fill %d: adm_den %a %a %a, want %a %a %a", s, w, h, mode, den[1][0],
+                den[1][1], den[1][2], den[0][0], den[0][1], den[0][2]);
     for (int i = 0; i < 22; i++)
         if (memcmp(*all[0][i], *all[1][i], sizeof(int32_t) * n)) {
-            ck_fail("scale %d %dx%d fill %d: plane %d differs after the pooling", s, w, h, mode, i);
+            ck_fail("scale %d %dx%d fill %d: plane %d differs after adm_csf_row", s, w, h, mode, i);
             break;
         }
     for (int k = 0; k < 2; k++)
         for (int i = 0; i < 24; i++)
             free(*all[k][i]);
+}
+
+/* a masking plane value: realistic magnitudes, with 5% extremes (more would overflow
+ * the scalar i64 row sums at scale 0, which is undefined) */
+static int32_t cm_value(int s, int edge, int32_t real)
+{
+    if (edge && ck_chance(5))
+        return s ? (ck_chance(50) ? INT32_MIN : INT32_MAX) : (ck_chance(50) ? -32768 : 32767);
+    return ck_irand(-real, real);
+}
+
+typedef struct CmCase {
+    int s, w, h, i;
+    uint32_t ir[3];
+    int32_t *X[3], *A[3], *F[3];
+} CmCase;
+
+static void cm_new(CmCase *k)
+{
+    k->s = ck_irand(0, 3);
+    /* scale 0's shift is ceil(log2(w)) - 4: bands under 9 wide shift by a
+     * negative count; a band 1 wide mirrors column -1 to 1, outside it */
+    k->w = ck_chance(20) ? ck_irand(k->s ? 2 : 9, 24) : ck_irand(25, 300);
+    k->h = ck_irand(2, 8);
+    k->i = ck_irand(0, k->h - 1);
+    const int edge = ck_chance(40), n = k->w * k->h;
+    const int32_t real = k->s == 0 ? 2000 : k->s == 1 ? 1 << 17 : k->s == 2 ? 1 << 20 : 1 << 22;
+    for (int th = 0; th < 3; th++) {
+        k->ir[th] = k->s ? (ck_chance(20) ? UINT32_MAX : ck_chance(20) ? 1u << 31 : ck_rand())
+                         : (ck_chance(20) ? 65535u : (uint32_t)ck_irand(0, 65535));
+        k->X[th] = malloc(sizeof(int32_t) * (size_t)n);
+        k->A[th] = malloc(sizeof(int32_t) * (size_t)n);
+        k->F[th] = malloc(sizeof(int32_t) * (size_t)n);
+        for (int x = 0; x < n; x++) {
+            k->X[th][x] = cm_value(k->s, edge, real);
+            k->A[th][x] = k->s ? cm_value(k->s, edge, real) : sq_va_i16(cm_value(0, edge, real));
+            /* fine masks of A's kind, or anything: the thresholds' u32 sums wrap */
+            k->F[th][x] = edge && ck_chance(10) ? (int32_t)ck_rand()
+                                                : sq_va_fine(k->s, cm_value(k->s, edge, real));
+            if (!k->s)
+                k->F[th][x] = sq_va_i16(k->F[th][x]);
+        }
+    }
+}
+
+static void cm_run(const SqDsp *d, const CmCase *k, const uint32_t *ir, int64_t *acc)
+{
+    uint32_t *vs = malloc(sizeof(uint32_t) * (size_t)k->w);
+    for (int th = 0; th < 3; th++)
+        acc[th] = 1000 * th - 7;
+    d->adm_cm_row(k->s, ir, (const int32_t *const *)k->X, (const int32_t *const *)k->A,
+                  (const int32_t *const *)k->F, k->w, k->h, k->i, acc, vs);
+    free(vs);
+}
+
+/*
+ * adm_cm_row against C; the mutants (C with one CSF factor off by one, C
+ * with the last pooled column's X changed) must differ from C in some
+ * cases, or these inputs could not catch a kernel with such a fault.
+ */
+static void check_cm(const CkCtx *c, const CkLevel *l)
+{
+    int caught[2] = { 0, 0 };
+    ck_begin("adm_cm_row", l->name);
+    for (int n = 0; n < NCASES; n++) {
+        CmCase k;
+        cm_new(&k);
+        int64_t want[3], got[3], mut[3];
+        cm_run(&c->ref, &k, k.ir, want);
+        cm_run(&l->dsp, &k, k.ir, got);
+        if (memcmp(want, got, sizeof(want)))
+            ck_fail("scale %d %dx%d row %d ir %u %u %u: acc %lld %lld %lld, want %lld %lld %lld",
+                    k.s, k.w, k.h, k.i, k.ir[0], k.ir[1], k.ir[2], (long long)got[0],
+                    (long long)got[1], (long long)got[2], (long long)want[0], (long long)want[1],
+                    (long long)want[2]);
+        const uint32_t irm[3] = { k.ir[0], k.ir[1] ^ 1u, k.ir[2] };
+        cm_run(&c->ref, &k, irm, mut);
+        caught[0] += memcmp(want, mut, sizeof(want)) != 0;
+        const int64_t last = (int64_t)k.i * k.w + sq_va_pool_hi(k.w) - 1;
+        k.X[2][last] ^= 0x1000;
+        cm_run(&c->ref, &k, k.ir, mut);
+        caught[1] += memcmp(want, mut, sizeof(want)) != 0;
+        for (int th = 0; th < 3; th++) {
+            free(k.X[th]);
+            free(k.A[th]);
+            free(k.F[th]);
+        }
+    }
+    if (caught[0] < NCASES / 4 || caught[1] < NCASES / 4)
+        ck_fail("the mutants differ from C in only %d and %d of %d cases", caught[0], caught[1],
+                NCASES);
+    ck_end();
 }
 
 typedef struct AArgs {
@@ -268,18 +404,20 @@ static void bench_dec0(void *arg)
     AArgs *a = arg;
     static const uint32_t ir[3] = { 36453, 36453, 49417 };
     for (int y = 0; y < 64; y++)
-        run(a->d, &a->r, 0, a->n, 100.0, ir);
+        run(a->d, &a->r, 0, a->n, 100.0, ir, 0);
 }
 
 void ck_adm(const CkCtx *c)
 {
     for (int i = 0; i < c->nlvl; i++) {
-        if (ck_wanted(c, "adm_pool")) {
-            ck_begin("adm_pool", c->lvl[i].name);
+        if (ck_wanted(c, "adm_den_csf")) {
+            ck_begin("adm_den_csf", c->lvl[i].name);
             for (int n = 0; n < NCASES / 2; n++)
                 check_pool_case(c, &c->lvl[i]);
             ck_end();
         }
+        if (ck_wanted(c, "adm_cm_row"))
+            check_cm(c, &c->lvl[i]);
         if (ck_wanted(c, "adm_dwt")) {
             ck_begin("adm_dwt", c->lvl[i].name);
             for (int n = 0; n < NCASES; n++)
@@ -287,10 +425,12 @@ void ck_adm(const CkCtx *c)
             ck_end();
         }
         if (ck_wanted(c, "adm_dec0"))
-            check_level(c, &c->lvl[i]);
+            check_level(c, &c->lvl[i], 0);
+        if (ck_wanted(c, "adm_decs"))
+            check_level(c, &c->lvl[i], 1);
         if (c->bench && ck_wanted(c, "adm_dec0")) {
             AArgs ac = { .n = 960 }, ao;
-            row_new(&ac.r, ac.n, 4);
+            row_new(&ac.r, ac.n, 4, 0);
             ao = ac;
             ac.d = &c->ref;
             ao.d = &c->lvl[i].dsp;
