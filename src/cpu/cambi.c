@@ -41,6 +41,36 @@ void sq_cpu_vc_free(SqVcBufs *b, const SqAlloc *a)
     memset(b, 0, sizeof(*b));
 }
 
+/* sq_vc_cvalues through the DSP table's kernels. */
+static void vc_cvalues(const SqDsp *dsp, const SqVcParams *p, const SqVcBufs *bf, int w, int h)
+{
+    const int pad = p->ws >> 1, nd = p->nd;
+    int lo, hi;
+    sq_vc_hist_clear(p, bf, w, &lo, &hi);
+    for (int r = 0; r < pad; r++)
+        dsp->vc_hist_move(bf->img, bf->mask, w, h, r, -1, pad, nd, lo, hi, bf->hist);
+    for (int i = 0; i < h; i++) {
+        dsp->vc_hist_move(bf->img, bf->mask, w, h, i + pad, i - pad - 1, pad, nd, lo, hi,
+                          bf->hist);
+        dsp->vc_cvalue_row(bf->img, bf->mask, bf->hist, w, i, bf->first, p, bf->recip, bf->c);
+    }
+}
+
+/* sq_vc_frame with the DSP table's kernels. */
+static double vc_frame(const SqDsp *dsp, const uint8_t *src, int64_t stride, int acc,
+                       const SqVcParams *p, const SqVcBufs *bf)
+{
+    sq_f64 sc[SQ_VC_SCALES];
+    sq_vc_frame_begin(src, stride, acc, p, bf);
+    int w = p->w, h = p->h;
+    for (int s = 0; s < SQ_VC_SCALES; s++) {
+        sq_vc_scale_image(p, bf, s, &w, &h);
+        vc_cvalues(dsp, p, bf, w, h);
+        sc[s] = sq_vc_pool_fast(bf->c, w * h, sq_vc_scale_k(p, s, w * h), bf->cnt);
+    }
+    return sq_vc_score(sc, p);
+}
+
 /* The largest sample of a plane and the OR of all (the range check of
  * SqRawResult.range, as a SpEED side's current picture; 16-bit LSB-aligned only). */
 static void plane_range(const uint8_t *src, int64_t stride, int acc, int w, int h, uint32_t *mx,
@@ -83,6 +113,6 @@ void sq_cpu_cambi_jobs(const CpuPriv *c, Worker *w, const Planes *cur, uint32_t 
         }
         SqVcBufs bf = w->vc;
         bf.recip = plan->vc_recip;
-        out->cambi[idx] = sq_vc_frame(pc->data[pl], pc->stride[pl], acc, &plan->vc, &bf, NULL);
+        out->cambi[idx] = vc_frame(&c->dsp, pc->data[pl], pc->stride[pl], acc, &plan->vc, &bf);
     }
 }

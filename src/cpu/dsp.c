@@ -15,6 +15,7 @@
 #include "math/score.h"
 #include "math/solve.h"
 #include "math/vmaf_adm_pool.h"
+#include "math/vmaf_cambi_scale.h"
 #include "math/vmaf_motion.h"
 #include "speedqa/speedqa.h"
 
@@ -180,6 +181,19 @@ static void adm_pool_c(int s, int scored, int w, int h, const SqVaParams *p, con
     sq_va_scale_pool(s, scored, w, h, p, bf, raw);
 }
 
+static void vc_hist_move_c(const uint16_t *img, const uint8_t *mask, int w, int h, int add,
+                           int rem, int pad, int nd, int lo, int hi, uint16_t *hist)
+{
+    sq_vc_hist_move(img, mask, w, h, add, rem, pad, nd, lo, hi, hist);
+}
+
+static void vc_cvalue_row_c(const uint16_t *img, const uint8_t *mask, const uint16_t *hist, int w,
+                            int i, const uint8_t *first, const SqVcParams *p, const float *recip,
+                            float *c)
+{
+    sq_vc_cvalue_row(img, mask, hist, w, i, first, p, recip, c);
+}
+
 size_t sq_cov_ws_doubles(int trunc_w, int trunc_h)
 {
     /* Transposed, zero-padded copy used by the SIMD versions (columns of
@@ -225,6 +239,8 @@ void sq_dsp_init(SqDsp *d, unsigned flags)
     d->adm_dec0 = adm_dec0_c;
     d->adm_dwt = adm_dwt_c;
     d->adm_pool = adm_pool_c;
+    d->vc_hist_move = vc_hist_move_c;
+    d->vc_cvalue_row = vc_cvalue_row_c;
     d->vgran = 1;
     sq_dsp_init_arch(d, flags & sq_cpu_flags());
 }

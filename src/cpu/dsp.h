@@ -15,6 +15,7 @@
 struct SqVaParams;
 struct SqVaBufs;
 struct SqVaRaw;
+struct SqVcParams;
 
 /* Covariance layout for b = SQ_BLOCK (5): 41 lags + the plain sum. */
 #define SQ_COV_SEQS 42
@@ -154,6 +155,19 @@ typedef struct SqDsp {
      */
     void (*adm_pool)(int s, int scored, int w, int h, const struct SqVaParams *p,
                      const struct SqVaBufs *bf, struct SqVaRaw *raw);
+    /*
+     * libvmaf's CAMBI (math/vmaf_cambi_scale.h): the window histograms
+     * moving down one row, sq_vc_hist_move (img, mask of a w x h scale,
+     * rows add and rem, either may be outside), and the c-values of row i,
+     * sq_vc_cvalue_row. Every img value is at most 1024; hist holds
+     * sq_vc_sizes' count (2 counters past the last row: cvalue_row's
+     * vectors may gather 32 bits at a 16-bit counter).
+     */
+    void (*vc_hist_move)(const uint16_t *img, const uint8_t *mask, int w, int h, int add,
+                         int rem, int pad, int nd, int lo, int hi, uint16_t *hist);
+    void (*vc_cvalue_row)(const uint16_t *img, const uint8_t *mask, const uint16_t *hist, int w,
+                          int i, const uint8_t *first, const struct SqVcParams *p,
+                          const float *recip, float *c);
     /* Column granularity of vfilt_*: spans closer than this are merged. */
     int vgran;
 } SqDsp;

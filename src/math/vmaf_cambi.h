@@ -82,7 +82,8 @@ SQ_FN SqVcSizes sq_vc_sizes(int w, int h, int nd)
     s.mask = n;
     s.colsum = w;
     s.mode = 3 * (int64_t)w;
-    s.hist = (int64_t)w * sq_vc_bins(nd);
+    /* 2 more: the SIMD c-values gather 32 bits at a 16-bit counter (cpu/dsp.h) */
+    s.hist = (int64_t)w * sq_vc_bins(nd) + 2;
     s.c = n;
     s.cnt = 65536;
     s.first = 1025;

@@ -190,6 +190,30 @@ SQ_FN void sq_vc_scale_dims(const SqVcParams *p, int s, int *cw, int *ch)
     *ch = h;
 }
 
+/* The frame's work before the scales: preprocessing, spatial mask, first[]. */
+SQ_FN void sq_vc_frame_begin(const SQ_GLOBAL uint8_t *src, int64_t stride, int acc,
+                             const SqVcParams *p, const SqVcBufs *bf)
+{
+    sq_vc_preprocess(src, stride, acc, p, bf);
+    sq_vc_mask(p, bf);
+    sq_vc_first_table(p, bf->first);
+}
+
+/*
+ * Scale s's image and mask from the previous scale's (*pw x *ph, the input
+ * size before scale 0), mode filtered; *pw, *ph become the scale's size.
+ */
+SQ_FN void sq_vc_scale_image(const SqVcParams *p, const SqVcBufs *bf, int s, int *pw, int *ph)
+{
+    int cw, ch;
+    sq_vc_scale_dims(p, s, &cw, &ch);
+    if (cw != *pw || ch != *ph)
+        sq_vc_decimate(bf->img, bf->mask, *pw, *ph);
+    *pw = cw;
+    *ph = ch;
+    sq_vc_mode_filter(bf->img, cw, ch, bf->mode);
+}
+
 /*
  * CAMBI of one luma plane (acc: sq_sample's access code, p->bpc bits),
  * score[] the five scale scores (may be NULL). Returns the published value.
@@ -198,20 +222,12 @@ SQ_FN sq_f64 sq_vc_frame(const SQ_GLOBAL uint8_t *src, int64_t stride, int acc,
                          const SqVcParams *p, const SqVcBufs *bf, sq_f64 *score)
 {
     sq_f64 sc[SQ_VC_SCALES];
-    sq_vc_preprocess(src, stride, acc, p, bf);
-    sq_vc_mask(p, bf);
-    sq_vc_first_table(p, bf->first);
-    int pw = p->w, ph = p->h;
+    sq_vc_frame_begin(src, stride, acc, p, bf);
+    int w = p->w, h = p->h;
     for (int s = 0; s < SQ_VC_SCALES; s++) {
-        int cw, ch;
-        sq_vc_scale_dims(p, s, &cw, &ch);
-        if (cw != pw || ch != ph)
-            sq_vc_decimate(bf->img, bf->mask, pw, ph);
-        pw = cw;
-        ph = ch;
-        sq_vc_mode_filter(bf->img, cw, ch, bf->mode);
-        sq_vc_cvalues(p, bf, cw, ch);
-        sc[s] = sq_vc_pool_fast(bf->c, cw * ch, sq_vc_scale_k(p, s, cw * ch), bf->cnt);
+        sq_vc_scale_image(p, bf, s, &w, &h);
+        sq_vc_cvalues(p, bf, w, h);
+        sc[s] = sq_vc_pool_fast(bf->c, w * h, sq_vc_scale_k(p, s, w * h), bf->cnt);
         if (score)
             score[s] = sc[s];
     }

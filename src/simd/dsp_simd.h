@@ -13,6 +13,7 @@
 struct SqVaParams;
 struct SqVaBufs;
 struct SqVaRaw;
+struct SqVcParams;
 
 /* simd/filter_tmpl.h: the vertical passes over raw rows, the range OR, the local mean. */
 #define SQ_SIMD_FILTER_PROTOS(N)                                                              \
@@ -70,6 +71,14 @@ struct SqVaRaw;
     void N(sq_adm_pool)(int s, int scored, int w, int h, const struct SqVaParams *p,            \
                         const struct SqVaBufs *bf, struct SqVaRaw *raw);
 
+/* simd/cambi_tmpl.h */
+#define SQ_SIMD_CAMBI_PROTOS(N)                                                                \
+    void N(sq_vc_hist_move)(const uint16_t *img, const uint8_t *mask, int w, int h, int add,   \
+                            int rem, int pad, int nd, int lo, int hi, uint16_t *hist);         \
+    void N(sq_vc_cvalue_row)(const uint16_t *img, const uint8_t *mask, const uint16_t *hist,    \
+                             int w, int i, const uint8_t *first, const struct SqVcParams *p,   \
+                             const float *recip, float *c);
+
 /* All the groups: a level that instantiates every template in full. */
 #define SQ_SIMD_PROTOS_ALL(N)        \
     SQ_SIMD_FILTER_PROTOS(N)         \
@@ -78,7 +87,8 @@ struct SqVaRaw;
     SQ_SIMD_LINALG_PROTOS(N)         \
     SQ_SIMD_LINALG_SYM_PROTOS(N)     \
     SQ_SIMD_MOTION_PROTOS(N)         \
-    SQ_SIMD_ADM_PROTOS(N)
+    SQ_SIMD_ADM_PROTOS(N)           \
+    SQ_SIMD_CAMBI_PROTOS(N)
 
 /* Every slot of the groups above into the table d (a level that has them all). */
 #define SQ_SIMD_FILL_ALL(d, N)                \
@@ -100,6 +110,8 @@ struct SqVaRaw;
         (d)->adm_dec0 = N(sq_adm_dec0);       \
         (d)->adm_dwt = N(sq_adm_dwt);         \
         (d)->adm_pool = N(sq_adm_pool);       \
+        (d)->vc_hist_move = N(sq_vc_hist_move); \
+        (d)->vc_cvalue_row = N(sq_vc_cvalue_row); \
     } while (0)
 
 #endif

@@ -43,5 +43,7 @@ void SQ_X512(sq_dsp_fill)(SqDsp *d, int vbmi)
     d->adm_dec0 = SQ_X512(sq_adm_dec0);
     d->adm_dwt = SQ_X512(sq_adm_dwt);
     d->adm_pool = SQ_X512(sq_adm_pool);
+    d->vc_hist_move = SQ_X512(sq_vc_hist_move);
+    d->vc_cvalue_row = SQ_X512(sq_vc_cvalue_row);
     d->vgran = 16;
 }

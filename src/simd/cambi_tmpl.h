@@ -1,0 +1,138 @@
+/*
+ * libvmaf's CAMBI (math/vmaf_cambi_scale.h) over VS_N 32-bit and VW_N
+ * 16-bit lanes, written once for every SIMD level: included by
+ * x86/cambi_avx2.c, x86/cambi_avx512.c and arm/cambi_neon.c after their
+ * simd/vec_*.h. Both kernels are integer but one f32 conversion and one f32
+ * multiply per term, each lane doing the scalar operations on its own
+ * pixel; tails take the scalar code, which is the definition.
+ *
+ * hist_move: most columns of a row change nothing (the pixel leaving and
+ * the one entering fall in the same histogram row, or neither is counted),
+ * so VS_N columns' bins are compared at once and only a group with a change
+ * goes column by column. A counted pixel's +-1 over the 2 pad + 1 counters
+ * of its window goes a VW_N-counter vector at a time where the window is
+ * inside the row. Counter updates commute (u16, mod 2^16): any order gives
+ * the scalar code's counters.
+ *
+ * cvalue_row: a c-value is the largest w[d] p0 pm R[p0 + pm] over the terms
+ * d that count (sq_vc_counts, the same test whatever first[] says), so each
+ * lane takes every d with its own count mask. The f32 terms are not
+ * negative, and R[] is finite with R[0] = 0, so every term is a finite
+ * non-negative float (+0 at worst); such floats order as their bits do as
+ * int32, and the running maximum is an integer max of bits, with a lane's
+ * term that does not count replaced by +0 (which never wins, as in the
+ * scalar code's strict comparison). Lanes whose term does not count gather
+ * counters of their own value's column (in bounds: values are at most
+ * 1024) and R[0].
+ */
+#include <stdint.h>
+
+#include "cpu/dsp.h"
+#include "math/vmaf_cambi_scale.h"
+
+static const int32_t vc_iota[16] = { 0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15 };
+
+/* The VS_N columns from j of row r: each one's histogram row, or -1 (sq_vc_hist_bin). */
+V_AI vs vc_bins(const uint16_t *img, const uint8_t *mask, int w, int h, int r, int j, vs nd1,
+                vs lo1, vs hi1)
+{
+    if (r < 0 || r >= h)
+        return vs_set1(-1);
+    const int64_t o = (int64_t)r * w + j;
+    const vs v = vs_u16((const uint8_t *)(img + o));
+    const vs m = vs_u8(mask + o);
+    const vs in = vs_and(vs_gt(m, vs_set1(0)), vs_and(vs_gt(v, lo1), vs_gt(hi1, v)));
+    /* in ? v + nd : -1 */
+    return vs_sub(vs_and(vs_add(v, nd1), in), vs_set1(1));
+}
+
+/* sign (+-1) to the counters of histogram row bin within pad of column j. */
+static void vc_range(uint16_t *hist, int w, int bin, int j, int pad, int sign)
+{
+    if (j - pad < 0 || j + pad >= w) {
+        sq_vc_hist_range(hist, w, bin, j, pad, sign);
+        return;
+    }
+    uint16_t *row = hist + (int64_t)bin * w + j - pad;
+    const int n = 2 * pad + 1;
+    const vw step = vw_set1((int16_t)sign);
+    int k = 0;
+    for (; k + VW_N <= n; k += VW_N) {
+        int16_t *q = (int16_t *)(row + k);
+        vw_store(q, vw_add(vw_load(q), step));
+    }
+    for (; k < n; k++)
+        row[k] = (uint16_t)(row[k] + sign);
+}
+
+/* Column j's change (sq_vc_hist_move's body): ba, br its bins in and out. */
+V_AI void vc_change(uint16_t *hist, int w, int j, int pad, int ba, int br)
+{
+    if (ba == br)
+        return;
+    if (ba >= 0)
+        vc_range(hist, w, ba, j, pad, 1);
+    if (br >= 0)
+        vc_range(hist, w, br, j, pad, -1);
+}
+
+void V_NAME(sq_vc_hist_move)(const uint16_t *img, const uint8_t *mask, int w, int h, int add,
+                             int rem, int pad, int nd, int lo, int hi, uint16_t *hist)
+{
+    if ((add < 0 || add >= h) && (rem < 0 || rem >= h))
+        return;
+    const vs nd1 = vs_set1(nd + 1), lo1 = vs_set1(lo - 1), hi1 = vs_set1(hi + 1);
+    int32_t ba[VS_N], br[VS_N];
+    int j = 0;
+    for (; j + VS_N <= w; j += VS_N) {
+        const vs a = vc_bins(img, mask, w, h, add, j, nd1, lo1, hi1);
+        const vs r = vc_bins(img, mask, w, h, rem, j, nd1, lo1, hi1);
+        if (!vs_any(vs_sub(a, r)))
+            continue;
+        vs_store(ba, a);
+        vs_store(br, r);
+        for (int k = 0; k < VS_N; k++)
+            vc_change(hist, w, j + k, pad, ba[k], br[k]);
+    }
+    for (; j < w; j++)
+        vc_change(hist, w, j, pad, sq_vc_hist_bin(img, mask, w, h, add, j, nd, lo, hi),
+                  sq_vc_hist_bin(img, mask, w, h, rem, j, nd, lo, hi));
+}
+
+void V_NAME(sq_vc_cvalue_row)(const uint16_t *img, const uint8_t *mask, const uint16_t *hist,
+                              int w, int i, const uint8_t *first, const SqVcParams *p,
+                              const float *recip, float *c)
+{
+    const int64_t o = (int64_t)i * w;
+    const int nd = p->nd;
+    const vs vw_ = vs_set1(w), zero = vs_set1(0);
+    int j = 0;
+    for (; j + VS_N <= w; j += VS_N) {
+        const vs m = vs_gt(vs_u8(mask + o + j), zero);
+        if (!vs_any(m)) {
+            vf_store(c + o + j, vf_zero());
+            continue;
+        }
+        const vs va = vs_add(vs_u16((const uint8_t *)(img + o + j)), vs_set1(nd));
+        const vs col = vs_add(vs_load(vc_iota), vs_set1(j));
+        const vs p0 = vs_gather_u16(hist, vs_add(vs_mul(va, vw_), col));
+        vs best = zero;
+        for (int d = 0; d < nd; d++) {
+            /* sq_vc_counts: va <= tvi[d] and va + d + 1 > vlt_luma */
+            const vs cnt = vs_and(m, vs_and(vs_gt(vs_set1(p->tvi[d] + 1), va),
+                                            vs_gt(vs_add(va, vs_set1(d + 1)), vs_set1(p->vlt_luma))));
+            if (!vs_any(cnt))
+                continue;
+            const vs p1 = vs_gather_u16(hist, vs_add(vs_mul(vs_add(va, vs_set1(d + 1)), vw_), col));
+            const vs p2 = vs_gather_u16(hist, vs_add(vs_mul(vs_sub(va, vs_set1(d + 1)), vw_), col));
+            const vs pm = vs_max(p1, p2);
+            const vs prod = vs_mul(vs_mul(vs_set1(p->weight[d]), p0), pm);
+            const vf r = vf_gather(recip, vs_and(vs_add(p0, pm), cnt));
+            const vf val = vf_mul(vs_to_vf(prod), r);
+            best = vs_max(best, vs_and(vf_bits(val), cnt));
+        }
+        vf_store(c + o + j, vs_as_vf(best));
+    }
+    for (; j < w; j++)
+        c[o + j] = sq_vc_cvalue_at(img, mask, hist, w, i, j, first, p, recip);
+}
