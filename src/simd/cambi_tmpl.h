@@ -99,6 +99,39 @@ void V_NAME(sq_vc_hist_move)(const uint16_t *img, const uint8_t *mask, int w, in
                   sq_vc_hist_bin(img, mask, w, h, rem, j, nd, lo, hi));
 }
 
+/* Term d of VS_N lanes (m: the lanes it counts in): w[d] p0 pm R[p0 + pm] as bits, else 0. */
+V_AI vs vc_term(vs p0, vs p1, vs p2, vs m, int weight, const float *recip)
+{
+    const vs pm = vs_max(p1, p2);
+    const vs prod = vs_mul(vs_mul(vs_set1(weight), p0), pm);
+    const vf r = vf_gather(recip, vs_and(vs_add(p0, pm), m));
+    return vs_and(vf_bits(vf_mul(vs_to_vf(prod), r)), m);
+}
+
+/*
+ * VS_N pixels of one value v (flat areas, where the mask is): their
+ * counters are VS_N consecutive ones of each histogram row, loaded, not
+ * gathered, and the terms that count are v's (first[]).
+ */
+V_AI vs vc_flat(const uint16_t *hist, int w, int j, int v, vs m, const uint8_t *first,
+                const SqVcParams *p, const float *recip)
+{
+    const int nd = p->nd, d0 = first[v];
+    vs best = vs_set1(0);
+    if (d0 == nd)
+        return best;
+    const uint16_t *h0 = hist + (int64_t)(v + nd) * w + j;
+    const vs p0 = vs_u16((const uint8_t *)h0);
+    for (int d = d0 == SQ_VC_ANY ? 0 : d0; d < nd; d++) {
+        if (!sq_vc_counts(p, v, d))
+            continue;
+        const int64_t off = (int64_t)(d + 1) * w;
+        best = vs_max(best, vc_term(p0, vs_u16((const uint8_t *)(h0 + off)),
+                                    vs_u16((const uint8_t *)(h0 - off)), m, p->weight[d], recip));
+    }
+    return best;
+}
+
 void V_NAME(sq_vc_cvalue_row)(const uint16_t *img, const uint8_t *mask, const uint16_t *hist,
                               int w, int i, const uint8_t *first, const SqVcParams *p,
                               const float *recip, float *c)
@@ -113,7 +146,17 @@ void V_NAME(sq_vc_cvalue_row)(const uint16_t *img, const uint8_t *mask, const ui
             vf_store(c + o + j, vf_zero());
             continue;
         }
-        const vs va = vs_add(vs_u16((const uint8_t *)(img + o + j)), vs_set1(nd));
+        const vs v = vs_u16((const uint8_t *)(img + o + j));
+        int k0 = 0;
+        while (!mask[o + j + k0])
+            k0++;
+        /* the masked lanes' values all v0: unmasked lanes' terms are 0 whatever they read */
+        const int v0 = img[o + j + k0];
+        if (!vs_any(vs_and(vs_sub(v, vs_set1(v0)), m))) {
+            vf_store(c + o + j, vs_as_vf(vc_flat(hist, w, j, v0, m, first, p, recip)));
+            continue;
+        }
+        const vs va = vs_add(v, vs_set1(nd));
         const vs col = vs_add(vs_load(vc_iota), vs_set1(j));
         const vs p0 = vs_gather_u16(hist, vs_add(vs_mul(va, vw_), col));
         vs best = zero;
@@ -125,11 +168,7 @@ void V_NAME(sq_vc_cvalue_row)(const uint16_t *img, const uint8_t *mask, const ui
                 continue;
             const vs p1 = vs_gather_u16(hist, vs_add(vs_mul(vs_add(va, vs_set1(d + 1)), vw_), col));
             const vs p2 = vs_gather_u16(hist, vs_add(vs_mul(vs_sub(va, vs_set1(d + 1)), vw_), col));
-            const vs pm = vs_max(p1, p2);
-            const vs prod = vs_mul(vs_mul(vs_set1(p->weight[d]), p0), pm);
-            const vf r = vf_gather(recip, vs_and(vs_add(p0, pm), cnt));
-            const vf val = vf_mul(vs_to_vf(prod), r);
-            best = vs_max(best, vs_and(vf_bits(val), cnt));
+            best = vs_max(best, vc_term(p0, p1, p2, cnt, p->weight[d], recip));
         }
         vf_store(c + o + j, vs_as_vf(best));
     }

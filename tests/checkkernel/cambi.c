@@ -1,0 +1,239 @@
+/*
+ * CAMBI's slots against the C table's (math/vmaf_cambi_scale.h): the
+ * window histograms moving down a row (vc_hist_move) and a row's c-values
+ * (vc_cvalue_row), bit for bit. Scales 1..300 wide (odd and even, tails at
+ * every level) and 1..40 high; images of 10-bit codes (0..1024) in flat
+ * blocks (the mask's areas, where the c-value kernel loads instead of
+ * gathering), in noise, or at the range's ends; masks dense, sparse, in
+ * blocks, and of any byte; windows of 1 to 63; contrasts 1 to 32 with
+ * thresholds in any order, as in vmafint's table selftest. The histograms
+ * of the c-value cases are built by the C slot from the image, so every
+ * count is one a window can hold (p0 + pm within R[]), or random below
+ * half of R[] for the unmasked and mixed cases.
+ *
+ * Each slot's comparison also runs on a wrong kernel (the band one value
+ * short, a contrast's term lost) and must find it: the cases reach what
+ * they check.
+ */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "checkkernel.h"
+#include "math/vmaf_cambi_scale.h"
+
+#define NCASES 300
+
+typedef struct VcCase {
+    SqVcParams p;
+    int w, h, pad, lo, hi, add, rem, i;
+    uint16_t *img, *hist;
+    uint8_t *mask, first[1025];
+    size_t nhist;
+} VcCase;
+
+static float recip[SQ_VC_RECIP_N];
+
+/* R[] as the host builds it, up to the printed digits: any finite table with R[0] = 0 tests the lanes. */
+static void make_recip(void)
+{
+    recip[0] = 0.0f;
+    for (int n = 1; n < SQ_VC_RECIP_N; n++)
+        recip[n] = 1.0f / (float)n;
+}
+
+static int img_value(int mode, int x, int y, int seed)
+{
+    switch (mode) {
+    case 0: /* flat blocks of a few values */
+        return (((x / 7) * 31 + (y / 5) * 17 + seed) % 9) * 113 % 1025;
+    case 1:
+        return ck_irand(0, 1024);
+    case 2: /* the range's ends */
+        return ck_chance(50) ? 1024 : ck_irand(0, 2);
+    default: /* flat blocks with some noise */
+        return ck_chance(10) ? ck_irand(0, 1024) : ((x / 16 + y / 3 + seed) % 4) * 40 + 200;
+    }
+}
+
+static uint8_t mask_value(int mode, int x, int y)
+{
+    switch (mode) {
+    case 0:
+        return 1;
+    case 1:
+        return (uint8_t)ck_chance(15);
+    case 2:
+        return (uint8_t)(((x / 9) + (y / 4)) & 1);
+    default: /* any byte counts as set */
+        return (uint8_t)(ck_chance(50) ? ck_irand(1, 255) : 0);
+    }
+}
+
+static void vc_case_new(VcCase *c)
+{
+    memset(c, 0, sizeof(*c));
+    c->w = ck_chance(20) ? ck_irand(1, 20) : ck_irand(1, 300);
+    c->h = ck_irand(1, 40);
+    c->pad = ck_chance(50) ? ck_irand(0, 31) : ck_irand(0, 8);
+    SqVcParams *p = &c->p;
+    p->nd = 1 << ck_irand(0, 5);
+    p->ws = 2 * c->pad + 1;
+    p->vlt_luma = ck_chance(30) ? 0 : ck_irand(0, 300);
+    const int increasing = ck_chance(70);
+    for (int d = 0; d < p->nd; d++) {
+        p->tvi[d] = increasing ? 300 + 20 * d + ck_irand(0, 400) : ck_irand(0, 1100);
+        p->weight[d] = ck_irand(1, 9);
+    }
+    sq_vc_band(p, &c->lo, &c->hi);
+    if (ck_chance(30)) { /* any band, the whole range included */
+        c->lo = ck_irand(0, 1024);
+        c->hi = ck_irand(c->lo, 1024);
+    }
+    sq_vc_first_table(p, c->first);
+    const int n = c->w * c->h, im = ck_irand(0, 3), mm = ck_irand(0, 3), seed = ck_irand(0, 99);
+    c->img = malloc((size_t)n * sizeof(*c->img));
+    c->mask = malloc((size_t)n);
+    for (int y = 0; y < c->h; y++)
+        for (int x = 0; x < c->w; x++) {
+            c->img[y * c->w + x] = (uint16_t)img_value(im, x, y, seed);
+            c->mask[y * c->w + x] = mask_value(mm, x, y);
+        }
+    c->nhist = (size_t)sq_vc_sizes(c->w, c->h, p->nd).hist;
+    c->hist = malloc(c->nhist * sizeof(*c->hist));
+    c->add = ck_irand(-2, c->h + 1);
+    c->rem = ck_chance(80) ? c->add - 2 * c->pad - 1 : ck_irand(-2, c->h + 1);
+    c->i = ck_irand(0, c->h - 1);
+}
+
+static void vc_case_free(VcCase *c)
+{
+    free(c->img);
+    free(c->mask);
+    free(c->hist);
+}
+
+/* Random counters (below half of R[]: p0 + pm stays inside it). */
+static void hist_random(VcCase *c, uint16_t *hist)
+{
+    for (size_t k = 0; k < c->nhist; k++)
+        hist[k] = (uint16_t)(ck_chance(60) ? 0 : ck_irand(0, SQ_VC_RECIP_N / 2 - 1));
+}
+
+/* The histograms of row c->i's window, as the frame builds them (C slot). */
+static void hist_window(const SqDsp *ref, VcCase *c)
+{
+    memset(c->hist, 0, c->nhist * sizeof(*c->hist));
+    for (int r = c->i - c->pad; r <= c->i + c->pad; r++)
+        ref->vc_hist_move(c->img, c->mask, c->w, c->h, r, -1, c->pad, c->p.nd, c->lo, c->hi,
+                          c->hist);
+}
+
+typedef void (*HistFn)(const uint16_t *, const uint8_t *, int, int, int, int, int, int, int, int,
+                       uint16_t *);
+typedef void (*CvalFn)(const uint16_t *, const uint8_t *, const uint16_t *, int, int,
+                       const uint8_t *, const SqVcParams *, const float *, float *);
+
+/* One hist_move case through f and g: 1 where the counters differ. */
+static int hist_case(HistFn f, HistFn g, VcCase *c)
+{
+    uint16_t *a = malloc(c->nhist * sizeof(*a)), *b = malloc(c->nhist * sizeof(*b));
+    hist_random(c, a);
+    memcpy(b, a, c->nhist * sizeof(*a));
+    f(c->img, c->mask, c->w, c->h, c->add, c->rem, c->pad, c->p.nd, c->lo, c->hi, a);
+    g(c->img, c->mask, c->w, c->h, c->add, c->rem, c->pad, c->p.nd, c->lo, c->hi, b);
+    const int bad = memcmp(a, b, c->nhist * sizeof(*a)) != 0;
+    free(a);
+    free(b);
+    return bad;
+}
+
+/* One cvalue_row case through f and g: 1 where the c-values differ. */
+static int cval_case(const SqDsp *ref, CvalFn f, CvalFn g, VcCase *c)
+{
+    if (ck_chance(70))
+        hist_window(ref, c);
+    else
+        hist_random(c, c->hist);
+    const size_t n = (size_t)c->w * c->h;
+    float *a = calloc(n, sizeof(float)), *b = calloc(n, sizeof(float));
+    f(c->img, c->mask, c->hist, c->w, c->i, c->first, &c->p, recip, a);
+    g(c->img, c->mask, c->hist, c->w, c->i, c->first, &c->p, recip, b);
+    const int bad = memcmp(a, b, n * sizeof(float)) != 0;
+    free(a);
+    free(b);
+    return bad;
+}
+
+/* Wrong kernels: the band one value short; the last contrast's term never counting. */
+static void hist_mutant(const uint16_t *img, const uint8_t *mask, int w, int h, int add, int rem,
+                        int pad, int nd, int lo, int hi, uint16_t *hist)
+{
+    sq_vc_hist_move(img, mask, w, h, add, rem, pad, nd, lo, hi - 1, hist);
+}
+
+static void cval_mutant(const uint16_t *img, const uint8_t *mask, const uint16_t *hist, int w,
+                        int i, const uint8_t *first, const SqVcParams *p, const float *r, float *c)
+{
+    SqVcParams q = *p;
+    uint8_t f2[1025];
+    q.tvi[q.nd - 1] = -1;
+    sq_vc_first_table(&q, f2);
+    (void)first;
+    sq_vc_cvalue_row(img, mask, hist, w, i, f2, &q, r, c);
+}
+
+static void check_level(const CkCtx *ctx, const CkLevel *l)
+{
+    ck_begin("vc_hist_move", l->name);
+    for (int n = 0; n < NCASES; n++) {
+        VcCase c;
+        vc_case_new(&c);
+        if (hist_case(ctx->ref.vc_hist_move, l->dsp.vc_hist_move, &c))
+            ck_fail("%dx%d pad %d nd %d band [%d, %d] rows +%d -%d", c.w, c.h, c.pad, c.p.nd,
+                    c.lo, c.hi, c.add, c.rem);
+        vc_case_free(&c);
+    }
+    ck_end();
+    ck_begin("vc_cvalue_row", l->name);
+    for (int n = 0; n < NCASES; n++) {
+        VcCase c;
+        vc_case_new(&c);
+        if (cval_case(&ctx->ref, ctx->ref.vc_cvalue_row, l->dsp.vc_cvalue_row, &c))
+            ck_fail("%dx%d row %d pad %d nd %d vlt %d", c.w, c.h, c.i, c.pad, c.p.nd,
+                    c.p.vlt_luma);
+        vc_case_free(&c);
+    }
+    ck_end();
+}
+
+/* The comparisons must catch a wrong kernel in some of their cases. */
+static void check_mutants(const CkCtx *ctx)
+{
+    ck_begin("vc_mutants", "c");
+    int hist_found = 0, cval_found = 0;
+    for (int n = 0; n < NCASES; n++) {
+        VcCase c;
+        vc_case_new(&c);
+        hist_found += hist_case(ctx->ref.vc_hist_move, hist_mutant, &c);
+        vc_case_free(&c);
+        vc_case_new(&c);
+        cval_found += cval_case(&ctx->ref, ctx->ref.vc_cvalue_row, cval_mutant, &c);
+        vc_case_free(&c);
+    }
+    if (!hist_found)
+        ck_fail("a hist_move with the band one short passed all %d cases", NCASES);
+    if (!cval_found)
+        ck_fail("a cvalue_row without its last term passed all %d cases", NCASES);
+    ck_end();
+}
+
+void ck_cambi(const CkCtx *c)
+{
+    make_recip();
+    if (ck_wanted(c, "vc_"))
+        check_mutants(c);
+    for (int i = 0; i < c->nlvl; i++)
+        if (ck_wanted(c, "vc_"))
+            check_level(c, &c->lvl[i]);
+}
