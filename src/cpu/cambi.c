@@ -41,6 +41,30 @@ void sq_cpu_vc_free(SqVcBufs *b, const SqAlloc *a)
     memset(b, 0, sizeof(*b));
 }
 
+/* sq_vc_frame_begin with the DSP table's rows (sq_vc_preprocess, sq_vc_mask). */
+static void vc_begin(const SqDsp *dsp, const uint8_t *src, int64_t stride, int acc,
+                     const SqVcParams *p, const SqVcBufs *bf)
+{
+    const int w = p->w, h = p->h, mh = SQ_VC_MASK_SIDE >> 1;
+    for (int i = 0; i < h; i++)
+        sq_vc_convert_row(src, stride, acc, p->bpc, w, i, bf->img);
+    if (p->anti_dither)
+        for (int i = 0; i < h; i++)
+            dsp->vc_dither_row(bf->img, w, h, i);
+    const int mi = sq_vc_mask_index(w, h);
+    for (int i = 0; i < h; i++)
+        dsp->vc_zero_row(bf->img, w, h, i, bf->zero);
+    memset(bf->colsum, 0, (size_t)w * sizeof(*bf->colsum));
+    for (int r = 0; r < mh; r++)
+        sq_vc_colsum_row(bf->zero, w, h, r, 1, bf->colsum);
+    for (int i = 0; i < h; i++) {
+        sq_vc_colsum_row(bf->zero, w, h, i + mh, 1, bf->colsum);
+        sq_vc_colsum_row(bf->zero, w, h, i - mh - 1, -1, bf->colsum);
+        dsp->vc_mask_row(bf->colsum, w, i, mi, bf->mask);
+    }
+    sq_vc_first_table(p, bf->first);
+}
+
 /* sq_vc_cvalues through the DSP table's kernels. */
 static void vc_cvalues(const SqDsp *dsp, const SqVcParams *p, const SqVcBufs *bf, int w, int h)
 {
@@ -56,17 +80,37 @@ static void vc_cvalues(const SqDsp *dsp, const SqVcParams *p, const SqVcBufs *bf
     }
 }
 
+/* sq_vc_pool_fast with the DSP table's passes (sq_vc_topk_exact's steps). */
+static sq_f64 vc_pool(const SqDsp *dsp, float *c, int n, int k, uint32_t *cnt)
+{
+    memset(cnt, 0, 32768 * sizeof(*cnt));
+    uint32_t zeros = 0;
+    if (!dsp->vc_count_hi(c, n, cnt, &zeros))
+        return sq_vc_pool(c, n, k);
+    cnt[0] += zeros;
+    int hi, above, ok;
+    const int emin = sq_vc_topk_digit(cnt, k, &hi, &above);
+    memset(cnt, 0, 65536 * sizeof(*cnt));
+    int64_t sum = 0;
+    if (!dsp->vc_sum_hi(c, n, hi, emin, &sum, cnt))
+        return sq_vc_pool(c, n, k);
+    if (!hi)
+        cnt[0] += zeros;
+    const sq_f64 s = sq_vc_topk_finish(cnt, hi, k - above, emin, sum, &ok);
+    return ok ? sq_d_div(s, sq_d_from_int(k)) : sq_vc_pool(c, n, k);
+}
+
 /* sq_vc_frame with the DSP table's kernels. */
 static double vc_frame(const SqDsp *dsp, const uint8_t *src, int64_t stride, int acc,
                        const SqVcParams *p, const SqVcBufs *bf)
 {
     sq_f64 sc[SQ_VC_SCALES];
-    sq_vc_frame_begin(src, stride, acc, p, bf);
+    vc_begin(dsp, src, stride, acc, p, bf);
     int w = p->w, h = p->h;
     for (int s = 0; s < SQ_VC_SCALES; s++) {
         sq_vc_scale_image(p, bf, s, &w, &h);
         vc_cvalues(dsp, p, bf, w, h);
-        sc[s] = sq_vc_pool_fast(bf->c, w * h, sq_vc_scale_k(p, s, w * h), bf->cnt);
+        sc[s] = vc_pool(dsp, bf->c, w * h, sq_vc_scale_k(p, s, w * h), bf->cnt);
     }
     return sq_vc_score(sc, p);
 }

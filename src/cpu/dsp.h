@@ -168,6 +168,20 @@ typedef struct SqDsp {
     void (*vc_cvalue_row)(const uint16_t *img, const uint8_t *mask, const uint16_t *hist, int w,
                           int i, const uint8_t *first, const struct SqVcParams *p,
                           const float *recip, float *c);
+    /*
+     * CAMBI's pooling passes over a scale's n c-values (math/vmaf_cambi_pool.h):
+     * sq_vc_count_hi and sq_vc_sum_hi over [0, n).
+     */
+    /*
+     * CAMBI's preprocessing and spatial mask, a row each (math/vmaf_cambi.h):
+     * sq_vc_dither_row, sq_vc_zero_row, sq_vc_mask_row. img values are at most
+     * 1024 (10-bit codes): four of them add up inside 16 bits.
+     */
+    void (*vc_dither_row)(uint16_t *img, int w, int h, int i);
+    void (*vc_zero_row)(const uint16_t *img, int w, int h, int i, uint8_t *zero);
+    void (*vc_mask_row)(const uint16_t *colsum, int w, int i, int mask_index, uint8_t *mask);
+    int (*vc_count_hi)(const float *c, int n, uint32_t *cnt, uint32_t *zeros);
+    int (*vc_sum_hi)(const float *c, int n, int hi, int emin, int64_t *sum, uint32_t *cnt);
     /* Column granularity of vfilt_*: spans closer than this are merged. */
     int vgran;
 } SqDsp;

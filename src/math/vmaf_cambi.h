@@ -116,6 +116,15 @@ SQ_FN void sq_vc_convert_row(const SQ_GLOBAL uint8_t *src, int64_t stride, int a
         out[j] = (uint16_t)sq_vc_to10(sq_sample(row, j, acc), bpc);
 }
 
+/* Pixel j of a row p (w wide) anti-dithered (A.4.4), last: p is the last row (else p + w is the next). */
+SQ_FN uint16_t sq_vc_dither_at(const SQ_GLOBAL uint16_t *p, int w, int last, int j)
+{
+    const SQ_GLOBAL uint16_t *q = p + w;
+    if (!last)
+        return (uint16_t)(j < w - 1 ? (p[j] + p[j + 1] + q[j] + q[j + 1]) >> 2 : (p[j] + q[j]) >> 1);
+    return (uint16_t)(j < w - 1 ? (p[j] + p[j + 1]) >> 1 : p[j]);
+}
+
 /*
  * Anti-dithering of row i in place (A.4.4), rows in increasing order: row i
  * reads rows i and i+1 before either is filtered (row i+1 is filtered later,
@@ -124,15 +133,8 @@ SQ_FN void sq_vc_convert_row(const SQ_GLOBAL uint8_t *src, int64_t stride, int a
 SQ_FN void sq_vc_dither_row(SQ_GLOBAL uint16_t *img, int w, int h, int i)
 {
     SQ_GLOBAL uint16_t *p = img + (int64_t)i * w;
-    if (i < h - 1) {
-        const SQ_GLOBAL uint16_t *q = p + w;
-        for (int j = 0; j < w - 1; j++)
-            p[j] = (uint16_t)((p[j] + p[j + 1] + q[j] + q[j + 1]) >> 2);
-        p[w - 1] = (uint16_t)((p[w - 1] + q[w - 1]) >> 1);
-    } else {
-        for (int j = 0; j < w - 1; j++)
-            p[j] = (uint16_t)((p[j] + p[j + 1]) >> 1);
-    }
+    for (int j = 0; j < w; j++)
+        p[j] = sq_vc_dither_at(p, w, i == h - 1, j);
 }
 
 /* The whole preprocessing of a frame into bf->img. */
@@ -157,22 +159,23 @@ SQ_FN int sq_vc_mask_index(int w, int h)
     return (49 + 3 * (cl - 11) - 1) >> 1;
 }
 
+/* Z at pixel j of row p (A.5), last: p is the last row (else p + w is the next). */
+SQ_FN uint8_t sq_vc_zero_at(const SQ_GLOBAL uint16_t *p, int w, int last, int j)
+{
+    const SQ_GLOBAL uint16_t *q = p + w;
+    if (!last)
+        return (uint8_t)(j < w - 1 ? (p[j] == p[j + 1]) & (p[j] == q[j]) : p[j] == q[j]);
+    return (uint8_t)(j < w - 1 ? p[j] == p[j + 1] : 1);
+}
+
 /* Row i of the zero-derivative indicator Z (A.5). */
 SQ_FN void sq_vc_zero_row(const SQ_GLOBAL uint16_t *img, int w, int h, int i,
                           SQ_GLOBAL uint8_t *zero)
 {
     const SQ_GLOBAL uint16_t *p = img + (int64_t)i * w;
     SQ_GLOBAL uint8_t *z = zero + (int64_t)i * w;
-    if (i < h - 1) {
-        const SQ_GLOBAL uint16_t *q = p + w;
-        for (int j = 0; j < w - 1; j++)
-            z[j] = (uint8_t)((p[j] == p[j + 1]) & (p[j] == q[j]));
-        z[w - 1] = (uint8_t)(p[w - 1] == q[w - 1]);
-    } else {
-        for (int j = 0; j < w - 1; j++)
-            z[j] = (uint8_t)(p[j] == p[j + 1]);
-        z[w - 1] = 1;
-    }
+    for (int j = 0; j < w; j++)
+        z[j] = sq_vc_zero_at(p, w, i == h - 1, j);
 }
 
 /* Adds (sign 1) or removes (-1) row r of Z to the column sums, if r is a row. */

@@ -89,6 +89,88 @@ SQ_FN int sq_vc_add_units(int64_t *sum, uint32_t b, int64_t cnt, int emin)
 }
 
 /*
+ * Pass 1 over c[i0..i1): each nonzero value's high 16 bits counted in cnt,
+ * the zeros in *zeros. 0 at a value that is not finite (then the counts do
+ * not matter: the selection decides).
+ */
+SQ_FN int sq_vc_count_hi(const SQ_GLOBAL float *c, int i0, int i1, SQ_GLOBAL uint32_t *cnt,
+                         uint32_t *zeros)
+{
+    /* zeros (most c-values) in a register: one counter in memory would chain its increments */
+    uint32_t z = 0;
+    for (int i = i0; i < i1; i++) {
+        const uint32_t b = sq_f32_bits(c[i]);
+        if (!b) {
+            z++;
+            continue;
+        }
+        if (b >= 0x7f800000u)
+            return 0;
+        cnt[b >> 16]++;
+    }
+    *zeros += z;
+    return 1;
+}
+
+/*
+ * Pass 2 over c[i0..i1): the values of high digit above hi summed into
+ * *sum (units of 2^emin), the low 16 bits of the nonzero ones of digit hi
+ * counted. 0 once the sum cannot be exact (sq_vc_add_units): the sum only
+ * grows, so whether it fails does not depend on the order.
+ */
+SQ_FN int sq_vc_sum_hi(const SQ_GLOBAL float *c, int i0, int i1, int hi, int emin, int64_t *sum,
+                       SQ_GLOBAL uint32_t *cnt)
+{
+    for (int i = i0; i < i1; i++) {
+        const uint32_t b = sq_f32_bits(c[i]);
+        if ((int)(b >> 16) > hi) {
+            if (!sq_vc_add_units(sum, b, 1, emin))
+                return 0;
+        } else if ((int)(b >> 16) == hi && b) {
+            cnt[b & 0xffffu]++;
+        }
+    }
+    return 1;
+}
+
+/*
+ * After pass 1 (cnt: the high digits, zeros counted in cnt[0]): the digit
+ * hi of the k-th largest, *above the values of higher digits, and the
+ * exponent emin of the smallest nonzero value summed (returned).
+ */
+SQ_FN int sq_vc_topk_digit(const SQ_GLOBAL uint32_t *cnt, int k, int *hi_out, int *above_out)
+{
+    int above = 0, hi = 32767;
+    while (above + (int)cnt[hi] < k)
+        above += (int)cnt[hi--];
+    /* the smallest nonzero digit summed: hi's, or with hi = 0 the lowest nonzero one */
+    int low = hi;
+    for (int d = 1; low == 0 && d < 32768; d++)
+        low = cnt[d] ? d : 0;
+    *hi_out = hi;
+    *above_out = above;
+    /* all in digit 0: zeros and subnormals, multiples of 2^-149 */
+    return (low >> 7 ? low >> 7 : 1) - 150;
+}
+
+/* After pass 2: the k - above largest of digit hi added; *ok, and the sum as an f64. */
+SQ_FN sq_f64 sq_vc_topk_finish(SQ_GLOBAL uint32_t *cnt, int hi, int need, int emin, int64_t sum,
+                               int *ok)
+{
+    *ok = 0;
+    for (int lo = 65535; need > 0; lo--) {
+        const int take = (int)cnt[lo] < need ? (int)cnt[lo] : need;
+        const uint32_t b = (uint32_t)hi << 16 | (uint32_t)lo;
+        if (!sq_vc_add_units(&sum, b, take, emin))
+            return SQ_D_ZERO;
+        need -= take;
+    }
+    *ok = 1;
+    /* sum * 2^emin: exact (sum < 2^53, emin >= -149) */
+    return sq_d_mul(sq_d_from_int(sum), sq_d_from_bits((uint64_t)(1023 + emin) << 52));
+}
+
+/*
  * The sum of the k largest of c[0..n) as libvmaf's f64 sum, when it cannot
  * depend on the order (above); *ok = 0 otherwise. cnt: 65536 counters.
  * Pass 1 counts the high 16 bits (sign, exponent, 7 mantissa bits): the
@@ -103,53 +185,20 @@ SQ_FN sq_f64 sq_vc_topk_exact(const SQ_GLOBAL float *c, int n, int k, SQ_GLOBAL 
     /* c-values are finite and not negative: high digits below 0x8000 */
     for (int d = 0; d < 32768; d++)
         cnt[d] = 0;
-    /* zeros (most c-values) in a register: one counter in memory would chain its increments */
     uint32_t zeros = 0;
-    for (int i = 0; i < n; i++) {
-        const uint32_t b = sq_f32_bits(c[i]);
-        if (!b) {
-            zeros++;
-            continue;
-        }
-        if (b >= 0x7f800000u)
-            return SQ_D_ZERO;
-        cnt[b >> 16]++;
-    }
+    if (!sq_vc_count_hi(c, 0, n, cnt, &zeros))
+        return SQ_D_ZERO;
     cnt[0] += zeros;
-    int above = 0, hi = 32767;
-    while (above + (int)cnt[hi] < k)
-        above += (int)cnt[hi--];
-    /* the smallest nonzero digit summed: hi's, or with hi = 0 the lowest nonzero one */
-    int low = hi;
-    for (int d = 1; low == 0 && d < 32768; d++)
-        low = cnt[d] ? d : 0;
-    /* all in digit 0: zeros and subnormals, multiples of 2^-149 */
-    const int emin = (low >> 7 ? low >> 7 : 1) - 150;
+    int hi, above;
+    const int emin = sq_vc_topk_digit(cnt, k, &hi, &above);
     for (int d = 0; d < 65536; d++)
         cnt[d] = 0;
     int64_t sum = 0;
-    for (int i = 0; i < n; i++) {
-        const uint32_t b = sq_f32_bits(c[i]);
-        if ((int)(b >> 16) > hi) {
-            if (!sq_vc_add_units(&sum, b, 1, emin))
-                return SQ_D_ZERO;
-        } else if ((int)(b >> 16) == hi && b) {
-            cnt[b & 0xffffu]++;
-        }
-    }
+    if (!sq_vc_sum_hi(c, 0, n, hi, emin, &sum, cnt))
+        return SQ_D_ZERO;
     if (!hi)
         cnt[0] += zeros;
-    int need = k - above;
-    for (int lo = 65535; need > 0; lo--) {
-        const int take = (int)cnt[lo] < need ? (int)cnt[lo] : need;
-        const uint32_t b = (uint32_t)hi << 16 | (uint32_t)lo;
-        if (!sq_vc_add_units(&sum, b, take, emin))
-            return SQ_D_ZERO;
-        need -= take;
-    }
-    *ok = 1;
-    /* sum * 2^emin: exact (sum < 2^53, emin >= -149) */
-    return sq_d_mul(sq_d_from_int(sum), sq_d_from_bits((uint64_t)(1023 + emin) << 52));
+    return sq_vc_topk_finish(cnt, hi, k - above, emin, sum, ok);
 }
 
 /* score[s] of an n-pixel scale: the order-free sum if it applies, else libvmaf's selection. */

@@ -28,7 +28,7 @@
 #include <stdint.h>
 
 #include "cpu/dsp.h"
-#include "math/vmaf_cambi_scale.h"
+#include "math/vmaf_cambi_pool.h"
 
 static const int32_t vc_iota[16] = { 0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15 };
 
@@ -174,4 +174,102 @@ void V_NAME(sq_vc_cvalue_row)(const uint16_t *img, const uint8_t *mask, const ui
     }
     for (; j < w; j++)
         c[o + j] = sq_vc_cvalue_at(img, mask, hist, w, i, j, first, p, recip);
+}
+
+/* Pooling: most c-values are 0 (no mask, no counted term); a vector of zeros is skipped. */
+int V_NAME(sq_vc_count_hi)(const float *c, int n, uint32_t *cnt, uint32_t *zeros)
+{
+    uint32_t z = 0;
+    int i = 0;
+    for (; i + VS_N <= n; i += VS_N) {
+        if (!vs_any(vf_bits(vf_load(c + i)))) {
+            z += VS_N;
+            continue;
+        }
+        if (!sq_vc_count_hi(c, i, i + VS_N, cnt, &z))
+            return 0;
+    }
+    if (!sq_vc_count_hi(c, i, n, cnt, &z))
+        return 0;
+    *zeros += z;
+    return 1;
+}
+
+int V_NAME(sq_vc_sum_hi)(const float *c, int n, int hi, int emin, int64_t *sum, uint32_t *cnt)
+{
+    const vs below = vs_set1(hi - 1);
+    int i = 0;
+    for (; i + VS_N <= n; i += VS_N) {
+        const vs b = vf_bits(vf_load(c + i));
+        /* a lane matters when nonzero with a high digit of at least hi */
+        if (!vs_any(vs_and(b, vs_gt(vs_srl(b, 16), below))))
+            continue;
+        if (!sq_vc_sum_hi(c, i, i + VS_N, hi, emin, sum, cnt))
+            return 0;
+    }
+    return sq_vc_sum_hi(c, i, n, hi, emin, sum, cnt);
+}
+
+/*
+ * The preprocessing's and the mask's rows in 16-bit lanes: values are
+ * 10-bit codes (at most 1024), so the dither's four-value sums fit, and
+ * the mask's 7x7 sums are at most 49. The dither loads a vector's
+ * neighbours before storing it, as the scalar code reads its right
+ * neighbour before writing it.
+ */
+void V_NAME(sq_vc_dither_row)(uint16_t *img, int w, int h, int i)
+{
+    uint16_t *p = img + (int64_t)i * w;
+    int16_t *ps = (int16_t *)p;
+    const int16_t *qs = ps + w;
+    const int last = i == h - 1;
+    int j = 0;
+    for (; j + VW_N < w; j += VW_N) {
+        const vw s = vw_add(vw_load(ps + j), vw_load(ps + j + 1));
+        if (last)
+            vw_store(ps + j, vw_srl(s, 1));
+        else
+            vw_store(ps + j, vw_srl(vw_add(s, vw_add(vw_load(qs + j), vw_load(qs + j + 1))), 2));
+    }
+    for (; j < w; j++)
+        p[j] = sq_vc_dither_at(p, w, last, j);
+}
+
+void V_NAME(sq_vc_zero_row)(const uint16_t *img, int w, int h, int i, uint8_t *zero)
+{
+    const uint16_t *p = img + (int64_t)i * w;
+    const int16_t *ps = (const int16_t *)p, *qs = ps + w;
+    uint8_t *z = zero + (int64_t)i * w;
+    const int last = i == h - 1;
+    const vw one = vw_set1(1);
+    int j = 0;
+    for (; j + VW_N < w; j += VW_N) {
+        const vw a = vw_load(ps + j);
+        vw e = vw_eq(a, vw_load(ps + j + 1));
+        if (!last)
+            e = vw_and(e, vw_eq(a, vw_load(qs + j)));
+        vw_store_u8(z + j, vw_and(e, one));
+    }
+    for (; j < w; j++)
+        z[j] = sq_vc_zero_at(p, w, last, j);
+}
+
+void V_NAME(sq_vc_mask_row)(const uint16_t *colsum, int w, int i, int mask_index, uint8_t *mask)
+{
+    const int mh = SQ_VC_MASK_SIDE >> 1;
+    const int16_t *cs = (const int16_t *)colsum;
+    uint8_t *m = mask + (int64_t)i * w;
+    const vw mi = vw_set1((int16_t)(mask_index < -32768 ? -32768 : mask_index > 32767 ? 32767 : mask_index));
+    const vw one = vw_set1(1);
+    int j = 0;
+    for (; j < mh && j < w; j++)
+        m[j] = (uint8_t)(sq_vc_mask_sum(colsum, w, j) > mask_index);
+    for (; j + VW_N + mh <= w; j += VW_N) {
+        vw s = vw_load(cs + j - mh);
+        for (int k = 1 - mh; k <= mh; k++)
+            s = vw_add(s, vw_load(cs + j + k));
+        vw_store_u8(m + j, vw_and(vw_gt(s, mi), one));
+    }
+    for (; j < w; j++)
+        m[j] = (uint8_t)(sq_vc_mask_sum(colsum, w, j) > mask_index);
 }

@@ -77,7 +77,13 @@ struct SqVcParams;
                             int rem, int pad, int nd, int lo, int hi, uint16_t *hist);         \
     void N(sq_vc_cvalue_row)(const uint16_t *img, const uint8_t *mask, const uint16_t *hist,    \
                              int w, int i, const uint8_t *first, const struct SqVcParams *p,   \
-                             const float *recip, float *c);
+                             const float *recip, float *c);                            \
+    void N(sq_vc_dither_row)(uint16_t *img, int w, int h, int i);                             \
+    void N(sq_vc_zero_row)(const uint16_t *img, int w, int h, int i, uint8_t *zero);          \
+    void N(sq_vc_mask_row)(const uint16_t *colsum, int w, int i, int mask_index,              \
+                           uint8_t *mask);                                                    \
+    int N(sq_vc_count_hi)(const float *c, int n, uint32_t *cnt, uint32_t *zeros);             \
+    int N(sq_vc_sum_hi)(const float *c, int n, int hi, int emin, int64_t *sum, uint32_t *cnt);
 
 /* All the groups: a level that instantiates every template in full. */
 #define SQ_SIMD_PROTOS_ALL(N)        \
@@ -112,6 +118,11 @@ struct SqVcParams;
         (d)->adm_pool = N(sq_adm_pool);       \
         (d)->vc_hist_move = N(sq_vc_hist_move); \
         (d)->vc_cvalue_row = N(sq_vc_cvalue_row); \
+        (d)->vc_dither_row = N(sq_vc_dither_row); \
+        (d)->vc_zero_row = N(sq_vc_zero_row); \
+        (d)->vc_mask_row = N(sq_vc_mask_row); \
+        (d)->vc_count_hi = N(sq_vc_count_hi); \
+        (d)->vc_sum_hi = N(sq_vc_sum_hi);     \
     } while (0)
 
 #endif

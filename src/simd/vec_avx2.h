@@ -241,6 +241,16 @@ V_AI void vw_store(int16_t *p, vw v) { _mm256_storeu_si256((__m256i *)p, v); }
 V_AI vw vw_add(vw a, vw b) { return _mm256_add_epi16(a, b); }
 V_AI vw vw_sub(vw a, vw b) { return _mm256_sub_epi16(a, b); }
 V_AI vw vw_set1(int16_t x) { return _mm256_set1_epi16(x); }
+/* CAMBI's 16-bit lanes: logical shift, compares to all-ones, the low bytes of the lanes stored */
+V_AI vw vw_srl(vw v, int n) { return _mm256_srl_epi16(v, _mm_cvtsi32_si128(n)); }
+V_AI vw vw_and(vw a, vw b) { return _mm256_and_si256(a, b); }
+V_AI vw vw_eq(vw a, vw b) { return _mm256_cmpeq_epi16(a, b); }
+V_AI vw vw_gt(vw a, vw b) { return _mm256_cmpgt_epi16(a, b); }
+V_AI void vw_store_u8(uint8_t *p, vw v)
+{
+    const __m256i b = _mm256_permute4x64_epi64(_mm256_packus_epi16(v, v), 0xd8);
+    _mm_storeu_si128((__m128i *)p, _mm256_castsi256_si128(b));
+}
 V_AI void vw_taps(vw a, vw b, vw c, int ta, int tb, int tc, vs *x, vs *y)
 {
     const __m256i tab = _mm256_set1_epi32((int32_t)((uint32_t)tb << 16 | (uint32_t)ta));

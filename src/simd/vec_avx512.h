@@ -248,6 +248,15 @@ V_AI void vw_store(int16_t *p, vw v) { _mm512_storeu_si512(p, v); }
 V_AI vw vw_add(vw a, vw b) { return _mm512_add_epi16(a, b); }
 V_AI vw vw_sub(vw a, vw b) { return _mm512_sub_epi16(a, b); }
 V_AI vw vw_set1(int16_t x) { return _mm512_set1_epi16(x); }
+V_AI vw vw_srl(vw v, int n) { return _mm512_srl_epi16(v, _mm_cvtsi32_si128(n)); }
+V_AI vw vw_and(vw a, vw b) { return _mm512_and_si512(a, b); }
+/* from ge and le (SIMDe has no 16-bit eq and gt compares to masks) */
+V_AI vw vw_eq(vw a, vw b)
+{
+    return _mm512_maskz_set1_epi16(_mm512_cmpge_epi16_mask(a, b) & _mm512_cmple_epi16_mask(a, b), -1);
+}
+V_AI vw vw_gt(vw a, vw b) { return _mm512_maskz_set1_epi16((__mmask32)~_mm512_cmple_epi16_mask(a, b), -1); }
+V_AI void vw_store_u8(uint8_t *p, vw v) { _mm256_storeu_si256((__m256i *)p, _mm512_cvtepi16_epi8(v)); }
 V_AI void vw_taps(vw a, vw b, vw c, int ta, int tb, int tc, vs *x, vs *y)
 {
     const __m512i tab = _mm512_set1_epi32((int32_t)((uint32_t)tb << 16 | (uint32_t)ta));

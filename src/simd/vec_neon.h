@@ -264,6 +264,14 @@ V_AI void vw_store(int16_t *p, vw v) { vst1q_s16(p, v); }
 V_AI vw vw_add(vw a, vw b) { return vaddq_s16(a, b); }
 V_AI vw vw_sub(vw a, vw b) { return vsubq_s16(a, b); }
 V_AI vw vw_set1(int16_t x) { return vdupq_n_s16(x); }
+V_AI vw vw_srl(vw v, int n)
+{
+    return vreinterpretq_s16_u16(vshlq_u16(vreinterpretq_u16_s16(v), vdupq_n_s16((int16_t)-n)));
+}
+V_AI vw vw_and(vw a, vw b) { return vandq_s16(a, b); }
+V_AI vw vw_eq(vw a, vw b) { return vreinterpretq_s16_u16(vceqq_s16(a, b)); }
+V_AI vw vw_gt(vw a, vw b) { return vreinterpretq_s16_u16(vcgtq_s16(a, b)); }
+V_AI void vw_store_u8(uint8_t *p, vw v) { vst1_u8(p, vmovn_u16(vreinterpretq_u16_s16(v))); }
 V_AI void vw_taps(vw a, vw b, vw c, int ta, int tb, int tc, vs *x, vs *y)
 {
     int32x4_t l = vmull_n_s16(vget_low_s16(a), (int16_t)ta);

@@ -45,5 +45,10 @@ void SQ_X512(sq_dsp_fill)(SqDsp *d, int vbmi)
     d->adm_pool = SQ_X512(sq_adm_pool);
     d->vc_hist_move = SQ_X512(sq_vc_hist_move);
     d->vc_cvalue_row = SQ_X512(sq_vc_cvalue_row);
+    d->vc_dither_row = SQ_X512(sq_vc_dither_row);
+    d->vc_zero_row = SQ_X512(sq_vc_zero_row);
+    d->vc_mask_row = SQ_X512(sq_vc_mask_row);
+    d->vc_count_hi = SQ_X512(sq_vc_count_hi);
+    d->vc_sum_hi = SQ_X512(sq_vc_sum_hi);
     d->vgran = 16;
 }

@@ -11,6 +11,12 @@
  * count is one a window can hold (p0 + pm within R[]), or random below
  * half of R[] for the unmasked and mixed cases.
  *
+ * The preprocessing's and mask's rows (vc_dither_row, vc_zero_row,
+ * vc_mask_row) on the same images and on column sums 0..7 with any mask
+ * index; the pooling passes (vc_count_hi, vc_sum_hi) on c-value arrays
+ * mostly zero, with normal, subnormal, repeated and (pass 1) non-finite
+ * values, and every digit hi and exponent emin.
+ *
  * Each slot's comparison also runs on a wrong kernel (the band one value
  * short, a contrast's term lost) and must find it: the cases reach what
  * they check.
@@ -20,7 +26,7 @@
 #include <string.h>
 
 #include "checkkernel.h"
-#include "math/vmaf_cambi_scale.h"
+#include "math/vmaf_cambi_pool.h"
 
 #define NCASES 300
 
@@ -228,12 +234,168 @@ static void check_mutants(const CkCtx *ctx)
     ck_end();
 }
 
+typedef struct RowFns {
+    void (*dither)(uint16_t *, int, int, int);
+    void (*zero)(const uint16_t *, int, int, int, uint8_t *);
+    void (*mask)(const uint16_t *, int, int, int, uint8_t *);
+    int (*count)(const float *, int, uint32_t *, uint32_t *);
+    int (*sum)(const float *, int, int, int, int64_t *, uint32_t *);
+} RowFns;
+
+/* The three row slots on one case: a bit per slot whose outputs differ. */
+static int rows_case(const RowFns *f, const RowFns *g, VcCase *c)
+{
+    const size_t n = (size_t)c->w * c->h;
+    uint16_t *ia = malloc(n * 2), *ib = malloc(n * 2), *cs = malloc((size_t)c->w * 2);
+    uint8_t *za = calloc(n, 1), *zb = calloc(n, 1);
+    memcpy(ia, c->img, n * 2);
+    memcpy(ib, c->img, n * 2);
+    f->dither(ia, c->w, c->h, c->i);
+    g->dither(ib, c->w, c->h, c->i);
+    int bad = memcmp(ia, ib, n * 2) != 0;
+    f->zero(c->img, c->w, c->h, c->i, za);
+    g->zero(c->img, c->w, c->h, c->i, zb);
+    bad |= (memcmp(za, zb, n) != 0) << 1;
+    for (int j = 0; j < c->w; j++)
+        cs[j] = (uint16_t)(ck_chance(50) ? 7 * ck_chance(50) : ck_irand(0, 7));
+    const int mi = ck_chance(50) ? ck_irand(-3, 52) : sq_vc_mask_index(c->w * 64, c->h * 64);
+    f->mask(cs, c->w, c->i, mi, za);
+    g->mask(cs, c->w, c->i, mi, zb);
+    bad |= (memcmp(za, zb, n) != 0) << 2;
+    free(ia);
+    free(ib);
+    free(cs);
+    free(za);
+    free(zb);
+    return bad;
+}
+
+/* c-values: mostly 0, runs of one value, normal and subnormal values, a non-finite one. */
+static void pool_values(float *v, int n)
+{
+    const int zeros = ck_irand(0, 100), sub = ck_chance(20), inf = ck_chance(10);
+    uint32_t prev = 0x3f800000u;
+    for (int i = 0; i < n; i++) {
+        uint32_t b = 0;
+        if (!ck_chance(zeros))
+            b = ck_chance(30) ? prev
+                : sub      ? (uint32_t)ck_irand(1, 0x7fffff)
+                           : (uint32_t)ck_irand(0x30000000, 0x46000000);
+        if (inf && ck_chance(2))
+            b = ck_chance(50) ? 0x7f800000u : 0x7fc00000u;
+        prev = b ? b : prev;
+        memcpy(&v[i], &b, 4);
+    }
+}
+
+/* Both passes on one array: a bit per slot whose results differ. */
+static int pool_case(const RowFns *f, const RowFns *g, int n)
+{
+    float *v = malloc(((size_t)n + 1) * sizeof(float));
+    uint32_t *ca = calloc(65536, 4), *cb = calloc(65536, 4), za = 3, zb = 3;
+    pool_values(v, n);
+    const int ra = f->count(v, n, ca, &za), rb = g->count(v, n, cb, &zb);
+    int bad = ra != rb || (ra && (za != zb || memcmp(ca, cb, 65536 * 4)));
+    uint32_t b = 0;
+    if (n)
+        memcpy(&b, &v[ck_irand(0, n - 1)], 4);
+    const int hi = ck_chance(30) ? 0 : (int)(b >> 16) & 0x7fff;
+    const int emin = ck_chance(50) ? -149 : ((hi >> 7) ? (hi >> 7) : 1) - 150;
+    int64_t sa = ck_irand(0, 1000), sb = sa;
+    memset(ca, 0, 65536 * 4);
+    memset(cb, 0, 65536 * 4);
+    const int qa = f->sum(v, n, hi, emin, &sa, ca), qb = g->sum(v, n, hi, emin, &sb, cb);
+    bad |= (qa != qb || (qa && (sa != sb || memcmp(ca, cb, 65536 * 4)))) << 1;
+    free(v);
+    free(ca);
+    free(cb);
+    return bad;
+}
+
+static RowFns row_fns(const SqDsp *d)
+{
+    const RowFns r = { d->vc_dither_row, d->vc_zero_row, d->vc_mask_row, d->vc_count_hi,
+                       d->vc_sum_hi };
+    return r;
+}
+
+/* Wrong rows: a dithered tail, the last row's rule everywhere, the mask index one up; pass 1
+ * missing the last value, pass 2 a digit up. */
+static void dither_mutant(uint16_t *img, int w, int h, int i)
+{
+    sq_vc_dither_row(img, w, h, i);
+    if (w > 2)
+        img[(int64_t)i * w + w - 2] = img[(int64_t)i * w + w - 1];
+}
+
+static void zero_mutant(const uint16_t *img, int w, int h, int i, uint8_t *zero)
+{
+    (void)h;
+    sq_vc_zero_row(img, w, i + 1, i, zero);
+}
+
+static void mask_mutant(const uint16_t *colsum, int w, int i, int mi, uint8_t *mask)
+{
+    sq_vc_mask_row(colsum, w, i, mi + 1, mask);
+}
+
+static int count_mutant(const float *c, int n, uint32_t *cnt, uint32_t *zeros)
+{
+    return sq_vc_count_hi(c, 0, n > 0 ? n - 1 : 0, cnt, zeros);
+}
+
+static int sum_mutant(const float *c, int n, int hi, int emin, int64_t *sum, uint32_t *cnt)
+{
+    return sq_vc_sum_hi(c, 0, n, hi + 1, emin, sum, cnt);
+}
+
+static int pool_n(void)
+{
+    return ck_chance(20) ? ck_irand(0, 20) : ck_irand(0, 600);
+}
+
+static void check_rows(const CkCtx *ctx, const CkLevel *l)
+{
+    static const char *const names[] = { "vc_dither_row", "vc_zero_row", "vc_mask_row" };
+    const RowFns f = row_fns(&ctx->ref), g = l ? row_fns(&l->dsp)
+                                               : (RowFns){ dither_mutant, zero_mutant, mask_mutant,
+                                                           count_mutant, sum_mutant };
+    int found[5] = { 0 };
+    for (int n = 0; n < NCASES; n++) {
+        VcCase c;
+        vc_case_new(&c);
+        const int bad = rows_case(&f, &g, &c);
+        for (int k = 0; k < 3; k++)
+            if (bad >> k & 1) {
+                found[k]++;
+                if (l)
+                    ck_fail("%s: %dx%d row %d", names[k], c.w, c.h, c.i);
+            }
+        vc_case_free(&c);
+        const int np = pool_n(), pb = pool_case(&f, &g, np);
+        found[3] += pb & 1;
+        found[4] += pb >> 1 & 1;
+        if (l && pb)
+            ck_fail("pooling passes (%d) on %d values", pb, np);
+    }
+    for (int k = 0; !l && k < 5; k++)
+        if (!found[k])
+            ck_fail("wrong row kernel %d passed all %d cases", k, NCASES);
+}
+
 void ck_cambi(const CkCtx *c)
 {
     make_recip();
-    if (ck_wanted(c, "vc_"))
-        check_mutants(c);
-    for (int i = 0; i < c->nlvl; i++)
-        if (ck_wanted(c, "vc_"))
-            check_level(c, &c->lvl[i]);
+    if (!ck_wanted(c, "vc_"))
+        return;
+    check_mutants(c);
+    ck_begin("vc_row_mutants", "c");
+    check_rows(c, NULL);
+    ck_end();
+    for (int i = 0; i < c->nlvl; i++) {
+        check_level(c, &c->lvl[i]);
+        ck_begin("vc_rows_pool", c->lvl[i].name);
+        check_rows(c, &c->lvl[i]);
+        ck_end();
+    }
 }
