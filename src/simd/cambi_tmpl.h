@@ -61,8 +61,7 @@ static void vc_range(uint16_t *hist, int w, int bin, int j, int pad, int sign)
         int16_t *q = (int16_t *)(row + k);
         vw_store(q, vw_add(vw_load(q), step));
     }
-    for (; k < n; k++)
-        row[k] = (uint16_t)(row[k] + sign);
+    vw_add_tail(row + k, n - k, sign);
 }
 
 /* Column j's change (sq_vc_hist_move's body): ba, br its bins in and out. */
