@@ -17,7 +17,9 @@ int sq_cpu_vc_alloc(SqVcBufs *b, int W, int H, int nd, const SqAlloc *a)
     b->mask = sq_calloc(a, (size_t)z.mask, 1);
     b->colsum = sq_calloc(a, (size_t)z.colsum, sizeof(*b->colsum));
     b->mode = sq_calloc(a, (size_t)z.mode, sizeof(*b->mode));
-    b->hist = sq_calloc(a, (size_t)z.hist, sizeof(*b->hist));
+    b->hist = sq_calloc(a, (size_t)z.hist + 2 * SQ_VC_HIST_SLACK, sizeof(*b->hist));
+    if (b->hist)
+        b->hist += SQ_VC_HIST_SLACK;
     b->c = sq_calloc(a, (size_t)z.c, sizeof(*b->c));
     b->cnt = sq_calloc(a, (size_t)z.cnt, sizeof(*b->cnt));
     b->first = sq_calloc(a, (size_t)z.first, 1);
@@ -34,7 +36,7 @@ void sq_cpu_vc_free(SqVcBufs *b, const SqAlloc *a)
     sq_free(a, b->mask);
     sq_free(a, b->colsum);
     sq_free(a, b->mode);
-    sq_free(a, b->hist);
+    sq_free(a, b->hist ? b->hist - SQ_VC_HIST_SLACK : NULL);
     sq_free(a, b->c);
     sq_free(a, b->cnt);
     sq_free(a, b->first);

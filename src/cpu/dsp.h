@@ -25,6 +25,9 @@ struct SqVcParams;
  * row's stores, the most sampled instructions of the AVX-512 cov_rows). */
 #define SQ_COV_LD 216
 
+/* Counters around CAMBI's histograms that vc_hist_move may rewrite unchanged. */
+#define SQ_VC_HIST_SLACK 64
+
 /* Scratch of motion_sad for planes w wide (int32): a row of the vertical
  * pass in two halves, each with the two mirrored columns of either edge. */
 #define SQ_MOTION_WS(w) (2 * (size_t)(w) + 8)
@@ -161,7 +164,10 @@ typedef struct SqDsp {
      * rows add and rem, either may be outside), and the c-values of row i,
      * sq_vc_cvalue_row. Every img value is at most 1024; hist holds
      * sq_vc_sizes' count (2 counters past the last row: cvalue_row's
-     * vectors may gather 32 bits at a 16-bit counter).
+     * vectors may gather 32 bits at a 16-bit counter), with
+     * SQ_VC_HIST_SLACK counters before and after it that hist_move may
+     * read and write back unchanged (it adds whole aligned vectors, 0
+     * outside a window).
      */
     void (*vc_hist_move)(const uint16_t *img, const uint8_t *mask, int w, int h, int add,
                          int rem, int pad, int nd, int lo, int hi, uint16_t *hist);

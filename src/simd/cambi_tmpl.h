@@ -26,6 +26,7 @@
  * 1024) and R[0].
  */
 #include <stdint.h>
+#include <string.h>
 
 #include "cpu/dsp.h"
 #include "math/vmaf_cambi_pool.h"
@@ -46,33 +47,54 @@ V_AI vs vc_bins(const uint16_t *img, const uint8_t *mask, int w, int h, int r, i
     return vs_sub(vs_and(vs_add(v, nd1), in), vs_set1(1));
 }
 
+/*
+ * The window's +-1 as whole vectors at addresses multiple of a vector:
+ * consecutive columns of one value update overlapping windows, and a
+ * vector loaded from a place a vector at another offset was just stored to
+ * waits for the store (no forwarding between misaligned overlaps). Aligned,
+ * every load of a block is the same block as the stores before it. ones:
+ * VW_N zeros, n ones, 2 VW_N zeros; a block's increments are the VW_N
+ * entries from VW_N - (its offset from the window's first counter).
+ */
+typedef struct VcOnes {
+    int16_t v[3 * 64 + 66];
+    int n;
+} VcOnes;
+
+static void vc_ones(VcOnes *o, int n)
+{
+    memset(o->v, 0, sizeof(o->v));
+    for (int k = 0; k < n; k++)
+        o->v[VW_N + k] = 1;
+    o->n = n;
+}
+
 /* sign (+-1) to the counters of histogram row bin within pad of column j. */
-static void vc_range(uint16_t *hist, int w, int bin, int j, int pad, int sign)
+static void vc_range(uint16_t *hist, int w, int bin, int j, int pad, int sign, const VcOnes *o)
 {
     if (j - pad < 0 || j + pad >= w) {
         sq_vc_hist_range(hist, w, bin, j, pad, sign);
         return;
     }
-    uint16_t *row = hist + (int64_t)bin * w + j - pad;
-    const int n = 2 * pad + 1;
-    const vw step = vw_set1((int16_t)sign);
-    int k = 0;
-    for (; k + VW_N <= n; k += VW_N) {
-        int16_t *q = (int16_t *)(row + k);
-        vw_store(q, vw_add(vw_load(q), step));
+    uint16_t *first = hist + (int64_t)bin * w + j - pad;
+    const int off = (int)(((uintptr_t)first / 2) % VW_N);
+    int16_t *blk = (int16_t *)(first - off);
+    const int16_t *inc = o->v + VW_N - off;
+    for (int k = 0; k < off + o->n; k += VW_N) {
+        const vw a = vw_load(blk + k), d = vw_load(inc + k);
+        vw_store(blk + k, sign > 0 ? vw_add(a, d) : vw_sub(a, d));
     }
-    vw_add_tail(row + k, n - k, sign);
 }
 
 /* Column j's change (sq_vc_hist_move's body): ba, br its bins in and out. */
-V_AI void vc_change(uint16_t *hist, int w, int j, int pad, int ba, int br)
+V_AI void vc_change(uint16_t *hist, int w, int j, int pad, int ba, int br, const VcOnes *o)
 {
     if (ba == br)
         return;
     if (ba >= 0)
-        vc_range(hist, w, ba, j, pad, 1);
+        vc_range(hist, w, ba, j, pad, 1, o);
     if (br >= 0)
-        vc_range(hist, w, br, j, pad, -1);
+        vc_range(hist, w, br, j, pad, -1, o);
 }
 
 void V_NAME(sq_vc_hist_move)(const uint16_t *img, const uint8_t *mask, int w, int h, int add,
@@ -82,6 +104,8 @@ void V_NAME(sq_vc_hist_move)(const uint16_t *img, const uint8_t *mask, int w, in
         return;
     const vs nd1 = vs_set1(nd + 1), lo1 = vs_set1(lo - 1), hi1 = vs_set1(hi + 1);
     int32_t ba[VS_N], br[VS_N];
+    VcOnes ones;
+    vc_ones(&ones, 2 * pad + 1);
     int j = 0;
     for (; j + VS_N <= w; j += VS_N) {
         const vs a = vc_bins(img, mask, w, h, add, j, nd1, lo1, hi1);
@@ -91,11 +115,11 @@ void V_NAME(sq_vc_hist_move)(const uint16_t *img, const uint8_t *mask, int w, in
         vs_store(ba, a);
         vs_store(br, r);
         for (int k = 0; k < VS_N; k++)
-            vc_change(hist, w, j + k, pad, ba[k], br[k]);
+            vc_change(hist, w, j + k, pad, ba[k], br[k], &ones);
     }
     for (; j < w; j++)
         vc_change(hist, w, j, pad, sq_vc_hist_bin(img, mask, w, h, add, j, nd, lo, hi),
-                  sq_vc_hist_bin(img, mask, w, h, rem, j, nd, lo, hi));
+                  sq_vc_hist_bin(img, mask, w, h, rem, j, nd, lo, hi), &ones);
 }
 
 /* Term d of VS_N lanes (m: the lanes it counts in): w[d] p0 pm R[p0 + pm] as bits, else 0. */

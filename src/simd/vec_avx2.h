@@ -242,12 +242,6 @@ V_AI vw vw_add(vw a, vw b) { return _mm256_add_epi16(a, b); }
 V_AI vw vw_sub(vw a, vw b) { return _mm256_sub_epi16(a, b); }
 V_AI vw vw_set1(int16_t x) { return _mm256_set1_epi16(x); }
 /* CAMBI's 16-bit lanes: logical shift, compares to all-ones, the low bytes of the lanes stored */
-/* s added to the n < VW_N 16-bit counters at p (mod 2^16) */
-V_AI void vw_add_tail(uint16_t *p, int n, int s)
-{
-    for (int k = 0; k < n; k++)
-        p[k] = (uint16_t)(p[k] + s);
-}
 V_AI vw vw_srl(vw v, int n) { return _mm256_srl_epi16(v, _mm_cvtsi32_si128(n)); }
 V_AI vw vw_and(vw a, vw b) { return _mm256_and_si256(a, b); }
 V_AI vw vw_eq(vw a, vw b) { return _mm256_cmpeq_epi16(a, b); }

@@ -248,24 +248,6 @@ V_AI void vw_store(int16_t *p, vw v) { _mm512_storeu_si512(p, v); }
 V_AI vw vw_add(vw a, vw b) { return _mm512_add_epi16(a, b); }
 V_AI vw vw_sub(vw a, vw b) { return _mm512_sub_epi16(a, b); }
 V_AI vw vw_set1(int16_t x) { return _mm512_set1_epi16(x); }
-/* s added to the n < VW_N 16-bit counters at p (mod 2^16): one masked vector */
-#ifdef SQ_AVX512_EMU
-V_AI void vw_add_tail(uint16_t *p, int n, int s)
-{
-    int16_t t[32];
-    memset(t, 0, sizeof(t));
-    memcpy(t, p, (size_t)n * 2);
-    _mm512_storeu_si512(t, _mm512_add_epi16(_mm512_loadu_si512(t), _mm512_set1_epi16((int16_t)s)));
-    memcpy(p, t, (size_t)n * 2);
-}
-#else
-V_AI void vw_add_tail(uint16_t *p, int n, int s)
-{
-    const __mmask32 k = (__mmask32)((1ull << n) - 1);
-    _mm512_mask_storeu_epi16(p, k, _mm512_add_epi16(_mm512_maskz_loadu_epi16(k, p),
-                                                    _mm512_set1_epi16((int16_t)s)));
-}
-#endif
 V_AI vw vw_srl(vw v, int n) { return _mm512_srl_epi16(v, _mm_cvtsi32_si128(n)); }
 V_AI vw vw_and(vw a, vw b) { return _mm512_and_si512(a, b); }
 /* from ge and le (SIMDe has no 16-bit eq and gt compares to masks) */

@@ -264,12 +264,6 @@ V_AI void vw_store(int16_t *p, vw v) { vst1q_s16(p, v); }
 V_AI vw vw_add(vw a, vw b) { return vaddq_s16(a, b); }
 V_AI vw vw_sub(vw a, vw b) { return vsubq_s16(a, b); }
 V_AI vw vw_set1(int16_t x) { return vdupq_n_s16(x); }
-/* s added to the n < VW_N 16-bit counters at p (mod 2^16) */
-V_AI void vw_add_tail(uint16_t *p, int n, int s)
-{
-    for (int k = 0; k < n; k++)
-        p[k] = (uint16_t)(p[k] + s);
-}
 V_AI vw vw_srl(vw v, int n)
 {
     return vreinterpretq_s16_u16(vshlq_u16(vreinterpretq_u16_s16(v), vdupq_n_s16((int16_t)-n)));
