@@ -2,17 +2,18 @@
  * libvmaf's CAMBI (math/vmaf_cambi_scale.h) over VS_N 32-bit and VW_N
  * 16-bit lanes, written once for every SIMD level: included by
  * x86/cambi_avx2.c, x86/cambi_avx512.c and arm/cambi_neon.c after their
- * simd/vec_*.h. Both kernels are integer but one f32 conversion and one f32
- * multiply per term, each lane doing the scalar operations on its own
- * pixel; tails take the scalar code, which is the definition.
+ * simd/vec_*.h. Every kernel is integer but the c-values' one f32
+ * conversion and one f32 multiply per term, each lane doing the scalar
+ * operations on its own pixel; tails take the scalar code, which is the
+ * definition.
  *
  * hist_move: most columns of a row change nothing (the pixel leaving and
  * the one entering fall in the same histogram row, or neither is counted),
  * so VS_N columns' bins are compared at once and only a group with a change
  * goes column by column. A counted pixel's +-1 over the 2 pad + 1 counters
- * of its window goes a VW_N-counter vector at a time where the window is
- * inside the row. Counter updates commute (u16, mod 2^16): any order gives
- * the scalar code's counters.
+ * of its window goes as aligned vector blocks (vc_range) where the window
+ * is inside the row. Counter updates commute (u16, mod 2^16): any order
+ * gives the scalar code's counters.
  *
  * cvalue_row: a c-value is the largest w[d] p0 pm R[p0 + pm] over the terms
  * d that count (sq_vc_counts, the same test whatever first[] says), so each
@@ -23,7 +24,10 @@
  * term that does not count replaced by +0 (which never wins, as in the
  * scalar code's strict comparison). Lanes whose term does not count gather
  * counters of their own value's column (in bounds: values are at most
- * 1024) and R[0].
+ * 1024) and R[0]. A vector whose masked pixels share one value (flat areas,
+ * where the mask is) loads its counters instead (vc_flat).
+ *
+ * The preprocessing's and mask's rows, and the pooling's passes: below.
  */
 #include <stdint.h>
 #include <string.h>
@@ -161,7 +165,7 @@ void V_NAME(sq_vc_cvalue_row)(const uint16_t *img, const uint8_t *mask, const ui
 {
     const int64_t o = (int64_t)i * w;
     const int nd = p->nd;
-    const vs vw_ = vs_set1(w), zero = vs_set1(0);
+    const vs width = vs_set1(w), zero = vs_set1(0);
     int j = 0;
     for (; j + VS_N <= w; j += VS_N) {
         const vs m = vs_gt(vs_u8(mask + o + j), zero);
@@ -181,7 +185,7 @@ void V_NAME(sq_vc_cvalue_row)(const uint16_t *img, const uint8_t *mask, const ui
         }
         const vs va = vs_add(v, vs_set1(nd));
         const vs col = vs_add(vs_load(vc_iota), vs_set1(j));
-        const vs p0 = vs_gather_u16(hist, vs_add(vs_mul(va, vw_), col));
+        const vs p0 = vs_gather_u16(hist, vs_add(vs_mul(va, width), col));
         vs best = zero;
         for (int d = 0; d < nd; d++) {
             /* sq_vc_counts: va <= tvi[d] and va + d + 1 > vlt_luma */
@@ -189,8 +193,8 @@ void V_NAME(sq_vc_cvalue_row)(const uint16_t *img, const uint8_t *mask, const ui
                                             vs_gt(vs_add(va, vs_set1(d + 1)), vs_set1(p->vlt_luma))));
             if (!vs_any(cnt))
                 continue;
-            const vs p1 = vs_gather_u16(hist, vs_add(vs_mul(vs_add(va, vs_set1(d + 1)), vw_), col));
-            const vs p2 = vs_gather_u16(hist, vs_add(vs_mul(vs_sub(va, vs_set1(d + 1)), vw_), col));
+            const vs p1 = vs_gather_u16(hist, vs_add(vs_mul(vs_add(va, vs_set1(d + 1)), width), col));
+            const vs p2 = vs_gather_u16(hist, vs_add(vs_mul(vs_sub(va, vs_set1(d + 1)), width), col));
             best = vs_max(best, vc_term(p0, p1, p2, cnt, p->weight[d], recip));
         }
         vf_store(c + o + j, vs_as_vf(best));
