@@ -133,6 +133,13 @@ SQ_FN int sq_vc_sum_hi(const SQ_GLOBAL float *c, int i0, int i1, int hi, int emi
     return 1;
 }
 
+/* cnt[d - 7 .. d] all 0 (d >= 7): the scans below step over empty digits 8 at a time. */
+SQ_FN int sq_vc_empty8(const SQ_GLOBAL uint32_t *cnt, int d)
+{
+    return d >= 7 && !(cnt[d] | cnt[d - 1] | cnt[d - 2] | cnt[d - 3] | cnt[d - 4] | cnt[d - 5] |
+                       cnt[d - 6] | cnt[d - 7]);
+}
+
 /*
  * After pass 1 (cnt: the high digits, zeros counted in cnt[0]): the digit
  * hi of the k-th largest, *above the values of higher digits, and the
@@ -141,12 +148,25 @@ SQ_FN int sq_vc_sum_hi(const SQ_GLOBAL float *c, int i0, int i1, int hi, int emi
 SQ_FN int sq_vc_topk_digit(const SQ_GLOBAL uint32_t *cnt, int k, int *hi_out, int *above_out)
 {
     int above = 0, hi = 32767;
-    while (above + (int)cnt[hi] < k)
+    /* above < k throughout (k >= 1): empty digits never stop the scan */
+    for (;;) {
+        if (sq_vc_empty8(cnt, hi)) {
+            hi -= 8;
+            continue;
+        }
+        if (above + (int)cnt[hi] >= k)
+            break;
         above += (int)cnt[hi--];
+    }
     /* the smallest nonzero digit summed: hi's, or with hi = 0 the lowest nonzero one */
     int low = hi;
-    for (int d = 1; low == 0 && d < 32768; d++)
+    for (int d = 1; low == 0 && d < 32768; d++) {
+        if (d + 7 < 32768 && sq_vc_empty8(cnt, d + 7)) {
+            d += 7;
+            continue;
+        }
         low = cnt[d] ? d : 0;
+    }
     *hi_out = hi;
     *above_out = above;
     /* all in digit 0: zeros and subnormals, multiples of 2^-149 */
@@ -159,6 +179,11 @@ SQ_FN sq_f64 sq_vc_topk_finish(SQ_GLOBAL uint32_t *cnt, int hi, int need, int em
 {
     *ok = 0;
     for (int lo = 65535; need > 0; lo--) {
+        /* empty digits take nothing (sq_vc_add_units with a count of 0) */
+        if (sq_vc_empty8(cnt, lo)) {
+            lo -= 7;
+            continue;
+        }
         const int take = (int)cnt[lo] < need ? (int)cnt[lo] : need;
         const uint32_t b = (uint32_t)hi << 16 | (uint32_t)lo;
         if (!sq_vc_add_units(&sum, b, take, emin))
