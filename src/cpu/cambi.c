@@ -43,24 +43,44 @@ void sq_cpu_vc_free(SqVcBufs *b, const SqAlloc *a)
     memset(b, 0, sizeof(*b));
 }
 
-/* sq_vc_frame_begin with the DSP table's rows (sq_vc_preprocess, sq_vc_mask). */
+/* Row z of Z is ready: into the column sums, and the mask row it completes (sq_vc_mask). */
+static void vc_zero_ready(const SqDsp *dsp, const SqVcBufs *bf, int w, int h, int mi, int z)
+{
+    const int mh = SQ_VC_MASK_SIDE >> 1, i = z - mh;
+    sq_vc_colsum_row(bf->zero, w, h, z, 1, bf->colsum);
+    if (i < 0)
+        return;
+    sq_vc_colsum_row(bf->zero, w, h, i - mh - 1, -1, bf->colsum);
+    dsp->vc_mask_row(bf->colsum, w, i, mi, bf->mask);
+}
+
+/*
+ * sq_vc_frame_begin with the DSP table's rows, a few rows apart in one
+ * sweep (each row is read while in cache): row i+1 converted before row i
+ * is dithered (which reads it unfiltered), Z's row i-1 once rows i-1 and i
+ * are final, a mask row once Z's rows to 3 below it are summed.
+ */
 static void vc_begin(const SqDsp *dsp, const uint8_t *src, int64_t stride, int acc,
                      const SqVcParams *p, const SqVcBufs *bf)
 {
     const int w = p->w, h = p->h, mh = SQ_VC_MASK_SIDE >> 1;
-    for (int i = 0; i < h; i++)
-        sq_vc_convert_row(src, stride, acc, p->bpc, w, i, bf->img);
-    if (p->anti_dither)
-        for (int i = 0; i < h; i++)
-            dsp->vc_dither_row(bf->img, w, h, i);
     const int mi = sq_vc_mask_index(w, h);
-    for (int i = 0; i < h; i++)
-        dsp->vc_zero_row(bf->img, w, h, i, bf->zero);
     memset(bf->colsum, 0, (size_t)w * sizeof(*bf->colsum));
-    for (int r = 0; r < mh; r++)
-        sq_vc_colsum_row(bf->zero, w, h, r, 1, bf->colsum);
+    sq_vc_convert_row(src, stride, acc, p->bpc, w, 0, bf->img);
     for (int i = 0; i < h; i++) {
-        sq_vc_colsum_row(bf->zero, w, h, i + mh, 1, bf->colsum);
+        if (i + 1 < h)
+            sq_vc_convert_row(src, stride, acc, p->bpc, w, i + 1, bf->img);
+        if (p->anti_dither)
+            dsp->vc_dither_row(bf->img, w, h, i);
+        if (i >= 1) {
+            dsp->vc_zero_row(bf->img, w, h, i - 1, bf->zero);
+            vc_zero_ready(dsp, bf, w, h, mi, i - 1);
+        }
+    }
+    dsp->vc_zero_row(bf->img, w, h, h - 1, bf->zero);
+    vc_zero_ready(dsp, bf, w, h, mi, h - 1);
+    /* the last rows' masks: nothing left to add */
+    for (int i = h > mh ? h - mh : 0; i < h; i++) {
         sq_vc_colsum_row(bf->zero, w, h, i - mh - 1, -1, bf->colsum);
         dsp->vc_mask_row(bf->colsum, w, i, mi, bf->mask);
     }
