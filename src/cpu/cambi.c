@@ -17,7 +17,9 @@ int sq_cpu_vc_alloc(SqVcBufs *b, int W, int H, int nd, const SqAlloc *a)
     b->mask = sq_calloc(a, (size_t)z.mask, 1);
     b->colsum = sq_calloc(a, (size_t)z.colsum, sizeof(*b->colsum));
     b->mode = sq_calloc(a, (size_t)z.mode, sizeof(*b->mode));
-    b->hist = sq_calloc(a, (size_t)z.hist, sizeof(*b->hist));
+    b->hist = sq_calloc(a, (size_t)z.hist + 2 * SQ_VC_HIST_SLACK, sizeof(*b->hist));
+    if (b->hist)
+        b->hist += SQ_VC_HIST_SLACK;
     b->c = sq_calloc(a, (size_t)z.c, sizeof(*b->c));
     b->cnt = sq_calloc(a, (size_t)z.cnt, sizeof(*b->cnt));
     b->first = sq_calloc(a, (size_t)z.first, 1);
@@ -34,11 +36,105 @@ void sq_cpu_vc_free(SqVcBufs *b, const SqAlloc *a)
     sq_free(a, b->mask);
     sq_free(a, b->colsum);
     sq_free(a, b->mode);
-    sq_free(a, b->hist);
+    sq_free(a, b->hist ? b->hist - SQ_VC_HIST_SLACK : NULL);
     sq_free(a, b->c);
     sq_free(a, b->cnt);
     sq_free(a, b->first);
     memset(b, 0, sizeof(*b));
+}
+
+/* Row z of Z is ready: into the column sums, and the mask row it completes (sq_vc_mask). */
+static void vc_zero_ready(const SqDsp *dsp, const SqVcBufs *bf, int w, int h, int mi, int z)
+{
+    const int mh = SQ_VC_MASK_SIDE >> 1, i = z - mh;
+    sq_vc_colsum_row(bf->zero, w, h, z, 1, bf->colsum);
+    if (i < 0)
+        return;
+    sq_vc_colsum_row(bf->zero, w, h, i - mh - 1, -1, bf->colsum);
+    dsp->vc_mask_row(bf->colsum, w, i, mi, bf->mask);
+}
+
+/*
+ * sq_vc_frame_begin with the DSP table's rows, a few rows apart in one
+ * sweep (each row is read while in cache): row i+1 converted before row i
+ * is dithered (which reads it unfiltered), Z's row i-1 once rows i-1 and i
+ * are final, a mask row once Z's rows to 3 below it are summed.
+ */
+static void vc_begin(const SqDsp *dsp, const uint8_t *src, int64_t stride, int acc,
+                     const SqVcParams *p, const SqVcBufs *bf)
+{
+    const int w = p->w, h = p->h, mh = SQ_VC_MASK_SIDE >> 1;
+    const int mi = sq_vc_mask_index(w, h);
+    memset(bf->colsum, 0, (size_t)w * sizeof(*bf->colsum));
+    sq_vc_convert_row(src, stride, acc, p->bpc, w, 0, bf->img);
+    for (int i = 0; i < h; i++) {
+        if (i + 1 < h)
+            sq_vc_convert_row(src, stride, acc, p->bpc, w, i + 1, bf->img);
+        if (p->anti_dither)
+            dsp->vc_dither_row(bf->img, w, h, i);
+        if (i >= 1) {
+            dsp->vc_zero_row(bf->img, w, h, i - 1, bf->zero);
+            vc_zero_ready(dsp, bf, w, h, mi, i - 1);
+        }
+    }
+    dsp->vc_zero_row(bf->img, w, h, h - 1, bf->zero);
+    vc_zero_ready(dsp, bf, w, h, mi, h - 1);
+    /* the last rows' masks: nothing left to add */
+    for (int i = h > mh ? h - mh : 0; i < h; i++) {
+        sq_vc_colsum_row(bf->zero, w, h, i - mh - 1, -1, bf->colsum);
+        dsp->vc_mask_row(bf->colsum, w, i, mi, bf->mask);
+    }
+    sq_vc_first_table(p, bf->first);
+}
+
+/* sq_vc_cvalues through the DSP table's kernels. */
+static void vc_cvalues(const SqDsp *dsp, const SqVcParams *p, const SqVcBufs *bf, int w, int h)
+{
+    const int pad = p->ws >> 1, nd = p->nd;
+    int lo, hi;
+    sq_vc_hist_clear(p, bf, w, &lo, &hi);
+    for (int r = 0; r < pad; r++)
+        dsp->vc_hist_move(bf->img, bf->mask, w, h, r, -1, pad, nd, lo, hi, bf->hist);
+    for (int i = 0; i < h; i++) {
+        dsp->vc_hist_move(bf->img, bf->mask, w, h, i + pad, i - pad - 1, pad, nd, lo, hi,
+                          bf->hist);
+        dsp->vc_cvalue_row(bf->img, bf->mask, bf->hist, w, i, bf->first, p, bf->recip, bf->c);
+    }
+}
+
+/* sq_vc_pool_fast with the DSP table's passes (sq_vc_topk_exact's steps). */
+static sq_f64 vc_pool(const SqDsp *dsp, float *c, int n, int k, uint32_t *cnt)
+{
+    memset(cnt, 0, 32768 * sizeof(*cnt));
+    uint32_t zeros = 0;
+    if (!dsp->vc_count_hi(c, n, cnt, &zeros))
+        return sq_vc_pool(c, n, k);
+    cnt[0] += zeros;
+    int hi, above, ok;
+    const int emin = sq_vc_topk_digit(cnt, k, &hi, &above);
+    memset(cnt, 0, 65536 * sizeof(*cnt));
+    int64_t sum = 0;
+    if (!dsp->vc_sum_hi(c, n, hi, emin, &sum, cnt))
+        return sq_vc_pool(c, n, k);
+    if (!hi)
+        cnt[0] += zeros;
+    const sq_f64 s = sq_vc_topk_finish(cnt, hi, k - above, emin, sum, &ok);
+    return ok ? sq_d_div(s, sq_d_from_int(k)) : sq_vc_pool(c, n, k);
+}
+
+/* sq_vc_frame with the DSP table's kernels. */
+static double vc_frame(const SqDsp *dsp, const uint8_t *src, int64_t stride, int acc,
+                       const SqVcParams *p, const SqVcBufs *bf)
+{
+    sq_f64 sc[SQ_VC_SCALES];
+    vc_begin(dsp, src, stride, acc, p, bf);
+    int w = p->w, h = p->h;
+    for (int s = 0; s < SQ_VC_SCALES; s++) {
+        sq_vc_scale_image(p, bf, s, &w, &h);
+        vc_cvalues(dsp, p, bf, w, h);
+        sc[s] = vc_pool(dsp, bf->c, w * h, sq_vc_scale_k(p, s, w * h), bf->cnt);
+    }
+    return sq_vc_score(sc, p);
 }
 
 /* The largest sample of a plane and the OR of all (the range check of
@@ -83,6 +179,6 @@ void sq_cpu_cambi_jobs(const CpuPriv *c, Worker *w, const Planes *cur, uint32_t 
         }
         SqVcBufs bf = w->vc;
         bf.recip = plan->vc_recip;
-        out->cambi[idx] = sq_vc_frame(pc->data[pl], pc->stride[pl], acc, &plan->vc, &bf, NULL);
+        out->cambi[idx] = vc_frame(&c->dsp, pc->data[pl], pc->stride[pl], acc, &plan->vc, &bf);
     }
 }

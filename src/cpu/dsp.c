@@ -15,6 +15,7 @@
 #include "math/score.h"
 #include "math/solve.h"
 #include "math/vmaf_adm_pool.h"
+#include "math/vmaf_cambi_pool.h"
 #include "math/vmaf_motion.h"
 #include "speedqa/speedqa.h"
 
@@ -206,6 +207,44 @@ static void adm_cm_row_c(int scale, const uint32_t *ir, const int32_t *const *X,
     sq_va_cm_row(scale, &sc, X, A, F, w, h, i, acc, vs);
 }
 
+static void vc_hist_move_c(const uint16_t *img, const uint8_t *mask, int w, int h, int add,
+                           int rem, int pad, int nd, int lo, int hi, uint16_t *hist)
+{
+    sq_vc_hist_move(img, mask, w, h, add, rem, pad, nd, lo, hi, hist);
+}
+
+static void vc_cvalue_row_c(const uint16_t *img, const uint8_t *mask, const uint16_t *hist, int w,
+                            int i, const uint8_t *first, const SqVcParams *p, const float *recip,
+                            float *c)
+{
+    sq_vc_cvalue_row(img, mask, hist, w, i, first, p, recip, c);
+}
+
+static void vc_dither_row_c(uint16_t *img, int w, int h, int i)
+{
+    sq_vc_dither_row(img, w, h, i);
+}
+
+static void vc_zero_row_c(const uint16_t *img, int w, int h, int i, uint8_t *zero)
+{
+    sq_vc_zero_row(img, w, h, i, zero);
+}
+
+static void vc_mask_row_c(const uint16_t *colsum, int w, int i, int mask_index, uint8_t *mask)
+{
+    sq_vc_mask_row(colsum, w, i, mask_index, mask);
+}
+
+static int vc_count_hi_c(const float *c, int n, uint32_t *cnt, uint32_t *zeros)
+{
+    return sq_vc_count_hi(c, 0, n, cnt, zeros);
+}
+
+static int vc_sum_hi_c(const float *c, int n, int hi, int emin, int64_t *sum, uint32_t *cnt)
+{
+    return sq_vc_sum_hi(c, 0, n, hi, emin, sum, cnt);
+}
+
 size_t sq_cov_ws_doubles(int trunc_w, int trunc_h)
 {
     /* Transposed, zero-padded copy used by the SIMD versions (columns of
@@ -254,6 +293,13 @@ void sq_dsp_init(SqDsp *d, unsigned flags)
     d->adm_den = adm_den_c;
     d->adm_csf_row = adm_csf_row_c;
     d->adm_cm_row = adm_cm_row_c;
+    d->vc_hist_move = vc_hist_move_c;
+    d->vc_cvalue_row = vc_cvalue_row_c;
+    d->vc_dither_row = vc_dither_row_c;
+    d->vc_zero_row = vc_zero_row_c;
+    d->vc_mask_row = vc_mask_row_c;
+    d->vc_count_hi = vc_count_hi_c;
+    d->vc_sum_hi = vc_sum_hi_c;
     d->vgran = 1;
     sq_dsp_init_arch(d, flags & sq_cpu_flags());
 }

@@ -13,6 +13,7 @@
 #include <stdint.h>
 
 struct SqVaScale;
+struct SqVcParams;
 
 /* Covariance layout for b = SQ_BLOCK (5): 41 lags + the plain sum. */
 #define SQ_COV_SEQS 42
@@ -21,6 +22,9 @@ struct SqVaScale;
  * line, so a vector store of 8 never splits one (212 split every other
  * row's stores, the most sampled instructions of the AVX-512 cov_rows). */
 #define SQ_COV_LD 216
+
+/* Counters around CAMBI's histograms that vc_hist_move may rewrite unchanged. */
+#define SQ_VC_HIST_SLACK 64
 
 /* Scratch of motion_sad for planes w wide (int32): a row of the vertical
  * pass in two halves, each with the two mirrored columns of either edge. */
@@ -173,6 +177,36 @@ typedef struct SqDsp {
     void (*adm_cm_row)(int scale, const uint32_t *ir, const int32_t *const *X,
                        const int32_t *const *A, const int32_t *const *F, int w, int h, int i,
                        int64_t *acc, uint32_t *vs);
+    /*
+     * libvmaf's CAMBI (math/vmaf_cambi_scale.h): the window histograms
+     * moving down one row, sq_vc_hist_move (img, mask of a w x h scale,
+     * rows add and rem, either may be outside), and the c-values of row i,
+     * sq_vc_cvalue_row. Every img value is at most 1024; hist holds
+     * sq_vc_sizes' count (2 counters past the last row: cvalue_row's
+     * vectors may gather 32 bits at a 16-bit counter), with
+     * SQ_VC_HIST_SLACK counters before and after it that hist_move may
+     * read and write back unchanged (it adds whole aligned vectors, 0
+     * outside a window).
+     */
+    void (*vc_hist_move)(const uint16_t *img, const uint8_t *mask, int w, int h, int add,
+                         int rem, int pad, int nd, int lo, int hi, uint16_t *hist);
+    void (*vc_cvalue_row)(const uint16_t *img, const uint8_t *mask, const uint16_t *hist, int w,
+                          int i, const uint8_t *first, const struct SqVcParams *p,
+                          const float *recip, float *c);
+    /*
+     * CAMBI's pooling passes over a scale's n c-values (math/vmaf_cambi_pool.h):
+     * sq_vc_count_hi and sq_vc_sum_hi over [0, n).
+     */
+    /*
+     * CAMBI's preprocessing and spatial mask, a row each (math/vmaf_cambi.h):
+     * sq_vc_dither_row, sq_vc_zero_row, sq_vc_mask_row. img values are at most
+     * 1024 (10-bit codes): four of them add up inside 16 bits.
+     */
+    void (*vc_dither_row)(uint16_t *img, int w, int h, int i);
+    void (*vc_zero_row)(const uint16_t *img, int w, int h, int i, uint8_t *zero);
+    void (*vc_mask_row)(const uint16_t *colsum, int w, int i, int mask_index, uint8_t *mask);
+    int (*vc_count_hi)(const float *c, int n, uint32_t *cnt, uint32_t *zeros);
+    int (*vc_sum_hi)(const float *c, int n, int hi, int emin, int64_t *sum, uint32_t *cnt);
     /* Column granularity of vfilt_*: spans closer than this are merged. */
     int vgran;
 } SqDsp;

@@ -82,7 +82,8 @@ SQ_FN SqVcSizes sq_vc_sizes(int w, int h, int nd)
     s.mask = n;
     s.colsum = w;
     s.mode = 3 * (int64_t)w;
-    s.hist = (int64_t)w * sq_vc_bins(nd);
+    /* 2 more: the SIMD c-values gather 32 bits at a 16-bit counter (cpu/dsp.h) */
+    s.hist = (int64_t)w * sq_vc_bins(nd) + 2;
     s.c = n;
     s.cnt = 65536;
     s.first = 1025;
@@ -115,6 +116,15 @@ SQ_FN void sq_vc_convert_row(const SQ_GLOBAL uint8_t *src, int64_t stride, int a
         out[j] = (uint16_t)sq_vc_to10(sq_sample(row, j, acc), bpc);
 }
 
+/* Pixel j of a row p (w wide) anti-dithered (A.4.4), last: p is the last row (else p + w is the next). */
+SQ_FN uint16_t sq_vc_dither_at(const SQ_GLOBAL uint16_t *p, int w, int last, int j)
+{
+    const SQ_GLOBAL uint16_t *q = p + w;
+    if (!last)
+        return (uint16_t)(j < w - 1 ? (p[j] + p[j + 1] + q[j] + q[j + 1]) >> 2 : (p[j] + q[j]) >> 1);
+    return (uint16_t)(j < w - 1 ? (p[j] + p[j + 1]) >> 1 : p[j]);
+}
+
 /*
  * Anti-dithering of row i in place (A.4.4), rows in increasing order: row i
  * reads rows i and i+1 before either is filtered (row i+1 is filtered later,
@@ -123,15 +133,8 @@ SQ_FN void sq_vc_convert_row(const SQ_GLOBAL uint8_t *src, int64_t stride, int a
 SQ_FN void sq_vc_dither_row(SQ_GLOBAL uint16_t *img, int w, int h, int i)
 {
     SQ_GLOBAL uint16_t *p = img + (int64_t)i * w;
-    if (i < h - 1) {
-        const SQ_GLOBAL uint16_t *q = p + w;
-        for (int j = 0; j < w - 1; j++)
-            p[j] = (uint16_t)((p[j] + p[j + 1] + q[j] + q[j + 1]) >> 2);
-        p[w - 1] = (uint16_t)((p[w - 1] + q[w - 1]) >> 1);
-    } else {
-        for (int j = 0; j < w - 1; j++)
-            p[j] = (uint16_t)((p[j] + p[j + 1]) >> 1);
-    }
+    for (int j = 0; j < w; j++)
+        p[j] = sq_vc_dither_at(p, w, i == h - 1, j);
 }
 
 /* The whole preprocessing of a frame into bf->img. */
@@ -156,22 +159,23 @@ SQ_FN int sq_vc_mask_index(int w, int h)
     return (49 + 3 * (cl - 11) - 1) >> 1;
 }
 
+/* Z at pixel j of row p (A.5), last: p is the last row (else p + w is the next). */
+SQ_FN uint8_t sq_vc_zero_at(const SQ_GLOBAL uint16_t *p, int w, int last, int j)
+{
+    const SQ_GLOBAL uint16_t *q = p + w;
+    if (!last)
+        return (uint8_t)(j < w - 1 ? (p[j] == p[j + 1]) & (p[j] == q[j]) : p[j] == q[j]);
+    return (uint8_t)(j < w - 1 ? p[j] == p[j + 1] : 1);
+}
+
 /* Row i of the zero-derivative indicator Z (A.5). */
 SQ_FN void sq_vc_zero_row(const SQ_GLOBAL uint16_t *img, int w, int h, int i,
                           SQ_GLOBAL uint8_t *zero)
 {
     const SQ_GLOBAL uint16_t *p = img + (int64_t)i * w;
     SQ_GLOBAL uint8_t *z = zero + (int64_t)i * w;
-    if (i < h - 1) {
-        const SQ_GLOBAL uint16_t *q = p + w;
-        for (int j = 0; j < w - 1; j++)
-            z[j] = (uint8_t)((p[j] == p[j + 1]) & (p[j] == q[j]));
-        z[w - 1] = (uint8_t)(p[w - 1] == q[w - 1]);
-    } else {
-        for (int j = 0; j < w - 1; j++)
-            z[j] = (uint8_t)(p[j] == p[j + 1]);
-        z[w - 1] = 1;
-    }
+    for (int j = 0; j < w; j++)
+        z[j] = sq_vc_zero_at(p, w, i == h - 1, j);
 }
 
 /* Adds (sign 1) or removes (-1) row r of Z to the column sums, if r is a row. */
@@ -185,22 +189,38 @@ SQ_FN void sq_vc_colsum_row(const SQ_GLOBAL uint8_t *zero, int w, int h, int r, 
         colsum[j] = (uint16_t)(colsum[j] + sign * z[j]);
 }
 
-/* Row i of the mask from the column sums of rows i-3..i+3: the 7x7 sum > mask_index. */
+/* The column sums of columns j-3..j+3 inside the row. */
+SQ_FN int sq_vc_mask_sum(const SQ_GLOBAL uint16_t *colsum, int w, int j)
+{
+    const int mh = SQ_VC_MASK_SIDE >> 1;
+    int s = 0;
+    for (int k = j - mh; k <= j + mh; k++)
+        if (k >= 0 && k < w)
+            s += colsum[k];
+    return s;
+}
+
+/*
+ * Row i of the mask from the column sums of rows i-3..i+3: the 7x7 sum >
+ * mask_index. Each column's seven sums added anew, not slid: no chain from
+ * column to column, so the inner columns vectorise.
+ */
 SQ_FN void sq_vc_mask_row(const SQ_GLOBAL uint16_t *colsum, int w, int i, int mask_index,
                           SQ_GLOBAL uint8_t *mask)
 {
     const int mh = SQ_VC_MASK_SIDE >> 1;
     SQ_GLOBAL uint8_t *m = mask + (int64_t)i * w;
-    int s = 0;
-    for (int j = 0; j < mh && j < w; j++)
-        s += colsum[j];
-    for (int j = 0; j < w; j++) {
-        if (j + mh < w)
-            s += colsum[j + mh];
-        if (j - mh - 1 >= 0)
-            s -= colsum[j - mh - 1];
+    const int a = mh < w ? mh : w, b = w - mh > a ? w - mh : a;
+    for (int j = 0; j < a; j++)
+        m[j] = (uint8_t)(sq_vc_mask_sum(colsum, w, j) > mask_index);
+    for (int j = a; j < b; j++) {
+        int s = 0;
+        for (int k = -mh; k <= mh; k++)
+            s += colsum[j + k];
         m[j] = (uint8_t)(s > mask_index);
     }
+    for (int j = b; j < w; j++)
+        m[j] = (uint8_t)(sq_vc_mask_sum(colsum, w, j) > mask_index);
 }
 
 /* The spatial mask of the preprocessed frame into bf->mask (A.5). */

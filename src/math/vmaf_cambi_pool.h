@@ -89,6 +89,113 @@ SQ_FN int sq_vc_add_units(int64_t *sum, uint32_t b, int64_t cnt, int emin)
 }
 
 /*
+ * Pass 1 over c[i0..i1): each nonzero value's high 16 bits counted in cnt,
+ * the zeros in *zeros. 0 at a value that is not finite (then the counts do
+ * not matter: the selection decides).
+ */
+SQ_FN int sq_vc_count_hi(const SQ_GLOBAL float *c, int i0, int i1, SQ_GLOBAL uint32_t *cnt,
+                         uint32_t *zeros)
+{
+    /* zeros (most c-values) in a register: one counter in memory would chain its increments */
+    uint32_t z = 0;
+    for (int i = i0; i < i1; i++) {
+        const uint32_t b = sq_f32_bits(c[i]);
+        if (!b) {
+            z++;
+            continue;
+        }
+        if (b >= 0x7f800000u)
+            return 0;
+        cnt[b >> 16]++;
+    }
+    *zeros += z;
+    return 1;
+}
+
+/*
+ * Pass 2 over c[i0..i1): the values of high digit above hi summed into
+ * *sum (units of 2^emin), the low 16 bits of the nonzero ones of digit hi
+ * counted. 0 once the sum cannot be exact (sq_vc_add_units): the sum only
+ * grows, so whether it fails does not depend on the order.
+ */
+SQ_FN int sq_vc_sum_hi(const SQ_GLOBAL float *c, int i0, int i1, int hi, int emin, int64_t *sum,
+                       SQ_GLOBAL uint32_t *cnt)
+{
+    for (int i = i0; i < i1; i++) {
+        const uint32_t b = sq_f32_bits(c[i]);
+        if ((int)(b >> 16) > hi) {
+            if (!sq_vc_add_units(sum, b, 1, emin))
+                return 0;
+        } else if ((int)(b >> 16) == hi && b) {
+            cnt[b & 0xffffu]++;
+        }
+    }
+    return 1;
+}
+
+/* cnt[d - 7 .. d] all 0 (d >= 7): the scans below step over empty digits 8 at a time. */
+SQ_FN int sq_vc_empty8(const SQ_GLOBAL uint32_t *cnt, int d)
+{
+    return d >= 7 && !(cnt[d] | cnt[d - 1] | cnt[d - 2] | cnt[d - 3] | cnt[d - 4] | cnt[d - 5] |
+                       cnt[d - 6] | cnt[d - 7]);
+}
+
+/*
+ * After pass 1 (cnt: the high digits, zeros counted in cnt[0]): the digit
+ * hi of the k-th largest, *above the values of higher digits, and the
+ * exponent emin of the smallest nonzero value summed (returned).
+ */
+SQ_FN int sq_vc_topk_digit(const SQ_GLOBAL uint32_t *cnt, int k, int *hi_out, int *above_out)
+{
+    int above = 0, hi = 32767;
+    /* above < k throughout (k >= 1): empty digits never stop the scan */
+    for (;;) {
+        if (sq_vc_empty8(cnt, hi)) {
+            hi -= 8;
+            continue;
+        }
+        if (above + (int)cnt[hi] >= k)
+            break;
+        above += (int)cnt[hi--];
+    }
+    /* the smallest nonzero digit summed: hi's, or with hi = 0 the lowest nonzero one */
+    int low = hi;
+    for (int d = 1; low == 0 && d < 32768; d++) {
+        if (d + 7 < 32768 && sq_vc_empty8(cnt, d + 7)) {
+            d += 7;
+            continue;
+        }
+        low = cnt[d] ? d : 0;
+    }
+    *hi_out = hi;
+    *above_out = above;
+    /* all in digit 0: zeros and subnormals, multiples of 2^-149 */
+    return (low >> 7 ? low >> 7 : 1) - 150;
+}
+
+/* After pass 2: the k - above largest of digit hi added; *ok, and the sum as an f64. */
+SQ_FN sq_f64 sq_vc_topk_finish(SQ_GLOBAL uint32_t *cnt, int hi, int need, int emin, int64_t sum,
+                               int *ok)
+{
+    *ok = 0;
+    for (int lo = 65535; need > 0; lo--) {
+        /* empty digits take nothing (sq_vc_add_units with a count of 0) */
+        if (sq_vc_empty8(cnt, lo)) {
+            lo -= 7;
+            continue;
+        }
+        const int take = (int)cnt[lo] < need ? (int)cnt[lo] : need;
+        const uint32_t b = (uint32_t)hi << 16 | (uint32_t)lo;
+        if (!sq_vc_add_units(&sum, b, take, emin))
+            return SQ_D_ZERO;
+        need -= take;
+    }
+    *ok = 1;
+    /* sum * 2^emin: exact (sum < 2^53, emin >= -149) */
+    return sq_d_mul(sq_d_from_int(sum), sq_d_from_bits((uint64_t)(1023 + emin) << 52));
+}
+
+/*
  * The sum of the k largest of c[0..n) as libvmaf's f64 sum, when it cannot
  * depend on the order (above); *ok = 0 otherwise. cnt: 65536 counters.
  * Pass 1 counts the high 16 bits (sign, exponent, 7 mantissa bits): the
@@ -103,53 +210,20 @@ SQ_FN sq_f64 sq_vc_topk_exact(const SQ_GLOBAL float *c, int n, int k, SQ_GLOBAL 
     /* c-values are finite and not negative: high digits below 0x8000 */
     for (int d = 0; d < 32768; d++)
         cnt[d] = 0;
-    /* zeros (most c-values) in a register: one counter in memory would chain its increments */
     uint32_t zeros = 0;
-    for (int i = 0; i < n; i++) {
-        const uint32_t b = sq_f32_bits(c[i]);
-        if (!b) {
-            zeros++;
-            continue;
-        }
-        if (b >= 0x7f800000u)
-            return SQ_D_ZERO;
-        cnt[b >> 16]++;
-    }
+    if (!sq_vc_count_hi(c, 0, n, cnt, &zeros))
+        return SQ_D_ZERO;
     cnt[0] += zeros;
-    int above = 0, hi = 32767;
-    while (above + (int)cnt[hi] < k)
-        above += (int)cnt[hi--];
-    /* the smallest nonzero digit summed: hi's, or with hi = 0 the lowest nonzero one */
-    int low = hi;
-    for (int d = 1; low == 0 && d < 32768; d++)
-        low = cnt[d] ? d : 0;
-    /* all in digit 0: zeros and subnormals, multiples of 2^-149 */
-    const int emin = (low >> 7 ? low >> 7 : 1) - 150;
+    int hi, above;
+    const int emin = sq_vc_topk_digit(cnt, k, &hi, &above);
     for (int d = 0; d < 65536; d++)
         cnt[d] = 0;
     int64_t sum = 0;
-    for (int i = 0; i < n; i++) {
-        const uint32_t b = sq_f32_bits(c[i]);
-        if ((int)(b >> 16) > hi) {
-            if (!sq_vc_add_units(&sum, b, 1, emin))
-                return SQ_D_ZERO;
-        } else if ((int)(b >> 16) == hi && b) {
-            cnt[b & 0xffffu]++;
-        }
-    }
+    if (!sq_vc_sum_hi(c, 0, n, hi, emin, &sum, cnt))
+        return SQ_D_ZERO;
     if (!hi)
         cnt[0] += zeros;
-    int need = k - above;
-    for (int lo = 65535; need > 0; lo--) {
-        const int take = (int)cnt[lo] < need ? (int)cnt[lo] : need;
-        const uint32_t b = (uint32_t)hi << 16 | (uint32_t)lo;
-        if (!sq_vc_add_units(&sum, b, take, emin))
-            return SQ_D_ZERO;
-        need -= take;
-    }
-    *ok = 1;
-    /* sum * 2^emin: exact (sum < 2^53, emin >= -149) */
-    return sq_d_mul(sq_d_from_int(sum), sq_d_from_bits((uint64_t)(1023 + emin) << 52));
+    return sq_vc_topk_finish(cnt, hi, k - above, emin, sum, ok);
 }
 
 /* score[s] of an n-pixel scale: the order-free sum if it applies, else libvmaf's selection. */
@@ -190,6 +264,30 @@ SQ_FN void sq_vc_scale_dims(const SqVcParams *p, int s, int *cw, int *ch)
     *ch = h;
 }
 
+/* The frame's work before the scales: preprocessing, spatial mask, first[]. */
+SQ_FN void sq_vc_frame_begin(const SQ_GLOBAL uint8_t *src, int64_t stride, int acc,
+                             const SqVcParams *p, const SqVcBufs *bf)
+{
+    sq_vc_preprocess(src, stride, acc, p, bf);
+    sq_vc_mask(p, bf);
+    sq_vc_first_table(p, bf->first);
+}
+
+/*
+ * Scale s's image and mask from the previous scale's (*pw x *ph, the input
+ * size before scale 0), mode filtered; *pw, *ph become the scale's size.
+ */
+SQ_FN void sq_vc_scale_image(const SqVcParams *p, const SqVcBufs *bf, int s, int *pw, int *ph)
+{
+    int cw, ch;
+    sq_vc_scale_dims(p, s, &cw, &ch);
+    if (cw != *pw || ch != *ph)
+        sq_vc_decimate(bf->img, bf->mask, *pw, *ph);
+    *pw = cw;
+    *ph = ch;
+    sq_vc_mode_filter(bf->img, cw, ch, bf->mode);
+}
+
 /*
  * CAMBI of one luma plane (acc: sq_sample's access code, p->bpc bits),
  * score[] the five scale scores (may be NULL). Returns the published value.
@@ -198,20 +296,12 @@ SQ_FN sq_f64 sq_vc_frame(const SQ_GLOBAL uint8_t *src, int64_t stride, int acc,
                          const SqVcParams *p, const SqVcBufs *bf, sq_f64 *score)
 {
     sq_f64 sc[SQ_VC_SCALES];
-    sq_vc_preprocess(src, stride, acc, p, bf);
-    sq_vc_mask(p, bf);
-    sq_vc_first_table(p, bf->first);
-    int pw = p->w, ph = p->h;
+    sq_vc_frame_begin(src, stride, acc, p, bf);
+    int w = p->w, h = p->h;
     for (int s = 0; s < SQ_VC_SCALES; s++) {
-        int cw, ch;
-        sq_vc_scale_dims(p, s, &cw, &ch);
-        if (cw != pw || ch != ph)
-            sq_vc_decimate(bf->img, bf->mask, pw, ph);
-        pw = cw;
-        ph = ch;
-        sq_vc_mode_filter(bf->img, cw, ch, bf->mode);
-        sq_vc_cvalues(p, bf, cw, ch);
-        sc[s] = sq_vc_pool_fast(bf->c, cw * ch, sq_vc_scale_k(p, s, cw * ch), bf->cnt);
+        sq_vc_scale_image(p, bf, s, &w, &h);
+        sq_vc_cvalues(p, bf, w, h);
+        sc[s] = sq_vc_pool_fast(bf->c, w * h, sq_vc_scale_k(p, s, w * h), bf->cnt);
         if (score)
             score[s] = sc[s];
     }

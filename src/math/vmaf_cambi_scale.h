@@ -208,21 +208,38 @@ SQ_FN float sq_vc_cvalue_run(const SQ_GLOBAL uint16_t *hist, int w, int j, int v
     return c;
 }
 
-/* Row i of the c-values into c (0 where the mask is 0 or no term counts). */
+/* The c-value of pixel (i, j) (0 where the mask is 0 or no term counts). */
+SQ_FN float sq_vc_cvalue_at(const SQ_GLOBAL uint16_t *img, const SQ_GLOBAL uint8_t *mask,
+                            const SQ_GLOBAL uint16_t *hist, int w, int i, int j,
+                            const SQ_GLOBAL uint8_t *first, const SqVcParams *p,
+                            const SQ_GLOBAL float *recip)
+{
+    const int64_t o = (int64_t)i * w + j;
+    const int v = img[o], d0 = first[v];
+    if (!mask[o] || d0 == p->nd)
+        return 0.0f;
+    return d0 == SQ_VC_ANY ? sq_vc_cvalue(hist, w, j, v, p, recip)
+                           : sq_vc_cvalue_run(hist, w, j, v, d0, p, recip);
+}
+
+/* Row i of the c-values into c (row i of a w-wide scale). */
 SQ_FN void sq_vc_cvalue_row(const SQ_GLOBAL uint16_t *img, const SQ_GLOBAL uint8_t *mask,
                             const SQ_GLOBAL uint16_t *hist, int w, int i,
                             const SQ_GLOBAL uint8_t *first, const SqVcParams *p,
                             const SQ_GLOBAL float *recip, SQ_GLOBAL float *c)
 {
     const int64_t o = (int64_t)i * w;
-    for (int j = 0; j < w; j++) {
-        const int v = img[o + j], d0 = first[v];
-        float cv = 0.0f;
-        if (mask[o + j] && d0 != p->nd)
-            cv = d0 == SQ_VC_ANY ? sq_vc_cvalue(hist, w, j, v, p, recip)
-                                 : sq_vc_cvalue_run(hist, w, j, v, d0, p, recip);
-        c[o + j] = cv;
-    }
+    for (int j = 0; j < w; j++)
+        c[o + j] = sq_vc_cvalue_at(img, mask, hist, w, i, j, first, p, recip);
+}
+
+/* The band (sq_vc_band) into lo, hi, and the histogram rows a c-value reads cleared. */
+SQ_FN void sq_vc_hist_clear(const SqVcParams *p, const SqVcBufs *bf, int w, int *lo, int *hi)
+{
+    sq_vc_band(p, lo, hi);
+    /* the rows a c-value reads: bins of lo - nd .. hi + nd */
+    for (int64_t k = (int64_t)*lo * w; k < (int64_t)(*hi + 2 * p->nd + 1) * w; k++)
+        bf->hist[k] = 0;
 }
 
 /* The c-values of a w x h scale into bf->c, the histograms sliding down the rows. */
@@ -230,10 +247,7 @@ SQ_FN void sq_vc_cvalues(const SqVcParams *p, const SqVcBufs *bf, int w, int h)
 {
     const int pad = p->ws >> 1, nd = p->nd;
     int lo, hi;
-    sq_vc_band(p, &lo, &hi);
-    /* the rows a c-value reads: bins of lo - nd .. hi + nd */
-    for (int64_t k = (int64_t)lo * w; k < (int64_t)(hi + 2 * nd + 1) * w; k++)
-        bf->hist[k] = 0;
+    sq_vc_hist_clear(p, bf, w, &lo, &hi);
     for (int r = 0; r < pad; r++)
         sq_vc_hist_move(bf->img, bf->mask, w, h, r, -1, pad, nd, lo, hi, bf->hist);
     for (int i = 0; i < h; i++) {

@@ -11,6 +11,7 @@
 #include <stdint.h>
 
 struct SqVaScale;
+struct SqVcParams;
 
 /* simd/filter_tmpl.h: the vertical passes over raw rows, the range OR, the local mean. */
 #define SQ_SIMD_FILTER_PROTOS(N)                                                              \
@@ -76,6 +77,20 @@ struct SqVaScale;
                           const int32_t *const *A, const int32_t *const *F, int w, int h,       \
                           int i, int64_t *acc, uint32_t *vs);
 
+/* simd/cambi_tmpl.h */
+#define SQ_SIMD_CAMBI_PROTOS(N)                                                                \
+    void N(sq_vc_hist_move)(const uint16_t *img, const uint8_t *mask, int w, int h, int add,   \
+                            int rem, int pad, int nd, int lo, int hi, uint16_t *hist);         \
+    void N(sq_vc_cvalue_row)(const uint16_t *img, const uint8_t *mask, const uint16_t *hist,    \
+                             int w, int i, const uint8_t *first, const struct SqVcParams *p,   \
+                             const float *recip, float *c);                            \
+    void N(sq_vc_dither_row)(uint16_t *img, int w, int h, int i);                             \
+    void N(sq_vc_zero_row)(const uint16_t *img, int w, int h, int i, uint8_t *zero);          \
+    void N(sq_vc_mask_row)(const uint16_t *colsum, int w, int i, int mask_index,              \
+                           uint8_t *mask);                                                    \
+    int N(sq_vc_count_hi)(const float *c, int n, uint32_t *cnt, uint32_t *zeros);             \
+    int N(sq_vc_sum_hi)(const float *c, int n, int hi, int emin, int64_t *sum, uint32_t *cnt);
+
 /* All the groups: a level that instantiates every template in full. */
 #define SQ_SIMD_PROTOS_ALL(N)        \
     SQ_SIMD_FILTER_PROTOS(N)         \
@@ -84,7 +99,8 @@ struct SqVaScale;
     SQ_SIMD_LINALG_PROTOS(N)         \
     SQ_SIMD_LINALG_SYM_PROTOS(N)     \
     SQ_SIMD_MOTION_PROTOS(N)         \
-    SQ_SIMD_ADM_PROTOS(N)
+    SQ_SIMD_ADM_PROTOS(N)           \
+    SQ_SIMD_CAMBI_PROTOS(N)
 
 /* Every slot of the groups above into the table d (a level that has them all). */
 #define SQ_SIMD_FILL_ALL(d, N)                \
@@ -109,6 +125,13 @@ struct SqVaScale;
         (d)->adm_den = N(sq_adm_den);         \
         (d)->adm_csf_row = N(sq_adm_csf_row); \
         (d)->adm_cm_row = N(sq_adm_cm_row);   \
+        (d)->vc_hist_move = N(sq_vc_hist_move); \
+        (d)->vc_cvalue_row = N(sq_vc_cvalue_row); \
+        (d)->vc_dither_row = N(sq_vc_dither_row); \
+        (d)->vc_zero_row = N(sq_vc_zero_row); \
+        (d)->vc_mask_row = N(sq_vc_mask_row); \
+        (d)->vc_count_hi = N(sq_vc_count_hi); \
+        (d)->vc_sum_hi = N(sq_vc_sum_hi);     \
     } while (0)
 
 #endif

@@ -298,6 +298,23 @@ V_AI uint64_t vq_hsum(vq v)
 }
 
 /*
+ * CAMBI's lanes (simd/cambi_tmpl.h): compare to an all-ones mask, signed
+ * max, any lane nonzero, gathers (a 16-bit one reads 32 bits at its
+ * element: one element past it must be readable), the float conversion
+ * (rounding to nearest, as C's) and the bit casts.
+ */
+V_AI vs vs_gt(vs a, vs b) { return _mm256_cmpgt_epi32(a, b); }
+V_AI int vs_any(vs v) { return !_mm256_testz_si256(v, v); }
+V_AI vs vs_gather_u16(const uint16_t *base, vs idx)
+{
+    return _mm256_and_si256(_mm256_i32gather_epi32((const int *)base, idx, 2), _mm256_set1_epi32(0xffff));
+}
+V_AI vf vf_gather(const float *base, vs idx) { return _mm256_i32gather_ps(base, idx, 4); }
+V_AI vf vs_to_vf(vs v) { return _mm256_cvtepi32_ps(v); }
+V_AI vs vf_bits(vf v) { return _mm256_castps_si256(v); }
+V_AI vf vs_as_vf(vs v) { return _mm256_castsi256_ps(v); }
+
+/*
  * vw: VW_N 16-bit integer lanes, two vs of columns. vw_taps gives
  * ta a + tb b + tc c of every lane exactly (vpmaddwd on (a, b) pairs and
  * (c, 0) pairs), in the order the unpacks leave: x holds columns 0-3 and
@@ -317,6 +334,17 @@ V_AI vw vw_lo8(const uint8_t *p)
 V_AI void vw_store(int16_t *p, vw v) { _mm256_storeu_si256((__m256i *)p, v); }
 V_AI vw vw_add(vw a, vw b) { return _mm256_add_epi16(a, b); }
 V_AI vw vw_sub(vw a, vw b) { return _mm256_sub_epi16(a, b); }
+V_AI vw vw_set1(int16_t x) { return _mm256_set1_epi16(x); }
+/* CAMBI's 16-bit lanes: logical shift, compares to all-ones, the low bytes of the lanes stored */
+V_AI vw vw_srl(vw v, int n) { return _mm256_srl_epi16(v, _mm_cvtsi32_si128(n)); }
+V_AI vw vw_and(vw a, vw b) { return _mm256_and_si256(a, b); }
+V_AI vw vw_eq(vw a, vw b) { return _mm256_cmpeq_epi16(a, b); }
+V_AI vw vw_gt(vw a, vw b) { return _mm256_cmpgt_epi16(a, b); }
+V_AI void vw_store_u8(uint8_t *p, vw v)
+{
+    const __m256i b = _mm256_permute4x64_epi64(_mm256_packus_epi16(v, v), 0xd8);
+    _mm_storeu_si128((__m128i *)p, _mm256_castsi256_si128(b));
+}
 V_AI void vw_taps(vw a, vw b, vw c, int ta, int tb, int tc, vs *x, vs *y)
 {
     const __m256i tab = _mm256_set1_epi32((int32_t)((uint32_t)tb << 16 | (uint32_t)ta));

@@ -202,8 +202,41 @@ V_AI uint32_t vs_hsum(vs v)
     s = _mm_add_epi32(s, _mm_shuffle_epi32(s, 0xb1));
     return (uint32_t)_mm_cvtsi128_si32(s);
 }
-
+/* CAMBI's lanes, as vec_avx2.h's. */
+V_AI vs vs_gt(vs a, vs b) { return _mm512_maskz_set1_epi32(_mm512_cmpgt_epi32_mask(a, b), -1); }
 V_AI vs vs_max(vs a, vs b) { return _mm512_max_epi32(a, b); }
+V_AI int vs_any(vs v) { return _mm512_test_epi32_mask(v, v) != 0; }
+#ifdef SQ_AVX512_EMU
+/* SIMDe has no 512-bit gathers: lane by lane, 16 bits read (no element past it) */
+V_AI vs vs_gather_u16(const uint16_t *base, vs idx)
+{
+    int32_t i[16], t[16];
+    _mm512_storeu_si512(i, idx);
+    for (int k = 0; k < 16; k++)
+        t[k] = base[i[k]];
+    return _mm512_loadu_si512(t);
+}
+V_AI vf vf_gather(const float *base, vs idx)
+{
+    int32_t i[16];
+    float t[16];
+    _mm512_storeu_si512(i, idx);
+    for (int k = 0; k < 16; k++)
+        t[k] = base[i[k]];
+    return _mm512_loadu_ps(t);
+}
+#else
+V_AI vs vs_gather_u16(const uint16_t *base, vs idx)
+{
+    return _mm512_and_si512(_mm512_i32gather_epi32(idx, (const void *)base, 2),
+                            _mm512_set1_epi32(0xffff));
+}
+V_AI vf vf_gather(const float *base, vs idx) { return _mm512_i32gather_ps(idx, (const void *)base, 4); }
+#endif
+V_AI vf vs_to_vf(vs v) { return _mm512_cvtepi32_ps(v); }
+V_AI vs vf_bits(vf v) { return _mm512_castps_si512(v); }
+V_AI vf vs_as_vf(vs v) { return _mm512_castsi512_ps(v); }
+
 V_AI vs vs_sll(vs v, int n) { return _mm512_sll_epi32(v, _mm_cvtsi32_si128(n)); }
 
 /* vq: 64-bit lanes, as vec_avx2.h's (simd/adm_pool_tmpl.h). */
@@ -265,6 +298,16 @@ V_AI vw vw_lo8(const uint8_t *p) { return _mm512_and_si512(_mm512_loadu_si512(p)
 V_AI void vw_store(int16_t *p, vw v) { _mm512_storeu_si512(p, v); }
 V_AI vw vw_add(vw a, vw b) { return _mm512_add_epi16(a, b); }
 V_AI vw vw_sub(vw a, vw b) { return _mm512_sub_epi16(a, b); }
+V_AI vw vw_set1(int16_t x) { return _mm512_set1_epi16(x); }
+V_AI vw vw_srl(vw v, int n) { return _mm512_srl_epi16(v, _mm_cvtsi32_si128(n)); }
+V_AI vw vw_and(vw a, vw b) { return _mm512_and_si512(a, b); }
+/* from ge and le (SIMDe has no 16-bit eq and gt compares to masks) */
+V_AI vw vw_eq(vw a, vw b)
+{
+    return _mm512_maskz_set1_epi16(_mm512_cmpge_epi16_mask(a, b) & _mm512_cmple_epi16_mask(a, b), -1);
+}
+V_AI vw vw_gt(vw a, vw b) { return _mm512_maskz_set1_epi16((__mmask32)~_mm512_cmple_epi16_mask(a, b), -1); }
+V_AI void vw_store_u8(uint8_t *p, vw v) { _mm256_storeu_si256((__m256i *)p, _mm512_cvtepi16_epi8(v)); }
 V_AI void vw_taps(vw a, vw b, vw c, int ta, int tb, int tc, vs *x, vs *y)
 {
     const __m512i tab = _mm512_set1_epi32((int32_t)((uint32_t)tb << 16 | (uint32_t)ta));

@@ -218,8 +218,31 @@ V_AI vs vs_u16(const uint8_t *p)
     return vreinterpretq_s32_u32(vmovl_u16(v));
 }
 V_AI uint32_t vs_hsum(vs v) { return vaddvq_u32(vreinterpretq_u32_s32(v)); }
-
+/* CAMBI's lanes, as vec_avx2.h's (no gather instruction: lane by lane). */
+V_AI vs vs_gt(vs a, vs b) { return vreinterpretq_s32_u32(vcgtq_s32(a, b)); }
 V_AI vs vs_max(vs a, vs b) { return vmaxq_s32(a, b); }
+V_AI int vs_any(vs v) { return vmaxvq_u32(vreinterpretq_u32_s32(v)) != 0; }
+V_AI vs vs_gather_u16(const uint16_t *base, vs idx)
+{
+    int32_t i[4], t[4];
+    vst1q_s32(i, idx);
+    for (int k = 0; k < 4; k++)
+        t[k] = base[i[k]];
+    return vld1q_s32(t);
+}
+V_AI vf vf_gather(const float *base, vs idx)
+{
+    int32_t i[4];
+    float t[4];
+    vst1q_s32(i, idx);
+    for (int k = 0; k < 4; k++)
+        t[k] = base[i[k]];
+    return vld1q_f32(t);
+}
+V_AI vf vs_to_vf(vs v) { return vcvtq_f32_s32(v); }
+V_AI vs vf_bits(vf v) { return vreinterpretq_s32_f32(v); }
+V_AI vf vs_as_vf(vs v) { return vreinterpretq_f32_s32(v); }
+
 V_AI vs vs_sll(vs v, int n) { return vshlq_s32(v, vdupq_n_s32(n)); }
 
 /* vq: 64-bit lanes, as vec_avx2.h's (simd/adm_pool_tmpl.h); trn1/trn2 pack the halves. */
@@ -302,6 +325,15 @@ V_AI vw vw_lo8(const uint8_t *p)
 V_AI void vw_store(int16_t *p, vw v) { vst1q_s16(p, v); }
 V_AI vw vw_add(vw a, vw b) { return vaddq_s16(a, b); }
 V_AI vw vw_sub(vw a, vw b) { return vsubq_s16(a, b); }
+V_AI vw vw_set1(int16_t x) { return vdupq_n_s16(x); }
+V_AI vw vw_srl(vw v, int n)
+{
+    return vreinterpretq_s16_u16(vshlq_u16(vreinterpretq_u16_s16(v), vdupq_n_s16((int16_t)-n)));
+}
+V_AI vw vw_and(vw a, vw b) { return vandq_s16(a, b); }
+V_AI vw vw_eq(vw a, vw b) { return vreinterpretq_s16_u16(vceqq_s16(a, b)); }
+V_AI vw vw_gt(vw a, vw b) { return vreinterpretq_s16_u16(vcgtq_s16(a, b)); }
+V_AI void vw_store_u8(uint8_t *p, vw v) { vst1_u8(p, vmovn_u16(vreinterpretq_u16_s16(v))); }
 V_AI void vw_taps(vw a, vw b, vw c, int ta, int tb, int tc, vs *x, vs *y)
 {
     int32x4_t l = vmull_n_s16(vget_low_s16(a), (int16_t)ta);

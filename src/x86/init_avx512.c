@@ -20,6 +20,10 @@
  * decimated pass reads) needs VBMI too (vpermb); without it the table keeps
  * the two passes. motion_sad (this VM's AMD EPYC, 2026-12-05, 1920x1080
  * planes, AVX2 -> AVX-512): 8-bit 0.85 -> 0.75 ms, 10-bit 1.39 -> 1.16 ms.
+ * CAMBI (this VM's AMD EPYC, 2026-12-05, the 1080p x264crf28 clip with the
+ * v1.0.16 options, ms per frame): vc_cvalue_row keeps AVX2's (C 1.6, AVX2
+ * 1.4, AVX-512 1.7: its gathers of 16 cost more than two of 8); the other
+ * vc_ slots take 512 bits.
  */
 #include "cpu/dsp.h"
 #include "x86/dsp_x86.h"
@@ -46,5 +50,11 @@ void SQ_X512(sq_dsp_fill)(SqDsp *d, int vbmi)
     d->adm_den = SQ_X512(sq_adm_den);
     d->adm_csf_row = SQ_X512(sq_adm_csf_row);
     d->adm_cm_row = SQ_X512(sq_adm_cm_row);
+    d->vc_hist_move = SQ_X512(sq_vc_hist_move);
+    d->vc_dither_row = SQ_X512(sq_vc_dither_row);
+    d->vc_zero_row = SQ_X512(sq_vc_zero_row);
+    d->vc_mask_row = SQ_X512(sq_vc_mask_row);
+    d->vc_count_hi = SQ_X512(sq_vc_count_hi);
+    d->vc_sum_hi = SQ_X512(sq_vc_sum_hi);
     d->vgran = 16;
 }

@@ -1,0 +1,302 @@
+/*
+ * libvmaf's CAMBI (math/vmaf_cambi_scale.h) over VS_N 32-bit and VW_N
+ * 16-bit lanes, written once for every SIMD level: included by
+ * x86/cambi_avx2.c, x86/cambi_avx512.c and arm/cambi_neon.c after their
+ * simd/vec_*.h. Every kernel is integer but the c-values' one f32
+ * conversion and one f32 multiply per term, each lane doing the scalar
+ * operations on its own pixel; tails take the scalar code, which is the
+ * definition.
+ *
+ * hist_move: most columns of a row change nothing (the pixel leaving and
+ * the one entering fall in the same histogram row, or neither is counted),
+ * so VS_N columns' bins are compared at once and only a group with a change
+ * goes column by column. A counted pixel's +-1 over the 2 pad + 1 counters
+ * of its window goes as aligned vector blocks (vc_range) where the window
+ * is inside the row. Counter updates commute (u16, mod 2^16): any order
+ * gives the scalar code's counters.
+ *
+ * cvalue_row: a c-value is the largest w[d] p0 pm R[p0 + pm] over the terms
+ * d that count (sq_vc_counts, the same test whatever first[] says), so each
+ * lane takes every d with its own count mask. The f32 terms are not
+ * negative, and R[] is finite with R[0] = 0, so every term is a finite
+ * non-negative float (+0 at worst); such floats order as their bits do as
+ * int32, and the running maximum is an integer max of bits, with a lane's
+ * term that does not count replaced by +0 (which never wins, as in the
+ * scalar code's strict comparison). Lanes whose term does not count gather
+ * counters of their own value's column (in bounds: values are at most
+ * 1024) and R[0]. A vector whose masked pixels share one value (flat areas,
+ * where the mask is) loads its counters instead (vc_flat).
+ *
+ * The preprocessing's and mask's rows, and the pooling's passes: below.
+ */
+#include <stdint.h>
+#include <string.h>
+
+#include "cpu/dsp.h"
+#include "math/vmaf_cambi_pool.h"
+
+static const int32_t vc_iota[16] = { 0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15 };
+
+/* The VS_N columns from j of row r: each one's histogram row, or -1 (sq_vc_hist_bin). */
+V_AI vs vc_bins(const uint16_t *img, const uint8_t *mask, int w, int h, int r, int j, vs nd1,
+                vs lo1, vs hi1)
+{
+    if (r < 0 || r >= h)
+        return vs_set1(-1);
+    const int64_t o = (int64_t)r * w + j;
+    const vs v = vs_u16((const uint8_t *)(img + o));
+    const vs m = vs_u8(mask + o);
+    const vs in = vs_and(vs_gt(m, vs_set1(0)), vs_and(vs_gt(v, lo1), vs_gt(hi1, v)));
+    /* in ? v + nd : -1 */
+    return vs_sub(vs_and(vs_add(v, nd1), in), vs_set1(1));
+}
+
+/*
+ * The window's +-1 as whole vectors at addresses multiple of a vector:
+ * consecutive columns of one value update overlapping windows, and a
+ * vector loaded from a place a vector at another offset was just stored to
+ * waits for the store (no forwarding between misaligned overlaps). Aligned,
+ * every load of a block is the same block as the stores before it. ones:
+ * VW_N zeros, n ones, 2 VW_N zeros; a block's increments are the VW_N
+ * entries from VW_N - (its offset from the window's first counter).
+ */
+typedef struct VcOnes {
+    int16_t v[3 * 64 + 66];
+    int n;
+} VcOnes;
+
+static void vc_ones(VcOnes *o, int n)
+{
+    memset(o->v, 0, sizeof(o->v));
+    for (int k = 0; k < n; k++)
+        o->v[VW_N + k] = 1;
+    o->n = n;
+}
+
+/* sign (+-1) to the counters of histogram row bin within pad of column j. */
+static void vc_range(uint16_t *hist, int w, int bin, int j, int pad, int sign, const VcOnes *o)
+{
+    if (j - pad < 0 || j + pad >= w) {
+        sq_vc_hist_range(hist, w, bin, j, pad, sign);
+        return;
+    }
+    uint16_t *first = hist + (int64_t)bin * w + j - pad;
+    const int off = (int)(((uintptr_t)first / 2) % VW_N);
+    int16_t *blk = (int16_t *)(first - off);
+    const int16_t *inc = o->v + VW_N - off;
+    for (int k = 0; k < off + o->n; k += VW_N) {
+        const vw a = vw_load(blk + k), d = vw_load(inc + k);
+        vw_store(blk + k, sign > 0 ? vw_add(a, d) : vw_sub(a, d));
+    }
+}
+
+/* Column j's change (sq_vc_hist_move's body): ba, br its bins in and out. */
+V_AI void vc_change(uint16_t *hist, int w, int j, int pad, int ba, int br, const VcOnes *o)
+{
+    if (ba == br)
+        return;
+    if (ba >= 0)
+        vc_range(hist, w, ba, j, pad, 1, o);
+    if (br >= 0)
+        vc_range(hist, w, br, j, pad, -1, o);
+}
+
+void V_NAME(sq_vc_hist_move)(const uint16_t *img, const uint8_t *mask, int w, int h, int add,
+                             int rem, int pad, int nd, int lo, int hi, uint16_t *hist)
+{
+    if ((add < 0 || add >= h) && (rem < 0 || rem >= h))
+        return;
+    const vs nd1 = vs_set1(nd + 1), lo1 = vs_set1(lo - 1), hi1 = vs_set1(hi + 1);
+    int32_t ba[VS_N], br[VS_N];
+    VcOnes ones;
+    vc_ones(&ones, 2 * pad + 1);
+    int j = 0;
+    for (; j + VS_N <= w; j += VS_N) {
+        const vs a = vc_bins(img, mask, w, h, add, j, nd1, lo1, hi1);
+        const vs r = vc_bins(img, mask, w, h, rem, j, nd1, lo1, hi1);
+        if (!vs_any(vs_sub(a, r)))
+            continue;
+        vs_store(ba, a);
+        vs_store(br, r);
+        for (int k = 0; k < VS_N; k++)
+            vc_change(hist, w, j + k, pad, ba[k], br[k], &ones);
+    }
+    for (; j < w; j++)
+        vc_change(hist, w, j, pad, sq_vc_hist_bin(img, mask, w, h, add, j, nd, lo, hi),
+                  sq_vc_hist_bin(img, mask, w, h, rem, j, nd, lo, hi), &ones);
+}
+
+/* Term d of VS_N lanes (m: the lanes it counts in): w[d] p0 pm R[p0 + pm] as bits, else 0. */
+V_AI vs vc_term(vs p0, vs p1, vs p2, vs m, int weight, const float *recip)
+{
+    const vs pm = vs_max(p1, p2);
+    const vs prod = vs_mul(vs_mul(vs_set1(weight), p0), pm);
+    const vf r = vf_gather(recip, vs_and(vs_add(p0, pm), m));
+    return vs_and(vf_bits(vf_mul(vs_to_vf(prod), r)), m);
+}
+
+/*
+ * VS_N pixels of one value v (flat areas, where the mask is): their
+ * counters are VS_N consecutive ones of each histogram row, loaded, not
+ * gathered, and the terms that count are v's (first[]).
+ */
+V_AI vs vc_flat(const uint16_t *hist, int w, int j, int v, vs m, const uint8_t *first,
+                const SqVcParams *p, const float *recip)
+{
+    const int nd = p->nd, d0 = first[v];
+    vs best = vs_set1(0);
+    if (d0 == nd)
+        return best;
+    const uint16_t *h0 = hist + (int64_t)(v + nd) * w + j;
+    const vs p0 = vs_u16((const uint8_t *)h0);
+    for (int d = d0 == SQ_VC_ANY ? 0 : d0; d < nd; d++) {
+        if (!sq_vc_counts(p, v, d))
+            continue;
+        const int64_t off = (int64_t)(d + 1) * w;
+        best = vs_max(best, vc_term(p0, vs_u16((const uint8_t *)(h0 + off)),
+                                    vs_u16((const uint8_t *)(h0 - off)), m, p->weight[d], recip));
+    }
+    return best;
+}
+
+void V_NAME(sq_vc_cvalue_row)(const uint16_t *img, const uint8_t *mask, const uint16_t *hist,
+                              int w, int i, const uint8_t *first, const SqVcParams *p,
+                              const float *recip, float *c)
+{
+    const int64_t o = (int64_t)i * w;
+    const int nd = p->nd;
+    const vs width = vs_set1(w), zero = vs_set1(0);
+    int j = 0;
+    for (; j + VS_N <= w; j += VS_N) {
+        const vs m = vs_gt(vs_u8(mask + o + j), zero);
+        if (!vs_any(m)) {
+            vf_store(c + o + j, vf_zero());
+            continue;
+        }
+        const vs v = vs_u16((const uint8_t *)(img + o + j));
+        int k0 = 0;
+        while (!mask[o + j + k0])
+            k0++;
+        /* the masked lanes' values all v0: unmasked lanes' terms are 0 whatever they read */
+        const int v0 = img[o + j + k0];
+        if (!vs_any(vs_and(vs_sub(v, vs_set1(v0)), m))) {
+            vf_store(c + o + j, vs_as_vf(vc_flat(hist, w, j, v0, m, first, p, recip)));
+            continue;
+        }
+        const vs va = vs_add(v, vs_set1(nd));
+        const vs col = vs_add(vs_load(vc_iota), vs_set1(j));
+        const vs p0 = vs_gather_u16(hist, vs_add(vs_mul(va, width), col));
+        vs best = zero;
+        for (int d = 0; d < nd; d++) {
+            /* sq_vc_counts: va <= tvi[d] and va + d + 1 > vlt_luma */
+            const vs cnt = vs_and(m, vs_and(vs_gt(vs_set1(p->tvi[d] + 1), va),
+                                            vs_gt(vs_add(va, vs_set1(d + 1)), vs_set1(p->vlt_luma))));
+            if (!vs_any(cnt))
+                continue;
+            const vs p1 = vs_gather_u16(hist, vs_add(vs_mul(vs_add(va, vs_set1(d + 1)), width), col));
+            const vs p2 = vs_gather_u16(hist, vs_add(vs_mul(vs_sub(va, vs_set1(d + 1)), width), col));
+            best = vs_max(best, vc_term(p0, p1, p2, cnt, p->weight[d], recip));
+        }
+        vf_store(c + o + j, vs_as_vf(best));
+    }
+    for (; j < w; j++)
+        c[o + j] = sq_vc_cvalue_at(img, mask, hist, w, i, j, first, p, recip);
+}
+
+/* Pooling: most c-values are 0 (no mask, no counted term); a vector of zeros is skipped. */
+int V_NAME(sq_vc_count_hi)(const float *c, int n, uint32_t *cnt, uint32_t *zeros)
+{
+    uint32_t z = 0;
+    int i = 0;
+    for (; i + VS_N <= n; i += VS_N) {
+        if (!vs_any(vf_bits(vf_load(c + i)))) {
+            z += VS_N;
+            continue;
+        }
+        if (!sq_vc_count_hi(c, i, i + VS_N, cnt, &z))
+            return 0;
+    }
+    if (!sq_vc_count_hi(c, i, n, cnt, &z))
+        return 0;
+    *zeros += z;
+    return 1;
+}
+
+int V_NAME(sq_vc_sum_hi)(const float *c, int n, int hi, int emin, int64_t *sum, uint32_t *cnt)
+{
+    const vs below = vs_set1(hi - 1);
+    int i = 0;
+    for (; i + VS_N <= n; i += VS_N) {
+        const vs b = vf_bits(vf_load(c + i));
+        /* a lane matters when nonzero with a high digit of at least hi */
+        if (!vs_any(vs_and(b, vs_gt(vs_srl(b, 16), below))))
+            continue;
+        if (!sq_vc_sum_hi(c, i, i + VS_N, hi, emin, sum, cnt))
+            return 0;
+    }
+    return sq_vc_sum_hi(c, i, n, hi, emin, sum, cnt);
+}
+
+/*
+ * The preprocessing's and the mask's rows in 16-bit lanes: values are
+ * 10-bit codes (at most 1024), so the dither's four-value sums fit, and
+ * the mask's 7x7 sums are at most 49. The dither loads a vector's
+ * neighbours before storing it, as the scalar code reads its right
+ * neighbour before writing it.
+ */
+void V_NAME(sq_vc_dither_row)(uint16_t *img, int w, int h, int i)
+{
+    uint16_t *p = img + (int64_t)i * w;
+    int16_t *ps = (int16_t *)p;
+    const int16_t *qs = ps + w;
+    const int last = i == h - 1;
+    int j = 0;
+    for (; j + VW_N < w; j += VW_N) {
+        const vw s = vw_add(vw_load(ps + j), vw_load(ps + j + 1));
+        if (last)
+            vw_store(ps + j, vw_srl(s, 1));
+        else
+            vw_store(ps + j, vw_srl(vw_add(s, vw_add(vw_load(qs + j), vw_load(qs + j + 1))), 2));
+    }
+    for (; j < w; j++)
+        p[j] = sq_vc_dither_at(p, w, last, j);
+}
+
+void V_NAME(sq_vc_zero_row)(const uint16_t *img, int w, int h, int i, uint8_t *zero)
+{
+    const uint16_t *p = img + (int64_t)i * w;
+    const int16_t *ps = (const int16_t *)p, *qs = ps + w;
+    uint8_t *z = zero + (int64_t)i * w;
+    const int last = i == h - 1;
+    const vw one = vw_set1(1);
+    int j = 0;
+    for (; j + VW_N < w; j += VW_N) {
+        const vw a = vw_load(ps + j);
+        vw e = vw_eq(a, vw_load(ps + j + 1));
+        if (!last)
+            e = vw_and(e, vw_eq(a, vw_load(qs + j)));
+        vw_store_u8(z + j, vw_and(e, one));
+    }
+    for (; j < w; j++)
+        z[j] = sq_vc_zero_at(p, w, last, j);
+}
+
+void V_NAME(sq_vc_mask_row)(const uint16_t *colsum, int w, int i, int mask_index, uint8_t *mask)
+{
+    const int mh = SQ_VC_MASK_SIDE >> 1;
+    const int16_t *cs = (const int16_t *)colsum;
+    uint8_t *m = mask + (int64_t)i * w;
+    const vw mi = vw_set1((int16_t)(mask_index < -32768 ? -32768 : mask_index > 32767 ? 32767 : mask_index));
+    const vw one = vw_set1(1);
+    int j = 0;
+    for (; j < mh && j < w; j++)
+        m[j] = (uint8_t)(sq_vc_mask_sum(colsum, w, j) > mask_index);
+    for (; j + VW_N + mh <= w; j += VW_N) {
+        vw s = vw_load(cs + j - mh);
+        for (int k = 1 - mh; k <= mh; k++)
+            s = vw_add(s, vw_load(cs + j + k));
+        vw_store_u8(m + j, vw_and(vw_gt(s, mi), one));
+    }
+    for (; j < w; j++)
+        m[j] = (uint8_t)(sq_vc_mask_sum(colsum, w, j) > mask_index);
+}
