@@ -290,6 +290,15 @@ def test_errors():
         json.dump(doc, f)
     one_line_error(R + ["--model", "path=" + bogus], 2, ["bogus.json", "speed_bogus"],
                    "a model giving speed_chroma an option it does not have")
+    # the SVM (model_dict.model) cut short: refused at load, whichever engine predicts
+    badsvm = os.path.join(WORK, "badsvm.json")
+    doc = json.load(open(model_file("vmaf_v1.0.16_3d0h")))
+    doc["model_dict"]["model"] = doc["model_dict"]["model"][:-2000]
+    with open(badsvm, "w") as f:
+        json.dump(doc, f)
+    for env in (None, {"SPEEDQA_MODEL_ENGINE": "native"}):
+        one_line_error(R + ["--model", "path=" + badsvm], 2, ["badsvm.json", "support vector"],
+                       "a model whose SVM is cut short (%s)" % (env or "default engine"), env)
     one_line_error(R + ["--model", "version=vmaf_v9"], 2, ["vmaf_v9"], "unknown version")
     one_line_error(R + ["--model", "version=vmaf_v0.6.1", "--model", "version=vmaf_v0.6.1"], 2,
                    ["name="], "two models named vmaf")

@@ -80,18 +80,18 @@ static int header(SqPredictor *p, const char **s, int *nsv, char *err, size_t le
             if (nr_class != 2 || numbers(s, d, strcmp(tok, "label") && strcmp(tok, "nr_sv") ? 1 : 2))
                 goto bad;
         } else {
-            snprintf(err, len, "model: unknown libsvm header token '%s'", tok);
+            snprintf(err, len, "model_dict.model: unknown libsvm header token '%s'", tok);
             return -1;
         }
     }
     if (strcmp(tok, "SV") || !svr || !have_kernel || nr_class != 2 || *nsv <= 0 || *nsv > 1000000) {
-        snprintf(err, len, "model: not a libsvm nu_svr or epsilon_svr model with its kernel, "
+        snprintf(err, len, "model_dict.model: not a libsvm nu_svr or epsilon_svr model with its kernel, "
                  "total_sv and SV");
         return -1;
     }
     return 0;
 bad:
-    snprintf(err, len, "model: libsvm header '%s' without its numbers", tok);
+    snprintf(err, len, "model_dict.model: libsvm header '%s' without its numbers", tok);
     return -1;
 }
 
@@ -111,7 +111,7 @@ static int sv_line(SqPredictor *p, const char **s, int j, int *nn, char *err, si
     while (*c == ' ' || *c == '\t')
         c++;
     if (numbers(&c, &p->coef[j], 1) < 0) {
-        snprintf(err, len, "model: support vector %d has no coefficient", j + 1);
+        snprintf(err, len, "model_dict.model: support vector %d has no coefficient", j + 1);
         return -1;
     }
     p->start[j] = *nn;
@@ -125,14 +125,14 @@ static int sv_line(SqPredictor *p, const char **s, int j, int *nn, char *err, si
         const long ix = strtol(c, &end, 10);
         if (end == c || *end != ':' || errno || ix < 1 || ix > 1000000 ||
             (*nn > p->start[j] && ix <= p->idx[*nn - 1])) {
-            snprintf(err, len, "model: support vector %d: not ascending index:value pairs", j + 1);
+            snprintf(err, len, "model_dict.model: support vector %d: not ascending index:value pairs", j + 1);
             return -1;
         }
         c = end + 1;
         p->idx[*nn] = (int)ix;
         p->val[*nn] = strtod(c, &end);
         if (end == c) {
-            snprintf(err, len, "model: support vector %d: index %ld has no value", j + 1, ix);
+            snprintf(err, len, "model_dict.model: support vector %d: index %ld has no value", j + 1, ix);
             return -1;
         }
         c = end;
@@ -168,7 +168,7 @@ int sq_svm_parse(SqPredictor *p, const char *text, char *err, size_t len)
     p->start[nsv] = nn;
     p->nsv = nsv;
     if (*skip_space(s)) {
-        snprintf(err, len, "model: more than total_sv (%d) support vectors", nsv);
+        snprintf(err, len, "model_dict.model: more than total_sv (%d) support vectors", nsv);
         return -1;
     }
     return 0;
