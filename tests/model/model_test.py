@@ -431,16 +431,17 @@ def test_native():
     # both engines' reports, every format: the same bytes but for the measured speed
     for ref_rel, dis_rel in [p for p in pairs() if "422p10" in p[0] or "642x362" in p[0]]:
         ref, dis = clip(ref_rel), clip(dis_rel)
-        for fmt in ("json", "csv", "xml"):
+        for fmt, extra in (("json", []), ("csv", []), ("xml", []),
+                           ("json", ["--subsample", "3", "--precision", "max"])):
             outs = []
             for env in (None, NATIVE):
                 code, out, err = run([SPEEDQA, "-r", ref, "-d", dis, "--model",
                                       "version=vmaf_v1.0.16_5d0h", "--" + fmt, "-q",
-                                      "--frame_cnt", "6"], env)
+                                      "--frame_cnt", "8"] + extra, env)
                 outs.append([l for l in out.splitlines() if "fps" not in l] if code == 0 else
                             err)
-            check(outs[0] == outs[1] and outs[0], "%s %s: the native engine's report is the "
-                  "libvmaf engine's" % (os.path.basename(dis), fmt))
+            check(outs[0] == outs[1] and outs[0], "%s %s%s: the native engine's report is the "
+                  "libvmaf engine's" % (os.path.basename(dis), fmt, " ".join([""] + extra)))
     (ref_rel, dis_rel), = [p for p in pairs() if "642x362" in p[0]][:1]
     one_line_error([SPEEDQA, "-r", clip(ref_rel), "-d", clip(dis_rel), "--model",
                     "version=vmaf_v1.0.16_hfr_3d0h"], 2, ["motion3"],
