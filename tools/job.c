@@ -94,7 +94,8 @@ static int run_ladder(const SqJob *job_in, SqJobStream *const *st, int n, char *
         s[d].res.subsample = cfg->subsample;
     }
     sq_job_progress_start(&run);
-    sq_job_tell_inputs(&run, fr, use_vmaf);
+    /* libvmaf's engine reads whole pictures; speedqa's own only the scores */
+    sq_job_tell_inputs(&run, fr, use_vmaf && sq_model_run_pictures(s[0].vm));
     const SqPrefault pf = sq_job_prefault_for(&run, job);
     ret = sq_job_start_reader(run.ref, &run.ref_ahead, job->threads, pf);
     for (int d = 0; !ret && d < run.n; d++)

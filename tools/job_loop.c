@@ -422,7 +422,8 @@ int sq_job_score(Run *run)
             break;
         }
         for (int d = 0; d < run->n; d++) {
-            int r = rd[d] == 1 && run->s[d].vm ? model_send(run, &run->s[d], &pr, &pd[d]) : 0;
+            const int take = rd[d] == 1 && sq_model_run_pictures(run->s[d].vm);
+            int r = take ? model_send(run, &run->s[d], &pr, &pd[d]) : 0;
             if (r) {
                 give_back_all(run, 1, &pr, rd, pd);
                 return r;

@@ -1,11 +1,11 @@
 """ModelScorer: VMAF models over frames in memory.
 
 A model's score needs the whole sequence (motion2 looks one frame ahead,
-pooling at the end) and libvmaf for the features speedqa does not compute,
-so frames do not go to libspeedqa here: their planes go, as raw frames,
+pooling at the end) and, in a build with libvmaf, libvmaf for the features
+speedqa does not compute, so frames do not go to libspeedqa here: their planes go, as raw frames,
 into two pipes that the CLI's own job reads with -w -h -p -b
 (speedqa_io_score on a thread of its own: the same raw reader, model code,
-libvmaf session and report as `speedqa --model`), and flush() returns that
+engine and report as `speedqa --model`), and flush() returns that
 job's report.
 """
 from __future__ import annotations
@@ -29,7 +29,7 @@ _PIX = {L.PIX_420: "420", L.PIX_422: "422", L.PIX_444: "444", L.PIX_400: "400"}
 
 
 class ModelScorer:
-    """Scores frame pairs with VMAF models (libvmaf's, with speedqa's features).
+    """Scores frame pairs with VMAF models, as `speedqa --model` does.
 
     ModelScorer(width, height, pix_fmt="420", bitdepth=8,
                 model="version=vmaf_v1.0.16_3d0h", features=None, backend="cpu",
@@ -41,7 +41,8 @@ class ModelScorer:
     it and returns one dict a frame: every metric of the report ("vmaf" or
     each model's name, the features) plus "frame". After flush, .report is
     the JSON document `speedqa --model ... --json` writes (score_files's),
-    .pooled its pooled_metrics. Needs a speedqa built with libvmaf (else
+    .pooled its pooled_metrics. A model with a feature speedqa does not
+    compute (vmaf_v0.6.1's VIF) needs a speedqa built with libvmaf (else
     Error with the CLI's line, exit code 2)."""
 
     def __init__(self, width: int, height: int, pix_fmt: Union[str, int] = "420",

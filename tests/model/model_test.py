@@ -15,7 +15,16 @@ MODE backends: each GPU backend that runs here (PoCL's OpenCL in CI) gives the C
 MODE layouts: NV12 and P010 raw input score as their Y4M.
 MODE errors: a model file that does not parse, an unknown version, two models of
   one name, -n: one line, nonzero exit, no report left.
-MODE nolibvmaf: a build without libvmaf answers --model with one line, exit 2.
+MODE native: the v1.0.16 models (3d0h, 3d0h_2160, 5d0h, 1d5h_2160) on speedqa's own
+  engine (SPEEDQA_MODEL_ENGINE=native: every feature by speedqa, ADM included, the
+  prediction and pooling speedqa's) over the same golden pairs, every per-frame and
+  pooled vmaf equal to libvmaf's own run at %.17g; the JSON, CSV and XML reports
+  equal to those of the libvmaf engine but for the fps; a ladder and a batch once;
+  the hfr models (motion_five_frame_window) refused by that engine in one line.
+MODE nolibvmaf: a build without libvmaf scores the v1.0.16 models on its own engine
+  (a vmaf per frame, exit 0; each per-frame and pooled vmaf equal at %.17g to libvmaf's
+  own run as a build with it recorded, tests/model/nolibvmaf_ref.json), and answers
+  vmaf_v0.6.1 (integer VIF) with one line naming the feature, exit 2.
 MODE hwaccel: frames NVDEC decodes (--hwaccel cuda: H.264 8-bit, HEVC Main10) give
   libvmaf's own run of the model on the same files decoded in software (vmaf_ref
   reads them through libav), single runs and a ladder; exit 77 without a CUDA
@@ -42,8 +51,9 @@ def check(ok, what):
         failures.append(what)
 
 
-def run(args):
-    p = subprocess.run(args, capture_output=True, text=True)
+def run(args, env=None):
+    p = subprocess.run(args, capture_output=True, text=True,
+                       env=dict(os.environ, **env) if env else None)
     return p.returncode, p.stdout, p.stderr
 
 
@@ -111,16 +121,16 @@ def compare(doc, want, lib, what):
           % (what, worst))
 
 
-def test_equal():
+def test_equal(models=MODELS, env=None):
     for ref_rel, dis_rel in pairs():
         ref, dis = clip(ref_rel), clip(dis_rel)
         base = os.path.basename(dis)[:-4]
-        for model in MODELS:
-            tag = "%s.%s" % (base, model)
-            want, lib = reference(ref, dis, model, tag)
+        for model in models:
+            tag = "%s.%s%s" % (base, model, " (native)" if env else "")
+            want, lib = reference(ref, dis, model, tag.split(" ")[0])
             code, out, err = run([SPEEDQA, "-r", ref, "-d", dis, "--model", "version=" + model,
                                   "--precision", "max", "--json", "-q",
-                                  "--frame_cnt", str(MAX_FRAMES)])
+                                  "--frame_cnt", str(MAX_FRAMES)], env)
             if want is None:
                 check(code != 0 and len(err.strip().splitlines()) == 1 and not out,
                       "%s: libvmaf refuses (%s); speedqa refuses in one line (%d %r)"
@@ -132,17 +142,16 @@ def test_equal():
             compare(json.loads(out), want, lib, tag)
 
 
-def test_ladder():
+def test_ladder(models=("vmaf_v1.0.16_3d0h", "vmaf_v0.6.1"), env=None):
     (ref_rel, dis_rel), = [p for p in pairs() if "576x324" in p[0]][:1]
     ref, dis = clip(ref_rel), clip(dis_rel)
-    others = [p[1] for p in pairs() if False]
     # the second rung: the reference itself (a different stream of one shape)
     rungs = [dis, ref]
-    for model in ("vmaf_v1.0.16_3d0h", "vmaf_v0.6.1"):
+    for model in models:
         outs = os.path.join(WORK, "ladder.%s.{i}.json" % model)
         code, _, err = run([SPEEDQA, "-r", ref, "-d", rungs[0], "-d", rungs[1], "--model",
                             "version=" + model, "--precision", "max", "-q", "-o", outs,
-                            "--frame_cnt", str(MAX_FRAMES), "--threads", "2"])
+                            "--frame_cnt", str(MAX_FRAMES), "--threads", "2"], env)
         check(code == 0, "ladder %s: exit 0 (%r)" % (model, err))
         for i, d in enumerate(rungs):
             want, lib = reference(ref, d, model, "ladder.%d.%s" % (i, model))
@@ -150,7 +159,7 @@ def test_ladder():
                     "ladder %s rung %d" % (model, i + 1))
 
 
-def test_batch():
+def test_batch(env=None):
     """--batch with --model: each pair's pooled vmaf equals libvmaf's own run."""
     chosen = [p for p in pairs() if "642x362" in p[0] or "422p10" in p[0]]
     manifest = os.path.join(WORK, "pairs.csv")
@@ -161,7 +170,7 @@ def test_batch():
     model = "vmaf_v1.0.16_3d0h"
     code, out, err = run([SPEEDQA, "--batch", manifest, "--model", "version=" + model,
                           "--precision", "max", "-q", "--threads", "2",
-                          "--frame_cnt", str(MAX_FRAMES)])
+                          "--frame_cnt", str(MAX_FRAMES)], env)
     check(code == 0, "batch with --model: exit 0 (%r)" % err)
     lines = [json.loads(l) for l in out.splitlines()] if code == 0 else []
     by_dis = {l["dis"]: l for l in lines}  # stdout keeps the order the pairs finished
@@ -249,11 +258,11 @@ def test_batch_models():
           % (code, err))
 
 
-def one_line_error(args, code_want, words, what):
+def one_line_error(args, code_want, words, what, env=None):
     out = os.path.join(WORK, "err.json")
     if os.path.exists(out):
         os.remove(out)
-    code, so, se = run(args + ["-o", out])
+    code, so, se = run(args + ["-o", out], env)
     lines = se.strip().splitlines()
     check(code == code_want and len(lines) == 1 and all(w in lines[0] for w in words)
           and not os.path.exists(out),
@@ -281,6 +290,15 @@ def test_errors():
         json.dump(doc, f)
     one_line_error(R + ["--model", "path=" + bogus], 2, ["bogus.json", "speed_bogus"],
                    "a model giving speed_chroma an option it does not have")
+    # the SVM (model_dict.model) cut short: refused at load, whichever engine predicts
+    badsvm = os.path.join(WORK, "badsvm.json")
+    doc = json.load(open(model_file("vmaf_v1.0.16_3d0h")))
+    doc["model_dict"]["model"] = doc["model_dict"]["model"][:-2000]
+    with open(badsvm, "w") as f:
+        json.dump(doc, f)
+    for env in (None, {"SPEEDQA_MODEL_ENGINE": "native"}):
+        one_line_error(R + ["--model", "path=" + badsvm], 2, ["badsvm.json", "support vector"],
+                       "a model whose SVM is cut short (%s)" % (env or "default engine"), env)
     one_line_error(R + ["--model", "version=vmaf_v9"], 2, ["vmaf_v9"], "unknown version")
     one_line_error(R + ["--model", "version=vmaf_v0.6.1", "--model", "version=vmaf_v0.6.1"], 2,
                    ["name="], "two models named vmaf")
@@ -401,19 +419,71 @@ def test_backends():
         sys.exit(77)
 
 
+NATIVE = {"SPEEDQA_MODEL_ENGINE": "native"}
+V1 = ["vmaf_v1.0.16_3d0h", "vmaf_v1.0.16_3d0h_2160", "vmaf_v1.0.16_5d0h",
+      "vmaf_v1.0.16_1d5h_2160"]
+
+
+def test_native():
+    test_equal(V1, NATIVE)
+    test_ladder(("vmaf_v1.0.16_3d0h",), NATIVE)
+    test_batch(NATIVE)
+    # both engines' reports, every format: the same bytes but for the measured speed
+    for ref_rel, dis_rel in [p for p in pairs() if "422p10" in p[0] or "642x362" in p[0]]:
+        ref, dis = clip(ref_rel), clip(dis_rel)
+        for fmt, extra in (("json", []), ("csv", []), ("xml", []),
+                           ("json", ["--subsample", "3", "--precision", "max"])):
+            outs = []
+            for env in (None, NATIVE):
+                code, out, err = run([SPEEDQA, "-r", ref, "-d", dis, "--model",
+                                      "version=vmaf_v1.0.16_5d0h", "--" + fmt, "-q",
+                                      "--frame_cnt", "8"] + extra, env)
+                outs.append([l for l in out.splitlines() if "fps" not in l] if code == 0 else
+                            err)
+            check(outs[0] == outs[1] and outs[0], "%s %s%s: the native engine's report is the "
+                  "libvmaf engine's" % (os.path.basename(dis), fmt, " ".join([""] + extra)))
+    (ref_rel, dis_rel), = [p for p in pairs() if "642x362" in p[0]][:1]
+    one_line_error([SPEEDQA, "-r", clip(ref_rel), "-d", clip(dis_rel), "--model",
+                    "version=vmaf_v1.0.16_hfr_3d0h"], 2, ["motion3"],
+                   "native engine, hfr model (five-frame motion window)", NATIVE)
+    one_line_error([SPEEDQA, "-r", clip(ref_rel), "-d", clip(dis_rel), "--model",
+                    "version=vmaf_v0.6.1"], 2, ["vif"], "native engine, vmaf_v0.6.1", NATIVE)
+
+
 def test_nolibvmaf():
-    code, out, err = run([SPEEDQA, "-r", "x.y4m", "-d", "y.y4m", "--model", "version=vmaf_v0.6.1"])
+    known = json.load(open(os.path.join(os.path.dirname(os.path.abspath(__file__)),
+                                        "nolibvmaf_ref.json")))
+    (ref_rel, dis_rel), = [p for p in pairs() if "642x362" in p[0]][:1]
+    ref, dis = clip(ref_rel), clip(dis_rel)
+    assert ref.endswith(known["ref"][:-3]) and dis.endswith(known["dis"][:-3])
+    for model in V1:
+        code, out, err = run([SPEEDQA, "-r", ref, "-d", dis, "--model", "version=" + model,
+                              "--json", "-q", "--precision", "max", "--frame_cnt", "6"])
+        doc = json.loads(out) if code == 0 else {"frames": []}
+        check(code == 0 and len(doc["frames"]) == 6 and
+              all(isinstance(f["metrics"].get("vmaf"), float) for f in doc["frames"]) and
+              "vmaf" in doc["pooled_metrics"],
+              "%s without libvmaf: exit 0, a vmaf per frame (%d %r)" % (model, code, err))
+        # libvmaf's own run of the same frames, recorded by a build with it
+        want = known["models"][model]
+        check(code == 0 and ["%.17g" % f["metrics"]["vmaf"] for f in doc["frames"]] ==
+              want["frames"] and all("%.17g" % doc["pooled_metrics"]["vmaf"][k] == v
+                                     for k, v in want["pooled"].items()),
+              "%s without libvmaf: every vmaf and pooled value libvmaf's own run recorded "
+              "(tests/model/nolibvmaf_ref.json) at %%.17g" % model)
+    code, out, err = run([SPEEDQA, "-r", ref, "-d", dis, "--model", "version=vmaf_v0.6.1"])
     lines = err.strip().splitlines()
-    check(code == 2 and len(lines) == 1 and "libvmaf" in lines[0] and "rebuild" in lines[0],
-          "--model without libvmaf: one line saying how to get it (%d %r)" % (code, err))
+    check(code == 2 and len(lines) == 1 and "VMAF_integer_feature_vif_scale0_score" in lines[0]
+          and "libvmaf" in lines[0] and not out,
+          "vmaf_v0.6.1 without libvmaf: one line naming integer VIF (%d %r)" % (code, err))
     man = os.path.join(WORK, "m.csv")
     with open(man, "w") as f:
-        f.write("ref,dis,model\nx.y4m,y.y4m,version=vmaf_v0.6.1\n")
+        f.write("ref,dis,model\n%s,%s,version=vmaf_v0.6.1\n" % (ref, dis))
     code, out, err2 = run([SPEEDQA, "--batch", man])
     lines2 = err2.strip().splitlines()
     check(code == 2 and len(lines2) == 1 and "m.csv:2: " in lines2[0] and
-          lines2[0].endswith(lines[0].split("error: ", 1)[-1]),
-          "a manifest's model without libvmaf: --model's line, naming the file and line "
+          lines and lines2[0].endswith(lines[0].split("error: ", 1)[-1]),
+          "a manifest's vmaf_v0.6.1 without libvmaf: --model's line, naming the file and line "
           "(%d %r)" % (code, err2))
 
 
@@ -485,7 +555,7 @@ def test_hwaccel():
 
 os.makedirs(WORK, exist_ok=True)
 {"equal": test_equal, "ladder": lambda: (test_ladder(), test_batch(), test_batch_models()), "errors": test_errors, "layouts": test_layouts,
- "backends": test_backends, "hwaccel": test_hwaccel,
+ "backends": test_backends, "hwaccel": test_hwaccel, "native": test_native,
  "nolibvmaf": test_nolibvmaf}[MODE]()
 if failures:
     print("%d failed" % len(failures))

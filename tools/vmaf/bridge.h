@@ -12,32 +12,11 @@
 
 #include <libvmaf/libvmaf.h>
 
+#include "engine.h"
 #include "model.h"
 #include "speedqa/speedqa.h"
 
 typedef struct SqVmaf SqVmaf;
-
-typedef struct SqVmafSetup {
-    int cpu;                /* speedqa scores on its CPU backend (sq_model_native) */
-    const SqModel *models;  /* nmodels, loaded (sq_model_load_spec) */
-    int nmodels;
-    SpeedqaFormat format;   /* of both inputs */
-    unsigned threads;       /* libvmaf's threads (0: its calling thread) */
-    unsigned subsample;     /* --subsample (1: every frame) */
-    int no_prediction;      /* -n: features only */
-    const char *const *features; /* libvmaf extractors asked for by --feature
-                                    ("name=opt=val:opt=val"), n_features of them */
-    int n_features;
-} SqVmafSetup;
-
-/* The report of one stream: libvmaf's collector (its printed names, its
- * order: every feature it computed or was given, then each model's score). */
-typedef struct SqVmafReport {
-    int n;
-    char (*names)[256];
-    double *values;         /* nframes x n, row-major */
-    SpeedqaPooled *pooled;  /* n */
-} SqVmafReport;
 
 /* Opens libvmaf for one stream: each model's libvmaf features registered
  * with the model's options. 0, or -1 with one line in err. */
@@ -56,7 +35,6 @@ int sq_vmaf_import(SqVmaf *v, const char *name, double value, unsigned index, ch
 int sq_vmaf_finish(SqVmaf *v, unsigned nframes, const unsigned long long *frames,
                    size_t nreport, SqVmafReport *rep, char *err, size_t len);
 
-void sq_vmaf_report_free(SqVmafReport *rep);
 void sq_vmaf_close(SqVmaf **v);
 
 /* Whether this libvmaf has the extractor name; the list of those it has
@@ -64,18 +42,7 @@ void sq_vmaf_close(SqVmaf **v);
 int sq_vmaf_has_extractor(const char *name);
 void sq_vmaf_extractors(char *buf, size_t len);
 
-/* report.c: where speedqa's imported names go among libvmaf's, so that the
- * report lists them where the vmaf tool, computing all, would. */
-typedef struct SqVmafOrder {
-    const char *const *ext;   /* the models' extractors in the models' order, once each */
-    const int *ext_native;    /* whether speedqa computes ext[i] */
-    int next;
-    const char *const *scores; /* the models' score names ("vmaf"), written last */
-    int nscores;
-    char (*imported)[256];    /* speedqa's names, as imported */
-    int nimported;
-} SqVmafOrder;
-
+/* report.c: libvmaf's collector read back, speedqa's names placed (engine.h). */
 int sq_vmaf_report_of(VmafContext *ctx, const SqVmafOrder *order, unsigned nframes,
                       const unsigned long long *frames, size_t nreport, SqVmafReport *rep,
                       char *err, size_t len);

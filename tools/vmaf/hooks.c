@@ -7,6 +7,7 @@
 #endif
 
 #include "hooks.h"
+#include "engine.h"
 #include "model.h"
 #ifdef SQ_HAVE_VMAF
 #include "bridge.h"
@@ -50,27 +51,70 @@ int sq_model_job_features(const char *const *user, const SqModel *models, int n_
     return n;
 }
 
-#ifdef SQ_HAVE_VMAF
-
 struct SqModelRun {
-    SqVmaf *v;
+#ifdef SQ_HAVE_VMAF
+    SqVmaf *v;          /* libvmaf's engine, or */
+#endif
+    SqNative *nat;      /* speedqa's own */
     SqVmafReport rep;
     const char **names;
     unsigned long long *frames;
 };
 
+/* The engine of a job: speedqa's own when it computes every feature of
+ * every model and no libvmaf --feature is asked, else libvmaf's (model.h,
+ * sq_model_engine). 1 native, 0 libvmaf, or an exit code after one line. */
+static int pick_engine(const CliSettings *cfg, const SqModel *models, int n_models, int cpu)
+{
+    const int want = sq_model_engine();
+    if (want < 0) {
+        cli_error("SPEEDQA_MODEL_ENGINE: auto, native or libvmaf");
+        return SQ_EXIT_USAGE;
+    }
+    const SqModel *mm = NULL;
+    const SqModelFeature *miss = NULL;
+    for (int m = 0; m < n_models && !miss; m++)
+        for (int k = 0; k < models[m].nfeatures && !miss; k++)
+            if (!sq_model_native(&models[m].f[k], cpu))
+                miss = &models[m].f[k], mm = &models[m];
+    const int all = !miss && !cfg->n_vmaf_features;
+#ifdef SQ_HAVE_VMAF
+    if (want == SQ_ENGINE_LIBVMAF || (want == SQ_ENGINE_AUTO && !all))
+        return 0;
+#endif
+    if (all)
+        return 1;
+    char why[600];
+    if (miss)
+        sq_model_why_not_native(miss, cpu, why, sizeof why);
+    if (!miss)
+        cli_error("--feature %s is libvmaf's: speedqa's own model engine cannot take it",
+                  cfg->vmaf_features[0]);
+    else
+        cli_error("--model: model %s: %s%s", mm->path, why,
+                  want == SQ_ENGINE_NATIVE ? " (SPEEDQA_MODEL_ENGINE=native)" : "");
+    return SQ_EXIT_USAGE;
+}
+
 int sq_model_run_open(SqModelRun **out, const CliSettings *cfg, const SqModel *models,
                       int n_models, const SpeedqaFormat *f, int threads)
 {
     char err[1000];
+    *out = NULL;
+    const int cpu = sq_model_cpu_backend(cfg->backend);
+    const int native = pick_engine(cfg, models, n_models, cpu);
+    if (native != 0 && native != 1)
+        return native;
 #ifdef __GLIBC__
     /* libvmaf allocates two pictures a frame and frees them when its
      * extractors are done; glibc would hand such large blocks back to the
      * kernel and fault them in again every frame (1080p, 72 frames: 57k
      * minor faults against 37k with these; vmaf_preallocate_pictures would
      * block for good on an extractor that keeps a picture) */
-    mallopt(M_MMAP_THRESHOLD, 64 << 20);
-    mallopt(M_TRIM_THRESHOLD, 512 << 20);
+    if (!native) {
+        mallopt(M_MMAP_THRESHOLD, 64 << 20);
+        mallopt(M_TRIM_THRESHOLD, 512 << 20);
+    }
 #endif
     SqModelRun *r = calloc(1, sizeof *r);
     if (!r) {
@@ -78,7 +122,7 @@ int sq_model_run_open(SqModelRun **out, const CliSettings *cfg, const SqModel *m
         return SQ_EXIT_INTERNAL;
     }
     const SqVmafSetup s = {
-        .cpu = sq_model_cpu_backend(cfg->backend),
+        .cpu = cpu,
         .models = models,
         .nmodels = n_models,
         .format = *f,
@@ -88,7 +132,13 @@ int sq_model_run_open(SqModelRun **out, const CliSettings *cfg, const SqModel *m
         .features = cfg->vmaf_features,
         .n_features = cfg->n_vmaf_features,
     };
-    if (sq_vmaf_open(&r->v, &s, err, sizeof err) < 0) {
+#ifdef SQ_HAVE_VMAF
+    const int e = native ? sq_native_open(&r->nat, &s, err, sizeof err)
+                         : sq_vmaf_open(&r->v, &s, err, sizeof err);
+#else
+    const int e = sq_native_open(&r->nat, &s, err, sizeof err);
+#endif
+    if (e < 0) {
         cli_error("%s%s", strncmp(err, "--feature", 9) ? "--model: " : "", err);
         free(r);
         return SQ_EXIT_USAGE;
@@ -97,14 +147,28 @@ int sq_model_run_open(SqModelRun **out, const CliSettings *cfg, const SqModel *m
     return 0;
 }
 
+int sq_model_run_pictures(const SqModelRun *r)
+{
+#ifdef SQ_HAVE_VMAF
+    return r && r->v;
+#else
+    (void)r;
+    return 0;
+#endif
+}
+
 int sq_model_run_send(SqModelRun *r, const SpeedqaPicture *ref, const SpeedqaPicture *dis,
                       long long index)
 {
+#ifdef SQ_HAVE_VMAF
     char err[1000];
-    if (sq_vmaf_send(r->v, ref, dis, (unsigned)index, err, sizeof err) < 0) {
+    if (r->v && sq_vmaf_send(r->v, ref, dis, (unsigned)index, err, sizeof err) < 0) {
         cli_error("--model: %s", err);
         return SQ_EXIT_INPUT;
     }
+#else
+    (void)r, (void)ref, (void)dis, (void)index;
+#endif
     return 0;
 }
 
@@ -112,12 +176,21 @@ int sq_model_run_import(SqModelRun *r, SpeedqaContext *ctx, unsigned long long f
                         const double *values, int n)
 {
     char err[1000];
+    if (r->nat) {
+        if (sq_native_import(r->nat, ctx, frame, values, n, err, sizeof err) < 0) {
+            cli_error("--model: %s", err);
+            return SQ_EXIT_INTERNAL;
+        }
+        return 0;
+    }
+#ifdef SQ_HAVE_VMAF
     for (int k = 0; k < n; k++)
         if (sq_vmaf_import(r->v, speedqa_score_name(ctx, k), values[k], (unsigned)frame, err,
                            sizeof err) < 0) {
             cli_error("--model: %s", err);
             return SQ_EXIT_INTERNAL;
         }
+#endif
     return 0;
 }
 
@@ -131,7 +204,16 @@ int sq_model_run_report(SqModelRun *r, long long sent, long long subsample, SqMo
     }
     for (size_t i = 0; i < nf; i++)
         r->frames[i] = (unsigned long long)i * (unsigned long long)subsample;
-    if (sq_vmaf_finish(r->v, (unsigned)sent, r->frames, nf, &r->rep, err, sizeof err) < 0) {
+#ifdef SQ_HAVE_VMAF
+    const int e = r->nat ? sq_native_finish(r->nat, (unsigned)sent, r->frames, nf, &r->rep, err,
+                                            sizeof err)
+                         : sq_vmaf_finish(r->v, (unsigned)sent, r->frames, nf, &r->rep, err,
+                                          sizeof err);
+#else
+    const int e = sq_native_finish(r->nat, (unsigned)sent, r->frames, nf, &r->rep, err,
+                                   sizeof err);
+#endif
+    if (e < 0) {
         cli_error("--model: %s", err);
         return SQ_EXIT_INPUT;
     }
@@ -150,48 +232,13 @@ void sq_model_run_close(SqModelRun **pr)
     SqModelRun *r = pr ? *pr : NULL;
     if (!r)
         return;
+#ifdef SQ_HAVE_VMAF
     sq_vmaf_close(&r->v);
+#endif
+    sq_native_close(&r->nat);
     sq_vmaf_report_free(&r->rep);
     free(r->names);
     free(r->frames);
     free(r);
     *pr = NULL;
 }
-
-#else
-
-int sq_model_run_open(SqModelRun **r, const CliSettings *cfg, const SqModel *models,
-                      int n_models, const SpeedqaFormat *f, int threads)
-{
-    (void)cfg, (void)models, (void)n_models, (void)f, (void)threads;
-    *r = NULL;
-    cli_error("--model: this build of speedqa has no libvmaf");
-    return SQ_EXIT_USAGE;
-}
-
-int sq_model_run_send(SqModelRun *r, const SpeedqaPicture *ref, const SpeedqaPicture *dis,
-                      long long index)
-{
-    (void)r, (void)ref, (void)dis, (void)index;
-    return SQ_EXIT_INTERNAL;
-}
-
-int sq_model_run_import(SqModelRun *r, SpeedqaContext *ctx, unsigned long long frame,
-                        const double *values, int n)
-{
-    (void)r, (void)ctx, (void)frame, (void)values, (void)n;
-    return SQ_EXIT_INTERNAL;
-}
-
-int sq_model_run_report(SqModelRun *r, long long sent, long long subsample, SqModelReport *rep)
-{
-    (void)r, (void)sent, (void)subsample, (void)rep;
-    return SQ_EXIT_INTERNAL;
-}
-
-void sq_model_run_close(SqModelRun **r)
-{
-    (void)r;
-}
-
-#endif

@@ -1,8 +1,8 @@
 /*
  * --model inside a scoring job (tools/job.c): the speedqa features a job
- * computes for its models, and one libvmaf session per distorted stream,
- * with the tool's one-line errors and exit codes. Without libvmaf these
- * are stubs (cli_parse refuses --model before a job starts).
+ * computes for its models, and one model run per distorted stream on one
+ * of two engines (engine.h: libvmaf's session, or speedqa's own when it
+ * computes every feature), with the tool's one-line errors and exit codes.
  */
 #ifndef SQ_TOOLS_VMAF_HOOKS_H
 #define SQ_TOOLS_VMAF_HOOKS_H
@@ -35,6 +35,9 @@ int sq_model_job_features(const char *const *user, const SqModel *models, int n_
 /* One stream's session; 0 or an SQ_EXIT_* code after one error line. */
 int sq_model_run_open(SqModelRun **r, const CliSettings *cfg, const SqModel *models,
                       int n_models, const SpeedqaFormat *f, int threads);
+/* Whether the run takes the pictures (libvmaf's engine computes features
+ * from them; speedqa's own takes only the scores). */
+int sq_model_run_pictures(const SqModelRun *r);
 int sq_model_run_send(SqModelRun *r, const SpeedqaPicture *ref, const SpeedqaPicture *dis,
                       long long index);
 /* speedqa's n scores of one frame (ctx names them). */

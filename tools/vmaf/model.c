@@ -38,7 +38,11 @@
  * SQ_NATIVE_CPU (SqBackend.cambi): with the v1.0.16 options a 1080p 8-bit
  * frame takes 8.9-9.9 ms on one thread in the library (the math's C,
  * bench/feature_bench) against 10.4-10.8 ms in libvmaf 3.2's AVX2 cambi
- * (vmaf -n, 8 frames minus 1). */
+ * (vmaf -n, 8 frames minus 1). ADM is the library's too, exact, but its
+ * frame takes longer than libvmaf 3.2's AVX-512 one: with libvmaf in the
+ * build, libvmaf's stays the default; without, or with the native engine
+ * asked for (SPEEDQA_MODEL_ENGINE=native), the library's, CPU backend only. */
+#define NATIVE_ADM (-1)
 static const struct {
     const char *prefix;     /* provided feature names start so */
     const char *extractor;
@@ -46,8 +50,8 @@ static const struct {
 } extractors[] = {
     { "Speed_chroma_feature_speed_chroma_", "speed_chroma", 1 },
     { "Speed_temporal_feature_speed_temporal_", "speed_temporal", 1 },
-    { "VMAF_integer_feature_adm", "adm", 0 },
-    { "VMAF_integer_feature_aim", "adm", 0 },
+    { "VMAF_integer_feature_adm", "adm", NATIVE_ADM },
+    { "VMAF_integer_feature_aim", "adm", NATIVE_ADM },
     { "VMAF_integer_feature_motion", "motion", SQ_NATIVE_CPU },
     { "VMAF_integer_feature_vif", "vif", 0 },
     { "Cambi_feature_cambi_", "cambi", SQ_NATIVE_CPU },
@@ -56,11 +60,32 @@ static const struct {
     { "VMAF_feature_vif", "float_vif", 0 },
 };
 
+int sq_model_engine(void)
+{
+    const char *e = getenv("SPEEDQA_MODEL_ENGINE");
+    if (!e || !*e || !strcmp(e, "auto"))
+        return SQ_ENGINE_AUTO;
+    if (!strcmp(e, "native"))
+        return SQ_ENGINE_NATIVE;
+    return !strcmp(e, "libvmaf") ? SQ_ENGINE_LIBVMAF : -1;
+}
+
+static int native_of(int i)
+{
+    if (extractors[i].native != NATIVE_ADM)
+        return extractors[i].native;
+#ifdef SQ_HAVE_VMAF
+    return sq_model_engine() == SQ_ENGINE_NATIVE ? SQ_NATIVE_CPU : 0;
+#else
+    return SQ_NATIVE_CPU;
+#endif
+}
+
 const char *sq_model_extractor_of(const char *feature, int *native)
 {
     for (size_t i = 0; i < sizeof extractors / sizeof extractors[0]; i++)
         if (!strncmp(feature, extractors[i].prefix, strlen(extractors[i].prefix))) {
-            *native = extractors[i].native;
+            *native = native_of((int)i);
             return extractors[i].extractor;
         }
     return NULL;
@@ -77,11 +102,29 @@ void sq_model_settle_native(SqModelFeature *f)
         f->native = 0;
 }
 
+void sq_model_why_not_native(const SqModelFeature *f, int cpu, char *buf, size_t len)
+{
+    char spec[400], why[400] = "";
+    const char *one[2] = { spec, NULL };
+    if (!sq_model_is_native(f->extractor)) {
+        snprintf(buf, len, "speedqa cannot compute %s (libvmaf's %s extractor)", f->name,
+                 f->extractor);
+    } else if (!sq_model_native(f, 1)) {
+        if (sq_model_feature_spec(f, spec, sizeof spec) == 0)
+            speedqa_check_features(one, why, sizeof why);
+        snprintf(buf, len, "speedqa cannot compute %s with the model's options%s%s", f->name,
+                 why[0] ? ": " : "", why);
+    } else {
+        snprintf(buf, len, "speedqa computes %s on the cpu backend only%s", f->name,
+                 cpu ? "" : " (--backend cpu)");
+    }
+}
+
 int sq_model_is_native(const char *extractor)
 {
     for (size_t i = 0; i < sizeof extractors / sizeof extractors[0]; i++)
         if (!strcmp(extractor, extractors[i].extractor))
-            return extractors[i].native;
+            return native_of((int)i);
     return 0;
 }
 
@@ -240,14 +283,6 @@ int sq_model_feature_spec(const SqModelFeature *f, char *buf, size_t len)
  * manifest's model column (batch_models.c) check the same things. */
 int sq_model_add(SqModel *models, int n, const char *spec, char *err, size_t len)
 {
-#ifndef SQ_HAVE_VMAF
-    (void)models;
-    (void)n;
-    (void)spec;
-    snprintf(err, len, "--model: this build of speedqa has no libvmaf; install libvmaf-dev >= "
-             "3.0 (or point PKG_CONFIG_PATH at a libvmaf's lib/pkgconfig) and rebuild");
-    return -1;
-#else
     if (n >= SQ_MODEL_MAX) {
         snprintf(err, len, "--model: at most %d models", SQ_MODEL_MAX);
         return -1;
@@ -266,6 +301,17 @@ int sq_model_add(SqModel *models, int n, const char *spec, char *err, size_t len
             return -1;
         }
     }
+#ifndef SQ_HAVE_VMAF
+    /* without libvmaf, every feature is speedqa's or the model cannot score */
+    for (int k = 0; k < m->nfeatures; k++)
+        if (!m->f[k].native) {
+            char why[600];
+            sq_model_why_not_native(&m->f[k], 1, why, sizeof why);
+            snprintf(err, len, "--model: model %s: %s, and this build has no libvmaf (install "
+                     "libvmaf-dev >= 3.0 and rebuild)", m->path, why);
+            return -1;
+        }
+#endif
     for (int i = 0; i < n; i++)
         if (!strcmp(models[i].name, m->name)) {
             snprintf(err, len, "--model: two models named '%s': give each its own with :name=...",
@@ -273,5 +319,4 @@ int sq_model_add(SqModel *models, int n, const char *spec, char *err, size_t len
             return -1;
         }
     return 0;
-#endif
 }

@@ -49,7 +49,8 @@ int sq_model_load_spec(SqModel *m, const char *spec, char *err, size_t len);
  * spec loaded as models[n], after models[0..n) of the same run, with the
  * checks --model makes (the options a model gives speedqa's features, one
  * name per model, at most SQ_MODEL_MAX). 0, or -1 with one line in err;
- * without libvmaf in the build, always the line saying how to get it.
+ * without libvmaf in the build, a model with a feature speedqa cannot
+ * compute (integer VIF) is that line, naming the feature.
  */
 int sq_model_add(SqModel *models, int n, const char *spec, char *err, size_t len);
 
@@ -88,6 +89,18 @@ static inline int sq_model_native(const SqModelFeature *f, int cpu)
 {
     return f->native == 1 || (f->native == SQ_NATIVE_CPU && cpu);
 }
+
+/* SPEEDQA_MODEL_ENGINE (read by the tool only): which engine scores the
+ * models (hooks.c). auto (unset): speedqa's own when it computes every
+ * feature of every model, else libvmaf's; native: speedqa's, ADM counted
+ * as speedqa's too (else libvmaf's, which is faster for now); libvmaf:
+ * libvmaf's. -1: another value. */
+enum { SQ_ENGINE_AUTO, SQ_ENGINE_NATIVE, SQ_ENGINE_LIBVMAF };
+int sq_model_engine(void);
+
+/* Why speedqa does not compute f in a job on the cpu backend (cpu) or
+ * another: one clause naming the feature, for an error line. */
+void sq_model_why_not_native(const SqModelFeature *f, int cpu, char *buf, size_t len);
 
 /* Whether speedqa computes the extractor itself (else libvmaf does). */
 int sq_model_is_native(const char *extractor);

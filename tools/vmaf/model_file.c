@@ -1,8 +1,9 @@
 /*
- * Model files (model.h), read with json-c. Only what speedqa needs to split
- * the work is read here (feature names and their option dictionaries);
- * libvmaf reads the same file itself for the prediction, so the SVM and
- * the score transform stay libvmaf's.
+ * Model files (model.h), read with json-c: here what splits the work
+ * (feature names and their option dictionaries); the rest of model_dict
+ * (normalisation, SVM, transform, clip) is predict_load.c's, read for the
+ * native engine and checked here for both (libvmaf's engine reads the
+ * file itself again).
  */
 #include <errno.h>
 #include <stdio.h>
@@ -12,6 +13,7 @@
 #include <json-c/json.h>
 
 #include "model.h"
+#include "predict.h"
 
 /* libvmaf normalises option values: a number's text through strtof, then
  * %g (spec B.1), so 17.0 is "17" and precision past 6 digits is gone. */
@@ -124,10 +126,16 @@ int sq_model_load(SqModel *m, const char *path, char *err, size_t len)
                  "supported)");
     else
         r = read_features(m, md, e, sizeof e);
-    if (r < 0)
-        snprintf(err, len, "model %s: %s", path, e);
-    else
-        snprintf(m->path, sizeof m->path, "%s", path);
     json_object_put(root);
+    if (r < 0) {
+        snprintf(err, len, "model %s: %s", path, e);
+        return -1;
+    }
+    snprintf(m->path, sizeof m->path, "%s", path);
+    /* the rest of the file (the SVM, the transform) checked now, whichever
+     * engine predicts: a bad one is one line before any frame is read */
+    SqPredictor p;
+    r = sq_predictor_load(&p, m, err, len);
+    sq_predictor_free(&p);
     return r;
 }

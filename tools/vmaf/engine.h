@@ -1,0 +1,70 @@
+/*
+ * The two engines of a model run (hooks.c picks one per job): libvmaf's
+ * session (bridge.h: libvmaf computes the features speedqa does not, then
+ * predicts and pools) and speedqa's own (native.c: every feature speedqa's,
+ * the prediction predict.c's, the pooling speedqa_pool). Both take the same
+ * setup and give the same report: the names the vmaf tool prints, in its
+ * order, each frame's values and the pooled ones.
+ */
+#ifndef SQ_TOOLS_VMAF_ENGINE_H
+#define SQ_TOOLS_VMAF_ENGINE_H
+
+#include <stddef.h>
+
+#include "model.h"
+#include "speedqa/speedqa.h"
+
+typedef struct SqVmafSetup {
+    int cpu;                /* speedqa scores on its CPU backend (sq_model_native) */
+    const SqModel *models;  /* nmodels, loaded (sq_model_load_spec) */
+    int nmodels;
+    SpeedqaFormat format;   /* of both inputs */
+    unsigned threads;       /* libvmaf's threads (0: its calling thread) */
+    unsigned subsample;     /* --subsample (1: every frame) */
+    int no_prediction;      /* -n: features only */
+    const char *const *features; /* libvmaf extractors asked for by --feature
+                                    ("name=opt=val:opt=val"), n_features of them */
+    int n_features;
+} SqVmafSetup;
+
+/* The report of one stream: libvmaf's collector (its printed names, its
+ * order: every feature it computed or was given, then each model's score). */
+typedef struct SqVmafReport {
+    int n;
+    char (*names)[256];
+    double *values;         /* nframes x n, row-major */
+    SpeedqaPooled *pooled;  /* n */
+} SqVmafReport;
+
+void sq_vmaf_report_free(SqVmafReport *rep);
+
+/* order.c: where speedqa's imported names go among libvmaf's, so that the
+ * report lists them where the vmaf tool, computing all, would. */
+typedef struct SqVmafOrder {
+    const char *const *ext;   /* the models' extractors in the models' order, once each */
+    const int *ext_native;    /* whether speedqa computes ext[i] */
+    int next;
+    const char *const *scores; /* the models' score names ("vmaf"), written last */
+    int nscores;
+    char (*imported)[256];    /* speedqa's names, as imported */
+    int nimported;
+} SqVmafOrder;
+
+
+/* Reorders rep's names (a collector's order: features in first-import
+ * order, then the model scores) as the vmaf tool prints them. */
+void sq_vmaf_place_imported(SqVmafReport *rep, const SqVmafOrder *o);
+
+/* native.c: the native engine of one stream. Its features are computed by
+ * the job's speedqa context and imported at the end; the setup's models
+ * must have every feature native (hooks.c checks). */
+typedef struct SqNative SqNative;
+int sq_native_open(SqNative **v, const SqVmafSetup *s, char *err, size_t len);
+/* One frame's n scores, named as the context names them (first call). */
+int sq_native_import(SqNative *v, SpeedqaContext *ctx, unsigned long long frame,
+                     const double *values, int n, char *err, size_t len);
+int sq_native_finish(SqNative *v, unsigned nframes, const unsigned long long *frames,
+                     size_t nreport, SqVmafReport *rep, char *err, size_t len);
+void sq_native_close(SqNative **v);
+
+#endif
