@@ -286,6 +286,8 @@ static const char *const provided[][2] = {
     { "integer_motion3", "VMAF_integer_feature_motion3_score" },
     { "integer_motion", "VMAF_integer_feature_motion_score" },
     { "cambi", "Cambi_feature_cambi_score" },
+    { "integer_adm2", "VMAF_integer_feature_adm2_score" },
+    { "integer_adm3", "VMAF_integer_feature_adm3_score" },
 };
 
 int sq_vmaf_import(SqVmaf *v, const char *name, double value, unsigned index, char *err,

@@ -38,10 +38,12 @@
  * SQ_NATIVE_CPU (SqBackend.cambi): with the v1.0.16 options a 1080p 8-bit
  * frame takes 8.9-9.9 ms on one thread in the library (the math's C,
  * bench/feature_bench) against 10.4-10.8 ms in libvmaf 3.2's AVX2 cambi
- * (vmaf -n, 8 frames minus 1). ADM is the library's too, exact, but its
- * frame takes longer than libvmaf 3.2's AVX-512 one: with libvmaf in the
- * build, libvmaf's stays the default; without, or with the native engine
- * asked for (SPEEDQA_MODEL_ENGINE=native), the library's, CPU backend only. */
+ * (vmaf -n, 8 frames minus 1). ADM is SQ_NATIVE_CPU too since its DSP
+ * slots have SIMD kernels: a 1080p 8-bit frame on one thread takes 8.2 ms
+ * (AVX-512) against 9.1-10.8 ms in libvmaf 3.2's AVX-512 adm and 37 ms in
+ * its C (bench/feature_bench; vmaf -n, 8 frames minus 1). With every
+ * feature native, a v1.0.16 model runs without libvmaf in the job
+ * (native.c); SPEEDQA_MODEL_ENGINE=libvmaf hands ADM back to libvmaf. */
 #define NATIVE_ADM (-1)
 static const struct {
     const char *prefix;     /* provided feature names start so */
@@ -75,7 +77,7 @@ static int native_of(int i)
     if (extractors[i].native != NATIVE_ADM)
         return extractors[i].native;
 #ifdef SQ_HAVE_VMAF
-    return sq_model_engine() == SQ_ENGINE_NATIVE ? SQ_NATIVE_CPU : 0;
+    return sq_model_engine() == SQ_ENGINE_LIBVMAF ? 0 : SQ_NATIVE_CPU;
 #else
     return SQ_NATIVE_CPU;
 #endif
