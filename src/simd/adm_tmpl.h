@@ -24,6 +24,22 @@ V_AI vd vd_shr(vd x, double add, double inv)
     return vd_floor(vd_mul(vd_add(x, vd_set1(add)), vd_set1(inv)));
 }
 
+/*
+ * sq_va_restore's end, every scale: rst = k * o in Q15, then inside the
+ * angle the enhancement limit (egl >= 0 keeps trunc(g) between 0 and t: at
+ * scale 0 no int16 wrap either). oz: the lanes where o is 0.
+ */
+V_AI vd adm_limit(vd k, vd o, vd t, vdm oz, vdm angle, vd egl)
+{
+    const vd zero = vd_zero();
+    const vd rst = vd_shr(vd_mul(k, o), 16384.0, 0x1p-15);
+    const vd g = vd_mul(rst, egl);
+    const vdm pos = vd_lt(zero, o);
+    const vdm keep = vdm_or(vdm_and(pos, vd_lt(g, t)), vdm_andn(vd_lt(t, g), pos));
+    const vdm lim = vdm_andn(vdm_and(angle, vd_lt(zero, k)), oz);
+    return vd_sel(lim, vd_sel(keep, vd_trunc(g), t), rst);
+}
+
 /* sq_va_restore at scale 0 (the gain, its clamp, the angle's enhancement limit) */
 V_AI vd adm_restore0(vd o, vd t, vdm angle, vd egl)
 {
@@ -33,13 +49,7 @@ V_AI vd adm_restore0(vd o, vd t, vdm angle, vd egl)
     vd k = vd_shr(vd_mul(q, t), 16384.0, 0x1p-15);
     k = vd_sel(oz, full, vd_min(vd_max(k, zero), full));
     /* k in [0, 2^15] and int16 o: rst is in int16's range already (no wrap) */
-    const vd rst = vd_shr(vd_mul(k, o), 16384.0, 0x1p-15);
-    const vd g = vd_mul(rst, egl);
-    const vdm pos = vd_lt(zero, o);
-    const vdm keep = vdm_or(vdm_and(pos, vd_lt(g, t)), vdm_andn(vd_lt(t, g), pos));
-    const vdm lim = vdm_andn(vdm_and(angle, vd_lt(zero, k)), oz);
-    /* egl >= 0 keeps trunc(g) between 0 and t: no int16 wrap either */
-    return vd_sel(lim, vd_sel(keep, vd_trunc(g), t), rst);
+    return adm_limit(k, o, t, oz, angle, egl);
 }
 
 /* VD_N restored values from offset j of the row's bands */
@@ -136,12 +146,7 @@ V_AI vd adm_restore_s(vd od, vq oq, vd td, vq tq, vdm angle, vd egl)
     vq k = vq_srav(vq_add(num, vq_sllv(vq_set1(1), vq_sub(sh, vq_set1(1)))), sh);
     k = vq_max(vq_min(k, vq_set1(32768)), vq_set1(0));
     const vd kd = vd_sel(oz, full, vq_to_vd(k));
-    const vd rst = vd_shr(vd_mul(kd, od), 16384.0, 0x1p-15);
-    const vd g = vd_mul(rst, egl);
-    const vdm pos = vd_lt(zero, od);
-    const vdm keep = vdm_or(vdm_and(pos, vd_lt(g, td)), vdm_andn(vd_lt(td, g), pos));
-    const vdm lim = vdm_andn(vdm_and(angle, vd_lt(zero, kd)), oz);
-    return vd_sel(lim, vd_sel(keep, vd_trunc(g), td), rst);
+    return adm_limit(kd, od, td, oz, angle, egl);
 }
 
 /* VD_N restored values from offset j (scales 1..3): the angle's i64 sums in vq */
