@@ -181,9 +181,28 @@ typedef __m512i vs;
 V_AI vs vs_set1(int32_t x) { return _mm512_set1_epi32(x); }
 V_AI vs vs_load(const int32_t *p) { return _mm512_loadu_si512(p); }
 V_AI void vs_store(int32_t *p, vs v) { _mm512_storeu_si512(p, v); }
+#ifdef SQ_AVX512_EMU
+/* SIMDe's portable lanes are C int, where overflow is undefined; the
+ * kernels rely on the hardware's wrapping (u32 sums, int32 truncations) */
+#define VS_WRAP(name, op)                                       \
+    V_AI vs name(vs a, vs b)                                    \
+    {                                                           \
+        uint32_t x[16], y[16];                                  \
+        _mm512_storeu_si512(x, a);                              \
+        _mm512_storeu_si512(y, b);                              \
+        for (int k = 0; k < 16; k++)                            \
+            x[k] = x[k] op y[k];                                \
+        return _mm512_loadu_si512(x);                           \
+    }
+VS_WRAP(vs_add, +)
+VS_WRAP(vs_sub, -)
+VS_WRAP(vs_mul, *)
+#undef VS_WRAP
+#else
 V_AI vs vs_add(vs a, vs b) { return _mm512_add_epi32(a, b); }
 V_AI vs vs_sub(vs a, vs b) { return _mm512_sub_epi32(a, b); }
 V_AI vs vs_mul(vs a, vs b) { return _mm512_mullo_epi32(a, b); }
+#endif
 V_AI vs vs_and(vs a, vs b) { return _mm512_and_si512(a, b); }
 V_AI vs vs_or(vs a, vs b) { return _mm512_or_si512(a, b); }
 V_AI vs vs_abs(vs v) { return _mm512_abs_epi32(v); }
