@@ -487,6 +487,20 @@ def test_nolibvmaf():
           "(%d %r)" % (code, err2))
 
 
+def test_nolibvmaf_engine():
+    """Without libvmaf, an engine asked for by name that is not there: one line, no report."""
+    (ref_rel, dis_rel), = [p for p in pairs() if "642x362" in p[0]][:1]
+    out_json = os.path.join(WORK, "engine.json")
+    code, out, err = run([SPEEDQA, "-r", clip(ref_rel), "-d", clip(dis_rel), "--model",
+                          "version=vmaf_v1.0.16_3d0h", "-o", out_json],
+                         env={"SPEEDQA_MODEL_ENGINE": "libvmaf"})
+    lines = err.strip().splitlines()
+    check(code == 2 and len(lines) == 1 and "SPEEDQA_MODEL_ENGINE=libvmaf" in lines[0] and
+          "no libvmaf" in lines[0] and not os.path.exists(out_json),
+          "SPEEDQA_MODEL_ENGINE=libvmaf without libvmaf: one line, exit 2, no report (%d %r)"
+          % (code, err))
+
+
 def nvdec_clips():
     d = os.environ.get("SPEEDQA_NVDEC_CLIPS")
     if d and os.path.isdir(d):
@@ -556,7 +570,7 @@ def test_hwaccel():
 os.makedirs(WORK, exist_ok=True)
 {"equal": test_equal, "ladder": lambda: (test_ladder(), test_batch(), test_batch_models()), "errors": test_errors, "layouts": test_layouts,
  "backends": test_backends, "hwaccel": test_hwaccel, "native": test_native,
- "nolibvmaf": test_nolibvmaf}[MODE]()
+ "nolibvmaf": lambda: (test_nolibvmaf(), test_nolibvmaf_engine())}[MODE]()
 if failures:
     print("%d failed" % len(failures))
     sys.exit(1)

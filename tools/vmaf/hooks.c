@@ -81,6 +81,14 @@ static int pick_engine(const CliSettings *cfg, const SqModel *models, int n_mode
 #ifdef SQ_HAVE_VMAF
     if (want == SQ_ENGINE_LIBVMAF || (want == SQ_ENGINE_AUTO && !all))
         return 0;
+#else
+    if (want == SQ_ENGINE_LIBVMAF) {
+        /* asked for by name: running the native engine instead would
+         * answer a different question than the one asked */
+        cli_error("SPEEDQA_MODEL_ENGINE=libvmaf: this build has no libvmaf (rebuild with "
+                  "libvmaf >= 3.0 found by pkg-config)");
+        return SQ_EXIT_USAGE;
+    }
 #endif
     if (all)
         return 1;
