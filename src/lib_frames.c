@@ -222,9 +222,10 @@ static int receive_raw(SpeedqaContext *c, SqRawResult *raw, const unsigned **rin
 
 /* Stream d's named scores from a raw result (job block d) of send index
  * frame, into the context's values of stream d, which out points at; next:
- * the sequence's next frame's raw result, or NULL (look-ahead features). */
-static int assemble(SpeedqaContext *c, const SqRawResult *raw, const SqRawResult *next, int d,
-                    const unsigned *ring, unsigned frame, SpeedqaScores *out)
+ * the sequence's next frames' raw results, NULL past its end (look-ahead
+ * features). */
+static int assemble(SpeedqaContext *c, const SqRawResult *raw, const SqRawResult *const *next,
+                    int d, const unsigned *ring, unsigned frame, SpeedqaScores *out)
 {
     memset(out, 0, sizeof(*out));
     out->sequence = ring[0];
@@ -239,7 +240,7 @@ static int assemble(SpeedqaContext *c, const SqRawResult *raw, const SqRawResult
     const int base = d * (c->njobs / c->ndis);
     for (int i = 0, k = 0; i < c->nfeat; i++) {
         uint32_t undef;
-        if (sq_feature_assemble_at(&c->feat[i], raw, next, d, base, ring[1], &c->fstate[d][i], v,
+        if (sq_feature_assemble_at(&c->feat[i], raw, next, d, base, ring[1], c->fstate[d][i], v,
                                    &undef) < 0) {
             /* Nothing clips speed_temporal or adm's scales (libvmaf would publish NaN). */
             int j = 0;
@@ -262,57 +263,68 @@ static int assemble(SpeedqaContext *c, const SqRawResult *raw, const SqRawResult
     return 0;
 }
 
-/* Every stream's scores of one frame; nring: next's ring entry (streams present). */
+/* Every stream's scores of the oldest held frame (held[0]), with the held
+ * frames after it as its look-ahead (streams present in them only). */
 static int publish(SpeedqaContext *c, const SqRawResult *raw, const unsigned *ring, unsigned frame,
-                   const SqRawResult *next, const unsigned *nring, SpeedqaScores *out, int n)
+                   const SqHeld *ahead, int nahead, SpeedqaScores *out, int n)
 {
     int ret;
     for (int d = 0; d < n; d++) {
-        const SqRawResult *nx = next && (nring[2] >> d & 1) ? next : NULL;
-        if ((ret = assemble(c, raw, nx, d, ring, frame, &out[d])) < 0)
+        const SqRawResult *next[SQ_LOOK_AHEAD_MAX] = { NULL };
+        for (int k = 0; k < nahead && (ahead[k].ring[2] >> d & 1); k++)
+            next[k] = &c->raw[ahead[k].at];
+        if ((ret = assemble(c, raw, next, d, ring, frame, &out[d])) < 0)
             return ret;
     }
     return 0;
 }
 
+/* Whether a held frame's raw result is c->raw[at]. */
+static int raw_used(const SpeedqaContext *c, int at)
+{
+    for (int k = 0; k < c->nheld; k++)
+        if (c->held[k].at == at)
+            return 1;
+    return 0;
+}
+
 /*
- * With a look-ahead feature (motion2 is min(S[n], S[n + 1])): frame n is
- * published once frame n + 1's raw result is in, or once nothing more of
- * n's sequence can come (a flush, or a frame of the next sequence sent
- * after it); until then -EAGAIN. The held frame has left the backend, so it
- * takes none of the backend's capacity, and nothing is allocated per frame.
+ * With look-ahead features (motion2 is min(S[n], S[n + 1]); the five-frame
+ * window's motion3 of frames 0 and 1 is S[2]'s): frame n is published once
+ * frames n + 1 .. n + look_ahead have their raw results in, or once nothing
+ * more of n's sequence can come (a flush, or a frame of the next sequence
+ * sent after it); until then -EAGAIN. Held frames have left the backend, so
+ * they take none of its capacity, and nothing is allocated per frame.
  */
 static int receive_ahead(SpeedqaContext *c, SpeedqaScores *out, int n, int wait)
 {
     const unsigned *ring;
-    unsigned nring[3] = { 0 };
     int ret;
-    if (!c->held) {
-        if ((ret = receive_raw(c, &c->raw[c->held_at], &ring, wait)) < 0)
+    while (c->nheld <= c->look_ahead) {
+        SqHeld *h = &c->held[c->nheld];
+        if (c->nheld && !(c->received < c->sent &&
+                          c->seq_ring[c->received % c->ring_len][0] == c->held[0].ring[0])) {
+            if (c->received == c->sent && !c->new_seq)
+                /* the sequence goes on: its next frame is not sent yet */
+                return c->sticky ? sticky_error(c) : SPEEDQA_ERR(EAGAIN);
+            break; /* the sequence has ended */
+        }
+        int at = 0;
+        while (raw_used(c, at))
+            at++;
+        if ((ret = receive_raw(c, &c->raw[at], &ring, wait)) < 0)
             return ret;
-        memcpy(c->held_ring, ring, sizeof(c->held_ring));
-        c->held_frame = c->received++;
-        c->held = 1;
+        memcpy(h->ring, ring, sizeof(h->ring));
+        h->at = at;
+        h->frame = c->received++;
+        c->nheld++;
     }
-    const SqRawResult *next = NULL;
-    if (c->received < c->sent && c->seq_ring[c->received % c->ring_len][0] == c->held_ring[0]) {
-        if ((ret = receive_raw(c, &c->raw[!c->held_at], &ring, wait)) < 0)
-            return ret;
-        memcpy(nring, ring, sizeof(nring));
-        next = &c->raw[!c->held_at];
-    } else if (c->received == c->sent && !c->new_seq) {
-        /* the sequence goes on: its next frame is not sent yet */
-        return c->sticky ? sticky_error(c) : SPEEDQA_ERR(EAGAIN);
-    }
-    if ((ret = publish(c, &c->raw[c->held_at], c->held_ring, c->held_frame, next, nring, out, n)) < 0)
+    const SqHeld *h0 = &c->held[0];
+    if ((ret = publish(c, &c->raw[h0->at], h0->ring, h0->frame, c->held + 1, c->nheld - 1, out,
+                       n)) < 0)
         return ret;
-    c->held = 0;
-    if (next) {
-        c->held_at = !c->held_at;
-        memcpy(c->held_ring, nring, sizeof(nring));
-        c->held_frame = c->received++;
-        c->held = 1;
-    }
+    memmove(c->held, c->held + 1, (size_t)(c->nheld - 1) * sizeof(c->held[0]));
+    c->nheld--;
     return 0;
 }
 
@@ -341,7 +353,7 @@ int speedqa_receive(SpeedqaContext *c, SpeedqaScores *out, int n, unsigned flags
     int ret = receive_raw(c, &c->raw[0], &ring, wait);
     if (ret < 0)
         return ret;
-    if ((ret = publish(c, &c->raw[0], ring, c->received, NULL, NULL, out, n)) < 0)
+    if ((ret = publish(c, &c->raw[0], ring, c->received, NULL, 0, out, n)) < 0)
         return ret;
     c->received++;
     return 0;

@@ -18,6 +18,12 @@
  * adm3 and four scales). */
 #define SQ_MAX_SCORES (SPEEDQA_MAX_FEATURES * 7)
 
+typedef struct SqHeld {
+    int at;           /* its raw result: SpeedqaContext.raw[at] */
+    unsigned ring[3]; /* its seq_ring entry */
+    unsigned frame;   /* its send index */
+} SqHeld;
+
 struct SpeedqaContext {
     SpeedqaSettings s;
     int nfeat;
@@ -42,16 +48,17 @@ struct SpeedqaContext {
     int flushing;
     int sticky;
     /*
-     * Look-ahead (sq_features_look_ahead): the frame the backend gave back
-     * but that is not published yet (held) until the next frame of its
-     * sequence is in or its sequence has ended: raw[held_at] with its ring
-     * entry and send index; raw[!held_at] takes the next one. fstate: each
-     * feature's state from frame to frame, per stream.
+     * Look-ahead (sq_features_look_ahead: look_ahead frames): the frames the
+     * backend gave back but that are not published yet, oldest first, each
+     * with its raw result (raw[held[k].at]), ring entry and send index; a
+     * frame is published once look_ahead frames of its sequence follow it
+     * or its sequence has ended. fstate: each feature's state from frame to
+     * frame, per stream.
      */
-    int look_ahead, held, held_at;
-    unsigned held_ring[3], held_frame;
-    SqRawResult raw[2];
-    double fstate[SPEEDQA_MAX_DISTORTED][SPEEDQA_MAX_FEATURES];
+    int look_ahead, nheld;
+    SqHeld held[SQ_LOOK_AHEAD_MAX + 1];
+    SqRawResult raw[SQ_LOOK_AHEAD_MAX + 1];
+    double fstate[SPEEDQA_MAX_DISTORTED][SPEEDQA_MAX_FEATURES][SQ_FEATURE_STATE];
     SqPicPool *pics;         /* speedqa_picture_alloc's, from the first call */
 };
 

@@ -9,7 +9,7 @@
 
 #include "core/frames.h"
 
-int sq_frames_open(SqFrames *f, int nslots, int npics, int prev_hold, const SqAlloc *a)
+int sq_frames_open(SqFrames *f, int nslots, int npics, int hold, const SqAlloc *a)
 {
     memset(f, 0, sizeof(*f));
     f->slot = sq_calloc(a, (size_t)nslots, sizeof(*f->slot));
@@ -17,7 +17,7 @@ int sq_frames_open(SqFrames *f, int nslots, int npics, int prev_hold, const SqAl
         return -ENOMEM;
     f->nslots = nslots;
     f->npics = npics;
-    f->prev_hold = prev_hold;
+    f->hold = hold;
     return 0;
 }
 
@@ -40,9 +40,14 @@ SqFrameSlot *sq_frames_next(SqFrames *f, const SpeedqaPicture *const *pics, int 
     }
     s->present = present;
     s->new_seq = new_seq;
-    s->has_prev = !new_seq && f->sent > 0;
-    s->next_ref = 0;
-    atomic_store_explicit(&s->refs, 1 + f->prev_hold, memory_order_relaxed);
+    s->past = 0;
+    if (!new_seq && f->sent > 0) {
+        const int lp = sq_frames_at(f, f->sent - 1)->past;
+        s->past = lp < 2 ? lp + 1 : 2;
+    }
+    s->has_prev = s->past > 0;
+    s->pending = 0;
+    atomic_store_explicit(&s->refs, 1 + f->hold, memory_order_relaxed);
     return s;
 }
 
@@ -79,33 +84,40 @@ static void unref(SqFrames *f, SqFrameSlot *s)
         sq_frames_give_all(f, s);
 }
 
+/* Slot s's reads by later frames that will not come go. */
+static void drop_pending(SqFrames *f, SqFrameSlot *s)
+{
+    for (; s->pending > 0; s->pending--)
+        unref(f, s);
+}
+
 void sq_frames_commit(SqFrames *f)
 {
     SqFrameSlot *s = sq_frames_at(f, f->sent);
-    SqFrameSlot *last = f->sent ? sq_frames_at(f, f->sent - 1) : NULL;
-    s->next_ref = f->prev_hold;
-    if (last && last->next_ref) {
-        /* this frame reads the last one unless a sequence starts */
-        last->next_ref = 0;
+    /* a slot of the last hold frames with reads pending is of this frame's
+     * sequence, unless this frame starts one (new_seq and end_seq zero them) */
+    for (int k = 1; k <= f->hold && (unsigned long long)k <= f->sent; k++) {
+        SqFrameSlot *last = sq_frames_at(f, f->sent - (unsigned)k);
         if (s->new_seq)
-            unref(f, last);
+            drop_pending(f, last);
+        else if (last->pending > 0)
+            last->pending--; /* this frame's read now: it drops it when done */
     }
+    s->pending = f->hold;
     f->sent++;
 }
 
 void sq_frames_done(SqFrames *f, unsigned long long n)
 {
     SqFrameSlot *s = sq_frames_at(f, n);
-    if (f->prev_hold && s->has_prev)
-        unref(f, sq_frames_at(f, n - 1));
+    const int back = s->past < f->hold ? s->past : f->hold;
+    for (int k = 1; k <= back; k++)
+        unref(f, sq_frames_at(f, n - (unsigned)k));
     unref(f, s);
 }
 
 void sq_frames_end_seq(SqFrames *f)
 {
-    SqFrameSlot *last = f->sent ? sq_frames_at(f, f->sent - 1) : NULL;
-    if (last && last->next_ref) {
-        last->next_ref = 0;
-        unref(f, last);
-    }
+    for (int k = 1; k <= f->hold && (unsigned long long)k <= f->sent; k++)
+        drop_pending(f, sq_frames_at(f, f->sent - (unsigned)k));
 }

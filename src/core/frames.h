@@ -5,9 +5,10 @@
  * backend reads after send returns is held in its frame's slot and given
  * back exactly once: by the backend naming it (sq_frames_give: its copy
  * is done), or when its frame is done (sq_frames_done), or at close.
- * With prev_hold (some job reads the previous frame, and the backend reads
- * it from the caller's picture) a frame's slot is also held for the next
- * frame, until that one is done or the sequence ends (sq_frames_end_seq).
+ * With hold > 0 (some job reads the frame 1 or 2 sends back, and the
+ * backend reads it from the caller's picture) a frame's slot is also held
+ * for each of its next hold frames of its sequence, until that one is done
+ * or the sequence ends (sq_frames_end_seq).
  * Backends keep their own per-slot state (copies, device offsets, results)
  * in arrays of nslots indexed like these slots.
  */
@@ -21,22 +22,23 @@
 
 typedef struct SqFrameSlot {
     SpeedqaPicture pic[SQ_MAX_PICS]; /* held while pic[k].release is set */
-    atomic_int refs;  /* frames still to read the slot: its own, the next one's */
-    int next_ref;     /* caller thread: refs counts the next frame's read */
+    atomic_int refs;  /* frames still to read the slot: its own, the next hold ones' */
+    int pending;      /* caller thread: reads in refs of later frames not sent yet */
     int new_seq;      /* the frame starts a sequence */
-    int has_prev;     /* it has a previous frame (not new_seq, not the first) */
+    int past;         /* frames of its sequence before it, at most 2 */
+    int has_prev;     /* past > 0 */
     uint32_t present; /* bit k: picture k was sent (a ladder stream may have ended) */
 } SqFrameSlot;
 
 typedef struct SqFrames {
     SqFrameSlot *slot;
     int nslots, npics;
-    int prev_hold;
+    int hold;         /* 0, 1 or 2: how many later frames read a frame */
     unsigned long long sent, received; /* send indices (receive order is send order) */
 } SqFrames;
 
-/* nslots >= 2 when prev_hold. -ENOMEM, nothing allocated. */
-int sq_frames_open(SqFrames *f, int nslots, int npics, int prev_hold, const SqAlloc *a);
+/* nslots > hold. -ENOMEM, nothing allocated. */
+int sq_frames_open(SqFrames *f, int nslots, int npics, int hold, const SqAlloc *a);
 /* Every picture still held goes back (no frame may run any more), then the ring is freed. */
 void sq_frames_close(SqFrames *f, const SqAlloc *a);
 
@@ -52,7 +54,7 @@ static inline int sq_frames_index(const SqFrames *f, unsigned long long n)
 
 /*
  * The slot of the next frame (send index f->sent), reset: it holds nothing,
- * its own read and (prev_hold) the next frame's are counted. The caller's
+ * its own read and the next hold frames' are counted. The caller's
  * thread only; every picture of the slot's earlier frame went back.
  */
 SqFrameSlot *sq_frames_next(SqFrames *f, const SpeedqaPicture *const *pics, int new_seq);
@@ -83,19 +85,20 @@ void sq_frames_give_all(SqFrames *f, SqFrameSlot *s);
 /* The send failed and took nothing: slot s forgets its pictures, none goes back. */
 void sq_frames_drop(SqFrames *f, SqFrameSlot *s);
 
-/* The frame of sq_frames_next is sent: the last frame's hold for its
- * successor goes when this one starts a sequence (it reads no previous). */
+/* The frame of sq_frames_next is sent: it takes over the reads of the
+ * frames it reads; when it starts a sequence, the holds of the last
+ * frames for successors go (it reads none of them). */
 void sq_frames_commit(SqFrames *f);
 
 /*
- * Frame n is done reading (any thread): its slot, and with prev_hold the
- * previous frame's when it read it, lose a read; the last read of a slot
- * gives its pictures back.
+ * Frame n is done reading (any thread): its slot, and those of the earlier
+ * frames of its sequence it read (up to hold), lose a read; the last read
+ * of a slot gives its pictures back.
  */
 void sq_frames_done(SqFrames *f, unsigned long long n);
 
-/* The sequence ended (flush, a sticky failure): the last frame's hold for
- * its successor goes. The caller's thread. */
+/* The sequence ended (flush, a sticky failure): the last frames' holds for
+ * successors go. The caller's thread. */
 void sq_frames_end_seq(SqFrames *f);
 
 #endif

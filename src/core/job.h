@@ -96,7 +96,10 @@ typedef struct SqJob {
     int kind;       /* SQ_JOB_* */
     int plan;       /* index into SqBackendParams.plans */
     int wvm;        /* pooling weight mode (math/score.h) */
-    int needs_prev; /* runs only on frames with a predecessor; raw score 0 otherwise */
+    /* 1: reads the previous frame's pictures (side prev_pic), 2: those of the
+     * frame before it; runs only on frames with that many predecessors in
+     * their sequence, raw score 0 otherwise */
+    int needs_prev;
     int slot;       /* SQ_JOB_ADM: its index among its stream's ADM jobs (< SQ_MAX_ADM_JOBS) */
     SqJobSide side[2];
 } SqJob;

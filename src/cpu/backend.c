@@ -24,9 +24,11 @@ static void score_slot(void *ctx, int64_t frame, int thread)
     const SqFrameSlot *fs = sq_frames_at(&c->fr, n);
     Slot *s = &c->slot[sq_frames_index(&c->fr, n)];
     const Slot *prev = fs->has_prev ? &c->slot[sq_frames_index(&c->fr, n - 1)] : NULL;
+    const Slot *prev2 = fs->past > 1 && c->keep > 1 ? &c->slot[sq_frames_index(&c->fr, n - 2)]
+                                                    : NULL;
     sq_cpu_score_frame(c, &c->w[thread], c->pool, thread, s->pl, prev ? prev->pl : NULL,
-                prev && sq_frames_at(&c->fr, n - 1)->has_prev, fs->present, NULL, NULL,
-                &s->res);
+                       prev2 ? prev2->pl : NULL, prev && sq_frames_at(&c->fr, n - 1)->has_prev,
+                       fs->present, NULL, NULL, &s->res);
     sq_frames_done(&c->fr, n);
 }
 
@@ -66,8 +68,10 @@ static void cpu_close(void **pp)
     sq_free(&a, c->slot);
     for (int p = 0; p < 3; p++) {
         sq_free(&a, c->rows[p]);
-        for (int k = 0; k < SQ_MAX_PICS; k++)
+        for (int k = 0; k < SQ_MAX_PICS; k++) {
             sq_free(&a, c->prev[k][p]);
+            sq_free(&a, c->prev2[k][p]);
+        }
     }
     sq_free(&a, c);
     *pp = NULL;
@@ -163,8 +167,12 @@ static int cpu_open(void **pp, const SqBackendParams *p, char *err, size_t errle
     for (int j = 0; j < p->njobs; j++)
         for (int k = 0; k < 2; k++) {
             c->need[p->jobs[j].side[k].plane] = 1;
-            if (p->jobs[j].side[k].prev_pic >= 0)
-                c->need_prev[p->jobs[j].side[k].plane] = c->keep = 1;
+            if (p->jobs[j].side[k].prev_pic >= 0) {
+                /* keep: the farthest frame back a job reads */
+                const int back = p->jobs[j].needs_prev > 1 ? 2 : 1;
+                c->need_prev[p->jobs[j].side[k].plane] = 1;
+                c->keep = back > c->keep ? back : c->keep;
+            }
         }
     for (int j = 0; c->p.ndis == 1 && j < c->per; j++)
         for (int i = 0; i < j; i++)
@@ -193,7 +201,8 @@ static int cpu_open(void **pp, const SqBackendParams *p, char *err, size_t errle
     for (int pl = 0; pl < 3; pl++)
         if (c->need[pl] && sq_cpu_mark_rows(p, pl, 0, &c->rows[pl]) < 0)
             goto oom;
-    /* frame n's slot is free once frame n - cap was received */
+    /* frame n's slot is free once frame n - cap was received: frames n -
+     * cap - 1 and n - cap - 2, which the farthest job back reads, are done */
     if (sq_frames_open(&c->fr, c->cap + 2, c->npics, c->keep, &p->alloc) < 0)
         goto oom;
     c->slot = sq_calloc(&p->alloc, (size_t)c->fr.nslots, sizeof(*c->slot));

@@ -58,7 +58,7 @@ typedef struct CpuPriv {
     SqBackendParams p;
     int need[3];             /* planes any job reads */
     int need_prev[3];        /* planes some job reads from the previous frame */
-    int keep;                /* some job reads the previous frame */
+    int keep;                /* the farthest frame back a job reads: 0, 1 or 2 */
     int npics;               /* 1 + ndis */
     int per;                 /* jobs of one stream */
     int own[SQ_MAX_STREAM_JOBS]; /* one stream: job j scores with Worker.jside[j] */
@@ -68,8 +68,9 @@ typedef struct CpuPriv {
     int nw;                  /* Workers: one per pool thread, and the caller's (sq_pool_collect_run) */
     Worker *w;
     int unpack_ready;        /* every worker side has its unpack buffers */
-    /* single-thread mode: the previous frame's planes that jobs read */
-    uint8_t *prev[SQ_MAX_PICS][3];
+    /* single-thread mode: the previous frame's planes that jobs read, and
+     * (keep 2) the frame's before it */
+    uint8_t *prev[SQ_MAX_PICS][3], *prev2[SQ_MAX_PICS][3];
     /* per plane, the rows copies take (sq_plan_rows_read): one thread, those
      * read of the previous picture; threaded, those read at all (a slot's copy
      * is the current picture, then the next frame's previous one) */
@@ -78,7 +79,7 @@ typedef struct CpuPriv {
      * when that side reads the current picture k's plane p too: it keeps
      * those rows itself while it reads them (SqSrc.save); 0: none */
     int saver[SQ_MAX_PICS][3];
-    Planes prev_pl[SQ_MAX_PICS]; /* a lent one is read in place: fr holds it */
+    Planes prev_pl[SQ_MAX_PICS], prev2_pl[SQ_MAX_PICS]; /* a lent one is read in place: fr holds it */
     int have_prev;
     int prev_had_prev;       /* the frame before this one was scored with a predecessor */
     SqRawResult sync_res;
@@ -146,8 +147,9 @@ void sq_cpu_job_srcs(const CpuPriv *c, const SqJob *jb, SqRawResult *out, int j,
 void sq_cpu_job_save(const CpuPriv *c, const SqJob *jb, int idx, const uint32_t *save,
                      uint32_t *saved, SqSrc src[2]);
 /*
- * Run every job of one frame. cur, prev: the pictures' planes (prev NULL:
- * jobs that need it are skipped, their raw score 0); present: bit k,
+ * Run every job of one frame. cur, prev, prev2: the pictures' planes of the
+ * frame and of the two before it (NULL: jobs that read it are skipped,
+ * their raw score 0); present: bit k,
  * picture k exists (a stream that has ended has none: its jobs are
  * skipped); prev_checked: the previous frame had a predecessor itself, so
  * its pictures were range-checked as current ones (SQ_CHECK_IF_FIRST). In a
@@ -156,15 +158,17 @@ void sq_cpu_job_save(const CpuPriv *c, const SqJob *jb, int idx, const uint32_t 
  * worker's side buffers for the others.
  */
 void sq_cpu_score_frame(const CpuPriv *c, Worker *w, SqPool *pool, int self, const Planes *cur,
-                        const Planes *prev, int prev_checked, uint32_t present,
-                        const uint32_t *save, uint32_t *saved, SqRawResult *out);
+                        const Planes *prev, const Planes *prev2, int prev_checked,
+                        uint32_t present, const uint32_t *save, uint32_t *saved,
+                        SqRawResult *out);
 
 /* bands.c: sq_cpu_score_frame with one distorted stream */
 /* The frame's SQ_JOB_SAD jobs into out->sum (a ladder's copies of a job read
  * the reference only: computed once, copied); pool, self as for
  * sq_cpu_score_frame1, whose test decides whether idle threads share rows. */
 void sq_cpu_sad_jobs(const CpuPriv *c, Worker *w, SqPool *pool, int self, const Planes *cur,
-                     const Planes *prev, uint32_t present, SqRawResult *out);
+                     const Planes *prev, const Planes *prev2, uint32_t present,
+                     SqRawResult *out);
 /* cpu/adm.c: the frame's SQ_JOB_ADM jobs into out->adm (each stream's: a
  * ladder's copies read their own distorted picture). */
 void sq_cpu_adm_jobs(const CpuPriv *c, Worker *w, const Planes *cur, uint32_t present,

@@ -104,15 +104,17 @@ static void sad_part(void *ctx, int64_t arg, int thread)
  * u64s add up to the same number whoever computed which.
  */
 void sq_cpu_sad_jobs(const CpuPriv *c, Worker *w, SqPool *pool, int self, const Planes *cur,
-                     const Planes *prev, uint32_t present, SqRawResult *out)
+                     const Planes *prev, const Planes *prev2, uint32_t present,
+                     SqRawResult *out)
 {
     for (int j = 0; j < c->per; j++) {
         const SqJob *jb = &c->p.jobs[j];
-        if (jb->kind != SQ_JOB_SAD || (jb->needs_prev && !prev))
+        const Planes *pv = jb->needs_prev > 1 ? prev2 : prev;
+        if (jb->kind != SQ_JOB_SAD || (jb->needs_prev && !pv))
             continue;
         const SqJobSide *sd = &jb->side[0];
         const SqPlan *plan = c->p.plans[jb->plan];
-        SadBands s = { .c = c, .pp = &prev[sd->prev_pic], .pc = &cur[sd->pic], .pl = sd->plane,
+        SadBands s = { .c = c, .pp = &pv[sd->prev_pic], .pc = &cur[sd->pic], .pl = sd->plane,
                        .w = plan->d.w, .h = plan->d.h, .nb = 1 };
         const int share = pool && sq_pool_idle(pool) && sq_pool_uncollected(pool) == 1;
         uint64_t sad;
@@ -138,11 +140,12 @@ void sq_cpu_sad_jobs(const CpuPriv *c, Worker *w, SqPool *pool, int self, const 
 }
 
 void sq_cpu_score_frame(const CpuPriv *c, Worker *w, SqPool *pool, int self, const Planes *cur,
-                        const Planes *prev, int prev_checked, uint32_t present,
-                        const uint32_t *save, uint32_t *saved, SqRawResult *out)
+                        const Planes *prev, const Planes *prev2, int prev_checked,
+                        uint32_t present, const uint32_t *save, uint32_t *saved,
+                        SqRawResult *out)
 {
     memset(out, 0, sizeof(*out));
-    sq_cpu_sad_jobs(c, w, pool, self, cur, prev, present, out);
+    sq_cpu_sad_jobs(c, w, pool, self, cur, prev, prev2, present, out);
     sq_cpu_adm_jobs(c, w, cur, present, out);
     sq_cpu_cambi_jobs(c, w, cur, present, out);
     if (c->p.ndis == 1) {

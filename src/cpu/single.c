@@ -27,6 +27,8 @@ int sq_cpu_open_single(CpuPriv *c, const SqBackendParams *p)
             /* zeroed: its pages are faulted in here, not by the first frames */
             if (!(c->prev[s][pl] = sq_calloc(&p->alloc, row, (size_t)h)))
                 return -1;
+            if (c->keep > 1 && !(c->prev2[s][pl] = sq_calloc(&p->alloc, row, (size_t)h)))
+                return -1;
         }
     }
     for (int j = 0; j < p->njobs; j++)
@@ -35,11 +37,13 @@ int sq_cpu_open_single(CpuPriv *c, const SqBackendParams *p)
             if (sd->prev_pic < 0)
                 continue;
             int *sv = &c->saver[sd->prev_pic][sd->plane];
-            /* a second reader: nobody saves (the copy after the frame) */
-            *sv = *sv == 0 && sd->pic == sd->prev_pic ? j * 2 + k + 1 : -1;
+            /* a second reader: nobody saves (the copy after the frame); nor
+             * with keep 2, where the copy read lives on as the next frame's
+             * prev2 */
+            *sv = *sv == 0 && sd->pic == sd->prev_pic && c->keep < 2 ? j * 2 + k + 1 : -1;
         }
-    /* two slots: a frame, and its predecessor while it is held for it */
-    return sq_frames_open(&c->fr, 2, c->npics, c->keep, &p->alloc);
+    /* a frame, and its predecessors while they are held for it */
+    return sq_frames_open(&c->fr, c->keep + 1 > 2 ? c->keep + 1 : 2, c->npics, c->keep, &p->alloc);
 }
 
 /*
@@ -49,6 +53,16 @@ int sq_cpu_open_single(CpuPriv *c, const SqBackendParams *p)
  */
 static void store_prev(CpuPriv *c, const SpeedqaPicture *pic, int side, uint32_t saved)
 {
+    if (c->keep > 1) {
+        /* the previous picture becomes prev2; its copy buffers with it, and
+         * prev2's, free now, take the new copy */
+        c->prev2_pl[side] = c->prev_pl[side];
+        for (int p = 0; p < 3; p++) {
+            uint8_t *t = c->prev[side][p];
+            c->prev[side][p] = c->prev2[side][p];
+            c->prev2[side][p] = t;
+        }
+    }
     if (pic->release) {
         c->prev_pl[side] = picture_planes(pic);
         return;
@@ -87,8 +101,11 @@ void sq_cpu_send_single(CpuPriv *c, const SpeedqaPicture *const *pics, SqFrameSl
             if (c->saver[k][p] > 0 && pics[k] && !pics[k]->release &&
                 c->prev_pl[k].data[p] == c->prev[k][p])
                 save[k] |= 1u << p;
-    sq_cpu_score_frame(c, &c->w[0], NULL, 0, cur, use_prev ? c->prev_pl : NULL, c->prev_had_prev,
-                present, save, saved, &c->sync_res);
+    /* the frame two back is of this sequence when the previous frame had a predecessor */
+    const int use_prev2 = c->keep > 1 && use_prev && c->prev_had_prev;
+    sq_cpu_score_frame(c, &c->w[0], NULL, 0, cur, use_prev ? c->prev_pl : NULL,
+                       use_prev2 ? c->prev2_pl : NULL, c->prev_had_prev, present, save, saved,
+                       &c->sync_res);
     c->prev_had_prev = use_prev;
     for (int k = 0; c->keep && k < c->npics; k++)
         if (pics[k])

@@ -159,21 +159,25 @@ static double clip(float score, double max_val)
 
 int sq_feature_assemble(const SqFeature *f, const SqRawResult *r, double *out, uint32_t *undefined)
 {
-    double state = 0.0;
-    return sq_feature_assemble_at(f, r, NULL, 0, 0, 0, &state, out, undefined);
+    double state[SQ_FEATURE_STATE] = { 0.0 };
+    const SqRawResult *const next[SQ_LOOK_AHEAD_MAX] = { NULL };
+    return sq_feature_assemble_at(f, r, next, 0, 0, 0, state, out, undefined);
 }
 
 int sq_features_look_ahead(const SqFeature *f, int nfeat)
 {
+    int n = 0;
     for (int i = 0; i < nfeat; i++)
-        if (f[i].spec.kind == SQ_FEATURE_MOTION)
-            return 1;
-    return 0;
+        if (f[i].spec.kind == SQ_FEATURE_MOTION) {
+            const int k = sq_motion_look_ahead(&f[i]);
+            n = k > n ? k : n;
+        }
+    return n;
 }
 
-int sq_feature_assemble_at(const SqFeature *f, const SqRawResult *r, const SqRawResult *next,
-                           int d, int job_base, unsigned seq_frame, double *state, double *out,
-                           uint32_t *undefined)
+int sq_feature_assemble_at(const SqFeature *f, const SqRawResult *r,
+                           const SqRawResult *const *next, int d, int job_base,
+                           unsigned seq_frame, double *state, double *out, uint32_t *undefined)
 {
     *undefined = 0;
     if (f->spec.kind == SQ_FEATURE_MOTION)

@@ -64,19 +64,25 @@ void sq_jobs_ladder(SqBackendParams *bp, int ndis);
  * temporal NaN or infinity: nothing clips it); out is filled regardless.
  */
 int sq_feature_assemble(const SqFeature *f, const SqRawResult *r, double *out, uint32_t *undefined);
+/* The farthest a feature looks ahead (frames), and the doubles of state it
+ * keeps from frame to frame (per feature and stream). */
+#define SQ_LOOK_AHEAD_MAX 2
+#define SQ_FEATURE_STATE 2
+
 /*
  * The same for ladder stream d, whose jobs start at job_base (d * jobs per
  * stream), of the frame with index seq_frame in its sequence. A feature
  * that looks ahead (sq_features_look_ahead: motion's motion2 / motion3)
- * also reads next, the raw result of the sequence's next frame for this
- * stream (NULL: this is its last), and keeps *state (one double per
- * feature and stream, 0 at open) from frame to frame.
+ * also reads next[k], the raw result of the sequence's frame seq_frame + 1
+ * + k for this stream (NULL past its last; k < SQ_LOOK_AHEAD_MAX), and
+ * keeps state[SQ_FEATURE_STATE] (zero at open) from frame to frame.
  */
-int sq_feature_assemble_at(const SqFeature *f, const SqRawResult *r, const SqRawResult *next,
-                           int d, int job_base, unsigned seq_frame, double *state, double *out,
-                           uint32_t *undefined);
+int sq_feature_assemble_at(const SqFeature *f, const SqRawResult *r,
+                           const SqRawResult *const *next, int d, int job_base,
+                           unsigned seq_frame, double *state, double *out, uint32_t *undefined);
 
-/* 1 when some feature's scores of frame n need frame n + 1's raw result. */
+/* How many later frames' raw results some feature's scores of frame n
+ * need (0 .. SQ_LOOK_AHEAD_MAX). */
 int sq_features_look_ahead(const SqFeature *f, int nfeat);
 
 /*

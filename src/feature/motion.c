@@ -49,8 +49,9 @@ void sq_motion_score_name(const SqFeature *f, int i, char *buf, size_t len)
 
 void sq_motion_job(const SqFeature *f, int plan, SqJob *j)
 {
-    (void)f;
-    *j = (SqJob){ .kind = SQ_JOB_SAD, .plan = plan, .wvm = 0, .needs_prev = 1 };
+    /* the five-frame window compares with the frame two back */
+    *j = (SqJob){ .kind = SQ_JOB_SAD, .plan = plan, .wvm = 0,
+                  .needs_prev = f->spec.opt.motion_five_frame_window ? 2 : 1 };
     /* only the reference is read, so a ladder's copies of the job read the
      * same picture (sq_jobs_ladder moves only picture 1) */
     j->side[0] = (SqJobSide){ 0, 0, 0, 0, SQ_CHECK_NEVER };
@@ -64,23 +65,44 @@ static double sad_score(const SqFeature *f, const SqVmOpts *o, const SqRawResult
                          : sq_vm_sad_score(r->sum[job_base + f->job[0]], f->plan.d.w, f->plan.d.h, o);
 }
 
-int sq_motion_assemble(const SqFeature *f, const SqRawResult *r, const SqRawResult *next,
+int sq_motion_look_ahead(const SqFeature *f)
+{
+    /* frames before min_idx take motion3's stamp, min(blend(S[min_idx]), max) */
+    return sq_vm_min_idx(&(SqVmOpts){ .five_frame_window = f->spec.opt.motion_five_frame_window });
+}
+
+int sq_motion_assemble(const SqFeature *f, const SqRawResult *r, const SqRawResult *const *next,
                        int job_base, unsigned seq_frame, double *state, double *out)
 {
     const SqVmOpts o = vm_opts(&f->spec.opt);
+    const unsigned min_idx = (unsigned)sq_vm_min_idx(&o);
     const double s = sad_score(f, &o, r, job_base);
+    const SqRawResult *nx = next[0];
     double m2, m3;
-    /* sq_vm_flush's rules for one index, with S[i + 1] from next (min_idx 1) */
-    if (seq_frame < 1) {
+    /* sq_vm_flush's rules for one index, with S[i + k + 1] from next[k] and
+     * state[0] motion3's previous term, state[1] S[i - 1] */
+    if (seq_frame < min_idx) {
         m2 = 0.0;
-        m3 = next ? sq_vm_clip3(sad_score(f, &o, next, job_base), &o) : 0.0; /* the stamp */
-        *state = m3;
+        if (seq_frame == 0) {
+            const SqRawResult *at = next[min_idx - 1]; /* frame min_idx: the stamp's */
+            state[0] = at ? sq_vm_clip3(sad_score(f, &o, at, job_base), &o) : 0.0;
+        }
+        m3 = state[0];
     } else {
-        m2 = next ? sq_vm_min(s, sad_score(f, &o, next, job_base)) : s;
+        /* min(S[lo], S[i + 1]) with lo = i, or i - 1 in the five-frame
+         * window once S[i - 1] has a SAD (i > min_idx) */
+        const double s1 = nx ? sad_score(f, &o, nx, job_base) : 0.0;
+        if (!nx)
+            m2 = s;
+        else if (!o.five_frame_window)
+            m2 = sq_vm_min(s, s1);
+        else
+            m2 = seq_frame > min_idx ? sq_vm_min(state[1], s1) : s1;
         const double p = sq_vm_clip3(m2, &o);
-        m3 = sq_vm_motion3(p, *state, &o);
-        *state = p;
+        m3 = sq_vm_motion3(p, state[0], &o);
+        state[0] = p;
     }
+    state[1] = s;
     const double v[4] = { m2, m3, s, s };
     for (int k = 0; k < f->nscores; k++)
         out[k] = v[k];

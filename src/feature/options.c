@@ -273,12 +273,6 @@ int sq_feature_parse(SqFeatureSpec *out, const char *str, char *err, size_t errl
                  buf, out->opt.prescale_method);
         return -EINVAL;
     }
-    /* The frame two back is not held by core/frames.c yet: refused rather
-     * than scored against the wrong picture (speedqa_check_features says so too). */
-    if (out->opt.motion_five_frame_window) {
-        snprintf(err, errlen, "motion: motion_five_frame_window is not supported yet");
-        return -EINVAL;
-    }
     if (out->kind == SQ_FEATURE_ADM && sq_adm_check_options(&out->opt, err, errlen) < 0)
         return -EINVAL;
     if (out->kind == SQ_FEATURE_CAMBI && sq_cambi_check_options(&out->opt, err, errlen) < 0)

@@ -256,11 +256,11 @@ int main(void)
     OPEN_ERR("unknown option", 576, 324, SPEEDQA_PIX_420, 8, "speed_chroma=speed_foo=1", -EINVAL, "unknown option 'speed_foo'");
     OPEN_ERR("option of the other feature", 576, 324, SPEEDQA_PIX_420, 8, "speed_chroma=speed_use_ref_diff=true", -EINVAL, "unknown option");
     OPEN_ERR("unknown feature", 576, 324, SPEEDQA_PIX_420, 8, "speed_luma", -EINVAL, "unknown feature");
-    /* motion: libvmaf's option ranges; the five-frame window is not taken yet */
+    /* motion: libvmaf's option ranges */
     OPEN_ERR("motion_max_val above 10000", 576, 324, SPEEDQA_PIX_420, 8, "motion=motion_max_val=10001", -EINVAL, "outside");
     OPEN_ERR("motion option of speed_temporal", 576, 324, SPEEDQA_PIX_420, 8, "speed_temporal=motion_max_val=18", -EINVAL, "unknown option");
     OPEN_ERR("speed option of motion", 576, 324, SPEEDQA_PIX_420, 8, "motion=speed_max_val=18", -EINVAL, "unknown option");
-    OPEN_ERR("motion five-frame window", 576, 324, SPEEDQA_PIX_420, 8, "motion=motion_five_frame_window=true", -EINVAL, "not supported");
+    OPEN_ERR("motion_five_frame_window yes", 576, 324, SPEEDQA_PIX_420, 8, "motion=motion_five_frame_window=yes", -EINVAL, "true or false");
     {
         /* a backend without SQ_JOB_SAD refuses at open, before touching a device */
         Counter cnt = { 0 };

@@ -15,13 +15,13 @@ MODE backends: each GPU backend that runs here (PoCL's OpenCL in CI) gives the C
 MODE layouts: NV12 and P010 raw input score as their Y4M.
 MODE errors: a model file that does not parse, an unknown version, two models of
   one name, -n: one line, nonzero exit, no report left.
-MODE native: the v1.0.16 models (3d0h, 3d0h_2160, 5d0h, 1d5h_2160) on speedqa's own
+MODE native: the v1.0.16 models (3d0h, 3d0h_2160, 5d0h, 1d5h_2160, and the hfr ones,
+  whose motion takes the five-frame window and moving average) on speedqa's own
   engine (SPEEDQA_MODEL_ENGINE=native: every feature by speedqa, ADM included, the
   prediction and pooling speedqa's) over the same golden pairs, every per-frame and
   pooled vmaf equal to libvmaf's own run at %.17g; the JSON, CSV and XML reports
-  equal to those of the libvmaf engine but for the fps; a ladder and a batch once;
-  the hfr models (motion_five_frame_window) refused by that engine in one line.
-MODE nolibvmaf: a build without libvmaf scores the v1.0.16 models on its own engine
+  equal to those of the libvmaf engine but for the fps; a ladder and a batch once.
+MODE nolibvmaf: a build without libvmaf scores the v1.0.16 models (hfr ones included) on its own engine
   (a vmaf per frame, exit 0; each per-frame and pooled vmaf equal at %.17g to libvmaf's
   own run as a build with it recorded, tests/model/nolibvmaf_ref.json), and answers
   vmaf_v0.6.1 (integer VIF) with one line naming the feature, exit 2.
@@ -422,11 +422,12 @@ def test_backends():
 NATIVE = {"SPEEDQA_MODEL_ENGINE": "native"}
 V1 = ["vmaf_v1.0.16_3d0h", "vmaf_v1.0.16_3d0h_2160", "vmaf_v1.0.16_5d0h",
       "vmaf_v1.0.16_1d5h_2160"]
+HFR = [m.replace("v1.0.16_", "v1.0.16_hfr_") for m in V1]
 
 
 def test_native():
-    test_equal(V1, NATIVE)
-    test_ladder(("vmaf_v1.0.16_3d0h",), NATIVE)
+    test_equal(V1 + HFR, NATIVE)
+    test_ladder(("vmaf_v1.0.16_3d0h", "vmaf_v1.0.16_hfr_3d0h"), NATIVE)
     test_batch(NATIVE)
     # both engines' reports, every format: the same bytes but for the measured speed
     for ref_rel, dis_rel in [p for p in pairs() if "422p10" in p[0] or "642x362" in p[0]]:
@@ -444,9 +445,6 @@ def test_native():
                   "libvmaf engine's" % (os.path.basename(dis), fmt, " ".join([""] + extra)))
     (ref_rel, dis_rel), = [p for p in pairs() if "642x362" in p[0]][:1]
     one_line_error([SPEEDQA, "-r", clip(ref_rel), "-d", clip(dis_rel), "--model",
-                    "version=vmaf_v1.0.16_hfr_3d0h"], 2, ["motion3"],
-                   "native engine, hfr model (five-frame motion window)", NATIVE)
-    one_line_error([SPEEDQA, "-r", clip(ref_rel), "-d", clip(dis_rel), "--model",
                     "version=vmaf_v0.6.1"], 2, ["vif"], "native engine, vmaf_v0.6.1", NATIVE)
 
 
@@ -456,7 +454,7 @@ def test_nolibvmaf():
     (ref_rel, dis_rel), = [p for p in pairs() if "642x362" in p[0]][:1]
     ref, dis = clip(ref_rel), clip(dis_rel)
     assert ref.endswith(known["ref"][:-3]) and dis.endswith(known["dis"][:-3])
-    for model in V1:
+    for model in V1 + HFR:
         code, out, err = run([SPEEDQA, "-r", ref, "-d", dis, "--model", "version=" + model,
                               "--json", "-q", "--precision", "max", "--frame_cnt", "6"])
         doc = json.loads(out) if code == 0 else {"frames": []}

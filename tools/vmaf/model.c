@@ -24,8 +24,8 @@
 /* Which libvmaf extractor provides a model feature (libvmaf's registry,
  * spec B.2), and which of them speedqa computes. A feature that becomes
  * native later only flips its `native` here: 1, or SQ_NATIVE_CPU where the
- * library takes only some option sets (motion: not the five-frame window
- * yet, sq_model_settle_native) on the CPU backend only (SqBackend.sad), the
+ * library takes only some option sets (sq_model_settle_native) on the CPU
+ * backend only (SqBackend.sad), the
  * others left to libvmaf. Motion is SQ_NATIVE_CPU since its SAD has SIMD
  * kernels (cpu/dsp.h motion_sad): scalar, a 1080p 8-bit SAD took 4.8 ms
  * and a model job at 2 threads ran 0.98x vmaf's speed against 1.10x with
