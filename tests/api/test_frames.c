@@ -1,7 +1,7 @@
 /*
  * Frame lifetime (core/frames.c), which every backend uses: a held picture
  * goes back exactly once and at the right moment: when its frame is done,
- * or with prev_hold when the next frame is done too, or when the sequence
+ * or with hold 1 or 2 when the next frames are done too, or when the sequence
  * ends (end_seq, a new sequence's commit), or when named (give), or at
  * close; a dropped send gives nothing back. Then frames finished by other
  * threads while the caller sends (the CPU's workers): every picture once.
@@ -117,6 +117,41 @@ static void no_prev_hold(void)
     check(gone(12) == 1 && gone(13) == 1, "close");
 }
 
+/* hold 2 (motion's five-frame window): a frame is held for the two after it
+ * in its sequence, and no longer than its sequence. Pictures 48..59. */
+static void hold_two(void)
+{
+    const SqAlloc a = { 0 };
+    SqFrames f;
+    check(sq_frames_open(&f, 4, 2, 2, &a) == 0, "hold 2: open");
+    send(&f, 48, 1, 1);
+    sq_frames_done(&f, 0);
+    SqFrameSlot *s = send(&f, 50, 0, 1);
+    sq_frames_done(&f, 1);
+    check(s->past == 1 && gone(48) == 0, "hold 2: frame 0 held for frame 2");
+    s = send(&f, 52, 0, 1);
+    check(s->past == 2, "hold 2: frame 2 has two frames before it");
+    sq_frames_done(&f, 2);
+    check(gone(48) == 1 && gone(49) == 1 && gone(50) == 0,
+          "hold 2: frame 0 back once frame 2 is done, frame 1 held for frame 3");
+    sq_frames_end_seq(&f);
+    check(gone(50) == 1 && gone(52) == 1 && gone(53) == 1,
+          "hold 2: end of sequence: frames 1 and 2 back");
+    send(&f, 54, 1, 1);
+    send(&f, 56, 0, 1);
+    sq_frames_done(&f, 3);
+    s = send(&f, 58, 1, 1);
+    check(s->past == 0 && gone(54) == 0 && gone(56) == 0,
+          "hold 2: a new sequence drops the holds, not the reads of frames in flight");
+    sq_frames_done(&f, 4);
+    check(gone(54) == 1 && gone(56) == 1, "hold 2: frames 3 and 4 back once frame 4 is done");
+    sq_frames_done(&f, 5);
+    check(gone(58) == 0, "hold 2: frame 5 held for the frames after it");
+    sq_frames_close(&f, &a);
+    for (int id = 48; id < 60; id++)
+        check(gone(id) == 1, "hold 2: every picture back once");
+}
+
 /* Frames done on other threads, in any order, while the caller sends. */
 typedef struct Done {
     SqFrames *f;
@@ -159,6 +194,7 @@ int main(void)
 {
     prev_hold();
     no_prev_hold();
+    hold_two();
     threads();
     if (fails)
         return 1;
