@@ -89,16 +89,32 @@ typedef struct SqGpuResult {
     float score;
     int32_t err;
     uint32_t range[2][SQ_GPU_RANGE_N]; /* ref, dis side: as SqRawResult.range */
+    uint32_t sum[2];                   /* an SQ_JOB_SAD job's: the plane SAD, low and high half */
 } SqGpuResult;
+
+/* One SQ_JOB_SAD job of one frame (libvmaf's integer motion): the SAD of
+ * the blurred difference prev - cur of one plane (math/vmaf_motion.h). */
+typedef struct SqGpuSad {
+    int64_t cur, prev;             /* arena offsets of the planes */
+    int64_t cur_stride, prev_stride;
+    int64_t vert;                  /* w x h int32: the vertical pass */
+    int64_t rows;                  /* h uint64: each row's SAD */
+    int32_t cur_acc, prev_acc;     /* sample access (math/filter.h) */
+    int32_t w, h, bpc;
+    int32_t result;                /* its SqGpuResult, after the pairs' */
+    int32_t frame, job;            /* host bookkeeping */
+    int32_t pad;
+} SqGpuSad;
 
 /* The one argument struct every kernel takes (after the arena base). */
 typedef struct SqKArgs {
     int64_t plans;    /* arena offset of SqGpuPlan[] */
     int64_t sides;    /* SqGpuSide[nsides] */
     int64_t pairs;    /* SqGpuPair[npairs] */
-    int64_t results;  /* SqGpuResult[npairs] */
+    int64_t results;  /* SqGpuResult[npairs + nsads] */
+    int64_t sads;     /* SqGpuSad[nsads] */
     int32_t nsides, npairs;
-    int32_t pad[2];
+    int32_t nsads, pad;
 } SqKArgs;
 
 SQ_FN int64_t sq_gpu_align(int64_t v)
@@ -242,6 +258,7 @@ int sq_gpu_profile(void *priv, double *ms);
                             .capacity = sq_gpu_capacity, .send = sq_gpu_send,          \
                             .receive = sq_gpu_receive, .close = sq_gpu_close,          \
                             .list_devices = list, .pic_mem = sq_gpu_pic_mem,   \
+                            .sad = 1,                                          \
                             .device_mem = (devmem),                            \
                             .host_register = sq_gpu_host_register,            \
                             .host_unregister = sq_gpu_host_unregister };

@@ -398,3 +398,7 @@ SQ_KERNEL_BEGIN(pool, 256)
         res->err = err[0] || err[1];
     }
 }
+
+/* ---- libvmaf's integer motion (gpu/kernels_motion.h) ------------------- */
+
+#include "gpu/kernels_motion.h"

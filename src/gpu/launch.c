@@ -36,20 +36,56 @@ static void fill_side(const GpuCtx *x, SqGpuSide *sd, int f, int64_t scratch, co
     sd->range_check = x->p.format.bpc > 8 && x->p.format.bpc < 16;
 }
 
-/* Problem tables of batch slot bslot: one pair per (frame, job). */
+/* An SQ_JOB_SAD job's entry: its plane of frame fr against the one of pv. */
+static void fill_sad(const GpuBatches *bt, SqGpuSad *s, const SqJob *jb, int64_t fs, int j,
+                     const FrameRec *fr, const FrameRec *pv)
+{
+    const SqJobSide *js = &jb->side[0];
+    const SqDims *d = &bt->x->p.plans[jb->plan]->d;
+    const int c = js->plane;
+    memset(s, 0, sizeof(*s));
+    s->cur = fr->base[js->pic][c];
+    s->cur_stride = fr->stride[js->pic][c];
+    s->cur_acc = fr->acc[js->pic][c];
+    s->prev = pv->base[js->prev_pic][c];
+    s->prev_stride = pv->stride[js->prev_pic][c];
+    s->prev_acc = pv->acc[js->prev_pic][c];
+    s->vert = fs + bt->l->side_off[j][0];
+    s->rows = fs + bt->l->side_off[j][1];
+    s->w = d->w;
+    s->h = d->h;
+    s->bpc = bt->x->p.format.bpc;
+}
+
+/* The frame `back` sends before frame n, when it is of n's sequence. */
+static const FrameRec *frame_back(const GpuBatches *bt, const FrameRec *fr,
+                                  unsigned long long n, int back)
+{
+    return fr->past >= back ? &bt->frames[(n - (unsigned)back) % (unsigned)bt->l->nslots] : NULL;
+}
+
+/* Problem tables of batch slot bslot: one pair per (frame, SpEED job), one
+ * SqGpuSad per (frame, SAD job), whose results follow the pairs'. */
 static void build_tables(GpuBatches *bt, int bslot, unsigned long long first)
 {
     BatchRec *b = &bt->batches[bslot];
-    int np = 0;
+    int np = 0, ns = 0;
     for (int bi = 0; bi < b->nframes; bi++) {
         const unsigned long long n = first + (unsigned long long)bi;
         const FrameRec *fr = &bt->frames[n % (unsigned)bt->l->nslots];
-        const FrameRec *pv = fr->has_prev ? &bt->frames[(n - 1) % (unsigned)bt->l->nslots] : NULL;
         const int64_t fs = bt->l->at.scratch + bi * bt->l->frame_scratch;
         for (int j = 0; j < bt->x->p.njobs; j++) {
             const SqJob *jb = &bt->x->p.jobs[j];
+            const FrameRec *pv = frame_back(bt, fr, n, jb->needs_prev > 1 ? 2 : 1);
             if (jb->needs_prev && !pv)
-                continue; /* first frame of a sequence: its raw score is 0 */
+                continue; /* too early in its sequence: its raw score is 0 */
+            if (jb->kind == SQ_JOB_SAD) {
+                fill_sad(bt, &b->sads[ns], jb, fs, j, fr, pv);
+                b->sads[ns].frame = bi;
+                b->sads[ns].job = j;
+                ns++;
+                continue;
+            }
             SqGpuPair *pr = &b->pairs[np];
             memset(pr, 0, sizeof(*pr));
             pr->terms = fs + bt->l->pair_off[j];
@@ -66,6 +102,9 @@ static void build_tables(GpuBatches *bt, int bslot, unsigned long long first)
         }
     }
     b->npairs = np;
+    b->nsads = ns;
+    for (int i = 0; i < ns; i++)
+        b->sads[i].result = np + i;
 }
 
 static unsigned ceil_div(int64_t a, int64_t b)
@@ -78,13 +117,20 @@ static int64_t max64(int64_t a, int64_t b)
     return a > b ? a : b;
 }
 
-static int skipped(const GpuBatches *bt, int kernel)
+/* Kernels a batch does not run: prescale's without a prescaled plan, SpEED's
+ * without a pair, motion's without a SAD job. */
+static int skipped(const GpuBatches *bt, const BatchRec *b, int kernel)
 {
-    return !bt->l->has_prescale && (kernel == SQ_K_convert || kernel == SQ_K_prescale);
+    const int sad = kernel >= SQ_K_sad_vert;
+    if (sad)
+        return b->nsads == 0;
+    return b->npairs == 0 ||
+           (!bt->l->has_prescale && (kernel == SQ_K_convert || kernel == SQ_K_prescale));
 }
 
-static int launch_kernels(GpuBatches *bt, int npairs)
+static int launch_kernels(GpuBatches *bt, const BatchRec *b)
 {
+    const int npairs = b->npairs;
     const SqGpuFns *fn = bt->x->fns;
     const int S = SQ_GPU_STREAM_COMPUTE;
     SqKArgs ka;
@@ -93,11 +139,18 @@ static int launch_kernels(GpuBatches *bt, int npairs)
     ka.sides = bt->l->at.sides;
     ka.pairs = bt->l->at.pairs;
     ka.results = bt->l->at.results;
+    ka.sads = bt->l->at.sads;
     ka.nsides = 2 * npairs;
     ka.npairs = npairs;
-    int64_t op_h = 0, cov = 0, nb = 0, pix = 0, spix = 0;
+    ka.nsads = b->nsads;
+    int64_t op_h = 0, cov = 0, nb = 0, pix = 0, spix = 0, sad_pix = 0, sad_h = 0;
     for (int f = 0; f < bt->x->p.nplans; f++) {
         const SqDims *d = &bt->x->p.plans[f]->d;
+        if (bt->x->p.plans[f]->rows_all) {
+            sad_pix = max64(sad_pix, (int64_t)d->w * d->h);
+            sad_h = max64(sad_h, d->h);
+            continue; /* not a SpEED plan */
+        }
         op_h = max64(op_h, d->op_h);
         cov = max64(cov, (int64_t)d->trunc_h * (sq_cov_nlags(d->b) + 1));
         nb = max64(nb, d->nb);
@@ -106,7 +159,7 @@ static int launch_kernels(GpuBatches *bt, int npairs)
             spix = max64(spix, (int64_t)d->scaled_w * d->scaled_h);
         }
     }
-    const unsigned ns = (unsigned)ka.nsides, np = (unsigned)npairs;
+    const unsigned ns = (unsigned)ka.nsides, np = (unsigned)npairs, nsad = (unsigned)b->nsads;
     const struct {
         int k;
         unsigned grid[3];
@@ -121,12 +174,15 @@ static int launch_kernels(GpuBatches *bt, int npairs)
         { SQ_K_eigsolve, { ns, 2, 1 }, 256 },
         { SQ_K_entropy, { ceil_div(nb, 256), np, 1 }, 256 },
         { SQ_K_pool, { ceil_div(np, 256), 1, 1 }, 256 },
+        { SQ_K_sad_vert, { ceil_div(sad_pix, 256), nsad, 1 }, 256 },
+        { SQ_K_sad_rows, { (unsigned)sad_h, nsad, 1 }, 256 },
+        { SQ_K_sad_sum, { nsad, 1, 1 }, 256 },
     };
     int ret;
     if (bt->profile && (ret = fn->event_record(bt->x->dev, ev_profile_start(bt->l), S)) < 0)
         return ret;
     for (size_t i = 0; i < sizeof(steps) / sizeof(steps[0]); i++) {
-        if (skipped(bt, steps[i].k))
+        if (skipped(bt, b, steps[i].k))
             continue;
         if ((ret = fn->launch(bt->x->dev, S, steps[i].k, steps[i].grid, steps[i].block, bt->x->arena, &ka)) < 0)
             return ret;
@@ -137,13 +193,16 @@ static int launch_kernels(GpuBatches *bt, int npairs)
 }
 
 /* Profile mode only: wait and add each kernel's time. */
-static int collect_profile(GpuBatches *bt)
+static int collect_profile(GpuBatches *bt, const BatchRec *b)
 {
     int ret, prev = ev_profile_start(bt->l);
-    if ((ret = bt->x->fns->event_sync(bt->x->dev, ev_profile_after(bt->l, SQ_K_COUNT - 1))) < 0)
+    int last = SQ_K_COUNT - 1;
+    while (last > 0 && skipped(bt, b, last))
+        last--;
+    if ((ret = bt->x->fns->event_sync(bt->x->dev, ev_profile_after(bt->l, last))) < 0)
         return ret;
     for (int k = 0; k < SQ_K_COUNT; k++) {
-        if (skipped(bt, k))
+        if (skipped(bt, b, k))
             continue;
         float ms = 0.0f;
         if ((ret = bt->x->fns->event_elapsed(bt->x->dev, prev, ev_profile_after(bt->l, k), &ms)) < 0)
@@ -163,17 +222,20 @@ static int run_batch(GpuBatches *bt, const BatchRec *b)
     int ret;
     /* The kernels fold the sample ranges into zeroed results. The pinned
      * copy is free: this batch slot's last results were received. */
-    memset(b->res, 0, (size_t)b->npairs * sizeof(SqGpuResult));
+    const size_t nres = (size_t)(b->npairs + b->nsads);
+    memset(b->res, 0, nres * sizeof(SqGpuResult));
     if ((ret = fn->upload(bt->x->dev, C, bt->x->arena + bt->l->at.results, b->res,
-                          (size_t)b->npairs * sizeof(SqGpuResult))) < 0 ||
-        (ret = fn->upload(bt->x->dev, C, bt->x->arena + bt->l->at.sides, b->sides,
-                          2 * (size_t)b->npairs * sizeof(SqGpuSide))) < 0 ||
-        (ret = fn->upload(bt->x->dev, C, bt->x->arena + bt->l->at.pairs, b->pairs,
-                          (size_t)b->npairs * sizeof(SqGpuPair))) < 0 ||
-        (ret = launch_kernels(bt, b->npairs)) < 0)
+                          nres * sizeof(SqGpuResult))) < 0 ||
+        (b->npairs && (ret = fn->upload(bt->x->dev, C, bt->x->arena + bt->l->at.sides, b->sides,
+                                        2 * (size_t)b->npairs * sizeof(SqGpuSide))) < 0) ||
+        (b->npairs && (ret = fn->upload(bt->x->dev, C, bt->x->arena + bt->l->at.pairs, b->pairs,
+                                        (size_t)b->npairs * sizeof(SqGpuPair))) < 0) ||
+        (b->nsads && (ret = fn->upload(bt->x->dev, C, bt->x->arena + bt->l->at.sads, b->sads,
+                                       (size_t)b->nsads * sizeof(SqGpuSad))) < 0) ||
+        (ret = launch_kernels(bt, b)) < 0)
         return ret;
     return fn->download(bt->x->dev, C, b->res, bt->x->arena + bt->l->at.results,
-                        (size_t)b->npairs * sizeof(SqGpuResult));
+                        nres * sizeof(SqGpuResult));
 }
 
 int sq_gpu_launch_batch(GpuBatches *bt)
@@ -194,10 +256,10 @@ int sq_gpu_launch_batch(GpuBatches *bt)
     b->done = 0;
     if ((ret = fn->event_record(bt->x->dev, ev_upload_done(j), SQ_GPU_STREAM_COPY)) < 0 ||
         (ret = fn->stream_wait(bt->x->dev, C, ev_upload_done(j))) < 0 ||
-        (b->npairs && (ret = run_batch(bt, b)) < 0) ||
+        (b->npairs + b->nsads && (ret = run_batch(bt, b)) < 0) ||
         (ret = fn->event_record(bt->x->dev, ev_batch_done(j), C)) < 0)
         return sq_gpu_fail(bt->x, ret, "batch launch");
-    if (bt->profile && b->npairs && (ret = collect_profile(bt)) < 0)
+    if (bt->profile && b->npairs + b->nsads && (ret = collect_profile(bt, b)) < 0)
         return sq_gpu_fail(bt->x, ret, "profile");
     bt->nbatches++;
     return 0;
@@ -250,6 +312,12 @@ void sq_gpu_take_result(const GpuBatches *bt, int bslot, int index, SqRawResult 
         out->err[pr->job] = b->res[i].err;
         memcpy(out->range[pr->job], b->res[i].range, sizeof(b->res[i].range));
     }
+    for (int i = 0; i < b->nsads; i++) {
+        const SqGpuSad *s = &b->sads[i];
+        const SqGpuResult *r = &b->res[s->result];
+        if (s->frame == index)
+            out->sum[s->job] = (uint64_t)r->sum[1] << 32 | r->sum[0];
+    }
 }
 
 int sq_gpu_batches_init(GpuBatches *bt, GpuCtx *x, const GpuLayout *l, SqFrames *fr,
@@ -265,7 +333,8 @@ int sq_gpu_batches_init(GpuBatches *bt, GpuCtx *x, const GpuLayout *l, SqFrames 
     const int max_pairs = l->batch * l->pairs_per_frame;
     const int64_t sides_bytes = sq_gpu_align(2 * max_pairs * (int64_t)sizeof(SqGpuSide));
     const int64_t res_bytes = sq_gpu_align(max_pairs * (int64_t)sizeof(SqGpuResult));
-    bt->desc_bytes = sides_bytes + sq_gpu_align(max_pairs * (int64_t)sizeof(SqGpuPair));
+    const int64_t pairs_bytes = sq_gpu_align(max_pairs * (int64_t)sizeof(SqGpuPair));
+    bt->desc_bytes = sides_bytes + pairs_bytes + sq_gpu_align(max_pairs * (int64_t)sizeof(SqGpuSad));
     bt->tables_bytes = l->nbslots * (bt->desc_bytes + res_bytes);
     bt->batches = sq_calloc(&x->p.alloc, (size_t)l->nbslots, sizeof(*bt->batches));
     if (!bt->batches) {
@@ -283,6 +352,7 @@ int sq_gpu_batches_init(GpuBatches *bt, GpuCtx *x, const GpuLayout *l, SqFrames 
         BatchRec *b = &bt->batches[j];
         b->sides = (SqGpuSide *)hb;
         b->pairs = (SqGpuPair *)(hb + sides_bytes);
+        b->sads = (SqGpuSad *)(hb + sides_bytes + pairs_bytes);
         b->res = (SqGpuResult *)(hb + bt->desc_bytes);
         hb += bt->desc_bytes + res_bytes;
     }

@@ -51,7 +51,7 @@ static void plan_planes(GpuLayout *l, const SqBackendParams *p)
         for (int k = 0; k < 2; k++) {
             const int c = p->jobs[j].side[k].plane;
             l->geo[c].need = 1;
-            if (pl->prescale >= 0)
+            if (pl->prescale >= 0 || pl->rows_all)
                 whole[c] = 1;
             radius[c] = sq_imax(radius[c], pl->taps_a >> 1);
         }
@@ -95,9 +95,19 @@ static void plan_scratch(GpuLayout *l, const SqBackendParams *p)
 {
     int64_t o = 0;
     l->pairs_per_frame = p->njobs;
+    l->back = 1;
     for (int j = 0; j < p->njobs; j++) {
         SqGpuLayout sl;
         const SqPlan *pl = p->plans[p->jobs[j].plan];
+        l->back = p->jobs[j].needs_prev > l->back ? p->jobs[j].needs_prev : l->back;
+        if (p->jobs[j].kind == SQ_JOB_SAD) {
+            /* the vertical pass, then the rows' sums */
+            l->side_off[j][0] = o;
+            o = sq_gpu_align(o + (int64_t)pl->d.w * pl->d.h * 4);
+            l->side_off[j][1] = o;
+            o = sq_gpu_align(o + (int64_t)pl->d.h * 8);
+            continue;
+        }
         layout_side(pl, &sl);
         for (int s = 0; s < 2; s++) {
             l->side_off[j][s] = o;
@@ -135,10 +145,11 @@ static int64_t layout_arena(GpuLayout *l, const SqBackendParams *p, int b)
     at->sides = take(&o, 2 * max_pairs * (int64_t)sizeof(SqGpuSide));
     at->pairs = take(&o, max_pairs * (int64_t)sizeof(SqGpuPair));
     at->results = take(&o, max_pairs * (int64_t)sizeof(SqGpuResult));
+    at->sads = take(&o, max_pairs * (int64_t)sizeof(SqGpuSad));
     at->scratch = o;
     o += b * l->frame_scratch;
     at->slots = o;
-    o += (2 * b + 1) * l->slot_bytes;
+    o += (2 * b + l->back) * l->slot_bytes;
     return o;
 }
 
@@ -150,13 +161,13 @@ static int64_t layout_arena(GpuLayout *l, const SqBackendParams *p, int b)
 void sq_gpu_choose_batch(GpuLayout *l, const SqBackendParams *p, int64_t max_alloc)
 {
     int b = l->batch ? l->batch : DEFAULT_BATCH;
-    while (b > 1 && ((2 * b + 1) * l->stage_bytes > PINNED_BUDGET ||
+    while (b > 1 && ((2 * b + l->back) * l->stage_bytes > PINNED_BUDGET ||
                      b * l->frame_scratch > SCRATCH_BUDGET ||
                      (max_alloc > 0 && layout_arena(l, p, b) > max_alloc)))
         b--;
     l->batch = b;
     l->cap = 2 * b;
-    l->nslots = l->cap + 1;  /* frame n may still read slot n - 1 */
+    l->nslots = l->cap + l->back; /* frame n may still read slot n - back */
     l->nbslots = l->cap;     /* a batch holds at least one frame */
     l->arena_bytes = layout_arena(l, p, b);
 }

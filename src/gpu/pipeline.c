@@ -291,7 +291,9 @@ int sq_gpu_send(void *priv, const SpeedqaPicture *const *pic, int new_seq, char 
     const int slot = sq_frames_index(&g->fr, g->fr.sent);
     FrameRec *fr = &g->frames[slot];
     memset(fr, 0, sizeof(*fr));
-    fr->has_prev = sq_frames_next(&g->fr, pic, new_seq)->has_prev;
+    const SqFrameSlot *fs = sq_frames_next(&g->fr, pic, new_seq);
+    fr->has_prev = fs->has_prev;
+    fr->past = fs->past;
     int ret = sq_gpu_put_frame(&g->stage, fr, slot, ref, dis, err, errlen);
     const int taken = !ret && (ret = sq_gpu_add_frame(&g->bat, fr)) < 0;
     /* a failed send reads nothing once it returns: a queued frame's staging

@@ -58,6 +58,7 @@ typedef struct PlaneGeo {
 typedef struct FrameRec {
     int bslot, index;    /* batch slot, position in the batch */
     int has_prev;
+    int past;            /* frames of its sequence before it, at most 2 (SqFrameSlot.past) */
     int64_t base[2][3], stride[2][3];
     int runs[2][3];
     int acc[2][3];       /* sample access (math/filter.h): staged planes are planar */
@@ -65,7 +66,7 @@ typedef struct FrameRec {
 
 /* Offsets of the arena's parts (layout_arena). */
 typedef struct ArenaMap {
-    int64_t plans, tables, sides, pairs, results, scratch, slots;
+    int64_t plans, tables, sides, pairs, results, sads, scratch, slots;
 } ArenaMap;
 
 /*
@@ -76,7 +77,8 @@ typedef struct GpuLayout {
     PlaneGeo geo[3];
     int64_t side_off[SQ_MAX_JOBS][2], pair_off[SQ_MAX_JOBS]; /* in a frame's scratch */
     int64_t frame_scratch;
-    int pairs_per_frame;
+    int pairs_per_frame;      /* every job's: a SpEED pair or an SQ_JOB_SAD entry */
+    int back;                 /* the farthest frame back a job reads (SqJob.needs_prev) */
     int has_prescale;
     int64_t slot_bytes, stage_bytes;
     /* Per picture: its staged bytes (pinned offset, length) and its part of
@@ -204,11 +206,12 @@ int sq_gpu_put_frame(GpuStage *st, FrameRec *fr, int slot, const SpeedqaPicture 
 
 typedef struct BatchRec {
     unsigned long long first; /* send index of its first frame */
-    int nframes, npairs;
+    int nframes, npairs, nsads;
     int launched, done;
     SqGpuSide *sides;    /* pinned */
     SqGpuPair *pairs;    /* pinned, right after sides */
-    SqGpuResult *res;    /* pinned */
+    SqGpuSad *sads;      /* pinned, right after pairs */
+    SqGpuResult *res;    /* pinned: the pairs', then the sads' */
 } BatchRec;
 
 /*

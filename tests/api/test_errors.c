@@ -261,16 +261,6 @@ int main(void)
     OPEN_ERR("motion option of speed_temporal", 576, 324, SPEEDQA_PIX_420, 8, "speed_temporal=motion_max_val=18", -EINVAL, "unknown option");
     OPEN_ERR("speed option of motion", 576, 324, SPEEDQA_PIX_420, 8, "motion=speed_max_val=18", -EINVAL, "unknown option");
     OPEN_ERR("motion_five_frame_window yes", 576, 324, SPEEDQA_PIX_420, 8, "motion=motion_five_frame_window=yes", -EINVAL, "true or false");
-    {
-        /* a backend without SQ_JOB_SAD refuses at open, before touching a device */
-        Counter cnt = { 0 };
-        LogCapture log = { .quiet = 1 };
-        SpeedqaSettings s;
-        const char *feats[] = { "motion", NULL };
-        settings(&s, &cnt, &log, 576, 324, SPEEDQA_PIX_420, 8, feats);
-        s.backend = SPEEDQA_BACKEND_OPENCL;
-        expect_open_error("motion on a GPU backend", &s, &cnt, &log, -ENOSYS, "cpu backend only");
-    }
     /* adm: libvmaf's option ranges; the sets it cannot score (or scores differently per build) */
     OPEN_ERR("adm_enhn_gain_limit below 1", 576, 324, SPEEDQA_PIX_420, 8, "adm=adm_enhn_gain_limit=0.5", -EINVAL, "outside");
     OPEN_ERR("adm_csf_mode 4", 576, 324, SPEEDQA_PIX_420, 8, "adm=adm_csf_mode=4", -EINVAL, "outside");

@@ -123,9 +123,14 @@ static int recv(SpeedqaContext *c, LibRun *lr, unsigned flags)
 static int run_lib(const ViSeq *s, const char *const *feats, int threads, int lent, int runs,
                    int self, LibRun *lr, SpeedqaContext **out)
 {
-    lr->ladder = threads == 2; /* the copied threaded mode runs as a ladder */
+    /* the copied threaded mode runs as a ladder; threads < 0: GPU backend -threads */
+    lr->ladder = threads == 2;
     SpeedqaSettings st;
     speedqa_default_settings(&st);
+    if (threads < 0) {
+        st.backend = (SpeedqaBackend)-threads;
+        threads = 1;
+    }
     st.features = feats;
     st.format = seq_format(s);
     st.n_threads = threads;
@@ -204,14 +209,23 @@ int vi_lib_check(VmafContext *ctx, const ViSeq *s, const ViUse *uses, int n_uses
         feature_string(&uses[1], feat2, sizeof feat2);
         const char *feats[] = { feat, k < n_uses ? NULL : feat2, NULL };
         /* 1 thread, pictures copied; 3 threads, lent; 2 threads, copied, a ladder;
-         * the pair as a ladder only */
-        for (int mode = k < n_uses ? 0 : 2; mode < 3; mode++) {
+         * the pair as a ladder only; motion also on each GPU backend with a
+         * device (copied, then lent) */
+        const int gpus = k < n_uses && !strncmp(feat, "motion", 6) ? 6 : 0;
+        for (int mode = k < n_uses ? 0 : 2; mode < 3 + gpus; mode++) {
             LibRun lr = { 0 };
             SpeedqaContext *c;
-            const int threads = mode == 0 ? 1 : mode == 1 ? 3 : 2;
-            const int ret = run_lib(s, feats, threads, mode == 1, runs, 0, &lr, &c);
+            static const SpeedqaBackend gpu[3] = { SPEEDQA_BACKEND_CUDA, SPEEDQA_BACKEND_HIP,
+                                                   SPEEDQA_BACKEND_OPENCL };
+            const SpeedqaBackend be = mode < 3 ? SPEEDQA_BACKEND_CPU : gpu[(mode - 3) / 2];
+            char list[256];
+            if (mode >= 3 && speedqa_list_devices(be, list, sizeof list) <= 0)
+                continue;
+            const int threads = mode >= 3 ? -(int)be : mode == 0 ? 1 : mode == 1 ? 3 : 2;
+            const int lent = mode == 1 || (mode >= 3 && (mode - 3) % 2);
+            const int ret = run_lib(s, feats, threads, lent, runs, 0, &lr, &c);
             if (ret < 0) {
-                printf("FAIL %s [lib %s] %d threads: %s\n", s->name, feat, threads,
+                printf("FAIL %s [lib %s] mode %d: %s\n", s->name, feat, mode,
                        speedqa_strerror(ret));
                 bad++;
             }
@@ -221,8 +235,11 @@ int vi_lib_check(VmafContext *ctx, const ViSeq *s, const ViUse *uses, int n_uses
                 if (lr.und[i % nsc])
                     continue; /* libvmaf's value is uninitialised memory */
                 vmaf_name(speedqa_score_name(c, i % nsc), name, sizeof name);
-                snprintf(tag, sizeof tag, "lib %s, %d threads, run %d", feat, threads,
-                         i / nsc + 1);
+                snprintf(tag, sizeof tag, "lib %s, %s, run %d", feat,
+                         mode < 3 ? (threads == 1 ? "1 thread" : threads == 2 ? "2 threads"
+                                                                           : "3 threads")
+                                  : be == SPEEDQA_BACKEND_OPENCL ? (lent ? "opencl, lent" : "opencl")
+                                  : lent ? "gpu, lent" : "gpu", i / nsc + 1);
                 bad += vi_check(ctx, s, tag, name, lr.vals + (size_t)i * s->n);
             }
             if (ret >= 0 && lr.ladder)
