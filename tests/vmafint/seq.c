@@ -217,7 +217,7 @@ void vi_seq_random(ViSeq *s, uint64_t seed, int min_side, int max_side)
                                                   VMAF_PIX_FMT_YUV444P };
     static const int depths[3] = { 8, 10, 12 };
     const int w = vi_urand(&st, min_side, max_side), h = vi_urand(&st, min_side, max_side);
-    const int bpc = depths[vi_urand(&st, 0, 2)], n = vi_urand(&st, 3, 6);
+    const int bpc = depths[vi_urand(&st, 0, 2)], n = vi_urand(&st, 1, 6); /* 1, 2: motion's stamp and window edges */
     memset(s, 0, sizeof *s);
     vi_seq_alloc(s, w, h, bpc, n, fmts[vi_urand(&st, 0, 2)]);
     const int max = (1 << bpc) - 1, rk = vi_urand(&st, 0, 3);
