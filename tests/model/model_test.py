@@ -432,17 +432,19 @@ def test_native():
     # both engines' reports, every format: the same bytes but for the measured speed
     for ref_rel, dis_rel in [p for p in pairs() if "422p10" in p[0] or "642x362" in p[0]]:
         ref, dis = clip(ref_rel), clip(dis_rel)
-        for fmt, extra in (("json", []), ("csv", []), ("xml", []),
-                           ("json", ["--subsample", "3", "--precision", "max"])):
+        for model, fmt, extra in (("5d0h", "json", []), ("5d0h", "csv", []), ("5d0h", "xml", []),
+                                  ("5d0h", "json", ["--subsample", "3", "--precision", "max"]),
+                                  ("hfr_3d0h", "json", ["--subsample", "3", "--precision", "max"])):
             outs = []
-            for env in (None, NATIVE):
+            for env in ({"SPEEDQA_MODEL_ENGINE": "libvmaf"}, NATIVE):
                 code, out, err = run([SPEEDQA, "-r", ref, "-d", dis, "--model",
-                                      "version=vmaf_v1.0.16_5d0h", "--" + fmt, "-q",
+                                      "version=vmaf_v1.0.16_" + model, "--" + fmt, "-q",
                                       "--frame_cnt", "8"] + extra, env)
                 outs.append([l for l in out.splitlines() if "fps" not in l] if code == 0 else
                             err)
-            check(outs[0] == outs[1] and outs[0], "%s %s%s: the native engine's report is the "
-                  "libvmaf engine's" % (os.path.basename(dis), fmt, " ".join([""] + extra)))
+            check(outs[0] == outs[1] and outs[0], "%s %s %s%s: the native engine's report is "
+                  "the libvmaf engine's" % (os.path.basename(dis), model, fmt,
+                                            " ".join([""] + extra)))
     (ref_rel, dis_rel), = [p for p in pairs() if "642x362" in p[0]][:1]
     one_line_error([SPEEDQA, "-r", clip(ref_rel), "-d", clip(dis_rel), "--model",
                     "version=vmaf_v0.6.1"], 2, ["vif"], "native engine, vmaf_v0.6.1", NATIVE)
