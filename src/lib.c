@@ -161,11 +161,15 @@ int speedqa_open(SpeedqaContext **out, const SpeedqaSettings *s)
             goto fail;
         }
         c->nfeat++;
-        int nadm = 0;
-        for (int j = 0; j < c->nfeat; j++)
+        int nadm = 0, nvif = 0;
+        for (int j = 0; j < c->nfeat; j++) {
             nadm += c->feat[j].spec.kind == SQ_FEATURE_ADM;
-        if (nadm > SQ_MAX_ADM_JOBS) {
-            sq_log(s, SPEEDQA_LOG_ERROR, "at most %d adm features per context", SQ_MAX_ADM_JOBS);
+            nvif += c->feat[j].spec.kind == SQ_FEATURE_VIF;
+        }
+        if (nadm > SQ_MAX_ADM_JOBS || nvif > SQ_MAX_VIF_JOBS) {
+            sq_log(s, SPEEDQA_LOG_ERROR, "at most %d %s features per context",
+                   nadm > SQ_MAX_ADM_JOBS ? SQ_MAX_ADM_JOBS : SQ_MAX_VIF_JOBS,
+                   nadm > SQ_MAX_ADM_JOBS ? "adm" : "vif");
             ret = SPEEDQA_ERR(EINVAL);
             goto fail;
         }
@@ -202,18 +206,21 @@ int speedqa_open(SpeedqaContext **out, const SpeedqaSettings *s)
         ret = SPEEDQA_ERR(ENOSYS);
         goto fail;
     }
-    /* the integer job kinds (motion's SAD, ADM, CAMBI) run where a backend says it can */
+    /* the integer job kinds (motion's SAD, ADM, CAMBI, VIF) run where a backend says it can */
     for (int j = 0; j < bp.njobs; j++) {
         const int k = bp.jobs[j].kind;
         if (k == SQ_JOB_SPEED)
             continue;
-        const char *what = k == SQ_JOB_SAD ? "motion" : k == SQ_JOB_ADM ? "adm" : "cambi";
+        const char *what = k == SQ_JOB_SAD ? "motion" : k == SQ_JOB_ADM ? "adm"
+                           : k == SQ_JOB_CAMBI ? "cambi" : "vif";
         if (c->s.backend == SPEEDQA_BACKEND_AUTO) {
             sq_log(s, SPEEDQA_LOG_INFO, "auto: %s runs on the cpu backend", what);
             c->s.backend = SPEEDQA_BACKEND_CPU;
         }
         const SqBackend *b = backends[c->s.backend];
-        if (!(k == SQ_JOB_SAD ? b->sad : k == SQ_JOB_ADM ? b->adm : b->cambi)) {
+        const int can = k == SQ_JOB_SAD ? b->sad : k == SQ_JOB_ADM ? b->adm
+                        : k == SQ_JOB_CAMBI ? b->cambi : b->vif;
+        if (!can) {
             sq_log(s, SPEEDQA_LOG_ERROR, "%s backend: %s runs on the cpu backend only", b->name,
                    what);
             ret = SPEEDQA_ERR(ENOSYS);

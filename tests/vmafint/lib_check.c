@@ -27,6 +27,10 @@ static void vmaf_name(const char *ours, char *out, size_t len)
         { "integer_aim", "VMAF_integer_feature_aim_score" },
         { "integer_adm3", "VMAF_integer_feature_adm3_score" },
         { "cambi", "Cambi_feature_cambi_score" },
+        { "integer_vif_scale0", "VMAF_integer_feature_vif_scale0_score" },
+        { "integer_vif_scale1", "VMAF_integer_feature_vif_scale1_score" },
+        { "integer_vif_scale2", "VMAF_integer_feature_vif_scale2_score" },
+        { "integer_vif_scale3", "VMAF_integer_feature_vif_scale3_score" },
     };
     for (size_t i = 0; i < sizeof alias / sizeof alias[0]; i++)
         if (!strcmp(ours, alias[i][0])) {
