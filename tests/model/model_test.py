@@ -15,16 +15,18 @@ MODE backends: each GPU backend that runs here (PoCL's OpenCL in CI) gives the C
 MODE layouts: NV12 and P010 raw input score as their Y4M.
 MODE errors: a model file that does not parse, an unknown version, two models of
   one name, -n: one line, nonzero exit, no report left.
-MODE native: the v1.0.16 models (3d0h, 3d0h_2160, 5d0h, 1d5h_2160) on speedqa's own
+MODE native: the v1.0.16 models (3d0h, 3d0h_2160, 5d0h, 1d5h_2160) and vmaf_v0.6.1
+  (integer VIF, ADM and motion) on speedqa's own
   engine (SPEEDQA_MODEL_ENGINE=native: every feature by speedqa, ADM included, the
   prediction and pooling speedqa's) over the same golden pairs, every per-frame and
   pooled vmaf equal to libvmaf's own run at %.17g; the JSON, CSV and XML reports
   equal to those of the libvmaf engine but for the fps; a ladder and a batch once;
   the hfr models (motion_five_frame_window) refused by that engine in one line.
-MODE nolibvmaf: a build without libvmaf scores the v1.0.16 models on its own engine
-  (a vmaf per frame, exit 0; each per-frame and pooled vmaf equal at %.17g to libvmaf's
-  own run as a build with it recorded, tests/model/nolibvmaf_ref.json), and answers
-  vmaf_v0.6.1 (integer VIF) with one line naming the feature, exit 2.
+MODE nolibvmaf: a build without libvmaf scores the v1.0.16 models and vmaf_v0.6.1 on
+  its own engine (a vmaf per frame, exit 0; each per-frame and pooled vmaf equal at
+  %.17g to libvmaf's own run as a build with it recorded, tests/model/nolibvmaf_ref.json:
+  tests/model/vmaf_ref's output of each model on those 6 frames), and answers an hfr
+  model (the five-frame motion window) with one line naming the feature, exit 2.
 MODE hwaccel: frames NVDEC decodes (--hwaccel cuda: H.264 8-bit, HEVC Main10) give
   libvmaf's own run of the model on the same files decoded in software (vmaf_ref
   reads them through libav), single runs and a ladder; exit 77 without a CUDA
@@ -425,7 +427,7 @@ V1 = ["vmaf_v1.0.16_3d0h", "vmaf_v1.0.16_3d0h_2160", "vmaf_v1.0.16_5d0h",
 
 
 def test_native():
-    test_equal(V1, NATIVE)
+    test_equal(V1 + ["vmaf_v0.6.1"], NATIVE)
     test_ladder(("vmaf_v1.0.16_3d0h",), NATIVE)
     test_batch(NATIVE)
     # both engines' reports, every format: the same bytes but for the measured speed
@@ -446,8 +448,6 @@ def test_native():
     one_line_error([SPEEDQA, "-r", clip(ref_rel), "-d", clip(dis_rel), "--model",
                     "version=vmaf_v1.0.16_hfr_3d0h"], 2, ["motion3"],
                    "native engine, hfr model (five-frame motion window)", NATIVE)
-    one_line_error([SPEEDQA, "-r", clip(ref_rel), "-d", clip(dis_rel), "--model",
-                    "version=vmaf_v0.6.1"], 2, ["vif"], "native engine, vmaf_v0.6.1", NATIVE)
 
 
 def test_nolibvmaf():
@@ -456,7 +456,7 @@ def test_nolibvmaf():
     (ref_rel, dis_rel), = [p for p in pairs() if "642x362" in p[0]][:1]
     ref, dis = clip(ref_rel), clip(dis_rel)
     assert ref.endswith(known["ref"][:-3]) and dis.endswith(known["dis"][:-3])
-    for model in V1:
+    for model in V1 + ["vmaf_v0.6.1"]:
         code, out, err = run([SPEEDQA, "-r", ref, "-d", dis, "--model", "version=" + model,
                               "--json", "-q", "--precision", "max", "--frame_cnt", "6"])
         doc = json.loads(out) if code == 0 else {"frames": []}
@@ -471,19 +471,21 @@ def test_nolibvmaf():
                                      for k, v in want["pooled"].items()),
               "%s without libvmaf: every vmaf and pooled value libvmaf's own run recorded "
               "(tests/model/nolibvmaf_ref.json) at %%.17g" % model)
-    code, out, err = run([SPEEDQA, "-r", ref, "-d", dis, "--model", "version=vmaf_v0.6.1"])
+    code, out, err = run([SPEEDQA, "-r", ref, "-d", dis, "--model",
+                          "version=vmaf_v1.0.16_hfr_3d0h"])
     lines = err.strip().splitlines()
-    check(code == 2 and len(lines) == 1 and "VMAF_integer_feature_vif_scale0_score" in lines[0]
+    check(code == 2 and len(lines) == 1 and "motion3" in lines[0]
           and "libvmaf" in lines[0] and not out,
-          "vmaf_v0.6.1 without libvmaf: one line naming integer VIF (%d %r)" % (code, err))
+          "vmaf_v1.0.16_hfr_3d0h without libvmaf: one line naming its motion3 (%d %r)"
+          % (code, err))
     man = os.path.join(WORK, "m.csv")
     with open(man, "w") as f:
-        f.write("ref,dis,model\n%s,%s,version=vmaf_v0.6.1\n" % (ref, dis))
+        f.write("ref,dis,model\n%s,%s,version=vmaf_v1.0.16_hfr_3d0h\n" % (ref, dis))
     code, out, err2 = run([SPEEDQA, "--batch", man])
     lines2 = err2.strip().splitlines()
     check(code == 2 and len(lines2) == 1 and "m.csv:2: " in lines2[0] and
           lines and lines2[0].endswith(lines[0].split("error: ", 1)[-1]),
-          "a manifest's vmaf_v0.6.1 without libvmaf: --model's line, naming the file and line "
+          "a manifest's hfr model without libvmaf: --model's line, naming the file and line "
           "(%d %r)" % (code, err2))
 
 

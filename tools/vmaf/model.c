@@ -55,7 +55,7 @@ static const struct {
     { "VMAF_integer_feature_adm", "adm", NATIVE_ADM },
     { "VMAF_integer_feature_aim", "adm", NATIVE_ADM },
     { "VMAF_integer_feature_motion", "motion", SQ_NATIVE_CPU },
-    { "VMAF_integer_feature_vif", "vif", 0 },
+    { "VMAF_integer_feature_vif", "vif", SQ_NATIVE_CPU },
     { "Cambi_feature_cambi_", "cambi", SQ_NATIVE_CPU },
     { "VMAF_feature_adm", "float_adm", 0 },
     { "VMAF_feature_motion", "float_motion", 0 },
