@@ -14,6 +14,7 @@
 #include <string.h>
 
 #include "speedqa/speedqa.h"
+#include "common/util.h"
 #include "vmafint.h"
 
 /* libvmaf keeps a default-option output under its provided name (spec 5). */
@@ -40,7 +41,7 @@ static void vmaf_name(const char *ours, char *out, size_t len)
     snprintf(out, len, "%s", ours);
 }
 
-static void feature_string(const ViUse *u, char *out, size_t len)
+static void use_string(const ViUse *u, char *out, size_t len)
 {
     size_t n = (size_t)snprintf(out, len, "%s", u->extractor);
     for (int k = 0; k < 8 && u->opt[k][0] && n < len; k++)
@@ -130,6 +131,7 @@ static int run_lib(const ViSeq *s, const char *const *feats, int threads, int le
     lr->ladder = threads == 2; /* the copied threaded mode runs as a ladder */
     SpeedqaSettings st;
     speedqa_default_settings(&st);
+    test_env_settings(&st); /* SPEEDQA_CPU_MASK: the library's checks at each CPU level */
     st.features = feats;
     st.format = seq_format(s);
     st.n_threads = threads;
@@ -204,8 +206,8 @@ int vi_lib_check(VmafContext *ctx, const ViSeq *s, const ViUse *uses, int n_uses
     const int pair = runs == 1 && n_uses >= 2;
     for (int k = 0; k < n_uses + pair; k++) {
         char feat[512], feat2[512];
-        feature_string(&uses[k < n_uses ? k : 0], feat, sizeof feat);
-        feature_string(&uses[1], feat2, sizeof feat2);
+        use_string(&uses[k < n_uses ? k : 0], feat, sizeof feat);
+        use_string(&uses[1], feat2, sizeof feat2);
         const char *feats[] = { feat, k < n_uses ? NULL : feat2, NULL };
         /* 1 thread, pictures copied; 3 threads, lent; 2 threads, copied, a ladder;
          * the pair as a ladder only */
