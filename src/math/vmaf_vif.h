@@ -53,6 +53,13 @@ SQ_FN uint32_t sq_vi_tap(int s, int k)
     return m == 0 ? 10904u : 43728u;
 }
 
+/* Scale s's taps into ft[0 .. 2R]. */
+SQ_FN void sq_vi_taps(int s, uint32_t *ft)
+{
+    for (int k = 0; k <= 2 * sq_vi_half(s); k++)
+        ft[k] = sq_vi_tap(s, k);
+}
+
 /* The vertical shift of the means (scale 0: the depth, then 16) and of the
  * second moments (scale 0: 2 (bpc - 8), 0 at 8 bits; then 16). */
 SQ_FN int sq_vi_mu_shift(int s, int bpc) { return s ? 16 : bpc; }
@@ -78,11 +85,18 @@ SQ_FN void sq_vi_vrow(const SQ_GLOBAL uint16_t *x, int64_t xs, const SQ_GLOBAL u
 {
     const int r = sq_vi_half(s), smu = sq_vi_mu_shift(s, bpc), ssq = sq_vi_sq_shift(s, bpc);
     const uint64_t rmu = sq_vi_rnd(smu), rsq = sq_vi_rnd(ssq);
+    /* the rows' mirror and the taps once per row */
+    int64_t xo[17], yo[17];
+    uint64_t ft[17];
+    for (int k = 0; k <= 2 * r; k++) {
+        xo[k] = (int64_t)sq_mirror(i - r + k, h) * xs;
+        yo[k] = (int64_t)sq_mirror(i - r + k, h) * ys;
+        ft[k] = sq_vi_tap(s, k);
+    }
     for (int j = j0; j < j1; j++) {
         uint64_t m1 = 0, m2 = 0, xx = 0, yy = 0, xy = 0;
         for (int k = 0; k <= 2 * r; k++) {
-            const int64_t row = sq_mirror(i - r + k, h);
-            const uint64_t f = sq_vi_tap(s, k), a = x[row * xs + j], b = y[row * ys + j];
+            const uint64_t f = ft[k], a = x[xo[k] + j], b = y[yo[k] + j];
             m1 += f * a;
             m2 += f * b;
             xx += f * a * a;
@@ -127,14 +141,14 @@ typedef struct SqViSig {
     int32_t s1, s2, s12;
 } SqViSig;
 
-/* The horizontal pass at column j of padded rows t (scale s). */
-SQ_FN SqViSig sq_vi_sig_at(SqViRows t, int s, int j)
+/* The horizontal pass at column j of padded rows t (scale s, its taps ft: sq_vi_taps). */
+SQ_FN SqViSig sq_vi_sig_at(SqViRows t, int s, const uint32_t *ft, int j)
 {
     const int r = sq_vi_half(s);
     uint32_t m1 = 0, m2 = 0;
     uint64_t xx = 0, yy = 0, xy = 0;
     for (int k = 0; k <= 2 * r; k++) {
-        const uint32_t f = sq_vi_tap(s, k);
+        const uint32_t f = ft[k];
         const int c = j - r + k;
         m1 += f * t.m1[c];
         m2 += f * t.m2[c];
@@ -187,8 +201,10 @@ SQ_FN void sq_vi_pixel(SqViSig g, sq_f64 egl, const SQ_GLOBAL uint16_t *lt, SqVi
 SQ_FN void sq_vi_hrow(SqViRows t, int s, int j0, int j1, sq_f64 egl,
                       const SQ_GLOBAL uint16_t *lt, SqViAcc *a)
 {
+    uint32_t ft[17];
+    sq_vi_taps(s, ft);
     for (int j = j0; j < j1; j++)
-        sq_vi_pixel(sq_vi_sig_at(t, s, j), egl, lt, a);
+        sq_vi_pixel(sq_vi_sig_at(t, s, ft, j), egl, lt, a);
 }
 
 /* A scale's num and den (f32, computed in double: spec 4.4). */
@@ -214,10 +230,16 @@ SQ_FN void sq_vi_sub_vrow(const SQ_GLOBAL uint16_t *x, int64_t xs, int h, int s,
 {
     const int r = sq_vi_half(s), sh = s == 1 ? bpc : 16;
     const uint32_t rnd = (uint32_t)1 << (sh - 1);
+    int64_t xo[9];
+    uint32_t ft[9];
+    for (int k = 0; k <= 2 * r; k++) {
+        xo[k] = (int64_t)sq_mirror(2 * i - r + k, h) * xs;
+        ft[k] = sq_vi_tap(s, k);
+    }
     for (int j = j0; j < j1; j++) {
         uint32_t m = 0;
         for (int k = 0; k <= 2 * r; k++)
-            m += sq_vi_tap(s, k) * (uint32_t)x[(int64_t)sq_mirror(2 * i - r + k, h) * xs + j];
+            m += ft[k] * (uint32_t)x[xo[k] + j];
         t[j] = (m + rnd) >> sh;
     }
 }
@@ -227,10 +249,12 @@ SQ_FN void sq_vi_sub_hrow(const SQ_GLOBAL uint32_t *t, int s, int j0, int j1,
                           SQ_GLOBAL uint16_t *out)
 {
     const int r = sq_vi_half(s);
+    uint32_t ft[9];
+    sq_vi_taps(s, ft);
     for (int j = j0; j < j1; j++) {
         uint32_t m = 0;
         for (int k = 0; k <= 2 * r; k++)
-            m += sq_vi_tap(s, k) * t[2 * j - r + k];
+            m += ft[k] * t[2 * j - r + k];
         out[j] = (uint16_t)((m + 32768) >> 16);
     }
 }

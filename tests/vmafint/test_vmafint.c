@@ -50,8 +50,10 @@ static int run_seq(const ViSeq *s)
     if (!ctx)
         return 1;
     if (is_vif) {
-        /* the math, then the library with every set (each sent once) */
-        const int vbad = vi_vif_check(ctx, s) + vi_lib_check(ctx, s, uses, n_uses, 1);
+        /* the math with every set, then the library: every set on the random
+         * sequences, the first two (defaults; skip_scale0 with debug) on the clips,
+         * each sent once */
+        const int vbad = vi_vif_check(ctx, s) + vi_lib_check(ctx, s, uses, is_clips ? 2 : n_uses, 1);
         vmaf_close(ctx);
         printf("%s %s: %d frames %dx%d bpc%d\n", vbad ? "FAIL" : "ok", s->name, s->n, s->w, s->h,
                s->bpc);

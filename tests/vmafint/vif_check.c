@@ -21,14 +21,14 @@ typedef struct VifSet {
  * limit. Debug outputs only where a suffix keeps them apart from the defaults' names. */
 static const VifSet sets[] = {
     { 100.0, 0, 0, "" },
-    { 1.0, 0, 0, "_egl_1" },
     { 100.0, 1, 1, "_ssclz" },
+    { 1.0, 0, 0, "_egl_1" },
     { 1.5, 0, 1, "_egl_1.5" },
 };
 const ViUse vi_vif_uses[] = {
     { "vif", { { NULL, NULL } } },
-    { "vif", { { "vif_enhn_gain_limit", "1" } } },
     { "vif", { { "vif_skip_scale0", "true" }, { "debug", "true" } } },
+    { "vif", { { "vif_enhn_gain_limit", "1" } } },
     { "vif", { { "vif_enhn_gain_limit", "1.5" }, { "debug", "true" } } },
 };
 const int vi_vif_n_uses = (int)(sizeof vi_vif_uses / sizeof vi_vif_uses[0]);
