@@ -176,8 +176,10 @@ SQ_FN int64_t sq_vi_num_term(SqViSig g, sq_f64 egl, const SQ_GLOBAL uint16_t *lt
                                 SQ_D(0x3ddb7cdfd9d7bdbbull, 1e-10));
     const sq_f64 s1 = sq_d_from_int(g.s1), s12 = sq_d_from_int(g.s12);
     sq_f64 gain = sq_d_div(s12, sq_d_add(s1, eps));
+    /* libvmaf converts to int32, then clamps at 0: below 2^31 (the value is at most
+     * sigma2), and any negative value, of range or not (x86 gives INT_MIN), ends 0 */
     int64_t sv = sq_va_trunc(sq_d_sub(sq_d_from_int(g.s2), sq_d_mul(gain, s12)));
-    sv = (int32_t)sv < 0 ? 0 : (int32_t)sv;
+    sv = sv < 0 ? 0 : sv;
     gain = sq_d_lt(gain, egl) ? gain : egl;
     const uint32_t n1 = (uint32_t)sv + SQ_VI_NSQ;
     const int64_t n2 = sq_va_trunc(sq_d_mul(sq_d_mul(gain, gain), s1)) + (int64_t)n1;

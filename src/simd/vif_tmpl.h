@@ -14,9 +14,13 @@
  * - the horizontal pass: the same for the means, f t (u32 t) in 64-bit
  *   halves for the moments; mu^2 as vq_mul_u of the u32 means.
  *
- * The per-pixel terms (the log table, the gain in double) are the math's
- * sq_vi_pixel on each lane's sigmas, and columns past the last whole
- * vector take the math's scalar rows.
+ * The per-pixel terms in VD_N double lanes (vi_terms): the sigmas are
+ * exact there, the gain, sv and (g g) sigma1 take the scalar code's
+ * operations in its order (sv and the product truncated toward zero as
+ * its conversions do; n2 < 2^53 adds exactly), and 2048 log2 of an
+ * integer v >= 2^16 is its exponent k + 15 and the table at v 2^-k
+ * truncated, v >> k exactly; only the table reads and the sums are
+ * scalar. Columns past the last whole vector take the math's scalar rows.
  */
 #include <stddef.h>
 #include <stdint.h>
@@ -95,6 +99,58 @@ static inline vs vi_sq32(vs a, vs b)
                       vq_srl(vq_add(vq_mul_u(vq_odd(a), vq_odd(b)), h), 32));
 }
 
+/* The exponent k - 15 (in *k) and table index v >> k (returned) of v >= 2^16, integer lanes. */
+static inline vq vi_log_idx(vd v, vq *k)
+{
+    *k = vq_sub(vq_srl(vd_bits(v), 52), vq_set1(1023 + 15));
+    const vd scale = vq_bits(vq_sllv(vq_sub(vq_set1(1023), *k), vq_set1(52)));
+    return vd_to_vq(vd_trunc(vd_mul(v, scale)));
+}
+
+/* sq_vi_pixel of n (a multiple of VD_N) pixels' sigmas g1, g2, g12 into a. */
+static void vi_terms(const int32_t *g1, const int32_t *g2, const int32_t *g12, int n, double egl,
+                     const uint16_t *lt, SqViAcc *a)
+{
+    const vd zero = vd_set1(0.0), one = vd_set1(1.0), nsq = vd_set1((double)SQ_VI_NSQ);
+    const vd safe = vd_set1(65536.0), vegl = vd_set1(egl);
+    const vd eps = vd_mul(vd_set1(65536.0), vd_set1(1e-10)); /* as the math's constant */
+    for (int l = 0; l < n; l += VD_N) {
+        const vd s1 = vq_to_vd(vq_load_i32(g1 + l)), s2 = vq_to_vd(vq_load_i32(g2 + l));
+        const vd s12 = vq_to_vd(vq_load_i32(g12 + l));
+        const vdm mden = vd_le(nsq, s1);
+        const vdm mnum = vdm_and(mden, vdm_and(vd_lt(zero, s12), vd_lt(zero, s2)));
+        vd g = vd_div(s12, vd_add(s1, eps));
+        const vd sv = vd_max(vd_trunc(vd_sub(s2, vd_mul(g, s12))), zero);
+        g = vd_min(g, vegl);
+        const vd n1 = vd_add(sv, nsq);
+        const vd n2 = vd_add(vd_trunc(vd_mul(vd_mul(g, g), s1)), n1);
+        vq k0, k1, k2;
+        const vq i0 = vi_log_idx(vd_sel(mden, vd_add(s1, nsq), safe), &k0);
+        const vq i1 = vi_log_idx(vd_sel(mnum, n1, safe), &k1);
+        const vq i2 = vi_log_idx(vd_sel(mnum, n2, safe), &k2);
+        int32_t o[8][VD_N];
+        vq_store_i32(o[0], i0);
+        vq_store_i32(o[1], k0);
+        vq_store_i32(o[2], i1);
+        vq_store_i32(o[3], k1);
+        vq_store_i32(o[4], i2);
+        vq_store_i32(o[5], k2);
+        vq_store_i32(o[6], vd_to_vq(vd_sel(mden, one, zero)));
+        vq_store_i32(o[7], vd_to_vq(vd_sel(mnum, one, zero)));
+        for (int q = 0; q < VD_N; q++) {
+            if (!o[6][q]) {
+                a->num_nonlog += g2[l + q];
+                a->den_nonlog += 1;
+                continue;
+            }
+            a->den_log += (int64_t)lt[o[0][q] - 32768] + 2048 * (int64_t)o[1][q] - 2048 * 17;
+            if (o[7][q])
+                a->num_log += ((int64_t)lt[o[4][q] - 32768] + 2048 * (int64_t)o[5][q]) -
+                              ((int64_t)lt[o[2][q] - 32768] + 2048 * (int64_t)o[3][q]);
+        }
+    }
+}
+
 void V_NAME(sq_vif_hrow)(const uint32_t *const *t, int w, int s, double egl, const uint16_t *lt,
                          int64_t *acc)
 {
@@ -121,10 +177,7 @@ void V_NAME(sq_vif_hrow)(const uint32_t *const *t, int w, int s, double egl, con
         vs_store(g1, s1);
         vs_store(g2, s2);
         vs_store(g12, s12);
-        for (int l = 0; l < VS_N; l++) {
-            const SqViSig g = { g1[l], g2[l], g12[l] };
-            sq_vi_pixel(g, egl, lt, &a);
-        }
+        vi_terms(g1, g2, g12, VS_N, egl, lt, &a);
     }
     const SqViRows tr = { (uint32_t *)t[0], (uint32_t *)t[1], (uint32_t *)t[2], (uint32_t *)t[3],
                           (uint32_t *)t[4] };
