@@ -136,7 +136,9 @@ static int run_clips(const char *golden, const char *work)
 static int run_seed(uint64_t seed, int lo, int hi)
 {
     ViSeq s;
-    if (is_cambi && (seed & 1))
+    if (is_vif && seed >= 401 && seed <= 410)
+        vi_seq_random16(&s, seed, lo, hi);
+    else if (is_cambi && (seed & 1))
         vi_seq_banding(&s, seed, lo, hi);
     else
         vi_seq_random(&s, seed, lo, hi);
@@ -174,6 +176,9 @@ static int run_random(void)
     /* VIF's smallest sizes: scale 3 of a 16-pixel side is 2 wide, its filter's half-width 1 */
     for (uint64_t k = 301; k <= 310 && is_vif; k++)
         fails += run_seed(k, 16, 40);
+    /* and 16-bit samples (seeds 401..410: vi_seq_random16) */
+    for (uint64_t k = 401; k <= 410 && is_vif; k++)
+        fails += run_seed(k, 16, 200);
     const uint64_t t = (uint64_t)time(NULL);
     printf("clock seeds start at %llu\n", (unsigned long long)t * 1000);
     for (uint64_t k = 0; k < 12; k++)

@@ -81,6 +81,27 @@ static int check_set(VmafContext *ctx, const ViSeq *s, const VifSet *a, const ui
     return bad;
 }
 
+void vi_seq_random16(ViSeq *s, uint64_t seed, int min_side, int max_side)
+{
+    ViSeq b;
+    uint64_t st = seed ^ 0x16;
+    vi_seq_random(&b, seed, min_side, max_side);
+    memset(s, 0, sizeof *s);
+    vi_seq_alloc(s, b.w, b.h, 16, b.n, b.fmt);
+    snprintf(s->name, sizeof s->name, "%.140s as 16-bit", b.name);
+    for (int f = 0; f < b.n; f++)
+        for (int y = 0; y < b.h; y++)
+            for (int x = 0; x < b.w; x++)
+                for (int side = 0; side < 2; side++) {
+                    const uint8_t *src = (side ? b.dis[f] : b.ref[f]) + (size_t)y * (size_t)b.stride;
+                    const int v = b.bpc > 8 ? ((const uint16_t *)src)[x] : src[x];
+                    /* the content at the top bits, noise below: every bit of the depth is used */
+                    vi_put(s, side ? s->dis[f] : s->ref[f], x, y,
+                           (v << (16 - b.bpc)) | (int)(vi_rnd(&st) & ((1u << (16 - b.bpc)) - 1)));
+                }
+    vi_seq_free(&b);
+}
+
 int vi_vif_check(VmafContext *ctx, const ViSeq *s)
 {
     if (sq_vif_size_ok(s->w, s->h) < 0) {
