@@ -45,11 +45,11 @@
  * feature native, a v1.0.16 model runs without libvmaf in the job
  * (native.c); SPEEDQA_MODEL_ENGINE=libvmaf hands ADM back to libvmaf.
  * VIF is SQ_NATIVE_CPU (SqBackend.vif) since its rows have SIMD kernels:
- * a 1080p 8-bit frame on one thread takes 36-41 ms (AVX-512; 193-207 ms
- * with the C alone) against 53 ms in libvmaf 3.2's default (AVX-512) vif
- * and 287 ms in its C (bench/feature_bench; vmaf -n, 8 frames minus 1, the
- * same run on the shared 2-core VM), so vmaf_v0.6.1 runs on speedqa's
- * engine too when ADM is native. */
+ * a 1080p 8-bit frame on one thread takes 32-47 ms (AVX-512; 193-218 ms
+ * with the C alone) against 34-53 ms in libvmaf 3.2's default (AVX-512)
+ * vif, 1.04-1.47x its time in rounds measured together, and 287 ms in its
+ * C (bench/feature_bench; vmaf -n, 8 frames minus 1; the shared 2-core VM),
+ * so vmaf_v0.6.1 runs on speedqa's engine too when ADM is native. */
 #define NATIVE_ADM (-1)
 static const struct {
     const char *prefix;     /* provided feature names start so */
