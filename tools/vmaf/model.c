@@ -47,8 +47,9 @@
  * VIF is SQ_NATIVE_CPU (SqBackend.vif) since its rows have SIMD kernels:
  * a 1080p 8-bit frame on one thread takes 32-47 ms (AVX-512; 193-218 ms
  * with the C alone) against 34-53 ms in libvmaf 3.2's default (AVX-512)
- * vif, 1.04-1.47x its time in rounds measured together, and 287 ms in its
- * C (bench/feature_bench; vmaf -n, 8 frames minus 1; the shared 2-core VM),
+ * vif (ours 0.76-1.47x as fast in five rounds measured together, 1.07x
+ * the median), and 287 ms in its C (bench/feature_bench; vmaf -n, 8 frames
+ * minus 1; the shared 2-core VM),
  * so vmaf_v0.6.1 runs on speedqa's engine too when ADM is native. */
 #define NATIVE_ADM (-1)
 static const struct {
