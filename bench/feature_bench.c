@@ -1,6 +1,6 @@
 /*
  * feature_bench: ms per frame of one library feature (any feature string,
- * e.g. adm, motion or cambi, which the CLI's --feature leaves to libvmaf) on a
+ * e.g. adm, motion, vif or cambi, which the CLI's --feature leaves to libvmaf) on a
  * pair held in memory (any input the CLI reads), through the API: pictures lent, every score
  * received before the next send on one thread (frames in flight with more).
  *

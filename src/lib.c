@@ -125,6 +125,32 @@ static int open_backend(SpeedqaContext *c, const SqBackendParams *bp)
     return -ENODEV;
 }
 
+/* The integer job kinds (motion's SAD, ADM, CAMBI, VIF) run where a backend says it can:
+ * AUTO takes the CPU for them, another backend is refused with one line. */
+static int integer_kinds(SpeedqaContext *c, const SpeedqaSettings *s, const SqBackendParams *bp)
+{
+    for (int j = 0; j < bp->njobs; j++) {
+        const int k = bp->jobs[j].kind;
+        if (k == SQ_JOB_SPEED)
+            continue;
+        const char *what = k == SQ_JOB_SAD ? "motion" : k == SQ_JOB_ADM ? "adm"
+                           : k == SQ_JOB_CAMBI ? "cambi" : "vif";
+        if (c->s.backend == SPEEDQA_BACKEND_AUTO) {
+            sq_log(s, SPEEDQA_LOG_INFO, "auto: %s runs on the cpu backend", what);
+            c->s.backend = SPEEDQA_BACKEND_CPU;
+        }
+        const SqBackend *b = backends[c->s.backend];
+        const int can = k == SQ_JOB_SAD ? b->sad : k == SQ_JOB_ADM ? b->adm
+                        : k == SQ_JOB_CAMBI ? b->cambi : b->vif;
+        if (!can) {
+            sq_log(s, SPEEDQA_LOG_ERROR, "%s backend: %s runs on the cpu backend only", b->name,
+                   what);
+            return SPEEDQA_ERR(ENOSYS);
+        }
+    }
+    return 0;
+}
+
 int speedqa_open(SpeedqaContext **out, const SpeedqaSettings *s)
 {
     char err[400];
@@ -161,11 +187,15 @@ int speedqa_open(SpeedqaContext **out, const SpeedqaSettings *s)
             goto fail;
         }
         c->nfeat++;
-        int nadm = 0;
-        for (int j = 0; j < c->nfeat; j++)
+        int nadm = 0, nvif = 0;
+        for (int j = 0; j < c->nfeat; j++) {
             nadm += c->feat[j].spec.kind == SQ_FEATURE_ADM;
-        if (nadm > SQ_MAX_ADM_JOBS) {
-            sq_log(s, SPEEDQA_LOG_ERROR, "at most %d adm features per context", SQ_MAX_ADM_JOBS);
+            nvif += c->feat[j].spec.kind == SQ_FEATURE_VIF;
+        }
+        if (nadm > SQ_MAX_ADM_JOBS || nvif > SQ_MAX_VIF_JOBS) {
+            sq_log(s, SPEEDQA_LOG_ERROR, "at most %d %s features per context",
+                   nadm > SQ_MAX_ADM_JOBS ? SQ_MAX_ADM_JOBS : SQ_MAX_VIF_JOBS,
+                   nadm > SQ_MAX_ADM_JOBS ? "adm" : "vif");
             ret = SPEEDQA_ERR(EINVAL);
             goto fail;
         }
@@ -202,24 +232,8 @@ int speedqa_open(SpeedqaContext **out, const SpeedqaSettings *s)
         ret = SPEEDQA_ERR(ENOSYS);
         goto fail;
     }
-    /* the integer job kinds (motion's SAD, ADM, CAMBI) run where a backend says it can */
-    for (int j = 0; j < bp.njobs; j++) {
-        const int k = bp.jobs[j].kind;
-        if (k == SQ_JOB_SPEED)
-            continue;
-        const char *what = k == SQ_JOB_SAD ? "motion" : k == SQ_JOB_ADM ? "adm" : "cambi";
-        if (c->s.backend == SPEEDQA_BACKEND_AUTO) {
-            sq_log(s, SPEEDQA_LOG_INFO, "auto: %s runs on the cpu backend", what);
-            c->s.backend = SPEEDQA_BACKEND_CPU;
-        }
-        const SqBackend *b = backends[c->s.backend];
-        if (!(k == SQ_JOB_SAD ? b->sad : k == SQ_JOB_ADM ? b->adm : b->cambi)) {
-            sq_log(s, SPEEDQA_LOG_ERROR, "%s backend: %s runs on the cpu backend only", b->name,
-                   what);
-            ret = SPEEDQA_ERR(ENOSYS);
-            goto fail;
-        }
-    }
+    if ((ret = integer_kinds(c, s, &bp)) < 0)
+        goto fail;
     memcpy(c->jobs, bp.jobs, sizeof(c->jobs));
     c->look_ahead = sq_features_look_ahead(c->feat, c->nfeat);
     bp.n_threads = s->n_threads ? s->n_threads : sq_auto_threads();

@@ -208,7 +208,7 @@ def score_files(ref: PathLike, dis: PathLike, features=None, backend: str = "cpu
     model: a VMAF model in --model's syntax ("version=vmaf_v0.6.1",
     "path=m.json:name=x"), or a list of them (each under its own name=);
     no_prediction=True: the models' features only (-n). A model with a
-    feature speedqa does not compute (vmaf_v0.6.1's VIF) needs a speedqa
+    feature speedqa does not compute (an HFR model's five-frame window) needs a speedqa
     built with libvmaf (else Error with the CLI's line, exit code 2).
     Raises FileNotFoundError for a missing input, Error(message=the CLI's
     line, exit_code=the CLI's exit code) for any other failure, a pair

@@ -42,7 +42,7 @@ class ModelScorer:
     each model's name, the features) plus "frame". After flush, .report is
     the JSON document `speedqa --model ... --json` writes (score_files's),
     .pooled its pooled_metrics. A model with a feature speedqa does not
-    compute (vmaf_v0.6.1's VIF) needs a speedqa built with libvmaf (else
+    compute (an HFR model's five-frame window) needs a speedqa built with libvmaf (else
     Error with the CLI's line, exit code 2)."""
 
     def __init__(self, width: int, height: int, pix_fmt: Union[str, int] = "420",

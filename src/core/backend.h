@@ -72,6 +72,9 @@ typedef struct SqRawResult {
      * stream d's job of slot k at [d * SQ_MAX_ADM_JOBS + k] (zero when it did not run) */
     SqVaRaw adm[SPEEDQA_MAX_DISTORTED * SQ_MAX_ADM_JOBS][4];
     double cambi[SQ_MAX_JOBS]; /* SQ_JOB_CAMBI jobs: the frame's score (0 when it did not run) */
+    /* SQ_JOB_VIF jobs: each scale's num and den, stream d's job of slot k at
+     * [d * SQ_MAX_VIF_JOBS + k] (zero when it did not run) */
+    SqViRaw vif[SPEEDQA_MAX_DISTORTED * SQ_MAX_VIF_JOBS];
     uint32_t range[SQ_MAX_JOBS][2][SQ_RANGE_N];
 } SqRawResult;
 
@@ -85,6 +88,7 @@ typedef struct SqBackend {
     int sad;        /* runs SQ_JOB_SAD jobs (else open is refused before it is called) */
     int adm;        /* runs SQ_JOB_ADM jobs (else open is refused before it is called) */
     int cambi;      /* runs SQ_JOB_CAMBI jobs (else open is refused before it is called) */
+    int vif;        /* runs SQ_JOB_VIF jobs (else open is refused before it is called) */
     /*
      * Queue the next frame: pics[0] the reference, pics[1 + d] distorted
      * stream d's picture, NULL once that stream has ended in this sequence

@@ -12,6 +12,8 @@ void sq_plan_free(SqPlan *p)
     sq_free(&p->alloc, p->ps_wx);
     sq_free(&p->alloc, p->vc_recip);
     p->vc_recip = NULL;
+    sq_free(&p->alloc, p->vi_lt);
+    p->vi_lt = NULL;
     p->ps_iy = p->ps_ix = NULL;
     p->ps_wy = p->ps_wx = NULL;
 }

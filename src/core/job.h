@@ -18,6 +18,7 @@
 #include "math/dims.h"
 #include "math/vmaf_adm_pool.h"
 #include "math/vmaf_cambi_pool.h"
+#include "math/vmaf_vif.h"
 
 typedef struct SqPlan {
     SQ_PLAN_CORE_MEMBERS   /* d, prescale, taps, sigma_nn, nn_floor (core/plan_core.h) */
@@ -25,13 +26,17 @@ typedef struct SqPlan {
     float *ps_wy, *ps_wx;
     int wvm;
     int rows_all;           /* an integer plane job's plan (SQ_JOB_SAD, SQ_JOB_ADM,
-                             * SQ_JOB_CAMBI): reads every row of a d.w x d.h plane, and
-                             * nothing else of the plan is set but va, vc, vc_recip */
+                             * SQ_JOB_CAMBI, SQ_JOB_VIF): reads every row of a d.w x d.h
+                             * plane, and nothing else of the plan is set but va, vc,
+                             * vc_recip and the vi_ fields */
     SqVaParams va;          /* SQ_JOB_ADM: the CSF factors and options, built by the host
                              * (feature/adm_params.c) */
     SqVcParams vc;          /* SQ_JOB_CAMBI: the resolved options and thresholds, built by
                              * the host (feature/cambi_params.c) */
     float *vc_recip;        /* SQ_JOB_CAMBI: the reciprocal table (SQ_VC_RECIP_N), or NULL */
+    uint16_t *vi_lt;        /* SQ_JOB_VIF: the 2048 log2 table (SQ_VI_LT_N), or NULL */
+    double vi_egl;          /* SQ_JOB_VIF: vif_enhn_gain_limit */
+    int vi_skip0;           /* SQ_JOB_VIF: vif_skip_scale0 */
     SqAlloc alloc;
 } SqPlan;
 
@@ -83,13 +88,19 @@ typedef struct SqJobSide {
  * distorted luma; side 0 names it too), with the plan's vc and vc_recip
  * (math/vmaf_cambi*.h: sq_vc_frame), into SqRawResult.cambi; side 1
  * range-checks it (SqRawResult.range, as SQ_JOB_SPEED's current pictures).
+ * SQ_JOB_VIF: libvmaf's integer VIF of side 0's plane (the reference)
+ * against side 1's, with the plan's vi_lt, vi_egl, vi_skip0
+ * (math/vmaf_vif.h: sq_vi_frame), into SqRawResult.vif (stream d's job of
+ * slot k at d * SQ_MAX_VIF_JOBS + k); nothing is range-checked.
  * A backend runs the kinds its SqBackend says it can.
  */
-enum { SQ_JOB_SPEED = 0, SQ_JOB_SAD = 1, SQ_JOB_ADM = 2, SQ_JOB_CAMBI = 3 };
+enum { SQ_JOB_SPEED = 0, SQ_JOB_SAD = 1, SQ_JOB_ADM = 2, SQ_JOB_CAMBI = 3, SQ_JOB_VIF = 4 };
 
 /* The most SQ_JOB_ADM jobs of one stream (adm features of a context): their raw
  * results are SqRawResult.adm's, kept small since every frame's result is copied. */
 #define SQ_MAX_ADM_JOBS 2
+/* The same for SQ_JOB_VIF (SqRawResult.vif). */
+#define SQ_MAX_VIF_JOBS 2
 
 /* One plane pair scored per frame: two sides through one plan, one raw score. */
 typedef struct SqJob {
@@ -100,7 +111,8 @@ typedef struct SqJob {
      * frame before it; runs only on frames with that many predecessors in
      * their sequence, raw score 0 otherwise */
     int needs_prev;
-    int slot;       /* SQ_JOB_ADM: its index among its stream's ADM jobs (< SQ_MAX_ADM_JOBS) */
+    int slot;       /* SQ_JOB_ADM, SQ_JOB_VIF: its index among its stream's jobs of that
+                     * kind (< SQ_MAX_ADM_JOBS, SQ_MAX_VIF_JOBS) */
     SqJobSide side[2];
 } SqJob;
 

@@ -59,6 +59,7 @@ static void cpu_close(void **pp)
         sq_free(&c->p.alloc, c->w[i].vmrow);
         sq_cpu_va_free(&c->w[i].va, &c->p.alloc);
         sq_cpu_vc_free(&c->w[i].vc, &c->p.alloc);
+        sq_cpu_vi_free(&c->w[i].vi, &c->p.alloc);
     }
     const SqAlloc a = c->p.alloc;
     sq_free(&a, c->w);
@@ -81,8 +82,9 @@ static void cpu_close(void **pp)
 static int open_workers(CpuPriv *c, const SqBackendParams *p)
 {
     for (int i = 0; i < c->nw; i++) {
-        /* the integer jobs' scratch: SQ_JOB_SAD's row, SQ_JOB_ADM's bands, SQ_JOB_CAMBI's */
-        int vw = 0, aw = 0, ah = 0, cw = 0, ch = 0, cnd = 0;
+        /* the integer jobs' scratch: SQ_JOB_SAD's row, SQ_JOB_ADM's bands, SQ_JOB_CAMBI's,
+         * SQ_JOB_VIF's */
+        int vw = 0, aw = 0, ah = 0, cw = 0, ch = 0, cnd = 0, iw = 0, ih = 0;
         for (int j = 0; j < p->njobs; j++) {
             const SqDims *d = &p->plans[p->jobs[j].plan]->d;
             if (p->jobs[j].kind == SQ_JOB_SAD)
@@ -90,6 +92,10 @@ static int open_workers(CpuPriv *c, const SqBackendParams *p)
             if (p->jobs[j].kind == SQ_JOB_ADM) {
                 aw = d->w > aw ? d->w : aw;
                 ah = d->h > ah ? d->h : ah;
+            }
+            if (p->jobs[j].kind == SQ_JOB_VIF) {
+                iw = d->w > iw ? d->w : iw;
+                ih = d->h > ih ? d->h : ih;
             }
             if (p->jobs[j].kind == SQ_JOB_CAMBI) {
                 const int nd = p->plans[p->jobs[j].plan]->vc.nd;
@@ -103,6 +109,8 @@ static int open_workers(CpuPriv *c, const SqBackendParams *p)
         if (aw && sq_cpu_va_alloc(&c->w[i].va, aw, ah, &p->alloc) < 0)
             return -1;
         if (cw && sq_cpu_vc_alloc(&c->w[i].vc, cw, ch, cnd, &p->alloc) < 0)
+            return -1;
+        if (iw && sq_cpu_vi_alloc(&c->w[i].vi, iw, ih, &p->alloc) < 0)
             return -1;
         for (int f = 0; f < p->nplans; f++) {
             if (p->plans[f]->rows_all)
@@ -312,6 +320,7 @@ const SqBackend sq_backend_cpu = {
     .sad = 1,
     .adm = 1,
     .cambi = 1,
+    .vif = 1,
     .open = cpu_open,
     .capacity = cpu_capacity,
     .send = cpu_send,

@@ -20,6 +20,7 @@
 #include "core/pool.h"
 #include "cpu/adm.h"
 #include "cpu/cambi.h"
+#include "cpu/vif.h"
 #include "cpu/cpu.h"
 #include "math/filter.h"
 
@@ -45,6 +46,7 @@ typedef struct Worker {
     int32_t *vmrow; /* an SQ_JOB_SAD job's scratch (SQ_MOTION_WS), the widest such plan's */
     SqVaBufs va;    /* SQ_JOB_ADM jobs' bands (cpu/adm.c), the largest such plan's */
     SqVcBufs vc;    /* SQ_JOB_CAMBI jobs' scratch (cpu/cambi.c), the largest such plan's */
+    SqViBufs vi;    /* SQ_JOB_VIF jobs' pyramid and rows (cpu/vif.c), the largest such plan's */
 } Worker;
 
 /* What the CPU keeps of frame slot i of CpuPriv.fr (threaded mode). */
@@ -177,6 +179,10 @@ void sq_cpu_adm_jobs(const CpuPriv *c, Worker *w, const Planes *cur, uint32_t pr
  * distorted luma) and their range checks into out->range. */
 void sq_cpu_cambi_jobs(const CpuPriv *c, Worker *w, const Planes *cur, uint32_t present,
                        SqRawResult *out);
+/* cpu/vif.c: the frame's SQ_JOB_VIF jobs into out->vif (each stream's: a
+ * ladder's copies read their own distorted picture). */
+void sq_cpu_vif_jobs(const CpuPriv *c, Worker *w, const Planes *cur, uint32_t present,
+                     SqRawResult *out);
 void sq_cpu_score_frame1(const CpuPriv *c, Worker *w, SqPool *pool, int self, const Planes *cur,
                          const Planes *prev, int prev_checked, uint32_t present,
                          const uint32_t *save, uint32_t *saved, SqRawResult *out);

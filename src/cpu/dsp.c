@@ -17,6 +17,7 @@
 #include "math/vmaf_adm_pool.h"
 #include "math/vmaf_cambi_pool.h"
 #include "math/vmaf_motion.h"
+#include "math/vmaf_vif.h"
 #include "speedqa/speedqa.h"
 
 static void vfilt_8bpc_c(float *dst, const uint8_t *cur, ptrdiff_t cur_stride,
@@ -253,6 +254,38 @@ size_t sq_cov_ws_doubles(int trunc_w, int trunc_h)
     return (size_t)(trunc_w + 8) * (size_t)(((trunc_h + 7) & ~7) + 8 + 8) + 8;
 }
 
+static SqViRows vi_rows(const uint32_t *const *t)
+{
+    SqViRows r = { (uint32_t *)t[0], (uint32_t *)t[1], (uint32_t *)t[2], (uint32_t *)t[3],
+                   (uint32_t *)t[4] };
+    return r;
+}
+
+static void vif_vrow_c(const uint16_t *x, ptrdiff_t xs, const uint16_t *y, ptrdiff_t ys, int w,
+                       int h, int s, int bpc, int i, uint32_t *const *t)
+{
+    sq_vi_vrow(x, xs, y, ys, h, s, bpc, i, 0, w, vi_rows((const uint32_t *const *)t));
+}
+
+static void vif_hrow_c(const uint32_t *const *t, int w, int s, double egl, const uint16_t *lt,
+                       int64_t *acc)
+{
+    SqViAcc a = { acc[0], acc[1], acc[2], acc[3] };
+    sq_vi_hrow(vi_rows(t), s, 0, w, egl, lt, &a);
+    acc[0] = a.num_log;
+    acc[1] = a.den_log;
+    acc[2] = a.num_nonlog;
+    acc[3] = a.den_nonlog;
+}
+
+static void vif_sub_row_c(const uint16_t *x, ptrdiff_t xs, int w, int h, int s, int bpc, int i,
+                          uint32_t *t, uint16_t *out)
+{
+    sq_vi_sub_vrow(x, xs, h, s, bpc, i, 0, w, t);
+    sq_vi_pad(t, w, sq_vi_half(s));
+    sq_vi_sub_hrow(t, s, 0, w / 2, out);
+}
+
 static pthread_once_t flags_once = PTHREAD_ONCE_INIT;
 static unsigned flags_word;
 
@@ -300,6 +333,9 @@ void sq_dsp_init(SqDsp *d, unsigned flags)
     d->vc_mask_row = vc_mask_row_c;
     d->vc_count_hi = vc_count_hi_c;
     d->vc_sum_hi = vc_sum_hi_c;
+    d->vif_vrow = vif_vrow_c;
+    d->vif_hrow = vif_hrow_c;
+    d->vif_sub_row = vif_sub_row_c;
     d->vgran = 1;
     sq_dsp_init_arch(d, flags & sq_cpu_flags());
 }

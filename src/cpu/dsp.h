@@ -207,6 +207,20 @@ typedef struct SqDsp {
     void (*vc_mask_row)(const uint16_t *colsum, int w, int i, int mask_index, uint8_t *mask);
     int (*vc_count_hi)(const float *c, int n, uint32_t *cnt, uint32_t *zeros);
     int (*vc_sum_hi)(const float *c, int n, int hi, int emin, int64_t *sum, uint32_t *cnt);
+    /*
+     * libvmaf's integer VIF (math/vmaf_vif.h), a row each: vif_vrow is
+     * sq_vi_vrow over [0, w) of statistics row i of scale s (t: the five
+     * rows m1, m2, xx, yy, xy), vif_hrow sq_vi_hrow over [0, w) of padded
+     * rows (acc: num_log, den_log, num_nonlog, den_nonlog, added to),
+     * vif_sub_row output row i of the decimation into scale s (sq_vi_sub_vrow
+     * over [0, w) into t, padded, then sq_vi_sub_hrow over [0, w / 2) into out).
+     */
+    void (*vif_vrow)(const uint16_t *x, ptrdiff_t xs, const uint16_t *y, ptrdiff_t ys, int w,
+                     int h, int s, int bpc, int i, uint32_t *const *t);
+    void (*vif_hrow)(const uint32_t *const *t, int w, int s, double egl, const uint16_t *lt,
+                     int64_t *acc);
+    void (*vif_sub_row)(const uint16_t *x, ptrdiff_t xs, int w, int h, int s, int bpc, int i,
+                        uint32_t *t, uint16_t *out);
     /* Column granularity of vfilt_*: spans closer than this are merged. */
     int vgran;
 } SqDsp;

@@ -148,6 +148,7 @@ void sq_cpu_score_frame(const CpuPriv *c, Worker *w, SqPool *pool, int self, con
     sq_cpu_sad_jobs(c, w, pool, self, cur, prev, prev2, present, out);
     sq_cpu_adm_jobs(c, w, cur, present, out);
     sq_cpu_cambi_jobs(c, w, cur, present, out);
+    sq_cpu_vif_jobs(c, w, cur, present, out);
     if (c->p.ndis == 1) {
         sq_cpu_score_frame1(c, w, pool, self, cur, prev, prev_checked, present, save, saved, out);
         return;

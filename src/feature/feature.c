@@ -8,6 +8,7 @@
 #include "feature/cambi.h"
 #include "feature/feature.h"
 #include "feature/motion.h"
+#include "feature/vif.h"
 #include "core/format.h"
 #include "math/score.h"
 
@@ -24,6 +25,8 @@ int sq_feature_open(SqFeature *f, const char *str, const SpeedqaFormat *fmt,
         return sq_adm_open(f, fmt, err, errlen);
     if (f->spec.kind == SQ_FEATURE_CAMBI)
         return sq_cambi_open(f, fmt, a, err, errlen);
+    if (f->spec.kind == SQ_FEATURE_VIF)
+        return sq_vif_open(f, fmt, a, err, errlen);
     int w = fmt->width, h = fmt->height;
     const char *what = "speed_temporal (luma)";
     if (f->spec.kind == SQ_FEATURE_CHROMA) {
@@ -57,6 +60,10 @@ void sq_feature_score_name(const SqFeature *f, int i, char *buf, size_t len)
         sq_cambi_score_name(f, i, buf, len);
         return;
     }
+    if (f->spec.kind == SQ_FEATURE_VIF) {
+        sq_vif_score_name(f, i, buf, len);
+        return;
+    }
     static const char *const chroma[3] = { "speed_chroma_u", "speed_chroma_v", "speed_chroma_uv" };
     const char *base = f->spec.kind == SQ_FEATURE_CHROMA ? chroma[i] : "speed_temporal";
     snprintf(buf, len, "%s%s", base, f->spec.suffix);
@@ -65,7 +72,7 @@ void sq_feature_score_name(const SqFeature *f, int i, char *buf, size_t len)
 /* The jobs; idx[i]: where feature i's raw scores will be. */
 static void jobs_of(const SqFeature *f, int nfeat, SqBackendParams *bp, int (*idx)[2])
 {
-    int nadm = 0;
+    int nadm = 0, nvif = 0;
     bp->nplans = bp->njobs = 0;
     for (int i = 0; i < nfeat; i++) {
         const int pl = bp->nplans++;
@@ -85,6 +92,12 @@ static void jobs_of(const SqFeature *f, int nfeat, SqBackendParams *bp, int (*id
         if (f[i].spec.kind == SQ_FEATURE_CAMBI) {
             sq_cambi_job(&f[i], pl, &bp->jobs[idx[i][0] = bp->njobs++]);
             idx[i][1] = -1;
+            continue;
+        }
+        if (f[i].spec.kind == SQ_FEATURE_VIF) {
+            sq_vif_job(&f[i], pl, &bp->jobs[idx[i][0] = bp->njobs++]);
+            idx[i][1] = -1;
+            bp->jobs[idx[i][0]].slot = nvif++;
             continue;
         }
         if (f[i].spec.kind == SQ_FEATURE_CHROMA) {
@@ -186,6 +199,8 @@ int sq_feature_assemble_at(const SqFeature *f, const SqRawResult *r,
         return sq_adm_assemble(f, r, d, out, undefined);
     if (f->spec.kind == SQ_FEATURE_CAMBI)
         return sq_cambi_assemble(f, r, job_base + f->job[0], out);
+    if (f->spec.kind == SQ_FEATURE_VIF)
+        return sq_vif_assemble(f, r, d, out);
     if (f->spec.kind == SQ_FEATURE_TEMPORAL) {
         out[0] = r->score[job_base + f->job[0]];
         return isfinite(out[0]) ? 0 : -EDOM;

@@ -26,6 +26,7 @@ typedef struct OptDesc {
 #define MOTION (1u << SQ_FEATURE_MOTION)
 #define ADM (1u << SQ_FEATURE_ADM)
 #define CAMBI (1u << SQ_FEATURE_CAMBI)
+#define VIF (1u << SQ_FEATURE_VIF)
 #define OFF(f) offsetof(SqOptions, f)
 
 /* Sorted by full name: libvmaf appends the suffixes in this order. An option
@@ -47,7 +48,7 @@ static const OptDesc opt_table[] = {
     { "cambi_max_val", "cmxv", OPT_DOUBLE, 1000.0, 0.0, 1000.0, NULL, CAMBI, OFF(cambi_max_val) },
     { "cambi_topk", "ctpk", OPT_DOUBLE, 0.6, 0.0001, 1.0, NULL, CAMBI, OFF(cambi_topk) },
     { "cambi_vis_lum_threshold", "vlt", OPT_DOUBLE, 0.0, 0.0, 300.0, NULL, CAMBI, OFF(cambi_vis_lum_threshold) },
-    { "debug", NULL, OPT_BOOL, 0, 0, 1, NULL, MOTION, OFF(debug) },
+    { "debug", NULL, OPT_BOOL, 0, 0, 1, NULL, MOTION | VIF, OFF(debug) },
     { "eotf", "eotf", OPT_STRING, 0, 0, 0, "bt1886", CAMBI, OFF(eotf) },
     { "max_log_contrast", "mlc", OPT_INT, 2, 0, 5, NULL, CAMBI, OFF(max_log_contrast) },
     { "motion_blend_factor", "mbf", OPT_DOUBLE, 1.0, 0.0, 1.0, NULL, MOTION, OFF(motion_blend_factor) },
@@ -67,6 +68,8 @@ static const OptDesc opt_table[] = {
     { "speed_weight_var_mode", "wvm", OPT_INT, 0, 0, 6, NULL, CHROMA, OFF(weight_var_mode) },
     { "topk", "topk", OPT_DOUBLE, 0.6, 0.0001, 1.0, NULL, CAMBI, OFF(topk) },
     { "tvi_threshold", "tvit", OPT_DOUBLE, 0.019, 0.0001, 1.0, NULL, CAMBI, OFF(tvi_threshold) },
+    { "vif_enhn_gain_limit", "egl", OPT_DOUBLE, 100.0, 1.0, 100.0, NULL, VIF, OFF(vif_enhn_gain_limit) },
+    { "vif_skip_scale0", "ssclz", OPT_BOOL, 0, 0, 1, NULL, VIF, OFF(vif_skip_scale0) },
     { "window_size", "ws", OPT_INT, 65, 15, 127, NULL, CAMBI, OFF(window_size) },
 };
 #define N_OPTS (sizeof(opt_table) / sizeof(opt_table[0]))
@@ -228,9 +231,12 @@ int sq_feature_parse(SqFeatureSpec *out, const char *str, char *err, size_t errl
         out->kind = SQ_FEATURE_ADM;
     else if (!strcmp(buf, "cambi"))
         out->kind = SQ_FEATURE_CAMBI;
+    else if (!strcmp(buf, "vif"))
+        out->kind = SQ_FEATURE_VIF;
     else {
         snprintf(err, errlen,
-                 "unknown feature '%s' (known: speed_chroma, speed_temporal, motion, adm, cambi)",
+                 "unknown feature '%s' (known: speed_chroma, speed_temporal, motion, adm, cambi, "
+                 "vif)",
                  buf);
         return -EINVAL;
     }

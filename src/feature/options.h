@@ -14,6 +14,7 @@ typedef enum SqFeatureKind {
     SQ_FEATURE_MOTION = 2,   /* libvmaf's integer "motion" (feature/motion.c) */
     SQ_FEATURE_ADM = 3,      /* libvmaf's integer "adm" (feature/adm.c) */
     SQ_FEATURE_CAMBI = 4,    /* libvmaf's "cambi" (feature/cambi.c) */
+    SQ_FEATURE_VIF = 5,      /* libvmaf's integer "vif" (feature/vif.c) */
 } SqFeatureKind;
 
 typedef struct SqOptions {
@@ -36,6 +37,9 @@ typedef struct SqOptions {
     double cambi_max_val, cambi_topk, topk, tvi_threshold, cambi_vis_lum_threshold;
     int window_size, max_log_contrast, cambi_high_res_speedup;
     char eotf[16], cambi_eotf[16];
+    /* vif only (spec 4.1) */
+    double vif_enhn_gain_limit;
+    int vif_skip_scale0;
     int debug;             /* not a feature parameter: no suffix */
 } SqOptions;
 

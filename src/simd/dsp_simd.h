@@ -91,6 +91,15 @@ struct SqVcParams;
     int N(sq_vc_count_hi)(const float *c, int n, uint32_t *cnt, uint32_t *zeros);             \
     int N(sq_vc_sum_hi)(const float *c, int n, int hi, int emin, int64_t *sum, uint32_t *cnt);
 
+/* simd/vif_tmpl.h */
+#define SQ_SIMD_VIF_PROTOS(N)                                                                  \
+    void N(sq_vif_vrow)(const uint16_t *x, ptrdiff_t xs, const uint16_t *y, ptrdiff_t ys,      \
+                        int w, int h, int s, int bpc, int i, uint32_t *const *t);              \
+    void N(sq_vif_hrow)(const uint32_t *const *t, int w, int s, double egl,                    \
+                        const uint16_t *lt, int64_t *acc);                                     \
+    void N(sq_vif_sub_row)(const uint16_t *x, ptrdiff_t xs, int w, int h, int s, int bpc,      \
+                           int i, uint32_t *t, uint16_t *out);
+
 /* All the groups: a level that instantiates every template in full. */
 #define SQ_SIMD_PROTOS_ALL(N)        \
     SQ_SIMD_FILTER_PROTOS(N)         \
@@ -100,7 +109,8 @@ struct SqVcParams;
     SQ_SIMD_LINALG_SYM_PROTOS(N)     \
     SQ_SIMD_MOTION_PROTOS(N)         \
     SQ_SIMD_ADM_PROTOS(N)           \
-    SQ_SIMD_CAMBI_PROTOS(N)
+    SQ_SIMD_CAMBI_PROTOS(N)          \
+    SQ_SIMD_VIF_PROTOS(N)
 
 /* Every slot of the groups above into the table d (a level that has them all). */
 #define SQ_SIMD_FILL_ALL(d, N)                \
@@ -132,6 +142,9 @@ struct SqVcParams;
         (d)->vc_mask_row = N(sq_vc_mask_row); \
         (d)->vc_count_hi = N(sq_vc_count_hi); \
         (d)->vc_sum_hi = N(sq_vc_sum_hi);     \
+        (d)->vif_vrow = N(sq_vif_vrow);       \
+        (d)->vif_hrow = N(sq_vif_hrow);       \
+        (d)->vif_sub_row = N(sq_vif_sub_row); \
     } while (0)
 
 #endif

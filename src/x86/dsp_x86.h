@@ -31,6 +31,7 @@ SQ_SIMD_LINALG_PROTOS(SQ_X512)
 SQ_SIMD_MOTION_PROTOS(SQ_X512)
 SQ_SIMD_ADM_PROTOS(SQ_X512)
 SQ_SIMD_CAMBI_PROTOS(SQ_X512)
+SQ_SIMD_VIF_PROTOS(SQ_X512)
 /* Needs AVX-512 VBMI besides the level's F/BW/DQ/VL (sq_x86_has_vbmi). */
 int SQ_X512(sq_vhfilt_8bpc)(float *dst, const uint8_t *cur, ptrdiff_t cur_stride,
                             const uint8_t *prev, ptrdiff_t prev_stride, int h, int row,

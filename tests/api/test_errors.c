@@ -316,6 +316,31 @@ int main(void)
         s.backend = SPEEDQA_BACKEND_OPENCL;
         expect_open_error("cambi on a GPU backend", &s, &cnt, &log, -ENOSYS, "cambi runs on the cpu backend only");
     }
+    /* vif: libvmaf's ranges; the sizes where a scale is not above its filter's half-width */
+    OPEN_ERR("vif egl below 1", 576, 324, SPEEDQA_PIX_420, 8, "vif=vif_enhn_gain_limit=0.5", -EINVAL, "outside");
+    OPEN_ERR("vif 15 wide", 15, 324, SPEEDQA_PIX_400, 8, "vif", -EINVAL, "too small");
+    OPEN_ERR("vif 15 high", 64, 15, SPEEDQA_PIX_444, 10, "vif", -EINVAL, "too small");
+    OPEN_ERR("speed option of vif", 576, 324, SPEEDQA_PIX_420, 8, "vif=speed_max_val=18", -EINVAL, "unknown option");
+    {
+        Counter cnt = { 0 };
+        LogCapture log = { .quiet = 1 };
+        SpeedqaSettings s;
+        const char *three[] = { "vif", "vif=vif_enhn_gain_limit=1", "vif=vif_skip_scale0=true", NULL };
+        settings(&s, &cnt, &log, 576, 324, SPEEDQA_PIX_420, 8, three);
+        expect_open_error("three vif features", &s, &cnt, &log, -EINVAL, "at most 2 vif");
+    }
+    for (int be = 0; be < 3; be++) {
+        /* a backend without SQ_JOB_VIF refuses at open, before touching a device */
+        static const SpeedqaBackend gpus[3] = { SPEEDQA_BACKEND_CUDA, SPEEDQA_BACKEND_HIP,
+                                                SPEEDQA_BACKEND_OPENCL };
+        Counter cnt = { 0 };
+        LogCapture log = { .quiet = 1 };
+        SpeedqaSettings s;
+        const char *feats[] = { "vif", NULL };
+        settings(&s, &cnt, &log, 576, 324, SPEEDQA_PIX_420, 8, feats);
+        s.backend = gpus[be];
+        expect_open_error("vif on a GPU backend", &s, &cnt, &log, -ENOSYS, "vif runs on the cpu backend only");
+    }
     OPEN_ERR("missing value", 576, 324, SPEEDQA_PIX_420, 8, "speed_chroma=speed_sigma_nn=", -EINVAL, "missing value");
     OPEN_ERR("zero size", 0, 324, SPEEDQA_PIX_420, 8, NULL, -EINVAL, "outside 1..65536");
     {

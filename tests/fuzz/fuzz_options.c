@@ -52,7 +52,8 @@ static void check_spec(const SqFeatureSpec *sp, const char *line)
 {
     const SqOptions *o = &sp->opt;
     FUZZ_CHECK(sp->kind == SQ_FEATURE_CHROMA || sp->kind == SQ_FEATURE_TEMPORAL || sp->kind == SQ_FEATURE_MOTION ||
-               sp->kind == SQ_FEATURE_ADM || sp->kind == SQ_FEATURE_CAMBI, "kind %d", (int)sp->kind);
+               sp->kind == SQ_FEATURE_ADM || sp->kind == SQ_FEATURE_CAMBI || sp->kind == SQ_FEATURE_VIF,
+               "kind %d", (int)sp->kind);
     FUZZ_CHECK(memchr(sp->suffix, '\0', sizeof sp->suffix) != NULL, "suffix not terminated");
     FUZZ_CHECK(memchr(o->prescale_method, '\0', sizeof o->prescale_method) != NULL, "method not terminated");
     FUZZ_CHECK(o->kernelscale >= 0.1 && o->kernelscale <= 4.0, "kernelscale %g from '%s'", o->kernelscale, line);
@@ -113,6 +114,12 @@ static void check_spec(const SqFeatureSpec *sp, const char *line)
                    (o->adm_csf_mode == 0 && o->adm_ref_display_height == 1080 && o->adm_norm_view_dist == 3.0 &&
                     !o->adm_skip_aim && !o->adm_skip_scale0),
                "adm option set on another feature");
+    /* vif (spec 4.1): its range, and its options on vif only */
+    FUZZ_CHECK(o->vif_enhn_gain_limit >= 1.0 && o->vif_enhn_gain_limit <= 100.0, "vif egl %g",
+               o->vif_enhn_gain_limit);
+    FUZZ_CHECK(o->vif_skip_scale0 <= 1, "ssclz not 0/1");
+    FUZZ_CHECK(sp->kind == SQ_FEATURE_VIF || (o->vif_enhn_gain_limit == 100.0 && !o->vif_skip_scale0),
+               "vif option set on another feature");
 }
 
 static void parse_line(const char *line)

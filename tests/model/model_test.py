@@ -16,15 +16,18 @@ MODE layouts: NV12 and P010 raw input score as their Y4M.
 MODE errors: a model file that does not parse, an unknown version, two models of
   one name, -n: one line, nonzero exit, no report left.
 MODE native: the v1.0.16 models (3d0h, 3d0h_2160, 5d0h, 1d5h_2160, and the hfr ones,
-  whose motion takes the five-frame window and moving average) on speedqa's own
+  whose motion takes the five-frame window and moving average) and vmaf_v0.6.1 (integer
+  VIF, ADM and motion) on speedqa's own
   engine (SPEEDQA_MODEL_ENGINE=native: every feature by speedqa, ADM included, the
   prediction and pooling speedqa's) over the same golden pairs, every per-frame and
   pooled vmaf equal to libvmaf's own run at %.17g; the JSON, CSV and XML reports
-  equal to those of the libvmaf engine but for the fps; a ladder and a batch once.
-MODE nolibvmaf: a build without libvmaf scores the v1.0.16 models (hfr ones included) on its own engine
-  (a vmaf per frame, exit 0; each per-frame and pooled vmaf equal at %.17g to libvmaf's
-  own run as a build with it recorded, tests/model/nolibvmaf_ref.json), and answers
-  vmaf_v0.6.1 (integer VIF) with one line naming the feature, exit 2.
+  equal to those of the libvmaf engine but for the fps; a ladder and a batch once;
+  a model with a float feature refused by that engine in one line.
+MODE nolibvmaf: a build without libvmaf scores the v1.0.16 models (hfr ones included) and
+  vmaf_v0.6.1 on its own engine (a vmaf per frame, exit 0; each per-frame and pooled vmaf
+  equal at %.17g to libvmaf's own run as a build with it recorded,
+  tests/model/nolibvmaf_ref.json: tests/model/vmaf_ref's output of each model on those 6
+  frames), and answers a model with a float feature with one line naming it, exit 2.
 MODE hwaccel: frames NVDEC decodes (--hwaccel cuda: H.264 8-bit, HEVC Main10) give
   libvmaf's own run of the model on the same files decoded in software (vmaf_ref
   reads them through libav), single runs and a ladder; exit 77 without a CUDA
@@ -63,6 +66,18 @@ def model_file(name):
         if os.path.exists(p):
             return p
     raise SystemExit("no model file " + name)
+
+
+def float_model():
+    """vmaf_v0.6.1 with libvmaf's float VIF for its integer one: a feature speedqa does
+    not compute (the float extractors of libvmaf's vmaf_float_* models)."""
+    out = os.path.join(WORK, "float_vif.json")
+    with open(model_file("vmaf_v0.6.1")) as f:
+        text = f.read()
+    assert "VMAF_integer_feature_vif_scale0_score" in text
+    with open(out, "w") as f:
+        f.write(text.replace("VMAF_integer_feature_vif_", "VMAF_feature_vif_"))
+    return out
 
 
 def clip(rel):
@@ -426,7 +441,7 @@ HFR = [m.replace("v1.0.16_", "v1.0.16_hfr_") for m in V1]
 
 
 def test_native():
-    test_equal(V1 + HFR, NATIVE)
+    test_equal(V1 + HFR + ["vmaf_v0.6.1"], NATIVE)
     test_ladder(("vmaf_v1.0.16_3d0h", "vmaf_v1.0.16_hfr_3d0h"), NATIVE)
     test_batch(NATIVE)
     # both engines' reports, every format: the same bytes but for the measured speed
@@ -447,7 +462,8 @@ def test_native():
                                             " ".join([""] + extra)))
     (ref_rel, dis_rel), = [p for p in pairs() if "642x362" in p[0]][:1]
     one_line_error([SPEEDQA, "-r", clip(ref_rel), "-d", clip(dis_rel), "--model",
-                    "version=vmaf_v0.6.1"], 2, ["vif"], "native engine, vmaf_v0.6.1", NATIVE)
+                    "path=" + float_model()], 2, ["VMAF_feature_vif_scale0_score"],
+                   "native engine, a model with libvmaf's float VIF", NATIVE)
 
 
 def test_nolibvmaf():
@@ -456,7 +472,7 @@ def test_nolibvmaf():
     (ref_rel, dis_rel), = [p for p in pairs() if "642x362" in p[0]][:1]
     ref, dis = clip(ref_rel), clip(dis_rel)
     assert ref.endswith(known["ref"][:-3]) and dis.endswith(known["dis"][:-3])
-    for model in V1 + HFR:
+    for model in V1 + HFR + ["vmaf_v0.6.1"]:
         code, out, err = run([SPEEDQA, "-r", ref, "-d", dis, "--model", "version=" + model,
                               "--json", "-q", "--precision", "max", "--frame_cnt", "6"])
         doc = json.loads(out) if code == 0 else {"frames": []}
@@ -471,20 +487,22 @@ def test_nolibvmaf():
                                      for k, v in want["pooled"].items()),
               "%s without libvmaf: every vmaf and pooled value libvmaf's own run recorded "
               "(tests/model/nolibvmaf_ref.json) at %%.17g" % model)
-    code, out, err = run([SPEEDQA, "-r", ref, "-d", dis, "--model", "version=vmaf_v0.6.1"])
+    fm = float_model()
+    code, out, err = run([SPEEDQA, "-r", ref, "-d", dis, "--model", "path=" + fm])
     lines = err.strip().splitlines()
-    check(code == 2 and len(lines) == 1 and "VMAF_integer_feature_vif_scale0_score" in lines[0]
+    check(code == 2 and len(lines) == 1 and "VMAF_feature_vif_scale0_score" in lines[0]
           and "libvmaf" in lines[0] and not out,
-          "vmaf_v0.6.1 without libvmaf: one line naming integer VIF (%d %r)" % (code, err))
+          "a model with libvmaf's float VIF without libvmaf: one line naming it (%d %r)"
+          % (code, err))
     man = os.path.join(WORK, "m.csv")
     with open(man, "w") as f:
-        f.write("ref,dis,model\n%s,%s,version=vmaf_v0.6.1\n" % (ref, dis))
+        f.write("ref,dis,model\n%s,%s,path=%s\n" % (ref, dis, fm))
     code, out, err2 = run([SPEEDQA, "--batch", man])
     lines2 = err2.strip().splitlines()
     check(code == 2 and len(lines2) == 1 and "m.csv:2: " in lines2[0] and
           lines and lines2[0].endswith(lines[0].split("error: ", 1)[-1]),
-          "a manifest's vmaf_v0.6.1 without libvmaf: --model's line, naming the file and line "
-          "(%d %r)" % (code, err2))
+          "a manifest's float-VIF model without libvmaf: --model's line, naming the file and "
+          "line (%d %r)" % (code, err2))
 
 
 def test_nolibvmaf_engine():

@@ -14,6 +14,7 @@
 #include <string.h>
 
 #include "speedqa/speedqa.h"
+#include "common/util.h"
 #include "vmafint.h"
 
 /* libvmaf keeps a default-option output under its provided name (spec 5). */
@@ -27,6 +28,10 @@ static void vmaf_name(const char *ours, char *out, size_t len)
         { "integer_aim", "VMAF_integer_feature_aim_score" },
         { "integer_adm3", "VMAF_integer_feature_adm3_score" },
         { "cambi", "Cambi_feature_cambi_score" },
+        { "integer_vif_scale0", "VMAF_integer_feature_vif_scale0_score" },
+        { "integer_vif_scale1", "VMAF_integer_feature_vif_scale1_score" },
+        { "integer_vif_scale2", "VMAF_integer_feature_vif_scale2_score" },
+        { "integer_vif_scale3", "VMAF_integer_feature_vif_scale3_score" },
     };
     for (size_t i = 0; i < sizeof alias / sizeof alias[0]; i++)
         if (!strcmp(ours, alias[i][0])) {
@@ -36,7 +41,7 @@ static void vmaf_name(const char *ours, char *out, size_t len)
     snprintf(out, len, "%s", ours);
 }
 
-static void feature_string(const ViUse *u, char *out, size_t len)
+static void use_string(const ViUse *u, char *out, size_t len)
 {
     size_t n = (size_t)snprintf(out, len, "%s", u->extractor);
     for (int k = 0; k < 8 && u->opt[k][0] && n < len; k++)
@@ -127,6 +132,7 @@ static int run_lib(const ViSeq *s, const char *const *feats, int threads, int le
     lr->ladder = threads == 2;
     SpeedqaSettings st;
     speedqa_default_settings(&st);
+    test_env_settings(&st); /* SPEEDQA_CPU_MASK: the library's checks at each CPU level */
     if (threads < 0) {
         st.backend = (SpeedqaBackend)-threads;
         threads = 1;
@@ -205,8 +211,8 @@ int vi_lib_check(VmafContext *ctx, const ViSeq *s, const ViUse *uses, int n_uses
     const int pair = runs == 1 && n_uses >= 2;
     for (int k = 0; k < n_uses + pair; k++) {
         char feat[512], feat2[512];
-        feature_string(&uses[k < n_uses ? k : 0], feat, sizeof feat);
-        feature_string(&uses[1], feat2, sizeof feat2);
+        use_string(&uses[k < n_uses ? k : 0], feat, sizeof feat);
+        use_string(&uses[1], feat2, sizeof feat2);
         const char *feats[] = { feat, k < n_uses ? NULL : feat2, NULL };
         /* 1 thread, pictures copied; 3 threads, lent; 2 threads, copied, a ladder;
          * the pair as a ladder only; motion also on each GPU backend with a

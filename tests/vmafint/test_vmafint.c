@@ -3,7 +3,7 @@
  *
  *   test_vmafint FEATURE MODE GOLDEN WORK
  *
- * FEATURE: motion, adm or cambi. MODE: clips (every pair of GOLDEN/manifest.tsv,
+ * FEATURE: motion, adm, cambi or vif. MODE: clips (every pair of GOLDEN/manifest.tsv,
  * all frames; xz clips unpacked into WORK) or random (fixed seeds, then
  * seeds from the clock, each printed; VMAFINT_SEED=S replays one seed);
  * cambi also takes bench (timing, cambi_bench.c; not a meson test).
@@ -27,7 +27,7 @@
 
 #include "vmafint.h"
 
-static int is_adm, is_cambi, is_clips;
+static int is_adm, is_cambi, is_vif, is_clips;
 int vi_check_soft;
 static uint64_t cpumask;
 
@@ -42,11 +42,23 @@ static int run_seq(const ViSeq *s)
                s->bpc);
         return bad;
     }
-    const ViUse *uses = is_adm ? vi_adm_uses : vi_motion_uses;
-    const int n_uses = !is_adm ? vi_motion_n_uses : is_clips ? vi_adm_clip_uses : vi_adm_n_uses;
+    const ViUse *uses = is_vif ? vi_vif_uses : is_adm ? vi_adm_uses : vi_motion_uses;
+    const int n_uses = is_vif   ? vi_vif_n_uses
+                       : !is_adm ? vi_motion_n_uses
+                       : is_clips ? vi_adm_clip_uses : vi_adm_n_uses;
     VmafContext *ctx = vi_vmaf_run(s, uses, n_uses, cpumask);
     if (!ctx)
         return 1;
+    if (is_vif) {
+        /* the math with every set, then the library: every set on the random
+         * sequences, the first two (defaults; skip_scale0 with debug) on the clips,
+         * each sent once */
+        const int vbad = vi_vif_check(ctx, s) + vi_lib_check(ctx, s, uses, is_clips ? 2 : n_uses, 1);
+        vmaf_close(ctx);
+        printf("%s %s: %d frames %dx%d bpc%d\n", vbad ? "FAIL" : "ok", s->name, s->n, s->w, s->h,
+               s->bpc);
+        return vbad;
+    }
     /* the library's adm: v0.6.1's and the v1.0.16 models' option sets on the clips
      * (the first four), all on the random sequences, each sent once */
     const int bad = is_adm ? vi_adm_check(ctx, s, n_uses, !is_clips, cpumask) +
@@ -62,7 +74,7 @@ static int run_seq(const ViSeq *s)
 static int seen(char pairs[][2][300], int n, const char *ref, const char *dis)
 {
     for (int i = 0; i < n; i++)
-        if ((is_cambi || !strcmp(pairs[i][0], ref)) && (!is_adm || !strcmp(pairs[i][1], dis)) &&
+        if ((is_cambi || !strcmp(pairs[i][0], ref)) && (!(is_adm || is_vif) || !strcmp(pairs[i][1], dis)) &&
             (!is_cambi || !strcmp(pairs[i][1], dis)))
             return 1;
     return 0;
@@ -124,7 +136,9 @@ static int run_clips(const char *golden, const char *work)
 static int run_seed(uint64_t seed, int lo, int hi)
 {
     ViSeq s;
-    if (is_cambi && (seed & 1))
+    if (is_vif && seed >= 401 && seed <= 410)
+        vi_seq_random16(&s, seed, lo, hi);
+    else if (is_cambi && (seed & 1))
         vi_seq_banding(&s, seed, lo, hi);
     else
         vi_seq_random(&s, seed, lo, hi);
@@ -159,6 +173,12 @@ static int run_random(void)
         fails += run_seed(k, 40, 140);
     for (uint64_t k = 101; k <= 103 && !is_cambi; k++)
         fails += run_seed(k, 300, 700);
+    /* VIF's smallest sizes: scale 3 of a 16-pixel side is 2 wide, its filter's half-width 1 */
+    for (uint64_t k = 301; k <= 310 && is_vif; k++)
+        fails += run_seed(k, 16, 40);
+    /* and 16-bit samples (seeds 401..410: vi_seq_random16) */
+    for (uint64_t k = 401; k <= 410 && is_vif; k++)
+        fails += run_seed(k, 16, 200);
     const uint64_t t = (uint64_t)time(NULL);
     printf("clock seeds start at %llu\n", (unsigned long long)t * 1000);
     for (uint64_t k = 0; k < 12; k++)
@@ -170,11 +190,12 @@ static int run_random(void)
 int main(int argc, char **argv)
 {
     if (argc < 5) {
-        fprintf(stderr, "usage: test_vmafint motion|adm|cambi clips|random GOLDEN WORK\n");
+        fprintf(stderr, "usage: test_vmafint motion|adm|cambi|vif clips|random GOLDEN WORK\n");
         return 2;
     }
     is_adm = !strcmp(argv[1], "adm");
     is_cambi = !strcmp(argv[1], "cambi");
+    is_vif = !strcmp(argv[1], "vif");
     is_clips = !strcmp(argv[2], "clips");
     vi_check_soft = !is_clips;
     const char *m = getenv("VMAFINT_CPUMASK");

@@ -68,6 +68,13 @@ int vi_adm_check(VmafContext *ctx, const ViSeq *s, int n_sets, int skip_aim, uin
 extern const ViUse vi_adm_uses[];
 extern const int vi_adm_n_uses, vi_adm_clip_uses;
 
+/* VIF's option sets (vi_vif_uses, which ctx ran) through the math: mismatches. */
+int vi_vif_check(VmafContext *ctx, const ViSeq *s);
+/* vi_seq_random's sequence at 16 bits (its samples shifted up, noise in the bits below). */
+void vi_seq_random16(ViSeq *s, uint64_t seed, int min_side, int max_side);
+extern const ViUse vi_vif_uses[];
+extern const int vi_vif_n_uses;
+
 /*
  * CAMBI over its option sets, each in a libvmaf context of its own, at
  * cpumasks[0] and for the first n_sets2 sets also at the other cpumasks.

@@ -4,6 +4,7 @@
 #include "math/vmaf_adm_pool.h"
 #include "math/vmaf_motion.h"
 #include "math/vmaf_cambi_pool.h"
+#include "math/vmaf_vif.h"
 
 __global__ void sq_vmafint_compile_check(const uint8_t *raw, int32_t *row, double *d, float *f,
                                          SqVaBufs bf, SqVaParams p)
@@ -51,4 +52,11 @@ __global__ void sq_vmafint_cambi_check(const uint8_t *raw, double *d, float *f, 
     d[2] = sq_vc_score(sc, &p);
     const SqVcSizes z = sq_vc_sizes(64, 64, 4);
     d[3] = (double)z.hist;
+}
+
+__global__ void sq_vmafint_vif_check(const uint16_t *x, const uint16_t *lt, float *f, SqViBufs bf)
+{
+    SqViRaw raw;
+    sq_vi_frame(x, 64, x + 4096, 64, 64, 64, 10, 100.0, threadIdx.x & 1, lt, &bf, &raw);
+    f[0] = raw.num[1] + raw.den[2];
 }

@@ -3,6 +3,7 @@
 #include "math/vmaf_adm_pool.h"
 #include "math/vmaf_motion.h"
 #include "math/vmaf_cambi_pool.h"
+#include "math/vmaf_vif.h"
 __kernel void k(__global const uchar *raw, __global int *row, __global float *f, __global int *b0, __global int *b1)
 {
     SqVmOpts o = sq_vm_opts_default();
@@ -49,4 +50,13 @@ __kernel void kc(__global const uchar *raw, __global ushort *u16, __global uchar
     o[0] = (int)z.hist + (sq_d_lt(v, sq_vc_pool(bf.c, 1024, 600)) ? 1 : 0) +
            (sq_d_lt(v, sq_vc_pool_fast(bf.c, 1024, 600, bf.cnt)) ? 1 : 0);
     o[1] = (int)sq_vc_mode3(1, 2, 3);
+}
+__kernel void kv(__global const ushort *x, __global const ushort *lt, __global float *f, __global uint *t, __global ushort *p)
+{
+    SqViBufs bf;
+    bf.p[0][0] = p; bf.p[0][1] = p + 4096; bf.p[1][0] = p + 8192; bf.p[1][1] = p + 9216;
+    bf.t.m1 = t + 8; bf.t.m2 = t + 200; bf.t.xx = t + 400; bf.t.yy = t + 600; bf.t.xy = t + 800; bf.sub = t + 1000;
+    SqViRaw raw;
+    sq_vi_frame(x, 64, x + 4096, 64, 64, 64, 10, SQ_D_ONE, get_global_id(0) & 1, lt, &bf, &raw);
+    f[0] = raw.num[1] + raw.den[2];
 }

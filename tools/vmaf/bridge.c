@@ -288,6 +288,10 @@ static const char *const provided[][2] = {
     { "cambi", "Cambi_feature_cambi_score" },
     { "integer_adm2", "VMAF_integer_feature_adm2_score" },
     { "integer_adm3", "VMAF_integer_feature_adm3_score" },
+    { "integer_vif_scale0", "VMAF_integer_feature_vif_scale0_score" },
+    { "integer_vif_scale1", "VMAF_integer_feature_vif_scale1_score" },
+    { "integer_vif_scale2", "VMAF_integer_feature_vif_scale2_score" },
+    { "integer_vif_scale3", "VMAF_integer_feature_vif_scale3_score" },
 };
 
 int sq_vmaf_import(SqVmaf *v, const char *name, double value, unsigned index, char *err,

@@ -50,7 +50,8 @@ int sq_model_load_spec(SqModel *m, const char *spec, char *err, size_t len);
  * checks --model makes (the options a model gives speedqa's features, one
  * name per model, at most SQ_MODEL_MAX). 0, or -1 with one line in err;
  * without libvmaf in the build, a model with a feature speedqa cannot
- * compute (integer VIF) is that line, naming the feature.
+ * compute (the HFR models' five-frame motion window) is that line, naming
+ * the feature.
  */
 int sq_model_add(SqModel *models, int n, const char *spec, char *err, size_t len);
 

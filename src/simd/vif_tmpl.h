@@ -1,0 +1,222 @@
+/*
+ * libvmaf's integer VIF rows (math/vmaf_vif.h, spec vmaf-integer-features
+ * 4.3, 4.4) over VS_N 32-bit lanes and their 64-bit halves, written once
+ * for every SIMD level: included by x86/vif_avx2.c, x86/vif_avx512.c and
+ * arm/vif_neon.c after their simd/vec_*.h. Every sum is an integer, so
+ * lanes give the scalar bits whatever the order:
+ *
+ * - the means: f a <= 2^16 (2^16 - 1) and their sum below 2^32, exact in
+ *   wrapping u32 lanes (vs_mul keeps the low 32 bits, all there are);
+ * - the second moments: (f a) b up to 2^48, as vq_mul_u of the u32 f a
+ *   and b in the even and odd 64-bit halves, summed there, shifted and
+ *   packed back (every result fits u32), except 8-bit scale 0, whose sums
+ *   stay below 255^2 2^16 < 2^32 and take u32 lanes;
+ * - the horizontal pass: the same for the means, f t (u32 t) in 64-bit
+ *   halves for the moments; mu^2 as vq_mul_u of the u32 means.
+ *
+ * The per-pixel terms in VD_N double lanes (vi_terms): the sigmas are
+ * exact there, the gain, sv and (g g) sigma1 take the scalar code's
+ * operations in its order (sv and the product truncated toward zero as
+ * its conversions do; n2 < 2^53 adds exactly), and 2048 log2 of an
+ * integer v >= 2^16 is its exponent k + 15 and the table at v 2^-k
+ * truncated, v >> k exactly; only the table reads and the sums are
+ * scalar. Columns past the last whole vector take the math's scalar rows.
+ */
+#include <stddef.h>
+#include <stdint.h>
+
+#include "cpu/dsp.h"
+#include "math/vmaf_vif.h"
+
+/* a's even and odd 64-bit halves times the u32 lanes of b: added to e and o. */
+#define VI_MAC64(e, o, a, b)                                    \
+    do {                                                        \
+        e = vq_add(e, vq_mul_u(vq_even(a), vq_even(b)));        \
+        o = vq_add(o, vq_mul_u(vq_odd(a), vq_odd(b)));          \
+    } while (0)
+
+/* (e, o) + rnd >> sh, packed back into u32 lanes in element order. */
+static inline vs vi_round_pack(vq e, vq o, vq rnd, int sh)
+{
+    return vs_pack_lo(vq_srl(vq_add(e, rnd), sh), vq_srl(vq_add(o, rnd), sh));
+}
+
+void V_NAME(sq_vif_vrow)(const uint16_t *x, ptrdiff_t xs, const uint16_t *y, ptrdiff_t ys,
+                         int w, int h, int s, int bpc, int i, uint32_t *const *t)
+{
+    const int r = sq_vi_half(s), smu = sq_vi_mu_shift(s, bpc), ssq = sq_vi_sq_shift(s, bpc);
+    const uint8_t *xr[17], *yr[17];
+    for (int k = 0; k <= 2 * r; k++) {
+        const int64_t row = sq_mirror(i - r + k, h);
+        xr[k] = (const uint8_t *)(x + row * xs);
+        yr[k] = (const uint8_t *)(y + row * ys);
+    }
+    const vs rmu = vs_set1((int32_t)(uint32_t)sq_vi_rnd(smu));
+    const vq rsq = vq_set1((int64_t)sq_vi_rnd(ssq));
+    const int narrow = s == 0 && bpc == 8;
+    int j = 0;
+    for (; j + VS_N <= w; j += VS_N) {
+        vs m1 = vs_set1(0), m2 = vs_set1(0), xx = vs_set1(0), yy = vs_set1(0), xy = vs_set1(0);
+        vq xe = vq_set1(0), xo = xe, ye = xe, yo = xe, ce = xe, co = xe;
+        for (int k = 0; k <= 2 * r; k++) {
+            const vs f = vs_set1((int32_t)sq_vi_tap(s, k));
+            const vs a = vs_u16(xr[k] + 2 * j), b = vs_u16(yr[k] + 2 * j);
+            const vs fa = vs_mul(f, a), fb = vs_mul(f, b);
+            m1 = vs_add(m1, fa);
+            m2 = vs_add(m2, fb);
+            if (narrow) {
+                xx = vs_add(xx, vs_mul(fa, a));
+                yy = vs_add(yy, vs_mul(fb, b));
+                xy = vs_add(xy, vs_mul(fa, b));
+            } else {
+                VI_MAC64(xe, xo, fa, a);
+                VI_MAC64(ye, yo, fb, b);
+                VI_MAC64(ce, co, fa, b);
+            }
+        }
+        vs_store((int32_t *)t[0] + j, vs_srl(vs_add(m1, rmu), smu));
+        vs_store((int32_t *)t[1] + j, vs_srl(vs_add(m2, rmu), smu));
+        if (!narrow) {
+            xx = vi_round_pack(xe, xo, rsq, ssq);
+            yy = vi_round_pack(ye, yo, rsq, ssq);
+            xy = vi_round_pack(ce, co, rsq, ssq);
+        }
+        vs_store((int32_t *)t[2] + j, xx);
+        vs_store((int32_t *)t[3] + j, yy);
+        vs_store((int32_t *)t[4] + j, xy);
+    }
+    if (j < w) {
+        const SqViRows tr = { t[0], t[1], t[2], t[3], t[4] };
+        sq_vi_vrow(x, xs, y, ys, h, s, bpc, i, j, w, tr);
+    }
+}
+
+/* mu^2 of u32 means: (m m + 2^31) >> 32 in 64-bit halves, low words packed back. */
+static inline vs vi_sq32(vs a, vs b)
+{
+    const vq h = vq_set1((int64_t)1 << 31);
+    return vs_pack_lo(vq_srl(vq_add(vq_mul_u(vq_even(a), vq_even(b)), h), 32),
+                      vq_srl(vq_add(vq_mul_u(vq_odd(a), vq_odd(b)), h), 32));
+}
+
+/* The exponent k - 15 (in *k) and table index v >> k (returned) of v >= 2^16, integer lanes. */
+static inline vq vi_log_idx(vd v, vq *k)
+{
+    *k = vq_sub(vq_srl(vd_bits(v), 52), vq_set1(1023 + 15));
+    const vd scale = vq_bits(vq_sllv(vq_sub(vq_set1(1023), *k), vq_set1(52)));
+    return vd_to_vq(vd_trunc(vd_mul(v, scale)));
+}
+
+/* sq_vi_pixel of n (a multiple of VD_N) pixels' sigmas g1, g2, g12 into a. */
+static void vi_terms(const int32_t *g1, const int32_t *g2, const int32_t *g12, int n, double egl,
+                     const uint16_t *lt, SqViAcc *a)
+{
+    const vd zero = vd_set1(0.0), one = vd_set1(1.0), nsq = vd_set1((double)SQ_VI_NSQ);
+    const vd safe = vd_set1(65536.0), vegl = vd_set1(egl);
+    const vd eps = vd_mul(vd_set1(65536.0), vd_set1(1e-10)); /* as the math's constant */
+    for (int l = 0; l < n; l += VD_N) {
+        const vd s1 = vq_to_vd(vq_load_i32(g1 + l)), s2 = vq_to_vd(vq_load_i32(g2 + l));
+        const vd s12 = vq_to_vd(vq_load_i32(g12 + l));
+        const vdm mden = vd_le(nsq, s1);
+        const vdm mnum = vdm_and(mden, vdm_and(vd_lt(zero, s12), vd_lt(zero, s2)));
+        vd g = vd_div(s12, vd_add(s1, eps));
+        const vd sv = vd_max(vd_trunc(vd_sub(s2, vd_mul(g, s12))), zero);
+        g = vd_min(g, vegl);
+        const vd n1 = vd_add(sv, nsq);
+        const vd n2 = vd_add(vd_trunc(vd_mul(vd_mul(g, g), s1)), n1);
+        vq k0, k1, k2;
+        const vq i0 = vi_log_idx(vd_sel(mden, vd_add(s1, nsq), safe), &k0);
+        const vq i1 = vi_log_idx(vd_sel(mnum, n1, safe), &k1);
+        const vq i2 = vi_log_idx(vd_sel(mnum, n2, safe), &k2);
+        int32_t o[8][VD_N];
+        vq_store_i32(o[0], i0);
+        vq_store_i32(o[1], k0);
+        vq_store_i32(o[2], i1);
+        vq_store_i32(o[3], k1);
+        vq_store_i32(o[4], i2);
+        vq_store_i32(o[5], k2);
+        vq_store_i32(o[6], vd_to_vq(vd_sel(mden, one, zero)));
+        vq_store_i32(o[7], vd_to_vq(vd_sel(mnum, one, zero)));
+        for (int q = 0; q < VD_N; q++) {
+            if (!o[6][q]) {
+                a->num_nonlog += g2[l + q];
+                a->den_nonlog += 1;
+                continue;
+            }
+            a->den_log += (int64_t)lt[o[0][q] - 32768] + 2048 * (int64_t)o[1][q] - 2048 * 17;
+            if (o[7][q])
+                a->num_log += ((int64_t)lt[o[4][q] - 32768] + 2048 * (int64_t)o[5][q]) -
+                              ((int64_t)lt[o[2][q] - 32768] + 2048 * (int64_t)o[3][q]);
+        }
+    }
+}
+
+void V_NAME(sq_vif_hrow)(const uint32_t *const *t, int w, int s, double egl, const uint16_t *lt,
+                         int64_t *acc)
+{
+    const int r = sq_vi_half(s);
+    const vq h16 = vq_set1(32768);
+    SqViAcc a = { acc[0], acc[1], acc[2], acc[3] };
+    int j = 0;
+    for (; j + VS_N <= w; j += VS_N) {
+        vs m1 = vs_set1(0), m2 = vs_set1(0);
+        vq xe = vq_set1(0), xo = xe, ye = xe, yo = xe, ce = xe, co = xe;
+        for (int k = 0; k <= 2 * r; k++) {
+            const vs f = vs_set1((int32_t)sq_vi_tap(s, k));
+            const int c = j - r + k;
+            m1 = vs_add(m1, vs_mul(f, vs_load((const int32_t *)t[0] + c)));
+            m2 = vs_add(m2, vs_mul(f, vs_load((const int32_t *)t[1] + c)));
+            VI_MAC64(xe, xo, f, vs_load((const int32_t *)t[2] + c));
+            VI_MAC64(ye, yo, f, vs_load((const int32_t *)t[3] + c));
+            VI_MAC64(ce, co, f, vs_load((const int32_t *)t[4] + c));
+        }
+        const vs s1 = vs_sub(vi_round_pack(xe, xo, h16, 16), vi_sq32(m1, m1));
+        const vs s2 = vs_max(vs_sub(vi_round_pack(ye, yo, h16, 16), vi_sq32(m2, m2)), vs_set1(0));
+        const vs s12 = vs_sub(vi_round_pack(ce, co, h16, 16), vi_sq32(m1, m2));
+        int32_t g1[VS_N], g2[VS_N], g12[VS_N];
+        vs_store(g1, s1);
+        vs_store(g2, s2);
+        vs_store(g12, s12);
+        vi_terms(g1, g2, g12, VS_N, egl, lt, &a);
+    }
+    const SqViRows tr = { (uint32_t *)t[0], (uint32_t *)t[1], (uint32_t *)t[2], (uint32_t *)t[3],
+                          (uint32_t *)t[4] };
+    sq_vi_hrow(tr, s, j, w, egl, lt, &a);
+    acc[0] = a.num_log;
+    acc[1] = a.den_log;
+    acc[2] = a.num_nonlog;
+    acc[3] = a.den_nonlog;
+}
+
+void V_NAME(sq_vif_sub_row)(const uint16_t *x, ptrdiff_t xs, int w, int h, int s, int bpc,
+                            int i, uint32_t *t, uint16_t *out)
+{
+    const int r = sq_vi_half(s), sh = s == 1 ? bpc : 16;
+    const uint8_t *xr[9];
+    for (int k = 0; k <= 2 * r; k++)
+        xr[k] = (const uint8_t *)(x + (int64_t)sq_mirror(2 * i - r + k, h) * xs);
+    const vs rnd = vs_set1(1 << (sh - 1)), h16 = vs_set1(32768);
+    int j = 0;
+    for (; j + VS_N <= w; j += VS_N) {
+        vs m = vs_set1(0);
+        for (int k = 0; k <= 2 * r; k++)
+            m = vs_add(m, vs_mul(vs_set1((int32_t)sq_vi_tap(s, k)), vs_u16(xr[k] + 2 * j)));
+        vs_store((int32_t *)t + j, vs_srl(vs_add(m, rnd), sh));
+    }
+    sq_vi_sub_vrow(x, xs, h, s, bpc, i, j, w, t);
+    sq_vi_pad(t, w, r);
+    /* the horizontal pass at every column of a vector, its even ones kept */
+    const int n = w / 2;
+    j = 0;
+    for (; 2 * j + VS_N <= 2 * n; j += VS_N / 2) {
+        vs m = vs_set1(0);
+        for (int k = 0; k <= 2 * r; k++)
+            m = vs_add(m, vs_mul(vs_set1((int32_t)sq_vi_tap(s, k)),
+                                 vs_load((const int32_t *)t + 2 * j - r + k)));
+        int32_t o[VS_N];
+        vs_store(o, vs_srl(vs_add(m, h16), 16));
+        for (int l = 0; l < VS_N / 2; l++)
+            out[j + l] = (uint16_t)o[2 * l];
+    }
+    sq_vi_sub_hrow(t, s, j, n, out);
+}
