@@ -96,7 +96,7 @@ static int open_workers(CpuPriv *c, const SqBackendParams *p)
         }
         if (vw && !(c->w[i].vmrow = sq_calloc(&p->alloc, SQ_MOTION_WS(vw), sizeof(int32_t))))
             return -1;
-        if (aw && sq_cpu_va_alloc(&c->w[i].va, aw, ah, &p->alloc) < 0)
+        if (aw && sq_cpu_va_alloc(&c->w[i].va, aw, ah, 0, &p->alloc) < 0)
             return -1;
         if (cw && sq_cpu_vc_alloc(&c->w[i].vc, cw, ch, cnd, &p->alloc) < 0)
             return -1;
