@@ -134,11 +134,15 @@ static void adm_dwt_v0_row(const uint8_t *src, ptrdiff_t stride, int acc, int h,
         sq_va_dwt_v0_row(src, stride, acc, h, bpc, i, w, lo, hi);
         return;
     }
-    const uint8_t *r[4];
+    const uint8_t *r[4], *n[4];
     sq_va_taprows(src, stride, h, i, r);
+    /* the next row's two new rows into L2 meanwhile: a frame's samples come from memory */
+    sq_va_taprows(src, stride, h, i + 1, n);
     const vs rl = vs_set1(128 - 46342 * 128), rh = vs_set1(128);
     int j = 0;
     for (; j + VS_N <= w; j += VS_N) {
+        v_prefetch_l2(n[2] + j);
+        v_prefetch_l2(n[3] + j);
         const vs p01 = vs_or(vs_u8(r[0] + j), vs_sll(vs_u8(r[1] + j), 16));
         const vs p23 = vs_or(vs_u8(r[2] + j), vs_sll(vs_u8(r[3] + j), 16));
         const vs sl = vs_add(vs_madd16(p01, 15826, 27411), vs_madd16(p23, 7345, -4240));
