@@ -33,10 +33,16 @@ static void adm_dwt_vs_row(const int32_t *src, int w, int h, int scale, int i, i
                   *r1 = src + (int64_t)sq_va_mirror(2 * i, h) * w,
                   *r2 = src + (int64_t)sq_va_mirror(2 * i + 1, h) * w,
                   *r3 = src + (int64_t)sq_va_mirror(2 * i + 2, h) * w;
+    /* the next output row's two new rows into L2 meanwhile: the previous scale's a has
+     * left the cache since its DWT wrote it */
+    const int32_t *n2 = src + (int64_t)sq_imin(2 * i + 3, h - 1) * w,
+                  *n3 = src + (int64_t)sq_imin(2 * i + 4, h - 1) * w;
     const int s = sq_va_vshift(scale);
     const vq add = vq_set1(sq_va_half(s));
     int j = 0;
     for (; j + VS_N <= w; j += VS_N) {
+        v_prefetch_l2(n2 + j);
+        v_prefetch_l2(n3 + j);
         const vs x0 = vs_load(r0 + j), x1 = vs_load(r1 + j), x2 = vs_load(r2 + j),
                  x3 = vs_load(r3 + j);
         const vq e0 = vq_even(x0), e1 = vq_even(x1), e2 = vq_even(x2), e3 = vq_even(x3);
@@ -134,15 +140,16 @@ static void adm_dwt_v0_row(const uint8_t *src, ptrdiff_t stride, int acc, int h,
         sq_va_dwt_v0_row(src, stride, acc, h, bpc, i, w, lo, hi);
         return;
     }
-    const uint8_t *r[4], *n[4];
+    const uint8_t *r[4];
     sq_va_taprows(src, stride, h, i, r);
     /* the next row's two new rows into L2 meanwhile: a frame's samples come from memory */
-    sq_va_taprows(src, stride, h, i + 1, n);
+    const uint8_t *n2 = src + (int64_t)sq_imin(2 * i + 3, h - 1) * stride,
+                  *n3 = src + (int64_t)sq_imin(2 * i + 4, h - 1) * stride;
     const vs rl = vs_set1(128 - 46342 * 128), rh = vs_set1(128);
     int j = 0;
     for (; j + VS_N <= w; j += VS_N) {
-        v_prefetch_l2(n[2] + j);
-        v_prefetch_l2(n[3] + j);
+        v_prefetch_l2(n2 + j);
+        v_prefetch_l2(n3 + j);
         const vs p01 = vs_or(vs_u8(r[0] + j), vs_sll(vs_u8(r[1] + j), 16));
         const vs p23 = vs_or(vs_u8(r[2] + j), vs_sll(vs_u8(r[3] + j), 16));
         const vs sl = vs_add(vs_madd16(p01, 15826, 27411), vs_madd16(p23, 7345, -4240));
