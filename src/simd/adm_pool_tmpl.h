@@ -236,11 +236,15 @@ V_AI void adm_den(int s, const SqVaScale *p, const int32_t *const *ob, int w, in
         const int32_t *o = ob[sq_va_band_of(th)];
         uint64_t acc = 0;
         for (int i = t; i < b; i++) {
-            const int32_t *row = o + (int64_t)i * w;
+            const int32_t *row = o + (int64_t)i * w, *next = o + (int64_t)sq_imin(i + 1, b - 1) * w;
             vq v = vq_set1(0);
             int j = l;
-            for (; j + VS_N <= r; j += VS_N)
+            /* the DWT wrote the band a plane ago: the next row into L2 meanwhile, since the
+             * loop waits on its loads */
+            for (; j + VS_N <= r; j += VS_N) {
+                v_prefetch_l2(next + j);
                 v = vq_add(v, adm_den_vec(s == 0, q, vs_abs(vs_load(row + j)), c));
+            }
             uint64_t sum = vq_hsum(v);
             for (; j < r; j++)
                 sum += sq_va_den_val(s, row[j], c);
