@@ -86,11 +86,15 @@ static void adm_dwt_hs_row(const int32_t *lo, const int32_t *hi, int w, int scal
         sq_va_dwt_h(lo, hi, w, scale, c, 0, band, at + c);
 }
 
-/* one band of scale 0: i16((k0 x0 + k1 x1 + k2 x2 + k3 x3 + 2^15) >> 16) of int16 pairs */
+/*
+ * one band of scale 0: i16((k0 x0 + k1 x1 + k2 x2 + k3 x3 + 2^15) >> 16) of
+ * int16 pairs, without the i16: |sum| <= 54822 * 2^15, so the result is
+ * within +-27412 already
+ */
 V_AI vs adm_taps0(vs p01, vs p23, int k0, int k1, int k2, int k3)
 {
     const vs s = vs_add(vs_madd16(p01, k0, k1), vs_madd16(p23, k2, k3));
-    return adm_i16(vs_sra(vs_add(s, vs_set1(32768)), 16));
+    return vs_sra(vs_add(s, vs_set1(32768)), 16);
 }
 
 /*
