@@ -19,9 +19,13 @@ static void *alloc_bytes(const SqAlloc *a, size_t n, size_t size, int zero)
         p = a->alloc(a->opaque, bytes);
     } else {
         /* Buffers of megabytes (previous frames, copies) get huge pages:
-         * far fewer first-touch page faults. */
+         * far fewer first-touch page faults. So do those a little below a
+         * huge page (ADM's 1080p band planes, 2073600 bytes each): rounded
+         * up to one they waste at most an eighth, where 4 KiB pages cost
+         * 506 faults each at open. */
         const size_t huge = (size_t)2 << 20;
-        const size_t align = bytes >= huge ? huge : 64;
+        const size_t up = (bytes + huge - 1) & ~(huge - 1);
+        const size_t align = bytes >= huge || up - bytes <= bytes / 8 ? huge : 64;
         const size_t padded = (bytes + align - 1) & ~(align - 1);
         if (posix_memalign(&p, align, padded))
             p = NULL;

@@ -8,7 +8,7 @@
 #include "cpu/adm.h"
 #include "cpu/backend_priv.h"
 
-/* The planes of b in one order: band-sized ones first, then lo and hi (W each). */
+/* The planes of b in one order: band-sized ones, the rings (r, e, A, F), then lo and hi (W each). */
 static void va_planes(SqVaBufs *b, int32_t **all[24])
 {
     int n = 0;
@@ -28,14 +28,27 @@ static void va_planes(SqVaBufs *b, int32_t **all[24])
     all[n++] = &b->hi;
 }
 
-int sq_cpu_va_alloc(SqVaBufs *b, int W, int H, const SqAlloc *a)
+/*
+ * r, e, A and F keep VA_RING rows of a band, row i at row i % VA_RING:
+ * va_scale reads a row at most 6 rows after the decouple wrote it (a DLM
+ * masking row runs once its row below is written, the AIM pass's CSF of a
+ * row 2 rows later, its masking row 2 rows after that, reading the row
+ * above), for every band of 2 rows or more (adm opens 32 x 32 and up). As
+ * whole planes (12 of 2 MB at 1080p) every row went out to memory and came
+ * back; 8 rows stay in the cache.
+ */
+#define VA_RING 8
+
+int sq_cpu_va_alloc(SqVaBufs *b, int W, int H, int whole, const SqAlloc *a)
 {
     int32_t **all[24];
-    const size_t n = (size_t)((W + 1) / 2) * (size_t)((H + 1) / 2);
+    const size_t w2 = (size_t)((W + 1) / 2), n = w2 * (size_t)((H + 1) / 2);
+    const size_t ring = whole ? n : VA_RING * w2;
     memset(b, 0, sizeof(*b));
     va_planes(b, all);
     for (int i = 0; i < 24; i++)
-        if (!(*all[i] = sq_calloc(a, i >= 22 ? (size_t)W : n, sizeof(int32_t))))
+        if (!(*all[i] = sq_calloc(a, i >= 22 ? (size_t)W : i >= 10 ? ring : n,
+                                  sizeof(int32_t))))
             return -1;
     return 0;
 }
@@ -49,7 +62,7 @@ void sq_cpu_va_free(SqVaBufs *b, const SqAlloc *a)
     memset(b, 0, sizeof(*b));
 }
 
-/* Pointers at position L of row i: the bands (4 each side) and r, e, A, F (3 each). */
+/* Pointers at position L of row i: the bands (4 each side) and r, e, A, F (3 each, rings). */
 typedef struct VaRow {
     const int32_t *ob[4], *tb[4];
     int32_t *r[3], *e[3], *A[3], *F[3];
@@ -57,17 +70,28 @@ typedef struct VaRow {
 
 static void va_row(const SqVaBufs *bf, int w, int L, int i, VaRow *v)
 {
-    const int64_t x = (int64_t)i * w + L;
+    const int64_t x = (int64_t)i * w + L, y = (int64_t)(i % VA_RING) * w + L;
     for (int b = 0; b < 4; b++) {
         v->ob[b] = bf->ob[b] + x;
         v->tb[b] = bf->tb[b] + x;
     }
     for (int o = 0; o < 3; o++) {
-        v->r[o] = bf->r[o] + x;
-        v->e[o] = bf->e[o] + x;
-        v->A[o] = bf->A[o] + x;
-        v->F[o] = bf->F[o] + x;
+        v->r[o] = bf->r[o] + y;
+        v->e[o] = bf->e[o] + y;
+        v->A[o] = bf->A[o] + y;
+        v->F[o] = bf->F[o] + y;
     }
+}
+
+/* Masking row i of a w x h band over the rings: X, A and F at rows i - 1, i, i + 1 mirrored. */
+static void va_cm(const SqDsp *dsp, int s, const uint32_t *ir, int32_t *const *X,
+                  const SqVaBufs *bf, int w, int h, int i, int64_t *acc, uint32_t *vs)
+{
+    const int64_t up = (int64_t)(sq_va_mirror(i - 1, h) % VA_RING) * w,
+                  mid = (int64_t)(i % VA_RING) * w,
+                  dn = (int64_t)(sq_va_mirror(i + 1, h) % VA_RING) * w;
+    dsp->adm_cm_row(s, ir, (const int32_t *const *)X, (const int32_t *const *)bf->A,
+                    (const int32_t *const *)bf->F, w, h, up, mid, dn, acc, vs);
 }
 
 /* The last row a masking row i reads (its neighbours mirrored as sq_va_cm_row's). */
@@ -103,16 +127,14 @@ static void va_scale(const SqDsp *dsp, int s, int w, int h, const SqVaParams *p,
             (s ? dsp->adm_decs : dsp->adm_dec0)(v.ob, v.tb, R - L, p->egl, sc->ir, v.r, v.e, v.A, v.F);
         }
         for (; nd < b && va_need(nd, h) <= k; nd++)
-            dsp->adm_cm_row(s, sc->ir, (const int32_t *const *)bf->r, (const int32_t *const *)bf->A,
-                            (const int32_t *const *)bf->F, w, h, nd, dlm, vs);
+            va_cm(dsp, s, sc->ir, bf->r, bf, w, h, nd, dlm, vs);
         /* row nc is free once no DLM row left reads it: those are nc - 1 .. nc + 1 */
         for (; aim && nc < sq_imin(k + 1, B) && (nd >= b || nd > nc + 1); nc++) {
             va_row(bf, w, L, nc, &v);
             dsp->adm_csf_row(s, sc->ir, (const int32_t *const *)v.r, R - L, v.A, v.F);
         }
         for (; aim && na < b && va_need(na, h) < nc; na++)
-            dsp->adm_cm_row(s, sc->ir, (const int32_t *const *)bf->e, (const int32_t *const *)bf->A,
-                            (const int32_t *const *)bf->F, w, h, na, am, vs);
+            va_cm(dsp, s, sc->ir, bf->e, bf, w, h, na, am, vs);
     }
     for (int th = 0; th < 3; th++) {
         raw->num[th] = sq_va_num_norm(s, th, dlm[th], w, h);

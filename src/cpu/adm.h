@@ -8,8 +8,12 @@
 #include "core/mem.h"
 #include "math/vmaf_adm_pool.h"
 
-/* 0, or -1 (out of memory: what was allocated is freed by sq_cpu_va_free). */
-int sq_cpu_va_alloc(SqVaBufs *b, int W, int H, const SqAlloc *a);
+/*
+ * 0, or -1 (out of memory: what was allocated is freed by sq_cpu_va_free).
+ * whole: r, e, A and F as whole band planes, as math's sq_va_frame reads
+ * them (tests); else the rings of rows that the CPU's runner uses.
+ */
+int sq_cpu_va_alloc(SqVaBufs *b, int W, int H, int whole, const SqAlloc *a);
 /* Frees b's planes (NULL ones too) and zeroes it. */
 void sq_cpu_va_free(SqVaBufs *b, const SqAlloc *a);
 

@@ -84,7 +84,7 @@ static int open_workers(CpuPriv *c, const SqBackendParams *p)
     for (int i = 0; i < c->nw; i++) {
         /* the integer jobs' scratch: SQ_JOB_SAD's row, SQ_JOB_ADM's bands, SQ_JOB_CAMBI's,
          * SQ_JOB_VIF's */
-        int vw = 0, aw = 0, ah = 0, cw = 0, ch = 0, cnd = 0, iw = 0, ih = 0;
+        int vw = 0, aw = 0, ah = 0, cw = 0, ch = 0, cw0 = 0, ch0 = 0, cnd = 0, iw = 0, ih = 0;
         for (int j = 0; j < p->njobs; j++) {
             const SqDims *d = &p->plans[p->jobs[j].plan]->d;
             if (p->jobs[j].kind == SQ_JOB_SAD)
@@ -99,16 +99,20 @@ static int open_workers(CpuPriv *c, const SqBackendParams *p)
             }
             if (p->jobs[j].kind == SQ_JOB_CAMBI) {
                 const int nd = p->plans[p->jobs[j].plan]->vc.nd;
+                int w0, h0;
+                sq_vc_scale_dims(&p->plans[p->jobs[j].plan]->vc, 0, &w0, &h0);
                 cw = d->w > cw ? d->w : cw;
                 ch = d->h > ch ? d->h : ch;
+                cw0 = w0 > cw0 ? w0 : cw0;
+                ch0 = h0 > ch0 ? h0 : ch0;
                 cnd = nd > cnd ? nd : cnd;
             }
         }
         if (vw && !(c->w[i].vmrow = sq_calloc(&p->alloc, SQ_MOTION_WS(vw), sizeof(int32_t))))
             return -1;
-        if (aw && sq_cpu_va_alloc(&c->w[i].va, aw, ah, &p->alloc) < 0)
+        if (aw && sq_cpu_va_alloc(&c->w[i].va, aw, ah, 0, &p->alloc) < 0)
             return -1;
-        if (cw && sq_cpu_vc_alloc(&c->w[i].vc, cw, ch, cnd, &p->alloc) < 0)
+        if (cw && sq_cpu_vc_alloc(&c->w[i].vc, cw, ch, cw0, ch0, cnd, &p->alloc) < 0)
             return -1;
         if (iw && sq_cpu_vi_alloc(&c->w[i].vi, iw, ih, &p->alloc) < 0)
             return -1;

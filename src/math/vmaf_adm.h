@@ -250,22 +250,23 @@ SQ_FN int sq_va_cm_shift(int scale, int th, int w)
 }
 
 /*
- * One pooling row i of the masking numerator: acc[th] += (row sum + 2^(rho-1))
+ * One pooling row of the masking numerator: acc[th] += (row sum + 2^(rho-1))
  * >> rho, rho = ceil_log2(h), columns [l, r) left to right (the order is
- * immaterial: integer sums). The thresholds are sq_va_thr's, from box sums:
- * vs[j] holds the column sums of the three rows around i over every
+ * immaterial: integer sums). up, mid, dn: the offsets in X, A, F of the row
+ * and of its neighbours above and below (sq_va_cm_row's mirror; a caller
+ * may keep the rows anywhere, e.g. a ring). The thresholds are sq_va_thr's,
+ * from box sums: vs[j] holds the column sums of the three rows over every
  * orientation (u32, so any order of the additions wraps alike), and the
  * window's centre F is taken back out. vs: a row of w u32.
  */
-SQ_FN void sq_va_cm_row(int scale, const SqVaScale *p, const SQ_GLOBAL int32_t *const *X,
-                        const SQ_GLOBAL int32_t *const *A, const SQ_GLOBAL int32_t *const *F,
-                        int w, int h, int i, int64_t *acc, SQ_GLOBAL uint32_t *vs)
+SQ_FN void sq_va_cm_rows(int scale, const SqVaScale *p, const SQ_GLOBAL int32_t *const *X,
+                         const SQ_GLOBAL int32_t *const *A, const SQ_GLOBAL int32_t *const *F,
+                         int w, int h, int64_t up, int64_t mid, int64_t dn, int64_t *acc,
+                         SQ_GLOBAL uint32_t *vs)
 {
     const int l = sq_va_pool_lo(w), r = sq_va_pool_hi(w), rho = sq_va_ceil_log2(h);
     const int c[3] = { sq_va_cm_shift(scale, 0, w), sq_va_cm_shift(scale, 1, w),
                        sq_va_cm_shift(scale, 2, w) };
-    const int64_t up = (int64_t)sq_va_mirror(i - 1, h) * w, mid = (int64_t)i * w,
-                  dn = (int64_t)sq_va_mirror(i + 1, h) * w;
     for (int j = sq_imax(l - 1, 0); j < sq_imin(r + 1, w); j++) {
         uint32_t v = 0;
         for (int th = 0; th < 3; th++)
@@ -282,6 +283,15 @@ SQ_FN void sq_va_cm_row(int scale, const SqVaScale *p, const SQ_GLOBAL int32_t *
     }
     for (int th = 0; th < 3; th++)
         acc[th] += (inner[th] + sq_va_half(rho)) >> rho;
+}
+
+/* Pooling row i of w x h planes: its neighbours mirrored (row 1 above row 0). */
+SQ_FN void sq_va_cm_row(int scale, const SqVaScale *p, const SQ_GLOBAL int32_t *const *X,
+                        const SQ_GLOBAL int32_t *const *A, const SQ_GLOBAL int32_t *const *F,
+                        int w, int h, int i, int64_t *acc, SQ_GLOBAL uint32_t *vs)
+{
+    sq_va_cm_rows(scale, p, X, A, F, w, h, (int64_t)sq_va_mirror(i - 1, h) * w, (int64_t)i * w,
+                  (int64_t)sq_va_mirror(i + 1, h) * w, acc, vs);
 }
 
 #endif

@@ -33,10 +33,16 @@ static void adm_dwt_vs_row(const int32_t *src, int w, int h, int scale, int i, i
                   *r1 = src + (int64_t)sq_va_mirror(2 * i, h) * w,
                   *r2 = src + (int64_t)sq_va_mirror(2 * i + 1, h) * w,
                   *r3 = src + (int64_t)sq_va_mirror(2 * i + 2, h) * w;
+    /* the next output row's two new rows into L2 meanwhile: the previous scale's a has
+     * left the cache since its DWT wrote it */
+    const int32_t *n2 = src + (int64_t)sq_imin(2 * i + 3, h - 1) * w,
+                  *n3 = src + (int64_t)sq_imin(2 * i + 4, h - 1) * w;
     const int s = sq_va_vshift(scale);
     const vq add = vq_set1(sq_va_half(s));
     int j = 0;
     for (; j + VS_N <= w; j += VS_N) {
+        v_prefetch_l2(n2 + j);
+        v_prefetch_l2(n3 + j);
         const vs x0 = vs_load(r0 + j), x1 = vs_load(r1 + j), x2 = vs_load(r2 + j),
                  x3 = vs_load(r3 + j);
         const vq e0 = vq_even(x0), e1 = vq_even(x1), e2 = vq_even(x2), e3 = vq_even(x3);
@@ -80,11 +86,15 @@ static void adm_dwt_hs_row(const int32_t *lo, const int32_t *hi, int w, int scal
         sq_va_dwt_h(lo, hi, w, scale, c, 0, band, at + c);
 }
 
-/* one band of scale 0: i16((k0 x0 + k1 x1 + k2 x2 + k3 x3 + 2^15) >> 16) of int16 pairs */
+/*
+ * one band of scale 0: i16((k0 x0 + k1 x1 + k2 x2 + k3 x3 + 2^15) >> 16) of
+ * int16 pairs, without the i16: |sum| <= 54822 * 2^15, so the result is
+ * within +-27412 already
+ */
 V_AI vs adm_taps0(vs p01, vs p23, int k0, int k1, int k2, int k3)
 {
     const vs s = vs_add(vs_madd16(p01, k0, k1), vs_madd16(p23, k2, k3));
-    return adm_i16(vs_sra(vs_add(s, vs_set1(32768)), 16));
+    return vs_sra(vs_add(s, vs_set1(32768)), 16);
 }
 
 /*
@@ -136,9 +146,14 @@ static void adm_dwt_v0_row(const uint8_t *src, ptrdiff_t stride, int acc, int h,
     }
     const uint8_t *r[4];
     sq_va_taprows(src, stride, h, i, r);
+    /* the next row's two new rows into L2 meanwhile: a frame's samples come from memory */
+    const uint8_t *n2 = src + (int64_t)sq_imin(2 * i + 3, h - 1) * stride,
+                  *n3 = src + (int64_t)sq_imin(2 * i + 4, h - 1) * stride;
     const vs rl = vs_set1(128 - 46342 * 128), rh = vs_set1(128);
     int j = 0;
     for (; j + VS_N <= w; j += VS_N) {
+        v_prefetch_l2(n2 + j);
+        v_prefetch_l2(n3 + j);
         const vs p01 = vs_or(vs_u8(r[0] + j), vs_sll(vs_u8(r[1] + j), 16));
         const vs p23 = vs_or(vs_u8(r[2] + j), vs_sll(vs_u8(r[3] + j), 16));
         const vs sl = vs_add(vs_madd16(p01, 15826, 27411), vs_madd16(p23, 7345, -4240));

@@ -2,7 +2,7 @@
  * libvmaf's integer ADM pooling (math/vmaf_adm_pool.h, sq_va_scale_pool)
  * over VS_N 32-bit lanes and their 64-bit halves (vq), written once for
  * AVX2, AVX-512 and NEON: the denominator (sq_va_den), the masking rows
- * (sq_va_cm_row) and a row of the AIM pass's CSF (sq_va_csf_at). Included
+ * (sq_va_cm_rows) and a row of the AIM pass's CSF (sq_va_csf_at). Included
  * by simd/adm_tmpl.h.
  *
  * Every lane does the scalar code's integer operations, only narrower
@@ -143,8 +143,8 @@ static void adm_colsums(const int32_t *const *F, int64_t up, int64_t mid, int64_
 }
 
 void V_NAME(sq_adm_cm_row)(int scale, const uint32_t *ir, const int32_t *const *X,
-                           const int32_t *const *A, const int32_t *const *F, int w, int h, int i,
-                           int64_t *acc, uint32_t *vsum)
+                           const int32_t *const *A, const int32_t *const *F, int w, int h,
+                           int64_t up, int64_t mid, int64_t dn, int64_t *acc, uint32_t *vsum)
 {
     const SqVaScale sc = { { ir[0], ir[1], ir[2] }, { 0.0, 0.0, 0.0 } };
     const int l = sq_va_pool_lo(w), r = sq_va_pool_hi(w), rho = sq_va_ceil_log2(h);
@@ -152,11 +152,9 @@ void V_NAME(sq_adm_cm_row)(int scale, const uint32_t *ir, const int32_t *const *
                        sq_va_cm_shift(scale, 2, w) };
     if (c[0] < 0) {
         /* bands under 9 wide at scale 0: a negative shift, the scalar code's to define */
-        sq_va_cm_row(scale, &sc, X, A, F, w, h, i, acc, vsum);
+        sq_va_cm_rows(scale, &sc, X, A, F, w, h, up, mid, dn, acc, vsum);
         return;
     }
-    const int64_t up = (int64_t)sq_va_mirror(i - 1, h) * w, mid = (int64_t)i * w,
-                  dn = (int64_t)sq_va_mirror(i + 1, h) * w;
     /* the pointers in locals: the stores to vsum cannot reload them */
     const int32_t *x3[3] = { X[0], X[1], X[2] }, *a3[3] = { A[0], A[1], A[2] },
                   *f3[3] = { F[0], F[1], F[2] };
@@ -238,11 +236,15 @@ V_AI void adm_den(int s, const SqVaScale *p, const int32_t *const *ob, int w, in
         const int32_t *o = ob[sq_va_band_of(th)];
         uint64_t acc = 0;
         for (int i = t; i < b; i++) {
-            const int32_t *row = o + (int64_t)i * w;
+            const int32_t *row = o + (int64_t)i * w, *next = o + (int64_t)sq_imin(i + 1, b - 1) * w;
             vq v = vq_set1(0);
             int j = l;
-            for (; j + VS_N <= r; j += VS_N)
+            /* the DWT wrote the band a plane ago: the next row into L2 meanwhile, since the
+             * loop waits on its loads */
+            for (; j + VS_N <= r; j += VS_N) {
+                v_prefetch_l2(next + j);
                 v = vq_add(v, adm_den_vec(s == 0, q, vs_abs(vs_load(row + j)), c));
+            }
             uint64_t sum = vq_hsum(v);
             for (; j < r; j++)
                 sum += sq_va_den_val(s, row[j], c);

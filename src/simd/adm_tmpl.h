@@ -52,18 +52,28 @@ V_AI vd adm_restore0(vd o, vd t, vdm angle, vd egl)
     return adm_limit(k, o, t, oz, angle, egl);
 }
 
+/*
+ * sq_va_angle after its sums: dpf, omf, tmf are the i64 sums o.t, o.o, t.t
+ * rounded to float (every scale's kernel rounds its own way); the lanes
+ * where the vectors are within one degree.
+ */
+V_AI vdm adm_angle(vd dpf, vd omf, vd tmf)
+{
+    const vd s12 = vd_set1(0x1p-12);
+    const vd dp = vd_mul(dpf, s12), om = vd_mul(omf, s12), tm = vd_mul(tmf, s12);
+    const vd rhs = vd_mul(vd_mul(vd_set1((double)0x1.ffd814p-1f), om), tm);
+    return vdm_and(vd_le(vd_zero(), dp), vd_le(rhs, vd_mul(dp, dp)));
+}
+
 /* VD_N restored values from offset j of the row's bands */
 V_AI void adm_dec0_vec(const int32_t *const *ob, const int32_t *const *tb, int j, vd egl,
                        int32_t *const *r)
 {
-    const vd s12 = vd_set1(0x1p-12);
     const vd oh = vd_load_i32(ob[SQ_VA_H] + j), ov = vd_load_i32(ob[SQ_VA_V] + j);
     const vd th = vd_load_i32(tb[SQ_VA_H] + j), tv = vd_load_i32(tb[SQ_VA_V] + j);
-    const vd dp = vd_mul(vd_f32(vd_add(vd_mul(oh, th), vd_mul(ov, tv))), s12);
-    const vd om = vd_mul(vd_f32(vd_add(vd_mul(oh, oh), vd_mul(ov, ov))), s12);
-    const vd tm = vd_mul(vd_f32(vd_add(vd_mul(th, th), vd_mul(tv, tv))), s12);
-    const vd rhs = vd_mul(vd_mul(vd_set1((double)0x1.ffd814p-1f), om), tm);
-    const vdm angle = vdm_and(vd_le(vd_zero(), dp), vd_le(rhs, vd_mul(dp, dp)));
+    const vdm angle = adm_angle(vd_f32(vd_add(vd_mul(oh, th), vd_mul(ov, tv))),
+                                vd_f32(vd_add(vd_mul(oh, oh), vd_mul(ov, ov))),
+                                vd_f32(vd_add(vd_mul(th, th), vd_mul(tv, tv))));
     for (int o = 0; o < 3; o++) {
         const int b = sq_va_band_of(o);
         const vd t = o == 0 ? th : o == 1 ? tv : vd_load_i32(tb[b] + j);
@@ -153,14 +163,11 @@ V_AI vd adm_restore_s(vd od, vq oq, vd td, vq tq, vdm angle, vd egl)
 V_AI void adm_decs_vec(const int32_t *const *ob, const int32_t *const *tb, int j, vd egl,
                        int32_t *const *r)
 {
-    const vd s12 = vd_set1(0x1p-12);
     const vq oh = vq_load_i32(ob[SQ_VA_H] + j), ov = vq_load_i32(ob[SQ_VA_V] + j);
     const vq th = vq_load_i32(tb[SQ_VA_H] + j), tv = vq_load_i32(tb[SQ_VA_V] + j);
-    const vd dp = vd_mul(vq_f32d(vq_add(vq_mul_s(oh, th), vq_mul_s(ov, tv))), s12);
-    const vd om = vd_mul(vq_f32d(vq_add(vq_mul_s(oh, oh), vq_mul_s(ov, ov))), s12);
-    const vd tm = vd_mul(vq_f32d(vq_add(vq_mul_s(th, th), vq_mul_s(tv, tv))), s12);
-    const vd rhs = vd_mul(vd_mul(vd_set1((double)0x1.ffd814p-1f), om), tm);
-    const vdm angle = vdm_and(vd_le(vd_zero(), dp), vd_le(rhs, vd_mul(dp, dp)));
+    const vdm angle = adm_angle(vq_f32d(vq_add(vq_mul_s(oh, th), vq_mul_s(ov, tv))),
+                                vq_f32d(vq_add(vq_mul_s(oh, oh), vq_mul_s(ov, ov))),
+                                vq_f32d(vq_add(vq_mul_s(th, th), vq_mul_s(tv, tv))));
     for (int o = 0; o < 3; o++) {
         const int b = sq_va_band_of(o);
         const vq oq = o == 0 ? oh : o == 1 ? ov : vq_load_i32(ob[b] + j);

@@ -75,7 +75,7 @@ struct SqVcParams;
                            int32_t *const *A, int32_t *const *F);                              \
     void N(sq_adm_cm_row)(int scale, const uint32_t *ir, const int32_t *const *X,               \
                           const int32_t *const *A, const int32_t *const *F, int w, int h,       \
-                          int i, int64_t *acc, uint32_t *vs);
+                          int64_t up, int64_t mid, int64_t dn, int64_t *acc, uint32_t *vs);
 
 /* simd/cambi_tmpl.h */
 #define SQ_SIMD_CAMBI_PROTOS(N)                                                                \

@@ -68,13 +68,19 @@ static int32_t vm_vert1(const uint8_t *const *p, const uint8_t *const *c, int ac
     return (int32_t)((s + ((int64_t)1 << (bpc - 1))) >> bpc);
 }
 
-/* Bytes: yh[j], yl[j] for j < w (the 5 rows p[], c[] mirrored already). */
-static void vm_vert8(const uint8_t *const *p, const uint8_t *const *c, int w, int bpc, int16_t *yh,
-                     int16_t *yl)
+/*
+ * Bytes: yh[j], yl[j] for j < w (the 5 rows p[], c[] mirrored already); np,
+ * nc: the next output row's new rows, prefetched into L2 meanwhile (motion
+ * is the first to read a frame: its rows come from memory).
+ */
+static void vm_vert8(const uint8_t *const *p, const uint8_t *const *c, const uint8_t *np,
+                     const uint8_t *nc, int w, int bpc, int16_t *yh, int16_t *yl)
 {
     const vs rnd = vs_set1(1 << (bpc - 1)), lo8 = vs_set1(255);
     int j = 0;
     for (; j + VW_N <= w; j += VW_N) {
+        v_prefetch_l2(np + j);
+        v_prefetch_l2(nc + j);
         vw d[5];
         for (int k = 0; k < 5; k++)
             d[k] = vw_sub(vw_u8(p[k] + j), vw_u8(c[k] + j));
@@ -241,8 +247,9 @@ uint64_t V_NAME(sq_motion_sad)(const uint8_t *prev, ptrdiff_t prev_stride, const
             c[k] = cur + r * cur_stride;
         }
         if (!acc || !vm_vert16w(p, c, w, bpc, yh8, yl8)) {
+            const ptrdiff_t n = sq_imin(i + 3, h - 1);
             if (!acc)
-                vm_vert8(p, c, w, bpc, yh8, yl8);
+                vm_vert8(p, c, prev + n * prev_stride, cur + n * cur_stride, w, bpc, yh8, yl8);
             VM_PAD(yh8, w);
             VM_PAD(yl8, w);
             sad += vm_row8(yh8, yl8, w);

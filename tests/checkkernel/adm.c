@@ -22,7 +22,8 @@
  * scales 1..3: the denominators' bits and every plane.
  *
  * adm_cm_row: one masking row on its own, widths 2..300 (odd ones, rows
- * shorter than a vector, columns the mirror reaches), every scale,
+ * shorter than a vector, columns the mirror reaches), its neighbours the
+ * mirrored rows or any rows, every scale,
  * realistic planes and planes with int16 / int32 extremes, CSF factors
  * over the whole u16 / u32 range (ir >= 2^31 too).
  */
@@ -311,7 +312,7 @@ static int32_t cm_value(int s, int edge, int32_t real)
 }
 
 typedef struct CmCase {
-    int s, w, h, i;
+    int s, w, h, i, up, dn;
     uint32_t ir[3];
     int32_t *X[3], *A[3], *F[3];
 } CmCase;
@@ -324,6 +325,10 @@ static void cm_new(CmCase *k)
     k->w = ck_chance(20) ? ck_irand(k->s ? 2 : 9, 24) : ck_irand(25, 300);
     k->h = ck_irand(2, 8);
     k->i = ck_irand(0, k->h - 1);
+    /* the mirrored neighbours, or any rows (a caller's ring keeps its rows anywhere) */
+    const int any = ck_chance(30);
+    k->up = any ? ck_irand(0, k->h - 1) : sq_va_mirror(k->i - 1, k->h);
+    k->dn = any ? ck_irand(0, k->h - 1) : sq_va_mirror(k->i + 1, k->h);
     const int edge = ck_chance(40), n = k->w * k->h;
     const int32_t real = k->s == 0 ? 2000 : k->s == 1 ? 1 << 17 : k->s == 2 ? 1 << 20 : 1 << 22;
     for (int th = 0; th < 3; th++) {
@@ -350,7 +355,8 @@ static void cm_run(const SqDsp *d, const CmCase *k, const uint32_t *ir, int64_t 
     for (int th = 0; th < 3; th++)
         acc[th] = 1000 * th - 7;
     d->adm_cm_row(k->s, ir, (const int32_t *const *)k->X, (const int32_t *const *)k->A,
-                  (const int32_t *const *)k->F, k->w, k->h, k->i, acc, vs);
+                  (const int32_t *const *)k->F, k->w, k->h, (int64_t)k->up * k->w,
+                  (int64_t)k->i * k->w, (int64_t)k->dn * k->w, acc, vs);
     free(vs);
 }
 
