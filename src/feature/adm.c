@@ -17,11 +17,7 @@ int sq_adm_open(SqFeature *f, const SpeedqaFormat *fmt, char *err, size_t errlen
                  fmt->width, fmt->height, ADM_MIN_SIDE, ADM_MIN_SIDE);
         return -EINVAL;
     }
-    memset(&f->plan, 0, sizeof(f->plan));
-    f->plan.d.w = fmt->width;
-    f->plan.d.h = fmt->height;
-    f->plan.prescale = -1;
-    f->plan.rows_all = 1;
+    sq_plan_whole(&f->plan, fmt->width, fmt->height);
     sq_adm_params(&f->spec.opt, &f->plan.va);
     f->nscores = 7;
     return 0;

@@ -29,11 +29,7 @@ int sq_motion_open(SqFeature *f, const SpeedqaFormat *fmt, char *err, size_t err
     }
     /* libvmaf's row SAD is a u32 sum of |v| <= 2^bpc per sample: exact
      * below 65000 columns, which the format limits keep us under */
-    memset(&f->plan, 0, sizeof(f->plan));
-    f->plan.d.w = fmt->width;
-    f->plan.d.h = fmt->height;
-    f->plan.prescale = -1;
-    f->plan.rows_all = 1;
+    sq_plan_whole(&f->plan, fmt->width, fmt->height);
     f->nscores = f->spec.opt.debug ? 4 : 3;
     return 0;
 }

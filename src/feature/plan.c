@@ -64,3 +64,12 @@ int sq_plan_init(SqPlan *p, int w, int h, const SqOptions *o, const SqAlloc *a,
     }
     return 0;
 }
+
+void sq_plan_whole(SqPlan *p, int w, int h)
+{
+    memset(p, 0, sizeof(*p));
+    p->d.w = w;
+    p->d.h = h;
+    p->prescale = -1;
+    p->rows_all = 1;
+}

@@ -20,4 +20,8 @@
 int sq_plan_init(SqPlan *p, int w, int h, const SqOptions *o, const SqAlloc *a,
                  const char *what, char *err, size_t errlen);
 
+/* The plan of libvmaf's integer features: a w x h plane read whole
+ * (SqPlan.rows_all), no prescale, every other field zero. */
+void sq_plan_whole(SqPlan *p, int w, int h);
+
 #endif

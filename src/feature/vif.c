@@ -32,11 +32,7 @@ int sq_vif_open(SqFeature *f, const SpeedqaFormat *fmt, const SqAlloc *a, char *
                  "filter's half-width: vif needs at least 16x16)", fmt->width, fmt->height);
         return -EINVAL;
     }
-    memset(&f->plan, 0, sizeof(f->plan));
-    f->plan.d.w = fmt->width;
-    f->plan.d.h = fmt->height;
-    f->plan.prescale = -1;
-    f->plan.rows_all = 1;
+    sq_plan_whole(&f->plan, fmt->width, fmt->height);
     f->plan.alloc = *a;
     f->plan.vi_egl = f->spec.opt.vif_enhn_gain_limit;
     f->plan.vi_skip0 = f->spec.opt.vif_skip_scale0;
