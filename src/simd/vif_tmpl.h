@@ -18,8 +18,9 @@
  * exact there, the gain, sv and (g g) sigma1 take the scalar code's
  * operations in its order (sv and the product truncated toward zero as
  * its conversions do; n2 < 2^53 adds exactly), and 2048 log2 of an
- * integer v >= 2^16 is its exponent k + 15 and the table at v 2^-k
- * truncated, v >> k exactly, read by vq_gather_u16. The pixel's cases are
+ * integer v >= 2^16 is its exponent k + 15 and the table at v >> k,
+ * whose index is the top 15 bits of v's mantissa (integer lanes, no
+ * conversion), read by vq_gather_u16. The pixel's cases are
  * masks, its terms (integers) summed in double lanes; a vector whose
  * sigma1 are all below the noise skips the logs. Columns past the last
  * whole vector take the math's scalar rows.
@@ -101,20 +102,17 @@ static inline vs vi_sq32(vs a, vs b)
                       vq_srl(vq_add(vq_mul_u(vq_odd(a), vq_odd(b)), h), 32));
 }
 
-/* The exponent k - 15 (in *k) and table index v >> k (returned) of v >= 2^16, integer lanes. */
-static inline vq vi_log_idx(vd v, vq *k)
-{
-    *k = vq_sub(vq_srl(vd_bits(v), 52), vq_set1(1023 + 15));
-    const vd scale = vq_bits(vq_sllv(vq_sub(vq_set1(1023), *k), vq_set1(52)));
-    return vd_to_vq(vd_trunc(vd_mul(v, scale)));
-}
-
-/* 2048 log2 of v >= 2^16 through the table, integer lanes: lt[(v >> k) - 2^15] + 2048 k. */
+/*
+ * 2048 log2 of an integer v in [2^16, 2^53) through the table, integer
+ * lanes: with k = exponent - 15, v >> k is 1 and the top 15 bits of the
+ * mantissa, so the index (v >> k) - 2^15 is those bits as they are.
+ */
 static inline vq vi_log(vd v, const uint16_t *lt)
 {
-    vq k;
-    const vq i = vi_log_idx(v, &k);
-    return vq_add(vq_gather_u16(lt, vq_sub(i, vq_set1(32768))), vq_sllv(k, vq_set1(11)));
+    const vq b = vd_bits(v);
+    const vq k = vq_sub(vq_srl(b, 52), vq_set1(1023 + 15));
+    const vq i = vq_and(vq_srl(b, 52 - 15), vq_set1(32767));
+    return vq_add(vq_gather_u16(lt, i), vq_sllv(k, vq_set1(11)));
 }
 
 /*
@@ -131,8 +129,7 @@ static void vi_terms(const int32_t *g1, const int32_t *g2, const int32_t *g12, i
     const vd eps = vd_mul(vd_set1(65536.0), vd_set1(1e-10)); /* as the math's constant */
     const vq d17 = vq_set1(2048 * 17);
     for (int l = 0; l < n; l += VD_N) {
-        const vd s1 = vq_to_vd(vq_load_i32(g1 + l)), s2 = vq_to_vd(vq_load_i32(g2 + l));
-        const vd s12 = vq_to_vd(vq_load_i32(g12 + l));
+        const vd s1 = vd_load_i32(g1 + l), s2 = vd_load_i32(g2 + l), s12 = vd_load_i32(g12 + l);
         const vdm mden = vd_le(nsq, s1);
         const vdm mnum = vdm_and(mden, vdm_and(vd_lt(zero, s12), vd_lt(zero, s2)));
         vd g = vd_div(s12, vd_add(s1, eps));
@@ -177,7 +174,7 @@ void V_NAME(sq_vif_hrow)(const uint32_t *const *t, int w, int s, double egl, con
         if (!vs_any(vs_gt(s1, vs_set1(SQ_VI_NSQ - 1)))) {
             /* every sigma1 below the noise (flat areas, common): no logs to take */
             for (int l = 0; l < VS_N; l += VD_N) {
-                sums[2] = vd_add(sums[2], vq_to_vd(vq_load_i32(g2 + l)));
+                sums[2] = vd_add(sums[2], vd_load_i32(g2 + l));
                 sums[3] = vd_add(sums[3], vd_set1(1.0));
             }
             continue;
