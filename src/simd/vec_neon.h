@@ -269,6 +269,12 @@ V_AI vq vq_sub(vq a, vq b) { return vsubq_s64(a, b); }
 V_AI vq vq_and(vq a, vq b) { return vandq_s64(a, b); }
 V_AI vq vq_xor(vq a, vq b) { return veorq_s64(a, b); }
 V_AI vq vq_sllv(vq v, vq n) { return vshlq_s64(v, n); }
+/* lt[idx] of each 64-bit lane (no gather instruction: lane by lane) */
+V_AI vq vq_gather_u16(const uint16_t *lt, vq idx)
+{
+    const int64_t t[2] = { lt[vgetq_lane_s64(idx, 0)], lt[vgetq_lane_s64(idx, 1)] };
+    return vld1q_s64(t);
+}
 V_AI vq vq_srav(vq v, vq n) { return vshlq_s64(v, vnegq_s64(n)); }
 V_AI vq vq_min(vq a, vq b) { return vbslq_s64(vcgtq_s64(a, b), b, a); }
 V_AI vq vq_max(vq a, vq b) { return vbslq_s64(vcgtq_s64(a, b), a, b); }

@@ -18,9 +18,12 @@
  * exact there, the gain, sv and (g g) sigma1 take the scalar code's
  * operations in its order (sv and the product truncated toward zero as
  * its conversions do; n2 < 2^53 adds exactly), and 2048 log2 of an
- * integer v >= 2^16 is its exponent k + 15 and the table at v 2^-k
- * truncated, v >> k exactly; only the table reads and the sums are
- * scalar. Columns past the last whole vector take the math's scalar rows.
+ * integer v >= 2^16 is its exponent k + 15 and the table at v >> k,
+ * whose index is the top 15 bits of v's mantissa (integer lanes, no
+ * conversion), read by vq_gather_u16. The pixel's cases are
+ * masks, its terms (integers) summed in double lanes; a vector whose
+ * sigma1 are all below the noise skips the logs. Columns past the last
+ * whole vector take the math's scalar rows.
  */
 #include <stddef.h>
 #include <stdint.h>
@@ -99,24 +102,34 @@ static inline vs vi_sq32(vs a, vs b)
                       vq_srl(vq_add(vq_mul_u(vq_odd(a), vq_odd(b)), h), 32));
 }
 
-/* The exponent k - 15 (in *k) and table index v >> k (returned) of v >= 2^16, integer lanes. */
-static inline vq vi_log_idx(vd v, vq *k)
+/*
+ * 2048 log2 of an integer v in [2^16, 2^53) through the table, integer
+ * lanes: with k = exponent - 15, v >> k is 1 and the top 15 bits of the
+ * mantissa, so the index (v >> k) - 2^15 is those bits as they are.
+ */
+static inline vq vi_log(vd v, const uint16_t *lt)
 {
-    *k = vq_sub(vq_srl(vd_bits(v), 52), vq_set1(1023 + 15));
-    const vd scale = vq_bits(vq_sllv(vq_sub(vq_set1(1023), *k), vq_set1(52)));
-    return vd_to_vq(vd_trunc(vd_mul(v, scale)));
+    const vq b = vd_bits(v);
+    const vq k = vq_sub(vq_srl(b, 52), vq_set1(1023 + 15));
+    const vq i = vq_and(vq_srl(b, 52 - 15), vq_set1(32767));
+    return vq_add(vq_gather_u16(lt, i), vq_sllv(k, vq_set1(11)));
 }
 
-/* sq_vi_pixel of n (a multiple of VD_N) pixels' sigmas g1, g2, g12 into a. */
+/*
+ * sq_vi_pixel of n (a multiple of VD_N) pixels' sigmas g1, g2, g12 into the
+ * lanes of s[4] (num_log, den_log, num_nonlog, den_nonlog): branchless, the
+ * masks selecting each term or 0. The terms are integers below 2^31 and a
+ * row's sums below 2^53, so double lanes add them exactly in any order.
+ */
 static void vi_terms(const int32_t *g1, const int32_t *g2, const int32_t *g12, int n, double egl,
-                     const uint16_t *lt, SqViAcc *a)
+                     const uint16_t *lt, vd *acc)
 {
     const vd zero = vd_set1(0.0), one = vd_set1(1.0), nsq = vd_set1((double)SQ_VI_NSQ);
     const vd safe = vd_set1(65536.0), vegl = vd_set1(egl);
     const vd eps = vd_mul(vd_set1(65536.0), vd_set1(1e-10)); /* as the math's constant */
+    const vq d17 = vq_set1(2048 * 17);
     for (int l = 0; l < n; l += VD_N) {
-        const vd s1 = vq_to_vd(vq_load_i32(g1 + l)), s2 = vq_to_vd(vq_load_i32(g2 + l));
-        const vd s12 = vq_to_vd(vq_load_i32(g12 + l));
+        const vd s1 = vd_load_i32(g1 + l), s2 = vd_load_i32(g2 + l), s12 = vd_load_i32(g12 + l);
         const vdm mden = vd_le(nsq, s1);
         const vdm mnum = vdm_and(mden, vdm_and(vd_lt(zero, s12), vd_lt(zero, s2)));
         vd g = vd_div(s12, vd_add(s1, eps));
@@ -124,30 +137,13 @@ static void vi_terms(const int32_t *g1, const int32_t *g2, const int32_t *g12, i
         g = vd_min(g, vegl);
         const vd n1 = vd_add(sv, nsq);
         const vd n2 = vd_add(vd_trunc(vd_mul(vd_mul(g, g), s1)), n1);
-        vq k0, k1, k2;
-        const vq i0 = vi_log_idx(vd_sel(mden, vd_add(s1, nsq), safe), &k0);
-        const vq i1 = vi_log_idx(vd_sel(mnum, n1, safe), &k1);
-        const vq i2 = vi_log_idx(vd_sel(mnum, n2, safe), &k2);
-        int32_t o[8][VD_N];
-        vq_store_i32(o[0], i0);
-        vq_store_i32(o[1], k0);
-        vq_store_i32(o[2], i1);
-        vq_store_i32(o[3], k1);
-        vq_store_i32(o[4], i2);
-        vq_store_i32(o[5], k2);
-        vq_store_i32(o[6], vd_to_vq(vd_sel(mden, one, zero)));
-        vq_store_i32(o[7], vd_to_vq(vd_sel(mnum, one, zero)));
-        for (int q = 0; q < VD_N; q++) {
-            if (!o[6][q]) {
-                a->num_nonlog += g2[l + q];
-                a->den_nonlog += 1;
-                continue;
-            }
-            a->den_log += (int64_t)lt[o[0][q] - 32768] + 2048 * (int64_t)o[1][q] - 2048 * 17;
-            if (o[7][q])
-                a->num_log += ((int64_t)lt[o[4][q] - 32768] + 2048 * (int64_t)o[5][q]) -
-                              ((int64_t)lt[o[2][q] - 32768] + 2048 * (int64_t)o[3][q]);
-        }
+        const vq den = vq_sub(vi_log(vd_sel(mden, vd_add(s1, nsq), safe), lt), d17);
+        const vq num = vq_sub(vi_log(vd_sel(mnum, n2, safe), lt),
+                              vi_log(vd_sel(mnum, n1, safe), lt));
+        acc[0] = vd_add(acc[0], vd_sel(mnum, vq_to_vd(num), zero));
+        acc[1] = vd_add(acc[1], vd_sel(mden, vq_to_vd(den), zero));
+        acc[2] = vd_add(acc[2], vd_sel(mden, zero, s2));
+        acc[3] = vd_add(acc[3], vd_sel(mden, zero, one));
     }
 }
 
@@ -156,7 +152,7 @@ void V_NAME(sq_vif_hrow)(const uint32_t *const *t, int w, int s, double egl, con
 {
     const int r = sq_vi_half(s);
     const vq h16 = vq_set1(32768);
-    SqViAcc a = { acc[0], acc[1], acc[2], acc[3] };
+    vd sums[4] = { vd_set1(0.0), vd_set1(0.0), vd_set1(0.0), vd_set1(0.0) };
     int j = 0;
     for (; j + VS_N <= w; j += VS_N) {
         vs m1 = vs_set1(0), m2 = vs_set1(0);
@@ -174,11 +170,27 @@ void V_NAME(sq_vif_hrow)(const uint32_t *const *t, int w, int s, double egl, con
         const vs s2 = vs_max(vs_sub(vi_round_pack(ye, yo, h16, 16), vi_sq32(m2, m2)), vs_set1(0));
         const vs s12 = vs_sub(vi_round_pack(ce, co, h16, 16), vi_sq32(m1, m2));
         int32_t g1[VS_N], g2[VS_N], g12[VS_N];
-        vs_store(g1, s1);
         vs_store(g2, s2);
+        if (!vs_any(vs_gt(s1, vs_set1(SQ_VI_NSQ - 1)))) {
+            /* every sigma1 below the noise (flat areas, common): no logs to take */
+            for (int l = 0; l < VS_N; l += VD_N) {
+                sums[2] = vd_add(sums[2], vd_load_i32(g2 + l));
+                sums[3] = vd_add(sums[3], vd_set1(1.0));
+            }
+            continue;
+        }
+        vs_store(g1, s1);
         vs_store(g12, s12);
-        vi_terms(g1, g2, g12, VS_N, egl, lt, &a);
+        vi_terms(g1, g2, g12, VS_N, egl, lt, sums);
     }
+    int64_t lane[4] = { acc[0], acc[1], acc[2], acc[3] };
+    for (int q = 0; q < 4; q++) {
+        double v[VD_N];
+        vd_store(v, sums[q]);
+        for (int l = 0; l < VD_N; l++)
+            lane[q] += (int64_t)v[l];
+    }
+    SqViAcc a = { lane[0], lane[1], lane[2], lane[3] };
     const SqViRows tr = { (uint32_t *)t[0], (uint32_t *)t[1], (uint32_t *)t[2], (uint32_t *)t[3],
                           (uint32_t *)t[4] };
     sq_vi_hrow(tr, s, j, w, egl, lt, &a);
