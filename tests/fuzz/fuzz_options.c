@@ -210,6 +210,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
                    strncmp(name, "integer_motion", 14) == 0 || strncmp(name, "integer_adm2", 12) == 0 ||
                    strncmp(name, "integer_aim", 11) == 0 || strncmp(name, "integer_adm3", 12) == 0 ||
                    strncmp(name, "integer_adm_scale", 17) == 0 || strncmp(name, "cambi", 5) == 0 ||
+                   strncmp(name, "integer_vif", 11) == 0 ||
                    strncmp(name, "VMAF_integer_feature_motion_sad_score", 37) == 0,
                    "score name '%s'", name);
         /* frame 0 has no previous frame: temporal SpEED and motion2 are 0
