@@ -9,11 +9,17 @@
 int sq_rt_load(SqRtApi *api, const char *libname, char *err, size_t errlen)
 {
     static const char *const names[] = { SQ_RT_LIBS };
+    /*
+     * RTLD_NODELETE: the runtimes initialise process-lifetime state when
+     * loaded (ROCm's HSA runtime allocates some even with no AMD device);
+     * unmapping them at every close would redo and leak that per context.
+     */
+    const int mode = RTLD_NOW | RTLD_LOCAL | RTLD_NODELETE;
     memset(api, 0, sizeof(*api));
     if (libname)
-        api->lib = dlopen(libname, RTLD_NOW | RTLD_LOCAL);
+        api->lib = dlopen(libname, mode);
     for (size_t i = 0; !libname && i < sizeof(names) / sizeof(names[0]) && !api->lib; i++)
-        api->lib = dlopen(names[i], RTLD_NOW | RTLD_LOCAL);
+        api->lib = dlopen(names[i], mode);
     if (!libname)
         libname = names[0];
     if (!api->lib) {
