@@ -45,7 +45,6 @@ SqFrameSlot *sq_frames_next(SqFrames *f, const SpeedqaPicture *const *pics, int 
         const int lp = sq_frames_at(f, f->sent - 1)->past;
         s->past = lp < 2 ? lp + 1 : 2;
     }
-    s->has_prev = s->past > 0;
     s->pending = 0;
     atomic_store_explicit(&s->refs, 1 + f->hold, memory_order_relaxed);
     return s;

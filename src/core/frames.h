@@ -26,7 +26,6 @@ typedef struct SqFrameSlot {
     int pending;      /* caller thread: reads in refs of later frames not sent yet */
     int new_seq;      /* the frame starts a sequence */
     int past;         /* frames of its sequence before it, at most 2 */
-    int has_prev;     /* past > 0 */
     uint32_t present; /* bit k: picture k was sent (a ladder stream may have ended) */
 } SqFrameSlot;
 

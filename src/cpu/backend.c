@@ -23,11 +23,11 @@ static void score_slot(void *ctx, int64_t frame, int thread)
     const unsigned long long n = (unsigned long long)frame;
     const SqFrameSlot *fs = sq_frames_at(&c->fr, n);
     Slot *s = &c->slot[sq_frames_index(&c->fr, n)];
-    const Slot *prev = fs->has_prev ? &c->slot[sq_frames_index(&c->fr, n - 1)] : NULL;
+    const Slot *prev = fs->past > 0 ? &c->slot[sq_frames_index(&c->fr, n - 1)] : NULL;
     const Slot *prev2 = fs->past > 1 && c->keep > 1 ? &c->slot[sq_frames_index(&c->fr, n - 2)]
                                                     : NULL;
     sq_cpu_score_frame(c, &c->w[thread], c->pool, thread, s->pl, prev ? prev->pl : NULL,
-                       prev2 ? prev2->pl : NULL, prev && sq_frames_at(&c->fr, n - 1)->has_prev,
+                       prev2 ? prev2->pl : NULL, fs->past > 1,
                        fs->present, NULL, NULL, &s->res);
     sq_frames_done(&c->fr, n);
 }

@@ -292,7 +292,6 @@ int sq_gpu_send(void *priv, const SpeedqaPicture *const *pic, int new_seq, char 
     FrameRec *fr = &g->frames[slot];
     memset(fr, 0, sizeof(*fr));
     const SqFrameSlot *fs = sq_frames_next(&g->fr, pic, new_seq);
-    fr->has_prev = fs->has_prev;
     fr->past = fs->past;
     int ret = sq_gpu_put_frame(&g->stage, fr, slot, ref, dis, err, errlen);
     const int taken = !ret && (ret = sq_gpu_add_frame(&g->bat, fr)) < 0;

@@ -57,7 +57,6 @@ typedef struct PlaneGeo {
 /* Where a frame's planes lie in its device slot: written by staging.c, read by launch.c. */
 typedef struct FrameRec {
     int bslot, index;    /* batch slot, position in the batch */
-    int has_prev;
     int past;            /* frames of its sequence before it, at most 2 (SqFrameSlot.past) */
     int64_t base[2][3], stride[2][3];
     int runs[2][3];

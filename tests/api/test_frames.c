@@ -64,11 +64,11 @@ static void prev_hold(void)
     SqFrames f;
     check(sq_frames_open(&f, 3, 2, 1, &a) == 0, "open");
     SqFrameSlot *s = send(&f, 0, 1, 1);
-    check(!s->has_prev && s->present == 3, "frame 0: no previous, both pictures");
+    check(s->past == 0 && s->present == 3, "frame 0: no previous, both pictures");
     sq_frames_done(&f, 0);
     check(gone(0) == 0 && gone(1) == 0, "frame 0 held for frame 1");
     s = send(&f, 2, 0, 1);
-    check(s->has_prev, "frame 1 has a previous frame");
+    check(s->past == 1, "frame 1 has a previous frame");
     sq_frames_done(&f, 1);
     check(gone(0) == 1 && gone(1) == 1, "frame 0 back once frame 1 is done");
     check(gone(2) == 0, "frame 1 held for frame 2");
@@ -82,7 +82,7 @@ static void prev_hold(void)
     sq_frames_done(&f, 2);
     check(gone(4) == 0, "frame 2 held");
     s = send(&f, 6, 1, 1);
-    check(!s->has_prev, "a new sequence has no previous frame");
+    check(s->past == 0, "a new sequence has no previous frame");
     check(gone(4) == 1 && gone(5) == 1, "new sequence: frame 2 back at commit");
     /* a picture named back by the backend is not given back again */
     sq_frames_give(s, 0);
