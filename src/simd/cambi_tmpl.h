@@ -203,22 +203,37 @@ void V_NAME(sq_vc_cvalue_row)(const uint16_t *img, const uint8_t *mask, const ui
         c[o + j] = sq_vc_cvalue_at(img, mask, hist, w, i, j, first, p, recip);
 }
 
-/* Pooling: most c-values are 0 (no mask, no counted term); a vector of zeros is skipped. */
+/*
+ * Pooling: most c-values are 0 (no mask, no counted term); a vector of
+ * zeros is skipped. Pass 1 counts every lane of another vector, zeros too
+ * (into cnt[0], taken back at the end): a branch per lane on whether it is
+ * 0 was mispredicted where zeros and values mix. A vector with a value not
+ * finite (or negative: not a c-value) fails as the scalar code does.
+ */
 int V_NAME(sq_vc_count_hi)(const float *c, int n, uint32_t *cnt, uint32_t *zeros)
 {
-    uint32_t z = 0;
+    const vs fin = vs_set1(0x7f7fffff), zero = vs_set1(0);
+    int32_t b[VS_N];
+    uint32_t z = 0, zin = 0;
     int i = 0;
     for (; i + VS_N <= n; i += VS_N) {
-        if (!vs_any(vf_bits(vf_load(c + i)))) {
+        const vs v = vf_bits(vf_load(c + i));
+        if (!vs_any(v)) {
             z += VS_N;
             continue;
         }
-        if (!sq_vc_count_hi(c, i, i + VS_N, cnt, &z))
+        if (vs_any(vs_or(vs_gt(v, fin), vs_gt(zero, v))))
             return 0;
+        vs_store(b, v);
+        for (int k = 0; k < VS_N; k++) {
+            cnt[(uint32_t)b[k] >> 16]++;
+            zin += !b[k];
+        }
     }
     if (!sq_vc_count_hi(c, i, n, cnt, &z))
         return 0;
-    *zeros += z;
+    cnt[0] -= zin;
+    *zeros += z + zin;
     return 1;
 }
 
