@@ -310,8 +310,24 @@ static int pool_case(const RowFns *f, const RowFns *g, int n)
     uint32_t b = 0;
     if (n)
         memcpy(&b, &v[ck_irand(0, n - 1)], 4);
-    const int hi = ck_chance(30) ? 0 : (int)(b >> 16) & 0x7fff;
-    const int emin = ck_chance(50) ? -149 : ((hi >> 7) ? (hi >> 7) : 1) - 150;
+    int hi = ck_chance(30) ? 0 : (int)(b >> 16) & 0x7fff;
+    int emin = ck_chance(50) ? -149 : ((hi >> 7) ? (hi >> 7) : 1) - 150;
+    if (ck_chance(30)) {
+        /* every shift in range and a few values near 2^52 units: the exact sum near 2^53, and
+         * whether it stays below decides */
+        const int be0 = ck_irand(1, 200), big = ck_irand(0, 3);
+        for (int i = 0; i < n; i++) {
+            const uint32_t e = (uint32_t)(be0 + ck_irand(0, 12));
+            const uint32_t nb = ck_chance(40) ? 0 : e << 23 | (uint32_t)ck_irand(0, 0x7fffff);
+            memcpy(&v[i], &nb, 4);
+        }
+        for (int k = 0; n && k < big; k++) {
+            const uint32_t nb = (uint32_t)(be0 + 29) << 23 | (uint32_t)ck_irand(0, 0x7fffff);
+            memcpy(&v[ck_irand(0, n - 1)], &nb, 4);
+        }
+        hi = 0;
+        emin = be0 - 150;
+    }
     int64_t sa = ck_irand(0, 1000), sb = sa;
     memset(ca, 0, 65536 * 4);
     memset(cb, 0, 65536 * 4);
