@@ -201,8 +201,9 @@ SQ_DFN void sq_gk_adm_rows(SQ_GLOBAL unsigned char *arena, const SqKArgs *ka, in
     sq_gk_sum_n(part, n);
     if (!live || SQ_TID != 0)
         return;
-    SQ_GLOBAL uint64_t *rows = SQ_GK_PTR(uint64_t, a->scratch + sq_gpu_adm_at(a->w, a->h, SQ_GPU_ADM_ROWS)) +
-                               (int64_t)(sq_gpu_adm_row0(a->h, s) + i) * SQ_GPU_ADM_SUMS;
+    const int64_t at = a->scratch + sq_gpu_adm_at(a->w, a->h, SQ_GPU_ADM_ROWS);
+    SQ_GLOBAL uint64_t *rows =
+        SQ_GK_PTR(uint64_t, at) + (int64_t)(sq_gpu_adm_row0(a->h, s) + i) * SQ_GPU_ADM_SUMS;
     const int rho_cm = sq_va_ceil_log2(p.h);
     for (int th = 0; th < 3; th++) {
         rows[(aim ? 6 : 3) + th] = (uint64_t)sq_va_cm_round((int64_t)part[th * SQ_GK_MAXTH], rho_cm);
