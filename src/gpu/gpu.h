@@ -16,6 +16,7 @@
 #include "core/plan_core.h"
 #include "math/dims.h"
 #include "math/prelude.h"
+#include "math/vmaf_adm_pool.h"
 
 /* Largest 25x25 problem of the eigen/solve kernels. */
 #define SQ_GPU_NMAX (SQ_BLOCK * SQ_BLOCK)
@@ -90,6 +91,7 @@ typedef struct SqGpuResult {
     int32_t err;
     uint32_t range[2][SQ_GPU_RANGE_N]; /* ref, dis side: as SqRawResult.range */
     uint32_t sum[2];                   /* an SQ_JOB_SAD job's: the plane SAD, low and high half */
+    SqVaRaw adm[4];                    /* an SQ_JOB_ADM job's: SqRawResult.adm of its slot */
 } SqGpuResult;
 
 /* One SQ_JOB_SAD job of one frame (libvmaf's integer motion): the SAD of
@@ -106,21 +108,85 @@ typedef struct SqGpuSad {
     int32_t pad;
 } SqGpuSad;
 
+SQ_FN int64_t sq_gpu_align(int64_t v)
+{
+    return (v + SQ_GPU_ALIGN - 1) & ~(int64_t)(SQ_GPU_ALIGN - 1);
+}
+
+/*
+ * One SQ_JOB_ADM job of one frame (libvmaf's integer ADM of the luma, ref
+ * against dis, math/vmaf_adm*.h): the host's parameters and the planes;
+ * its scratch (sq_gpu_adm_at) holds every scale's planes in turn and the
+ * per-row sums that the fold adds up.
+ */
+typedef struct SqGpuAdm {
+    SqVaParams va;                 /* the plan's (feature/adm_params.c) */
+    int64_t pic[2], stride[2];     /* ref, dis: arena offsets of the planes */
+    int64_t scratch;               /* arena offset of sq_gpu_adm_bytes(w, h) */
+    int32_t acc[2];                /* sample access (math/filter.h) */
+    int32_t w, h, bpc;
+    int32_t result;                /* its SqGpuResult, after the pairs' and the sads' */
+    int32_t frame, job;            /* host bookkeeping */
+} SqGpuAdm;
+
+/* The parts of an SqGpuAdm's scratch, in order; each is one plane of int32
+ * (the row sums: SQ_GPU_ADM_SUMS u64 per band row of every scale). */
+enum {
+    SQ_GPU_ADM_LO = 0,  /* side k's vertical pass at 2k (lo), 2k + 1 (hi): (h + 1) / 2 x w */
+    SQ_GPU_ADM_BAND = 4, /* side k's band b (SQ_VA_*) at 4 + 4k + b: (w + 1) / 2 x (h + 1) / 2 */
+    SQ_GPU_ADM_R = 12,  /* r, e, A, F of orientation th at 12 + 3 * {0, 1, 2, 3} + th */
+    SQ_GPU_ADM_ROWS = 24
+};
+/* Per band row: den h, v, d; DLM h, v, d; AIM h, v, d (each rounded by its rho). */
+#define SQ_GPU_ADM_SUMS 9
+
+SQ_FN int64_t sq_gpu_adm_vplane(int w, int h)
+{
+    return sq_gpu_align((int64_t)((h + 1) / 2) * w * 4);
+}
+
+SQ_FN int64_t sq_gpu_adm_bplane(int w, int h)
+{
+    return sq_gpu_align((int64_t)((h + 1) / 2) * ((w + 1) / 2) * 4);
+}
+
+/* Byte offset of part k in the scratch of a w x h job. */
+SQ_FN int64_t sq_gpu_adm_at(int w, int h, int k)
+{
+    const int64_t v = sq_gpu_adm_vplane(w, h), b = sq_gpu_adm_bplane(w, h);
+    return k <= SQ_GPU_ADM_BAND ? k * v : 4 * v + (k - SQ_GPU_ADM_BAND) * b;
+}
+
+/* The first band row of scale s among the row sums of a job of height h. */
+SQ_FN int sq_gpu_adm_row0(int h, int s)
+{
+    int n = 0;
+    for (int k = 0; k < s; k++) {
+        h = (h + 1) / 2;
+        n += h;
+    }
+    return n;
+}
+
+/* The scratch of a w x h job: the parts, then the row sums of the four scales. */
+SQ_FN int64_t sq_gpu_adm_bytes(int w, int h)
+{
+    return sq_gpu_adm_at(w, h, SQ_GPU_ADM_ROWS) +
+           sq_gpu_align((int64_t)sq_gpu_adm_row0(h, 4) * SQ_GPU_ADM_SUMS * 8);
+}
+
 /* The one argument struct every kernel takes (after the arena base). */
 typedef struct SqKArgs {
     int64_t plans;    /* arena offset of SqGpuPlan[] */
     int64_t sides;    /* SqGpuSide[nsides] */
     int64_t pairs;    /* SqGpuPair[npairs] */
-    int64_t results;  /* SqGpuResult[npairs + nsads] */
+    int64_t results;  /* SqGpuResult[npairs + nsads + nadms] */
     int64_t sads;     /* SqGpuSad[nsads] */
+    int64_t adms;     /* SqGpuAdm[nadms] */
     int32_t nsides, npairs;
-    int32_t nsads, pad;
+    int32_t nsads, nadms;
+    int32_t scale, pad; /* the ADM kernels: which scale this launch runs */
 } SqKArgs;
-
-SQ_FN int64_t sq_gpu_align(int64_t v)
-{
-    return (v + SQ_GPU_ALIGN - 1) & ~(int64_t)(SQ_GPU_ALIGN - 1);
-}
 
 /* Offset of the raw row `row` of op row i's run (or of the whole plane). */
 SQ_FN int64_t sq_gpu_run_base(int64_t base, int64_t stride, int runs, int i)
@@ -258,7 +324,7 @@ int sq_gpu_profile(void *priv, double *ms);
                             .capacity = sq_gpu_capacity, .send = sq_gpu_send,          \
                             .receive = sq_gpu_receive, .close = sq_gpu_close,          \
                             .list_devices = list, .pic_mem = sq_gpu_pic_mem,   \
-                            .sad = 1,                                          \
+                            .sad = 1, .adm = 1,                                \
                             .device_mem = (devmem),                            \
                             .host_register = sq_gpu_host_register,            \
                             .host_unregister = sq_gpu_host_unregister };

@@ -402,3 +402,4 @@ SQ_KERNEL_BEGIN(pool, 256)
 /* ---- libvmaf's integer motion (gpu/kernels_motion.h) ------------------- */
 
 #include "gpu/kernels_motion.h"
+#include "gpu/kernels_adm.h"

@@ -108,6 +108,11 @@ static void plan_scratch(GpuLayout *l, const SqBackendParams *p)
             o = sq_gpu_align(o + (int64_t)pl->d.h * 8);
             continue;
         }
+        if (p->jobs[j].kind == SQ_JOB_ADM) {
+            l->side_off[j][0] = o;
+            o += sq_gpu_adm_bytes(pl->d.w, pl->d.h);
+            continue;
+        }
         layout_side(pl, &sl);
         for (int s = 0; s < 2; s++) {
             l->side_off[j][s] = o;
@@ -146,6 +151,7 @@ static int64_t layout_arena(GpuLayout *l, const SqBackendParams *p, int b)
     at->pairs = take(&o, max_pairs * (int64_t)sizeof(SqGpuPair));
     at->results = take(&o, max_pairs * (int64_t)sizeof(SqGpuResult));
     at->sads = take(&o, max_pairs * (int64_t)sizeof(SqGpuSad));
+    at->adms = take(&o, max_pairs * (int64_t)sizeof(SqGpuAdm));
     at->scratch = o;
     o += b * l->frame_scratch;
     at->slots = o;

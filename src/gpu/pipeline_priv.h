@@ -65,7 +65,7 @@ typedef struct FrameRec {
 
 /* Offsets of the arena's parts (layout_arena). */
 typedef struct ArenaMap {
-    int64_t plans, tables, sides, pairs, results, sads, scratch, slots;
+    int64_t plans, tables, sides, pairs, results, sads, adms, scratch, slots;
 } ArenaMap;
 
 /*
@@ -76,7 +76,7 @@ typedef struct GpuLayout {
     PlaneGeo geo[3];
     int64_t side_off[SQ_MAX_JOBS][2], pair_off[SQ_MAX_JOBS]; /* in a frame's scratch */
     int64_t frame_scratch;
-    int pairs_per_frame;      /* every job's: a SpEED pair or an SQ_JOB_SAD entry */
+    int pairs_per_frame;      /* every job's: a SpEED pair, an SQ_JOB_SAD or SQ_JOB_ADM entry */
     int back;                 /* the farthest frame back a job reads (SqJob.needs_prev) */
     int has_prescale;
     int64_t slot_bytes, stage_bytes;
@@ -205,12 +205,13 @@ int sq_gpu_put_frame(GpuStage *st, FrameRec *fr, int slot, const SpeedqaPicture 
 
 typedef struct BatchRec {
     unsigned long long first; /* send index of its first frame */
-    int nframes, npairs, nsads;
+    int nframes, npairs, nsads, nadms;
     int launched, done;
     SqGpuSide *sides;    /* pinned */
     SqGpuPair *pairs;    /* pinned, right after sides */
     SqGpuSad *sads;      /* pinned, right after pairs */
-    SqGpuResult *res;    /* pinned: the pairs', then the sads' */
+    SqGpuAdm *adms;      /* pinned, right after sads */
+    SqGpuResult *res;    /* pinned: the pairs', then the sads', then the adms' */
 } BatchRec;
 
 /*

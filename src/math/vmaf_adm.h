@@ -249,6 +249,27 @@ SQ_FN int sq_va_cm_shift(int scale, int th, int w)
     return scale ? sq_va_ceil_log2(w) : sq_va_ceil_log2(w) - (th < 2 ? 4 : 3);
 }
 
+/* A row's sum of sq_va_cm_val rounded by rho = ceil_log2(h), as the numerator adds it. */
+SQ_FN int64_t sq_va_cm_round(int64_t inner, int rho)
+{
+    return (inner + sq_va_half(rho)) >> rho;
+}
+
+/*
+ * The three orientations' sq_va_cm_val at (i, j), for callers that split a
+ * row between threads: the threshold straight from sq_va_thr, whose u32
+ * sum wraps to sq_va_cm_rows' box sums (the same terms, mirrored alike).
+ */
+SQ_FN void sq_va_cm_at(int scale, const uint32_t *ir, const SQ_GLOBAL int32_t *const *X,
+                       const SQ_GLOBAL int32_t *const *A, const SQ_GLOBAL int32_t *const *F,
+                       int w, int h, int i, int j, int64_t *v)
+{
+    const int32_t t = sq_va_thr(scale, A, F, w, h, i, j);
+    for (int th = 0; th < 3; th++)
+        v[th] = sq_va_cm_val(scale, th, ir[th], X[th][(int64_t)i * w + j], t,
+                             sq_va_cm_shift(scale, th, w));
+}
+
 /*
  * One pooling row of the masking numerator: acc[th] += (row sum + 2^(rho-1))
  * >> rho, rho = ceil_log2(h), columns [l, r) left to right (the order is
@@ -282,7 +303,7 @@ SQ_FN void sq_va_cm_rows(int scale, const SqVaScale *p, const SQ_GLOBAL int32_t 
             inner[th] += sq_va_cm_val(scale, th, p->ir[th], X[th][mid + j], (int32_t)t, c[th]);
     }
     for (int th = 0; th < 3; th++)
-        acc[th] += (inner[th] + sq_va_half(rho)) >> rho;
+        acc[th] += sq_va_cm_round(inner[th], rho);
 }
 
 /* Pooling row i of w x h planes: its neighbours mirrored (row 1 above row 0). */

@@ -73,21 +73,47 @@ SQ_FN uint64_t sq_va_den_val(int scale, int64_t o, int c)
     return (sq * u + (uint64_t)sq_va_half(c)) >> c;
 }
 
+/* A row sum of sq_va_den_val rounded by rho, as the denominator adds it. */
+SQ_FN uint64_t sq_va_den_round(uint64_t row, int rho)
+{
+    return (row + (uint64_t)sq_va_half(rho)) >> rho;
+}
+
+/*
+ * The denominator's shifts over a w x h band's pooling region: c per sample
+ * (sq_va_den_val), rho per row (sq_va_den_round). Scale 0 has no c and
+ * takes rho (sigma) from the area; scales 1..3 from the region's sides.
+ */
+SQ_FN void sq_va_den_shifts(int scale, int w, int h, int *c, int *rho)
+{
+    const int l = sq_va_pool_lo(w), r = sq_va_pool_hi(w), t = sq_va_pool_lo(h),
+              b = sq_va_pool_hi(h);
+    const int64_t area = (int64_t)(b - t) * (r - l);
+    const int sig = sq_imax(0, sq_va_ceil_log2(area) - 20);
+    *c = scale ? sq_va_ceil_log2(r - l) : 0;
+    *rho = scale ? sq_va_ceil_log2(b - t) : sig;
+}
+
+/* One orientation's denominator from the sum acc of its rounded rows: f32(acc / 2^K' * pow(rf, 3)). */
+SQ_FN float sq_va_den_norm(int scale, sq_f64 rf3, uint64_t acc, int c, int rho)
+{
+    const int K = scale == 0 ? 18 : scale == 1 ? 32 : scale == 2 ? 27 : 23;
+    const sq_f64 v = sq_d_div(sq_va_u64_to_d(acc), sq_va_pow2(K - rho - c));
+    return sq_d_to_float(sq_d_mul(v, rf3));
+}
+
 /*
  * The CSF denominator of one scale over the pooling region of the reference
- * bands ob: per orientation f32(acc / 2^K' * pow(rf, 3)). Scale 0 sums |o|^3
- * per row with a shift sigma from the area; scales 1..3 round per sample
- * (c = ceil_log2(r - l)) and per row (rho = ceil_log2(b - t)).
+ * bands ob, per orientation (sq_va_den_shifts, sq_va_den_round,
+ * sq_va_den_norm: a caller may sum the rows in any order).
  */
 SQ_FN void sq_va_den(int scale, const SqVaScale *p, const SQ_GLOBAL int32_t *const *ob, int w,
                      int h, float *out)
 {
     const int l = sq_va_pool_lo(w), r = sq_va_pool_hi(w), t = sq_va_pool_lo(h),
               b = sq_va_pool_hi(h);
-    const int64_t area = (int64_t)(b - t) * (r - l);
-    const int sig = sq_imax(0, sq_va_ceil_log2(area) - 20);
-    const int c = scale ? sq_va_ceil_log2(r - l) : 0, rho = scale ? sq_va_ceil_log2(b - t) : sig;
-    const int K = scale == 0 ? 18 : scale == 1 ? 32 : scale == 2 ? 27 : 23;
+    int c, rho;
+    sq_va_den_shifts(scale, w, h, &c, &rho);
     for (int th = 0; th < 3; th++) {
         const SQ_GLOBAL int32_t *o = ob[sq_va_band_of(th)];
         uint64_t acc = 0;
@@ -95,10 +121,9 @@ SQ_FN void sq_va_den(int scale, const SqVaScale *p, const SQ_GLOBAL int32_t *con
             uint64_t row = 0;
             for (int j = l; j < r; j++)
                 row += sq_va_den_val(scale, o[(int64_t)i * w + j], c);
-            acc += (row + (uint64_t)sq_va_half(rho)) >> rho;
+            acc += sq_va_den_round(row, rho);
         }
-        const sq_f64 v = sq_d_div(sq_va_u64_to_d(acc), sq_va_pow2(K - rho - c));
-        out[th] = sq_d_to_float(sq_d_mul(v, p->rf3[th]));
+        out[th] = sq_va_den_norm(scale, p->rf3[th], acc, c, rho);
     }
 }
 

@@ -280,16 +280,6 @@ int main(void)
         expect_open_error("three adm features", &s, &cnt, &log, -EINVAL, "at most 2 adm");
     }
     OPEN_ERR("speed option of adm", 576, 324, SPEEDQA_PIX_420, 8, "adm=speed_max_val=18", -EINVAL, "unknown option");
-    {
-        /* a backend without SQ_JOB_ADM refuses at open, before touching a device */
-        Counter cnt = { 0 };
-        LogCapture log = { .quiet = 1 };
-        SpeedqaSettings s;
-        const char *feats[] = { "adm", NULL };
-        settings(&s, &cnt, &log, 576, 324, SPEEDQA_PIX_420, 8, feats);
-        s.backend = SPEEDQA_BACKEND_CUDA;
-        expect_open_error("adm on a GPU backend", &s, &cnt, &log, -ENOSYS, "cpu backend only");
-    }
     /* cambi: libvmaf's ranges; the options the math does not cover; the sizes libvmaf refuses */
     OPEN_ERR("cambi window_size below 15", 576, 324, SPEEDQA_PIX_420, 8, "cambi=window_size=13", -EINVAL, "outside");
     OPEN_ERR("cambi max_log_contrast 6", 576, 324, SPEEDQA_PIX_420, 8, "cambi=max_log_contrast=6", -EINVAL, "outside");

@@ -6,7 +6,7 @@
  * the layouts mixed frame by frame (so speed_temporal subtracts a planar
  * previous frame from a semi-planar one and back), lent and copied. Every
  * score must equal, bit for bit, the score of the planar LSB-aligned
- * equivalent pictures on the same backend (on the CPU, adm's and cambi's too). Also: the one-line errors for
+ * equivalent pictures on the same backend (adm's too; on the CPU, cambi's too). Also: the one-line errors for
  * bad semi-planar pictures, and a sample above the depth in an LSB-aligned
  * semi-planar V plane failing the frame (-ERANGE) on every backend.
  *
@@ -53,17 +53,9 @@ static const Cfg cfgs[] = {
     { "p416", 199, 163, SPEEDQA_PIX_444, 16, 0, 0 },
 };
 
+/* adm reads the luma of both sides in place (the CPU's one thread, a GPU's
+ * device pictures: a stride and sample access per picture) or from copies. */
 static const char *const features[] = {
-    "speed_chroma",
-    "speed_temporal",
-    "speed_temporal=speed_use_ref_diff=true",
-    "speed_chroma=speed_prescale=1.5:speed_kernelscale=0.5",
-    NULL,
-};
-
-/* The CPU backend also runs adm, which reads the luma of both sides in place (one
- * thread: a stride and sample access per picture, sq_va_frame2) or from copies. */
-static const char *const cpu_features[] = {
     "speed_chroma",
     "speed_temporal",
     "speed_temporal=speed_use_ref_diff=true",
@@ -242,7 +234,7 @@ static int api_run(const Cfg *c, SpeedqaBackend be, unsigned cpu_mask, int threa
     s.format = (SpeedqaFormat){ c->w, c->h, c->fmt, c->bpc };
     s.features = be != SPEEDQA_BACKEND_CPU            ? features
                  : c->w >= 216 && c->h >= 216 ? cpu_features_cambi
-                                              : cpu_features;
+                                              : features;
     s.backend = be;
     s.cpu_mask = cpu_mask;
     s.n_threads = threads;

@@ -162,7 +162,7 @@ static int check_set(const ViSeq *s, const CambiSet *c, uint64_t cpumask, const 
         bad += vi_check(ctx, s, tag, c->name, v);
         /* the library's feature: the defaults and v1.0.16's (1, 3 threads, a ladder of 2) */
         if (c < sets + 2 && cpumask == cpumasks0)
-            bad += vi_lib_check(ctx, s, &c->use, 1, 1);
+            bad += vi_lib_check(ctx, s, &c->use, 1, 1, 0);
         vmaf_close(ctx);
         *frames += s->n;
     }

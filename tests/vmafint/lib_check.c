@@ -204,7 +204,8 @@ static int check_self(const ViSeq *s, const char *const *feats, int runs, const 
     return bad;
 }
 
-int vi_lib_check(VmafContext *ctx, const ViSeq *s, const ViUse *uses, int n_uses, int runs)
+int vi_lib_check(VmafContext *ctx, const ViSeq *s, const ViUse *uses, int n_uses, int runs,
+                 int gpu_sets)
 {
     int bad = 0;
     /* each set alone, then (adm, runs 1) the first two sets in one context */
@@ -215,9 +216,8 @@ int vi_lib_check(VmafContext *ctx, const ViSeq *s, const ViUse *uses, int n_uses
         use_string(&uses[1], feat2, sizeof feat2);
         const char *feats[] = { feat, k < n_uses ? NULL : feat2, NULL };
         /* 1 thread, pictures copied; 3 threads, lent; 2 threads, copied, a ladder;
-         * the pair as a ladder only; motion also on each GPU backend with a
-         * device (copied, then lent) */
-        const int gpus = k < n_uses && !strncmp(feat, "motion", 6) ? 6 : 0;
+         * the pair as a ladder, then on the GPUs (two jobs a frame) */
+        const int gpus = (k < n_uses ? k < gpu_sets : gpu_sets >= 2) ? 6 : 0;
         for (int mode = k < n_uses ? 0 : 2; mode < 3 + gpus; mode++) {
             LibRun lr = { 0 };
             SpeedqaContext *c;

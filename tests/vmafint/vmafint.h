@@ -56,9 +56,11 @@ extern const int vi_motion_n_uses;
 /*
  * The library's feature over the option sets uses[0 .. n_uses) (ctx ran them),
  * with 1, 3 and 2 threads (a ladder); runs: the sequence sent once, or twice with
- * a flush between.
+ * a flush between. The first gpu_sets sets also run on each GPU backend with a
+ * device (copied, then lent), and the pair of the first two when gpu_sets >= 2.
  */
-int vi_lib_check(VmafContext *ctx, const ViSeq *s, const ViUse *uses, int n_uses, int runs);
+int vi_lib_check(VmafContext *ctx, const ViSeq *s, const ViUse *uses, int n_uses, int runs,
+                 int gpu_sets);
 
 /*
  * The first n_sets option sets of vi_adm_uses, which ctx must have run;
