@@ -17,6 +17,7 @@
 #include "math/dims.h"
 #include "math/prelude.h"
 #include "math/vmaf_adm_pool.h"
+#include "math/vmaf_vif.h"
 
 /* Largest 25x25 problem of the eigen/solve kernels. */
 #define SQ_GPU_NMAX (SQ_BLOCK * SQ_BLOCK)
@@ -92,6 +93,7 @@ typedef struct SqGpuResult {
     uint32_t range[2][SQ_GPU_RANGE_N]; /* ref, dis side: as SqRawResult.range */
     uint32_t sum[2];                   /* an SQ_JOB_SAD job's: the plane SAD, low and high half */
     SqVaRaw adm[4];                    /* an SQ_JOB_ADM job's: SqRawResult.adm of its slot */
+    SqViRaw vif;                       /* an SQ_JOB_VIF job's: SqRawResult.vif of its slot */
 } SqGpuResult;
 
 /* One SQ_JOB_SAD job of one frame (libvmaf's integer motion): the SAD of
@@ -175,17 +177,79 @@ SQ_FN int64_t sq_gpu_adm_bytes(int w, int h)
            sq_gpu_align((int64_t)sq_gpu_adm_row0(h, 4) * SQ_GPU_ADM_SUMS * 8);
 }
 
+/*
+ * One SQ_JOB_VIF job of one frame (libvmaf's integer VIF of the luma, ref
+ * against dis, math/vmaf_vif.h): the plan's options, the planes and the
+ * log2 table the host built; its scratch (sq_gpu_vif_at) holds every
+ * scale's u16 planes, the row buffers of its lanes and the lanes' sums.
+ */
+typedef struct SqGpuVif {
+    sq_f64 egl;                    /* vif_enhn_gain_limit */
+    int64_t pic[2], stride[2];     /* ref, dis: arena offsets of the planes */
+    int64_t scratch;               /* arena offset of sq_gpu_vif_bytes(w, h) */
+    int64_t lt;                    /* arena offset of the 2048 log2 table (SQ_VI_LT_N u16) */
+    int32_t acc[2];                /* sample access (math/filter.h) */
+    int32_t w, h, bpc;
+    int32_t skip0;                 /* vif_skip_scale0 */
+    int32_t result;                /* its SqGpuResult, after the pairs', sads' and adms' */
+    int32_t frame, job;            /* host bookkeeping */
+    int32_t pad;
+} SqGpuVif;
+
+/*
+ * Rows of a scale run in lanes: lane k takes rows k, k + n, ... (n lanes,
+ * at most SQ_GPU_VIF_LANES, one block each), through its own padded row
+ * buffers (five u32 rows of w + 2 SQ_VI_PAD: the statistics' five, or the
+ * decimation's one per side), and keeps its integer sums apart.
+ */
+#define SQ_GPU_VIF_LANES 128
+/* The parts of an SqGpuVif's scratch: scale s's u16 plane of side k at 2s + k
+ * ((w >> s) x (h >> s)), then the lanes' row buffers, then their sums (SqViAcc
+ * as 4 u64 per scale and lane). */
+enum { SQ_GPU_VIF_ROWS = 8, SQ_GPU_VIF_SUMS = 9 };
+
+SQ_FN int sq_gpu_vif_lanes(int h)
+{
+    return h < SQ_GPU_VIF_LANES ? h : SQ_GPU_VIF_LANES;
+}
+
+/* Elements (u32) of one padded row buffer of a job of width w. */
+SQ_FN int64_t sq_gpu_vif_row(int w)
+{
+    return (int64_t)w + 2 * SQ_VI_PAD;
+}
+
+/* Byte offset of part k in the scratch of a w x h job. */
+SQ_FN int64_t sq_gpu_vif_at(int w, int h, int k)
+{
+    int64_t o = 0;
+    for (int p = 0; p < k; p++)
+        o += p < SQ_GPU_VIF_ROWS
+                 ? sq_gpu_align((int64_t)(w >> (p >> 1)) * (h >> (p >> 1)) * 2)
+                 : sq_gpu_align((int64_t)sq_gpu_vif_lanes(h) * 5 * sq_gpu_vif_row(w) * 4);
+    return o;
+}
+
+/* The scratch of a w x h job: the planes, the row buffers, the lanes' sums. */
+SQ_FN int64_t sq_gpu_vif_bytes(int w, int h)
+{
+    return sq_gpu_vif_at(w, h, SQ_GPU_VIF_SUMS) +
+           sq_gpu_align((int64_t)4 * sq_gpu_vif_lanes(h) * 4 * 8);
+}
+
 /* The one argument struct every kernel takes (after the arena base). */
 typedef struct SqKArgs {
     int64_t plans;    /* arena offset of SqGpuPlan[] */
     int64_t sides;    /* SqGpuSide[nsides] */
     int64_t pairs;    /* SqGpuPair[npairs] */
-    int64_t results;  /* SqGpuResult[npairs + nsads + nadms] */
+    int64_t results;  /* SqGpuResult[npairs + nsads + nadms + nvifs] */
     int64_t sads;     /* SqGpuSad[nsads] */
     int64_t adms;     /* SqGpuAdm[nadms] */
+    int64_t vifs;     /* SqGpuVif[nvifs] */
     int32_t nsides, npairs;
     int32_t nsads, nadms;
-    int32_t scale, pad; /* the ADM kernels: which scale this launch runs */
+    int32_t scale;    /* the ADM and VIF kernels: which scale this launch runs */
+    int32_t nvifs;
 } SqKArgs;
 
 /* Offset of the raw row `row` of op row i's run (or of the whole plane). */
@@ -324,7 +388,7 @@ int sq_gpu_profile(void *priv, double *ms);
                             .capacity = sq_gpu_capacity, .send = sq_gpu_send,          \
                             .receive = sq_gpu_receive, .close = sq_gpu_close,          \
                             .list_devices = list, .pic_mem = sq_gpu_pic_mem,   \
-                            .sad = 1, .adm = 1,                                \
+                            .sad = 1, .adm = 1, .vif = 1,                      \
                             .device_mem = (devmem),                            \
                             .host_register = sq_gpu_host_register,            \
                             .host_unregister = sq_gpu_host_unregister };

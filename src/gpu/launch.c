@@ -15,6 +15,8 @@ _Static_assert(sizeof(((SqRawResult *)0)->range[0]) == sizeof(((SqGpuResult *)0)
                "SqGpuResult.range is SqRawResult.range of one job");
 _Static_assert(sizeof(((SqRawResult *)0)->adm[0]) == sizeof(((SqGpuResult *)0)->adm),
                "SqGpuResult.adm is SqRawResult.adm of one job");
+_Static_assert(sizeof(((SqRawResult *)0)->vif[0]) == sizeof(((SqGpuResult *)0)->vif),
+               "SqGpuResult.vif is SqRawResult.vif of one job");
 
 static void fill_side(const GpuCtx *x, SqGpuSide *sd, int f, int64_t scratch, const FrameRec *cur,
                       int cs, int c, const FrameRec *prev, int ps)
@@ -59,25 +61,6 @@ static void fill_sad(const GpuBatches *bt, SqGpuSad *s, const SqJob *jb, int64_t
     s->bpc = bt->x->p.format.bpc;
 }
 
-/* An SQ_JOB_ADM job's entry: side 0's plane of frame fr (the reference) against side 1's. */
-static void fill_adm(const GpuBatches *bt, SqGpuAdm *a, const SqJob *jb, int64_t fs, int j,
-                     const FrameRec *fr)
-{
-    const SqPlan *pl = bt->x->p.plans[jb->plan];
-    memset(a, 0, sizeof(*a));
-    a->va = pl->va;
-    for (int k = 0; k < 2; k++) {
-        const SqJobSide *js = &jb->side[k];
-        a->pic[k] = fr->base[js->pic][js->plane];
-        a->stride[k] = fr->stride[js->pic][js->plane];
-        a->acc[k] = fr->acc[js->pic][js->plane];
-    }
-    a->scratch = fs + bt->l->side_off[j][0];
-    a->w = pl->d.w;
-    a->h = pl->d.h;
-    a->bpc = bt->x->p.format.bpc;
-}
-
 /* The frame `back` sends before frame n, when it is of n's sequence. */
 static const FrameRec *frame_back(const GpuBatches *bt, const FrameRec *fr,
                                   unsigned long long n, int back)
@@ -86,12 +69,12 @@ static const FrameRec *frame_back(const GpuBatches *bt, const FrameRec *fr,
 }
 
 /* Problem tables of batch slot bslot: one pair per (frame, SpEED job), one
- * SqGpuSad per (frame, SAD job) and one SqGpuAdm per (frame, ADM job),
- * whose results follow the pairs' in that order. */
+ * SqGpuSad per (frame, SAD job), one SqGpuAdm per (frame, ADM job) and one
+ * SqGpuVif per (frame, VIF job), whose results follow the pairs' in that order. */
 static void build_tables(GpuBatches *bt, int bslot, unsigned long long first)
 {
     BatchRec *b = &bt->batches[bslot];
-    int np = 0, ns = 0, na = 0;
+    int np = 0, ns = 0, na = 0, nv = 0;
     for (int bi = 0; bi < b->nframes; bi++) {
         const unsigned long long n = first + (unsigned long long)bi;
         const FrameRec *fr = &bt->frames[n % (unsigned)bt->l->nslots];
@@ -109,10 +92,17 @@ static void build_tables(GpuBatches *bt, int bslot, unsigned long long first)
                 continue;
             }
             if (jb->kind == SQ_JOB_ADM) {
-                fill_adm(bt, &b->adms[na], jb, fs, j, fr);
+                sq_gpu_fill_adm(bt, &b->adms[na], jb, fs, j, fr);
                 b->adms[na].frame = bi;
                 b->adms[na].job = j;
                 na++;
+                continue;
+            }
+            if (jb->kind == SQ_JOB_VIF) {
+                sq_gpu_fill_vif(bt, &b->vifs[nv], jb, fs, j, fr);
+                b->vifs[nv].frame = bi;
+                b->vifs[nv].job = j;
+                nv++;
                 continue;
             }
             SqGpuPair *pr = &b->pairs[np];
@@ -133,10 +123,19 @@ static void build_tables(GpuBatches *bt, int bslot, unsigned long long first)
     b->npairs = np;
     b->nsads = ns;
     b->nadms = na;
+    b->nvifs = nv;
     for (int i = 0; i < ns; i++)
         b->sads[i].result = np + i;
     for (int i = 0; i < na; i++)
         b->adms[i].result = np + ns + i;
+    for (int i = 0; i < nv; i++)
+        b->vifs[i].result = np + ns + na + i;
+}
+
+/* The batch's jobs of every kind: its results. */
+static int batch_jobs(const BatchRec *b)
+{
+    return b->npairs + b->nsads + b->nadms + b->nvifs;
 }
 
 static unsigned ceil_div(int64_t a, int64_t b)
@@ -150,68 +149,18 @@ static int64_t max64(int64_t a, int64_t b)
 }
 
 /* Kernels a batch does not run: prescale's without a prescaled plan, SpEED's
- * without a pair, motion's without a SAD job, ADM's without an ADM job. */
+ * without a pair, motion's without a SAD job, ADM's without an ADM job, VIF's
+ * without a VIF job. */
 static int skipped(const GpuBatches *bt, const BatchRec *b, int kernel)
 {
+    if (kernel >= SQ_K_vif_widen)
+        return b->nvifs == 0;
     if (kernel >= SQ_K_adm_dwt_v)
         return b->nadms == 0;
     if (kernel >= SQ_K_sad_vert)
         return b->nsads == 0;
     return b->npairs == 0 ||
            (!bt->l->has_prescale && (kernel == SQ_K_convert || kernel == SQ_K_prescale));
-}
-
-/*
- * The ADM chain: its kernels once per scale (each reads the scale before
- * it), then the fold. Grids fit the largest ADM plane; the kernels bound
- * each job by its own. A profile mark follows each kernel's last launch,
- * so an ADM kernel's time spans every scale's launches since the kernel
- * before it.
- */
-static int launch_adm(GpuBatches *bt, const BatchRec *b, SqKArgs *ka)
-{
-    const SqGpuFns *fn = bt->x->fns;
-    const int S = SQ_GPU_STREAM_COMPUTE;
-    int w = 0, h = 0, ret;
-    for (int j = 0; j < bt->x->p.njobs; j++) {
-        const SqDims *d = &bt->x->p.plans[bt->x->p.jobs[j].plan]->d;
-        if (bt->x->p.jobs[j].kind == SQ_JOB_ADM) {
-            w = w > d->w ? w : d->w;
-            h = h > d->h ? h : d->h;
-        }
-    }
-    const unsigned na = (unsigned)b->nadms;
-    for (int s = 0; s < 4; s++) {
-        const int w2 = (w + 1) / 2, h2 = (h + 1) / 2;
-        const struct {
-            int k;
-            unsigned grid[2];
-        } steps[] = {
-            { SQ_K_adm_dwt_v, { ceil_div((int64_t)h2 * w, 256), 2 * na } },
-            { SQ_K_adm_dwt_h, { ceil_div((int64_t)h2 * w2, 256), 2 * na } },
-            { SQ_K_adm_dec, { ceil_div((int64_t)h2 * w2, 256), na } },
-            { SQ_K_adm_dlm, { (unsigned)h2, na } },
-            { SQ_K_adm_csf, { ceil_div((int64_t)h2 * w2, 256), na } },
-            { SQ_K_adm_aim, { (unsigned)h2, na } },
-        };
-        ka->scale = s;
-        for (size_t i = 0; i < sizeof(steps) / sizeof(steps[0]); i++) {
-            const unsigned grid[3] = { steps[i].grid[0], steps[i].grid[1], 1 };
-            if ((ret = fn->launch(bt->x->dev, S, steps[i].k, grid, 256, bt->x->arena, ka)) < 0)
-                return ret;
-            if (s == 3 && bt->profile &&
-                (ret = fn->event_record(bt->x->dev, ev_profile_after(bt->l, steps[i].k), S)) < 0)
-                return ret;
-        }
-        w = w2;
-        h = h2;
-    }
-    const unsigned grid[3] = { ceil_div(na, 256), 1, 1 };
-    if ((ret = fn->launch(bt->x->dev, S, SQ_K_adm_fold, grid, 256, bt->x->arena, ka)) < 0)
-        return ret;
-    if (bt->profile && (ret = fn->event_record(bt->x->dev, ev_profile_after(bt->l, SQ_K_adm_fold), S)) < 0)
-        return ret;
-    return 0;
 }
 
 static int launch_kernels(GpuBatches *bt, const BatchRec *b)
@@ -227,10 +176,12 @@ static int launch_kernels(GpuBatches *bt, const BatchRec *b)
     ka.results = bt->l->at.results;
     ka.sads = bt->l->at.sads;
     ka.adms = bt->l->at.adms;
+    ka.vifs = bt->l->at.vifs;
     ka.nsides = 2 * npairs;
     ka.npairs = npairs;
     ka.nsads = b->nsads;
     ka.nadms = b->nadms;
+    ka.nvifs = b->nvifs;
     int64_t op_h = 0, cov = 0, nb = 0, pix = 0, spix = 0, sad_pix = 0, sad_h = 0;
     for (int f = 0; f < bt->x->p.nplans; f++) {
         const SqDims *d = &bt->x->p.plans[f]->d;
@@ -277,7 +228,9 @@ static int launch_kernels(GpuBatches *bt, const BatchRec *b)
         if (bt->profile && (ret = fn->event_record(bt->x->dev, ev_profile_after(bt->l, steps[i].k), S)) < 0)
             return ret;
     }
-    return b->nadms ? launch_adm(bt, b, &ka) : 0;
+    if (b->nadms && (ret = sq_gpu_launch_adm(bt, b, &ka)) < 0)
+        return ret;
+    return b->nvifs ? sq_gpu_launch_vif(bt, b, &ka) : 0;
 }
 
 /* Profile mode only: wait and add each kernel's time. */
@@ -310,7 +263,7 @@ static int run_batch(GpuBatches *bt, const BatchRec *b)
     int ret;
     /* The kernels fold the sample ranges into zeroed results. The pinned
      * copy is free: this batch slot's last results were received. */
-    const size_t nres = (size_t)(b->npairs + b->nsads + b->nadms);
+    const size_t nres = (size_t)batch_jobs(b);
     memset(b->res, 0, nres * sizeof(SqGpuResult));
     if ((ret = fn->upload(bt->x->dev, C, bt->x->arena + bt->l->at.results, b->res,
                           nres * sizeof(SqGpuResult))) < 0 ||
@@ -322,6 +275,8 @@ static int run_batch(GpuBatches *bt, const BatchRec *b)
                                        (size_t)b->nsads * sizeof(SqGpuSad))) < 0) ||
         (b->nadms && (ret = fn->upload(bt->x->dev, C, bt->x->arena + bt->l->at.adms, b->adms,
                                        (size_t)b->nadms * sizeof(SqGpuAdm))) < 0) ||
+        (b->nvifs && (ret = fn->upload(bt->x->dev, C, bt->x->arena + bt->l->at.vifs, b->vifs,
+                                       (size_t)b->nvifs * sizeof(SqGpuVif))) < 0) ||
         (ret = launch_kernels(bt, b)) < 0)
         return ret;
     return fn->download(bt->x->dev, C, b->res, bt->x->arena + bt->l->at.results,
@@ -346,10 +301,10 @@ int sq_gpu_launch_batch(GpuBatches *bt)
     b->done = 0;
     if ((ret = fn->event_record(bt->x->dev, ev_upload_done(j), SQ_GPU_STREAM_COPY)) < 0 ||
         (ret = fn->stream_wait(bt->x->dev, C, ev_upload_done(j))) < 0 ||
-        (b->npairs + b->nsads + b->nadms && (ret = run_batch(bt, b)) < 0) ||
+        (batch_jobs(b) && (ret = run_batch(bt, b)) < 0) ||
         (ret = fn->event_record(bt->x->dev, ev_batch_done(j), C)) < 0)
         return sq_gpu_fail(bt->x, ret, "batch launch");
-    if (bt->profile && b->npairs + b->nsads + b->nadms && (ret = collect_profile(bt, b)) < 0)
+    if (bt->profile && batch_jobs(b) && (ret = collect_profile(bt, b)) < 0)
         return sq_gpu_fail(bt->x, ret, "profile");
     bt->nbatches++;
     return 0;
@@ -415,6 +370,11 @@ void sq_gpu_take_result(const GpuBatches *bt, int bslot, int index, SqRawResult 
             memcpy(out->adm[bt->x->p.jobs[a->job].slot], b->res[a->result].adm,
                    sizeof(out->adm[0]));
     }
+    for (int i = 0; i < b->nvifs; i++) {
+        const SqGpuVif *v = &b->vifs[i];
+        if (v->frame == index)
+            out->vif[bt->x->p.jobs[v->job].slot] = b->res[v->result].vif;
+    }
 }
 
 int sq_gpu_batches_init(GpuBatches *bt, GpuCtx *x, const GpuLayout *l, SqFrames *fr,
@@ -432,8 +392,9 @@ int sq_gpu_batches_init(GpuBatches *bt, GpuCtx *x, const GpuLayout *l, SqFrames 
     const int64_t res_bytes = sq_gpu_align(max_pairs * (int64_t)sizeof(SqGpuResult));
     const int64_t pairs_bytes = sq_gpu_align(max_pairs * (int64_t)sizeof(SqGpuPair));
     const int64_t sads_bytes = sq_gpu_align(max_pairs * (int64_t)sizeof(SqGpuSad));
-    bt->desc_bytes = sides_bytes + pairs_bytes + sads_bytes +
-                     sq_gpu_align(max_pairs * (int64_t)sizeof(SqGpuAdm));
+    const int64_t adms_bytes = sq_gpu_align(max_pairs * (int64_t)sizeof(SqGpuAdm));
+    bt->desc_bytes = sides_bytes + pairs_bytes + sads_bytes + adms_bytes +
+                     sq_gpu_align(max_pairs * (int64_t)sizeof(SqGpuVif));
     bt->tables_bytes = l->nbslots * (bt->desc_bytes + res_bytes);
     bt->batches = sq_calloc(&x->p.alloc, (size_t)l->nbslots, sizeof(*bt->batches));
     if (!bt->batches) {
@@ -453,6 +414,7 @@ int sq_gpu_batches_init(GpuBatches *bt, GpuCtx *x, const GpuLayout *l, SqFrames 
         b->pairs = (SqGpuPair *)(hb + sides_bytes);
         b->sads = (SqGpuSad *)(hb + sides_bytes + pairs_bytes);
         b->adms = (SqGpuAdm *)(hb + sides_bytes + pairs_bytes + sads_bytes);
+        b->vifs = (SqGpuVif *)(hb + sides_bytes + pairs_bytes + sads_bytes + adms_bytes);
         b->res = (SqGpuResult *)(hb + bt->desc_bytes);
         hb += bt->desc_bytes + res_bytes;
     }

@@ -113,6 +113,12 @@ static void plan_scratch(GpuLayout *l, const SqBackendParams *p)
             o += sq_gpu_adm_bytes(pl->d.w, pl->d.h);
             continue;
         }
+        if (p->jobs[j].kind == SQ_JOB_VIF) {
+            l->side_off[j][0] = o;
+            o += sq_gpu_vif_bytes(pl->d.w, pl->d.h);
+            l->has_vif = 1;
+            continue;
+        }
         layout_side(pl, &sl);
         for (int s = 0; s < 2; s++) {
             l->side_off[j][s] = o;
@@ -135,7 +141,8 @@ static int64_t table_bytes(const SqPlan *pl)
 
 /*
  * The arena for batches of b frames: plans, prescale tables, problem
- * tables, results, per-batch scratch, then the 2b + 1 frame slots. Sets the
+ * tables, results, VIF's log2 table, per-batch scratch, then the 2b + 1
+ * frame slots. Sets the
  * offsets, returns the size.
  */
 static int64_t layout_arena(GpuLayout *l, const SqBackendParams *p, int b)
@@ -152,6 +159,8 @@ static int64_t layout_arena(GpuLayout *l, const SqBackendParams *p, int b)
     at->results = take(&o, max_pairs * (int64_t)sizeof(SqGpuResult));
     at->sads = take(&o, max_pairs * (int64_t)sizeof(SqGpuSad));
     at->adms = take(&o, max_pairs * (int64_t)sizeof(SqGpuAdm));
+    at->vifs = take(&o, max_pairs * (int64_t)sizeof(SqGpuVif));
+    at->vi_lt = l->has_vif ? take(&o, SQ_VI_LT_N * (int64_t)sizeof(uint16_t)) : -1;
     at->scratch = o;
     o += b * l->frame_scratch;
     at->slots = o;
@@ -232,6 +241,13 @@ int sq_gpu_upload_plans(const GpuLayout *l, GpuCtx *x)
             break;
         mark += pl->d.h;
     }
+    /* the VIF jobs' log2 table: every VIF plan holds the same one (feature/vif.c) */
+    for (int f = 0; f < nf && !ret && l->at.vi_lt >= 0; f++)
+        if (x->p.plans[f]->vi_lt) {
+            ret = fn->upload(x->dev, s, x->arena + l->at.vi_lt, x->p.plans[f]->vi_lt,
+                             SQ_VI_LT_N * sizeof(uint16_t));
+            break;
+        }
     if (!ret)
         ret = fn->upload(x->dev, s, x->arena + l->at.plans, hp, (size_t)nf * sizeof(*hp));
     /* pageable sources: wait before freeing them (open only) */

@@ -65,7 +65,8 @@ typedef struct FrameRec {
 
 /* Offsets of the arena's parts (layout_arena). */
 typedef struct ArenaMap {
-    int64_t plans, tables, sides, pairs, results, sads, adms, scratch, slots;
+    int64_t plans, tables, sides, pairs, results, sads, adms, vifs, scratch, slots;
+    int64_t vi_lt;     /* the VIF jobs' log2 table (SQ_VI_LT_N u16), -1: none */
 } ArenaMap;
 
 /*
@@ -76,9 +77,10 @@ typedef struct GpuLayout {
     PlaneGeo geo[3];
     int64_t side_off[SQ_MAX_JOBS][2], pair_off[SQ_MAX_JOBS]; /* in a frame's scratch */
     int64_t frame_scratch;
-    int pairs_per_frame;      /* every job's: a SpEED pair, an SQ_JOB_SAD or SQ_JOB_ADM entry */
+    int pairs_per_frame;      /* every job's: a SpEED pair, an SQ_JOB_SAD, _ADM or _VIF entry */
     int back;                 /* the farthest frame back a job reads (SqJob.needs_prev) */
     int has_prescale;
+    int has_vif;              /* some job is SQ_JOB_VIF: the log2 table is uploaded */
     int64_t slot_bytes, stage_bytes;
     /* Per picture: its staged bytes (pinned offset, length) and its part of
      * the device slot. The two pictures' parts are disjoint, so a host
@@ -205,13 +207,14 @@ int sq_gpu_put_frame(GpuStage *st, FrameRec *fr, int slot, const SpeedqaPicture 
 
 typedef struct BatchRec {
     unsigned long long first; /* send index of its first frame */
-    int nframes, npairs, nsads, nadms;
+    int nframes, npairs, nsads, nadms, nvifs;
     int launched, done;
     SqGpuSide *sides;    /* pinned */
     SqGpuPair *pairs;    /* pinned, right after sides */
     SqGpuSad *sads;      /* pinned, right after pairs */
     SqGpuAdm *adms;      /* pinned, right after sads */
-    SqGpuResult *res;    /* pinned: the pairs', then the sads', then the adms' */
+    SqGpuVif *vifs;      /* pinned, right after adms */
+    SqGpuResult *res;    /* pinned: the pairs', then the sads', the adms', the vifs' */
 } BatchRec;
 
 /*
@@ -246,5 +249,14 @@ int sq_gpu_add_frame(GpuBatches *b, FrameRec *fr);
 int sq_gpu_launch_batch(GpuBatches *b);
 int sq_gpu_wait_batch(GpuBatches *b, int bslot, int block);
 void sq_gpu_take_result(const GpuBatches *b, int bslot, int index, SqRawResult *out);
+
+/* launch_vmaf.c: the entries of libvmaf's integer ADM and VIF jobs of frame fr
+ * (fs: its scratch, j: the job), and their kernel chains (after the others). */
+void sq_gpu_fill_adm(const GpuBatches *bt, SqGpuAdm *a, const SqJob *jb, int64_t fs, int j,
+                     const FrameRec *fr);
+void sq_gpu_fill_vif(const GpuBatches *bt, SqGpuVif *v, const SqJob *jb, int64_t fs, int j,
+                     const FrameRec *fr);
+int sq_gpu_launch_adm(GpuBatches *bt, const BatchRec *b, SqKArgs *ka);
+int sq_gpu_launch_vif(GpuBatches *bt, const BatchRec *b, SqKArgs *ka);
 
 #endif

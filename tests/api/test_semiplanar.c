@@ -6,7 +6,7 @@
  * the layouts mixed frame by frame (so speed_temporal subtracts a planar
  * previous frame from a semi-planar one and back), lent and copied. Every
  * score must equal, bit for bit, the score of the planar LSB-aligned
- * equivalent pictures on the same backend (adm's too; on the CPU, cambi's too). Also: the one-line errors for
+ * equivalent pictures on the same backend (adm's and vif's too; on the CPU, cambi's too). Also: the one-line errors for
  * bad semi-planar pictures, and a sample above the depth in an LSB-aligned
  * semi-planar V plane failing the frame (-ERANGE) on every backend.
  *
@@ -54,13 +54,15 @@ static const Cfg cfgs[] = {
 };
 
 /* adm reads the luma of both sides in place (the CPU's one thread, a GPU's
- * device pictures: a stride and sample access per picture) or from copies. */
+ * device pictures: a stride and sample access per picture) or from copies;
+ * vif too (the CPU widens what is not planar 16-bit, a GPU every picture). */
 static const char *const features[] = {
     "speed_chroma",
     "speed_temporal",
     "speed_temporal=speed_use_ref_diff=true",
     "speed_chroma=speed_prescale=1.5:speed_kernelscale=0.5",
     "adm",
+    "vif",
     NULL,
 };
 
@@ -72,6 +74,7 @@ static const char *const cpu_features_cambi[] = {
     "speed_temporal=speed_use_ref_diff=true",
     "speed_chroma=speed_prescale=1.5:speed_kernelscale=0.5",
     "adm",
+    "vif",
     "cambi",
     "cambi=cambi_high_res_speedup=1080:cambi_vis_lum_threshold=0.06:cambi_max_val=17",
     NULL,

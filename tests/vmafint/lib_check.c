@@ -1,6 +1,8 @@
 /*
  * The library's integer features ("motion", feature/motion.c; "adm",
- * feature/adm.c; "cambi", feature/cambi.c; through the CPU backend) against libvmaf's extractors, with
+ * feature/adm.c; "cambi", feature/cambi.c; "vif", feature/vif.c; through the
+ * CPU backend, and the first gpu_sets option sets also through each GPU
+ * backend with a device, copied then lent) against libvmaf's extractors, with
  * the sequence's own layout (4:2:0, 4:2:2, 4:4:4; flat chroma, as libvmaf's):
  * every published per-frame score of every option set given, bit for bit,
  * on one thread (pictures copied), three (lent) and two (copied, as a

@@ -1,0 +1,172 @@
+/*
+ * libvmaf's integer VIF on the GPU (SQ_JOB_VIF jobs, SqGpuVif): the math
+ * core's per-sample steps (math/vmaf_vif.h), one launch per scale for the
+ * decimation and the statistics (SqKArgs.scale). A scale's rows run in
+ * lanes (SQ_GPU_VIF_LANES), each row as on the CPU: the vertical pass
+ * into the lane's padded rows, the mirror, the horizontal pass. Its four
+ * sums are integers, added up in any order to the CPU's values; the one
+ * float step (sq_vi_scale_nd) runs once on the totals, as on the CPU.
+ * Included by gpu/kernels.h, after gpu/kernels_adm.h (sq_gk_sum_n).
+ */
+#ifndef SQ_GPU_KERNELS_VIF_H
+#define SQ_GPU_KERNELS_VIF_H
+
+#include "math/vmaf_vif.h"
+
+SQ_DFN const SQ_GLOBAL SqGpuVif *sq_gk_vif(SQ_GLOBAL unsigned char *arena, const SqKArgs *ka,
+                                           int i)
+{
+    return SQ_GK_PTR(const SqGpuVif, ka->vifs) + (i < ka->nvifs ? i : 0);
+}
+
+/* Scale s's u16 plane of side k (0 ref, 1 dis): (w >> s) x (h >> s), stride w >> s. */
+SQ_DFN SQ_GLOBAL uint16_t *sq_gk_vif_plane(SQ_GLOBAL unsigned char *arena,
+                                           const SQ_GLOBAL SqGpuVif *v, int s, int k)
+{
+    return SQ_GK_PTR(uint16_t, v->scratch + sq_gpu_vif_at(v->w, v->h, 2 * s + k));
+}
+
+/* Row buffer r (0..4) of lane `lane`, at its column 0 (padded by SQ_VI_PAD). */
+SQ_DFN SQ_GLOBAL uint32_t *sq_gk_vif_buf(SQ_GLOBAL unsigned char *arena,
+                                         const SQ_GLOBAL SqGpuVif *v, int lane, int r)
+{
+    return SQ_GK_PTR(uint32_t, v->scratch + sq_gpu_vif_at(v->w, v->h, SQ_GPU_VIF_ROWS)) +
+           (int64_t)(5 * lane + r) * sq_gpu_vif_row(v->w) + SQ_VI_PAD;
+}
+
+/* The four sums (SqViAcc's order) of scale s, lane `lane`. */
+SQ_DFN SQ_GLOBAL uint64_t *sq_gk_vif_sums(SQ_GLOBAL unsigned char *arena,
+                                          const SQ_GLOBAL SqGpuVif *v, int s, int lane)
+{
+    return SQ_GK_PTR(uint64_t, v->scratch + sq_gpu_vif_at(v->w, v->h, SQ_GPU_VIF_SUMS)) +
+           ((int64_t)s * sq_gpu_vif_lanes(v->h) + lane) * 4;
+}
+
+/* Block (chunk, 2 job + side): scale 0 as a u16 plane, every sample read through its
+ * access (as the CPU's copy of a picture that is not planar 16-bit; no barrier). */
+SQ_KERNEL_BEGIN(vif_widen, 256)
+{
+    if (SQ_BY >= 2 * ka.nvifs)
+        return;
+    const SQ_GLOBAL SqGpuVif *v = sq_gk_vif(arena, &ka, SQ_BY >> 1);
+    const int side = SQ_BY & 1;
+    const int64_t n = (int64_t)v->w * v->h, lo = (int64_t)SQ_BX * SQ_GK_CHUNK;
+    const int64_t hi = SQ_GK_END(lo, n);
+    SQ_GLOBAL uint16_t *out = sq_gk_vif_plane(arena, v, 0, side);
+    for (int64_t t = lo + SQ_TID; t < hi; t += SQ_NTH) {
+        const int i = (int)(t / v->w), j = (int)(t % v->w);
+        out[t] = (uint16_t)sq_sample(arena + v->pic[side] + (int64_t)i * v->stride[side], j,
+                                     v->acc[side]);
+    }
+}
+
+/*
+ * Block (lane, 2 job + side), scale s >= 1: the decimation of the side's
+ * scale s - 1 plane (w x h) into scale s, one output row at a time through
+ * the lane's row buffer `side` (sq_vi_subsample's steps).
+ */
+SQ_KERNEL_BEGIN(vif_sub, 256)
+{
+    const int job = SQ_BY >> 1, side = SQ_BY & 1, lane = SQ_BX, s = ka.scale;
+    const SQ_GLOBAL SqGpuVif *v = sq_gk_vif(arena, &ka, job);
+    const int w = v->w >> (s - 1), h = v->h >> (s - 1), r = sq_vi_half(s);
+    const int nl = sq_gpu_vif_lanes(v->h);
+    /* the same for every thread of the block: an idle one runs no row */
+    const int rows = job < ka.nvifs && lane < nl ? h / 2 : 0;
+    const SQ_GLOBAL uint16_t *x = sq_gk_vif_plane(arena, v, s - 1, side);
+    SQ_GLOBAL uint16_t *out = sq_gk_vif_plane(arena, v, s, side);
+    SQ_GLOBAL uint32_t *t = sq_gk_vif_buf(arena, v, lane < nl ? lane : 0, side);
+    for (int i = lane; i < rows; i += nl) {
+        for (int j = SQ_TID; j < w; j += SQ_NTH)
+            sq_vi_sub_vrow(x, w, h, s, v->bpc, i, j, j + 1, t);
+        SQ_SYNC();
+        if (SQ_TID == 0)
+            sq_vi_pad(t, w, r);
+        SQ_SYNC();
+        for (int j = SQ_TID; j < w / 2; j += SQ_NTH)
+            sq_vi_sub_hrow(t, s, j, j + 1, out + (int64_t)i * (w / 2));
+        SQ_SYNC(); /* the buffer is the next row's */
+    }
+}
+
+/*
+ * Block (lane, job), scale s: the statistics rows of the lane (sq_vi_scale's
+ * steps: sq_vi_vrow, sq_vi_pad_rows, then each pixel's terms), their four
+ * integer sums into the lane's. Skipped scale 0 runs no row.
+ */
+SQ_KERNEL_BEGIN(vif_stats, 256)
+{
+    SQ_SHARED uint64_t part[4 * SQ_GK_MAXTH];
+    const int job = SQ_BY, lane = SQ_BX, s = ka.scale;
+    const SQ_GLOBAL SqGpuVif *v = sq_gk_vif(arena, &ka, job);
+    const int w = v->w >> s, h = v->h >> s, r = sq_vi_half(s);
+    const int nl = sq_gpu_vif_lanes(v->h);
+    const int live = job < ka.nvifs && lane < nl && !(s == 0 && v->skip0);
+    const int rows = live ? h : 0;
+    const SQ_GLOBAL uint16_t *x = sq_gk_vif_plane(arena, v, s, 0);
+    const SQ_GLOBAL uint16_t *y = sq_gk_vif_plane(arena, v, s, 1);
+    const SQ_GLOBAL uint16_t *lt = SQ_GK_PTR(const uint16_t, v->lt);
+    SqViRows t;
+    t.m1 = sq_gk_vif_buf(arena, v, live ? lane : 0, 0);
+    t.m2 = sq_gk_vif_buf(arena, v, live ? lane : 0, 1);
+    t.xx = sq_gk_vif_buf(arena, v, live ? lane : 0, 2);
+    t.yy = sq_gk_vif_buf(arena, v, live ? lane : 0, 3);
+    t.xy = sq_gk_vif_buf(arena, v, live ? lane : 0, 4);
+    uint32_t ft[17];
+    sq_vi_taps(s, ft);
+    const sq_f64 egl = v->egl;
+    SqViAcc a;
+    a.num_log = a.den_log = a.num_nonlog = a.den_nonlog = 0;
+    for (int i = lane; i < rows; i += nl) {
+        for (int j = SQ_TID; j < w; j += SQ_NTH)
+            sq_vi_vrow(x, w, y, w, h, s, v->bpc, i, j, j + 1, t);
+        SQ_SYNC();
+        if (SQ_TID == 0)
+            sq_vi_pad_rows(t, w, r);
+        SQ_SYNC();
+        for (int j = SQ_TID; j < w; j += SQ_NTH)
+            sq_vi_pixel(sq_vi_sig_at(t, s, ft, j), egl, lt, &a);
+        SQ_SYNC(); /* the buffers are the next row's */
+    }
+    /* integer sums: every split of rows and columns gives the CPU's (as u64, wrapping alike) */
+    part[SQ_TID] = (uint64_t)a.num_log;
+    part[SQ_GK_MAXTH + SQ_TID] = (uint64_t)a.den_log;
+    part[2 * SQ_GK_MAXTH + SQ_TID] = (uint64_t)a.num_nonlog;
+    part[3 * SQ_GK_MAXTH + SQ_TID] = (uint64_t)a.den_nonlog;
+    sq_gk_sum_n(part, 4);
+    if (!live || SQ_TID != 0)
+        return;
+    SQ_GLOBAL uint64_t *sums = sq_gk_vif_sums(arena, v, s, lane);
+    for (int k = 0; k < 4; k++)
+        sums[k] = part[k * SQ_GK_MAXTH];
+}
+
+/* Block (chunk of jobs), one thread a job: each scale's lanes added up, its num and den. */
+SQ_KERNEL_BEGIN(vif_fold, 256)
+{
+    const int lo = SQ_BX * SQ_GK_CHUNK, hi = SQ_GK_END(lo, ka.nvifs);
+    for (int job = lo + SQ_TID; job < hi; job += SQ_NTH) {
+        const SQ_GLOBAL SqGpuVif *v = sq_gk_vif(arena, &ka, job);
+        SQ_GLOBAL SqGpuResult *res = SQ_GK_PTR(SqGpuResult, ka.results) + v->result;
+        const int nl = sq_gpu_vif_lanes(v->h);
+        for (int s = 0; s < 4; s++) {
+            float num = 0.0f, den = -1.0f;
+            if (!(s == 0 && v->skip0)) {
+                uint64_t sum[4] = { 0, 0, 0, 0 };
+                for (int lane = 0; lane < nl; lane++)
+                    for (int k = 0; k < 4; k++)
+                        sum[k] += sq_gk_vif_sums(arena, v, s, lane)[k];
+                SqViAcc a;
+                a.num_log = (int64_t)sum[0];
+                a.den_log = (int64_t)sum[1];
+                a.num_nonlog = (int64_t)sum[2];
+                a.den_nonlog = (int64_t)sum[3];
+                sq_vi_scale_nd(&a, &num, &den);
+            }
+            res->vif.num[s] = num;
+            res->vif.den[s] = den;
+        }
+    }
+}
+
+#endif

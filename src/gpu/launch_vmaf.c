@@ -1,0 +1,156 @@
+/*
+ * libvmaf's integer ADM and VIF on the GPU, host side: each job's entry
+ * of the problem tables (SqGpuAdm, SqGpuVif) and its chain of kernels
+ * (gpu/kernels_adm.h, gpu/kernels_vif.h), launched after SpEED's and
+ * motion's on the compute stream (launch.c).
+ */
+#include <string.h>
+
+#include "gpu/pipeline_priv.h"
+
+static unsigned ceil_div(int64_t a, int64_t b)
+{
+    return (unsigned)((a + b - 1) / b);
+}
+
+/* An SQ_JOB_ADM job's entry: side 0's plane of frame fr (the reference) against side 1's. */
+void sq_gpu_fill_adm(const GpuBatches *bt, SqGpuAdm *a, const SqJob *jb, int64_t fs, int j,
+                     const FrameRec *fr)
+{
+    const SqPlan *pl = bt->x->p.plans[jb->plan];
+    memset(a, 0, sizeof(*a));
+    a->va = pl->va;
+    for (int k = 0; k < 2; k++) {
+        const SqJobSide *js = &jb->side[k];
+        a->pic[k] = fr->base[js->pic][js->plane];
+        a->stride[k] = fr->stride[js->pic][js->plane];
+        a->acc[k] = fr->acc[js->pic][js->plane];
+    }
+    a->scratch = fs + bt->l->side_off[j][0];
+    a->w = pl->d.w;
+    a->h = pl->d.h;
+    a->bpc = bt->x->p.format.bpc;
+}
+
+/*
+ * The ADM chain: its kernels once per scale (each reads the scale before
+ * it), then the fold. Grids fit the largest ADM plane; the kernels bound
+ * each job by its own. A profile mark follows each kernel's last launch,
+ * so an ADM kernel's time spans every scale's launches since the kernel
+ * before it.
+ */
+int sq_gpu_launch_adm(GpuBatches *bt, const BatchRec *b, SqKArgs *ka)
+{
+    const SqGpuFns *fn = bt->x->fns;
+    const int S = SQ_GPU_STREAM_COMPUTE;
+    int w = 0, h = 0, ret;
+    for (int j = 0; j < bt->x->p.njobs; j++) {
+        const SqDims *d = &bt->x->p.plans[bt->x->p.jobs[j].plan]->d;
+        if (bt->x->p.jobs[j].kind == SQ_JOB_ADM) {
+            w = w > d->w ? w : d->w;
+            h = h > d->h ? h : d->h;
+        }
+    }
+    const unsigned na = (unsigned)b->nadms;
+    for (int s = 0; s < 4; s++) {
+        const int w2 = (w + 1) / 2, h2 = (h + 1) / 2;
+        const struct {
+            int k;
+            unsigned grid[2];
+        } steps[] = {
+            { SQ_K_adm_dwt_v, { ceil_div((int64_t)h2 * w, 256), 2 * na } },
+            { SQ_K_adm_dwt_h, { ceil_div((int64_t)h2 * w2, 256), 2 * na } },
+            { SQ_K_adm_dec, { ceil_div((int64_t)h2 * w2, 256), na } },
+            { SQ_K_adm_dlm, { (unsigned)h2, na } },
+            { SQ_K_adm_csf, { ceil_div((int64_t)h2 * w2, 256), na } },
+            { SQ_K_adm_aim, { (unsigned)h2, na } },
+        };
+        ka->scale = s;
+        for (size_t i = 0; i < sizeof(steps) / sizeof(steps[0]); i++) {
+            const unsigned grid[3] = { steps[i].grid[0], steps[i].grid[1], 1 };
+            if ((ret = fn->launch(bt->x->dev, S, steps[i].k, grid, 256, bt->x->arena, ka)) < 0)
+                return ret;
+            if (s == 3 && bt->profile &&
+                (ret = fn->event_record(bt->x->dev, ev_profile_after(bt->l, steps[i].k), S)) < 0)
+                return ret;
+        }
+        w = w2;
+        h = h2;
+    }
+    const unsigned grid[3] = { ceil_div(na, 256), 1, 1 };
+    if ((ret = fn->launch(bt->x->dev, S, SQ_K_adm_fold, grid, 256, bt->x->arena, ka)) < 0)
+        return ret;
+    if (bt->profile && (ret = fn->event_record(bt->x->dev, ev_profile_after(bt->l, SQ_K_adm_fold), S)) < 0)
+        return ret;
+    return 0;
+}
+
+
+/* An SQ_JOB_VIF job's entry: side 0's plane of frame fr (the reference) against side 1's. */
+void sq_gpu_fill_vif(const GpuBatches *bt, SqGpuVif *v, const SqJob *jb, int64_t fs, int j,
+                     const FrameRec *fr)
+{
+    const SqPlan *pl = bt->x->p.plans[jb->plan];
+    memset(v, 0, sizeof(*v));
+    v->egl = pl->vi_egl;
+    v->skip0 = pl->vi_skip0;
+    v->lt = bt->l->at.vi_lt;
+    for (int k = 0; k < 2; k++) {
+        const SqJobSide *js = &jb->side[k];
+        v->pic[k] = fr->base[js->pic][js->plane];
+        v->stride[k] = fr->stride[js->pic][js->plane];
+        v->acc[k] = fr->acc[js->pic][js->plane];
+    }
+    v->scratch = fs + bt->l->side_off[j][0];
+    v->w = pl->d.w;
+    v->h = pl->d.h;
+    v->bpc = bt->x->p.format.bpc;
+}
+
+/*
+ * The VIF chain: scale 0's planes, then per scale the decimation into it
+ * (scales 1..3, from the scale before) and its statistics, then the fold.
+ * Grids fit the largest VIF plane; the kernels bound each job by its own.
+ * A profile mark follows each kernel's last launch (kernels.def lists them
+ * in that order), so vif_sub's time spans scales 1..3's decimations and
+ * the statistics of scales 0..2, vif_stats' scale 3's.
+ */
+int sq_gpu_launch_vif(GpuBatches *bt, const BatchRec *b, SqKArgs *ka)
+{
+    const SqGpuFns *fn = bt->x->fns;
+    const int S = SQ_GPU_STREAM_COMPUTE;
+    int w = 0, h = 0, ret;
+    for (int j = 0; j < bt->x->p.njobs; j++) {
+        const SqDims *d = &bt->x->p.plans[bt->x->p.jobs[j].plan]->d;
+        if (bt->x->p.jobs[j].kind == SQ_JOB_VIF) {
+            w = w > d->w ? w : d->w;
+            h = h > d->h ? h : d->h;
+        }
+    }
+    const unsigned nv = (unsigned)b->nvifs, lanes = (unsigned)sq_gpu_vif_lanes(h);
+    for (int s = 0; s < 4; s++) {
+        const struct {
+            int k;
+            unsigned grid[2];
+        } steps[] = {
+            { s ? SQ_K_vif_sub : SQ_K_vif_widen,
+              { s ? lanes : ceil_div((int64_t)w * h, 256), 2 * nv } },
+            { SQ_K_vif_stats, { lanes, nv } },
+        };
+        ka->scale = s;
+        for (size_t i = 0; i < sizeof(steps) / sizeof(steps[0]); i++) {
+            const unsigned grid[3] = { steps[i].grid[0], steps[i].grid[1], 1 };
+            if ((ret = fn->launch(bt->x->dev, S, steps[i].k, grid, 256, bt->x->arena, ka)) < 0)
+                return ret;
+            if ((s == 3 || steps[i].k == SQ_K_vif_widen) && bt->profile &&
+                (ret = fn->event_record(bt->x->dev, ev_profile_after(bt->l, steps[i].k), S)) < 0)
+                return ret;
+        }
+    }
+    const unsigned grid[3] = { ceil_div(nv, 256), 1, 1 };
+    if ((ret = fn->launch(bt->x->dev, S, SQ_K_vif_fold, grid, 256, bt->x->arena, ka)) < 0)
+        return ret;
+    if (bt->profile && (ret = fn->event_record(bt->x->dev, ev_profile_after(bt->l, SQ_K_vif_fold), S)) < 0)
+        return ret;
+    return 0;
+}
