@@ -413,23 +413,34 @@ def test_layouts():
 
 
 def test_backends():
-    """Each GPU backend this machine runs gives the CPU's model scores (exit 77: none)."""
+    """Each GPU backend this machine runs gives the CPU's model scores (exit 77: none): the
+    v1.0.16 model with cambi left to libvmaf or to the backend, vmaf_v0.6.1 (motion, ADM,
+    VIF) on the backend alone."""
     (ref_rel, dis_rel), = [p for p in pairs() if "642x362" in p[0]][:1]
     ref, dis = clip(ref_rel), clip(dis_rel)
-    base = [SPEEDQA, "-r", ref, "-d", dis, "--model", "version=vmaf_v1.0.16_3d0h_2160", "--json",
-            "--precision", "max", "-q", "--frame_cnt", "6"]
-    code, want, err = run(base)
-    check(code == 0, "cpu: exit 0 (%r)" % err)
     ran = 0
-    for b in ("opencl", "cuda", "hip"):
-        code, got, err = run(base + ["--backend", b])
-        if code == 4:  # not built, or no device
-            print("skip %s: %s" % (b, err.strip()))
-            continue
-        ran += 1
-        check(code == 0 and json.loads(got)["frames"] == json.loads(want)["frames"] and
-              json.loads(got)["pooled_metrics"] == json.loads(want)["pooled_metrics"],
-              "--backend %s: the CPU's model scores and features (%d %r)" % (b, code, err))
+    for model in ("vmaf_v1.0.16_3d0h_2160", "vmaf_v0.6.1"):
+        base = [SPEEDQA, "-r", ref, "-d", dis, "--model", "version=" + model, "--json",
+                "--precision", "max", "-q", "--frame_cnt", "6"]
+        code, want, err = run(base)
+        check(code == 0, "%s cpu: exit 0 (%r)" % (model, err))
+        for b in ("opencl", "cuda", "hip"):
+            for env in ({}, NATIVE):
+                code, got, err = run(base + ["--backend", b], env)
+                if code == 4:  # not built, or no device
+                    print("skip %s: %s" % (b, err.strip()))
+                    continue
+                if env and model != "vmaf_v0.6.1":
+                    # cambi is the CPU's alone: the native engine refuses in one line
+                    check(code == 2 and len(err.strip().splitlines()) == 1 and "cambi" in err
+                          and not got, "%s --backend %s, native engine: one line naming "
+                          "cambi, exit 2 (%d %r)" % (model, b, code, err))
+                    continue
+                ran += 1
+                check(code == 0 and json.loads(got)["frames"] == json.loads(want)["frames"] and
+                      json.loads(got)["pooled_metrics"] == json.loads(want)["pooled_metrics"],
+                      "%s --backend %s%s: the CPU's model scores and features (%d %r)"
+                      % (model, b, " (native engine)" if env else "", code, err))
     if not ran and not failures:
         sys.exit(77)
 
@@ -487,6 +498,19 @@ def test_nolibvmaf():
                                      for k, v in want["pooled"].items()),
               "%s without libvmaf: every vmaf and pooled value libvmaf's own run recorded "
               "(tests/model/nolibvmaf_ref.json) at %%.17g" % model)
+    # motion, ADM and VIF on a GPU backend: vmaf_v0.6.1 without libvmaf there too
+    for b in ("opencl", "cuda"):
+        code, out, err = run([SPEEDQA, "-r", ref, "-d", dis, "--model", "version=vmaf_v0.6.1",
+                              "--json", "-q", "--precision", "max", "--frame_cnt", "6",
+                              "--backend", b])
+        if code == 4:
+            print("skip %s: %s" % (b, err.strip()))
+            continue
+        want = known["models"]["vmaf_v0.6.1"]
+        doc = json.loads(out) if code == 0 else {"frames": []}
+        check(code == 0 and ["%.17g" % f["metrics"]["vmaf"] for f in doc["frames"]] ==
+              want["frames"], "vmaf_v0.6.1 --backend %s without libvmaf: libvmaf's recorded "
+              "values (%d %r)" % (b, code, err))
     fm = float_model()
     code, out, err = run([SPEEDQA, "-r", ref, "-d", dis, "--model", "path=" + fm])
     lines = err.strip().splitlines()

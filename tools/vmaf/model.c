@@ -22,35 +22,16 @@
 #endif
 
 /* Which libvmaf extractor provides a model feature (libvmaf's registry,
- * spec B.2), and which of them speedqa computes. A feature that becomes
- * native later only flips its `native` here: 1, or SQ_NATIVE_CPU where the
- * library takes only some option sets (sq_model_settle_native) on the CPU
- * backend only (SqBackend.sad), the
- * others left to libvmaf. Motion is SQ_NATIVE_CPU since its SAD has SIMD
- * kernels (cpu/dsp.h motion_sad): scalar, a 1080p 8-bit SAD took 4.8 ms
- * and a model job at 2 threads ran 0.98x vmaf's speed against 1.10x with
- * libvmaf's motion; the AVX2 / AVX-512 kernels take 0.85 / 0.75 ms. On
- * the 2-core development VM (shared, noisy) vmaf_v1.0.16_3d0h spent 4.5%
- * of its CPU time in ours against 5.2-6% in libvmaf 3.2's AVX-512 motion,
- * and the whole job 1-2% less CPU time, its speed the same within the
- * noise. Native, motion also runs on speedqa's workers rather than in
- * libvmaf's serial chain of temporal extractors (feed.c). Cambi is
- * SQ_NATIVE_CPU (SqBackend.cambi): with the v1.0.16 options a 1080p 8-bit
- * frame takes 8.9-9.9 ms on one thread in the library (the math's C,
- * bench/feature_bench) against 10.4-10.8 ms in libvmaf 3.2's AVX2 cambi
- * (vmaf -n, 8 frames minus 1). ADM is SQ_NATIVE_CPU too since its DSP
- * slots have SIMD kernels: a 1080p 8-bit frame on one thread takes 8.2 ms
- * (AVX-512) against 9.1-10.8 ms in libvmaf 3.2's AVX-512 adm and 37 ms in
- * its C (bench/feature_bench; vmaf -n, 8 frames minus 1). With every
- * feature native, a v1.0.16 model runs without libvmaf in the job
- * (native.c); SPEEDQA_MODEL_ENGINE=libvmaf hands ADM back to libvmaf.
- * VIF is SQ_NATIVE_CPU (SqBackend.vif) since its rows have SIMD kernels:
- * a 1080p 8-bit frame on one thread takes 32-47 ms (AVX-512; 193-218 ms
- * with the C alone) against 34-53 ms in libvmaf 3.2's default (AVX-512)
- * vif (ours 0.76-1.47x as fast in five rounds measured together, 1.07x
- * the median), and 287 ms in its C (bench/feature_bench; vmaf -n, 8 frames
- * minus 1; the shared 2-core VM),
- * so vmaf_v0.6.1 runs on speedqa's engine too when ADM is native. */
+ * spec B.2), and which of them speedqa computes: 1 with every option set on
+ * every backend, SQ_NATIVE_OPTS with the option sets the library takes
+ * (sq_model_settle_native) on every backend, SQ_NATIVE_CPU likewise on the
+ * CPU backend only (SqBackend.cambi), 0 left to libvmaf. A feature that
+ * becomes native later only flips its `native` here. Each native one runs
+ * at least as fast as libvmaf 3.2's SIMD extractor on one thread
+ * (bench/feature_bench; doc/performance.md) and, unlike libvmaf's motion,
+ * on speedqa's workers rather than in a serial chain (feed.c). With every
+ * feature native a model runs without libvmaf in the job (native.c);
+ * SPEEDQA_MODEL_ENGINE=libvmaf hands ADM back to libvmaf. */
 #define NATIVE_ADM (-1)
 static const struct {
     const char *prefix;     /* provided feature names start so */
@@ -61,8 +42,8 @@ static const struct {
     { "Speed_temporal_feature_speed_temporal_", "speed_temporal", 1 },
     { "VMAF_integer_feature_adm", "adm", NATIVE_ADM },
     { "VMAF_integer_feature_aim", "adm", NATIVE_ADM },
-    { "VMAF_integer_feature_motion", "motion", SQ_NATIVE_CPU },
-    { "VMAF_integer_feature_vif", "vif", SQ_NATIVE_CPU },
+    { "VMAF_integer_feature_motion", "motion", SQ_NATIVE_OPTS },
+    { "VMAF_integer_feature_vif", "vif", SQ_NATIVE_OPTS },
     { "Cambi_feature_cambi_", "cambi", SQ_NATIVE_CPU },
     { "VMAF_feature_adm", "float_adm", 0 },
     { "VMAF_feature_motion", "float_motion", 0 },
@@ -84,9 +65,9 @@ static int native_of(int i)
     if (extractors[i].native != NATIVE_ADM)
         return extractors[i].native;
 #ifdef SQ_HAVE_VMAF
-    return sq_model_engine() == SQ_ENGINE_LIBVMAF ? 0 : SQ_NATIVE_CPU;
+    return sq_model_engine() == SQ_ENGINE_LIBVMAF ? 0 : SQ_NATIVE_OPTS;
 #else
-    return SQ_NATIVE_CPU;
+    return SQ_NATIVE_OPTS;
 #endif
 }
 
@@ -102,7 +83,7 @@ const char *sq_model_extractor_of(const char *feature, int *native)
 
 void sq_model_settle_native(SqModelFeature *f)
 {
-    if (f->native != SQ_NATIVE_CPU)
+    if (f->native != SQ_NATIVE_CPU && f->native != SQ_NATIVE_OPTS)
         return;
     char spec[400], err[400];
     const char *one[2] = { spec, NULL };

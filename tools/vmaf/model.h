@@ -24,7 +24,7 @@ typedef struct SqModelFeature {
     char name[160];        /* as the model names it: VMAF_integer_feature_adm3_score */
     const char *extractor; /* libvmaf's extractor that provides it: "integer_adm" */
     int native;            /* speedqa computes it (sq_model_is_native); SQ_NATIVE_CPU: on
-                            * the CPU backend only, else libvmaf does (sq_model_native) */
+                            * the CPU backend only; 0: libvmaf does (sq_model_native) */
     int nopts;
     SqModelOpt opts[SQ_MODEL_MAX_OPTS];
 } SqModelFeature;
@@ -71,10 +71,11 @@ const char *sq_model_install_dir(void);
 const char *sq_model_extractor_of(const char *feature, int *native);
 
 #define SQ_NATIVE_CPU 2
+#define SQ_NATIVE_OPTS 3
 
 /* Once f's options are read: whether speedqa computes it, for an extractor
- * the library takes with some option sets and on some backends only (f->native
- * was SQ_NATIVE_CPU): SQ_NATIVE_CPU where its options are taken, else 0. */
+ * the library takes with some option sets only (f->native was SQ_NATIVE_CPU
+ * or SQ_NATIVE_OPTS): unchanged where its options are taken, else 0. */
 void sq_model_settle_native(SqModelFeature *f);
 
 /* Whether a job's features run on the CPU backend: --backend cpu, or auto
@@ -88,7 +89,7 @@ static inline int sq_model_cpu_backend(SpeedqaBackend b)
 /* Whether speedqa computes f in a job on the CPU backend (cpu) or another. */
 static inline int sq_model_native(const SqModelFeature *f, int cpu)
 {
-    return f->native == 1 || (f->native == SQ_NATIVE_CPU && cpu);
+    return f->native == 1 || f->native == SQ_NATIVE_OPTS || (f->native == SQ_NATIVE_CPU && cpu);
 }
 
 /* SPEEDQA_MODEL_ENGINE (read by the tool only): which engine scores the
