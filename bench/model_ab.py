@@ -3,14 +3,15 @@
 own `vmaf` tool on the same pair and model, interleaved round by round:
 
     model_ab.py [--speedqa build] [--vmaf vmaf] [--model vmaf_v1.0.16_3d0h]
-                [--threads 1,2] [--rounds 3] [--frames 240]
-                [--ref REF.y4m --dis DIS.y4m | --clips DIR] [--work DIR]
+                [--threads 1,2] [--rounds 3] [--frames 240] [--backend cuda]
+                [--ref REF.y4m --dis DIS.y4m | --clips DIR | --size 2160p10] [--work DIR]
 
 --speedqa: a speedqa binary or a build folder; --vmaf: libvmaf's tool (default:
 the one on PATH). Without --ref/--dis the pair is made in the work folder: with
 --clips, the golden 1080p 8-bit clip and its x264 crf28 encode
 (seeding_1920x1080_420p8_8f*.y4m.xz, as in the full golden set) looped to --frames;
-else bench/cli_throughput.py's textured 1080p pair. Each round runs, for every thread count, `vmaf --threads N`
+else bench/cli_throughput.py's textured pair (--size: 1080p8, or 2160p10). --backend:
+speedqa's (vmaf has only its CPU). Each round runs, for every thread count, `vmaf --threads N`
 and `speedqa --threads N` (both -q, JSON to a file) in a new order, and checks
 that both give the same pooled vmaf (6 decimals, as vmaf prints). Prints per
 thread count the best and median seconds of each and how many times as fast
@@ -31,10 +32,10 @@ import benchlib
 import cli_throughput
 
 
-def make_pair(work, clips, frames):
+def make_pair(work, clips, frames, size):
     """The golden 1080p pair looped to `frames` frames (made once a work folder)."""
     if not clips:
-        return cli_throughput.make_pair(work, "1080p8", frames)
+        return cli_throughput.make_pair(work, size, frames)
     out = []
     for name in ("seeding_1920x1080_420p8_8f", "seeding_1920x1080_420p8_8f_x264crf28"):
         path = os.path.join(work, "model_ab_%s_%d.y4m" % (name, frames))
@@ -76,6 +77,8 @@ def main():
     ap.add_argument("--ref")
     ap.add_argument("--dis")
     ap.add_argument("--clips")
+    ap.add_argument("--size", default="1080p8", choices=["1080p8", "2160p10"])
+    ap.add_argument("--backend")
     ap.add_argument("--work", help="work folder, kept (default: a temporary one)")
     a = ap.parse_args()
     if not a.vmaf:
@@ -86,7 +89,7 @@ def main():
 
 
 def run(a, work):
-    ref, dis = (a.ref, a.dis) if a.ref else make_pair(work, a.clips, a.frames)
+    ref, dis = (a.ref, a.dis) if a.ref else make_pair(work, a.clips, a.frames, a.size)
     out = {"vmaf": os.path.join(work, "model_ab_vmaf.json"),
            "speedqa": os.path.join(work, "model_ab_speedqa.json")}
     threads = [int(t) for t in a.threads.split(",")]
@@ -94,14 +97,17 @@ def run(a, work):
         subprocess.run(["cat", path], stdout=subprocess.DEVNULL, check=True)
     times = {(tool, n): [] for tool in out for n in threads}
     ratios = {n: [] for n in threads}
-    print("pair %s / %s, model %s, %d rounds" % (ref, dis, a.model, a.rounds))
+    print("pair %s / %s, model %s, %d rounds%s" % (ref, dis, a.model, a.rounds,
+                                                  ", speedqa --backend " + a.backend
+                                                  if a.backend else ""))
     for r in range(a.rounds):
         for n in threads:
             cmds = {
                 "vmaf": [a.vmaf, "-r", ref, "-d", dis, "--model", "version=" + a.model,
                          "--threads", str(n), "-q", "--json", "-o", out["vmaf"]],
                 "speedqa": [a.speedqa, "-r", ref, "-d", dis, "--model", "version=" + a.model,
-                            "--threads", str(n), "-q", "--json", "-o", out["speedqa"]],
+                            "--threads", str(n), "-q", "--json", "-o", out["speedqa"]] +
+                           (["--backend", a.backend] if a.backend else []),
             }
             order = list(cmds)
             random.shuffle(order)
