@@ -1,11 +1,14 @@
 /*
  * GPU throughput against the CPU backend, in one run: frames per second at
- * 576x324, 1920x1080 and 3840x2160 (8-bit 4:2:0) for speed_chroma,
- * speed_temporal and both; from host memory and device-resident; the
+ * 576x324, 1920x1080 and 3840x2160 (8-bit 4:2:0, or -b 10) for speed_chroma,
+ * speed_temporal and both and, with -m, the GPU features of the VMAF models
+ * (vmaf_v0.6.1: motion, adm, vif; vmaf_v1.0.16_3d0h_2160 without cambi:
+ * speed_chroma, adm, motion with its options); from host memory and
+ * device-resident; the
  * pinned host-to-device copy time of the planes; the host staging copy;
  * and the per-kernel time of a batch.
  *
- *   gpu_bench [cuda|null] [-t STAGING_THREADS] [-c CPU_THREADS] [-s WxH,...] [-q]
+ *   gpu_bench [cuda|null] [-t STAGING_THREADS] [-c CPU_THREADS] [-s WxH,...] [-b BPC] [-m] [-q]
  */
 #include <errno.h>
 #include <stdio.h>
@@ -40,7 +43,7 @@ static const char *const kernel_names[SQ_K_COUNT] = {
 typedef struct Bench {
     const SqGpuFns *fns;
     SqGpuDev *dev;       /* the bench's own handle: device frames, copy timing */
-    int stage_threads, cpu_threads, quick;
+    int stage_threads, cpu_threads, quick, bpc, models;
 } Bench;
 
 /* Frames per second of `n` frames cycling over the case's KFRAMES pairs. */
@@ -131,14 +134,15 @@ static void frame_bytes(const SpeedqaFormat *f, int chroma, int temporal, size_t
         if ((p == 0 && !temporal) || (p > 0 && !chroma))
             continue;
         const int w = p ? f->width >> 1 : f->width, h = p ? f->height >> 1 : f->height;
-        *whole += 2 * (size_t)w * (size_t)h;
-        *rows += 2 * (size_t)w * (size_t)((h >> 4) * 9 < h ? (h >> 4) * 9 : h);
+        const size_t bps = f->bpc > 8 ? 2 : 1;
+        *whole += 2 * bps * (size_t)w * (size_t)h;
+        *rows += 2 * bps * (size_t)w * (size_t)((h >> 4) * 9 < h ? (h >> 4) * 9 : h);
     }
 }
 
 static void bench_size(Bench *b, int w, int h)
 {
-    const SpeedqaFormat fmt = { w, h, SPEEDQA_PIX_420, 8 };
+    const SpeedqaFormat fmt = { w, h, SPEEDQA_PIX_420, b->bpc };
     Case c, dc;
     if (case_fixed(&c, &fmt, KFRAMES, 1) < 0 || case_fixed(&dc, &fmt, KFRAMES, 1) < 0) {
         printf("out of memory\n");
@@ -170,18 +174,24 @@ static void bench_size(Bench *b, int w, int h)
     const double px = (double)w * h;
     const int n_gpu = b->quick ? 64 : px <= 2e5 ? 20000 : px <= 2.1e6 ? 4000 : 1500;
     const int n_cpu = b->quick ? 4 : px <= 2e5 ? 200 : px <= 2.1e6 ? 24 : 8;
-    static const char *const sets[3][3] = {
-        { "speed_chroma", NULL, NULL },
-        { "speed_temporal", NULL, NULL },
-        { "speed_chroma", "speed_temporal", NULL },
+    static const char *const sets[5][4] = {
+        { "speed_chroma", NULL, NULL, NULL },
+        { "speed_temporal", NULL, NULL, NULL },
+        { "speed_chroma", "speed_temporal", NULL, NULL },
+        { "motion", "adm", "vif", NULL },
+        { "speed_chroma=speed_nn_floor=0.1:speed_sigma_nn=0.19:speed_weight_var_mode=5:"
+          "speed_prescale=0.5:speed_prescale_method=bilinear:speed_max_val=45",
+          "adm=adm_dlm_weight=0.7:adm_enhn_gain_limit=1:adm_noise_weight=0.02:"
+          "adm_norm_view_dist=3:adm_ref_display_height=2160:adm_min_val=0.5:adm_csf_mode=2",
+          "motion=motion_max_val=18", NULL },
     };
-    static const char *const set_names[3] = { "chroma", "temporal", "both" };
-    printf("\n== %dx%d 8-bit 4:2:0\n", w, h);
+    static const char *const set_names[5] = { "chroma", "temporal", "both", "v0.6.1", "v1-cambi" };
+    printf("\n== %dx%d %d-bit 4:2:0\n", w, h, b->bpc);
     printf("%-9s %12s %12s %14s %14s   %s\n", "features", "cpu 1 thr", "cpu N thr", "gpu host mem",
            "gpu dev mem", "fps; gpu host mem / cpu N thr");
     double prof[SQ_K_COUNT] = { 0 };
     SqGpuStats st = { 0 };
-    for (int k = 0; k < 3; k++) {
+    for (int k = 0; k < (b->models ? 5 : 3); k++) {
         const double cpu1 = run_fps(b, &sq_backend_cpu, &c, c.ref, c.dis, sets[k], 1, n_cpu, 0, NULL, NULL);
         const double cpun = run_fps(b, &sq_backend_cpu, &c, c.ref, c.dis, sets[k], b->cpu_threads,
                                     n_cpu * b->cpu_threads / 2 + 8, 0, NULL, NULL);
@@ -193,7 +203,7 @@ static void bench_size(Bench *b, int w, int h)
     }
     /* per kernel, device-resident so the host copy does not pace the batches */
     run_fps(b, NULL, have_dev ? &dc : &c, have_dev ? dc.ref : c.ref, have_dev ? dc.dis : c.dis,
-            sets[2], 1, n_gpu / 4 + 64, 1, prof, NULL);
+            sets[b->models ? 4 : 2], 1, n_gpu / 4 + 64, 1, prof, NULL);
     size_t whole, rows;
     frame_bytes(&fmt, 1, 1, &whole, &rows);
     const double ms_whole = h2d_ms(b, whole), ms_rows = h2d_ms(b, rows);
@@ -224,7 +234,8 @@ static void bench_size(Bench *b, int w, int h)
     double total = 0;
     for (int k = 0; k < SQ_K_COUNT; k++)
         total += prof[k];
-    printf("kernels per batch of %d frames (both features): ", st.batch_frames);
+    printf("kernels per batch of %d frames (%s): ", st.batch_frames,
+           b->models ? "v1-cambi" : "both features");
     for (int k = 0; k < SQ_K_COUNT; k++)
         if (prof[k] > 0)
             printf("%s %.3f ", kernel_names[k], prof[k]);
@@ -243,6 +254,7 @@ int main(int argc, char **argv)
     b.fns = &sq_null_gpu_fns;
     b.stage_threads = 4;
     b.cpu_threads = 8;
+    b.bpc = 8;
     for (int i = 1; i < argc; i++) {
         if (!strcmp(argv[i], "null"))
             b.fns = &sq_null_gpu_fns;
@@ -256,10 +268,14 @@ int main(int argc, char **argv)
             b.cpu_threads = atoi(argv[++i]);
         else if (!strcmp(argv[i], "-s") && i + 1 < argc)
             sizes = argv[++i];
+        else if (!strcmp(argv[i], "-b") && i + 1 < argc)
+            b.bpc = atoi(argv[++i]);
+        else if (!strcmp(argv[i], "-m"))
+            b.models = 1;
         else if (!strcmp(argv[i], "-q"))
             b.quick = 1;
         else {
-            fprintf(stderr, "usage: %s [cuda|null] [-t STAGING_THREADS] [-c CPU_THREADS] [-s WxH,...] [-q]\n", argv[0]);
+            fprintf(stderr, "usage: %s [cuda|null] [-t STAGING_THREADS] [-c CPU_THREADS] [-s WxH,...] [-b BPC] [-m] [-q]\n", argv[0]);
             return 2;
         }
     }
