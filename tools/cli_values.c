@@ -41,8 +41,23 @@ int cli_add_model(CliSettings *cfg, const char *spec)
     return 0;
 }
 
-/* --feature names that are libvmaf's extractors (cambi, psnr, ...) go to
- * libvmaf; speedqa's stay; any other is one line naming both lists. */
+#ifdef SQ_HAVE_VMAF
+/* A --feature speedqa computes: its library takes the value (name and
+ * options) on the job's backend (model.c's table says which backends). */
+static int speedqa_takes(const char *f, const char *name, SpeedqaBackend backend)
+{
+    const int native = sq_model_is_native(name);
+    const char *one[2] = { f, NULL };
+    char err[400];
+    if (!native || (native == SQ_NATIVE_CPU && !sq_model_cpu_backend(backend)))
+        return 0;
+    return speedqa_check_features(one, err, sizeof err) == 0;
+}
+#endif
+
+/* --feature values speedqa computes stay speedqa's; the other names of
+ * libvmaf's extractors (psnr, float_ssim, cambi on a GPU backend, ...) go
+ * to libvmaf; any other is one line naming both lists. */
 int cli_split_features(CliSettings *cfg)
 {
 #ifdef SQ_HAVE_VMAF
@@ -52,15 +67,16 @@ int cli_split_features(CliSettings *cfg)
         const size_t n = strcspn(f, "=");
         char name[64];
         snprintf(name, sizeof name, "%.*s", (int)(n < sizeof name ? n : sizeof name - 1), f);
-        if (!strcmp(name, "speed_chroma") || !strcmp(name, "speed_temporal")) {
+        if (!strcmp(name, "speed_chroma") || !strcmp(name, "speed_temporal") ||
+            (n < sizeof name && speedqa_takes(f, name, cfg->backend))) {
             cfg->features[keep++] = f;
         } else if (n < sizeof name && sq_vmaf_has_extractor(name)) {
             cfg->vmaf_features[cfg->n_vmaf_features++] = f;
         } else {
             char list[400];
             sq_vmaf_extractors(list, sizeof list);
-            cli_error("--feature: unknown feature '%s' (speedqa: speed_chroma, speed_temporal; "
-                      "libvmaf %s: %s)", name, vmaf_version(), list);
+            cli_error("--feature: unknown feature '%s' (speedqa: speed_chroma, speed_temporal, "
+                      "motion, adm, vif, cambi; libvmaf %s: %s)", name, vmaf_version(), list);
             return -1;
         }
     }

@@ -441,6 +441,21 @@ def test_backends():
                       json.loads(got)["pooled_metrics"] == json.loads(want)["pooled_metrics"],
                       "%s --backend %s%s: the CPU's model scores and features (%d %r)"
                       % (model, b, " (native engine)" if env else "", code, err))
+    # --feature: adm, motion and vif on the backend, cambi there by libvmaf: the CPU's values
+    feats = ["--feature", "adm", "--feature", "motion=motion_max_val=18", "--feature", "vif",
+             "--feature", "cambi", "--feature", "speed_chroma"]
+    base = [SPEEDQA, "-r", ref, "-d", dis, "--json", "--precision", "max", "-q", "--frame_cnt",
+            "4"] + feats
+    code, want, err = run(base)
+    check(code == 0, "--feature adm, motion, vif, cambi cpu: exit 0 (%r)" % err)
+    for b in ("opencl", "cuda", "hip"):
+        code, got, err = run(base + ["--backend", b])
+        if code == 4:
+            continue
+        ran += 1
+        check(code == 0 and json.loads(got)["frames"] == json.loads(want)["frames"],
+              "--feature adm, motion, vif, cambi --backend %s: the CPU's values (%d %r)"
+              % (b, code, err))
     if not ran and not failures:
         sys.exit(77)
 
