@@ -7,6 +7,7 @@
 #include <stdio.h>
 
 #include "input_priv.h"
+#include "prefetch.h"
 #ifdef SQ_HAVE_LAV
 #include "lav_priv.h"
 #endif
@@ -25,8 +26,9 @@ int sq_input_host_copy(SqInput *in, const SpeedqaPicture *pic, SpeedqaPicture *o
     }
     int r = sq_in_fail(in, -EINVAL, "a device picture from an input that decodes on the host");
 #ifdef SQ_HAVE_LAV
+    /* a frame read ahead is the read-ahead's loan of the input's */
     if (in->rd == &sq_reader_lav && in->priv)
-        r = sq_lav_host_copy(in, in->priv, pic, out);
+        r = sq_lav_host_copy(in, in->priv, sq_prefetch_origin(pic), out);
 #endif
     if (r < 0 && err && errlen)
         snprintf(err, errlen, "%s", in->msg);

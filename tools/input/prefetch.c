@@ -168,6 +168,11 @@ static void give_back_slot(void *opaque, const void *data0)
     pthread_mutex_unlock(&p->mu);
 }
 
+const SpeedqaPicture *sq_prefetch_origin(const SpeedqaPicture *pic)
+{
+    return pic->release == give_back_slot ? &((const Slot *)pic->release_opaque)->pic : pic;
+}
+
 static struct timespec in_ms(int ms)
 {
     struct timespec t;

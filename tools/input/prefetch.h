@@ -35,4 +35,9 @@ int sq_prefetch_next_within(SqPrefetch *p, SpeedqaPicture *pic, char *err, size_
 /* Stops the reader (even one blocked on a pipe that never delivers), frees everything. */
 void sq_prefetch_stop(SqPrefetch **p);
 
+/* The input's own picture behind one sq_prefetch_next handed out (valid
+ * while that one is lent), or pic itself when it is not the read-ahead's:
+ * what the input knows, e.g. for a host copy of a GPU frame. */
+const SpeedqaPicture *sq_prefetch_origin(const SpeedqaPicture *pic);
+
 #endif
