@@ -404,3 +404,4 @@ SQ_KERNEL_BEGIN(pool, 256)
 #include "gpu/kernels_motion.h"
 #include "gpu/kernels_adm.h"
 #include "gpu/kernels_vif.h"
+#include "gpu/kernels_cambi.h"
