@@ -259,17 +259,33 @@ typedef struct SqGpuCambi {
     int32_t pad;
 } SqGpuCambi;
 
+/* A scale's pooling passes run in this many lanes (blocks) a job. */
+#define SQ_GPU_VC_LANES 64
+/* Pass 1's high digits, then pass 2's low ones (u32 counters). */
+#define SQ_GPU_VC_CNT1 32768
+#define SQ_GPU_VC_CNT2 65536
+
+/* A CAMBI job's pooling state of the current scale, and its scale scores. */
+typedef struct SqGpuVcPool {
+    uint32_t zeros;                 /* pass 1's zero values */
+    uint32_t bad;                   /* bit 0: pass 1 met a value not finite; bit 1: pass 2's
+                                     * sum cannot be exact (either: libvmaf's selection) */
+    int32_t hi, above, emin, pad;   /* sq_vc_topk_digit's */
+    int64_t part[SQ_GPU_VC_LANES];  /* pass 2's sum per lane */
+    uint64_t score[SQ_VC_SCALES];   /* f64 bits */
+} SqGpuVcPool;
+
 /*
  * The parts of an SqGpuCambi's scratch, in order: the image X (a scale's,
  * mode filtered) and Y (before the filter), u16 w x h each; Z and the two
  * masks (M0 the input's, the decimations alternate), u8; the c-values, f32;
- * the histograms (sq_vc_sizes); the pooling's 65536 counters; first[]; the
- * five scale scores (f64 bits).
+ * the histograms (sq_vc_sizes); the pooling's counters; first[]; the
+ * pooling's state.
  */
 enum {
     SQ_GPU_VC_X = 0, SQ_GPU_VC_Y = 1, SQ_GPU_VC_Z = 2, SQ_GPU_VC_M0 = 3, SQ_GPU_VC_M1 = 4,
     SQ_GPU_VC_C = 5, SQ_GPU_VC_HIST = 6, SQ_GPU_VC_CNT = 7, SQ_GPU_VC_FIRST = 8,
-    SQ_GPU_VC_SCORES = 9, SQ_GPU_VC_END = 10
+    SQ_GPU_VC_POOL = 9, SQ_GPU_VC_END = 10
 };
 
 /* Byte offset of part k in the scratch of a w x h job of 2^max_log_contrast nd. */
@@ -277,8 +293,9 @@ SQ_FN int64_t sq_gpu_vc_at(int w, int h, int nd, int k)
 {
     const int64_t n = (int64_t)w * h;
     const int64_t bytes[SQ_GPU_VC_END] = { 2 * n, 2 * n, n, n, n, 4 * n,
-                                           2 * sq_vc_sizes(w, h, nd).hist, 4 * 65536, 1025,
-                                           8 * SQ_VC_SCALES };
+                                           2 * sq_vc_sizes(w, h, nd).hist,
+                                           4 * (SQ_GPU_VC_CNT1 + SQ_GPU_VC_CNT2), 1025,
+                                           (int64_t)sizeof(SqGpuVcPool) };
     int64_t o = 0;
     for (int p = 0; p < k; p++)
         o += sq_gpu_align(bytes[p]);

@@ -6,8 +6,10 @@
  * pixel is an independent item; the mask is the 7x7 integer sum per pixel.
  * The sliding window histograms run one item a column (sq_vc_cvalues_col):
  * a column's counters are its own, so no two items share one. The pooling
- * of a scale is sq_vc_pool_fast by one item a job, in the CPU's order
- * (its fallback, libvmaf's selection, depends on the order).
+ * of a scale is sq_vc_pool_fast's two radix passes in lanes (integer
+ * counts by atomic increments, integer sums), each finished by one item a
+ * job as on the CPU; its fallback, libvmaf's selection, depends on the
+ * order, and runs in one item a job in the CPU's.
  * Included by gpu/kernels.h.
  */
 #ifndef SQ_GPU_KERNELS_CAMBI_H
@@ -196,27 +198,155 @@ SQ_KERNEL_BEGIN(cambi_cval, 256)
         sq_vc_cvalues_col(&p, &bf, cw, ch, j);
 }
 
+SQ_DFN SQ_GLOBAL SqGpuVcPool *sq_gk_vc_pool(SQ_GLOBAL unsigned char *arena,
+                                            const SQ_GLOBAL SqGpuCambi *cb)
+{
+    return (SQ_GLOBAL SqGpuVcPool *)sq_gk_vc_part(arena, cb, SQ_GPU_VC_POOL);
+}
+
+/* Block (chunk, job), scale s: the pooling's counters of both passes and its state cleared. */
+SQ_KERNEL_BEGIN(cambi_zcnt, 256)
+{
+    const int job = SQ_BY;
+    const SQ_GLOBAL SqGpuCambi *cb = sq_gk_vc(arena, &ka, job);
+    const int64_t n = job < ka.ncambis ? SQ_GPU_VC_CNT1 + SQ_GPU_VC_CNT2 : 0;
+    const int64_t lo = (int64_t)SQ_BX * SQ_GK_CHUNK, hi = SQ_GK_END(lo, n);
+    SQ_GLOBAL uint32_t *cnt = (SQ_GLOBAL uint32_t *)sq_gk_vc_part(arena, cb, SQ_GPU_VC_CNT);
+    for (int64_t t = lo + SQ_TID; t < hi; t += SQ_NTH)
+        cnt[t] = 0;
+    if (lo == 0 && n && SQ_TID == 0) {
+        SQ_GLOBAL SqGpuVcPool *st = sq_gk_vc_pool(arena, cb);
+        st->zeros = 0;
+        st->bad = 0;
+    }
+}
+
+/* Lane `lane`'s part [*i0, *i1) of a scale's n c-values. */
+SQ_DFN void sq_gk_vc_lane(int n, int lane, int *i0, int *i1)
+{
+    *i0 = (int)((int64_t)n * lane / SQ_GPU_VC_LANES);
+    *i1 = (int)((int64_t)n * (lane + 1) / SQ_GPU_VC_LANES);
+}
+
 /*
- * Block (chunk of jobs), one item a job, scale s: the scale's score
- * (sq_vc_pool_fast, the CPU's), and after the last scale the frame's.
+ * Block (lane, job), scale s: pass 1 (sq_vc_count_hi's steps) over the
+ * lane's c-values, the digits counted by atomic increments: integers, the
+ * same counts in any order.
  */
-SQ_KERNEL_BEGIN(cambi_pool, 256)
+SQ_KERNEL_BEGIN(cambi_cnt1, 256)
+{
+    const int job = SQ_BY, s = ka.scale;
+    const SQ_GLOBAL SqGpuCambi *cb = sq_gk_vc(arena, &ka, job);
+    const SqVcParams p = cb->vc;
+    int cw, ch, i0, i1;
+    sq_vc_scale_dims(&p, s, &cw, &ch);
+    sq_gk_vc_lane(job < ka.ncambis ? cw * ch : 0, SQ_BX, &i0, &i1);
+    const SQ_GLOBAL float *c = (const SQ_GLOBAL float *)sq_gk_vc_part(arena, cb, SQ_GPU_VC_C);
+    SQ_GLOBAL uint32_t *cnt = (SQ_GLOBAL uint32_t *)sq_gk_vc_part(arena, cb, SQ_GPU_VC_CNT);
+    SQ_GLOBAL SqGpuVcPool *st = sq_gk_vc_pool(arena, cb);
+    uint32_t z = 0, bad = 0;
+    for (int i = i0 + SQ_TID; i < i1; i += SQ_NTH) {
+        const int d = sq_vc_digit_hi(sq_f32_bits(c[i]));
+        if (d == -1)
+            z++;
+        else if (d == -2)
+            bad = 1;
+        else
+            SQ_ATOMIC_ADD(cnt + d, 1);
+    }
+    if (z)
+        SQ_ATOMIC_ADD(&st->zeros, z);
+    if (bad)
+        SQ_ATOMIC_OR(&st->bad, 1);
+}
+
+/* Block (chunk of jobs), one item a job, scale s: the digit of the top K's smallest. */
+SQ_KERNEL_BEGIN(cambi_digit, 256)
 {
     const int s = ka.scale, lo = SQ_BX * SQ_GK_CHUNK, hi = SQ_GK_END(lo, ka.ncambis);
     for (int job = lo + SQ_TID; job < hi; job += SQ_NTH) {
         const SQ_GLOBAL SqGpuCambi *cb = sq_gk_vc(arena, &ka, job);
         const SqVcParams p = cb->vc;
+        SQ_GLOBAL SqGpuVcPool *st = sq_gk_vc_pool(arena, cb);
+        if (st->bad)
+            continue;
+        int cw, ch, dh, above;
+        sq_vc_scale_dims(&p, s, &cw, &ch);
+        SQ_GLOBAL uint32_t *cnt = (SQ_GLOBAL uint32_t *)sq_gk_vc_part(arena, cb, SQ_GPU_VC_CNT);
+        cnt[0] += st->zeros;
+        st->emin = sq_vc_topk_digit(cnt, sq_vc_scale_k(&p, s, cw * ch), &dh, &above);
+        st->hi = dh;
+        st->above = above;
+    }
+}
+
+/*
+ * Block (lane, job), scale s: pass 2 (sq_vc_sum_hi's steps) over the lane's
+ * c-values: the low digits counted by atomic increments, the values above
+ * digit hi summed per item, then per block, exact integers in any order
+ * (each part below 2^53, or the lane marks the sum unusable).
+ */
+SQ_KERNEL_BEGIN(cambi_cnt2, 256)
+{
+    SQ_SHARED uint64_t part[SQ_GK_MAXTH];
+    const int job = SQ_BY, s = ka.scale;
+    const SQ_GLOBAL SqGpuCambi *cb = sq_gk_vc(arena, &ka, job);
+    const SqVcParams p = cb->vc;
+    SQ_GLOBAL SqGpuVcPool *st = sq_gk_vc_pool(arena, cb);
+    /* bit 0 is pass 1's, set before this launch: the same for every item */
+    const int live = job < ka.ncambis && !(st->bad & 1);
+    int cw, ch, i0, i1;
+    sq_vc_scale_dims(&p, s, &cw, &ch);
+    sq_gk_vc_lane(live ? cw * ch : 0, SQ_BX, &i0, &i1);
+    const int hi = live ? st->hi : 0, emin = live ? st->emin : 0;
+    const SQ_GLOBAL float *c = (const SQ_GLOBAL float *)sq_gk_vc_part(arena, cb, SQ_GPU_VC_C);
+    SQ_GLOBAL uint32_t *cnt2 =
+        (SQ_GLOBAL uint32_t *)sq_gk_vc_part(arena, cb, SQ_GPU_VC_CNT) + SQ_GPU_VC_CNT1;
+    int64_t sum = 0;
+    int ok = 1;
+    for (int i = i0 + SQ_TID; i < i1 && ok; i += SQ_NTH) {
+        int d;
+        ok = sq_vc_sum_one(sq_f32_bits(c[i]), hi, emin, &sum, &d);
+        if (ok && d >= 0)
+            SQ_ATOMIC_ADD(cnt2 + d, 1);
+    }
+    if (!ok)
+        SQ_ATOMIC_OR(&st->bad, 2);
+    part[SQ_TID] = (uint64_t)sum;
+    sq_gk_sum_n(part, 1);
+    if (live && SQ_TID == 0)
+        st->part[SQ_BX] = (int64_t)part[0];
+}
+
+/*
+ * Block (chunk of jobs), one item a job, scale s: the lanes' sums added
+ * (sq_vc_add_part: exact, or the selection), the scale's score
+ * (sq_vc_pool_end, as the CPU's), and after the last scale the frame's.
+ */
+SQ_KERNEL_BEGIN(cambi_fin, 256)
+{
+    const int s = ka.scale, lo = SQ_BX * SQ_GK_CHUNK, hi = SQ_GK_END(lo, ka.ncambis);
+    for (int job = lo + SQ_TID; job < hi; job += SQ_NTH) {
+        const SQ_GLOBAL SqGpuCambi *cb = sq_gk_vc(arena, &ka, job);
+        const SqVcParams p = cb->vc;
+        SQ_GLOBAL SqGpuVcPool *st = sq_gk_vc_pool(arena, cb);
         int cw, ch;
         sq_vc_scale_dims(&p, s, &cw, &ch);
-        const SqVcBufs bf = sq_gk_vc_bufs(arena, cb, s);
-        SQ_GLOBAL uint64_t *sc = (SQ_GLOBAL uint64_t *)sq_gk_vc_part(arena, cb, SQ_GPU_VC_SCORES);
         const int n = cw * ch;
-        sc[s] = sq_d_bits(sq_vc_pool_fast(bf.c, n, sq_vc_scale_k(&p, s, n), bf.cnt));
+        int64_t sum = 0;
+        int ok = !st->bad;
+        for (int l = 0; l < SQ_GPU_VC_LANES && ok; l++)
+            ok = sq_vc_add_part(&sum, st->part[l]);
+        SQ_GLOBAL float *c = (SQ_GLOBAL float *)sq_gk_vc_part(arena, cb, SQ_GPU_VC_C);
+        SQ_GLOBAL uint32_t *cnt2 =
+            (SQ_GLOBAL uint32_t *)sq_gk_vc_part(arena, cb, SQ_GPU_VC_CNT) + SQ_GPU_VC_CNT1;
+        st->score[s] = sq_d_bits(sq_vc_pool_end(c, n, sq_vc_scale_k(&p, s, n), cnt2, ok,
+                                                st->hi, st->above, st->emin, sum, st->zeros));
         if (s < SQ_VC_SCALES - 1)
             continue;
         sq_f64 score[SQ_VC_SCALES];
         for (int k = 0; k < SQ_VC_SCALES; k++)
-            score[k] = sq_d_from_bits(sc[k]);
+            score[k] = sq_d_from_bits(st->score[k]);
         (SQ_GK_PTR(SqGpuResult, ka.results) + cb->result)->cambi = sq_d_bits(sq_vc_score(score, &p));
     }
 }

@@ -190,8 +190,8 @@ static int launch_vc(GpuBatches *bt, SqKArgs *ka, int k, unsigned gx, unsigned g
 
 /*
  * The CAMBI chain: the input's image, Z and mask, then per scale the
- * decimation, the mode filter, the c-values and the pooling (the score
- * after the last). Grids fit the largest CAMBI job at each scale; the
+ * decimation, the mode filter, the c-values and the pooling's steps (the
+ * score after the last). Grids fit the largest CAMBI job at each scale; the
  * kernels bound each job by its own.
  */
 int sq_gpu_launch_cambi(GpuBatches *bt, const BatchRec *b, SqKArgs *ka)
@@ -213,6 +213,7 @@ int sq_gpu_launch_cambi(GpuBatches *bt, const BatchRec *b, SqKArgs *ka)
     const unsigned nc = (unsigned)b->ncambis, full = ceil_div(pix[SQ_VC_SCALES], 256);
     /* cambi_conv's blocks also fill first[] (1025 values) */
     const unsigned conv = full > ceil_div(1025, 256) ? full : ceil_div(1025, 256);
+    const unsigned cnt = ceil_div(SQ_GPU_VC_CNT1 + SQ_GPU_VC_CNT2, 256);
     int ret;
     if ((ret = launch_vc(bt, ka, SQ_K_cambi_conv, conv, nc, 1)) < 0 ||
         (ret = launch_vc(bt, ka, SQ_K_cambi_pre, full, nc, 1)) < 0 ||
@@ -225,7 +226,11 @@ int sq_gpu_launch_cambi(GpuBatches *bt, const BatchRec *b, SqKArgs *ka)
         if ((ret = launch_vc(bt, ka, SQ_K_cambi_dec, ceil_div(pix[s], 256), nc, last)) < 0 ||
             (ret = launch_vc(bt, ka, SQ_K_cambi_mode, ceil_div(pix[s], 256), nc, last)) < 0 ||
             (ret = launch_vc(bt, ka, SQ_K_cambi_cval, ceil_div(cols[s], 256), nc, last)) < 0 ||
-            (ret = launch_vc(bt, ka, SQ_K_cambi_pool, ceil_div(nc, 256), 1, last)) < 0)
+            (ret = launch_vc(bt, ka, SQ_K_cambi_zcnt, cnt, nc, last)) < 0 ||
+            (ret = launch_vc(bt, ka, SQ_K_cambi_cnt1, SQ_GPU_VC_LANES, nc, last)) < 0 ||
+            (ret = launch_vc(bt, ka, SQ_K_cambi_digit, ceil_div(nc, 256), 1, last)) < 0 ||
+            (ret = launch_vc(bt, ka, SQ_K_cambi_cnt2, SQ_GPU_VC_LANES, nc, last)) < 0 ||
+            (ret = launch_vc(bt, ka, SQ_K_cambi_fin, ceil_div(nc, 256), 1, last)) < 0)
             return ret;
     }
     return 0;
