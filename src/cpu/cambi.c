@@ -113,16 +113,12 @@ static sq_f64 vc_pool(const SqDsp *dsp, float *c, int n, int k, uint32_t *cnt)
     if (!dsp->vc_count_hi(c, n, cnt, &zeros))
         return sq_vc_pool(c, n, k);
     cnt[0] += zeros;
-    int hi, above, ok;
+    int hi, above;
     const int emin = sq_vc_topk_digit(cnt, k, &hi, &above);
     memset(cnt, 0, 65536 * sizeof(*cnt));
     int64_t sum = 0;
-    if (!dsp->vc_sum_hi(c, n, hi, emin, &sum, cnt))
-        return sq_vc_pool(c, n, k);
-    if (!hi)
-        cnt[0] += zeros;
-    const sq_f64 s = sq_vc_topk_finish(cnt, hi, k - above, emin, sum, &ok);
-    return ok ? sq_d_div(s, sq_d_from_int(k)) : sq_vc_pool(c, n, k);
+    const int ok = dsp->vc_sum_hi(c, n, hi, emin, &sum, cnt);
+    return sq_vc_pool_end(c, n, k, cnt, ok, hi, above, emin, sum, zeros);
 }
 
 /* sq_vc_frame with the DSP table's kernels. */

@@ -17,6 +17,7 @@
 #include "math/dims.h"
 #include "math/prelude.h"
 #include "math/vmaf_adm_pool.h"
+#include "math/vmaf_cambi_pool.h"
 #include "math/vmaf_vif.h"
 
 /* Largest 25x25 problem of the eigen/solve kernels. */
@@ -94,6 +95,7 @@ typedef struct SqGpuResult {
     uint32_t sum[2];                   /* an SQ_JOB_SAD job's: the plane SAD, low and high half */
     SqVaRaw adm[4];                    /* an SQ_JOB_ADM job's: SqRawResult.adm of its slot */
     SqViRaw vif;                       /* an SQ_JOB_VIF job's: SqRawResult.vif of its slot */
+    uint64_t cambi;                    /* an SQ_JOB_CAMBI job's: SqRawResult.cambi, f64 bits */
 } SqGpuResult;
 
 /* One SQ_JOB_SAD job of one frame (libvmaf's integer motion): the SAD of
@@ -237,19 +239,89 @@ SQ_FN int64_t sq_gpu_vif_bytes(int w, int h)
            sq_gpu_align((int64_t)4 * sq_gpu_vif_lanes(h) * 4 * 8);
 }
 
+/*
+ * One SQ_JOB_CAMBI job of one frame (libvmaf's CAMBI of the distorted luma,
+ * math/vmaf_cambi*.h): the plan's parameters, the plane and the host's
+ * reciprocal table; its scratch (sq_gpu_vc_at) holds the working images,
+ * the masks, a scale's c-values, the histograms, the pooling's counters,
+ * first[] and the five scale scores.
+ */
+typedef struct SqGpuCambi {
+    SqVcParams vc;                 /* the plan's (feature/cambi_params.c) */
+    int64_t pic, stride;           /* the distorted luma: arena offset, row stride */
+    int64_t scratch;               /* arena offset of sq_gpu_vc_bytes(w, h, nd) */
+    int64_t recip;                 /* arena offset of R[] (SQ_VC_RECIP_N f32) */
+    int32_t acc;                   /* sample access (math/filter.h) */
+    int32_t range_check;           /* 1: LSB-aligned bpc 9..15, fold the samples into
+                                    * SqGpuResult.range[1] (the CPU's check) */
+    int32_t result;                /* its SqGpuResult, after every other kind's */
+    int32_t frame, job;            /* host bookkeeping */
+    int32_t pad;
+} SqGpuCambi;
+
+/* A scale's pooling passes run in this many lanes (blocks) a job. */
+#define SQ_GPU_VC_LANES 64
+/* Pass 1's high digits, then pass 2's low ones (u32 counters). */
+#define SQ_GPU_VC_CNT1 32768
+#define SQ_GPU_VC_CNT2 65536
+
+/* A CAMBI job's pooling state of the current scale, and its scale scores. */
+typedef struct SqGpuVcPool {
+    uint32_t zeros;                 /* pass 1's zero values */
+    uint32_t bad;                   /* bit 0: pass 1 met a value not finite; bit 1: pass 2's
+                                     * sum cannot be exact (either: libvmaf's selection) */
+    int32_t hi, above, emin, pad;   /* sq_vc_topk_digit's */
+    int64_t part[SQ_GPU_VC_LANES];  /* pass 2's sum per lane */
+    uint64_t score[SQ_VC_SCALES];   /* f64 bits */
+} SqGpuVcPool;
+
+/*
+ * The parts of an SqGpuCambi's scratch, in order: the image X (a scale's,
+ * mode filtered) and Y (before the filter), u16 w x h each; Z and the two
+ * masks (M0 the input's, the decimations alternate), u8; the c-values, f32;
+ * the histograms (sq_vc_sizes); the pooling's counters; first[]; the
+ * pooling's state.
+ */
+enum {
+    SQ_GPU_VC_X = 0, SQ_GPU_VC_Y = 1, SQ_GPU_VC_Z = 2, SQ_GPU_VC_M0 = 3, SQ_GPU_VC_M1 = 4,
+    SQ_GPU_VC_C = 5, SQ_GPU_VC_HIST = 6, SQ_GPU_VC_CNT = 7, SQ_GPU_VC_FIRST = 8,
+    SQ_GPU_VC_POOL = 9, SQ_GPU_VC_END = 10
+};
+
+/* Byte offset of part k in the scratch of a w x h job of 2^max_log_contrast nd. */
+SQ_FN int64_t sq_gpu_vc_at(int w, int h, int nd, int k)
+{
+    const int64_t n = (int64_t)w * h;
+    const int64_t bytes[SQ_GPU_VC_END] = { 2 * n, 2 * n, n, n, n, 4 * n,
+                                           2 * sq_vc_sizes(w, h, nd).hist,
+                                           4 * (SQ_GPU_VC_CNT1 + SQ_GPU_VC_CNT2), 1025,
+                                           (int64_t)sizeof(SqGpuVcPool) };
+    int64_t o = 0;
+    for (int p = 0; p < k; p++)
+        o += sq_gpu_align(bytes[p]);
+    return o;
+}
+
+SQ_FN int64_t sq_gpu_vc_bytes(int w, int h, int nd)
+{
+    return sq_gpu_vc_at(w, h, nd, SQ_GPU_VC_END);
+}
+
 /* The one argument struct every kernel takes (after the arena base). */
 typedef struct SqKArgs {
     int64_t plans;    /* arena offset of SqGpuPlan[] */
     int64_t sides;    /* SqGpuSide[nsides] */
     int64_t pairs;    /* SqGpuPair[npairs] */
-    int64_t results;  /* SqGpuResult[npairs + nsads + nadms + nvifs] */
+    int64_t results;  /* SqGpuResult[npairs + nsads + nadms + nvifs + ncambis] */
     int64_t sads;     /* SqGpuSad[nsads] */
     int64_t adms;     /* SqGpuAdm[nadms] */
     int64_t vifs;     /* SqGpuVif[nvifs] */
+    int64_t cambis;   /* SqGpuCambi[ncambis] */
     int32_t nsides, npairs;
     int32_t nsads, nadms;
     int32_t scale;    /* the ADM and VIF kernels: which scale this launch runs */
     int32_t nvifs;
+    int32_t ncambis, pad;
 } SqKArgs;
 
 /* Offset of the raw row `row` of op row i's run (or of the whole plane). */
@@ -388,7 +460,7 @@ int sq_gpu_profile(void *priv, double *ms);
                             .capacity = sq_gpu_capacity, .send = sq_gpu_send,          \
                             .receive = sq_gpu_receive, .close = sq_gpu_close,          \
                             .list_devices = list, .pic_mem = sq_gpu_pic_mem,   \
-                            .sad = 1, .adm = 1, .vif = 1,                      \
+                            .sad = 1, .adm = 1, .vif = 1, .cambi = 1,         \
                             .device_mem = (devmem),                            \
                             .host_register = sq_gpu_host_register,            \
                             .host_unregister = sq_gpu_host_unregister };

@@ -11,7 +11,8 @@
  *   SQ_SHARED                       block-shared storage, at kernel scope
  *   SQ_SHARED_PTR                   address space of a pointer to it
  *   SQ_DFN                          device helper qualifier
- *   SQ_ATOMIC_MAX(p, v), SQ_ATOMIC_OR(p, v)  on a SQ_GLOBAL uint32_t * (OpenCL 1.2 core)
+ *   SQ_ATOMIC_MAX(p, v), SQ_ATOMIC_OR(p, v), SQ_ATOMIC_ADD(p, v)
+ *                                   on a SQ_GLOBAL uint32_t * (OpenCL 1.2 core)
  *   SQ_GPU_SHARED_WORK              1: the eigen/solve matrices live in block-shared
  *                                   memory (needs generic pointers: CUDA, HIP, C);
  *                                   0: in the side's global work area (OpenCL C 1.2,
@@ -43,6 +44,7 @@
 #define SQ_DFN static inline
 #define SQ_ATOMIC_MAX(p, v) atomic_max((volatile __global uint *)(p), (uint)(v))
 #define SQ_ATOMIC_OR(p, v) atomic_or((volatile __global uint *)(p), (uint)(v))
+#define SQ_ATOMIC_ADD(p, v) atomic_add((volatile __global uint *)(p), (uint)(v))
 #define SQ_GPU_SHARED_WORK 0
 #elif defined(__CUDACC__) || defined(__HIPCC__)
 #if defined(__HIPCC__)
@@ -62,6 +64,7 @@
 #define SQ_DFN static __device__ inline
 #define SQ_ATOMIC_MAX(p, v) atomicMax((unsigned int *)(p), (unsigned int)(v))
 #define SQ_ATOMIC_OR(p, v) atomicOr((unsigned int *)(p), (unsigned int)(v))
+#define SQ_ATOMIC_ADD(p, v) atomicAdd((unsigned int *)(p), (unsigned int)(v))
 #define SQ_GPU_SHARED_WORK 1
 #else
 #error "gpu/kernels.h: define SQ_KERNEL_BEGIN and the other built-ins before including it"
@@ -404,3 +407,4 @@ SQ_KERNEL_BEGIN(pool, 256)
 #include "gpu/kernels_motion.h"
 #include "gpu/kernels_adm.h"
 #include "gpu/kernels_vif.h"
+#include "gpu/kernels_cambi.h"

@@ -17,6 +17,8 @@ _Static_assert(sizeof(((SqRawResult *)0)->adm[0]) == sizeof(((SqGpuResult *)0)->
                "SqGpuResult.adm is SqRawResult.adm of one job");
 _Static_assert(sizeof(((SqRawResult *)0)->vif[0]) == sizeof(((SqGpuResult *)0)->vif),
                "SqGpuResult.vif is SqRawResult.vif of one job");
+_Static_assert(sizeof(((SqRawResult *)0)->cambi[0]) == sizeof(((SqGpuResult *)0)->cambi),
+               "SqGpuResult.cambi holds SqRawResult.cambi's bits");
 
 static void fill_side(const GpuCtx *x, SqGpuSide *sd, int f, int64_t scratch, const FrameRec *cur,
                       int cs, int c, const FrameRec *prev, int ps)
@@ -69,12 +71,13 @@ static const FrameRec *frame_back(const GpuBatches *bt, const FrameRec *fr,
 }
 
 /* Problem tables of batch slot bslot: one pair per (frame, SpEED job), one
- * SqGpuSad per (frame, SAD job), one SqGpuAdm per (frame, ADM job) and one
- * SqGpuVif per (frame, VIF job), whose results follow the pairs' in that order. */
+ * SqGpuSad per (frame, SAD job), one SqGpuAdm per (frame, ADM job), one
+ * SqGpuVif per (frame, VIF job) and one SqGpuCambi per (frame, CAMBI job),
+ * whose results follow the pairs' in that order. */
 static void build_tables(GpuBatches *bt, int bslot, unsigned long long first)
 {
     BatchRec *b = &bt->batches[bslot];
-    int np = 0, ns = 0, na = 0, nv = 0;
+    int np = 0, ns = 0, na = 0, nv = 0, nc = 0;
     for (int bi = 0; bi < b->nframes; bi++) {
         const unsigned long long n = first + (unsigned long long)bi;
         const FrameRec *fr = &bt->frames[n % (unsigned)bt->l->nslots];
@@ -105,6 +108,13 @@ static void build_tables(GpuBatches *bt, int bslot, unsigned long long first)
                 nv++;
                 continue;
             }
+            if (jb->kind == SQ_JOB_CAMBI) {
+                sq_gpu_fill_cambi(bt, &b->cambis[nc], jb, fs, j, fr);
+                b->cambis[nc].frame = bi;
+                b->cambis[nc].job = j;
+                nc++;
+                continue;
+            }
             SqGpuPair *pr = &b->pairs[np];
             memset(pr, 0, sizeof(*pr));
             pr->terms = fs + bt->l->pair_off[j];
@@ -124,18 +134,21 @@ static void build_tables(GpuBatches *bt, int bslot, unsigned long long first)
     b->nsads = ns;
     b->nadms = na;
     b->nvifs = nv;
+    b->ncambis = nc;
     for (int i = 0; i < ns; i++)
         b->sads[i].result = np + i;
     for (int i = 0; i < na; i++)
         b->adms[i].result = np + ns + i;
     for (int i = 0; i < nv; i++)
         b->vifs[i].result = np + ns + na + i;
+    for (int i = 0; i < nc; i++)
+        b->cambis[i].result = np + ns + na + nv + i;
 }
 
 /* The batch's jobs of every kind: its results. */
 static int batch_jobs(const BatchRec *b)
 {
-    return b->npairs + b->nsads + b->nadms + b->nvifs;
+    return b->npairs + b->nsads + b->nadms + b->nvifs + b->ncambis;
 }
 
 static unsigned ceil_div(int64_t a, int64_t b)
@@ -153,6 +166,8 @@ static int64_t max64(int64_t a, int64_t b)
  * without a VIF job. */
 static int skipped(const GpuBatches *bt, const BatchRec *b, int kernel)
 {
+    if (kernel >= SQ_K_cambi_conv)
+        return b->ncambis == 0;
     if (kernel >= SQ_K_vif_widen)
         return b->nvifs == 0;
     if (kernel >= SQ_K_adm_dwt_v)
@@ -177,11 +192,13 @@ static int launch_kernels(GpuBatches *bt, const BatchRec *b)
     ka.sads = bt->l->at.sads;
     ka.adms = bt->l->at.adms;
     ka.vifs = bt->l->at.vifs;
+    ka.cambis = bt->l->at.cambis;
     ka.nsides = 2 * npairs;
     ka.npairs = npairs;
     ka.nsads = b->nsads;
     ka.nadms = b->nadms;
     ka.nvifs = b->nvifs;
+    ka.ncambis = b->ncambis;
     int64_t op_h = 0, cov = 0, nb = 0, pix = 0, spix = 0, sad_pix = 0, sad_h = 0;
     for (int f = 0; f < bt->x->p.nplans; f++) {
         const SqDims *d = &bt->x->p.plans[f]->d;
@@ -230,7 +247,9 @@ static int launch_kernels(GpuBatches *bt, const BatchRec *b)
     }
     if (b->nadms && (ret = sq_gpu_launch_adm(bt, b, &ka)) < 0)
         return ret;
-    return b->nvifs ? sq_gpu_launch_vif(bt, b, &ka) : 0;
+    if (b->nvifs && (ret = sq_gpu_launch_vif(bt, b, &ka)) < 0)
+        return ret;
+    return b->ncambis ? sq_gpu_launch_cambi(bt, b, &ka) : 0;
 }
 
 /* Profile mode only: wait and add each kernel's time. */
@@ -277,6 +296,8 @@ static int run_batch(GpuBatches *bt, const BatchRec *b)
                                        (size_t)b->nadms * sizeof(SqGpuAdm))) < 0) ||
         (b->nvifs && (ret = fn->upload(bt->x->dev, C, bt->x->arena + bt->l->at.vifs, b->vifs,
                                        (size_t)b->nvifs * sizeof(SqGpuVif))) < 0) ||
+        (b->ncambis && (ret = fn->upload(bt->x->dev, C, bt->x->arena + bt->l->at.cambis, b->cambis,
+                                         (size_t)b->ncambis * sizeof(SqGpuCambi))) < 0) ||
         (ret = launch_kernels(bt, b)) < 0)
         return ret;
     return fn->download(bt->x->dev, C, b->res, bt->x->arena + bt->l->at.results,
@@ -375,6 +396,13 @@ void sq_gpu_take_result(const GpuBatches *bt, int bslot, int index, SqRawResult 
         if (v->frame == index)
             out->vif[bt->x->p.jobs[v->job].slot] = b->res[v->result].vif;
     }
+    for (int i = 0; i < b->ncambis; i++) {
+        const SqGpuCambi *cb = &b->cambis[i];
+        if (cb->frame != index)
+            continue;
+        memcpy(&out->cambi[cb->job], &b->res[cb->result].cambi, sizeof(out->cambi[0]));
+        memcpy(out->range[cb->job], b->res[cb->result].range, sizeof(b->res[0].range));
+    }
 }
 
 int sq_gpu_batches_init(GpuBatches *bt, GpuCtx *x, const GpuLayout *l, SqFrames *fr,
@@ -393,8 +421,9 @@ int sq_gpu_batches_init(GpuBatches *bt, GpuCtx *x, const GpuLayout *l, SqFrames 
     const int64_t pairs_bytes = sq_gpu_align(max_pairs * (int64_t)sizeof(SqGpuPair));
     const int64_t sads_bytes = sq_gpu_align(max_pairs * (int64_t)sizeof(SqGpuSad));
     const int64_t adms_bytes = sq_gpu_align(max_pairs * (int64_t)sizeof(SqGpuAdm));
-    bt->desc_bytes = sides_bytes + pairs_bytes + sads_bytes + adms_bytes +
-                     sq_gpu_align(max_pairs * (int64_t)sizeof(SqGpuVif));
+    const int64_t vifs_bytes = sq_gpu_align(max_pairs * (int64_t)sizeof(SqGpuVif));
+    bt->desc_bytes = sides_bytes + pairs_bytes + sads_bytes + adms_bytes + vifs_bytes +
+                     sq_gpu_align(max_pairs * (int64_t)sizeof(SqGpuCambi));
     bt->tables_bytes = l->nbslots * (bt->desc_bytes + res_bytes);
     bt->batches = sq_calloc(&x->p.alloc, (size_t)l->nbslots, sizeof(*bt->batches));
     if (!bt->batches) {
@@ -415,6 +444,7 @@ int sq_gpu_batches_init(GpuBatches *bt, GpuCtx *x, const GpuLayout *l, SqFrames 
         b->sads = (SqGpuSad *)(hb + sides_bytes + pairs_bytes);
         b->adms = (SqGpuAdm *)(hb + sides_bytes + pairs_bytes + sads_bytes);
         b->vifs = (SqGpuVif *)(hb + sides_bytes + pairs_bytes + sads_bytes + adms_bytes);
+        b->cambis = (SqGpuCambi *)((uint8_t *)b->vifs + vifs_bytes);
         b->res = (SqGpuResult *)(hb + bt->desc_bytes);
         hb += bt->desc_bytes + res_bytes;
     }

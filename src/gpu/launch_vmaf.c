@@ -1,8 +1,8 @@
 /*
- * libvmaf's integer ADM and VIF on the GPU, host side: each job's entry
- * of the problem tables (SqGpuAdm, SqGpuVif) and its chain of kernels
- * (gpu/kernels_adm.h, gpu/kernels_vif.h), launched after SpEED's and
- * motion's on the compute stream (launch.c).
+ * libvmaf's integer ADM and VIF, and CAMBI, on the GPU, host side: each
+ * job's entry of the problem tables (SqGpuAdm, SqGpuVif, SqGpuCambi) and
+ * its chain of kernels (gpu/kernels_adm.h, kernels_vif.h, kernels_cambi.h),
+ * launched after SpEED's and motion's on the compute stream (launch.c).
  */
 #include <string.h>
 
@@ -152,5 +152,86 @@ int sq_gpu_launch_vif(GpuBatches *bt, const BatchRec *b, SqKArgs *ka)
         return ret;
     if (bt->profile && (ret = fn->event_record(bt->x->dev, ev_profile_after(bt->l, SQ_K_vif_fold), S)) < 0)
         return ret;
+    return 0;
+}
+
+/* An SQ_JOB_CAMBI job's entry: side 1's plane of frame fr (the distorted luma). */
+void sq_gpu_fill_cambi(const GpuBatches *bt, SqGpuCambi *c, const SqJob *jb, int64_t fs, int j,
+                       const FrameRec *fr)
+{
+    const SqPlan *pl = bt->x->p.plans[jb->plan];
+    const SqJobSide *js = &jb->side[1];
+    const int bpc = bt->x->p.format.bpc;
+    memset(c, 0, sizeof(*c));
+    c->vc = pl->vc;
+    c->pic = fr->base[js->pic][js->plane];
+    c->stride = fr->stride[js->pic][js->plane];
+    c->acc = fr->acc[js->pic][js->plane];
+    /* as the CPU's (cpu/cambi.c): MSB-aligned samples cannot exceed the depth */
+    c->range_check = bpc > 8 && bpc < 16 && c->acc >> 2 == 0;
+    c->scratch = fs + bt->l->side_off[j][0];
+    c->recip = bt->l->at.vc_recip;
+}
+
+/* One launch of the CAMBI chain, its profile mark after the kernel's last launch. */
+static int launch_vc(GpuBatches *bt, SqKArgs *ka, int k, unsigned gx, unsigned gy, int last)
+{
+    const SqGpuFns *fn = bt->x->fns;
+    const int S = SQ_GPU_STREAM_COMPUTE;
+    const unsigned grid[3] = { gx ? gx : 1, gy, 1 };
+    int ret;
+    if ((ret = fn->launch(bt->x->dev, S, k, grid, 256, bt->x->arena, ka)) < 0)
+        return ret;
+    if (last && bt->profile &&
+        (ret = fn->event_record(bt->x->dev, ev_profile_after(bt->l, k), S)) < 0)
+        return ret;
+    return 0;
+}
+
+/*
+ * The CAMBI chain: the input's image, Z and mask, then per scale the
+ * decimation, the mode filter, the c-values and the pooling's steps (the
+ * score after the last). Grids fit the largest CAMBI job at each scale; the
+ * kernels bound each job by its own.
+ */
+int sq_gpu_launch_cambi(GpuBatches *bt, const BatchRec *b, SqKArgs *ka)
+{
+    int64_t pix[SQ_VC_SCALES + 1] = { 0 }, cols[SQ_VC_SCALES] = { 0 };
+    for (int j = 0; j < bt->x->p.njobs; j++) {
+        const SqVcParams *p = &bt->x->p.plans[bt->x->p.jobs[j].plan]->vc;
+        if (bt->x->p.jobs[j].kind != SQ_JOB_CAMBI)
+            continue;
+        pix[SQ_VC_SCALES] = pix[SQ_VC_SCALES] > (int64_t)p->w * p->h ? pix[SQ_VC_SCALES]
+                                                                     : (int64_t)p->w * p->h;
+        for (int s = 0; s < SQ_VC_SCALES; s++) {
+            int cw, ch;
+            sq_vc_scale_dims(p, s, &cw, &ch);
+            pix[s] = pix[s] > (int64_t)cw * ch ? pix[s] : (int64_t)cw * ch;
+            cols[s] = cols[s] > cw ? cols[s] : cw;
+        }
+    }
+    const unsigned nc = (unsigned)b->ncambis, full = ceil_div(pix[SQ_VC_SCALES], 256);
+    /* cambi_conv's blocks also fill first[] (1025 values) */
+    const unsigned conv = full > ceil_div(1025, 256) ? full : ceil_div(1025, 256);
+    const unsigned cnt = ceil_div(SQ_GPU_VC_CNT1 + SQ_GPU_VC_CNT2, 256);
+    int ret;
+    if ((ret = launch_vc(bt, ka, SQ_K_cambi_conv, conv, nc, 1)) < 0 ||
+        (ret = launch_vc(bt, ka, SQ_K_cambi_pre, full, nc, 1)) < 0 ||
+        (ret = launch_vc(bt, ka, SQ_K_cambi_zero, full, nc, 1)) < 0 ||
+        (ret = launch_vc(bt, ka, SQ_K_cambi_mask, full, nc, 1)) < 0)
+        return ret;
+    for (int s = 0; s < SQ_VC_SCALES; s++) {
+        const int last = s == SQ_VC_SCALES - 1;
+        ka->scale = s;
+        if ((ret = launch_vc(bt, ka, SQ_K_cambi_dec, ceil_div(pix[s], 256), nc, last)) < 0 ||
+            (ret = launch_vc(bt, ka, SQ_K_cambi_mode, ceil_div(pix[s], 256), nc, last)) < 0 ||
+            (ret = launch_vc(bt, ka, SQ_K_cambi_cval, ceil_div(cols[s], 256), nc, last)) < 0 ||
+            (ret = launch_vc(bt, ka, SQ_K_cambi_zcnt, cnt, nc, last)) < 0 ||
+            (ret = launch_vc(bt, ka, SQ_K_cambi_cnt1, SQ_GPU_VC_LANES, nc, last)) < 0 ||
+            (ret = launch_vc(bt, ka, SQ_K_cambi_digit, ceil_div(nc, 256), 1, last)) < 0 ||
+            (ret = launch_vc(bt, ka, SQ_K_cambi_cnt2, SQ_GPU_VC_LANES, nc, last)) < 0 ||
+            (ret = launch_vc(bt, ka, SQ_K_cambi_fin, ceil_div(nc, 256), 1, last)) < 0)
+            return ret;
+    }
     return 0;
 }

@@ -119,6 +119,12 @@ static void plan_scratch(GpuLayout *l, const SqBackendParams *p)
             l->has_vif = 1;
             continue;
         }
+        if (p->jobs[j].kind == SQ_JOB_CAMBI) {
+            l->side_off[j][0] = o;
+            o += sq_gpu_vc_bytes(pl->vc.w, pl->vc.h, pl->vc.nd);
+            l->has_cambi = 1;
+            continue;
+        }
         layout_side(pl, &sl);
         for (int s = 0; s < 2; s++) {
             l->side_off[j][s] = o;
@@ -141,7 +147,7 @@ static int64_t table_bytes(const SqPlan *pl)
 
 /*
  * The arena for batches of b frames: plans, prescale tables, problem
- * tables, results, VIF's log2 table, per-batch scratch, then the 2b + 1
+ * tables, results, VIF's log2 table, CAMBI's reciprocals, per-batch scratch, then the 2b + 1
  * frame slots. Sets the
  * offsets, returns the size.
  */
@@ -160,7 +166,9 @@ static int64_t layout_arena(GpuLayout *l, const SqBackendParams *p, int b)
     at->sads = take(&o, max_pairs * (int64_t)sizeof(SqGpuSad));
     at->adms = take(&o, max_pairs * (int64_t)sizeof(SqGpuAdm));
     at->vifs = take(&o, max_pairs * (int64_t)sizeof(SqGpuVif));
+    at->cambis = take(&o, max_pairs * (int64_t)sizeof(SqGpuCambi));
     at->vi_lt = l->has_vif ? take(&o, SQ_VI_LT_N * (int64_t)sizeof(uint16_t)) : -1;
+    at->vc_recip = l->has_cambi ? take(&o, SQ_VC_RECIP_N * (int64_t)sizeof(float)) : -1;
     at->scratch = o;
     o += b * l->frame_scratch;
     at->slots = o;
@@ -246,6 +254,13 @@ int sq_gpu_upload_plans(const GpuLayout *l, GpuCtx *x)
         if (x->p.plans[f]->vi_lt) {
             ret = fn->upload(x->dev, s, x->arena + l->at.vi_lt, x->p.plans[f]->vi_lt,
                              SQ_VI_LT_N * sizeof(uint16_t));
+            break;
+        }
+    /* the CAMBI jobs' reciprocals: every CAMBI plan holds the same (sq_cambi_recip) */
+    for (int f = 0; f < nf && !ret && l->at.vc_recip >= 0; f++)
+        if (x->p.plans[f]->vc_recip) {
+            ret = fn->upload(x->dev, s, x->arena + l->at.vc_recip, x->p.plans[f]->vc_recip,
+                             SQ_VC_RECIP_N * sizeof(float));
             break;
         }
     if (!ret)

@@ -65,8 +65,9 @@ typedef struct FrameRec {
 
 /* Offsets of the arena's parts (layout_arena). */
 typedef struct ArenaMap {
-    int64_t plans, tables, sides, pairs, results, sads, adms, vifs, scratch, slots;
+    int64_t plans, tables, sides, pairs, results, sads, adms, vifs, cambis, scratch, slots;
     int64_t vi_lt;     /* the VIF jobs' log2 table (SQ_VI_LT_N u16), -1: none */
+    int64_t vc_recip;  /* the CAMBI jobs' reciprocal table (SQ_VC_RECIP_N f32), -1: none */
 } ArenaMap;
 
 /*
@@ -81,6 +82,7 @@ typedef struct GpuLayout {
     int back;                 /* the farthest frame back a job reads (SqJob.needs_prev) */
     int has_prescale;
     int has_vif;              /* some job is SQ_JOB_VIF: the log2 table is uploaded */
+    int has_cambi;            /* some job is SQ_JOB_CAMBI: the reciprocal table is uploaded */
     int64_t slot_bytes, stage_bytes;
     /* Per picture: its staged bytes (pinned offset, length) and its part of
      * the device slot. The two pictures' parts are disjoint, so a host
@@ -207,14 +209,15 @@ int sq_gpu_put_frame(GpuStage *st, FrameRec *fr, int slot, const SpeedqaPicture 
 
 typedef struct BatchRec {
     unsigned long long first; /* send index of its first frame */
-    int nframes, npairs, nsads, nadms, nvifs;
+    int nframes, npairs, nsads, nadms, nvifs, ncambis;
     int launched, done;
     SqGpuSide *sides;    /* pinned */
     SqGpuPair *pairs;    /* pinned, right after sides */
     SqGpuSad *sads;      /* pinned, right after pairs */
     SqGpuAdm *adms;      /* pinned, right after sads */
     SqGpuVif *vifs;      /* pinned, right after adms */
-    SqGpuResult *res;    /* pinned: the pairs', then the sads', the adms', the vifs' */
+    SqGpuCambi *cambis;  /* pinned, right after vifs */
+    SqGpuResult *res;    /* pinned: the pairs', then the sads', the adms', the vifs', the cambis' */
 } BatchRec;
 
 /*
@@ -258,5 +261,9 @@ void sq_gpu_fill_vif(const GpuBatches *bt, SqGpuVif *v, const SqJob *jb, int64_t
                      const FrameRec *fr);
 int sq_gpu_launch_adm(GpuBatches *bt, const BatchRec *b, SqKArgs *ka);
 int sq_gpu_launch_vif(GpuBatches *bt, const BatchRec *b, SqKArgs *ka);
+/* launch_vmaf.c: the same for libvmaf's CAMBI (SQ_JOB_CAMBI). */
+void sq_gpu_fill_cambi(const GpuBatches *bt, SqGpuCambi *c, const SqJob *jb, int64_t fs, int j,
+                       const FrameRec *fr);
+int sq_gpu_launch_cambi(GpuBatches *bt, const BatchRec *b, SqKArgs *ka);
 
 #endif

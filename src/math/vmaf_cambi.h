@@ -189,6 +189,29 @@ SQ_FN void sq_vc_colsum_row(const SQ_GLOBAL uint8_t *zero, int w, int h, int r, 
         colsum[j] = (uint16_t)(colsum[j] + sign * z[j]);
 }
 
+/* A pixel is in the mask when its 7x7 sum of Z is above mask_index (A.5). */
+SQ_FN int sq_vc_masked(int sum, int mask_index)
+{
+    return sum > mask_index;
+}
+
+/*
+ * The mask at pixel (i, j) from Z alone: the 7x7 sum inside the image
+ * (what sq_vc_mask_row reads from the sliding column sums, an integer sum
+ * in any order), for the GPU's one item a pixel.
+ */
+SQ_FN uint8_t sq_vc_mask_at(const SQ_GLOBAL uint8_t *zero, int w, int h, int i, int j,
+                            int mask_index)
+{
+    const int mh = SQ_VC_MASK_SIDE >> 1;
+    int s = 0;
+    for (int r = i - mh; r <= i + mh; r++)
+        for (int k = j - mh; k <= j + mh; k++)
+            if (r >= 0 && r < h && k >= 0 && k < w)
+                s += zero[(int64_t)r * w + k];
+    return (uint8_t)sq_vc_masked(s, mask_index);
+}
+
 /* The column sums of columns j-3..j+3 inside the row. */
 SQ_FN int sq_vc_mask_sum(const SQ_GLOBAL uint16_t *colsum, int w, int j)
 {
@@ -212,15 +235,15 @@ SQ_FN void sq_vc_mask_row(const SQ_GLOBAL uint16_t *colsum, int w, int i, int ma
     SQ_GLOBAL uint8_t *m = mask + (int64_t)i * w;
     const int a = mh < w ? mh : w, b = w - mh > a ? w - mh : a;
     for (int j = 0; j < a; j++)
-        m[j] = (uint8_t)(sq_vc_mask_sum(colsum, w, j) > mask_index);
+        m[j] = (uint8_t)sq_vc_masked(sq_vc_mask_sum(colsum, w, j), mask_index);
     for (int j = a; j < b; j++) {
         int s = 0;
         for (int k = -mh; k <= mh; k++)
             s += colsum[j + k];
-        m[j] = (uint8_t)(s > mask_index);
+        m[j] = (uint8_t)sq_vc_masked(s, mask_index);
     }
     for (int j = b; j < w; j++)
-        m[j] = (uint8_t)(sq_vc_mask_sum(colsum, w, j) > mask_index);
+        m[j] = (uint8_t)sq_vc_masked(sq_vc_mask_sum(colsum, w, j), mask_index);
 }
 
 /* The spatial mask of the preprocessed frame into bf->mask (A.5). */

@@ -88,6 +88,12 @@ SQ_FN int sq_vc_add_units(int64_t *sum, uint32_t b, int64_t cnt, int emin)
     return 1;
 }
 
+/* Pass 1's reading of a value of bits b: its high digit, -1 for a zero (counted apart), -2 not finite. */
+SQ_FN int sq_vc_digit_hi(uint32_t b)
+{
+    return !b ? -1 : b >= 0x7f800000u ? -2 : (int)(b >> 16);
+}
+
 /*
  * Pass 1 over c[i0..i1): each nonzero value's high 16 bits counted in cnt,
  * the zeros in *zeros. 0 at a value that is not finite (then the counts do
@@ -99,17 +105,42 @@ SQ_FN int sq_vc_count_hi(const SQ_GLOBAL float *c, int i0, int i1, SQ_GLOBAL uin
     /* zeros (most c-values) in a register: one counter in memory would chain its increments */
     uint32_t z = 0;
     for (int i = i0; i < i1; i++) {
-        const uint32_t b = sq_f32_bits(c[i]);
-        if (!b) {
+        const int d = sq_vc_digit_hi(sq_f32_bits(c[i]));
+        if (d == -1) {
             z++;
             continue;
         }
-        if (b >= 0x7f800000u)
+        if (d == -2)
             return 0;
-        cnt[b >> 16]++;
+        cnt[d]++;
     }
     *zeros += z;
     return 1;
+}
+
+/*
+ * Pass 2's step for a value of bits b: above digit hi, added to *sum (0 once
+ * the sum cannot be exact, sq_vc_add_units); *lo: its low digit to count
+ * (a nonzero value of digit hi), else -1.
+ */
+SQ_FN int sq_vc_sum_one(uint32_t b, int hi, int emin, int64_t *sum, int *lo)
+{
+    *lo = -1;
+    if ((int)(b >> 16) > hi)
+        return sq_vc_add_units(sum, b, 1, emin);
+    if ((int)(b >> 16) == hi && b)
+        *lo = (int)(b & 0xffffu);
+    return 1;
+}
+
+/*
+ * A part of pass 2's sum (the values of any split, each part's sum exact)
+ * added: 0 once the total reaches 2^53, where one pass over all would fail.
+ */
+SQ_FN int sq_vc_add_part(int64_t *sum, int64_t part)
+{
+    *sum += part;
+    return *sum < ((int64_t)1 << 53);
 }
 
 /*
@@ -122,13 +153,11 @@ SQ_FN int sq_vc_sum_hi(const SQ_GLOBAL float *c, int i0, int i1, int hi, int emi
                        SQ_GLOBAL uint32_t *cnt)
 {
     for (int i = i0; i < i1; i++) {
-        const uint32_t b = sq_f32_bits(c[i]);
-        if ((int)(b >> 16) > hi) {
-            if (!sq_vc_add_units(sum, b, 1, emin))
-                return 0;
-        } else if ((int)(b >> 16) == hi && b) {
-            cnt[b & 0xffffu]++;
-        }
+        int lo;
+        if (!sq_vc_sum_one(sq_f32_bits(c[i]), hi, emin, sum, &lo))
+            return 0;
+        if (lo >= 0)
+            cnt[lo]++;
     }
     return 1;
 }
@@ -224,6 +253,24 @@ SQ_FN sq_f64 sq_vc_topk_exact(const SQ_GLOBAL float *c, int n, int k, SQ_GLOBAL 
     if (!hi)
         cnt[0] += zeros;
     return sq_vc_topk_finish(cnt, hi, k - above, emin, sum, ok);
+}
+
+/*
+ * score[s] after the two passes (ok: both found the order-free sum usable;
+ * cnt: pass 2's low digits, zeros: pass 1's): the top K's sum finished,
+ * or where it is not order-free libvmaf's selection on c.
+ */
+SQ_FN sq_f64 sq_vc_pool_end(SQ_GLOBAL float *c, int n, int k, SQ_GLOBAL uint32_t *cnt, int ok,
+                            int hi, int above, int emin, int64_t sum, uint32_t zeros)
+{
+    if (ok) {
+        if (!hi)
+            cnt[0] += zeros;
+        const sq_f64 s = sq_vc_topk_finish(cnt, hi, k - above, emin, sum, &ok);
+        if (ok)
+            return sq_d_div(s, sq_d_from_int(k));
+    }
+    return sq_vc_pool(c, n, k);
 }
 
 /* score[s] of an n-pixel scale: the order-free sum if it applies, else libvmaf's selection. */

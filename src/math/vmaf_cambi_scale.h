@@ -18,16 +18,26 @@
 
 #include "math/vmaf_cambi.h"
 
+/*
+ * Pixel (i, j) of the decimation of a pw-wide image and mask (x, m) into
+ * the cw-wide (y, n): (2i, 2j). In place (y = x, n = m) when pixels go in
+ * increasing order, as (2i, 2j) is never before (i, j).
+ */
+SQ_FN void sq_vc_decimate_at(const SQ_GLOBAL uint16_t *x, const SQ_GLOBAL uint8_t *m, int pw,
+                             int cw, int i, int j, SQ_GLOBAL uint16_t *y, SQ_GLOBAL uint8_t *n)
+{
+    const int64_t from = (int64_t)2 * i * pw + 2 * j, to = (int64_t)i * cw + j;
+    y[to] = x[from];
+    n[to] = m[from];
+}
+
 /* Image and mask of pw x ph to ((pw + 1) >> 1) x ((ph + 1) >> 1), in place. */
 SQ_FN void sq_vc_decimate(SQ_GLOBAL uint16_t *img, SQ_GLOBAL uint8_t *mask, int pw, int ph)
 {
     const int cw = (pw + 1) >> 1, ch = (ph + 1) >> 1;
     for (int i = 0; i < ch; i++)
-        for (int j = 0; j < cw; j++) {
-            const int64_t from = (int64_t)2 * i * pw + 2 * j, to = (int64_t)i * cw + j;
-            img[to] = img[from];
-            mask[to] = mask[from];
-        }
+        for (int j = 0; j < cw; j++)
+            sq_vc_decimate_at(img, mask, pw, cw, i, j, img, mask);
 }
 
 /* mode3: the value two of the three share, else the smallest (no branch: rows vectorise). */
@@ -47,6 +57,26 @@ SQ_FN void sq_vc_mode_h(const SQ_GLOBAL uint16_t *src, int w, SQ_GLOBAL uint16_t
         dst[j] = sq_vc_mode3(src[j - 1], src[j], src[j + 1]);
     if (w > 1)
         dst[w - 1] = src[w - 1];
+}
+
+/* The horizontal mode at column j of row src (columns 0 and w-1 kept). */
+SQ_FN uint16_t sq_vc_mode_h_at(const SQ_GLOBAL uint16_t *src, int w, int j)
+{
+    return j == 0 || j == w - 1 ? src[j] : sq_vc_mode3(src[j - 1], src[j], src[j + 1]);
+}
+
+/*
+ * Pixel (i, j) of the mode filter of the w x h image x (A.6.2), written
+ * elsewhere: what sq_vc_mode_filter leaves there, as it reads only
+ * unfiltered rows (rows 0 and h-1, and every row when h < 3, kept).
+ */
+SQ_FN uint16_t sq_vc_mode_at(const SQ_GLOBAL uint16_t *x, int w, int h, int i, int j)
+{
+    const SQ_GLOBAL uint16_t *r = x + (int64_t)i * w;
+    if (h < 3 || i == 0 || i == h - 1)
+        return r[j];
+    return sq_vc_mode3(sq_vc_mode_h_at(r - w, w, j), sq_vc_mode_h_at(r, w, j),
+                       sq_vc_mode_h_at(r + w, w, j));
 }
 
 /*
@@ -180,17 +210,21 @@ SQ_FN float sq_vc_cvalue(const SQ_GLOBAL uint16_t *hist, int w, int j, int v,
  * and pq the thresholds increase, and every value has its run.
  */
 #define SQ_VC_ANY 255
+SQ_FN uint8_t sq_vc_first_at(const SqVcParams *p, int v)
+{
+    int d0 = p->nd;
+    while (d0 > 0 && sq_vc_counts(p, v, d0 - 1))
+        d0--;
+    int run = 1;
+    for (int d = 0; d < d0; d++)
+        run &= !sq_vc_counts(p, v, d);
+    return (uint8_t)(run ? d0 : SQ_VC_ANY);
+}
+
 SQ_FN void sq_vc_first_table(const SqVcParams *p, SQ_GLOBAL uint8_t *first)
 {
-    for (int v = 0; v <= 1024; v++) {
-        int d0 = p->nd;
-        while (d0 > 0 && sq_vc_counts(p, v, d0 - 1))
-            d0--;
-        int run = 1;
-        for (int d = 0; d < d0; d++)
-            run &= !sq_vc_counts(p, v, d);
-        first[v] = (uint8_t)(run ? d0 : SQ_VC_ANY);
-    }
+    for (int v = 0; v <= 1024; v++)
+        first[v] = sq_vc_first_at(p, v);
 }
 
 /* The c-value of a masked pixel of value v whose terms d0..nd-1 count. */
@@ -253,6 +287,41 @@ SQ_FN void sq_vc_cvalues(const SqVcParams *p, const SqVcBufs *bf, int w, int h)
     for (int i = 0; i < h; i++) {
         sq_vc_hist_move(bf->img, bf->mask, w, h, i + pad, i - pad - 1, pad, nd, lo, hi, bf->hist);
         sq_vc_cvalue_row(bf->img, bf->mask, bf->hist, w, i, bf->first, p, bf->recip, bf->c);
+    }
+}
+
+/*
+ * Column j's part of sq_vc_cvalues, for the GPU's one item a column: its
+ * counters of every histogram row read, cleared, then slid down the rows
+ * (each counted pixel within pad of column j in, the one leaving out) and
+ * the column's c-values. Counter (bin, j) is column j's alone, and counts
+ * are integers: the counters, and so the c-values, are sq_vc_cvalues'.
+ */
+SQ_FN void sq_vc_cvalues_col(const SqVcParams *p, const SqVcBufs *bf, int w, int h, int j)
+{
+    const int pad = p->ws >> 1, nd = p->nd;
+    int lo, hi;
+    sq_vc_band(p, &lo, &hi);
+    SQ_GLOBAL uint16_t *col = bf->hist + j;
+    for (int b = lo; b < hi + 2 * nd + 1; b++)
+        col[(int64_t)b * w] = 0;
+    const int a = j - pad < 0 ? 0 : j - pad, e = j + pad >= w ? w - 1 : j + pad;
+    for (int i = -pad; i < h; i++) {
+        const int add = i + pad, rem = i - pad - 1;
+        if (add < h || rem >= 0)
+            for (int k = a; k <= e; k++) {
+                const int ba = sq_vc_hist_bin(bf->img, bf->mask, w, h, add, k, nd, lo, hi);
+                const int br = sq_vc_hist_bin(bf->img, bf->mask, w, h, rem, k, nd, lo, hi);
+                if (ba == br)
+                    continue;
+                if (ba >= 0)
+                    col[(int64_t)ba * w]++;
+                if (br >= 0)
+                    col[(int64_t)br * w]--;
+            }
+        if (i >= 0)
+            bf->c[(int64_t)i * w + j] =
+                sq_vc_cvalue_at(bf->img, bf->mask, bf->hist, w, i, j, bf->first, p, bf->recip);
     }
 }
 

@@ -296,16 +296,8 @@ int main(void)
     OPEN_ERR("cambi window too large at 4K", 3840, 2160, SPEEDQA_PIX_420, 8, "cambi=window_size=127", -EINVAL, "too large");
     OPEN_ERR("cambi scale below the window", 1200, 216, SPEEDQA_PIX_400, 8, "cambi=window_size=127", -EINVAL, "unspecified");
     OPEN_ERR("speed option of cambi", 576, 324, SPEEDQA_PIX_420, 8, "cambi=speed_max_val=18", -EINVAL, "unknown option");
-    {
-        /* a backend without SQ_JOB_CAMBI refuses at open, before touching a device */
-        Counter cnt = { 0 };
-        LogCapture log = { .quiet = 1 };
-        SpeedqaSettings s;
-        const char *feats[] = { "cambi", NULL };
-        settings(&s, &cnt, &log, 576, 324, SPEEDQA_PIX_420, 8, feats);
-        s.backend = SPEEDQA_BACKEND_OPENCL;
-        expect_open_error("cambi on a GPU backend", &s, &cnt, &log, -ENOSYS, "cambi runs on the cpu backend only");
-    }
+    /* cambi runs on the GPU backends too (gpu/kernels_cambi.h): no built backend refuses a
+     * job kind any more (lib.c's refusal is left for a backend without one) */
     /* vif: libvmaf's ranges; the sizes where a scale is not above its filter's half-width */
     OPEN_ERR("vif egl below 1", 576, 324, SPEEDQA_PIX_420, 8, "vif=vif_enhn_gain_limit=0.5", -EINVAL, "outside");
     OPEN_ERR("vif 15 wide", 15, 324, SPEEDQA_PIX_400, 8, "vif", -EINVAL, "too small");
@@ -319,7 +311,7 @@ int main(void)
         settings(&s, &cnt, &log, 576, 324, SPEEDQA_PIX_420, 8, three);
         expect_open_error("three vif features", &s, &cnt, &log, -EINVAL, "at most 2 vif");
     }
-    /* vif runs on the GPU backends too (gpu/kernels_vif.h): cambi keeps their refusal covered */
+    /* vif runs on the GPU backends too (gpu/kernels_vif.h) */
     OPEN_ERR("missing value", 576, 324, SPEEDQA_PIX_420, 8, "speed_chroma=speed_sigma_nn=", -EINVAL, "missing value");
     OPEN_ERR("zero size", 0, 324, SPEEDQA_PIX_420, 8, NULL, -EINVAL, "outside 1..65536");
     {

@@ -6,7 +6,7 @@
  * the layouts mixed frame by frame (so speed_temporal subtracts a planar
  * previous frame from a semi-planar one and back), lent and copied. Every
  * score must equal, bit for bit, the score of the planar LSB-aligned
- * equivalent pictures on the same backend (adm's and vif's too; on the CPU, cambi's too). Also: the one-line errors for
+ * equivalent pictures on the same backend (adm's, vif's and cambi's too). Also: the one-line errors for
  * bad semi-planar pictures, and a sample above the depth in an LSB-aligned
  * semi-planar V plane failing the frame (-ERANGE) on every backend.
  *
@@ -68,7 +68,7 @@ static const char *const features[] = {
 
 /* ... and cambi (the distorted luma, range-checked in place) where libvmaf takes
  * the size (a side of 216 or more; here both, so the v1.0.16 window fits too). */
-static const char *const cpu_features_cambi[] = {
+static const char *const features_cambi[] = {
     "speed_chroma",
     "speed_temporal",
     "speed_temporal=speed_use_ref_diff=true",
@@ -235,9 +235,7 @@ static int api_run(const Cfg *c, SpeedqaBackend be, unsigned cpu_mask, int threa
     speedqa_default_settings(&s);
     test_env_settings(&s);
     s.format = (SpeedqaFormat){ c->w, c->h, c->fmt, c->bpc };
-    s.features = be != SPEEDQA_BACKEND_CPU            ? features
-                 : c->w >= 216 && c->h >= 216 ? cpu_features_cambi
-                                              : features;
+    s.features = c->w >= 216 && c->h >= 216 ? features_cambi : features;
     s.backend = be;
     s.cpu_mask = cpu_mask;
     s.n_threads = threads;
@@ -322,7 +320,8 @@ static int pipe_run(const Cfg *c, const SqGpuFns *fns, SqGpuDev *dev, int thread
             return ret;
         }
     }
-    if ((ret = runner_open(&r, NULL, fns, &fmt, features, threads, NULL, err, sizeof(err))) < 0) {
+    if ((ret = runner_open(&r, NULL, fns, &fmt, c->w >= 216 && c->h >= 216 ? features_cambi : features,
+                           threads, NULL, err, sizeof(err))) < 0) {
         fprintf(stderr, "  pipeline open: %s\n", err);
         return ret;
     }

@@ -210,6 +210,7 @@ int main(int argc, char **argv)
     ck_motion(&c);
     ck_adm(&c);
     ck_cambi(&c);
+    ck_cambi_gpu(&c);
     ck_vif(&c);
     ck_e2e(&c);
     printf("checkkernel: %d functions, %d failed (seed %llu)\n", total_funcs, total_fails, seed);

@@ -54,6 +54,7 @@ void ck_prescale(const CkCtx *c);
 void ck_motion(const CkCtx *c);
 void ck_adm(const CkCtx *c);
 void ck_cambi(const CkCtx *c);
+void ck_cambi_gpu(const CkCtx *c);
 void ck_vif(const CkCtx *c);
 void ck_e2e(const CkCtx *c);
 

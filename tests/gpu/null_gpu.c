@@ -27,6 +27,7 @@ typedef struct SqEmuBlk {
 /* Blocks run one after another: plain read-modify-write is atomic here. */
 #define SQ_ATOMIC_MAX(p, v) (*(p) = *(p) > (v) ? *(p) : (v))
 #define SQ_ATOMIC_OR(p, v) (*(p) |= (v))
+#define SQ_ATOMIC_ADD(p, v) (*(p) += (v))
 #define SQ_GPU_SHARED_WORK 1
 #include "gpu/kernels.h"
 

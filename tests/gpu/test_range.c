@@ -4,7 +4,8 @@
  * the MSB-aligned hint when the samples look like P010), on every backend
  * and path: CPU one thread (send fails) and three threads (receive fails),
  * C and AVX2, prescale, the null GPU emulator (through the backend
- * interface) and OpenCL (public API, when a device exists). Samples only
+ * interface) and OpenCL (public API, when a device exists), cambi's distorted
+ * luma on each of them too. Samples only
  * in rows or planes no feature reads do not fail, an in-range maximum
  * scores as before, and a speed_temporal score that is not finite fails
  * with -EDOM rather than being published.
@@ -468,6 +469,18 @@ int main(int argc, char **argv)
             plane_of(&c, t, s, 1)[320 * 40 + 100] = 60000;
         }
     expect_scores("10-bit bad samples in rows no feature reads", &c, both, NULL);
+    clip_free(&c);
+
+    /* cambi reads the distorted luma whole (range-checked where it is read, on a GPU too,
+     * whose histograms must not see the value); in range, every backend's score is one */
+    static const char *const cambi[] = { "cambi", NULL };
+    clip_make(&c, 640, 360, SPEEDQA_PIX_420, 10);
+    plane_of(&c, 0, 1, 0)[640 * 200 + 333] = 4000;
+    expect_range("10-bit cambi, bad distorted luma", &c, cambi, 0,
+                 "distorted frame 0, plane Y: sample value 4000 is above 1023");
+    clip_free(&c);
+    clip_make(&c, 640, 360, SPEEDQA_PIX_420, 10);
+    expect_scores("10-bit cambi", &c, cambi, NULL);
     clip_free(&c);
 
     printf("%d failed\n", fails);

@@ -129,7 +129,7 @@ static int lib_refuses(const ViSeq *s, const CambiSet *c)
 
 /* One set on a sequence with libvmaf at cpumask; frames counted in *frames. */
 static int check_set(const ViSeq *s, const CambiSet *c, uint64_t cpumask, const float *recip,
-                     long *frames)
+                     long *frames, int gpu)
 {
     const VcOpts o = opts(c);
     SqVcParams p;
@@ -160,9 +160,10 @@ static int check_set(const ViSeq *s, const CambiSet *c, uint64_t cpumask, const 
         char tag[64];
         snprintf(tag, sizeof tag, "cambi cpumask %llu", (unsigned long long)cpumask);
         bad += vi_check(ctx, s, tag, c->name, v);
-        /* the library's feature: the defaults and v1.0.16's (1, 3 threads, a ladder of 2) */
-        if (c < sets + 2 && cpumask == cpumasks0)
-            bad += vi_lib_check(ctx, s, &c->use, 1, 1, 0);
+        /* the library's feature: the defaults and v1.0.16's (1, 3 threads, a ladder of 2),
+         * and each set that runs on the GPU backends (with a device) */
+        if ((c < sets + 2 || gpu) && cpumask == cpumasks0)
+            bad += vi_lib_check(ctx, s, &c->use, 1, 1, gpu);
         vmaf_close(ctx);
         *frames += s->n;
     }
@@ -275,7 +276,8 @@ int vi_cambi_table_selftest(uint64_t seed, int cases)
     return bad;
 }
 
-int vi_cambi_check(const ViSeq *s, const uint64_t *cpumasks, int n_masks, int n_sets2)
+int vi_cambi_check(const ViSeq *s, const uint64_t *cpumasks, int n_masks, int n_sets2,
+                   int gpu_sets)
 {
     static float recip[SQ_VC_RECIP_N];
     static int have_recip;
@@ -288,7 +290,7 @@ int vi_cambi_check(const ViSeq *s, const uint64_t *cpumasks, int n_masks, int n_
     int bad = 0;
     for (int k = 0; k < n_sets; k++)
         for (int m = 0; m < (k < n_sets2 ? n_masks : 1); m++)
-            bad += check_set(s, &sets[k], cpumasks[m], recip, &frames);
+            bad += check_set(s, &sets[k], cpumasks[m], recip, &frames, k < gpu_sets);
     printf("cambi: %ld frame values compared so far\n", frames);
     return bad;
 }

@@ -79,9 +79,11 @@ extern const int vi_vif_n_uses;
 
 /*
  * CAMBI over its option sets, each in a libvmaf context of its own, at
- * cpumasks[0] and for the first n_sets2 sets also at the other cpumasks.
+ * cpumasks[0] and for the first n_sets2 sets also at the other cpumasks;
+ * the library's check of the first gpu_sets also on each GPU backend with a device.
  */
-int vi_cambi_check(const ViSeq *s, const uint64_t *cpumasks, int n_masks, int n_sets2);
+int vi_cambi_check(const ViSeq *s, const uint64_t *cpumasks, int n_masks, int n_sets2,
+                   int gpu_sets);
 /* The order-free pooling against libvmaf's selection on random arrays: mismatches. */
 int vi_cambi_pool_selftest(uint64_t seed, int cases);
 /* The c-value row's per-value term table against the per-term test: mismatches. */

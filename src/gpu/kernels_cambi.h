@@ -1,0 +1,354 @@
+/*
+ * libvmaf's CAMBI on the GPU (SQ_JOB_CAMBI jobs, SqGpuCambi): the math
+ * core's per-pixel and per-column steps (math/vmaf_cambi*.h). The frame's
+ * steps that the CPU runs in place, row after row (the anti-dithering, the
+ * decimation, the mode filter), read one buffer and write another, so each
+ * pixel is an independent item; the mask is the 7x7 integer sum per pixel.
+ * The sliding window histograms run one item a column (sq_vc_cvalues_col):
+ * a column's counters are its own, so no two items share one. The pooling
+ * of a scale is sq_vc_pool_fast's two radix passes in lanes (integer
+ * counts by atomic increments, integer sums), each finished by one item a
+ * job as on the CPU; its fallback, libvmaf's selection, depends on the
+ * order, and runs in one item a job in the CPU's.
+ * Included by gpu/kernels.h.
+ */
+#ifndef SQ_GPU_KERNELS_CAMBI_H
+#define SQ_GPU_KERNELS_CAMBI_H
+
+#include "math/vmaf_cambi_pool.h"
+
+SQ_DFN const SQ_GLOBAL SqGpuCambi *sq_gk_vc(SQ_GLOBAL unsigned char *arena, const SqKArgs *ka,
+                                           int i)
+{
+    return SQ_GK_PTR(const SqGpuCambi, ka->cambis) + (i < ka->ncambis ? i : 0);
+}
+
+/* Part k (SQ_GPU_VC_*) of the job's scratch. */
+SQ_DFN SQ_GLOBAL unsigned char *sq_gk_vc_part(SQ_GLOBAL unsigned char *arena,
+                                             const SQ_GLOBAL SqGpuCambi *cb, int k)
+{
+    return arena + cb->scratch + sq_gpu_vc_at(cb->vc.w, cb->vc.h, cb->vc.nd, k);
+}
+
+/* Decimations through scale s (sq_vc_scale_dims): scale s's mask is in M0 or M1 by its parity. */
+SQ_DFN int sq_gk_vc_decims(const SQ_GLOBAL SqGpuCambi *cb, int s)
+{
+    return s + (cb->vc.hrs ? 1 : 0);
+}
+
+SQ_DFN SQ_GLOBAL uint8_t *sq_gk_vc_mask(SQ_GLOBAL unsigned char *arena,
+                                        const SQ_GLOBAL SqGpuCambi *cb, int decims)
+{
+    return (SQ_GLOBAL uint8_t *)sq_gk_vc_part(arena, cb, SQ_GPU_VC_M0 + (decims & 1));
+}
+
+/* Block (chunk, job): the luma as 10-bit codes into Y, its range folded, and first[]. */
+SQ_KERNEL_BEGIN(cambi_conv, 256)
+{
+    SQ_SHARED uint32_t red[SQ_GPU_RANGE_N * SQ_GK_MAXTH];
+    const int job = SQ_BY, live = job < ka.ncambis;
+    const SQ_GLOBAL SqGpuCambi *cb = sq_gk_vc(arena, &ka, job);
+    const int w = cb->vc.w, bpc = cb->vc.bpc;
+    const int64_t n = live ? (int64_t)w * cb->vc.h : 0, lo = (int64_t)SQ_BX * SQ_GK_CHUNK;
+    const int64_t hi = SQ_GK_END(lo, n);
+    SQ_GLOBAL uint16_t *y = (SQ_GLOBAL uint16_t *)sq_gk_vc_part(arena, cb, SQ_GPU_VC_Y);
+    uint32_t acc[SQ_GPU_RANGE_N] = { 0, 0, 0, 0 };
+    for (int64_t t = lo + SQ_TID; t < hi; t += SQ_NTH) {
+        const int i = (int)(t / w), j = (int)(t % w);
+        const uint32_t v = sq_gk_sample(arena + cb->pic, cb->stride, cb->acc, i, j);
+        sq_gk_fold(acc, v);
+        /* a sample above the depth fails the frame (the range check): its code is only
+         * kept inside the histograms' values */
+        const int c = sq_vc_to10(v, bpc);
+        y[t] = (uint16_t)(c > 1024 ? 1024 : c);
+    }
+    const int v0 = SQ_BX * SQ_GK_CHUNK, v1 = live ? (v0 + SQ_GK_CHUNK < 1025 ? v0 + SQ_GK_CHUNK : 1025) : 0;
+    if (v0 < v1) {
+        const SqVcParams p = cb->vc;
+        SQ_GLOBAL uint8_t *first = sq_gk_vc_part(arena, cb, SQ_GPU_VC_FIRST);
+        for (int v = v0 + SQ_TID; v < v1; v += SQ_NTH)
+            first[v] = sq_vc_first_at(&p, v);
+    }
+    SQ_GLOBAL uint32_t *dst = 0;
+    if (live && cb->range_check)
+        dst = (SQ_GK_PTR(SqGpuResult, ka.results) + cb->result)->range[1];
+    sq_gk_range_flush(red, acc, dst);
+}
+
+/* Block (chunk, job): X, the anti-dithered Y (A.4.4: reads rows i, i + 1 of Y), or Y. */
+SQ_KERNEL_BEGIN(cambi_pre, 256)
+{
+    const int job = SQ_BY;
+    const SQ_GLOBAL SqGpuCambi *cb = sq_gk_vc(arena, &ka, job);
+    const int w = cb->vc.w, h = cb->vc.h;
+    const int64_t n = job < ka.ncambis ? (int64_t)w * h : 0, lo = (int64_t)SQ_BX * SQ_GK_CHUNK;
+    const int64_t hi = SQ_GK_END(lo, n);
+    const SQ_GLOBAL uint16_t *y = (const SQ_GLOBAL uint16_t *)sq_gk_vc_part(arena, cb, SQ_GPU_VC_Y);
+    SQ_GLOBAL uint16_t *x = (SQ_GLOBAL uint16_t *)sq_gk_vc_part(arena, cb, SQ_GPU_VC_X);
+    for (int64_t t = lo + SQ_TID; t < hi; t += SQ_NTH) {
+        const int i = (int)(t / w), j = (int)(t % w);
+        x[t] = cb->vc.anti_dither ? sq_vc_dither_at(y + (int64_t)i * w, w, i == h - 1, j) : y[t];
+    }
+}
+
+/* Block (chunk, job): Z of X (A.5). */
+SQ_KERNEL_BEGIN(cambi_zero, 256)
+{
+    const int job = SQ_BY;
+    const SQ_GLOBAL SqGpuCambi *cb = sq_gk_vc(arena, &ka, job);
+    const int w = cb->vc.w, h = cb->vc.h;
+    const int64_t n = job < ka.ncambis ? (int64_t)w * h : 0, lo = (int64_t)SQ_BX * SQ_GK_CHUNK;
+    const int64_t hi = SQ_GK_END(lo, n);
+    const SQ_GLOBAL uint16_t *x = (const SQ_GLOBAL uint16_t *)sq_gk_vc_part(arena, cb, SQ_GPU_VC_X);
+    SQ_GLOBAL uint8_t *z = sq_gk_vc_part(arena, cb, SQ_GPU_VC_Z);
+    for (int64_t t = lo + SQ_TID; t < hi; t += SQ_NTH) {
+        const int i = (int)(t / w), j = (int)(t % w);
+        z[t] = sq_vc_zero_at(x + (int64_t)i * w, w, i == h - 1, j);
+    }
+}
+
+/* Block (chunk, job): the input's spatial mask M0 from Z (A.5). */
+SQ_KERNEL_BEGIN(cambi_mask, 256)
+{
+    const int job = SQ_BY;
+    const SQ_GLOBAL SqGpuCambi *cb = sq_gk_vc(arena, &ka, job);
+    const int w = cb->vc.w, h = cb->vc.h, mi = sq_vc_mask_index(w, h);
+    const int64_t n = job < ka.ncambis ? (int64_t)w * h : 0, lo = (int64_t)SQ_BX * SQ_GK_CHUNK;
+    const int64_t hi = SQ_GK_END(lo, n);
+    const SQ_GLOBAL uint8_t *z = sq_gk_vc_part(arena, cb, SQ_GPU_VC_Z);
+    SQ_GLOBAL uint8_t *m = sq_gk_vc_mask(arena, cb, 0);
+    for (int64_t t = lo + SQ_TID; t < hi; t += SQ_NTH)
+        m[t] = sq_vc_mask_at(z, w, h, (int)(t / w), (int)(t % w), mi);
+}
+
+/*
+ * Block (chunk, job), scale s: Y, scale s's image before the mode filter:
+ * X (the scale before, or the input) decimated with its mask into the
+ * other mask (sq_vc_scale_image), or X itself at an undecimated scale 0.
+ */
+SQ_KERNEL_BEGIN(cambi_dec, 256)
+{
+    const int job = SQ_BY, s = ka.scale;
+    const SQ_GLOBAL SqGpuCambi *cb = sq_gk_vc(arena, &ka, job);
+    const SqVcParams p = cb->vc;
+    int cw, ch, pw = p.w, ph = p.h;
+    sq_vc_scale_dims(&p, s, &cw, &ch);
+    if (s > 0)
+        sq_vc_scale_dims(&p, s - 1, &pw, &ph);
+    const int f = sq_gk_vc_decims(cb, s);
+    const int64_t n = job < ka.ncambis ? (int64_t)cw * ch : 0, lo = (int64_t)SQ_BX * SQ_GK_CHUNK;
+    const int64_t hi = SQ_GK_END(lo, n);
+    const SQ_GLOBAL uint16_t *x = (const SQ_GLOBAL uint16_t *)sq_gk_vc_part(arena, cb, SQ_GPU_VC_X);
+    SQ_GLOBAL uint16_t *y = (SQ_GLOBAL uint16_t *)sq_gk_vc_part(arena, cb, SQ_GPU_VC_Y);
+    const SQ_GLOBAL uint8_t *m = sq_gk_vc_mask(arena, cb, f - 1);
+    SQ_GLOBAL uint8_t *mo = sq_gk_vc_mask(arena, cb, f);
+    for (int64_t t = lo + SQ_TID; t < hi; t += SQ_NTH) {
+        if (f == 0)
+            y[t] = x[t];
+        else
+            sq_vc_decimate_at(x, m, pw, cw, (int)(t / cw), (int)(t % cw), y, mo);
+    }
+}
+
+/* Block (chunk, job), scale s: X, the mode filter of Y (A.6.2). */
+SQ_KERNEL_BEGIN(cambi_mode, 256)
+{
+    const int job = SQ_BY, s = ka.scale;
+    const SQ_GLOBAL SqGpuCambi *cb = sq_gk_vc(arena, &ka, job);
+    const SqVcParams p = cb->vc;
+    int cw, ch;
+    sq_vc_scale_dims(&p, s, &cw, &ch);
+    const int64_t n = job < ka.ncambis ? (int64_t)cw * ch : 0, lo = (int64_t)SQ_BX * SQ_GK_CHUNK;
+    const int64_t hi = SQ_GK_END(lo, n);
+    const SQ_GLOBAL uint16_t *y = (const SQ_GLOBAL uint16_t *)sq_gk_vc_part(arena, cb, SQ_GPU_VC_Y);
+    SQ_GLOBAL uint16_t *x = (SQ_GLOBAL uint16_t *)sq_gk_vc_part(arena, cb, SQ_GPU_VC_X);
+    for (int64_t t = lo + SQ_TID; t < hi; t += SQ_NTH)
+        x[t] = sq_vc_mode_at(y, cw, ch, (int)(t / cw), (int)(t % cw));
+}
+
+/* Scale s's buffers of a job for the math core's c-values and pooling. */
+SQ_DFN SqVcBufs sq_gk_vc_bufs(SQ_GLOBAL unsigned char *arena, const SQ_GLOBAL SqGpuCambi *cb,
+                              int s)
+{
+    SqVcBufs bf;
+    bf.img = (SQ_GLOBAL uint16_t *)sq_gk_vc_part(arena, cb, SQ_GPU_VC_X);
+    bf.zero = sq_gk_vc_part(arena, cb, SQ_GPU_VC_Z);
+    bf.mask = sq_gk_vc_mask(arena, cb, sq_gk_vc_decims(cb, s));
+    bf.colsum = 0;
+    bf.mode = 0;
+    bf.hist = (SQ_GLOBAL uint16_t *)sq_gk_vc_part(arena, cb, SQ_GPU_VC_HIST);
+    bf.c = (SQ_GLOBAL float *)sq_gk_vc_part(arena, cb, SQ_GPU_VC_C);
+    bf.cnt = (SQ_GLOBAL uint32_t *)sq_gk_vc_part(arena, cb, SQ_GPU_VC_CNT);
+    bf.first = sq_gk_vc_part(arena, cb, SQ_GPU_VC_FIRST);
+    bf.recip = SQ_GK_PTR(const float, cb->recip);
+    return bf;
+}
+
+/* Block (chunk of columns, job), scale s: each column's histograms slid down, its c-values. */
+SQ_KERNEL_BEGIN(cambi_cval, 256)
+{
+    const int job = SQ_BY, s = ka.scale;
+    const SQ_GLOBAL SqGpuCambi *cb = sq_gk_vc(arena, &ka, job);
+    const SqVcParams p = cb->vc;
+    int cw, ch;
+    sq_vc_scale_dims(&p, s, &cw, &ch);
+    const int lo = SQ_BX * SQ_GK_CHUNK, hi = SQ_GK_END(lo, job < ka.ncambis ? cw : 0);
+    const SqVcBufs bf = sq_gk_vc_bufs(arena, cb, s);
+    for (int j = lo + SQ_TID; j < hi; j += SQ_NTH)
+        sq_vc_cvalues_col(&p, &bf, cw, ch, j);
+}
+
+SQ_DFN SQ_GLOBAL SqGpuVcPool *sq_gk_vc_pool(SQ_GLOBAL unsigned char *arena,
+                                            const SQ_GLOBAL SqGpuCambi *cb)
+{
+    return (SQ_GLOBAL SqGpuVcPool *)sq_gk_vc_part(arena, cb, SQ_GPU_VC_POOL);
+}
+
+/* Block (chunk, job), scale s: the pooling's counters of both passes and its state cleared. */
+SQ_KERNEL_BEGIN(cambi_zcnt, 256)
+{
+    const int job = SQ_BY;
+    const SQ_GLOBAL SqGpuCambi *cb = sq_gk_vc(arena, &ka, job);
+    const int64_t n = job < ka.ncambis ? SQ_GPU_VC_CNT1 + SQ_GPU_VC_CNT2 : 0;
+    const int64_t lo = (int64_t)SQ_BX * SQ_GK_CHUNK, hi = SQ_GK_END(lo, n);
+    SQ_GLOBAL uint32_t *cnt = (SQ_GLOBAL uint32_t *)sq_gk_vc_part(arena, cb, SQ_GPU_VC_CNT);
+    for (int64_t t = lo + SQ_TID; t < hi; t += SQ_NTH)
+        cnt[t] = 0;
+    if (lo == 0 && n && SQ_TID == 0) {
+        SQ_GLOBAL SqGpuVcPool *st = sq_gk_vc_pool(arena, cb);
+        st->zeros = 0;
+        st->bad = 0;
+    }
+}
+
+/* Lane `lane`'s part [*i0, *i1) of a scale's n c-values. */
+SQ_DFN void sq_gk_vc_lane(int n, int lane, int *i0, int *i1)
+{
+    *i0 = (int)((int64_t)n * lane / SQ_GPU_VC_LANES);
+    *i1 = (int)((int64_t)n * (lane + 1) / SQ_GPU_VC_LANES);
+}
+
+/*
+ * Block (lane, job), scale s: pass 1 (sq_vc_count_hi's steps) over the
+ * lane's c-values, the digits counted by atomic increments: integers, the
+ * same counts in any order.
+ */
+SQ_KERNEL_BEGIN(cambi_cnt1, 256)
+{
+    const int job = SQ_BY, s = ka.scale;
+    const SQ_GLOBAL SqGpuCambi *cb = sq_gk_vc(arena, &ka, job);
+    const SqVcParams p = cb->vc;
+    int cw, ch, i0, i1;
+    sq_vc_scale_dims(&p, s, &cw, &ch);
+    sq_gk_vc_lane(job < ka.ncambis ? cw * ch : 0, SQ_BX, &i0, &i1);
+    const SQ_GLOBAL float *c = (const SQ_GLOBAL float *)sq_gk_vc_part(arena, cb, SQ_GPU_VC_C);
+    SQ_GLOBAL uint32_t *cnt = (SQ_GLOBAL uint32_t *)sq_gk_vc_part(arena, cb, SQ_GPU_VC_CNT);
+    SQ_GLOBAL SqGpuVcPool *st = sq_gk_vc_pool(arena, cb);
+    uint32_t z = 0, bad = 0;
+    for (int i = i0 + SQ_TID; i < i1; i += SQ_NTH) {
+        const int d = sq_vc_digit_hi(sq_f32_bits(c[i]));
+        if (d == -1)
+            z++;
+        else if (d == -2)
+            bad = 1;
+        else
+            SQ_ATOMIC_ADD(cnt + d, 1);
+    }
+    if (z)
+        SQ_ATOMIC_ADD(&st->zeros, z);
+    if (bad)
+        SQ_ATOMIC_OR(&st->bad, 1);
+}
+
+/* Block (chunk of jobs), one item a job, scale s: the digit of the top K's smallest. */
+SQ_KERNEL_BEGIN(cambi_digit, 256)
+{
+    const int s = ka.scale, lo = SQ_BX * SQ_GK_CHUNK, hi = SQ_GK_END(lo, ka.ncambis);
+    for (int job = lo + SQ_TID; job < hi; job += SQ_NTH) {
+        const SQ_GLOBAL SqGpuCambi *cb = sq_gk_vc(arena, &ka, job);
+        const SqVcParams p = cb->vc;
+        SQ_GLOBAL SqGpuVcPool *st = sq_gk_vc_pool(arena, cb);
+        if (st->bad)
+            continue;
+        int cw, ch, dh, above;
+        sq_vc_scale_dims(&p, s, &cw, &ch);
+        SQ_GLOBAL uint32_t *cnt = (SQ_GLOBAL uint32_t *)sq_gk_vc_part(arena, cb, SQ_GPU_VC_CNT);
+        cnt[0] += st->zeros;
+        st->emin = sq_vc_topk_digit(cnt, sq_vc_scale_k(&p, s, cw * ch), &dh, &above);
+        st->hi = dh;
+        st->above = above;
+    }
+}
+
+/*
+ * Block (lane, job), scale s: pass 2 (sq_vc_sum_hi's steps) over the lane's
+ * c-values: the low digits counted by atomic increments, the values above
+ * digit hi summed per item, then per block, exact integers in any order
+ * (each part below 2^53, or the lane marks the sum unusable).
+ */
+SQ_KERNEL_BEGIN(cambi_cnt2, 256)
+{
+    SQ_SHARED uint64_t part[SQ_GK_MAXTH];
+    const int job = SQ_BY, s = ka.scale;
+    const SQ_GLOBAL SqGpuCambi *cb = sq_gk_vc(arena, &ka, job);
+    const SqVcParams p = cb->vc;
+    SQ_GLOBAL SqGpuVcPool *st = sq_gk_vc_pool(arena, cb);
+    /* bit 0 is pass 1's, set before this launch: the same for every item */
+    const int live = job < ka.ncambis && !(st->bad & 1);
+    int cw, ch, i0, i1;
+    sq_vc_scale_dims(&p, s, &cw, &ch);
+    sq_gk_vc_lane(live ? cw * ch : 0, SQ_BX, &i0, &i1);
+    const int hi = live ? st->hi : 0, emin = live ? st->emin : 0;
+    const SQ_GLOBAL float *c = (const SQ_GLOBAL float *)sq_gk_vc_part(arena, cb, SQ_GPU_VC_C);
+    SQ_GLOBAL uint32_t *cnt2 =
+        (SQ_GLOBAL uint32_t *)sq_gk_vc_part(arena, cb, SQ_GPU_VC_CNT) + SQ_GPU_VC_CNT1;
+    int64_t sum = 0;
+    int ok = 1;
+    for (int i = i0 + SQ_TID; i < i1 && ok; i += SQ_NTH) {
+        int d;
+        ok = sq_vc_sum_one(sq_f32_bits(c[i]), hi, emin, &sum, &d);
+        if (ok && d >= 0)
+            SQ_ATOMIC_ADD(cnt2 + d, 1);
+    }
+    if (!ok)
+        SQ_ATOMIC_OR(&st->bad, 2);
+    part[SQ_TID] = (uint64_t)sum;
+    sq_gk_sum_n(part, 1);
+    if (live && SQ_TID == 0)
+        st->part[SQ_BX] = (int64_t)part[0];
+}
+
+/*
+ * Block (chunk of jobs), one item a job, scale s: the lanes' sums added
+ * (sq_vc_add_part: exact, or the selection), the scale's score
+ * (sq_vc_pool_end, as the CPU's), and after the last scale the frame's.
+ */
+SQ_KERNEL_BEGIN(cambi_fin, 256)
+{
+    const int s = ka.scale, lo = SQ_BX * SQ_GK_CHUNK, hi = SQ_GK_END(lo, ka.ncambis);
+    for (int job = lo + SQ_TID; job < hi; job += SQ_NTH) {
+        const SQ_GLOBAL SqGpuCambi *cb = sq_gk_vc(arena, &ka, job);
+        const SqVcParams p = cb->vc;
+        SQ_GLOBAL SqGpuVcPool *st = sq_gk_vc_pool(arena, cb);
+        int cw, ch;
+        sq_vc_scale_dims(&p, s, &cw, &ch);
+        const int n = cw * ch;
+        int64_t sum = 0;
+        int ok = !st->bad;
+        for (int l = 0; l < SQ_GPU_VC_LANES && ok; l++)
+            ok = sq_vc_add_part(&sum, st->part[l]);
+        SQ_GLOBAL float *c = (SQ_GLOBAL float *)sq_gk_vc_part(arena, cb, SQ_GPU_VC_C);
+        SQ_GLOBAL uint32_t *cnt2 =
+            (SQ_GLOBAL uint32_t *)sq_gk_vc_part(arena, cb, SQ_GPU_VC_CNT) + SQ_GPU_VC_CNT1;
+        st->score[s] = sq_d_bits(sq_vc_pool_end(c, n, sq_vc_scale_k(&p, s, n), cnt2, ok,
+                                                st->hi, st->above, st->emin, sum, st->zeros));
+        if (s < SQ_VC_SCALES - 1)
+            continue;
+        sq_f64 score[SQ_VC_SCALES];
+        for (int k = 0; k < SQ_VC_SCALES; k++)
+            score[k] = sq_d_from_bits(st->score[k]);
+        (SQ_GK_PTR(SqGpuResult, ka.results) + cb->result)->cambi = sq_d_bits(sq_vc_score(score, &p));
+    }
+}
+
+#endif
