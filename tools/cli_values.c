@@ -56,7 +56,7 @@ static int speedqa_takes(const char *f, const char *name, SpeedqaBackend backend
 #endif
 
 /* --feature values speedqa computes stay speedqa's; the other names of
- * libvmaf's extractors (psnr, float_ssim, cambi on a GPU backend, ...) go
+ * libvmaf's extractors (psnr, float_ssim, options speedqa lacks, ...) go
  * to libvmaf; any other is one line naming both lists. */
 int cli_split_features(CliSettings *cfg)
 {

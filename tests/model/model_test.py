@@ -413,9 +413,8 @@ def test_layouts():
 
 
 def test_backends():
-    """Each GPU backend this machine runs gives the CPU's model scores (exit 77: none): the
-    v1.0.16 model with cambi left to libvmaf or to the backend, vmaf_v0.6.1 (motion, ADM,
-    VIF) on the backend alone."""
+    """Each GPU backend this machine runs gives the CPU's model scores (exit 77: none), on
+    speedqa's engine (every feature on the backend) and on libvmaf's (the prediction)."""
     (ref_rel, dis_rel), = [p for p in pairs() if "642x362" in p[0]][:1]
     ref, dis = clip(ref_rel), clip(dis_rel)
     ran = 0
@@ -430,18 +429,12 @@ def test_backends():
                 if code == 4:  # not built, or no device
                     print("skip %s: %s" % (b, err.strip()))
                     continue
-                if env and model != "vmaf_v0.6.1":
-                    # cambi is the CPU's alone: the native engine refuses in one line
-                    check(code == 2 and len(err.strip().splitlines()) == 1 and "cambi" in err
-                          and not got, "%s --backend %s, native engine: one line naming "
-                          "cambi, exit 2 (%d %r)" % (model, b, code, err))
-                    continue
                 ran += 1
                 check(code == 0 and json.loads(got)["frames"] == json.loads(want)["frames"] and
                       json.loads(got)["pooled_metrics"] == json.loads(want)["pooled_metrics"],
                       "%s --backend %s%s: the CPU's model scores and features (%d %r)"
                       % (model, b, " (native engine)" if env else "", code, err))
-    # --feature: adm, motion and vif on the backend, cambi there by libvmaf: the CPU's values
+    # --feature: adm, motion, vif and cambi on the backend: the CPU's values
     feats = ["--feature", "adm", "--feature", "motion=motion_max_val=18", "--feature", "vif",
              "--feature", "cambi", "--feature", "speed_chroma"]
     base = [SPEEDQA, "-r", ref, "-d", dis, "--json", "--precision", "max", "-q", "--frame_cnt",
@@ -513,19 +506,20 @@ def test_nolibvmaf():
                                      for k, v in want["pooled"].items()),
               "%s without libvmaf: every vmaf and pooled value libvmaf's own run recorded "
               "(tests/model/nolibvmaf_ref.json) at %%.17g" % model)
-    # motion, ADM and VIF on a GPU backend: vmaf_v0.6.1 without libvmaf there too
-    for b in ("opencl", "cuda"):
-        code, out, err = run([SPEEDQA, "-r", ref, "-d", dis, "--model", "version=vmaf_v0.6.1",
+    # every feature on a GPU backend: both model families without libvmaf there too
+    for b, model in [(b, m) for b in ("opencl", "cuda")
+                     for m in ("vmaf_v0.6.1", "vmaf_v1.0.16_3d0h")]:
+        code, out, err = run([SPEEDQA, "-r", ref, "-d", dis, "--model", "version=" + model,
                               "--json", "-q", "--precision", "max", "--frame_cnt", "6",
                               "--backend", b])
         if code == 4:
             print("skip %s: %s" % (b, err.strip()))
             continue
-        want = known["models"]["vmaf_v0.6.1"]
+        want = known["models"][model]
         doc = json.loads(out) if code == 0 else {"frames": []}
         check(code == 0 and ["%.17g" % f["metrics"]["vmaf"] for f in doc["frames"]] ==
-              want["frames"], "vmaf_v0.6.1 --backend %s without libvmaf: libvmaf's recorded "
-              "values (%d %r)" % (b, code, err))
+              want["frames"], "%s --backend %s without libvmaf: libvmaf's recorded values "
+              "(%d %r)" % (model, b, code, err))
     fm = float_model()
     code, out, err = run([SPEEDQA, "-r", ref, "-d", dis, "--model", "path=" + fm])
     lines = err.strip().splitlines()

@@ -25,7 +25,8 @@
  * spec B.2), and which of them speedqa computes: 1 with every option set on
  * every backend, SQ_NATIVE_OPTS with the option sets the library takes
  * (sq_model_settle_native) on every backend, SQ_NATIVE_CPU likewise on the
- * CPU backend only (SqBackend.cambi), 0 left to libvmaf. A feature that
+ * CPU backend only (none today: for a feature the GPU backends lack), 0 left
+ * to libvmaf. A feature that
  * becomes native later only flips its `native` here. Each native one runs
  * at least as fast as libvmaf 3.2's SIMD extractor on one thread
  * (bench/feature_bench; doc/performance.md) and, unlike libvmaf's motion,
@@ -44,7 +45,7 @@ static const struct {
     { "VMAF_integer_feature_aim", "adm", NATIVE_ADM },
     { "VMAF_integer_feature_motion", "motion", SQ_NATIVE_OPTS },
     { "VMAF_integer_feature_vif", "vif", SQ_NATIVE_OPTS },
-    { "Cambi_feature_cambi_", "cambi", SQ_NATIVE_CPU },
+    { "Cambi_feature_cambi_", "cambi", SQ_NATIVE_OPTS },
     { "VMAF_feature_adm", "float_adm", 0 },
     { "VMAF_feature_motion", "float_motion", 0 },
     { "VMAF_feature_vif", "float_vif", 0 },
