@@ -2,8 +2,8 @@
  * GPU throughput against the CPU backend, in one run: frames per second at
  * 576x324, 1920x1080 and 3840x2160 (8-bit 4:2:0, or -b 10) for speed_chroma,
  * speed_temporal and both and, with -m, the GPU features of the VMAF models
- * (vmaf_v0.6.1: motion, adm, vif; vmaf_v1.0.16_3d0h_2160 without cambi:
- * speed_chroma, adm, motion with its options); from host memory and
+ * (vmaf_v0.6.1: motion, adm, vif; vmaf_v1.0.16_3d0h_2160: cambi, speed_chroma,
+ * adm, motion with its options, and the same without cambi); from host memory and
  * device-resident; the
  * pinned host-to-device copy time of the planes; the host staging copy;
  * and the per-kernel time of a batch.
@@ -174,7 +174,7 @@ static void bench_size(Bench *b, int w, int h)
     const double px = (double)w * h;
     const int n_gpu = b->quick ? 64 : px <= 2e5 ? 20000 : px <= 2.1e6 ? 4000 : 1500;
     const int n_cpu = b->quick ? 4 : px <= 2e5 ? 200 : px <= 2.1e6 ? 24 : 8;
-    static const char *const sets[5][4] = {
+    static const char *const sets[6][5] = {
         { "speed_chroma", NULL, NULL, NULL },
         { "speed_temporal", NULL, NULL, NULL },
         { "speed_chroma", "speed_temporal", NULL, NULL },
@@ -184,14 +184,22 @@ static void bench_size(Bench *b, int w, int h)
           "adm=adm_dlm_weight=0.7:adm_enhn_gain_limit=1:adm_noise_weight=0.02:"
           "adm_norm_view_dist=3:adm_ref_display_height=2160:adm_min_val=0.5:adm_csf_mode=2",
           "motion=motion_max_val=18", NULL },
+        { "speed_chroma=speed_nn_floor=0.1:speed_sigma_nn=0.19:speed_weight_var_mode=5:"
+          "speed_prescale=0.5:speed_prescale_method=bilinear:speed_max_val=45",
+          "adm=adm_dlm_weight=0.7:adm_enhn_gain_limit=1:adm_noise_weight=0.02:"
+          "adm_norm_view_dist=3:adm_ref_display_height=2160:adm_min_val=0.5:adm_csf_mode=2",
+          "motion=motion_max_val=18",
+          "cambi=cambi_high_res_speedup=1080:cambi_vis_lum_threshold=0.06:cambi_max_val=17",
+          NULL },
     };
-    static const char *const set_names[5] = { "chroma", "temporal", "both", "v0.6.1", "v1-cambi" };
+    static const char *const set_names[6] = { "chroma", "temporal", "both", "v0.6.1", "v1-cambi",
+                                              "v1.0.16" };
     printf("\n== %dx%d %d-bit 4:2:0\n", w, h, b->bpc);
     printf("%-9s %12s %12s %14s %14s   %s\n", "features", "cpu 1 thr", "cpu N thr", "gpu host mem",
            "gpu dev mem", "fps; gpu host mem / cpu N thr");
     double prof[SQ_K_COUNT] = { 0 };
     SqGpuStats st = { 0 };
-    for (int k = 0; k < (b->models ? 5 : 3); k++) {
+    for (int k = 0; k < (b->models ? 6 : 3); k++) {
         const double cpu1 = run_fps(b, &sq_backend_cpu, &c, c.ref, c.dis, sets[k], 1, n_cpu, 0, NULL, NULL);
         const double cpun = run_fps(b, &sq_backend_cpu, &c, c.ref, c.dis, sets[k], b->cpu_threads,
                                     n_cpu * b->cpu_threads / 2 + 8, 0, NULL, NULL);
@@ -203,7 +211,7 @@ static void bench_size(Bench *b, int w, int h)
     }
     /* per kernel, device-resident so the host copy does not pace the batches */
     run_fps(b, NULL, have_dev ? &dc : &c, have_dev ? dc.ref : c.ref, have_dev ? dc.dis : c.dis,
-            sets[b->models ? 4 : 2], 1, n_gpu / 4 + 64, 1, prof, NULL);
+            sets[b->models ? 5 : 2], 1, n_gpu / 4 + 64, 1, prof, NULL);
     size_t whole, rows;
     frame_bytes(&fmt, 1, 1, &whole, &rows);
     const double ms_whole = h2d_ms(b, whole), ms_rows = h2d_ms(b, rows);
@@ -235,7 +243,7 @@ static void bench_size(Bench *b, int w, int h)
     for (int k = 0; k < SQ_K_COUNT; k++)
         total += prof[k];
     printf("kernels per batch of %d frames (%s): ", st.batch_frames,
-           b->models ? "v1-cambi" : "both features");
+           b->models ? "v1.0.16" : "both features");
     for (int k = 0; k < SQ_K_COUNT; k++)
         if (prof[k] > 0)
             printf("%s %.3f ", kernel_names[k], prof[k]);
