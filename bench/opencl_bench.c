@@ -2,7 +2,8 @@
  * OpenCL backend throughput: open time cold (empty program-binary cache)
  * and warm, frames per second for speed_chroma, speed_temporal and both
  * (8-bit 4:2:0, host memory, through the public API), host memory, and
- * the per-kernel time of a batch (speed_chroma, speed_temporal, adm, vif);
+ * the per-kernel time of a batch (speed_chroma, speed_temporal, adm, vif,
+ * cambi);
  * the CPU backend for reference.
  *
  *   opencl_bench [-d DEVICE_SUBSTRING] [-s WxH] [-n FRAMES] [-g STAGING_THREADS]
@@ -341,6 +342,7 @@ int main(int argc, char **argv)
         kernel_profile(&fr, "speed_temporal", dev);
         kernel_profile(&fr, "adm", dev);
         kernel_profile(&fr, "vif", dev);
+        kernel_profile(&fr, "cambi", dev);
     }
     free(fr.buf);
     return 0;
