@@ -44,7 +44,7 @@ static void fill_side(const GpuCtx *x, SqGpuSide *sd, int f, int64_t scratch, co
 
 /* An SQ_JOB_SAD job's entry: its plane of frame fr against the one of pv. */
 static void fill_sad(const GpuBatches *bt, SqGpuSad *s, const SqJob *jb, int64_t fs, int j,
-                     const FrameRec *fr, const FrameRec *pv)
+                     int bi, const FrameRec *fr, const FrameRec *pv)
 {
     const SqJobSide *js = &jb->side[0];
     const SqDims *d = &bt->x->p.plans[jb->plan]->d;
@@ -61,6 +61,8 @@ static void fill_sad(const GpuBatches *bt, SqGpuSad *s, const SqJob *jb, int64_t
     s->w = d->w;
     s->h = d->h;
     s->bpc = bt->x->p.format.bpc;
+    s->frame = bi;
+    s->job = j;
 }
 
 /* The frame `back` sends before frame n, when it is of n's sequence. */
@@ -88,31 +90,19 @@ static void build_tables(GpuBatches *bt, int bslot, unsigned long long first)
             if (jb->needs_prev && !pv)
                 continue; /* too early in its sequence: its raw score is 0 */
             if (jb->kind == SQ_JOB_SAD) {
-                fill_sad(bt, &b->sads[ns], jb, fs, j, fr, pv);
-                b->sads[ns].frame = bi;
-                b->sads[ns].job = j;
-                ns++;
+                fill_sad(bt, &b->sads[ns++], jb, fs, j, bi, fr, pv);
                 continue;
             }
             if (jb->kind == SQ_JOB_ADM) {
-                sq_gpu_fill_adm(bt, &b->adms[na], jb, fs, j, fr);
-                b->adms[na].frame = bi;
-                b->adms[na].job = j;
-                na++;
+                sq_gpu_fill_adm(bt, &b->adms[na++], jb, fs, j, bi, fr);
                 continue;
             }
             if (jb->kind == SQ_JOB_VIF) {
-                sq_gpu_fill_vif(bt, &b->vifs[nv], jb, fs, j, fr);
-                b->vifs[nv].frame = bi;
-                b->vifs[nv].job = j;
-                nv++;
+                sq_gpu_fill_vif(bt, &b->vifs[nv++], jb, fs, j, bi, fr);
                 continue;
             }
             if (jb->kind == SQ_JOB_CAMBI) {
-                sq_gpu_fill_cambi(bt, &b->cambis[nc], jb, fs, j, fr);
-                b->cambis[nc].frame = bi;
-                b->cambis[nc].job = j;
-                nc++;
+                sq_gpu_fill_cambi(bt, &b->cambis[nc++], jb, fs, j, bi, fr);
                 continue;
             }
             SqGpuPair *pr = &b->pairs[np];

@@ -13,23 +13,45 @@ static unsigned ceil_div(int64_t a, int64_t b)
     return (unsigned)((a + b - 1) / b);
 }
 
+/* Job jb's planes in frame fr, side 0 (the reference) and side 1. */
+static void job_sides(const SqJob *jb, const FrameRec *fr, int64_t pic[2], int64_t stride[2],
+                      int32_t acc[2])
+{
+    for (int k = 0; k < 2; k++) {
+        const SqJobSide *js = &jb->side[k];
+        pic[k] = fr->base[js->pic][js->plane];
+        stride[k] = fr->stride[js->pic][js->plane];
+        acc[k] = fr->acc[js->pic][js->plane];
+    }
+}
+
+/* The largest plane of the jobs of a kind: the grid every job of it fits. */
+static void largest_plane(const GpuBatches *bt, int kind, int *w, int *h)
+{
+    *w = *h = 0;
+    for (int j = 0; j < bt->x->p.njobs; j++) {
+        const SqDims *d = &bt->x->p.plans[bt->x->p.jobs[j].plan]->d;
+        if ((int)bt->x->p.jobs[j].kind == kind) {
+            *w = *w > d->w ? *w : d->w;
+            *h = *h > d->h ? *h : d->h;
+        }
+    }
+}
+
 /* An SQ_JOB_ADM job's entry: side 0's plane of frame fr (the reference) against side 1's. */
 void sq_gpu_fill_adm(const GpuBatches *bt, SqGpuAdm *a, const SqJob *jb, int64_t fs, int j,
-                     const FrameRec *fr)
+                     int bi, const FrameRec *fr)
 {
     const SqPlan *pl = bt->x->p.plans[jb->plan];
     memset(a, 0, sizeof(*a));
     a->va = pl->va;
-    for (int k = 0; k < 2; k++) {
-        const SqJobSide *js = &jb->side[k];
-        a->pic[k] = fr->base[js->pic][js->plane];
-        a->stride[k] = fr->stride[js->pic][js->plane];
-        a->acc[k] = fr->acc[js->pic][js->plane];
-    }
+    job_sides(jb, fr, a->pic, a->stride, a->acc);
     a->scratch = fs + bt->l->side_off[j][0];
     a->w = pl->d.w;
     a->h = pl->d.h;
     a->bpc = bt->x->p.format.bpc;
+    a->frame = bi;
+    a->job = j;
 }
 
 /*
@@ -43,14 +65,8 @@ int sq_gpu_launch_adm(GpuBatches *bt, const BatchRec *b, SqKArgs *ka)
 {
     const SqGpuFns *fn = bt->x->fns;
     const int S = SQ_GPU_STREAM_COMPUTE;
-    int w = 0, h = 0, ret;
-    for (int j = 0; j < bt->x->p.njobs; j++) {
-        const SqDims *d = &bt->x->p.plans[bt->x->p.jobs[j].plan]->d;
-        if (bt->x->p.jobs[j].kind == SQ_JOB_ADM) {
-            w = w > d->w ? w : d->w;
-            h = h > d->h ? h : d->h;
-        }
-    }
+    int w, h, ret;
+    largest_plane(bt, SQ_JOB_ADM, &w, &h);
     const unsigned na = (unsigned)b->nadms;
     for (int s = 0; s < 4; s++) {
         const int w2 = (w + 1) / 2, h2 = (h + 1) / 2;
@@ -88,23 +104,20 @@ int sq_gpu_launch_adm(GpuBatches *bt, const BatchRec *b, SqKArgs *ka)
 
 /* An SQ_JOB_VIF job's entry: side 0's plane of frame fr (the reference) against side 1's. */
 void sq_gpu_fill_vif(const GpuBatches *bt, SqGpuVif *v, const SqJob *jb, int64_t fs, int j,
-                     const FrameRec *fr)
+                     int bi, const FrameRec *fr)
 {
     const SqPlan *pl = bt->x->p.plans[jb->plan];
     memset(v, 0, sizeof(*v));
     v->egl = pl->vi_egl;
     v->skip0 = pl->vi_skip0;
     v->lt = bt->l->at.vi_lt;
-    for (int k = 0; k < 2; k++) {
-        const SqJobSide *js = &jb->side[k];
-        v->pic[k] = fr->base[js->pic][js->plane];
-        v->stride[k] = fr->stride[js->pic][js->plane];
-        v->acc[k] = fr->acc[js->pic][js->plane];
-    }
+    job_sides(jb, fr, v->pic, v->stride, v->acc);
     v->scratch = fs + bt->l->side_off[j][0];
     v->w = pl->d.w;
     v->h = pl->d.h;
     v->bpc = bt->x->p.format.bpc;
+    v->frame = bi;
+    v->job = j;
 }
 
 /*
@@ -119,14 +132,8 @@ int sq_gpu_launch_vif(GpuBatches *bt, const BatchRec *b, SqKArgs *ka)
 {
     const SqGpuFns *fn = bt->x->fns;
     const int S = SQ_GPU_STREAM_COMPUTE;
-    int w = 0, h = 0, ret;
-    for (int j = 0; j < bt->x->p.njobs; j++) {
-        const SqDims *d = &bt->x->p.plans[bt->x->p.jobs[j].plan]->d;
-        if (bt->x->p.jobs[j].kind == SQ_JOB_VIF) {
-            w = w > d->w ? w : d->w;
-            h = h > d->h ? h : d->h;
-        }
-    }
+    int w, h, ret;
+    largest_plane(bt, SQ_JOB_VIF, &w, &h);
     const unsigned nv = (unsigned)b->nvifs, lanes = (unsigned)sq_gpu_vif_lanes(h);
     for (int s = 0; s < 4; s++) {
         const struct {
@@ -157,7 +164,7 @@ int sq_gpu_launch_vif(GpuBatches *bt, const BatchRec *b, SqKArgs *ka)
 
 /* An SQ_JOB_CAMBI job's entry: side 1's plane of frame fr (the distorted luma). */
 void sq_gpu_fill_cambi(const GpuBatches *bt, SqGpuCambi *c, const SqJob *jb, int64_t fs, int j,
-                       const FrameRec *fr)
+                       int bi, const FrameRec *fr)
 {
     const SqPlan *pl = bt->x->p.plans[jb->plan];
     const SqJobSide *js = &jb->side[1];
@@ -171,6 +178,8 @@ void sq_gpu_fill_cambi(const GpuBatches *bt, SqGpuCambi *c, const SqJob *jb, int
     c->range_check = bpc > 8 && bpc < 16 && c->acc >> 2 == 0;
     c->scratch = fs + bt->l->side_off[j][0];
     c->recip = bt->l->at.vc_recip;
+    c->frame = bi;
+    c->job = j;
 }
 
 /* One launch of the CAMBI chain, its profile mark after the kernel's last launch. */

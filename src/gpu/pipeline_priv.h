@@ -254,16 +254,17 @@ int sq_gpu_wait_batch(GpuBatches *b, int bslot, int block);
 void sq_gpu_take_result(const GpuBatches *b, int bslot, int index, SqRawResult *out);
 
 /* launch_vmaf.c: the entries of libvmaf's integer ADM and VIF jobs of frame fr
- * (fs: its scratch, j: the job), and their kernel chains (after the others). */
+ * (fs: its scratch, j: the job, bi: the frame's place in its batch), and
+ * their kernel chains (after the others). */
 void sq_gpu_fill_adm(const GpuBatches *bt, SqGpuAdm *a, const SqJob *jb, int64_t fs, int j,
-                     const FrameRec *fr);
+                     int bi, const FrameRec *fr);
 void sq_gpu_fill_vif(const GpuBatches *bt, SqGpuVif *v, const SqJob *jb, int64_t fs, int j,
-                     const FrameRec *fr);
+                     int bi, const FrameRec *fr);
 int sq_gpu_launch_adm(GpuBatches *bt, const BatchRec *b, SqKArgs *ka);
 int sq_gpu_launch_vif(GpuBatches *bt, const BatchRec *b, SqKArgs *ka);
 /* launch_vmaf.c: the same for libvmaf's CAMBI (SQ_JOB_CAMBI). */
 void sq_gpu_fill_cambi(const GpuBatches *bt, SqGpuCambi *c, const SqJob *jb, int64_t fs, int j,
-                       const FrameRec *fr);
+                       int bi, const FrameRec *fr);
 int sq_gpu_launch_cambi(GpuBatches *bt, const BatchRec *b, SqKArgs *ka);
 
 #endif
