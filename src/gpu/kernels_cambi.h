@@ -4,8 +4,9 @@
  * steps that the CPU runs in place, row after row (the anti-dithering, the
  * decimation, the mode filter), read one buffer and write another, so each
  * pixel is an independent item; the mask is the 7x7 integer sum per pixel.
- * The sliding window histograms run one item a column (sq_vc_cvalues_col):
- * a column's counters are its own, so no two items share one. The pooling
+ * The sliding window histograms run one item a column and band of rows
+ * (sq_vc_cvalues_col, each band with histograms apart): an item's counters
+ * are its own, so no two items share one. The pooling
  * of a scale is sq_vc_pool_fast's two radix passes in lanes (integer
  * counts by atomic increments, integer sums), each finished by one item a
  * job as on the CPU; its fallback, libvmaf's selection, depends on the
