@@ -259,6 +259,8 @@ typedef struct SqGpuCambi {
     int32_t pad;
 } SqGpuCambi;
 
+/* A scale's c-values run in this many bands of rows, each with histograms of its own. */
+#define SQ_GPU_VC_BANDS 4
 /* A scale's pooling passes run in this many lanes (blocks) a job. */
 #define SQ_GPU_VC_LANES 64
 /* Pass 1's high digits, then pass 2's low ones (u32 counters). */
@@ -279,7 +281,7 @@ typedef struct SqGpuVcPool {
  * The parts of an SqGpuCambi's scratch, in order: the image X (a scale's,
  * mode filtered) and Y (before the filter), u16 w x h each; Z and the two
  * masks (M0 the input's, the decimations alternate), u8; the c-values, f32;
- * the histograms (sq_vc_sizes); the pooling's counters; first[]; the
+ * the histograms (sq_vc_sizes, one a band); the pooling's counters; first[]; the
  * pooling's state.
  */
 enum {
@@ -293,7 +295,7 @@ SQ_FN int64_t sq_gpu_vc_at(int w, int h, int nd, int k)
 {
     const int64_t n = (int64_t)w * h;
     const int64_t bytes[SQ_GPU_VC_END] = { 2 * n, 2 * n, n, n, n, 4 * n,
-                                           2 * sq_vc_sizes(w, h, nd).hist,
+                                           2 * SQ_GPU_VC_BANDS * sq_vc_sizes(w, h, nd).hist,
                                            4 * (SQ_GPU_VC_CNT1 + SQ_GPU_VC_CNT2), 1025,
                                            (int64_t)sizeof(SqGpuVcPool) };
     int64_t o = 0;

@@ -4,8 +4,9 @@
  * steps that the CPU runs in place, row after row (the anti-dithering, the
  * decimation, the mode filter), read one buffer and write another, so each
  * pixel is an independent item; the mask is the 7x7 integer sum per pixel.
- * The sliding window histograms run one item a column (sq_vc_cvalues_col):
- * a column's counters are its own, so no two items share one. The pooling
+ * The sliding window histograms run one item a column and band of rows
+ * (sq_vc_cvalues_col, each band with histograms apart): an item's counters
+ * are its own, so no two items share one. The pooling
  * of a scale is sq_vc_pool_fast's two radix passes in lanes (integer
  * counts by atomic increments, integer sums), each finished by one item a
  * job as on the CPU; its fallback, libvmaf's selection, depends on the
@@ -184,18 +185,24 @@ SQ_DFN SqVcBufs sq_gk_vc_bufs(SQ_GLOBAL unsigned char *arena, const SQ_GLOBAL Sq
     return bf;
 }
 
-/* Block (chunk of columns, job), scale s: each column's histograms slid down, its c-values. */
+/*
+ * Block (chunk of columns and band of rows, job), scale s: each column's
+ * histograms of the band (its own copy) slid down its rows, its c-values.
+ */
 SQ_KERNEL_BEGIN(cambi_cval, 256)
 {
-    const int job = SQ_BY, s = ka.scale;
+    const int job = SQ_BY, s = ka.scale, band = SQ_BX % SQ_GPU_VC_BANDS;
     const SQ_GLOBAL SqGpuCambi *cb = sq_gk_vc(arena, &ka, job);
     const SqVcParams p = cb->vc;
     int cw, ch;
     sq_vc_scale_dims(&p, s, &cw, &ch);
-    const int lo = SQ_BX * SQ_GK_CHUNK, hi = SQ_GK_END(lo, job < ka.ncambis ? cw : 0);
+    const int lo = SQ_BX / SQ_GPU_VC_BANDS * SQ_GK_CHUNK;
+    const int hi = SQ_GK_END(lo, job < ka.ncambis ? cw : 0);
+    const int i0 = ch * band / SQ_GPU_VC_BANDS, i1 = ch * (band + 1) / SQ_GPU_VC_BANDS;
     const SqVcBufs bf = sq_gk_vc_bufs(arena, cb, s);
-    for (int j = lo + SQ_TID; j < hi; j += SQ_NTH)
-        sq_vc_cvalues_col(&p, &bf, cw, ch, j);
+    SQ_GLOBAL uint16_t *hist = bf.hist + (int64_t)band * sq_vc_sizes(p.w, p.h, p.nd).hist;
+    for (int j = lo + SQ_TID; j < hi && i0 < i1; j += SQ_NTH)
+        sq_vc_cvalues_col(&p, &bf, hist, cw, ch, j, i0, i1);
 }
 
 SQ_DFN SQ_GLOBAL SqGpuVcPool *sq_gk_vc_pool(SQ_GLOBAL unsigned char *arena,

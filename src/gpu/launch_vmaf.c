@@ -234,7 +234,8 @@ int sq_gpu_launch_cambi(GpuBatches *bt, const BatchRec *b, SqKArgs *ka)
         ka->scale = s;
         if ((ret = launch_vc(bt, ka, SQ_K_cambi_dec, ceil_div(pix[s], 256), nc, last)) < 0 ||
             (ret = launch_vc(bt, ka, SQ_K_cambi_mode, ceil_div(pix[s], 256), nc, last)) < 0 ||
-            (ret = launch_vc(bt, ka, SQ_K_cambi_cval, ceil_div(cols[s], 256), nc, last)) < 0 ||
+            (ret = launch_vc(bt, ka, SQ_K_cambi_cval, SQ_GPU_VC_BANDS * ceil_div(cols[s], 256), nc,
+                             last)) < 0 ||
             (ret = launch_vc(bt, ka, SQ_K_cambi_zcnt, cnt, nc, last)) < 0 ||
             (ret = launch_vc(bt, ka, SQ_K_cambi_cnt1, SQ_GPU_VC_LANES, nc, last)) < 0 ||
             (ret = launch_vc(bt, ka, SQ_K_cambi_digit, ceil_div(nc, 256), 1, last)) < 0 ||

@@ -290,38 +290,47 @@ SQ_FN void sq_vc_cvalues(const SqVcParams *p, const SqVcBufs *bf, int w, int h)
     }
 }
 
+/* Column j's counters (col, of bin 0) with row add's counted pixels within [a, e] in, row rem's out. */
+SQ_FN void sq_vc_hist_col(const SqVcBufs *bf, SQ_GLOBAL uint16_t *col, int w, int h, int a, int e,
+                          int add, int rem, int nd, int lo, int hi)
+{
+    for (int k = a; k <= e; k++) {
+        const int ba = sq_vc_hist_bin(bf->img, bf->mask, w, h, add, k, nd, lo, hi);
+        const int br = sq_vc_hist_bin(bf->img, bf->mask, w, h, rem, k, nd, lo, hi);
+        if (ba == br)
+            continue;
+        if (ba >= 0)
+            col[(int64_t)ba * w]++;
+        if (br >= 0)
+            col[(int64_t)br * w]--;
+    }
+}
+
 /*
- * Column j's part of sq_vc_cvalues, for the GPU's one item a column: its
- * counters of every histogram row read, cleared, then slid down the rows
- * (each counted pixel within pad of column j in, the one leaving out) and
- * the column's c-values. Counter (bin, j) is column j's alone, and counts
- * are integers: the counters, and so the c-values, are sq_vc_cvalues'.
+ * Rows i0..i1-1 of column j's part of sq_vc_cvalues, for the GPU's one item
+ * a column and band of rows: the column's counters of every histogram row
+ * read, in hist (a histogram of the band's own), cleared, the window of row
+ * i0 counted, then slid down the band (each counted pixel within pad of
+ * column j in, the one leaving out), and the c-values. Counter (bin, j) is
+ * the item's alone, and counts are integers: the counters, and so the
+ * c-values, are sq_vc_cvalues'.
  */
-SQ_FN void sq_vc_cvalues_col(const SqVcParams *p, const SqVcBufs *bf, int w, int h, int j)
+SQ_FN void sq_vc_cvalues_col(const SqVcParams *p, const SqVcBufs *bf, SQ_GLOBAL uint16_t *hist,
+                             int w, int h, int j, int i0, int i1)
 {
     const int pad = p->ws >> 1, nd = p->nd;
     int lo, hi;
     sq_vc_band(p, &lo, &hi);
-    SQ_GLOBAL uint16_t *col = bf->hist + j;
+    SQ_GLOBAL uint16_t *col = hist + j;
     for (int b = lo; b < hi + 2 * nd + 1; b++)
         col[(int64_t)b * w] = 0;
     const int a = j - pad < 0 ? 0 : j - pad, e = j + pad >= w ? w - 1 : j + pad;
-    for (int i = -pad; i < h; i++) {
-        const int add = i + pad, rem = i - pad - 1;
-        if (add < h || rem >= 0)
-            for (int k = a; k <= e; k++) {
-                const int ba = sq_vc_hist_bin(bf->img, bf->mask, w, h, add, k, nd, lo, hi);
-                const int br = sq_vc_hist_bin(bf->img, bf->mask, w, h, rem, k, nd, lo, hi);
-                if (ba == br)
-                    continue;
-                if (ba >= 0)
-                    col[(int64_t)ba * w]++;
-                if (br >= 0)
-                    col[(int64_t)br * w]--;
-            }
-        if (i >= 0)
-            bf->c[(int64_t)i * w + j] =
-                sq_vc_cvalue_at(bf->img, bf->mask, bf->hist, w, i, j, bf->first, p, bf->recip);
+    for (int r = i0 - pad; r < i0 + pad; r++)
+        sq_vc_hist_col(bf, col, w, h, a, e, r, -1, nd, lo, hi);
+    for (int i = i0; i < i1; i++) {
+        sq_vc_hist_col(bf, col, w, h, a, e, i + pad, i > i0 ? i - pad - 1 : -1, nd, lo, hi);
+        bf->c[(int64_t)i * w + j] =
+            sq_vc_cvalue_at(bf->img, bf->mask, hist, w, i, j, bf->first, p, bf->recip);
     }
 }
 

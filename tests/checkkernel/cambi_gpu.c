@@ -125,10 +125,17 @@ static void cvalues(const GCase *k, int ws, int cols, float *c)
     bf.c = c;
     bf.first = (uint8_t *)k->first;
     bf.recip = recip;
-    if (cols)
+    /* columns in 1 to 4 bands of rows (any heights, empty ones too), each band's histograms
+     * its own, written over the last band's */
+    const int nb = cols ? ck_irand(1, 4) : 0;
+    int cut[5] = { 0, 0, 0, 0, k->h };
+    for (int b = 1; b < nb; b++)
+        cut[b] = ck_irand(cut[b - 1], k->h);
+    cut[nb] = k->h;
+    for (int b = 0; b < nb; b++)
         for (int j = 0; j < k->w; j++)
-            sq_vc_cvalues_col(&p, &bf, k->w, k->h, j);
-    else
+            sq_vc_cvalues_col(&p, &bf, hist, k->w, k->h, j, cut[b], cut[b + 1]);
+    if (!cols)
         sq_vc_cvalues(&p, &bf, k->w, k->h);
     free(hist);
 }
