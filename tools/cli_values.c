@@ -42,16 +42,13 @@ int cli_add_model(CliSettings *cfg, const char *spec)
 }
 
 #ifdef SQ_HAVE_VMAF
-/* A --feature speedqa computes: its library takes the value (name and
- * options) on the job's backend (model.c's table says which backends). */
-static int speedqa_takes(const char *f, const char *name, SpeedqaBackend backend)
+/* A --feature speedqa computes: one of model.c's native extractors whose
+ * value (name and options) its library takes. */
+static int speedqa_takes(const char *f, const char *name)
 {
-    const int native = sq_model_is_native(name);
     const char *one[2] = { f, NULL };
     char err[400];
-    if (!native || (native == SQ_NATIVE_CPU && !sq_model_cpu_backend(backend)))
-        return 0;
-    return speedqa_check_features(one, err, sizeof err) == 0;
+    return sq_model_is_native(name) && speedqa_check_features(one, err, sizeof err) == 0;
 }
 #endif
 
@@ -68,7 +65,7 @@ int cli_split_features(CliSettings *cfg)
         char name[64];
         snprintf(name, sizeof name, "%.*s", (int)(n < sizeof name ? n : sizeof name - 1), f);
         if (!strcmp(name, "speed_chroma") || !strcmp(name, "speed_temporal") ||
-            (n < sizeof name && speedqa_takes(f, name, cfg->backend))) {
+            (n < sizeof name && speedqa_takes(f, name))) {
             cfg->features[keep++] = f;
         } else if (n < sizeof name && sq_vmaf_has_extractor(name)) {
             cfg->vmaf_features[cfg->n_vmaf_features++] = f;

@@ -61,8 +61,7 @@ static int run_ladder(const SqJob *job_in, SqJobStream *const *st, int n, char *
     const int n_models = job_in->models ? job_in->n_models : cfg->n_models;
     const int use_vmaf = n_models || cfg->n_vmaf_features;
     if (use_vmaf) {
-        const int cpu = sq_model_cpu_backend(cfg->backend);
-        const int nf = sq_model_job_features(job_in->features, models, n_models, cpu, mfeat, mbuf,
+        const int nf = sq_model_job_features(job_in->features, models, n_models, mfeat, mbuf,
                                              SPEEDQA_MAX_FEATURES);
         if (nf < 0)
             return SQ_EXIT_USAGE;

@@ -20,7 +20,6 @@ struct SqVmaf {
     VmafModel *model[SQ_MODEL_MAX];
     const SqModel *models;
     int nmodels;
-    int cpu;                    /* SqVmafSetup.cpu */
     int no_prediction;
     unsigned subsample;
     enum VmafPixelFormat pix_fmt;
@@ -98,7 +97,7 @@ static int load_models(SqVmaf *v, char *err, size_t len)
             r = -1;
         }
         for (int k = 0; !r && k < m->nfeatures; k++)
-            if (!sq_model_native(&m->f[k], v->cpu))
+            if (!sq_model_native(&m->f[k]))
                 r = use_feature(v, m, &m->f[k], seen, &nseen, err, len);
     }
     free(seen);
@@ -174,7 +173,7 @@ static void order_ext(SqVmaf *v)
                 seen = !strcmp(v->ext[i], f->extractor);
             if (seen)
                 continue;
-            v->ext_native[v->order.next] = sq_model_native(f, v->cpu);
+            v->ext_native[v->order.next] = sq_model_native(f);
             v->ext[v->order.next++] = f->extractor;
         }
 }
@@ -193,7 +192,6 @@ int sq_vmaf_open(SqVmaf **out, const SqVmafSetup *s, char *err, size_t len)
     }
     v->models = s->models;
     v->nmodels = s->nmodels;
-    v->cpu = s->cpu;
     v->no_prediction = s->no_prediction;
     v->subsample = s->subsample ? s->subsample : 1;
     v->pix_fmt = vmaf_fmt(s->format.fmt);

@@ -15,7 +15,6 @@
 #include "speedqa/speedqa.h"
 
 typedef struct SqVmafSetup {
-    int cpu;                /* speedqa scores on its CPU backend (sq_model_native) */
     const SqModel *models;  /* nmodels, loaded (sq_model_load_spec) */
     int nmodels;
     SpeedqaFormat format;   /* of both inputs */

@@ -13,7 +13,7 @@
 #include "bridge.h"
 #endif
 
-int sq_model_job_features(const char *const *user, const SqModel *models, int n_models, int cpu,
+int sq_model_job_features(const char *const *user, const SqModel *models, int n_models,
                           const char **out, char (*buf)[400], int max)
 {
     int n = 0;
@@ -21,7 +21,7 @@ int sq_model_job_features(const char *const *user, const SqModel *models, int n_
         for (int k = 0; k < models[m].nfeatures; k++) {
             const SqModelFeature *f = &models[m].f[k];
             char spec[400];
-            if (!sq_model_native(f, cpu))
+            if (!sq_model_native(f))
                 continue;
             if (sq_model_feature_spec(f, spec, sizeof spec) < 0) {
                 cli_error("--model: %s: feature %s: options too long", models[m].path, f->name);
@@ -64,7 +64,7 @@ struct SqModelRun {
 /* The engine of a job: speedqa's own when it computes every feature of
  * every model and no libvmaf --feature is asked, else libvmaf's (model.h,
  * sq_model_engine). 1 native, 0 libvmaf, or an exit code after one line. */
-static int pick_engine(const CliSettings *cfg, const SqModel *models, int n_models, int cpu)
+static int pick_engine(const CliSettings *cfg, const SqModel *models, int n_models)
 {
     const int want = sq_model_engine();
     if (want < 0) {
@@ -75,7 +75,7 @@ static int pick_engine(const CliSettings *cfg, const SqModel *models, int n_mode
     const SqModelFeature *miss = NULL;
     for (int m = 0; m < n_models && !miss; m++)
         for (int k = 0; k < models[m].nfeatures && !miss; k++)
-            if (!sq_model_native(&models[m].f[k], cpu))
+            if (!sq_model_native(&models[m].f[k]))
                 miss = &models[m].f[k], mm = &models[m];
     const int all = !miss && !cfg->n_vmaf_features;
 #ifdef SQ_HAVE_VMAF
@@ -94,7 +94,7 @@ static int pick_engine(const CliSettings *cfg, const SqModel *models, int n_mode
         return 1;
     char why[600];
     if (miss)
-        sq_model_why_not_native(miss, cpu, why, sizeof why);
+        sq_model_why_not_native(miss, why, sizeof why);
     if (!miss)
         cli_error("--feature %s is libvmaf's: speedqa's own model engine cannot take it",
                   cfg->vmaf_features[0]);
@@ -109,8 +109,7 @@ int sq_model_run_open(SqModelRun **out, const CliSettings *cfg, const SqModel *m
 {
     char err[1000];
     *out = NULL;
-    const int cpu = sq_model_cpu_backend(cfg->backend);
-    const int native = pick_engine(cfg, models, n_models, cpu);
+    const int native = pick_engine(cfg, models, n_models);
     if (native != 0 && native != 1)
         return native;
 #ifdef __GLIBC__
@@ -130,7 +129,6 @@ int sq_model_run_open(SqModelRun **out, const CliSettings *cfg, const SqModel *m
         return SQ_EXIT_INTERNAL;
     }
     const SqVmafSetup s = {
-        .cpu = cpu,
         .models = models,
         .nmodels = n_models,
         .format = *f,

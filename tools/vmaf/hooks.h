@@ -23,13 +23,12 @@ typedef struct SqModelReport {
 } SqModelReport;
 
 /*
- * The speedqa features of a job on the CPU backend (cpu) or another: every
- * native feature of the models (sq_model_native, deduplicated) and then the
+ * The speedqa features of a job: every native feature of the models (sq_model_native, deduplicated) and then the
  * job's own list (user: NULL-terminated; NULL: none), into out (NULL-
  * terminated, strings in buf). Returns how many (0: none, libvmaf computes
  * every feature), or -1 after one error line (too many).
  */
-int sq_model_job_features(const char *const *user, const SqModel *models, int n_models, int cpu,
+int sq_model_job_features(const char *const *user, const SqModel *models, int n_models,
                           const char **out, char (*buf)[400], int max);
 
 /* One stream's session; 0 or an SQ_EXIT_* code after one error line. */

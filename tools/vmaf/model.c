@@ -24,9 +24,7 @@
 /* Which libvmaf extractor provides a model feature (libvmaf's registry,
  * spec B.2), and which of them speedqa computes: 1 with every option set on
  * every backend, SQ_NATIVE_OPTS with the option sets the library takes
- * (sq_model_settle_native) on every backend, SQ_NATIVE_CPU likewise on the
- * CPU backend only (none today: for a feature the GPU backends lack), 0 left
- * to libvmaf. A feature that
+ * (sq_model_settle_native), on every backend too; 0 left to libvmaf. A feature that
  * becomes native later only flips its `native` here. Each native one runs
  * at least as fast as libvmaf 3.2's SIMD extractor on one thread
  * (bench/feature_bench; doc/performance.md) and, unlike libvmaf's motion,
@@ -84,7 +82,7 @@ const char *sq_model_extractor_of(const char *feature, int *native)
 
 void sq_model_settle_native(SqModelFeature *f)
 {
-    if (f->native != SQ_NATIVE_CPU && f->native != SQ_NATIVE_OPTS)
+    if (f->native != SQ_NATIVE_OPTS)
         return;
     char spec[400], err[400];
     const char *one[2] = { spec, NULL };
@@ -93,21 +91,18 @@ void sq_model_settle_native(SqModelFeature *f)
         f->native = 0;
 }
 
-void sq_model_why_not_native(const SqModelFeature *f, int cpu, char *buf, size_t len)
+void sq_model_why_not_native(const SqModelFeature *f, char *buf, size_t len)
 {
     char spec[400], why[400] = "";
     const char *one[2] = { spec, NULL };
     if (!sq_model_is_native(f->extractor)) {
         snprintf(buf, len, "speedqa cannot compute %s (libvmaf's %s extractor)", f->name,
                  f->extractor);
-    } else if (!sq_model_native(f, 1)) {
+    } else {
         if (sq_model_feature_spec(f, spec, sizeof spec) == 0)
             speedqa_check_features(one, why, sizeof why);
         snprintf(buf, len, "speedqa cannot compute %s with the model's options%s%s", f->name,
                  why[0] ? ": " : "", why);
-    } else {
-        snprintf(buf, len, "speedqa computes %s on the cpu backend only%s", f->name,
-                 cpu ? "" : " (--backend cpu)");
     }
 }
 
@@ -297,7 +292,7 @@ int sq_model_add(SqModel *models, int n, const char *spec, char *err, size_t len
     for (int k = 0; k < m->nfeatures; k++)
         if (!m->f[k].native) {
             char why[600];
-            sq_model_why_not_native(&m->f[k], 1, why, sizeof why);
+            sq_model_why_not_native(&m->f[k], why, sizeof why);
             snprintf(err, len, "--model: model %s: %s, and this build has no libvmaf (install "
                      "libvmaf-dev >= 3.0 and rebuild)", m->path, why);
             return -1;

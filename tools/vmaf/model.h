@@ -23,8 +23,7 @@ typedef struct SqModelOpt {
 typedef struct SqModelFeature {
     char name[160];        /* as the model names it: VMAF_integer_feature_adm3_score */
     const char *extractor; /* libvmaf's extractor that provides it: "integer_adm" */
-    int native;            /* speedqa computes it (sq_model_is_native); SQ_NATIVE_CPU: on
-                            * the CPU backend only; 0: libvmaf does (sq_model_native) */
+    int native;            /* speedqa computes it (sq_model_is_native); 0: libvmaf does */
     int nopts;
     SqModelOpt opts[SQ_MODEL_MAX_OPTS];
 } SqModelFeature;
@@ -70,26 +69,17 @@ const char *sq_model_install_dir(void);
  * in *native whether speedqa computes it. */
 const char *sq_model_extractor_of(const char *feature, int *native);
 
-#define SQ_NATIVE_CPU 2
-#define SQ_NATIVE_OPTS 3
+#define SQ_NATIVE_OPTS 2
 
 /* Once f's options are read: whether speedqa computes it, for an extractor
- * the library takes with some option sets only (f->native was SQ_NATIVE_CPU
- * or SQ_NATIVE_OPTS): unchanged where its options are taken, else 0. */
+ * the library takes with some option sets only (f->native was
+ * SQ_NATIVE_OPTS): unchanged where its options are taken, else 0. */
 void sq_model_settle_native(SqModelFeature *f);
 
-/* Whether a job's features run on the CPU backend: --backend cpu, or auto
- * left to the library (fewer cores than cli_auto.c's rule wants), whose AUTO
- * takes the CPU backend for a feature only it runs (motion). */
-static inline int sq_model_cpu_backend(SpeedqaBackend b)
+/* Whether speedqa computes f (on any backend: each runs every feature). */
+static inline int sq_model_native(const SqModelFeature *f)
 {
-    return b == SPEEDQA_BACKEND_CPU || b == SPEEDQA_BACKEND_AUTO;
-}
-
-/* Whether speedqa computes f in a job on the CPU backend (cpu) or another. */
-static inline int sq_model_native(const SqModelFeature *f, int cpu)
-{
-    return f->native == 1 || f->native == SQ_NATIVE_OPTS || (f->native == SQ_NATIVE_CPU && cpu);
+    return f->native != 0;
 }
 
 /* SPEEDQA_MODEL_ENGINE (read by the tool only): which engine scores the
@@ -100,9 +90,9 @@ static inline int sq_model_native(const SqModelFeature *f, int cpu)
 enum { SQ_ENGINE_AUTO, SQ_ENGINE_NATIVE, SQ_ENGINE_LIBVMAF };
 int sq_model_engine(void);
 
-/* Why speedqa does not compute f in a job on the cpu backend (cpu) or
- * another: one clause naming the feature, for an error line. */
-void sq_model_why_not_native(const SqModelFeature *f, int cpu, char *buf, size_t len);
+/* Why speedqa does not compute f: one clause naming the feature, for an
+ * error line. */
+void sq_model_why_not_native(const SqModelFeature *f, char *buf, size_t len);
 
 /* Whether speedqa computes the extractor itself (else libvmaf does). */
 int sq_model_is_native(const char *extractor);
