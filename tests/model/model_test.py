@@ -12,6 +12,8 @@ MODE equal: for the golden pairs (8/10/12-bit, 4:2:0/4:2:2/4:4:4) and the models
 MODE ladder: the same with two -d in one run (speedqa's reference side once), and a
   --batch of two pairs with --model (pooled vmaf of each).
 MODE backends: each GPU backend that runs here (PoCL's OpenCL in CI) gives the CPU's scores.
+MODE equal-gpu: MODE equal with --backend cuda (and hip) where a device opens, on both
+  engines (exit 77 without one: CI).
 MODE layouts: NV12 and P010 raw input score as their Y4M.
 MODE errors: a model file that does not parse, an unknown version, two models of
   one name, -n: one line, nonzero exit, no report left.
@@ -136,16 +138,16 @@ def compare(doc, want, lib, what):
           % (what, worst))
 
 
-def test_equal(models=MODELS, env=None):
+def test_equal(models=MODELS, env=None, extra=()):
     for ref_rel, dis_rel in pairs():
         ref, dis = clip(ref_rel), clip(dis_rel)
         base = os.path.basename(dis)[:-4]
         for model in models:
-            tag = "%s.%s%s" % (base, model, " (native)" if env else "")
+            tag = "%s.%s%s%s" % (base, model, " (native)" if env else "", " ".join(("",) + extra))
             want, lib = reference(ref, dis, model, tag.split(" ")[0])
             code, out, err = run([SPEEDQA, "-r", ref, "-d", dis, "--model", "version=" + model,
                                   "--precision", "max", "--json", "-q",
-                                  "--frame_cnt", str(MAX_FRAMES)], env)
+                                  "--frame_cnt", str(MAX_FRAMES)] + list(extra), env)
             if want is None:
                 check(code != 0 and len(err.strip().splitlines()) == 1 and not out,
                       "%s: libvmaf refuses (%s); speedqa refuses in one line (%d %r)"
@@ -155,6 +157,24 @@ def test_equal(models=MODELS, env=None):
                 check(False, "%s: speedqa failed (%d %r)" % (tag, code, err))
                 continue
             compare(json.loads(out), want, lib, tag)
+
+
+def test_equal_gpu():
+    """test_equal on each CUDA or HIP device this machine has, both engines (exit 77: none;
+    OpenCL, which CI has as PoCL, is model-backends')."""
+    (ref_rel, dis_rel), = [p for p in pairs() if "642x362" in p[0]][:1]
+    ran = 0
+    for b in ("cuda", "hip"):
+        code, _, err = run([SPEEDQA, "-r", clip(ref_rel), "-d", clip(dis_rel), "--backend", b,
+                            "--frame_cnt", "1", "-q", "-o", os.devnull])
+        if code == 4:
+            print("skip %s: %s" % (b, err.strip()))
+            continue
+        ran += 1
+        test_equal(extra=("--backend", b))
+        test_equal(V1 + HFR + ["vmaf_v0.6.1"], NATIVE, ("--backend", b))
+    if not ran and not failures:
+        sys.exit(77)
 
 
 def test_ladder(models=("vmaf_v1.0.16_3d0h", "vmaf_v0.6.1"), env=None):
@@ -621,6 +641,7 @@ def test_hwaccel():
 os.makedirs(WORK, exist_ok=True)
 {"equal": test_equal, "ladder": lambda: (test_ladder(), test_batch(), test_batch_models()), "errors": test_errors, "layouts": test_layouts,
  "backends": test_backends, "hwaccel": test_hwaccel, "native": test_native,
+ "equal-gpu": test_equal_gpu,
  "nolibvmaf": lambda: (test_nolibvmaf(), test_nolibvmaf_engine())}[MODE]()
 if failures:
     print("%d failed" % len(failures))
