@@ -24,6 +24,18 @@ SQ_DFN const SQ_GLOBAL SqGpuCambi *sq_gk_vc(SQ_GLOBAL unsigned char *arena, cons
     return SQ_GK_PTR(const SqGpuCambi, ka->cambis) + (i < ka->ncambis ? i : 0);
 }
 
+/* Block (chunk, job)'s part [*lo, *hi) of the job's input-size planes
+ * (empty past the batch's jobs), and the job's entry. */
+SQ_DFN const SQ_GLOBAL SqGpuCambi *sq_gk_vc_chunk(SQ_GLOBAL unsigned char *arena, const SqKArgs *ka,
+                                                 int chunk, int job, int64_t *lo, int64_t *hi)
+{
+    const SQ_GLOBAL SqGpuCambi *cb = sq_gk_vc(arena, ka, job);
+    const int64_t n = job < ka->ncambis ? (int64_t)cb->vc.w * cb->vc.h : 0;
+    *lo = (int64_t)chunk * SQ_GK_CHUNK;
+    *hi = SQ_GK_END(*lo, n);
+    return cb;
+}
+
 /* Part k (SQ_GPU_VC_*) of the job's scratch. */
 SQ_DFN SQ_GLOBAL unsigned char *sq_gk_vc_part(SQ_GLOBAL unsigned char *arena,
                                              const SQ_GLOBAL SqGpuCambi *cb, int k)
@@ -79,11 +91,9 @@ SQ_KERNEL_BEGIN(cambi_conv, 256)
 /* Block (chunk, job): X, the anti-dithered Y (A.4.4: reads rows i, i + 1 of Y), or Y. */
 SQ_KERNEL_BEGIN(cambi_pre, 256)
 {
-    const int job = SQ_BY;
-    const SQ_GLOBAL SqGpuCambi *cb = sq_gk_vc(arena, &ka, job);
+    int64_t lo, hi;
+    const SQ_GLOBAL SqGpuCambi *cb = sq_gk_vc_chunk(arena, &ka, SQ_BX, SQ_BY, &lo, &hi);
     const int w = cb->vc.w, h = cb->vc.h;
-    const int64_t n = job < ka.ncambis ? (int64_t)w * h : 0, lo = (int64_t)SQ_BX * SQ_GK_CHUNK;
-    const int64_t hi = SQ_GK_END(lo, n);
     const SQ_GLOBAL uint16_t *y = (const SQ_GLOBAL uint16_t *)sq_gk_vc_part(arena, cb, SQ_GPU_VC_Y);
     SQ_GLOBAL uint16_t *x = (SQ_GLOBAL uint16_t *)sq_gk_vc_part(arena, cb, SQ_GPU_VC_X);
     for (int64_t t = lo + SQ_TID; t < hi; t += SQ_NTH) {
@@ -95,11 +105,9 @@ SQ_KERNEL_BEGIN(cambi_pre, 256)
 /* Block (chunk, job): Z of X (A.5). */
 SQ_KERNEL_BEGIN(cambi_zero, 256)
 {
-    const int job = SQ_BY;
-    const SQ_GLOBAL SqGpuCambi *cb = sq_gk_vc(arena, &ka, job);
+    int64_t lo, hi;
+    const SQ_GLOBAL SqGpuCambi *cb = sq_gk_vc_chunk(arena, &ka, SQ_BX, SQ_BY, &lo, &hi);
     const int w = cb->vc.w, h = cb->vc.h;
-    const int64_t n = job < ka.ncambis ? (int64_t)w * h : 0, lo = (int64_t)SQ_BX * SQ_GK_CHUNK;
-    const int64_t hi = SQ_GK_END(lo, n);
     const SQ_GLOBAL uint16_t *x = (const SQ_GLOBAL uint16_t *)sq_gk_vc_part(arena, cb, SQ_GPU_VC_X);
     SQ_GLOBAL uint8_t *z = sq_gk_vc_part(arena, cb, SQ_GPU_VC_Z);
     for (int64_t t = lo + SQ_TID; t < hi; t += SQ_NTH) {
@@ -111,11 +119,9 @@ SQ_KERNEL_BEGIN(cambi_zero, 256)
 /* Block (chunk, job): the input's spatial mask M0 from Z (A.5). */
 SQ_KERNEL_BEGIN(cambi_mask, 256)
 {
-    const int job = SQ_BY;
-    const SQ_GLOBAL SqGpuCambi *cb = sq_gk_vc(arena, &ka, job);
+    int64_t lo, hi;
+    const SQ_GLOBAL SqGpuCambi *cb = sq_gk_vc_chunk(arena, &ka, SQ_BX, SQ_BY, &lo, &hi);
     const int w = cb->vc.w, h = cb->vc.h, mi = sq_vc_mask_index(w, h);
-    const int64_t n = job < ka.ncambis ? (int64_t)w * h : 0, lo = (int64_t)SQ_BX * SQ_GK_CHUNK;
-    const int64_t hi = SQ_GK_END(lo, n);
     const SQ_GLOBAL uint8_t *z = sq_gk_vc_part(arena, cb, SQ_GPU_VC_Z);
     SQ_GLOBAL uint8_t *m = sq_gk_vc_mask(arena, cb, 0);
     for (int64_t t = lo + SQ_TID; t < hi; t += SQ_NTH)
