@@ -213,9 +213,10 @@ int vi_lib_check(VmafContext *ctx, const ViSeq *s, const ViUse *uses, int n_uses
     /* each set alone, then (adm, runs 1) the first two sets in one context */
     const int pair = runs == 1 && n_uses >= 2;
     for (int k = 0; k < n_uses + pair; k++) {
-        char feat[512], feat2[512];
+        char feat[512], feat2[512] = "";
         use_string(&uses[k < n_uses ? k : 0], feat, sizeof feat);
-        use_string(&uses[1], feat2, sizeof feat2);
+        if (pair) /* uses[1] exists only then */
+            use_string(&uses[1], feat2, sizeof feat2);
         const char *feats[] = { feat, k < n_uses ? NULL : feat2, NULL };
         /* 1 thread, pictures copied; 3 threads, lent; 2 threads, copied, a ladder;
          * the pair as a ladder, then on the GPUs (two jobs a frame) */
