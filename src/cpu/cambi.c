@@ -108,17 +108,20 @@ static void vc_cvalues(const SqDsp *dsp, const SqVcParams *p, const SqVcBufs *bf
 /* sq_vc_pool_fast with the DSP table's passes (sq_vc_topk_exact's steps). */
 static sq_f64 vc_pool(const SqDsp *dsp, float *c, int n, int k, uint32_t *cnt)
 {
+    uint32_t *runs = cnt + 65536;
     memset(cnt, 0, 32768 * sizeof(*cnt));
     uint32_t zeros = 0;
     if (!dsp->vc_count_hi(c, n, cnt, &zeros))
         return sq_vc_pool(c, n, k);
-    cnt[0] += zeros;
+    sq_vc_run_sums(cnt, SQ_VC_RUNS1, runs);
+    sq_vc_add_zeros(cnt, runs, zeros);
     int hi, above;
-    const int emin = sq_vc_topk_digit(cnt, k, &hi, &above);
+    const int emin = sq_vc_topk_digit(cnt, runs, k, &hi, &above);
     memset(cnt, 0, 65536 * sizeof(*cnt));
     int64_t sum = 0;
     const int ok = dsp->vc_sum_hi(c, n, hi, emin, &sum, cnt);
-    return sq_vc_pool_end(c, n, k, cnt, ok, hi, above, emin, sum, zeros);
+    sq_vc_run_sums(cnt, SQ_VC_RUNS2, runs);
+    return sq_vc_pool_end(c, n, k, cnt, runs, ok, hi, above, emin, sum, zeros);
 }
 
 /* sq_vc_frame with the DSP table's kernels. */

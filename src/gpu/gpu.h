@@ -275,6 +275,7 @@ typedef struct SqGpuVcPool {
     int32_t hi, above, emin, pad;   /* sq_vc_topk_digit's */
     int64_t part[SQ_GPU_VC_LANES];  /* pass 2's sum per lane */
     uint64_t score[SQ_VC_SCALES];   /* f64 bits */
+    uint32_t runs[SQ_VC_RUNS2];     /* the run sums of the pass's counters */
 } SqGpuVcPool;
 
 /*

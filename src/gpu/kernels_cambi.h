@@ -273,24 +273,37 @@ SQ_KERNEL_BEGIN(cambi_cnt1, 256)
         SQ_ATOMIC_OR(&st->bad, 1);
 }
 
-/* Block (chunk of jobs), one item a job, scale s: the digit of the top K's smallest. */
+/*
+ * Block (0, job): the run sums of the job's n counters into st->runs, in
+ * parallel; 0 for the block's one item to go on with (item 0), else 1.
+ */
+SQ_DFN int sq_gk_vc_runs(const SQ_GLOBAL uint32_t *cnt, int n, SQ_GLOBAL SqGpuVcPool *st)
+{
+    for (int r = SQ_TID; r < n; r += SQ_NTH)
+        st->runs[r] = sq_vc_run_sum(cnt, r);
+    SQ_SYNC();
+    return SQ_TID != 0;
+}
+
+/* Block (0, job), scale s: the digit of the top K's smallest (its run sums in parallel). */
 SQ_KERNEL_BEGIN(cambi_digit, 256)
 {
-    const int s = ka.scale, lo = SQ_BX * SQ_GK_CHUNK, hi = SQ_GK_END(lo, ka.ncambis);
-    for (int job = lo + SQ_TID; job < hi; job += SQ_NTH) {
-        const SQ_GLOBAL SqGpuCambi *cb = sq_gk_vc(arena, &ka, job);
-        const SqVcParams p = cb->vc;
-        SQ_GLOBAL SqGpuVcPool *st = sq_gk_vc_pool(arena, cb);
-        if (st->bad)
-            continue;
-        int cw, ch, dh, above;
-        sq_vc_scale_dims(&p, s, &cw, &ch);
-        SQ_GLOBAL uint32_t *cnt = (SQ_GLOBAL uint32_t *)sq_gk_vc_part(arena, cb, SQ_GPU_VC_CNT);
-        cnt[0] += st->zeros;
-        st->emin = sq_vc_topk_digit(cnt, sq_vc_scale_k(&p, s, cw * ch), &dh, &above);
-        st->hi = dh;
-        st->above = above;
-    }
+    const int job = SQ_BY, s = ka.scale;
+    const SQ_GLOBAL SqGpuCambi *cb = sq_gk_vc(arena, &ka, job);
+    SQ_GLOBAL SqGpuVcPool *st = sq_gk_vc_pool(arena, cb);
+    /* the same for the whole block: pass 1's flag, set before this launch */
+    if (job >= ka.ncambis || st->bad)
+        return;
+    SQ_GLOBAL uint32_t *cnt = (SQ_GLOBAL uint32_t *)sq_gk_vc_part(arena, cb, SQ_GPU_VC_CNT);
+    if (sq_gk_vc_runs(cnt, SQ_VC_RUNS1, st))
+        return;
+    const SqVcParams p = cb->vc;
+    int cw, ch, dh, above;
+    sq_vc_scale_dims(&p, s, &cw, &ch);
+    sq_vc_add_zeros(cnt, st->runs, st->zeros);
+    st->emin = sq_vc_topk_digit(cnt, st->runs, sq_vc_scale_k(&p, s, cw * ch), &dh, &above);
+    st->hi = dh;
+    st->above = above;
 }
 
 /*
@@ -332,36 +345,39 @@ SQ_KERNEL_BEGIN(cambi_cnt2, 256)
 }
 
 /*
- * Block (chunk of jobs), one item a job, scale s: the lanes' sums added
- * (sq_vc_add_part: exact, or the selection), the scale's score
- * (sq_vc_pool_end, as the CPU's), and after the last scale the frame's.
+ * Block (0, job), scale s: the lanes' sums added (sq_vc_add_part: exact,
+ * or the selection), the run sums of pass 2's counters in parallel, the
+ * scale's score (sq_vc_pool_end, as the CPU's), and after the last scale
+ * the frame's.
  */
 SQ_KERNEL_BEGIN(cambi_fin, 256)
 {
-    const int s = ka.scale, lo = SQ_BX * SQ_GK_CHUNK, hi = SQ_GK_END(lo, ka.ncambis);
-    for (int job = lo + SQ_TID; job < hi; job += SQ_NTH) {
-        const SQ_GLOBAL SqGpuCambi *cb = sq_gk_vc(arena, &ka, job);
-        const SqVcParams p = cb->vc;
-        SQ_GLOBAL SqGpuVcPool *st = sq_gk_vc_pool(arena, cb);
-        int cw, ch;
-        sq_vc_scale_dims(&p, s, &cw, &ch);
-        const int n = cw * ch;
-        int64_t sum = 0;
-        int ok = !st->bad;
-        for (int l = 0; l < SQ_GPU_VC_LANES && ok; l++)
-            ok = sq_vc_add_part(&sum, st->part[l]);
-        SQ_GLOBAL float *c = (SQ_GLOBAL float *)sq_gk_vc_part(arena, cb, SQ_GPU_VC_C);
-        SQ_GLOBAL uint32_t *cnt2 =
-            (SQ_GLOBAL uint32_t *)sq_gk_vc_part(arena, cb, SQ_GPU_VC_CNT) + SQ_GPU_VC_CNT1;
-        st->score[s] = sq_d_bits(sq_vc_pool_end(c, n, sq_vc_scale_k(&p, s, n), cnt2, ok,
-                                                st->hi, st->above, st->emin, sum, st->zeros));
-        if (s < SQ_VC_SCALES - 1)
-            continue;
-        sq_f64 score[SQ_VC_SCALES];
-        for (int k = 0; k < SQ_VC_SCALES; k++)
-            score[k] = sq_d_from_bits(st->score[k]);
-        (SQ_GK_PTR(SqGpuResult, ka.results) + cb->result)->cambi = sq_d_bits(sq_vc_score(score, &p));
-    }
+    const int job = SQ_BY, s = ka.scale;
+    if (job >= ka.ncambis)
+        return;
+    const SQ_GLOBAL SqGpuCambi *cb = sq_gk_vc(arena, &ka, job);
+    SQ_GLOBAL SqGpuVcPool *st = sq_gk_vc_pool(arena, cb);
+    SQ_GLOBAL uint32_t *cnt2 =
+        (SQ_GLOBAL uint32_t *)sq_gk_vc_part(arena, cb, SQ_GPU_VC_CNT) + SQ_GPU_VC_CNT1;
+    if (sq_gk_vc_runs(cnt2, SQ_VC_RUNS2, st))
+        return;
+    const SqVcParams p = cb->vc;
+    int cw, ch;
+    sq_vc_scale_dims(&p, s, &cw, &ch);
+    const int n = cw * ch;
+    int64_t sum = 0;
+    int ok = !st->bad;
+    for (int l = 0; l < SQ_GPU_VC_LANES && ok; l++)
+        ok = sq_vc_add_part(&sum, st->part[l]);
+    SQ_GLOBAL float *c = (SQ_GLOBAL float *)sq_gk_vc_part(arena, cb, SQ_GPU_VC_C);
+    st->score[s] = sq_d_bits(sq_vc_pool_end(c, n, sq_vc_scale_k(&p, s, n), cnt2, st->runs, ok,
+                                            st->hi, st->above, st->emin, sum, st->zeros));
+    if (s < SQ_VC_SCALES - 1)
+        return;
+    sq_f64 score[SQ_VC_SCALES];
+    for (int k = 0; k < SQ_VC_SCALES; k++)
+        score[k] = sq_d_from_bits(st->score[k]);
+    (SQ_GK_PTR(SqGpuResult, ka.results) + cb->result)->cambi = sq_d_bits(sq_vc_score(score, &p));
 }
 
 #endif

@@ -238,9 +238,9 @@ int sq_gpu_launch_cambi(GpuBatches *bt, const BatchRec *b, SqKArgs *ka)
                              last)) < 0 ||
             (ret = launch_vc(bt, ka, SQ_K_cambi_zcnt, cnt, nc, last)) < 0 ||
             (ret = launch_vc(bt, ka, SQ_K_cambi_cnt1, SQ_GPU_VC_LANES, nc, last)) < 0 ||
-            (ret = launch_vc(bt, ka, SQ_K_cambi_digit, ceil_div(nc, 256), 1, last)) < 0 ||
+            (ret = launch_vc(bt, ka, SQ_K_cambi_digit, 1, nc, last)) < 0 ||
             (ret = launch_vc(bt, ka, SQ_K_cambi_cnt2, SQ_GPU_VC_LANES, nc, last)) < 0 ||
-            (ret = launch_vc(bt, ka, SQ_K_cambi_fin, ceil_div(nc, 256), 1, last)) < 0)
+            (ret = launch_vc(bt, ka, SQ_K_cambi_fin, 1, nc, last)) < 0)
             return ret;
     }
     return 0;

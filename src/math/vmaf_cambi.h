@@ -25,6 +25,12 @@
 #define SQ_VC_MAX_DIFFS 32
 #define SQ_VC_RECIP_N 4226
 #define SQ_VC_MASK_SIDE 7
+/* The pooling's counters (math/vmaf_cambi_pool.h): 65536 digits, then the
+ * sums of their runs of SQ_VC_RUN. */
+#define SQ_VC_RUN 128
+#define SQ_VC_RUNS1 (32768 / SQ_VC_RUN)
+#define SQ_VC_RUNS2 (65536 / SQ_VC_RUN)
+#define SQ_VC_CNT (65536 + SQ_VC_RUNS2)
 
 typedef struct SqVcParams {
     int w, h;        /* luma size (= the encode size: no resampling) */
@@ -85,7 +91,7 @@ SQ_FN SqVcSizes sq_vc_sizes(int w, int h, int nd)
     /* 2 more: the SIMD c-values gather 32 bits at a 16-bit counter (cpu/dsp.h) */
     s.hist = (int64_t)w * sq_vc_bins(nd) + 2;
     s.c = n;
-    s.cnt = 65536;
+    s.cnt = SQ_VC_CNT;
     s.first = 1025;
     return s;
 }

@@ -170,55 +170,92 @@ SQ_FN int sq_vc_empty8(const SQ_GLOBAL uint32_t *cnt, int d)
 }
 
 /*
- * After pass 1 (cnt: the high digits, zeros counted in cnt[0]): the digit
- * hi of the k-th largest, *above the values of higher digits, and the
- * exponent emin of the smallest nonzero value summed (returned).
+ * The counters in runs of SQ_VC_RUN digits: a run's sum says at once
+ * whether a scan stops in it, so a scan steps over whole runs and reads
+ * digits only in the run it stops in (the GPU sums the runs in parallel;
+ * one item then scans; math/vmaf_cambi.h: SQ_VC_RUN). Counts of at most
+ * n pixels: u32 sums.
  */
-SQ_FN int sq_vc_topk_digit(const SQ_GLOBAL uint32_t *cnt, int k, int *hi_out, int *above_out)
+SQ_FN uint32_t sq_vc_run_sum(const SQ_GLOBAL uint32_t *cnt, int r)
 {
-    int above = 0, hi = 32767;
-    /* above < k throughout (k >= 1): empty digits never stop the scan */
-    for (;;) {
-        if (sq_vc_empty8(cnt, hi)) {
-            hi -= 8;
+    uint32_t s = 0;
+    for (int d = r * SQ_VC_RUN; d < (r + 1) * SQ_VC_RUN; d++)
+        s += cnt[d];
+    return s;
+}
+
+SQ_FN void sq_vc_run_sums(const SQ_GLOBAL uint32_t *cnt, int nruns, SQ_GLOBAL uint32_t *runs)
+{
+    for (int r = 0; r < nruns; r++)
+        runs[r] = sq_vc_run_sum(cnt, r);
+}
+
+/* The zeros counted in digit 0, and in its run. */
+SQ_FN void sq_vc_add_zeros(SQ_GLOBAL uint32_t *cnt, SQ_GLOBAL uint32_t *runs, uint32_t zeros)
+{
+    cnt[0] += zeros;
+    runs[0] += zeros;
+}
+
+/*
+ * After pass 1 (cnt: the high digits, zeros counted in cnt[0]; runs: their
+ * run sums): the digit hi of the k-th largest, *above the values of higher
+ * digits, and the exponent emin of the smallest nonzero value summed
+ * (returned). Scanning down, the stop is the first digit where above
+ * reaches k with its count; a run whose whole count leaves above below k
+ * holds no stop, and the scan adds its sum as it would its digits'.
+ */
+SQ_FN int sq_vc_topk_digit(const SQ_GLOBAL uint32_t *cnt, const SQ_GLOBAL uint32_t *runs, int k,
+                           int *hi_out, int *above_out)
+{
+    int above = 0, r = SQ_VC_RUNS1 - 1;
+    /* the counts add up to n >= k: the stop is at digit 0 at the latest */
+    while (r > 0) {
+        if (sq_vc_empty8(runs, r)) {
+            r -= 8;
             continue;
         }
-        if (above + (int)cnt[hi] >= k)
+        if (above + (int)runs[r] >= k)
             break;
-        above += (int)cnt[hi--];
+        above += (int)runs[r--];
     }
+    r = r > 0 ? r : 0;
+    int hi = r * SQ_VC_RUN + SQ_VC_RUN - 1;
+    while (hi > 0 && above + (int)cnt[hi] < k)
+        above += (int)cnt[hi--];
     /* the smallest nonzero digit summed: hi's, or with hi = 0 the lowest nonzero one */
     int low = hi;
-    for (int d = 1; low == 0 && d < 32768; d++) {
-        if (d + 7 < 32768 && sq_vc_empty8(cnt, d + 7)) {
-            d += 7;
-            continue;
-        }
-        low = cnt[d] ? d : 0;
-    }
+    for (int q = 0; low == 0 && q < SQ_VC_RUNS1; q++)
+        for (int d = q ? q * SQ_VC_RUN : 1; low == 0 && runs[q] && d < (q + 1) * SQ_VC_RUN; d++)
+            low = cnt[d] ? d : 0;
     *hi_out = hi;
     *above_out = above;
     /* all in digit 0: zeros and subnormals, multiples of 2^-149 */
     return (low >> 7 ? low >> 7 : 1) - 150;
 }
 
-/* After pass 2: the k - above largest of digit hi added; *ok, and the sum as an f64. */
-SQ_FN sq_f64 sq_vc_topk_finish(SQ_GLOBAL uint32_t *cnt, int hi, int need, int emin, int64_t sum,
-                               int *ok)
+/*
+ * After pass 2 (cnt: the low digits of digit hi; runs: their run sums): the
+ * k - above largest of digit hi added; *ok, and the sum as an f64. Empty
+ * digits, and so empty runs, take nothing (sq_vc_add_units with a count of 0).
+ */
+SQ_FN sq_f64 sq_vc_topk_finish(const SQ_GLOBAL uint32_t *cnt, const SQ_GLOBAL uint32_t *runs,
+                               int hi, int need, int emin, int64_t sum, int *ok)
 {
     *ok = 0;
-    for (int lo = 65535; need > 0; lo--) {
-        /* empty digits take nothing (sq_vc_add_units with a count of 0) */
-        if (sq_vc_empty8(cnt, lo)) {
-            lo -= 7;
-            continue;
+    for (int r = SQ_VC_RUNS2 - 1; need > 0 && r >= 0; r--) {
+        for (int lo = r * SQ_VC_RUN + SQ_VC_RUN - 1; runs[r] && need > 0 && lo >= r * SQ_VC_RUN;
+             lo--) {
+            const int take = (int)cnt[lo] < need ? (int)cnt[lo] : need;
+            const uint32_t b = (uint32_t)hi << 16 | (uint32_t)lo;
+            if (!sq_vc_add_units(&sum, b, take, emin))
+                return SQ_D_ZERO;
+            need -= take;
         }
-        const int take = (int)cnt[lo] < need ? (int)cnt[lo] : need;
-        const uint32_t b = (uint32_t)hi << 16 | (uint32_t)lo;
-        if (!sq_vc_add_units(&sum, b, take, emin))
-            return SQ_D_ZERO;
-        need -= take;
     }
+    /* fewer values of digit hi than its count above said: cannot be, but never a number */
+    if (need > 0)
+        return SQ_D_ZERO;
     *ok = 1;
     /* sum * 2^emin: exact (sum < 2^53, emin >= -149) */
     return sq_d_mul(sq_d_from_int(sum), sq_d_from_bits((uint64_t)(1023 + emin) << 52));
@@ -226,7 +263,7 @@ SQ_FN sq_f64 sq_vc_topk_finish(SQ_GLOBAL uint32_t *cnt, int hi, int need, int em
 
 /*
  * The sum of the k largest of c[0..n) as libvmaf's f64 sum, when it cannot
- * depend on the order (above); *ok = 0 otherwise. cnt: 65536 counters.
+ * depend on the order (above); *ok = 0 otherwise. cnt: SQ_VC_CNT counters.
  * Pass 1 counts the high 16 bits (sign, exponent, 7 mantissa bits): the
  * digit hi of the k-th largest, and so the exponent of the smallest nonzero
  * value summed, emin. Pass 2 sums the values of higher digits and counts
@@ -236,23 +273,26 @@ SQ_FN sq_f64 sq_vc_topk_exact(const SQ_GLOBAL float *c, int n, int k, SQ_GLOBAL 
                               int *ok)
 {
     *ok = 0;
+    SQ_GLOBAL uint32_t *runs = cnt + 65536;
     /* c-values are finite and not negative: high digits below 0x8000 */
     for (int d = 0; d < 32768; d++)
         cnt[d] = 0;
     uint32_t zeros = 0;
     if (!sq_vc_count_hi(c, 0, n, cnt, &zeros))
         return SQ_D_ZERO;
-    cnt[0] += zeros;
+    sq_vc_run_sums(cnt, SQ_VC_RUNS1, runs);
+    sq_vc_add_zeros(cnt, runs, zeros);
     int hi, above;
-    const int emin = sq_vc_topk_digit(cnt, k, &hi, &above);
+    const int emin = sq_vc_topk_digit(cnt, runs, k, &hi, &above);
     for (int d = 0; d < 65536; d++)
         cnt[d] = 0;
     int64_t sum = 0;
     if (!sq_vc_sum_hi(c, 0, n, hi, emin, &sum, cnt))
         return SQ_D_ZERO;
+    sq_vc_run_sums(cnt, SQ_VC_RUNS2, runs);
     if (!hi)
-        cnt[0] += zeros;
-    return sq_vc_topk_finish(cnt, hi, k - above, emin, sum, ok);
+        sq_vc_add_zeros(cnt, runs, zeros);
+    return sq_vc_topk_finish(cnt, runs, hi, k - above, emin, sum, ok);
 }
 
 /*
@@ -260,13 +300,14 @@ SQ_FN sq_f64 sq_vc_topk_exact(const SQ_GLOBAL float *c, int n, int k, SQ_GLOBAL 
  * cnt: pass 2's low digits, zeros: pass 1's): the top K's sum finished,
  * or where it is not order-free libvmaf's selection on c.
  */
-SQ_FN sq_f64 sq_vc_pool_end(SQ_GLOBAL float *c, int n, int k, SQ_GLOBAL uint32_t *cnt, int ok,
-                            int hi, int above, int emin, int64_t sum, uint32_t zeros)
+SQ_FN sq_f64 sq_vc_pool_end(SQ_GLOBAL float *c, int n, int k, SQ_GLOBAL uint32_t *cnt,
+                            SQ_GLOBAL uint32_t *runs, int ok, int hi, int above, int emin,
+                            int64_t sum, uint32_t zeros)
 {
     if (ok) {
         if (!hi)
-            cnt[0] += zeros;
-        const sq_f64 s = sq_vc_topk_finish(cnt, hi, k - above, emin, sum, &ok);
+            sq_vc_add_zeros(cnt, runs, zeros);
+        const sq_f64 s = sq_vc_topk_finish(cnt, runs, hi, k - above, emin, sum, &ok);
         if (ok)
             return sq_d_div(s, sq_d_from_int(k));
     }

@@ -189,7 +189,7 @@ static uint64_t prng(uint64_t *st)
 int vi_cambi_pool_selftest(uint64_t seed, int cases)
 {
     uint64_t st = seed;
-    uint32_t *cnt = malloc(65536 * sizeof *cnt);
+    uint32_t *cnt = malloc(SQ_VC_CNT * sizeof *cnt);
     float *a = malloc(200000 * sizeof *a), *b = malloc(200000 * sizeof *b);
     int bad = 0, exact = 0;
     for (int t = 0; t < cases && a && b && cnt; t++) {
