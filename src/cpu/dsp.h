@@ -210,6 +210,14 @@ typedef struct SqDsp {
     int (*vc_count_hi)(const float *c, int n, uint32_t *cnt, uint32_t *zeros);
     int (*vc_sum_hi)(const float *c, int n, int hi, int emin, int64_t *sum, uint32_t *cnt);
     /*
+     * CAMBI's mode filter (math/vmaf_cambi_scale.h), a row each: vc_mode_h
+     * is sq_vc_mode_h, vc_mode_v sq_vc_mode3 of rows a, b, c at each of w
+     * columns into out. Values are at most 1024.
+     */
+    void (*vc_mode_h)(const uint16_t *src, int w, uint16_t *dst);
+    void (*vc_mode_v)(const uint16_t *a, const uint16_t *b, const uint16_t *c, int w,
+                      uint16_t *out);
+    /*
      * libvmaf's integer VIF (math/vmaf_vif.h), a row each: vif_vrow is
      * sq_vi_vrow over [0, w) of statistics row i of scale s (t: the five
      * rows m1, m2, xx, yy, xy), vif_hrow sq_vi_hrow over [0, w) of padded
