@@ -47,17 +47,6 @@ void sq_cpu_vc_free(SqVcBufs *b, const SqAlloc *a)
 }
 
 /*
- * Rows add of Z into the column sums and rem out, in one pass (the sums are
- * u16 modulo 2^16, so sq_vc_colsum_row's two passes give the same).
- */
-static void vc_colsum_move(const uint8_t *zero, int w, int add, int rem, uint16_t *colsum)
-{
-    const uint8_t *za = zero + (int64_t)add * w, *zr = zero + (int64_t)rem * w;
-    for (int j = 0; j < w; j++)
-        colsum[j] = (uint16_t)(colsum[j] + za[j] - zr[j]);
-}
-
-/*
  * Mask row i (sq_vc_mask) from the column sums. dec: high_res_speedup's
  * decimation at scale 0 (sq_vc_decimate), here: only even rows are read
  * by it, and such a row's image and mask rows are decimated at once, in
@@ -89,8 +78,10 @@ static void vc_zero_ready(const SqDsp *dsp, const SqVcBufs *bf, int w, int h, in
                           int dec)
 {
     const int mh = SQ_VC_MASK_SIDE >> 1, i = z - mh;
+    /* row z in and row i - mh - 1 out in one pass (u16 sums modulo 2^16: as sq_vc_colsum_row's two) */
     if (i - mh - 1 >= 0)
-        vc_colsum_move(bf->zero, w, z, i - mh - 1, bf->colsum);
+        dsp->vc_colsum_move(bf->zero + (int64_t)z * w, bf->zero + (int64_t)(i - mh - 1) * w, w,
+                            bf->colsum);
     else
         sq_vc_colsum_row(bf->zero, w, h, z, 1, bf->colsum);
     if (i >= 0)

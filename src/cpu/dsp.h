@@ -207,6 +207,8 @@ typedef struct SqDsp {
     void (*vc_dither_row)(uint16_t *img, int w, int h, int i);
     void (*vc_zero_row)(const uint16_t *img, int w, int h, int i, uint8_t *zero);
     void (*vc_mask_row)(const uint16_t *colsum, int w, int i, int mask_index, uint8_t *mask);
+    /* The mask's column sums, a row of Z (add) in and one (rem) out: colsum[j] + add[j] - rem[j], u16. */
+    void (*vc_colsum_move)(const uint8_t *add, const uint8_t *rem, int w, uint16_t *colsum);
     int (*vc_count_hi)(const float *c, int n, uint32_t *cnt, uint32_t *zeros);
     int (*vc_sum_hi)(const float *c, int n, int hi, int emin, int64_t *sum, uint32_t *cnt);
     /*

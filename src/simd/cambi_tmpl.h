@@ -419,6 +419,17 @@ void V_NAME(sq_vc_zero_row)(const uint16_t *img, int w, int h, int i, uint8_t *z
         z[j] = sq_vc_zero_at(p, w, last, j);
 }
 
+/* colsum[j] + add[j] - rem[j] at each of w columns, modulo 2^16 (rows of Z: 0 or 1). */
+void V_NAME(sq_vc_colsum_move)(const uint8_t *add, const uint8_t *rem, int w, uint16_t *colsum)
+{
+    int16_t *cs = (int16_t *)colsum;
+    int j = 0;
+    for (; j + VW_N <= w; j += VW_N)
+        vw_store(cs + j, vw_sub(vw_add(vw_load(cs + j), vw_u8(add + j)), vw_u8(rem + j)));
+    for (; j < w; j++)
+        colsum[j] = (uint16_t)(colsum[j] + add[j] - rem[j]);
+}
+
 void V_NAME(sq_vc_mask_row)(const uint16_t *colsum, int w, int i, int mask_index, uint8_t *mask)
 {
     const int mh = SQ_VC_MASK_SIDE >> 1;

@@ -250,6 +250,7 @@ typedef struct RowFns {
     void (*dither)(uint16_t *, int, int, int);
     void (*zero)(const uint16_t *, int, int, int, uint8_t *);
     void (*mask)(const uint16_t *, int, int, int, uint8_t *);
+    void (*colsum)(const uint8_t *, const uint8_t *, int, uint16_t *);
     int (*count)(const float *, int, uint32_t *, uint32_t *);
     int (*sum)(const float *, int, int, int, int64_t *, uint32_t *);
     void (*mode_h)(const uint16_t *, int, uint16_t *);
@@ -294,6 +295,17 @@ static int rows_case(const RowFns *f, const RowFns *g, VcCase *c)
     f->mask(cs, c->w, c->i, mi, za);
     g->mask(cs, c->w, c->i, mi, zb);
     bad |= (memcmp(za, zb, n) != 0) << 2;
+    /* column sums 0..7 and their wrap, rows of Z (0 or 1) */
+    uint16_t *cs2 = malloc((size_t)c->w * 2);
+    for (int j = 0; j < c->w; j++) {
+        za[j] = (uint8_t)ck_chance(50);
+        zb[j] = (uint8_t)ck_chance(50);
+    }
+    memcpy(cs2, cs, (size_t)c->w * 2);
+    f->colsum(za, zb, c->w, cs);
+    g->colsum(za, zb, c->w, cs2);
+    bad |= (memcmp(cs, cs2, (size_t)c->w * 2) != 0) << 5;
+    free(cs2);
     free(ia);
     free(ib);
     free(cs);
@@ -362,7 +374,7 @@ static int pool_case(const RowFns *f, const RowFns *g, int n)
 
 static RowFns row_fns(const SqDsp *d)
 {
-    const RowFns r = { d->vc_dither_row, d->vc_zero_row, d->vc_mask_row, d->vc_count_hi,
+    const RowFns r = { d->vc_dither_row, d->vc_zero_row, d->vc_mask_row, d->vc_colsum_move, d->vc_count_hi,
                        d->vc_sum_hi, d->vc_mode_h, d->vc_mode_v };
     return r;
 }
@@ -385,6 +397,12 @@ static void zero_mutant(const uint16_t *img, int w, int h, int i, uint8_t *zero)
 static void mask_mutant(const uint16_t *colsum, int w, int i, int mi, uint8_t *mask)
 {
     sq_vc_mask_row(colsum, w, i, mi + 1, mask);
+}
+
+static void colsum_mutant(const uint8_t *add, const uint8_t *rem, int w, uint16_t *colsum)
+{
+    for (int j = 0; j < w - 1; j++)
+        colsum[j] = (uint16_t)(colsum[j] + add[j] - rem[j]);
 }
 
 static int count_mutant(const float *c, int n, uint32_t *cnt, uint32_t *zeros)
@@ -420,17 +438,17 @@ static int pool_n(void)
 static void check_rows(const CkCtx *ctx, const CkLevel *l)
 {
     static const char *const names[] = { "vc_dither_row", "vc_zero_row", "vc_mask_row",
-                                         "vc_mode_h", "vc_mode_v" };
+                                         "vc_mode_h", "vc_mode_v", "vc_colsum_move" };
     const RowFns f = row_fns(&ctx->ref), g = l ? row_fns(&l->dsp)
-                                               : (RowFns){ dither_mutant, zero_mutant, mask_mutant,
+                                               : (RowFns){ dither_mutant, zero_mutant, mask_mutant, colsum_mutant,
                                                            count_mutant, sum_mutant,
                                                            mode_h_mutant, mode_v_mutant };
-    int found[7] = { 0 };
+    int found[8] = { 0 };
     for (int n = 0; n < NCASES; n++) {
         VcCase c;
         vc_case_new(&c);
         const int bad = rows_case(&f, &g, &c) | mode_case(&f, &g, &c) << 3;
-        for (int k = 0; k < 5; k++)
+        for (int k = 0; k < 6; k++)
             if (bad >> k & 1) {
                 found[k]++;
                 if (l)
@@ -438,12 +456,12 @@ static void check_rows(const CkCtx *ctx, const CkLevel *l)
             }
         vc_case_free(&c);
         const int np = pool_n(), pb = pool_case(&f, &g, np);
-        found[5] += pb & 1;
-        found[6] += pb >> 1 & 1;
+        found[6] += pb & 1;
+        found[7] += pb >> 1 & 1;
         if (l && pb)
             ck_fail("pooling passes (%d) on %d values", pb, np);
     }
-    for (int k = 0; !l && k < 7; k++)
+    for (int k = 0; !l && k < 8; k++)
         if (!found[k])
             ck_fail("wrong row kernel %d passed all %d cases", k, NCASES);
 }
