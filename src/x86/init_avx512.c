@@ -22,8 +22,9 @@
  * planes, AVX2 -> AVX-512): 8-bit 0.85 -> 0.75 ms, 10-bit 1.39 -> 1.16 ms.
  * CAMBI (this VM's AMD EPYC, 2026-12-05, the 1080p x264crf28 clip with the
  * v1.0.16 options, ms per frame): vc_cvalue_row keeps AVX2's (C 1.6, AVX2
- * 1.4, AVX-512 1.7: its gathers of 16 cost more than two of 8); the other
- * vc_ slots take 512 bits.
+ * 1.4, AVX-512 1.7: its gathers of 16 cost more than two of 8; again with
+ * vc_pair's loads and the skipped terms of pm = 0, whole feature 4.6 vs
+ * 4.8 ms); the other vc_ slots take 512 bits.
  */
 #include "cpu/dsp.h"
 #include "x86/dsp_x86.h"
