@@ -46,22 +46,54 @@ void sq_cpu_vc_free(SqVcBufs *b, const SqAlloc *a)
     memset(b, 0, sizeof(*b));
 }
 
-/* Row z of Z is ready: into the column sums, and the mask row it completes (sq_vc_mask). */
-static void vc_zero_ready(const SqDsp *dsp, const SqVcBufs *bf, int w, int h, int mi, int z)
+/*
+ * Mask row i (sq_vc_mask) from the column sums. dec: high_res_speedup's
+ * decimation at scale 0 (sq_vc_decimate), here: only even rows are read
+ * by it, and such a row's image and mask rows are decimated at once, in
+ * place. Decimated row k = i/2 is written from k cw up to (k + 1) cw <=
+ * (2k + 1) w (cw = (w + 1) >> 1): rows from i + 1 on, still read by the
+ * sweep (rows i + 4 and on) and mask rows to come, are not touched, and
+ * row k = 0 reads each sample at or after the one it writes.
+ */
+static void vc_mask_ready(const SqDsp *dsp, const SqVcBufs *bf, int w, int mi, int i, int dec)
+{
+    if (dec && (i & 1))
+        return;
+    dsp->vc_mask_row(bf->colsum, w, i, mi, bf->mask);
+    if (!dec)
+        return;
+    const int cw = (w + 1) >> 1;
+    const uint16_t *x = bf->img + (int64_t)i * w;
+    const uint8_t *m = bf->mask + (int64_t)i * w;
+    uint16_t *y = bf->img + (int64_t)(i >> 1) * cw;
+    uint8_t *n = bf->mask + (int64_t)(i >> 1) * cw;
+    for (int j = 0; j < cw; j++) {
+        y[j] = x[2 * j];
+        n[j] = m[2 * j];
+    }
+}
+
+/* Row z of Z is ready: into the column sums, and the mask row it completes. */
+static void vc_zero_ready(const SqDsp *dsp, const SqVcBufs *bf, int w, int h, int mi, int z,
+                          int dec)
 {
     const int mh = SQ_VC_MASK_SIDE >> 1, i = z - mh;
-    sq_vc_colsum_row(bf->zero, w, h, z, 1, bf->colsum);
-    if (i < 0)
-        return;
-    sq_vc_colsum_row(bf->zero, w, h, i - mh - 1, -1, bf->colsum);
-    dsp->vc_mask_row(bf->colsum, w, i, mi, bf->mask);
+    /* row z in and row i - mh - 1 out in one pass (u16 sums modulo 2^16: as sq_vc_colsum_row's two) */
+    if (i - mh - 1 >= 0)
+        dsp->vc_colsum_move(bf->zero + (int64_t)z * w, bf->zero + (int64_t)(i - mh - 1) * w, w,
+                            bf->colsum);
+    else
+        sq_vc_colsum_row(bf->zero, w, h, z, 1, bf->colsum);
+    if (i >= 0)
+        vc_mask_ready(dsp, bf, w, mi, i, dec);
 }
 
 /*
  * sq_vc_frame_begin with the DSP table's rows, a few rows apart in one
  * sweep (each row is read while in cache): row i+1 converted before row i
  * is dithered (which reads it unfiltered), Z's row i-1 once rows i-1 and i
- * are final, a mask row once Z's rows to 3 below it are summed.
+ * are final, a mask row once Z's rows to 3 below it are summed, and with
+ * p->hrs scale 0's decimation (vc_mask_ready).
  */
 static void vc_begin(const SqDsp *dsp, const uint8_t *src, int64_t stride, int acc,
                      const SqVcParams *p, const SqVcBufs *bf)
@@ -77,15 +109,15 @@ static void vc_begin(const SqDsp *dsp, const uint8_t *src, int64_t stride, int a
             dsp->vc_dither_row(bf->img, w, h, i);
         if (i >= 1) {
             dsp->vc_zero_row(bf->img, w, h, i - 1, bf->zero);
-            vc_zero_ready(dsp, bf, w, h, mi, i - 1);
+            vc_zero_ready(dsp, bf, w, h, mi, i - 1, p->hrs);
         }
     }
     dsp->vc_zero_row(bf->img, w, h, h - 1, bf->zero);
-    vc_zero_ready(dsp, bf, w, h, mi, h - 1);
+    vc_zero_ready(dsp, bf, w, h, mi, h - 1, p->hrs);
     /* the last rows' masks: nothing left to add */
     for (int i = h > mh ? h - mh : 0; i < h; i++) {
         sq_vc_colsum_row(bf->zero, w, h, i - mh - 1, -1, bf->colsum);
-        dsp->vc_mask_row(bf->colsum, w, i, mi, bf->mask);
+        vc_mask_ready(dsp, bf, w, mi, i, p->hrs);
     }
     sq_vc_first_table(p, bf->first);
 }
@@ -103,6 +135,35 @@ static void vc_cvalues(const SqDsp *dsp, const SqVcParams *p, const SqVcBufs *bf
                           bf->hist);
         dsp->vc_cvalue_row(bf->img, bf->mask, bf->hist, w, i, bf->first, p, bf->recip, bf->c);
     }
+}
+
+/* sq_vc_mode_filter with the DSP table's rows. */
+static void vc_mode_filter(const SqDsp *dsp, uint16_t *img, int w, int h, uint16_t *ring)
+{
+    if (h < 3)
+        return;
+    dsp->vc_mode_h(img, w, ring);
+    dsp->vc_mode_h(img + w, w, ring + w);
+    for (int i = 1; i < h - 1; i++) {
+        const uint16_t *a = ring + (int64_t)((i - 1) % 3) * w;
+        const uint16_t *b = ring + (int64_t)(i % 3) * w;
+        uint16_t *c = ring + (int64_t)((i + 1) % 3) * w;
+        dsp->vc_mode_h(img + (int64_t)(i + 1) * w, w, c);
+        dsp->vc_mode_v(a, b, c, w, img + (int64_t)i * w);
+    }
+}
+
+/* sq_vc_scale_image with the DSP table's mode filter. */
+static void vc_scale_image(const SqDsp *dsp, const SqVcParams *p, const SqVcBufs *bf, int s,
+                           int *pw, int *ph)
+{
+    int cw, ch;
+    sq_vc_scale_dims(p, s, &cw, &ch);
+    if (cw != *pw || ch != *ph)
+        sq_vc_decimate(bf->img, bf->mask, *pw, *ph);
+    *pw = cw;
+    *ph = ch;
+    vc_mode_filter(dsp, bf->img, cw, ch, bf->mode);
 }
 
 /* sq_vc_pool_fast with the DSP table's passes (sq_vc_topk_exact's steps). */
@@ -130,9 +191,12 @@ static double vc_frame(const SqDsp *dsp, const uint8_t *src, int64_t stride, int
 {
     sq_f64 sc[SQ_VC_SCALES];
     vc_begin(dsp, src, stride, acc, p, bf);
+    /* with hrs, vc_begin decimated the image and mask to scale 0's size */
     int w = p->w, h = p->h;
+    if (p->hrs)
+        sq_vc_scale_dims(p, 0, &w, &h);
     for (int s = 0; s < SQ_VC_SCALES; s++) {
-        sq_vc_scale_image(p, bf, s, &w, &h);
+        vc_scale_image(dsp, p, bf, s, &w, &h);
         vc_cvalues(dsp, p, bf, w, h);
         sc[s] = vc_pool(dsp, bf->c, w * h, sq_vc_scale_k(p, s, w * h), bf->cnt);
     }

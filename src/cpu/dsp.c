@@ -241,6 +241,24 @@ static int vc_count_hi_c(const float *c, int n, uint32_t *cnt, uint32_t *zeros)
     return sq_vc_count_hi(c, 0, n, cnt, zeros);
 }
 
+static void vc_colsum_move_c(const uint8_t *add, const uint8_t *rem, int w, uint16_t *colsum)
+{
+    for (int j = 0; j < w; j++)
+        colsum[j] = (uint16_t)(colsum[j] + add[j] - rem[j]);
+}
+
+static void vc_mode_h_c(const uint16_t *src, int w, uint16_t *dst)
+{
+    sq_vc_mode_h(src, w, dst);
+}
+
+static void vc_mode_v_c(const uint16_t *a, const uint16_t *b, const uint16_t *c, int w,
+                        uint16_t *out)
+{
+    for (int j = 0; j < w; j++)
+        out[j] = sq_vc_mode3(a[j], b[j], c[j]);
+}
+
 static int vc_sum_hi_c(const float *c, int n, int hi, int emin, int64_t *sum, uint32_t *cnt)
 {
     return sq_vc_sum_hi(c, 0, n, hi, emin, sum, cnt);
@@ -333,6 +351,9 @@ void sq_dsp_init(SqDsp *d, unsigned flags)
     d->vc_mask_row = vc_mask_row_c;
     d->vc_count_hi = vc_count_hi_c;
     d->vc_sum_hi = vc_sum_hi_c;
+    d->vc_mode_h = vc_mode_h_c;
+    d->vc_colsum_move = vc_colsum_move_c;
+    d->vc_mode_v = vc_mode_v_c;
     d->vif_vrow = vif_vrow_c;
     d->vif_hrow = vif_hrow_c;
     d->vif_sub_row = vif_sub_row_c;

@@ -207,8 +207,18 @@ typedef struct SqDsp {
     void (*vc_dither_row)(uint16_t *img, int w, int h, int i);
     void (*vc_zero_row)(const uint16_t *img, int w, int h, int i, uint8_t *zero);
     void (*vc_mask_row)(const uint16_t *colsum, int w, int i, int mask_index, uint8_t *mask);
+    /* The mask's column sums, a row of Z (add) in and one (rem) out: colsum[j] + add[j] - rem[j], u16. */
+    void (*vc_colsum_move)(const uint8_t *add, const uint8_t *rem, int w, uint16_t *colsum);
     int (*vc_count_hi)(const float *c, int n, uint32_t *cnt, uint32_t *zeros);
     int (*vc_sum_hi)(const float *c, int n, int hi, int emin, int64_t *sum, uint32_t *cnt);
+    /*
+     * CAMBI's mode filter (math/vmaf_cambi_scale.h), a row each: vc_mode_h
+     * is sq_vc_mode_h, vc_mode_v sq_vc_mode3 of rows a, b, c at each of w
+     * columns into out. Values are at most 1024.
+     */
+    void (*vc_mode_h)(const uint16_t *src, int w, uint16_t *dst);
+    void (*vc_mode_v)(const uint16_t *a, const uint16_t *b, const uint16_t *c, int w,
+                      uint16_t *out);
     /*
      * libvmaf's integer VIF (math/vmaf_vif.h), a row each: vif_vrow is
      * sq_vi_vrow over [0, w) of statistics row i of scale s (t: the five

@@ -9,8 +9,10 @@
  *
  * hist_move: most columns of a row change nothing (the pixel leaving and
  * the one entering fall in the same histogram row, or neither is counted),
- * so VS_N columns' bins are compared at once and only a group with a change
- * goes column by column. A counted pixel's +-1 over the 2 pad + 1 counters
+ * so VS_N columns' bins are compared at once and only the lanes that
+ * change are visited, through bit masks (one for the pixels in, one for
+ * those out): a branch per lane on whether it changes, and on which of the
+ * two pixels count, was mispredicted where changes are scattered. A counted pixel's +-1 over the 2 pad + 1 counters
  * of its window goes as aligned vector blocks (vc_range) where the window
  * is inside the row. Counter updates commute (u16, mod 2^16): any order
  * gives the scalar code's counters.
@@ -25,7 +27,9 @@
  * scalar code's strict comparison). Lanes whose term does not count gather
  * counters of their own value's column (in bounds: values are at most
  * 1024) and R[0]. A vector whose masked pixels share one value (flat areas,
- * where the mask is) loads its counters instead (vc_flat).
+ * where the mask is) loads its counters instead (vc_flat), and so does one
+ * whose masked pixels hold two values (vc_pair: most of the others, at the
+ * edges of bands), picking each lane's from its value's rows.
  *
  * The preprocessing's and mask's rows, and the pooling's passes: below.
  */
@@ -62,19 +66,26 @@ V_AI vs vc_bins(const uint16_t *img, const uint8_t *mask, int w, int h, int r, i
  */
 typedef struct VcOnes {
     int16_t v[3 * 64 + 66];
-    int n;
+    int nb;
 } VcOnes;
 
+/*
+ * Every window takes nb blocks, the most any offset needs: a count that
+ * depends on the offset was a branch mispredicted half the time. The
+ * blocks past a window's last add 0; they end fewer than 2 VW_N (at most
+ * SQ_VC_HIST_SLACK) counters past it, and n <= 65 (ws^2 < SQ_VC_RECIP_N)
+ * keeps the increments read inside v.
+ */
 static void vc_ones(VcOnes *o, int n)
 {
     memset(o->v, 0, sizeof(o->v));
     for (int k = 0; k < n; k++)
         o->v[VW_N + k] = 1;
-    o->n = n;
+    o->nb = (VW_N - 1 + n + VW_N - 1) / VW_N;
 }
 
 /* sign (+-1) to the counters of histogram row bin within pad of column j. */
-static void vc_range(uint16_t *hist, int w, int bin, int j, int pad, int sign, const VcOnes *o)
+V_AI void vc_range(uint16_t *hist, int w, int bin, int j, int pad, int sign, const VcOnes *o)
 {
     if (j - pad < 0 || j + pad >= w) {
         sq_vc_hist_range(hist, w, bin, j, pad, sign);
@@ -84,9 +95,19 @@ static void vc_range(uint16_t *hist, int w, int bin, int j, int pad, int sign, c
     const int off = (int)(((uintptr_t)first / 2) % VW_N);
     int16_t *blk = (int16_t *)(first - off);
     const int16_t *inc = o->v + VW_N - off;
-    for (int k = 0; k < off + o->n; k += VW_N) {
-        const vw a = vw_load(blk + k), d = vw_load(inc + k);
-        vw_store(blk + k, sign > 0 ? vw_add(a, d) : vw_sub(a, d));
+    for (int b = 0; b < o->nb; b++) {
+        const vw a = vw_load(blk + b * VW_N), d = vw_load(inc + b * VW_N);
+        vw_store(blk + b * VW_N, sign > 0 ? vw_add(a, d) : vw_sub(a, d));
+    }
+}
+
+/* The lanes of bits (each of bin[k]) to their windows, sign. */
+V_AI void vc_lanes(uint16_t *hist, int w, int j, uint32_t bits, const int32_t *bin, int pad,
+                   int sign, const VcOnes *o)
+{
+    for (; bits; bits &= bits - 1) {
+        const int k = __builtin_ctz(bits);
+        vc_range(hist, w, bin[k], j + k, pad, sign, o);
     }
 }
 
@@ -114,25 +135,34 @@ void V_NAME(sq_vc_hist_move)(const uint16_t *img, const uint8_t *mask, int w, in
     for (; j + VS_N <= w; j += VS_N) {
         const vs a = vc_bins(img, mask, w, h, add, j, nd1, lo1, hi1);
         const vs r = vc_bins(img, mask, w, h, rem, j, nd1, lo1, hi1);
-        if (!vs_any(vs_sub(a, r)))
+        /* the lanes whose bins differ: a's counted ones (bin >= 0) in, r's out */
+        const uint32_t diff = vs_signs(vs_or(vs_gt(a, r), vs_gt(r, a)));
+        if (!diff)
             continue;
         vs_store(ba, a);
         vs_store(br, r);
-        for (int k = 0; k < VS_N; k++)
-            vc_change(hist, w, j + k, pad, ba[k], br[k], &ones);
+        vc_lanes(hist, w, j, diff & ~vs_signs(a), ba, pad, 1, &ones);
+        vc_lanes(hist, w, j, diff & ~vs_signs(r), br, pad, -1, &ones);
     }
     for (; j < w; j++)
         vc_change(hist, w, j, pad, sq_vc_hist_bin(img, mask, w, h, add, j, nd, lo, hi),
                   sq_vc_hist_bin(img, mask, w, h, rem, j, nd, lo, hi), &ones);
 }
 
-/* Term d of VS_N lanes (m: the lanes it counts in): w[d] p0 pm R[p0 + pm] as bits, else 0. */
-V_AI vs vc_term(vs p0, vs p1, vs p2, vs m, int weight, const float *recip)
+/*
+ * best with term d of VS_N lanes (m: the lanes it counts in), w[d] p0 pm
+ * R[p0 + pm] as bits, else 0. A lane whose pm is 0 has the term +0, which
+ * never wins (best is at least +0): when every counted lane's is, the
+ * term, its gather of R[] above all, is skipped (most terms, in flat areas).
+ */
+V_AI vs vc_term(vs best, vs p0, vs p1, vs p2, vs m, int weight, const float *recip)
 {
     const vs pm = vs_max(p1, p2);
+    if (!vs_any(vs_and(m, vs_gt(pm, vs_set1(0)))))
+        return best;
     const vs prod = vs_mul(vs_mul(vs_set1(weight), p0), pm);
     const vf r = vf_gather(recip, vs_and(vs_add(p0, pm), m));
-    return vs_and(vf_bits(vf_mul(vs_to_vf(prod), r)), m);
+    return vs_max(best, vs_and(vf_bits(vf_mul(vs_to_vf(prod), r)), m));
 }
 
 /*
@@ -153,10 +183,56 @@ V_AI vs vc_flat(const uint16_t *hist, int w, int j, int v, vs m, const uint8_t *
         if (!sq_vc_counts(p, v, d))
             continue;
         const int64_t off = (int64_t)(d + 1) * w;
-        best = vs_max(best, vc_term(p0, vs_u16((const uint8_t *)(h0 + off)),
-                                    vs_u16((const uint8_t *)(h0 - off)), m, p->weight[d], recip));
+        best = vc_term(best, p0, vs_u16((const uint8_t *)(h0 + off)),
+                       vs_u16((const uint8_t *)(h0 - off)), m, p->weight[d], recip);
     }
     return best;
+}
+
+/* The lanes of m whose term d counts (sq_vc_counts: va <= tvi[d] and va + d + 1 > vlt_luma). */
+V_AI vs vc_counted(vs m, vs va, int d, const SqVcParams *p)
+{
+    return vs_and(m, vs_and(vs_gt(vs_set1(p->tvi[d] + 1), va),
+                            vs_gt(vs_add(va, vs_set1(d + 1)), vs_set1(p->vlt_luma))));
+}
+
+/* VS_N counters from a, those of lanes sb from b. */
+V_AI vs vc_pick(const uint16_t *a, const uint16_t *b, vs sb)
+{
+    const vs x = vs_u16((const uint8_t *)a);
+    return vs_add(x, vs_and(vs_sub(vs_u16((const uint8_t *)b), x), sb));
+}
+
+/*
+ * VS_N pixels whose masked lanes hold two values a and b (sb: the lanes of
+ * b; the edges of bands): each lane's counters are its own value's, as the
+ * gathers read them, loaded from both values' rows and picked. Unmasked
+ * lanes, and lanes whose term does not count, pick counters of either
+ * value (in bounds: both are values of the image): vc_term zeroes them.
+ */
+V_AI vs vc_pair(const uint16_t *hist, int w, int j, vs va, int a, int b, vs sb, vs m,
+                const SqVcParams *p, const float *recip)
+{
+    const int nd = p->nd;
+    const uint16_t *ha = hist + (int64_t)(a + nd) * w + j, *hb = hist + (int64_t)(b + nd) * w + j;
+    const vs p0 = vc_pick(ha, hb, sb);
+    vs best = vs_set1(0);
+    for (int d = 0; d < nd; d++) {
+        const vs cnt = vc_counted(m, va, d, p);
+        if (!vs_any(cnt))
+            continue;
+        const int64_t off = (int64_t)(d + 1) * w;
+        best = vc_term(best, p0, vc_pick(ha + off, hb + off, sb), vc_pick(ha - off, hb - off, sb),
+                       cnt, p->weight[d], recip);
+    }
+    return best;
+}
+
+/* The lanes of v other than x, as an all-ones mask. */
+V_AI vs vc_ne(vs v, int x)
+{
+    const vs vx = vs_set1(x);
+    return vs_or(vs_gt(v, vx), vs_gt(vx, v));
 }
 
 void V_NAME(sq_vc_cvalue_row)(const uint16_t *img, const uint8_t *mask, const uint16_t *hist,
@@ -169,33 +245,37 @@ void V_NAME(sq_vc_cvalue_row)(const uint16_t *img, const uint8_t *mask, const ui
     int j = 0;
     for (; j + VS_N <= w; j += VS_N) {
         const vs m = vs_gt(vs_u8(mask + o + j), zero);
-        if (!vs_any(m)) {
+        const uint32_t mb = vs_signs(m);
+        if (!mb) {
             vf_store(c + o + j, vf_zero());
             continue;
         }
         const vs v = vs_u16((const uint8_t *)(img + o + j));
-        int k0 = 0;
-        while (!mask[o + j + k0])
-            k0++;
         /* the masked lanes' values all v0: unmasked lanes' terms are 0 whatever they read */
-        const int v0 = img[o + j + k0];
-        if (!vs_any(vs_and(vs_sub(v, vs_set1(v0)), m))) {
+        const int v0 = img[o + j + __builtin_ctz(mb)];
+        const uint32_t ne0 = mb & vs_signs(vc_ne(v, v0));
+        if (!ne0) {
             vf_store(c + o + j, vs_as_vf(vc_flat(hist, w, j, v0, m, first, p, recip)));
             continue;
         }
         const vs va = vs_add(v, vs_set1(nd));
+        const int v1 = img[o + j + __builtin_ctz(ne0)];
+        const vs ne1 = vc_ne(v, v1);
+        if (!(ne0 & vs_signs(ne1))) {
+            const vs sb = vs_sub(vs_set1(-1), ne1);
+            vf_store(c + o + j, vs_as_vf(vc_pair(hist, w, j, va, v0, v1, sb, m, p, recip)));
+            continue;
+        }
         const vs col = vs_add(vs_load(vc_iota), vs_set1(j));
         const vs p0 = vs_gather_u16(hist, vs_add(vs_mul(va, width), col));
         vs best = zero;
         for (int d = 0; d < nd; d++) {
-            /* sq_vc_counts: va <= tvi[d] and va + d + 1 > vlt_luma */
-            const vs cnt = vs_and(m, vs_and(vs_gt(vs_set1(p->tvi[d] + 1), va),
-                                            vs_gt(vs_add(va, vs_set1(d + 1)), vs_set1(p->vlt_luma))));
+            const vs cnt = vc_counted(m, va, d, p);
             if (!vs_any(cnt))
                 continue;
             const vs p1 = vs_gather_u16(hist, vs_add(vs_mul(vs_add(va, vs_set1(d + 1)), width), col));
             const vs p2 = vs_gather_u16(hist, vs_add(vs_mul(vs_sub(va, vs_set1(d + 1)), width), col));
-            best = vs_max(best, vc_term(p0, p1, p2, cnt, p->weight[d], recip));
+            best = vc_term(best, p0, p1, p2, cnt, p->weight[d], recip);
         }
         vf_store(c + o + j, vs_as_vf(best));
     }
@@ -339,6 +419,17 @@ void V_NAME(sq_vc_zero_row)(const uint16_t *img, int w, int h, int i, uint8_t *z
         z[j] = sq_vc_zero_at(p, w, last, j);
 }
 
+/* colsum[j] + add[j] - rem[j] at each of w columns, modulo 2^16 (rows of Z: 0 or 1). */
+void V_NAME(sq_vc_colsum_move)(const uint8_t *add, const uint8_t *rem, int w, uint16_t *colsum)
+{
+    int16_t *cs = (int16_t *)colsum;
+    int j = 0;
+    for (; j + VW_N <= w; j += VW_N)
+        vw_store(cs + j, vw_sub(vw_add(vw_load(cs + j), vw_u8(add + j)), vw_u8(rem + j)));
+    for (; j < w; j++)
+        colsum[j] = (uint16_t)(colsum[j] + add[j] - rem[j]);
+}
+
 void V_NAME(sq_vc_mask_row)(const uint16_t *colsum, int w, int i, int mask_index, uint8_t *mask)
 {
     const int mh = SQ_VC_MASK_SIDE >> 1;
@@ -357,4 +448,51 @@ void V_NAME(sq_vc_mask_row)(const uint16_t *colsum, int w, int i, int mask_index
     }
     for (; j < w; j++)
         m[j] = (uint8_t)(sq_vc_mask_sum(colsum, w, j) > mask_index);
+}
+
+/*
+ * The mode filter's rows (sq_vc_mode_h, and sq_vc_mode3 of three rows) in
+ * 16-bit lanes: values are at most 1024, so the signed compares order them
+ * as the scalar code's unsigned ones (vc_sel: exact modulo 2^16).
+ */
+/* m ? x : y lane by lane (m all ones or 0), as y + ((x - y) & m), exact modulo 2^16. */
+V_AI vw vc_sel(vw x, vw y, vw m)
+{
+    return vw_add(y, vw_and(vw_sub(x, y), m));
+}
+
+/* sq_vc_mode3 lane by lane: a if it equals b or c, else b if b == c, else the smallest. */
+V_AI vw vc_mode3(vw a, vw b, vw c)
+{
+    const vw ab = vc_sel(b, a, vw_gt(a, b));
+    const vw r = vc_sel(b, vc_sel(c, ab, vw_gt(ab, c)), vw_eq(b, c));
+    return vc_sel(a, vc_sel(a, r, vw_eq(a, c)), vw_eq(a, b));
+}
+
+void V_NAME(sq_vc_mode_h)(const uint16_t *src, int w, uint16_t *dst)
+{
+    const int16_t *s = (const int16_t *)src;
+    if (w < VW_N + 2) {
+        sq_vc_mode_h(src, w, dst);
+        return;
+    }
+    dst[0] = src[0];
+    int j = 1;
+    for (; j + VW_N < w; j += VW_N)
+        vw_store((int16_t *)dst + j, vc_mode3(vw_load(s + j - 1), vw_load(s + j), vw_load(s + j + 1)));
+    for (; j < w - 1; j++)
+        dst[j] = sq_vc_mode3(src[j - 1], src[j], src[j + 1]);
+    dst[w - 1] = src[w - 1];
+}
+
+void V_NAME(sq_vc_mode_v)(const uint16_t *a, const uint16_t *b, const uint16_t *c, int w,
+                          uint16_t *out)
+{
+    int j = 0;
+    for (; j + VW_N <= w; j += VW_N)
+        vw_store((int16_t *)out + j, vc_mode3(vw_load((const int16_t *)a + j),
+                                              vw_load((const int16_t *)b + j),
+                                              vw_load((const int16_t *)c + j)));
+    for (; j < w; j++)
+        out[j] = sq_vc_mode3(a[j], b[j], c[j]);
 }

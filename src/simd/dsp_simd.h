@@ -89,7 +89,11 @@ struct SqVcParams;
     void N(sq_vc_mask_row)(const uint16_t *colsum, int w, int i, int mask_index,              \
                            uint8_t *mask);                                                    \
     int N(sq_vc_count_hi)(const float *c, int n, uint32_t *cnt, uint32_t *zeros);             \
-    int N(sq_vc_sum_hi)(const float *c, int n, int hi, int emin, int64_t *sum, uint32_t *cnt);
+    int N(sq_vc_sum_hi)(const float *c, int n, int hi, int emin, int64_t *sum, uint32_t *cnt); \
+    void N(sq_vc_mode_h)(const uint16_t *src, int w, uint16_t *dst);                          \
+    void N(sq_vc_colsum_move)(const uint8_t *add, const uint8_t *rem, int w, uint16_t *colsum); \
+    void N(sq_vc_mode_v)(const uint16_t *a, const uint16_t *b, const uint16_t *c, int w,      \
+                         uint16_t *out);
 
 /* simd/vif_tmpl.h */
 #define SQ_SIMD_VIF_PROTOS(N)                                                                  \
@@ -142,6 +146,9 @@ struct SqVcParams;
         (d)->vc_mask_row = N(sq_vc_mask_row); \
         (d)->vc_count_hi = N(sq_vc_count_hi); \
         (d)->vc_sum_hi = N(sq_vc_sum_hi);     \
+        (d)->vc_mode_h = N(sq_vc_mode_h);     \
+        (d)->vc_colsum_move = N(sq_vc_colsum_move); \
+        (d)->vc_mode_v = N(sq_vc_mode_v);     \
         (d)->vif_vrow = N(sq_vif_vrow);       \
         (d)->vif_hrow = N(sq_vif_hrow);       \
         (d)->vif_sub_row = N(sq_vif_sub_row); \

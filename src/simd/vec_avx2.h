@@ -305,6 +305,8 @@ V_AI uint64_t vq_hsum(vq v)
  */
 V_AI vs vs_gt(vs a, vs b) { return _mm256_cmpgt_epi32(a, b); }
 V_AI int vs_any(vs v) { return !_mm256_testz_si256(v, v); }
+/* bit k: lane k is negative (its sign bit) */
+V_AI uint32_t vs_signs(vs v) { return (uint32_t)_mm256_movemask_ps(_mm256_castsi256_ps(v)); }
 V_AI vs vs_gather_u16(const uint16_t *base, vs idx)
 {
     return _mm256_and_si256(_mm256_i32gather_epi32((const int *)base, idx, 2), _mm256_set1_epi32(0xffff));

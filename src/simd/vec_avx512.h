@@ -225,6 +225,7 @@ V_AI uint32_t vs_hsum(vs v)
 V_AI vs vs_gt(vs a, vs b) { return _mm512_maskz_set1_epi32(_mm512_cmpgt_epi32_mask(a, b), -1); }
 V_AI vs vs_max(vs a, vs b) { return _mm512_max_epi32(a, b); }
 V_AI int vs_any(vs v) { return _mm512_test_epi32_mask(v, v) != 0; }
+V_AI uint32_t vs_signs(vs v) { return (uint32_t)_mm512_cmpgt_epi32_mask(_mm512_setzero_si512(), v); }
 #ifdef SQ_AVX512_EMU
 /* SIMDe has no 512-bit gathers: lane by lane, 16 bits read (no element past it) */
 V_AI vs vs_gather_u16(const uint16_t *base, vs idx)

@@ -222,6 +222,11 @@ V_AI uint32_t vs_hsum(vs v) { return vaddvq_u32(vreinterpretq_u32_s32(v)); }
 V_AI vs vs_gt(vs a, vs b) { return vreinterpretq_s32_u32(vcgtq_s32(a, b)); }
 V_AI vs vs_max(vs a, vs b) { return vmaxq_s32(a, b); }
 V_AI int vs_any(vs v) { return vmaxvq_u32(vreinterpretq_u32_s32(v)) != 0; }
+V_AI uint32_t vs_signs(vs v)
+{
+    static const uint32_t bit[4] = { 1, 2, 4, 8 };
+    return vaddvq_u32(vandq_u32(vreinterpretq_u32_s32(vshrq_n_s32(v, 31)), vld1q_u32(bit)));
+}
 V_AI vs vs_gather_u16(const uint16_t *base, vs idx)
 {
     int32_t i[4], t[4];

@@ -22,8 +22,9 @@
  * planes, AVX2 -> AVX-512): 8-bit 0.85 -> 0.75 ms, 10-bit 1.39 -> 1.16 ms.
  * CAMBI (this VM's AMD EPYC, 2026-12-05, the 1080p x264crf28 clip with the
  * v1.0.16 options, ms per frame): vc_cvalue_row keeps AVX2's (C 1.6, AVX2
- * 1.4, AVX-512 1.7: its gathers of 16 cost more than two of 8); the other
- * vc_ slots take 512 bits.
+ * 1.4, AVX-512 1.7: its gathers of 16 cost more than two of 8; again with
+ * vc_pair's loads and the skipped terms of pm = 0, whole feature 4.6 vs
+ * 4.8 ms); the other vc_ slots take 512 bits.
  */
 #include "cpu/dsp.h"
 #include "x86/dsp_x86.h"
@@ -56,6 +57,9 @@ void SQ_X512(sq_dsp_fill)(SqDsp *d, int vbmi)
     d->vc_mask_row = SQ_X512(sq_vc_mask_row);
     d->vc_count_hi = SQ_X512(sq_vc_count_hi);
     d->vc_sum_hi = SQ_X512(sq_vc_sum_hi);
+    d->vc_mode_h = SQ_X512(sq_vc_mode_h);
+    d->vc_colsum_move = SQ_X512(sq_vc_colsum_move);
+    d->vc_mode_v = SQ_X512(sq_vc_mode_v);
     d->vif_vrow = SQ_X512(sq_vif_vrow);
     d->vif_hrow = SQ_X512(sq_vif_hrow);
     d->vif_sub_row = SQ_X512(sq_vif_sub_row);

@@ -12,7 +12,8 @@
  * half of R[] for the unmasked and mixed cases.
  *
  * The preprocessing's and mask's rows (vc_dither_row, vc_zero_row,
- * vc_mask_row) on the same images and on column sums 0..7 with any mask
+ * vc_mask_row) and the mode filter's (vc_mode_h, vc_mode_v: rows of the
+ * same images) on the same images and on column sums 0..7 with any mask
  * index; the pooling passes (vc_count_hi, vc_sum_hi) on c-value arrays
  * mostly zero, with normal, subnormal, repeated and (pass 1) non-finite
  * values, and every digit hi and exponent emin.
@@ -249,9 +250,30 @@ typedef struct RowFns {
     void (*dither)(uint16_t *, int, int, int);
     void (*zero)(const uint16_t *, int, int, int, uint8_t *);
     void (*mask)(const uint16_t *, int, int, int, uint8_t *);
+    void (*colsum)(const uint8_t *, const uint8_t *, int, uint16_t *);
     int (*count)(const float *, int, uint32_t *, uint32_t *);
     int (*sum)(const float *, int, int, int, int64_t *, uint32_t *);
+    void (*mode_h)(const uint16_t *, int, uint16_t *);
+    void (*mode_v)(const uint16_t *, const uint16_t *, const uint16_t *, int, uint16_t *);
 } RowFns;
+
+/* The mode filter's two row slots on rows of the case's image: a bit per slot that differs. */
+static int mode_case(const RowFns *f, const RowFns *g, const VcCase *c)
+{
+    const int w = c->w, i = c->i;
+    const uint16_t *b = c->img + (int64_t)i * w;
+    const uint16_t *a = i > 0 ? b - w : b, *d = i + 1 < c->h ? b + w : b;
+    uint16_t *x = malloc((size_t)w * 2), *y = malloc((size_t)w * 2);
+    f->mode_h(b, w, x);
+    g->mode_h(b, w, y);
+    int bad = memcmp(x, y, (size_t)w * 2) != 0;
+    f->mode_v(a, b, d, w, x);
+    g->mode_v(a, b, d, w, y);
+    bad |= (memcmp(x, y, (size_t)w * 2) != 0) << 1;
+    free(x);
+    free(y);
+    return bad;
+}
 
 /* The three row slots on one case: a bit per slot whose outputs differ. */
 static int rows_case(const RowFns *f, const RowFns *g, VcCase *c)
@@ -273,6 +295,17 @@ static int rows_case(const RowFns *f, const RowFns *g, VcCase *c)
     f->mask(cs, c->w, c->i, mi, za);
     g->mask(cs, c->w, c->i, mi, zb);
     bad |= (memcmp(za, zb, n) != 0) << 2;
+    /* column sums 0..7 and their wrap, rows of Z (0 or 1) */
+    uint16_t *cs2 = malloc((size_t)c->w * 2);
+    for (int j = 0; j < c->w; j++) {
+        za[j] = (uint8_t)ck_chance(50);
+        zb[j] = (uint8_t)ck_chance(50);
+    }
+    memcpy(cs2, cs, (size_t)c->w * 2);
+    f->colsum(za, zb, c->w, cs);
+    g->colsum(za, zb, c->w, cs2);
+    bad |= (memcmp(cs, cs2, (size_t)c->w * 2) != 0) << 5;
+    free(cs2);
     free(ia);
     free(ib);
     free(cs);
@@ -341,8 +374,8 @@ static int pool_case(const RowFns *f, const RowFns *g, int n)
 
 static RowFns row_fns(const SqDsp *d)
 {
-    const RowFns r = { d->vc_dither_row, d->vc_zero_row, d->vc_mask_row, d->vc_count_hi,
-                       d->vc_sum_hi };
+    const RowFns r = { d->vc_dither_row, d->vc_zero_row, d->vc_mask_row, d->vc_colsum_move, d->vc_count_hi,
+                       d->vc_sum_hi, d->vc_mode_h, d->vc_mode_v };
     return r;
 }
 
@@ -366,6 +399,12 @@ static void mask_mutant(const uint16_t *colsum, int w, int i, int mi, uint8_t *m
     sq_vc_mask_row(colsum, w, i, mi + 1, mask);
 }
 
+static void colsum_mutant(const uint8_t *add, const uint8_t *rem, int w, uint16_t *colsum)
+{
+    for (int j = 0; j < w - 1; j++)
+        colsum[j] = (uint16_t)(colsum[j] + add[j] - rem[j]);
+}
+
 static int count_mutant(const float *c, int n, uint32_t *cnt, uint32_t *zeros)
 {
     return sq_vc_count_hi(c, 0, n > 0 ? n - 1 : 0, cnt, zeros);
@@ -376,6 +415,21 @@ static int sum_mutant(const float *c, int n, int hi, int emin, int64_t *sum, uin
     return sq_vc_sum_hi(c, 0, n, hi + 1, emin, sum, cnt);
 }
 
+/* Wrong mode rows: the next to last column, the last column unfiltered. */
+static void mode_h_mutant(const uint16_t *src, int w, uint16_t *dst)
+{
+    sq_vc_mode_h(src, w, dst);
+    if (w > 2)
+        dst[w - 2] = src[w - 2];
+}
+
+static void mode_v_mutant(const uint16_t *a, const uint16_t *b, const uint16_t *c, int w,
+                          uint16_t *out)
+{
+    for (int j = 0; j < w; j++)
+        out[j] = j == w - 1 ? b[j] : sq_vc_mode3(a[j], b[j], c[j]);
+}
+
 static int pool_n(void)
 {
     return ck_chance(20) ? ck_irand(0, 20) : ck_irand(0, 600);
@@ -383,16 +437,18 @@ static int pool_n(void)
 
 static void check_rows(const CkCtx *ctx, const CkLevel *l)
 {
-    static const char *const names[] = { "vc_dither_row", "vc_zero_row", "vc_mask_row" };
+    static const char *const names[] = { "vc_dither_row", "vc_zero_row", "vc_mask_row",
+                                         "vc_mode_h", "vc_mode_v", "vc_colsum_move" };
     const RowFns f = row_fns(&ctx->ref), g = l ? row_fns(&l->dsp)
-                                               : (RowFns){ dither_mutant, zero_mutant, mask_mutant,
-                                                           count_mutant, sum_mutant };
-    int found[5] = { 0 };
+                                               : (RowFns){ dither_mutant, zero_mutant, mask_mutant, colsum_mutant,
+                                                           count_mutant, sum_mutant,
+                                                           mode_h_mutant, mode_v_mutant };
+    int found[8] = { 0 };
     for (int n = 0; n < NCASES; n++) {
         VcCase c;
         vc_case_new(&c);
-        const int bad = rows_case(&f, &g, &c);
-        for (int k = 0; k < 3; k++)
+        const int bad = rows_case(&f, &g, &c) | mode_case(&f, &g, &c) << 3;
+        for (int k = 0; k < 6; k++)
             if (bad >> k & 1) {
                 found[k]++;
                 if (l)
@@ -400,12 +456,12 @@ static void check_rows(const CkCtx *ctx, const CkLevel *l)
             }
         vc_case_free(&c);
         const int np = pool_n(), pb = pool_case(&f, &g, np);
-        found[3] += pb & 1;
-        found[4] += pb >> 1 & 1;
+        found[6] += pb & 1;
+        found[7] += pb >> 1 & 1;
         if (l && pb)
             ck_fail("pooling passes (%d) on %d values", pb, np);
     }
-    for (int k = 0; !l && k < 5; k++)
+    for (int k = 0; !l && k < 8; k++)
         if (!found[k])
             ck_fail("wrong row kernel %d passed all %d cases", k, NCASES);
 }
