@@ -176,6 +176,21 @@ static void adm_dwt_v0_row(const uint8_t *src, ptrdiff_t stride, int acc, int h,
         const uint8_t *n2 = src + (int64_t)sq_imin(2 * i + 3, h - 1) * stride,
                       *n3 = src + (int64_t)sq_imin(2 * i + 4, h - 1) * stride;
         const vs rl = vs_set1(128 - 46342 * 128), rh = vs_set1(128);
+        /* VW_N columns as two halves of pairs; vw_pack's saturation wraps nothing: 8-bit sums
+         * give lo in [-27.4k, 27.2k], hi within +-27.3k */
+        for (; j + VW_N <= w; j += VW_N) {
+            v_prefetch_l2(n2 + j);
+            v_prefetch_l2(n3 + j);
+            vs p01x, p01y, p23x, p23y;
+            vw_pair(vw_u8(r[0] + j), vw_u8(r[1] + j), &p01x, &p01y);
+            vw_pair(vw_u8(r[2] + j), vw_u8(r[3] + j), &p23x, &p23y);
+            const vs lx = vs_add(vs_madd16(p01x, 15826, 27411), vs_madd16(p23x, 7345, -4240));
+            const vs ly = vs_add(vs_madd16(p01y, 15826, 27411), vs_madd16(p23y, 7345, -4240));
+            const vs hx = vs_add(vs_madd16(p01x, -4240, -7345), vs_madd16(p23x, 27411, -15826));
+            const vs hy = vs_add(vs_madd16(p01y, -4240, -7345), vs_madd16(p23y, 27411, -15826));
+            vw_store(lo + j, vw_pack(vs_sra(vs_add(lx, rl), 8), vs_sra(vs_add(ly, rl), 8)));
+            vw_store(hi + j, vw_pack(vs_sra(vs_add(hx, rh), 8), vs_sra(vs_add(hy, rh), 8)));
+        }
         for (; j + VS_N <= w; j += VS_N) {
             v_prefetch_l2(n2 + j);
             v_prefetch_l2(n3 + j);
@@ -305,21 +320,21 @@ static void adm_dwt_h16_row(int16_t *const *q, int w, int scale, int only_a, int
  * scale 0's a (int16 values) as src, the only input the driver gives it.
  */
 void V_NAME(sq_adm_dwt)(const uint8_t *src8, ptrdiff_t stride, int acc, int bpc, const int32_t *src,
-                        int w, int h, int scale, int only_a, int32_t *lo, int32_t *hi,
-                        int32_t *const *band)
+                        int w, int h, int scale, int only_a, int i0, int i1, int32_t *lo,
+                        int32_t *hi, int32_t *const *band)
 {
-    const int w2 = (w + 1) / 2, h2 = (h + 1) / 2;
+    const int w2 = (w + 1) / 2;
     int16_t *const l16 = (int16_t *)lo, *const h16 = (int16_t *)hi;
     int16_t *const q0[2] = { l16, h16 }, *const q1[4] = { l16, l16 + w, h16, h16 + w };
-    for (int i = 0; scale == 0 && i < h2; i++) {
+    for (int i = i0; scale == 0 && i < i1; i++) {
         adm_dwt_v0_row(src8, stride, acc, h, bpc, i, w, l16, h16);
         adm_dwt_h16_row(q0, w, 0, only_a, band, (int64_t)i * w2);
     }
-    for (int i = 0; scale == 1 && i < h2; i++) {
+    for (int i = i0; scale == 1 && i < i1; i++) {
         adm_dwt_v1_row(src, w, h, i, q1);
         adm_dwt_h16_row(q1, w, 1, 0, band, (int64_t)i * w2);
     }
-    for (int i = 0; scale > 1 && i < h2; i++) {
+    for (int i = i0; scale > 1 && i < i1; i++) {
         adm_dwt_vs_row(src, w, h, scale, i, lo, hi);
         adm_dwt_hs_row(lo, hi, w, scale, band, (int64_t)i * w2);
     }

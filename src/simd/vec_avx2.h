@@ -389,5 +389,11 @@ V_AI void vw_taps(vw a, vw b, vw c, int ta, int tb, int tc, vs *x, vs *y)
                           _mm256_madd_epi16(_mm256_unpackhi_epi16(c, z), t0));
 }
 V_AI vw vw_pack(vs x, vs y) { return _mm256_packs_epi32(x, y); }
+/* a's and b's words paired (a low) in 32-bit lanes, x then y in the order vw_pack takes them */
+V_AI void vw_pair(vw a, vw b, vs *x, vs *y)
+{
+    *x = _mm256_unpacklo_epi16(a, b);
+    *y = _mm256_unpackhi_epi16(a, b);
+}
 
 #endif

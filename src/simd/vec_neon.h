@@ -372,5 +372,11 @@ V_AI void vw_taps(vw a, vw b, vw c, int ta, int tb, int tc, vs *x, vs *y)
     *y = vmlal_high_n_s16(h, c, (int16_t)tc);
 }
 V_AI vw vw_pack(vs x, vs y) { return vcombine_s16(vqmovn_s32(x), vqmovn_s32(y)); }
+/* a's and b's words paired (a low) in 32-bit lanes, x then y in the order vw_pack takes them */
+V_AI void vw_pair(vw a, vw b, vs *x, vs *y)
+{
+    *x = vreinterpretq_s32_s16(vzip1q_s16(a, b));
+    *y = vreinterpretq_s32_s16(vzip2q_s16(a, b));
+}
 
 #endif
