@@ -1,8 +1,8 @@
 /*
  * libvmaf's integer ADM DWT (math/vmaf_adm_dwt.h, sq_va_dwt_plane) for the
- * SIMD levels. Scale 0 takes its taps in pairs of int16 (vs_madd16) for
- * bytes and in the horizontal pass, in 64-bit lanes for 16-bit containers
- * (other layouts: the math's vertical row built for the ISA). Scales 1..3
+ * SIMD levels. Scales 0 and 1 take their taps in pairs of int16
+ * (vs_madd16), their vertical rows kept as int16 (other layouts of scale
+ * 0: column by column). Scales 2 and 3
  * compute their i64 tap sums in 64-bit lanes (vq): their inputs are int32
  * and the taps below 2^15, so each product is a signed 32 x 32 -> 64
  * multiply and the sum is exact; the int32 results are the low halves
@@ -126,9 +126,13 @@ static void adm_v0_col(const uint8_t *src, ptrdiff_t stride, int acc, int h, int
 }
 
 /*
- * sq_va_dwt_v0_row for 16-bit containers (any shift, no step): samples
- * below 2^16 make tap sums past 2^31, so they are vq's (the shift by bpc <=
- * 16 leaves the low halves a logical shift gives). The rows are int16.
+ * sq_va_dwt_v0_row for 16-bit containers (any shift, no step), in 32-bit
+ * lanes: a sample x < 2^16 is y + 2^15 with y = x - 2^15 an int16, so rows
+ * 0, 1 and 2, 3 pair up for vs_madd16 and sum k y is exact (|.| <= 54822 *
+ * 2^15 < 2^31). The high-pass taps sum to 0, the low-pass ones to 46342,
+ * so lo's numerator is sum k y + C, C = 46342 (2^15 - rnd) + rnd >= 0;
+ * with C = Cq 2^bpc + Cr, (sum + C) >> bpc = ((sum + Cr) >> bpc) + Cq,
+ * every term within int32. vs_store16 wraps as libvmaf's int16 store.
  */
 static void adm_dwt_v16_row(const uint8_t *src, ptrdiff_t stride, int acc, int h, int bpc, int i,
                             int w, int16_t *lo, int16_t *hi)
@@ -136,21 +140,21 @@ static void adm_dwt_v16_row(const uint8_t *src, ptrdiff_t stride, int acc, int h
     const uint8_t *r[4];
     sq_va_taprows(src, stride, h, i, r);
     const int sh = (acc >> 2) & 15;
-    const int64_t rnd = (int64_t)1 << (bpc - 1);
-    const vq al = vq_set1(rnd - 46342 * rnd), ah = vq_set1(rnd);
+    const int32_t rnd = 1 << (bpc - 1);
+    const int64_t C = 46342 * (int64_t)(32768 - rnd) + rnd;
+    const vs cq = vs_set1((int32_t)(C >> bpc)), cr = vs_set1((int32_t)(C & (((int64_t)1 << bpc) - 1)));
+    const vs rh = vs_set1(rnd), flip = vs_set1((int32_t)0x80008000u);
     int j = 0;
     for (; j + VS_N <= w; j += VS_N) {
         vs x[4];
         for (int k = 0; k < 4; k++)
             x[k] = vs_srl(vs_u16(r[k] + 2 * (ptrdiff_t)j), sh);
-        const vq e0 = vq_even(x[0]), e1 = vq_even(x[1]), e2 = vq_even(x[2]), e3 = vq_even(x[3]);
-        const vq o0 = vq_odd(x[0]), o1 = vq_odd(x[1]), o2 = vq_odd(x[2]), o3 = vq_odd(x[3]);
-        const vq le = adm_taps(e0, e1, e2, e3, 15826, 27411, 7345, -4240, al, bpc);
-        const vq lo_ = adm_taps(o0, o1, o2, o3, 15826, 27411, 7345, -4240, al, bpc);
-        const vq he = adm_taps(e0, e1, e2, e3, -4240, -7345, 27411, -15826, ah, bpc);
-        const vq ho = adm_taps(o0, o1, o2, o3, -4240, -7345, 27411, -15826, ah, bpc);
-        vs_store16(lo + j, vs_pack_lo(le, lo_));
-        vs_store16(hi + j, vs_pack_lo(he, ho));
+        const vs p01 = vs_xor(vs_or(x[0], vs_sll(x[1], 16)), flip);
+        const vs p23 = vs_xor(vs_or(x[2], vs_sll(x[3], 16)), flip);
+        const vs sl = vs_add(vs_madd16(p01, 15826, 27411), vs_madd16(p23, 7345, -4240));
+        const vs shp = vs_add(vs_madd16(p01, -4240, -7345), vs_madd16(p23, 27411, -15826));
+        vs_store16(lo + j, vs_add(vs_sra(vs_add(sl, cr), bpc), cq));
+        vs_store16(hi + j, vs_sra(vs_add(shp, rh), bpc));
     }
     for (; j < w; j++)
         adm_v0_col(src, stride, acc, h, bpc, i, j, lo, hi);

@@ -116,6 +116,17 @@ V_AI void adm_dec0_csf(const int32_t *const *tb, int j, const uint32_t *ir, int3
  *   nothing there, and the limit does not apply), so k needs no select.
  */
 
+/*
+ * adm_angle on the float sums themselves: dividing them by 4096 scales
+ * every product by a power of two (the values are integers or 0, far from
+ * underflow), so each rounding and the comparison come out alike
+ */
+V_AI vdm adm_angle_f(vd dpf, vd omf, vd tmf)
+{
+    const vd rhs = vd_mul(vd_mul(vd_set1((double)0x1.ffd814p-1f), omf), tmf);
+    return vdm_and(vd_le(vd_zero(), dpf), vd_le(rhs, vd_mul(dpf, dpf)));
+}
+
 /* (float) of an angle sum from its 32-bit lane: INT32_MIN stands for +2^31 */
 V_AI vf adm_sumf(vs v)
 {
@@ -168,8 +179,8 @@ V_AI void adm_dec0_int(const int32_t *const *ob, const int32_t *const *tb, int j
     const vs po = vs_or(vs_and(oh, m16), vs_sll(ov, 16)), pt = vs_or(vs_and(th, m16), vs_sll(tv, 16));
     const vf dp = adm_sumf(vs_madd16v(po, pt)), om = adm_sumf(vs_madd16v(po, po)),
              tm = adm_sumf(vs_madd16v(pt, pt));
-    const vs angle = vdm2_vs(adm_angle(vf_lo_vd(dp), vf_lo_vd(om), vf_lo_vd(tm)),
-                             adm_angle(vf_hi_vd(dp), vf_hi_vd(om), vf_hi_vd(tm)));
+    const vs angle = vdm2_vs(adm_angle_f(vf_lo_vd(dp), vf_lo_vd(om), vf_lo_vd(tm)),
+                             adm_angle_f(vf_hi_vd(dp), vf_hi_vd(om), vf_hi_vd(tm)));
     for (int o = 0; o < 3; o++) {
         const int b = sq_va_band_of(o);
         const vs t = o == 0 ? th : o == 1 ? tv : vs_load(tb[b] + j);
