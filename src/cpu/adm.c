@@ -100,50 +100,29 @@ static int va_need(int i, int h)
     return sq_imax(i, sq_imax(sq_va_mirror(i - 1, h), sq_va_mirror(i + 1, h)));
 }
 
-/* One scale's DWT input: the raw planes (scale 0) or the previous scale's a (bf->oa, bf->ta). */
-typedef struct VaDwt {
-    const Planes *r, *t;
-    int pr, pt, bpc, w, h, s, only_a;
-} VaDwt;
-
-/* Output rows [i0, i1) of both sides' DWT. */
-static void va_dwt(const SqDsp *dsp, const VaDwt *d, SqVaBufs *bf, int i0, int i1)
-{
-    if (i0 >= i1)
-        return;
-    dsp->adm_dwt(d->r->data[d->pr], d->r->stride[d->pr], d->r->acc[d->pr], d->bpc, bf->oa, d->w,
-                 d->h, d->s, d->only_a, i0, i1, bf->lo, bf->hi, bf->ob);
-    dsp->adm_dwt(d->t->data[d->pt], d->t->stride[d->pt], d->t->acc[d->pt], d->bpc, bf->ta, d->w,
-                 d->h, d->s, d->only_a, i0, i1, bf->lo, bf->hi, bf->tb);
-}
-
 /*
- * A scored scale: its DWT (d), sq_va_decouple_csf then sq_va_scale_score,
- * reordered by rows so that each row is used while it is in cache: the
- * DWT's row k just before the decouple of row k reads it, a masking row of
- * the DLM pass as soon as the decouple has written the rows it reads, the
- * AIM pass's CSF of a row (over the decouple's A and F) once no DLM row
- * left reads that row, an AIM masking row once its rows have their CSF.
- * The denominator reads the whole reference bands last. Every row sees the
- * values the plane-by-plane order gives it, and the masking sums are
- * integers (any order).
+ * A scored scale after its DWT: sq_va_decouple_csf then sq_va_scale_score,
+ * reordered by rows so that each row is used while it is in cache: a
+ * masking row of the DLM pass as soon as the decouple has written the rows
+ * it reads, the AIM pass's CSF of a row (over the decouple's A and F) once
+ * no DLM row left reads that row, an AIM masking row once its rows have
+ * their CSF. Every row sees the values the plane-by-plane order gives it,
+ * and the masking sums are integers (any order).
  */
-static void va_scale(const SqDsp *dsp, const VaDwt *d, int w, int h, const SqVaParams *p,
-                     SqVaBufs *bf, SqVaRaw *raw)
+static void va_scale(const SqDsp *dsp, int s, int w, int h, const SqVaParams *p,
+                     const SqVaBufs *bf, SqVaRaw *raw)
 {
-    const int s = d->s;
     const SqVaScale *sc = &p->s[s];
     const int L = sq_va_ext_lo(w), R = sq_va_ext_hi(w), T = sq_va_ext_lo(h), B = sq_va_ext_hi(h);
     const int t = sq_va_pool_lo(h), b = sq_va_pool_hi(h);
     const int aim = !p->skip_aim;
-    uint32_t *vs = (uint32_t *)bf->lo; /* the DWT's scratch, free between its calls */
+    uint32_t *vs = (uint32_t *)bf->lo;
     int64_t dlm[3] = { 0, 0, 0 }, am[3] = { 0, 0, 0 };
     int nd = t, nc = T, na = t; /* the next DLM row, AIM CSF row, AIM masking row */
-    va_dwt(dsp, d, bf, 0, T);
+    dsp->adm_den(s, sc, (const int32_t *const *)bf->ob, w, h, raw->den);
     for (int k = T; k <= B; k++) {
         VaRow v;
         if (k < B) {
-            va_dwt(dsp, d, bf, k, k + 1);
             va_row(bf, w, L, k, &v);
             (s ? dsp->adm_decs : dsp->adm_dec0)(v.ob, v.tb, R - L, p->egl, sc->ir, v.r, v.e, v.A, v.F);
         }
@@ -157,8 +136,6 @@ static void va_scale(const SqDsp *dsp, const VaDwt *d, int w, int h, const SqVaP
         for (; aim && na < b && va_need(na, h) < nc; na++)
             va_cm(dsp, s, sc->ir, bf->e, bf, w, h, na, am, vs);
     }
-    va_dwt(dsp, d, bf, B, h);
-    dsp->adm_den(s, sc, (const int32_t *const *)bf->ob, w, h, raw->den);
     for (int th = 0; th < 3; th++) {
         raw->num[th] = sq_va_num_norm(s, th, dlm[th], w, h);
         if (aim)
@@ -178,14 +155,15 @@ static void va_frame(const SqDsp *dsp, const Planes *r, int pr, const Planes *t,
     int w = W, h = H;
     for (int s = 0; s < 4; s++) {
         const int scored = !(s == 0 && p->skip_scale0);
-        const VaDwt d = { r, t, pr, pt, bpc, w, h, s, !scored };
+        dsp->adm_dwt(r->data[pr], r->stride[pr], r->acc[pr], bpc, bf->oa, w, h, s, !scored, bf->lo,
+                     bf->hi, bf->ob);
+        dsp->adm_dwt(t->data[pt], t->stride[pt], t->acc[pt], bpc, bf->ta, w, h, s, !scored, bf->lo,
+                     bf->hi, bf->tb);
         w = (w + 1) / 2;
         h = (h + 1) / 2;
         sq_va_scale_raw(w, h, &raw[s]);
         if (scored)
-            va_scale(dsp, &d, w, h, p, bf, &raw[s]);
-        else
-            va_dwt(dsp, &d, bf, 0, h);
+            va_scale(dsp, s, w, h, p, bf, &raw[s]);
         /* the next scale reads this one's a: the planes change places (same size, no copy) */
         int32_t *const oa = bf->oa, *const ta = bf->ta;
         bf->oa = bf->ob[SQ_VA_A];

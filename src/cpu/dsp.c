@@ -180,18 +180,11 @@ static void adm_decs_c(const int32_t *const *ob, const int32_t *const *tb, int n
     }
 }
 
-/* sq_va_dwt_plane's rows [i0, i1) */
 static void adm_dwt_c(const uint8_t *src8, ptrdiff_t stride, int acc, int bpc, const int32_t *src,
-                      int w, int h, int scale, int only_a, int i0, int i1, int32_t *lo, int32_t *hi,
+                      int w, int h, int scale, int only_a, int32_t *lo, int32_t *hi,
                       int32_t *const *band)
 {
-    for (int i = i0; i < i1; i++) {
-        if (scale)
-            sq_va_dwt_vs_row(src, w, h, scale, i, lo, hi);
-        else
-            sq_va_dwt_v0_row(src8, stride, acc, h, bpc, i, w, lo, hi);
-        sq_va_dwt_h_row(lo, hi, w, scale, only_a, band, (int64_t)i * ((w + 1) / 2));
-    }
+    sq_va_dwt_plane(src8, stride, acc, bpc, src, w, h, scale, only_a, lo, hi, band);
 }
 
 static void adm_den_c(int s, const SqVaScale *p, const int32_t *const *ob, int w, int h, float *out)

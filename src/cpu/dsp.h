@@ -150,12 +150,10 @@ typedef struct SqDsp {
      * from the raw plane src8 (stride, access acc, bpc), scales 1..3 from
      * the int32 band src (at scale 1 scale 0's a, int16 values: the SIMD
      * levels rely on it); w x h in; band: the four ((w + 1) / 2) x
-     * ((h + 1) / 2) bands out, of which the output rows [i0, i1) only (so
-     * that a caller may use each row while it is in cache); lo, hi: rows of
-     * w int32 of scratch.
+     * ((h + 1) / 2) bands out; lo, hi: rows of w int32 of scratch.
      */
     void (*adm_dwt)(const uint8_t *src8, ptrdiff_t stride, int acc, int bpc, const int32_t *src,
-                    int w, int h, int scale, int only_a, int i0, int i1, int32_t *lo, int32_t *hi,
+                    int w, int h, int scale, int only_a, int32_t *lo, int32_t *hi,
                     int32_t *const *band);
     /*
      * ADM's CSF denominator of a scored w x h scale (math/vmaf_adm_pool.h,

@@ -67,8 +67,8 @@ struct SqVcParams;
                         const uint32_t *ir, int32_t *const *r, int32_t *const *e,              \
                         int32_t *const *A, int32_t *const *F);                                 \
     void N(sq_adm_dwt)(const uint8_t *src8, ptrdiff_t stride, int acc, int bpc,                 \
-                       const int32_t *src, int w, int h, int scale, int only_a, int i0,         \
-                       int i1, int32_t *lo, int32_t *hi, int32_t *const *band);                 \
+                       const int32_t *src, int w, int h, int scale, int only_a, int32_t *lo,    \
+                       int32_t *hi, int32_t *const *band);                        \
     void N(sq_adm_den)(int s, const struct SqVaScale *p, const int32_t *const *ob, int w,     \
                        int h, float *out);                                                     \
     void N(sq_adm_csf_row)(int s, const uint32_t *ir, const int32_t *const *src, int n,        \
