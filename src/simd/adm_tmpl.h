@@ -151,24 +151,24 @@ V_AI vs adm_div0(vs m)
 }
 
 /* sq_va_restore at scale 0 of int16 o, t; angle: lanes of all ones within the angle */
-V_AI vs adm_restore0i(vs o, vs t, vs angle, vs egl)
+V_AI vs adm_restore0i(vs o, vs t, vs angle, vs egl, int e1)
 {
-    const vs zero = vs_set1(0), sg = vs_sra(o, 31);
-    const vs q0 = adm_div0(vs_max(vs_abs(o), vs_set1(1)));
+    const vs zero = vs_set1(0), sg = vs_sra(o, 31), m = vs_abs(o);
+    const vs q0 = adm_div0(vs_max(m, vs_set1(1)));
     const vs q = vs_sub(vs_xor(q0, sg), sg);
     const vs qh = vs_sra(q, 15), ql = vs_and(q, vs_set1(32767));
     vs k = vs_add(vs_mul(qh, t), vs_sra(vs_add(vs_mul(ql, t), vs_set1(16384)), 15));
     k = vs_min(vs_max(k, zero), vs_set1(32768));
     const vs rst = vs_sra(vs_add(vs_mul(k, o), vs_set1(16384)), 15);
-    const vs g = vs_mul(rst, egl);
-    const vs lim = vs_and(angle, vs_gt(k, zero));
-    /* inside the limit: o > 0 keeps g below t (min), o < 0 above t (max) */
-    const vs lp = vs_and(lim, vs_gt(o, zero)), ln = vs_and(lim, vs_gt(zero, o));
-    return vs_sel(lp, vs_min(g, t), vs_sel(ln, vs_max(g, t), rst));
+    const vs g = e1 ? rst : vs_mul(rst, egl); /* e1: E = 1, the v1.0.16 models' */
+    /* the limit's lanes: k > 0 and o != 0, both >= 0 in magnitude, so their minimum > 0 */
+    const vs lim = vs_and(angle, vs_gt(vs_min(k, m), zero));
+    /* inside it: o > 0 keeps g below t (min), o < 0 above t (max) */
+    return vs_sel(lim, vs_sel(vs_gt(o, zero), vs_min(g, t), vs_max(g, t)), rst);
 }
 
 /* VS_N positions from j: r, e, A and F at once (integer egl) */
-V_AI void adm_dec0_int(const int32_t *const *ob, const int32_t *const *tb, int j, vs egl,
+V_AI void adm_dec0_int(const int32_t *const *ob, const int32_t *const *tb, int j, vs egl, int e1,
                        const uint32_t *ir, int32_t *const *r, int32_t *const *e,
                        int32_t *const *A, int32_t *const *F)
 {
@@ -184,7 +184,7 @@ V_AI void adm_dec0_int(const int32_t *const *ob, const int32_t *const *tb, int j
     for (int o = 0; o < 3; o++) {
         const int b = sq_va_band_of(o);
         const vs t = o == 0 ? th : o == 1 ? tv : vs_load(tb[b] + j);
-        const vs rst = adm_restore0i(o == 0 ? oh : o == 1 ? ov : vs_load(ob[b] + j), t, angle, egl);
+        const vs rst = adm_restore0i(o == 0 ? oh : o == 1 ? ov : vs_load(ob[b] + j), t, angle, egl, e1);
         const vs err = adm_i16(vs_sub(t, rst));
         const vs a = adm_csf0(err, o, ir[o]);
         vs_store(r[o] + j, rst);
@@ -192,6 +192,18 @@ V_AI void adm_dec0_int(const int32_t *const *ob, const int32_t *const *tb, int j
         vs_store(A[o] + j, a);
         vs_store(F[o] + j, adm_fine(1, a));
     }
+}
+
+/* positions [0, n >= VS_N) by adm_dec0_int, the last vector moved back */
+V_AI void adm_dec0_ints(const int32_t *const *ob, const int32_t *const *tb, int n, vs egl, int e1,
+                        const uint32_t *ir, int32_t *const *r, int32_t *const *e,
+                        int32_t *const *A, int32_t *const *F)
+{
+    int j = 0;
+    for (; j + VS_N <= n; j += VS_N)
+        adm_dec0_int(ob, tb, j, egl, e1, ir, r, e, A, F);
+    if (j < n)
+        adm_dec0_int(ob, tb, n - VS_N, egl, e1, ir, r, e, A, F);
 }
 
 /*
@@ -221,10 +233,10 @@ void V_NAME(sq_adm_dec0)(const int32_t *const *ob, const int32_t *const *tb, int
     int j = 0;
     if (egl >= 0.0 && egl < 32768.0 && egl == (double)(int32_t)egl) {
         const vs ge = vs_set1((int32_t)egl);
-        for (; j + VS_N <= n; j += VS_N)
-            adm_dec0_int(o4, t4, j, ge, ir, r3, e3, a3, f3);
-        if (j < n)
-            adm_dec0_int(o4, t4, n - VS_N, ge, ir, r3, e3, a3, f3);
+        if (egl == 1.0)
+            adm_dec0_ints(o4, t4, n, ge, 1, ir, r3, e3, a3, f3);
+        else
+            adm_dec0_ints(o4, t4, n, ge, 0, ir, r3, e3, a3, f3);
         return;
     }
     const vd g = vd_set1(egl);
