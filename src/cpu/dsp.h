@@ -148,7 +148,8 @@ typedef struct SqDsp {
     /*
      * One level of ADM's DWT (math/vmaf_adm_dwt.h, sq_va_dwt_plane): scale 0
      * from the raw plane src8 (stride, access acc, bpc), scales 1..3 from
-     * the int32 band src; w x h in; band: the four ((w + 1) / 2) x
+     * the int32 band src (at scale 1 scale 0's a, int16 values: the SIMD
+     * levels rely on it); w x h in; band: the four ((w + 1) / 2) x
      * ((h + 1) / 2) bands out; lo, hi: rows of w int32 of scratch.
      */
     void (*adm_dwt)(const uint8_t *src8, ptrdiff_t stride, int acc, int bpc, const int32_t *src,

@@ -99,6 +99,114 @@ V_AI void adm_dec0_csf(const int32_t *const *tb, int j, const uint32_t *ir, int3
 }
 
 /*
+ * Scale 0 in 32-bit lanes, for an integer enhancement limit E in [0, 2^15)
+ * (1 and libvmaf's default 100 among them), VS_N positions at a time. The
+ * int16 bands keep every step within 32 bits:
+ * - the angle's sums o.t, o.o, t.t are sums of two int16 products
+ *   (vs_madd16v); only all four at -32768 reach 2^31, which wraps to
+ *   INT32_MIN, a value the sums never take otherwise (they are >= -2^31 +
+ *   2^16), so its float's sign is flipped back (adm_sumf);
+ * - q = trunc(2^30 / o) (adm_div0), |q| <= 2^30, splits as q = qh 2^15 +
+ *   ql, ql in [0, 2^15): (q t + 2^14) >> 15 = qh t + ((ql t + 2^14) >> 15),
+ *   |qh t| <= 2^30, ql t < 2^30;
+ * - k in [0, 2^15] times int16 o is within 2^30, and rst = (k o + 2^14) >>
+ *   15 within int16 (no wrap); g = rst E below 2^30 is the double product
+ *   exactly, its truncation itself;
+ * - where o is 0, rst is 0 whatever k (the scalar code's 32768 changes
+ *   nothing there, and the limit does not apply), so k needs no select.
+ */
+
+/*
+ * adm_angle on the float sums themselves: dividing them by 4096 scales
+ * every product by a power of two (the values are integers or 0, far from
+ * underflow), so each rounding and the comparison come out alike
+ */
+V_AI vdm adm_angle_f(vd dpf, vd omf, vd tmf)
+{
+    const vd rhs = vd_mul(vd_mul(vd_set1((double)0x1.ffd814p-1f), omf), tmf);
+    return vdm_and(vd_le(vd_zero(), dpf), vd_le(rhs, vd_mul(dpf, dpf)));
+}
+
+/* (float) of an angle sum from its 32-bit lane: INT32_MIN stands for +2^31 */
+V_AI vf adm_sumf(vs v)
+{
+    const vs fix = vs_and(vs_gt(vs_set1(-INT32_MAX), v), vs_set1(INT32_MIN));
+    return vs_as_vf(vs_xor(vf_bits(vs_to_vf(v)), fix));
+}
+
+/*
+ * floor(2^30 / m) for m in [1, 2^15] in float lanes: f = fl(2^30 / m) is
+ * within 2^30 / m * 2^-24 <= 64 of the quotient, so r = 2^30 - trunc(f) m
+ * is exact (|r| <= 65 m < 2^22, no int32 wrap either), and floor(fl(r /
+ * m)) is floor(r / m): a quotient that is not an integer lies 1 / m >=
+ * 2^-15 from one, the rounding moves it by at most 65 * 2^-24. checkkernel
+ * runs every m (adm_dec0 with every int16 o).
+ */
+V_AI vs adm_div0(vs m)
+{
+    const vf mf = vs_to_vf(m);
+    const vs qi = vf_cvtt(vf_div(vf_set1(1073741824.0f), mf));
+    const vs r = vs_sub(vs_set1(1 << 30), vs_mul(qi, m));
+    return vs_add(qi, vf_cvtt(vf_floor(vf_div(vs_to_vf(r), mf))));
+}
+
+/* sq_va_restore at scale 0 of int16 o, t; angle: lanes of all ones within the angle */
+V_AI vs adm_restore0i(vs o, vs t, vs angle, vs egl, int e1)
+{
+    const vs zero = vs_set1(0), sg = vs_sra(o, 31), m = vs_abs(o);
+    const vs q0 = adm_div0(vs_max(m, vs_set1(1)));
+    const vs q = vs_sub(vs_xor(q0, sg), sg);
+    const vs qh = vs_sra(q, 15), ql = vs_and(q, vs_set1(32767));
+    vs k = vs_add(vs_mul(qh, t), vs_sra(vs_add(vs_mul(ql, t), vs_set1(16384)), 15));
+    k = vs_min(vs_max(k, zero), vs_set1(32768));
+    const vs rst = vs_sra(vs_add(vs_mul(k, o), vs_set1(16384)), 15);
+    const vs g = e1 ? rst : vs_mul(rst, egl); /* e1: E = 1, the v1.0.16 models' */
+    /* the limit's lanes: k > 0 and o != 0, both >= 0 in magnitude, so their minimum > 0 */
+    const vs lim = vs_and(angle, vs_gt(vs_min(k, m), zero));
+    /* inside it: o > 0 keeps g below t (min), o < 0 above t (max) */
+    return vs_sel(lim, vs_sel(vs_gt(o, zero), vs_min(g, t), vs_max(g, t)), rst);
+}
+
+/* VS_N positions from j: r, e, A and F at once (integer egl) */
+V_AI void adm_dec0_int(const int32_t *const *ob, const int32_t *const *tb, int j, vs egl, int e1,
+                       const uint32_t *ir, int32_t *const *r, int32_t *const *e,
+                       int32_t *const *A, int32_t *const *F)
+{
+    const vs m16 = vs_set1(0xffff);
+    const vs oh = vs_load(ob[SQ_VA_H] + j), ov = vs_load(ob[SQ_VA_V] + j);
+    const vs th = vs_load(tb[SQ_VA_H] + j), tv = vs_load(tb[SQ_VA_V] + j);
+    /* (h, v) as int16 pairs */
+    const vs po = vs_or(vs_and(oh, m16), vs_sll(ov, 16)), pt = vs_or(vs_and(th, m16), vs_sll(tv, 16));
+    const vf dp = adm_sumf(vs_madd16v(po, pt)), om = adm_sumf(vs_madd16v(po, po)),
+             tm = adm_sumf(vs_madd16v(pt, pt));
+    const vs angle = vdm2_vs(adm_angle_f(vf_lo_vd(dp), vf_lo_vd(om), vf_lo_vd(tm)),
+                             adm_angle_f(vf_hi_vd(dp), vf_hi_vd(om), vf_hi_vd(tm)));
+    for (int o = 0; o < 3; o++) {
+        const int b = sq_va_band_of(o);
+        const vs t = o == 0 ? th : o == 1 ? tv : vs_load(tb[b] + j);
+        const vs rst = adm_restore0i(o == 0 ? oh : o == 1 ? ov : vs_load(ob[b] + j), t, angle, egl, e1);
+        const vs err = adm_i16(vs_sub(t, rst));
+        const vs a = adm_csf0(err, o, ir[o]);
+        vs_store(r[o] + j, rst);
+        vs_store(e[o] + j, err);
+        vs_store(A[o] + j, a);
+        vs_store(F[o] + j, adm_fine(1, a));
+    }
+}
+
+/* positions [0, n >= VS_N) by adm_dec0_int, the last vector moved back */
+V_AI void adm_dec0_ints(const int32_t *const *ob, const int32_t *const *tb, int n, vs egl, int e1,
+                        const uint32_t *ir, int32_t *const *r, int32_t *const *e,
+                        int32_t *const *A, int32_t *const *F)
+{
+    int j = 0;
+    for (; j + VS_N <= n; j += VS_N)
+        adm_dec0_int(ob, tb, j, egl, e1, ir, r, e, A, F);
+    if (j < n)
+        adm_dec0_int(ob, tb, n - VS_N, egl, e1, ir, r, e, A, F);
+}
+
+/*
  * Positions [0, n) of one row: ob, tb the bands at the row's first position,
  * r, e, A, F likewise (by orientation h, v, d), ir the scale's three CSF
  * factors. The restored values in double lanes over the row, then e, A and
@@ -122,8 +230,16 @@ void V_NAME(sq_adm_dec0)(const int32_t *const *ob, const int32_t *const *tb, int
     const int32_t *o4[4] = { ob[0], ob[1], ob[2], ob[3] }, *t4[4] = { tb[0], tb[1], tb[2], tb[3] };
     int32_t *r3[3] = { r[0], r[1], r[2] }, *e3[3] = { e[0], e[1], e[2] };
     int32_t *a3[3] = { A[0], A[1], A[2] }, *f3[3] = { F[0], F[1], F[2] };
-    const vd g = vd_set1(egl);
     int j = 0;
+    if (egl >= 0.0 && egl < 32768.0 && egl == (double)(int32_t)egl) {
+        const vs ge = vs_set1((int32_t)egl);
+        if (egl == 1.0)
+            adm_dec0_ints(o4, t4, n, ge, 1, ir, r3, e3, a3, f3);
+        else
+            adm_dec0_ints(o4, t4, n, ge, 0, ir, r3, e3, a3, f3);
+        return;
+    }
+    const vd g = vd_set1(egl);
     for (; j + VD_N <= n; j += VD_N)
         adm_dec0_vec(o4, t4, j, g, r3);
     if (j < n)

@@ -252,6 +252,31 @@ V_AI vs vs_madd16(vs p, int k0, int k1)
 {
     return _mm256_madd_epi16(p, _mm256_set1_epi32((int32_t)((uint32_t)k1 << 16 | ((uint32_t)k0 & 0xffff))));
 }
+/* VS_N lanes from 2 VS_N int16 at p: lane k holds p[2k] (low half) and p[2k + 1] */
+V_AI vs vs_load16x2(const int16_t *p) { return _mm256_loadu_si256((const __m256i *)p); }
+/* the low 16 bits of each lane (an int16 store's wrap), VS_N int16 at p */
+V_AI void vs_store16(int16_t *p, vs v)
+{
+    const __m256i b = _mm256_shuffle_epi8(v, _mm256_setr_epi8(0, 1, 4, 5, 8, 9, 12, 13, -1, -1, -1, -1, -1, -1, -1, -1,
+                                                              0, 1, 4, 5, 8, 9, 12, 13, -1, -1, -1, -1, -1, -1, -1, -1));
+    _mm_storeu_si128((__m128i *)p, _mm256_castsi256_si128(_mm256_permute4x64_epi64(b, 0x08)));
+}
+/* a.x b.x + a.y b.y of each lane's int16 pairs (x low, y high): scale 0's angle sums */
+V_AI vs vs_madd16v(vs a, vs b) { return _mm256_madd_epi16(a, b); }
+V_AI vs vs_xor(vs a, vs b) { return _mm256_xor_si256(a, b); }
+V_AI vs vs_min(vs a, vs b) { return _mm256_min_epi32(a, b); }
+/* t where m's lane is all ones, f where it is zero */
+V_AI vs vs_sel(vs m, vs t, vs f) { return _mm256_blendv_epi8(f, t, m); }
+/* float lanes to int32, truncated (values within int32) */
+V_AI vs vf_cvtt(vf v) { return _mm256_cvttps_epi32(v); }
+V_AI vf vf_floor(vf v) { return _mm256_round_ps(v, _MM_FROUND_TO_NEG_INF | _MM_FROUND_NO_EXC); }
+/* the lane masks of lo's and then hi's doubles as VS_N 32-bit lanes of all ones or zero */
+V_AI vs vdm2_vs(vdm lo, vdm hi)
+{
+    const __m256i idx = _mm256_setr_epi32(0, 2, 4, 6, 0, 2, 4, 6);
+    return _mm256_blend_epi32(_mm256_permutevar8x32_epi32(_mm256_castpd_si256(lo), idx),
+                              _mm256_permutevar8x32_epi32(_mm256_castpd_si256(hi), idx), 0xf0);
+}
 /* the low halves of v's lanes, VD_N int32 at p */
 V_AI void vq_store_i32(int32_t *p, vq v)
 {
@@ -366,5 +391,11 @@ V_AI void vw_taps(vw a, vw b, vw c, int ta, int tb, int tc, vs *x, vs *y)
                           _mm256_madd_epi16(_mm256_unpackhi_epi16(c, z), t0));
 }
 V_AI vw vw_pack(vs x, vs y) { return _mm256_packs_epi32(x, y); }
+/* a's and b's words paired (a low) in 32-bit lanes, x then y in the order vw_pack takes them */
+V_AI void vw_pair(vw a, vw b, vs *x, vs *y)
+{
+    *x = _mm256_unpacklo_epi16(a, b);
+    *y = _mm256_unpackhi_epi16(a, b);
+}
 
 #endif

@@ -310,6 +310,56 @@ V_AI vs vs_madd16(vs p, int k0, int k1)
 {
     return _mm512_madd_epi16(p, _mm512_set1_epi32((int32_t)((uint32_t)k1 << 16 | ((uint32_t)k0 & 0xffff))));
 }
+/* VS_N lanes from 2 VS_N int16 at p: lane k holds p[2k] (low half) and p[2k + 1] */
+V_AI vs vs_load16x2(const int16_t *p) { return _mm512_loadu_si512(p); }
+/* the low 16 bits of each lane (an int16 store's wrap), VS_N int16 at p */
+#ifdef SQ_AVX512_EMU
+/* SIMDe has no vpmovdw: the wrap first, then the saturating form changes nothing */
+V_AI void vs_store16(int16_t *p, vs v)
+{
+    _mm256_storeu_si256((__m256i *)p, _mm512_cvtsepi32_epi16(vs_sra(vs_sll(v, 16), 16)));
+}
+#else
+V_AI void vs_store16(int16_t *p, vs v) { _mm256_storeu_si256((__m256i *)p, _mm512_cvtepi32_epi16(v)); }
+#endif
+/* a.x b.x + a.y b.y of each lane's int16 pairs (x low, y high): scale 0's angle sums */
+#ifdef SQ_AVX512_EMU
+/* SIMDe adds the two products as C int: the one sum past int32 (all four -32768) wraps here */
+V_AI vs vs_madd16v(vs a, vs b)
+{
+    int16_t x[32], y[32];
+    uint32_t r[16];
+    _mm512_storeu_si512(x, a);
+    _mm512_storeu_si512(y, b);
+    for (int k = 0; k < 16; k++)
+        r[k] = (uint32_t)(x[2 * k] * y[2 * k]) + (uint32_t)(x[2 * k + 1] * y[2 * k + 1]);
+    return _mm512_loadu_si512(r);
+}
+#else
+V_AI vs vs_madd16v(vs a, vs b) { return _mm512_madd_epi16(a, b); }
+#endif
+V_AI vs vs_xor(vs a, vs b) { return _mm512_xor_si512(a, b); }
+V_AI vs vs_min(vs a, vs b) { return _mm512_min_epi32(a, b); }
+/* t where m's lane is all ones, f where it is zero */
+V_AI vs vs_sel(vs m, vs t, vs f) { return _mm512_mask_blend_epi32(_mm512_test_epi32_mask(m, m), f, t); }
+/* float lanes to int32, truncated (values within int32) */
+#ifdef SQ_AVX512_EMU
+/* SIMDe has no 512-bit vcvttps2dq: lane by lane (C's conversion truncates) */
+V_AI vs vf_cvtt(vf v)
+{
+    float f[16];
+    int32_t r[16];
+    _mm512_storeu_ps(f, v);
+    for (int k = 0; k < 16; k++)
+        r[k] = (int32_t)f[k];
+    return _mm512_loadu_si512(r);
+}
+#else
+V_AI vs vf_cvtt(vf v) { return _mm512_cvttps_epi32(v); }
+#endif
+V_AI vf vf_floor(vf v) { return _mm512_roundscale_ps(v, 0x09); } /* down, no exceptions */
+/* the lane masks of lo's and then hi's doubles as VS_N 32-bit lanes of all ones or zero */
+V_AI vs vdm2_vs(vdm lo, vdm hi) { return _mm512_maskz_set1_epi32((__mmask16)(lo | (unsigned)hi << 8), -1); }
 /* the low halves of v's lanes, VD_N int32 at p */
 V_AI void vq_store_i32(int32_t *p, vq v) { _mm256_storeu_si256((__m256i *)p, _mm512_cvtepi64_epi32(v)); }
 /* conversions between vq and vd lanes of integers below 2^31 in magnitude */
@@ -357,5 +407,11 @@ V_AI void vw_taps(vw a, vw b, vw c, int ta, int tb, int tc, vs *x, vs *y)
                           _mm512_madd_epi16(_mm512_unpackhi_epi16(c, z), t0));
 }
 V_AI vw vw_pack(vs x, vs y) { return _mm512_packs_epi32(x, y); }
+/* a's and b's words paired (a low) in 32-bit lanes, x then y in the order vw_pack takes them */
+V_AI void vw_pair(vw a, vw b, vs *x, vs *y)
+{
+    *x = _mm512_unpacklo_epi16(a, b);
+    *y = _mm512_unpackhi_epi16(a, b);
+}
 
 #endif

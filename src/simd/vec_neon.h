@@ -296,6 +296,28 @@ V_AI vs vs_madd16(vs p, int k0, int k1)
     const int16x4_t k = vreinterpret_s16_s32(vdup_n_s32((int32_t)((uint32_t)k1 << 16 | ((uint32_t)k0 & 0xffff))));
     return vpaddq_s32(vmull_s16(vget_low_s16(x), k), vmull_high_s16(x, vcombine_s16(k, k)));
 }
+/* VS_N lanes from 2 VS_N int16 at p: lane k holds p[2k] (low half) and p[2k + 1] */
+V_AI vs vs_load16x2(const int16_t *p) { return vreinterpretq_s32_s16(vld1q_s16(p)); }
+/* the low 16 bits of each lane (an int16 store's wrap), VS_N int16 at p */
+V_AI void vs_store16(int16_t *p, vs v) { vst1_s16(p, vmovn_s32(v)); }
+/* a.x b.x + a.y b.y of each lane's int16 pairs (x low, y high): scale 0's angle sums */
+V_AI vs vs_madd16v(vs a, vs b)
+{
+    const int16x8_t x = vreinterpretq_s16_s32(a), y = vreinterpretq_s16_s32(b);
+    return vpaddq_s32(vmull_s16(vget_low_s16(x), vget_low_s16(y)), vmull_high_s16(x, y));
+}
+V_AI vs vs_xor(vs a, vs b) { return veorq_s32(a, b); }
+V_AI vs vs_min(vs a, vs b) { return vminq_s32(a, b); }
+/* t where m's lane is all ones, f where it is zero */
+V_AI vs vs_sel(vs m, vs t, vs f) { return vbslq_s32(vreinterpretq_u32_s32(m), t, f); }
+/* float lanes to int32, truncated (values within int32) */
+V_AI vs vf_cvtt(vf v) { return vcvtq_s32_f32(v); }
+V_AI vf vf_floor(vf v) { return vrndmq_f32(v); }
+/* the lane masks of lo's and then hi's doubles as VS_N 32-bit lanes of all ones or zero */
+V_AI vs vdm2_vs(vdm lo, vdm hi)
+{
+    return vreinterpretq_s32_u32(vuzp1q_u32(vreinterpretq_u32_u64(lo), vreinterpretq_u32_u64(hi)));
+}
 /* the low halves of v's lanes, VD_N int32 at p */
 V_AI void vq_store_i32(int32_t *p, vq v) { vst1_s32(p, vmovn_s64(v)); }
 V_AI vq vd_to_vq(vd v) { return vcvtq_s64_f64(v); }
@@ -355,5 +377,11 @@ V_AI void vw_taps(vw a, vw b, vw c, int ta, int tb, int tc, vs *x, vs *y)
     *y = vmlal_high_n_s16(h, c, (int16_t)tc);
 }
 V_AI vw vw_pack(vs x, vs y) { return vcombine_s16(vqmovn_s32(x), vqmovn_s32(y)); }
+/* a's and b's words paired (a low) in 32-bit lanes, x then y in the order vw_pack takes them */
+V_AI void vw_pair(vw a, vw b, vs *x, vs *y)
+{
+    *x = vreinterpretq_s32_s16(vzip1q_s16(a, b));
+    *y = vreinterpretq_s32_s16(vzip2q_s16(a, b));
+}
 
 #endif
