@@ -39,6 +39,16 @@ static void va_planes(SqVaBufs *b, int32_t **all[24])
  */
 #define VA_RING 8
 
+/*
+ * lo holds W int32 for the DWT, then VA_RING rows of (W + 1) / 2 u32: S,
+ * the ring of F's sums over the orientations (row i at row i % VA_RING, as
+ * F's), which the masking rows read in place of F's 9 rows (va_fsum).
+ */
+static size_t va_lo_size(int W)
+{
+    return (size_t)W + VA_RING * (size_t)((W + 1) / 2);
+}
+
 int sq_cpu_va_alloc(SqVaBufs *b, int W, int H, int whole, const SqAlloc *a)
 {
     int32_t **all[24];
@@ -47,7 +57,7 @@ int sq_cpu_va_alloc(SqVaBufs *b, int W, int H, int whole, const SqAlloc *a)
     memset(b, 0, sizeof(*b));
     va_planes(b, all);
     for (int i = 0; i < 24; i++)
-        if (!(*all[i] = sq_calloc(a, i >= 22 ? (size_t)W : i >= 10 ? ring : n,
+        if (!(*all[i] = sq_calloc(a, i == 22 ? va_lo_size(W) : i == 23 ? (size_t)W : i >= 10 ? ring : n,
                                   sizeof(int32_t))))
             return -1;
     return 0;
@@ -83,15 +93,27 @@ static void va_row(const SqVaBufs *bf, int w, int L, int i, VaRow *v)
     }
 }
 
-/* Masking row i of a w x h band over the rings: X, A and F at rows i - 1, i, i + 1 mirrored. */
+/*
+ * S's row for the F row just written (n positions from L, as va_row's): u32
+ * sums, which wrap as the thresholds' own sums of F do.
+ */
+static void va_fsum(int32_t *const *F, int n, uint32_t *restrict S)
+{
+    const int32_t *restrict f0 = F[0], *restrict f1 = F[1], *restrict f2 = F[2];
+    for (int j = 0; j < n; j++)
+        S[j] = (uint32_t)f0[j] + (uint32_t)f1[j] + (uint32_t)f2[j];
+}
+
+/* Masking row i of a w x h band over the rings: X, A and S at rows i - 1, i, i + 1 mirrored. */
 static void va_cm(const SqDsp *dsp, int s, const uint32_t *ir, int32_t *const *X,
-                  const SqVaBufs *bf, int w, int h, int i, int64_t *acc, uint32_t *vs)
+                  const SqVaBufs *bf, const uint32_t *S, int w, int h, int i, int64_t *acc,
+                  uint32_t *vs)
 {
     const int64_t up = (int64_t)(sq_va_mirror(i - 1, h) % VA_RING) * w,
                   mid = (int64_t)(i % VA_RING) * w,
                   dn = (int64_t)(sq_va_mirror(i + 1, h) % VA_RING) * w;
-    dsp->adm_cm_row(s, ir, (const int32_t *const *)X, (const int32_t *const *)bf->A,
-                    (const int32_t *const *)bf->F, w, h, up, mid, dn, acc, vs);
+    dsp->adm_cm_row(s, ir, (const int32_t *const *)X, (const int32_t *const *)bf->A, S, w,
+                    h, up, mid, dn, acc, vs);
 }
 
 /* The last row a masking row i reads (its neighbours mirrored as sq_va_cm_row's). */
@@ -110,7 +132,7 @@ static int va_need(int i, int h)
  * and the masking sums are integers (any order).
  */
 static void va_scale(const SqDsp *dsp, int s, int w, int h, const SqVaParams *p,
-                     const SqVaBufs *bf, SqVaRaw *raw)
+                     const SqVaBufs *bf, uint32_t *S, SqVaRaw *raw)
 {
     const SqVaScale *sc = &p->s[s];
     const int L = sq_va_ext_lo(w), R = sq_va_ext_hi(w), T = sq_va_ext_lo(h), B = sq_va_ext_hi(h);
@@ -125,16 +147,18 @@ static void va_scale(const SqDsp *dsp, int s, int w, int h, const SqVaParams *p,
         if (k < B) {
             va_row(bf, w, L, k, &v);
             (s ? dsp->adm_decs : dsp->adm_dec0)(v.ob, v.tb, R - L, p->egl, sc->ir, v.r, v.e, v.A, v.F);
+            va_fsum(v.F, R - L, S + (int64_t)(k % VA_RING) * w + L);
         }
         for (; nd < b && va_need(nd, h) <= k; nd++)
-            va_cm(dsp, s, sc->ir, bf->r, bf, w, h, nd, dlm, vs);
+            va_cm(dsp, s, sc->ir, bf->r, bf, S, w, h, nd, dlm, vs);
         /* row nc is free once no DLM row left reads it: those are nc - 1 .. nc + 1 */
         for (; aim && nc < sq_imin(k + 1, B) && (nd >= b || nd > nc + 1); nc++) {
             va_row(bf, w, L, nc, &v);
             dsp->adm_csf_row(s, sc->ir, (const int32_t *const *)v.r, R - L, v.A, v.F);
+            va_fsum(v.F, R - L, S + (int64_t)(nc % VA_RING) * w + L);
         }
         for (; aim && na < b && va_need(na, h) < nc; na++)
-            va_cm(dsp, s, sc->ir, bf->e, bf, w, h, na, am, vs);
+            va_cm(dsp, s, sc->ir, bf->e, bf, S, w, h, na, am, vs);
     }
     for (int th = 0; th < 3; th++) {
         raw->num[th] = sq_va_num_norm(s, th, dlm[th], w, h);
@@ -163,7 +187,7 @@ static void va_frame(const SqDsp *dsp, const Planes *r, int pr, const Planes *t,
         h = (h + 1) / 2;
         sq_va_scale_raw(w, h, &raw[s]);
         if (scored)
-            va_scale(dsp, s, w, h, p, bf, &raw[s]);
+            va_scale(dsp, s, w, h, p, bf, (uint32_t *)bf->lo + W, &raw[s]);
         /* the next scale reads this one's a: the planes change places (same size, no copy) */
         int32_t *const oa = bf->oa, *const ta = bf->ta;
         bf->oa = bf->ob[SQ_VA_A];

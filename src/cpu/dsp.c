@@ -201,11 +201,11 @@ static void adm_csf_row_c(int s, const uint32_t *ir, const int32_t *const *src, 
 }
 
 static void adm_cm_row_c(int scale, const uint32_t *ir, const int32_t *const *X,
-                         const int32_t *const *A, const int32_t *const *F, int w, int h,
+                         const int32_t *const *A, const uint32_t *S, int w, int h,
                          int64_t up, int64_t mid, int64_t dn, int64_t *acc, uint32_t *vs)
 {
     const SqVaScale sc = { { ir[0], ir[1], ir[2] }, { 0.0, 0.0, 0.0 } };
-    sq_va_cm_rows(scale, &sc, X, A, F, w, h, up, mid, dn, acc, vs);
+    sq_va_cm_rows_sum(scale, &sc, X, A, S, w, h, up, mid, dn, acc, vs);
 }
 
 static void vc_hist_move_c(const uint16_t *img, const uint8_t *mask, int w, int h, int add,

@@ -170,15 +170,16 @@ typedef struct SqDsp {
                         int32_t *const *A, int32_t *const *F);
     /*
      * One pooling row of ADM's masking numerator (math/vmaf_adm.h,
-     * sq_va_cm_rows): acc[th] += the row's rounded sum, from X (r or e), A
-     * and F (by orientation h, v, d; rows of w) and the scale's CSF factors
-     * ir; up, mid, dn: the offsets of the row above, the row and the row
-     * below in those planes (the caller mirrors them; h only sets the
-     * rounding). Scale 0's planes hold int16 values and its ir are u16 (as
-     * libvmaf stores them). vs: w u32 of scratch.
+     * sq_va_cm_rows_sum): acc[th] += the row's rounded sum, from X (r or
+     * e) and A (by orientation h, v, d; rows of w), S (F's sum over the
+     * orientations at each position, u32) and the scale's CSF factors ir;
+     * up, mid, dn: the offsets of the row above, the row and the row below
+     * in those planes (the caller mirrors them; h only sets the rounding).
+     * Scale 0's planes hold int16 values and its ir are u16 (as libvmaf
+     * stores them). vs: w u32 of scratch.
      */
     void (*adm_cm_row)(int scale, const uint32_t *ir, const int32_t *const *X,
-                       const int32_t *const *A, const int32_t *const *F, int w, int h,
+                       const int32_t *const *A, const uint32_t *S, int w, int h,
                        int64_t up, int64_t mid, int64_t dn, int64_t *acc, uint32_t *vs);
     /*
      * libvmaf's CAMBI (math/vmaf_cambi_scale.h): the window histograms

@@ -74,7 +74,7 @@ struct SqVcParams;
     void N(sq_adm_csf_row)(int s, const uint32_t *ir, const int32_t *const *src, int n,        \
                            int32_t *const *A, int32_t *const *F);                              \
     void N(sq_adm_cm_row)(int scale, const uint32_t *ir, const int32_t *const *X,               \
-                          const int32_t *const *A, const int32_t *const *F, int w, int h,       \
+                          const int32_t *const *A, const uint32_t *S, int w, int h,             \
                           int64_t up, int64_t mid, int64_t dn, int64_t *acc, uint32_t *vs);
 
 /* simd/cambi_tmpl.h */

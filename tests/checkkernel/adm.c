@@ -21,7 +21,8 @@
  * and CSF planes, every scale, random CSF factors, int32 extremes at
  * scales 1..3: the denominators' bits and every plane.
  *
- * adm_cm_row: one masking row on its own, widths 2..300 (odd ones, rows
+ * adm_cm_row: one masking row on its own (from F's sums over the
+ * orientations, and the C table's against the math's sq_va_cm_rows from F), widths 2..300 (odd ones, rows
  * shorter than a vector, columns the mirror reaches), its neighbours the
  * mirrored rows or any rows, every scale,
  * realistic planes and planes with int16 / int32 extremes, CSF factors
@@ -354,6 +355,7 @@ typedef struct CmCase {
     int s, w, h, i, up, dn;
     uint32_t ir[3];
     int32_t *X[3], *A[3], *F[3];
+    uint32_t *S; /* F's sums over the orientations, which adm_cm_row reads */
 } CmCase;
 
 static void cm_new(CmCase *k)
@@ -386,6 +388,9 @@ static void cm_new(CmCase *k)
                 k->F[th][x] = sq_va_i16(k->F[th][x]);
         }
     }
+    k->S = malloc(sizeof(uint32_t) * (size_t)n);
+    for (int x = 0; x < n; x++)
+        k->S[x] = (uint32_t)k->F[0][x] + (uint32_t)k->F[1][x] + (uint32_t)k->F[2][x];
 }
 
 static void cm_run(const SqDsp *d, const CmCase *k, const uint32_t *ir, int64_t *acc)
@@ -393,7 +398,20 @@ static void cm_run(const SqDsp *d, const CmCase *k, const uint32_t *ir, int64_t 
     uint32_t *vs = malloc(sizeof(uint32_t) * (size_t)k->w);
     for (int th = 0; th < 3; th++)
         acc[th] = 1000 * th - 7;
-    d->adm_cm_row(k->s, ir, (const int32_t *const *)k->X, (const int32_t *const *)k->A,
+    d->adm_cm_row(k->s, ir, (const int32_t *const *)k->X, (const int32_t *const *)k->A, k->S,
+                  k->w, k->h, (int64_t)k->up * k->w, (int64_t)k->i * k->w,
+                  (int64_t)k->dn * k->w, acc, vs);
+    free(vs);
+}
+
+/* the math's sq_va_cm_rows, from F itself: what the C table's row from S must equal */
+static void cm_math(const CmCase *k, int64_t *acc)
+{
+    uint32_t *vs = malloc(sizeof(uint32_t) * (size_t)k->w);
+    const SqVaScale sc = { { k->ir[0], k->ir[1], k->ir[2] }, { 0.0, 0.0, 0.0 } };
+    for (int th = 0; th < 3; th++)
+        acc[th] = 1000 * th - 7;
+    sq_va_cm_rows(k->s, &sc, (const int32_t *const *)k->X, (const int32_t *const *)k->A,
                   (const int32_t *const *)k->F, k->w, k->h, (int64_t)k->up * k->w,
                   (int64_t)k->i * k->w, (int64_t)k->dn * k->w, acc, vs);
     free(vs);
@@ -414,6 +432,11 @@ static void check_cm(const CkCtx *c, const CkLevel *l)
         int64_t want[3], got[3], mut[3];
         cm_run(&c->ref, &k, k.ir, want);
         cm_run(&l->dsp, &k, k.ir, got);
+        cm_math(&k, mut);
+        if (memcmp(want, mut, sizeof(want)))
+            ck_fail("scale %d %dx%d row %d: C from S %lld %lld %lld, the math from F %lld %lld %lld",
+                    k.s, k.w, k.h, k.i, (long long)want[0], (long long)want[1],
+                    (long long)want[2], (long long)mut[0], (long long)mut[1], (long long)mut[2]);
         if (memcmp(want, got, sizeof(want)))
             ck_fail("scale %d %dx%d row %d ir %u %u %u: acc %lld %lld %lld, want %lld %lld %lld",
                     k.s, k.w, k.h, k.i, k.ir[0], k.ir[1], k.ir[2], (long long)got[0],
@@ -431,6 +454,7 @@ static void check_cm(const CkCtx *c, const CkLevel *l)
             free(k.A[th]);
             free(k.F[th]);
         }
+        free(k.S);
     }
     if (caught[0] < NCASES / 4 || caught[1] < NCASES / 4)
         ck_fail("the mutants differ from C in only %d and %d of %d cases", caught[0], caught[1],
