@@ -40,13 +40,15 @@ static void va_planes(SqVaBufs *b, int32_t **all[24])
 #define VA_RING 8
 
 /*
- * lo holds W int32 for the DWT, then VA_RING rows of (W + 1) / 2 u32: S,
- * the ring of F's sums over the orientations (row i at row i % VA_RING, as
- * F's), which the masking rows read in place of F's 9 rows (va_fsum).
+ * The CPU keeps no F: F[0]'s ring holds S, the fine masks' sum over the
+ * orientations at each position (u32), which the decouple and the AIM
+ * pass's CSF write in its place and which is all that the masking rows
+ * read of F (adm_cm_row); F[1] and F[2] go unused (SqVaBufs is the GPU's
+ * layout too).
  */
-static size_t va_lo_size(int W)
+static uint32_t *va_s(const SqVaBufs *b)
 {
-    return (size_t)W + VA_RING * (size_t)((W + 1) / 2);
+    return (uint32_t *)b->F[0];
 }
 
 int sq_cpu_va_alloc(SqVaBufs *b, int W, int H, int whole, const SqAlloc *a)
@@ -57,7 +59,7 @@ int sq_cpu_va_alloc(SqVaBufs *b, int W, int H, int whole, const SqAlloc *a)
     memset(b, 0, sizeof(*b));
     va_planes(b, all);
     for (int i = 0; i < 24; i++)
-        if (!(*all[i] = sq_calloc(a, i == 22 ? va_lo_size(W) : i == 23 ? (size_t)W : i >= 10 ? ring : n,
+        if (!(*all[i] = sq_calloc(a, i >= 22 ? (size_t)W : i >= 10 ? ring : n,
                                   sizeof(int32_t))))
             return -1;
     return 0;
@@ -72,10 +74,11 @@ void sq_cpu_va_free(SqVaBufs *b, const SqAlloc *a)
     memset(b, 0, sizeof(*b));
 }
 
-/* Pointers at position L of row i: the bands (4 each side) and r, e, A, F (3 each, rings). */
+/* Pointers at position L of row i: the bands (4 each side), r, e, A (3 each) and S (rings). */
 typedef struct VaRow {
     const int32_t *ob[4], *tb[4];
-    int32_t *r[3], *e[3], *A[3], *F[3];
+    int32_t *r[3], *e[3], *A[3];
+    uint32_t *S;
 } VaRow;
 
 static void va_row(const SqVaBufs *bf, int w, int L, int i, VaRow *v)
@@ -89,19 +92,8 @@ static void va_row(const SqVaBufs *bf, int w, int L, int i, VaRow *v)
         v->r[o] = bf->r[o] + y;
         v->e[o] = bf->e[o] + y;
         v->A[o] = bf->A[o] + y;
-        v->F[o] = bf->F[o] + y;
     }
-}
-
-/*
- * S's row for the F row just written (n positions from L, as va_row's): u32
- * sums, which wrap as the thresholds' own sums of F do.
- */
-static void va_fsum(int32_t *const *F, int n, uint32_t *restrict S)
-{
-    const int32_t *restrict f0 = F[0], *restrict f1 = F[1], *restrict f2 = F[2];
-    for (int j = 0; j < n; j++)
-        S[j] = (uint32_t)f0[j] + (uint32_t)f1[j] + (uint32_t)f2[j];
+    v->S = va_s(bf) + y;
 }
 
 /* Masking row i of a w x h band over the rings: X, A and S at rows i - 1, i, i + 1 mirrored. */
@@ -126,14 +118,15 @@ static int va_need(int i, int h)
  * A scored scale after its DWT: sq_va_decouple_csf then sq_va_scale_score,
  * reordered by rows so that each row is used while it is in cache: a
  * masking row of the DLM pass as soon as the decouple has written the rows
- * it reads, the AIM pass's CSF of a row (over the decouple's A and F) once
+ * it reads, the AIM pass's CSF of a row (over the decouple's A and S) once
  * no DLM row left reads that row, an AIM masking row once its rows have
  * their CSF. Every row sees the values the plane-by-plane order gives it,
  * and the masking sums are integers (any order).
  */
 static void va_scale(const SqDsp *dsp, int s, int w, int h, const SqVaParams *p,
-                     const SqVaBufs *bf, uint32_t *S, SqVaRaw *raw)
+                     const SqVaBufs *bf, SqVaRaw *raw)
 {
+    const uint32_t *S = va_s(bf);
     const SqVaScale *sc = &p->s[s];
     const int L = sq_va_ext_lo(w), R = sq_va_ext_hi(w), T = sq_va_ext_lo(h), B = sq_va_ext_hi(h);
     const int t = sq_va_pool_lo(h), b = sq_va_pool_hi(h);
@@ -146,16 +139,14 @@ static void va_scale(const SqDsp *dsp, int s, int w, int h, const SqVaParams *p,
         VaRow v;
         if (k < B) {
             va_row(bf, w, L, k, &v);
-            (s ? dsp->adm_decs : dsp->adm_dec0)(v.ob, v.tb, R - L, p->egl, sc->ir, v.r, v.e, v.A, v.F);
-            va_fsum(v.F, R - L, S + (int64_t)(k % VA_RING) * w + L);
+            (s ? dsp->adm_decs : dsp->adm_dec0)(v.ob, v.tb, R - L, p->egl, sc->ir, v.r, v.e, v.A, v.S);
         }
         for (; nd < b && va_need(nd, h) <= k; nd++)
             va_cm(dsp, s, sc->ir, bf->r, bf, S, w, h, nd, dlm, vs);
         /* row nc is free once no DLM row left reads it: those are nc - 1 .. nc + 1 */
         for (; aim && nc < sq_imin(k + 1, B) && (nd >= b || nd > nc + 1); nc++) {
             va_row(bf, w, L, nc, &v);
-            dsp->adm_csf_row(s, sc->ir, (const int32_t *const *)v.r, R - L, v.A, v.F);
-            va_fsum(v.F, R - L, S + (int64_t)(nc % VA_RING) * w + L);
+            dsp->adm_csf_row(s, sc->ir, (const int32_t *const *)v.r, R - L, v.A, v.S);
         }
         for (; aim && na < b && va_need(na, h) < nc; na++)
             va_cm(dsp, s, sc->ir, bf->e, bf, S, w, h, na, am, vs);
@@ -187,7 +178,7 @@ static void va_frame(const SqDsp *dsp, const Planes *r, int pr, const Planes *t,
         h = (h + 1) / 2;
         sq_va_scale_raw(w, h, &raw[s]);
         if (scored)
-            va_scale(dsp, s, w, h, p, bf, (uint32_t *)bf->lo + W, &raw[s]);
+            va_scale(dsp, s, w, h, p, bf, &raw[s]);
         /* the next scale reads this one's a: the planes change places (same size, no copy) */
         int32_t *const oa = bf->oa, *const ta = bf->ta;
         bf->oa = bf->ob[SQ_VA_A];

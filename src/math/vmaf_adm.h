@@ -168,6 +168,23 @@ SQ_FN void sq_va_csf_at(int scale, const SqVaScale *p, const SQ_GLOBAL int32_t *
 }
 
 /*
+ * sq_va_csf_at with F's sum over the orientations at x in place of F (u32,
+ * wrapping as the thresholds' own sums of F do): all that the CPU's masking
+ * rows read of F (sq_va_cm_rows_sum).
+ */
+SQ_FN void sq_va_csf_sum_at(int scale, const SqVaScale *p, const SQ_GLOBAL int32_t *const *src,
+                            int64_t x, SQ_GLOBAL int32_t *const *A, SQ_GLOBAL uint32_t *S)
+{
+    uint32_t s = 0;
+    for (int th = 0; th < 3; th++) {
+        const int32_t a = sq_va_csf(scale, th, p->ir[th], src[th][x]);
+        A[th][x] = a;
+        s += (uint32_t)sq_va_fine(scale, a);
+    }
+    S[x] = s;
+}
+
+/*
  * Decouple over the extended region of a w x h band: r and e, and the CSF
  * image A and fine mask F of e (the DLM pass).
  */

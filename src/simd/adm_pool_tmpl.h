@@ -2,7 +2,7 @@
  * libvmaf's integer ADM pooling (math/vmaf_adm_pool.h, sq_va_scale_pool)
  * over VS_N 32-bit lanes and their 64-bit halves (vq), written once for
  * AVX2, AVX-512 and NEON: the denominator (sq_va_den), the masking rows
- * (sq_va_cm_rows_sum) and a row of the AIM pass's CSF (sq_va_csf_at). Included
+ * (sq_va_cm_rows_sum) and a row of the AIM pass's CSF (sq_va_csf_sum_at). Included
  * by simd/adm_tmpl.h.
  *
  * Every lane does the scalar code's integer operations, only narrower
@@ -168,33 +168,36 @@ void V_NAME(sq_adm_cm_row)(int scale, const uint32_t *ir, const int32_t *const *
         acc[th] += (inner[th] + sq_va_half(rho)) >> rho;
 }
 
-/* sq_va_csf_at over positions [0, n) of one row (the AIM pass: src = r) */
+/* sq_va_csf_sum_at over positions [0, n) of one row (the AIM pass: src = r) */
 V_AI void adm_csf_span(int s, const uint32_t *ir, const int32_t *const *src, int n,
-                       int32_t *const *A, int32_t *const *F)
+                       int32_t *const *A, uint32_t *S)
 {
-    for (int th = 0; th < 3; th++) {
-        const int32_t *x = src[th];
-        int32_t *a = A[th], *f = F[th];
-        int j = 0;
-        for (; j + VS_N <= n; j += VS_N) {
-            const vs v = s == 0 ? adm_csf0(vs_load(x + j), th, ir[th]) : adm_csf28(vs_load(x + j), ir[th]);
-            vs_store(a + j, v);
-            vs_store(f + j, adm_fine(s == 0, v));
+    /* the pointers in locals: the stores cannot reload them */
+    const int32_t *x3[3] = { src[0], src[1], src[2] };
+    int32_t *a3[3] = { A[0], A[1], A[2] }, *s1 = (int32_t *)S;
+    int j = 0;
+    for (; j + VS_N <= n; j += VS_N) {
+        vs f = vs_set1(0);
+        for (int th = 0; th < 3; th++) {
+            const vs x = vs_load(x3[th] + j);
+            const vs v = s == 0 ? adm_csf0(x, th, ir[th]) : adm_csf28(x, ir[th]);
+            vs_store(a3[th] + j, v);
+            f = vs_add(f, adm_fine(s == 0, v));
         }
-        for (; j < n; j++) {
-            a[j] = sq_va_csf(s, th, ir[th], x[j]);
-            f[j] = sq_va_fine(s, a[j]);
-        }
+        vs_store(s1 + j, f);
     }
+    const SqVaScale sc = { { ir[0], ir[1], ir[2] }, { 0.0, 0.0, 0.0 } };
+    for (; j < n; j++)
+        sq_va_csf_sum_at(s, &sc, src, j, A, S);
 }
 
 void V_NAME(sq_adm_csf_row)(int s, const uint32_t *ir, const int32_t *const *src, int n,
-                            int32_t *const *A, int32_t *const *F)
+                            int32_t *const *A, uint32_t *S)
 {
     if (s == 0)
-        adm_csf_span(0, ir, src, n, A, F);
+        adm_csf_span(0, ir, src, n, A, S);
     else
-        adm_csf_span(s, ir, src, n, A, F);
+        adm_csf_span(s, ir, src, n, A, S);
 }
 
 /* sq_va_den_val of VS_N magnitudes u, the lanes' values added pairwise (u64) */

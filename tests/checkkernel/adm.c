@@ -6,7 +6,8 @@
  * 32767: the gain's clamp, the int16 wraps of the restored value, of the
  * error and of the CSF'd value), distorted bands that follow the
  * reference (the angle test passes) or not, enhancement limits 1..100 and
- * CSF factors over the whole u16 range. All twelve output rows are compared.
+ * CSF factors over the whole u16 range. All ten output rows are compared
+ * (r, e, A by orientation, the fine masks' sum S).
  * adm_decs (scales 1..3) likewise with int32 bands: real magnitudes (to
  * 2^29), small ones and the int32 extremes, CSF factors over the whole u32
  * range.
@@ -130,9 +131,10 @@ static void row_free(Row *r)
 
 static void run(const SqDsp *d, Row *r, int s, int n, double egl, const uint32_t *ir, int big)
 {
+    /* r, e, A, then S in out[9] (10 and 11 stay 0) */
     int32_t *const *o = r->out[s];
     (big ? d->adm_decs : d->adm_dec0)((const int32_t *const *)r->ob, (const int32_t *const *)r->tb, n, egl, ir, o, o + 3,
-                o + 6, o + 9);
+                o + 6, (uint32_t *)o[9]);
 }
 
 /*
@@ -168,7 +170,7 @@ static void check_all_o(const CkCtx *c, const CkLevel *l)
 static void check_level(const CkCtx *c, const CkLevel *l, int big)
 {
     static const char *const what[12] = { "r h", "r v", "r d", "e h", "e v", "e d",
-                                          "A h", "A v", "A d", "F h", "F v", "F d" };
+                                          "A h", "A v", "A d", "S", "-", "-" };
     ck_begin(big ? "adm_decs" : "adm_dec0", l->name);
     for (int i = 0; i < NCASES; i++) {
         const int n = ck_chance(20) ? ck_irand(1, 20) : ck_irand(21, 300), mode = ck_irand(0, 4);
@@ -325,8 +327,7 @@ static void check_pool_case(const CkCtx *c, const CkLevel *l)
             const int64_t x = (int64_t)i * w + L;
             const int32_t *src[3] = { b[k].r[0] + x, b[k].r[1] + x, b[k].r[2] + x };
             int32_t *A[3] = { b[k].A[0] + x, b[k].A[1] + x, b[k].A[2] + x };
-            int32_t *F[3] = { b[k].F[0] + x, b[k].F[1] + x, b[k].F[2] + x };
-            d[k]->adm_csf_row(s, p.s[s].ir, src, R - L, A, F);
+            d[k]->adm_csf_row(s, p.s[s].ir, src, R - L, A, (uint32_t *)b[k].F[0] + x);
         }
     }
     if (memcmp(den[0], den[1], sizeof(den[0])))
