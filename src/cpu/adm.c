@@ -39,6 +39,18 @@ static void va_planes(SqVaBufs *b, int32_t **all[24])
  */
 #define VA_RING 8
 
+/*
+ * The CPU keeps no F: F[0]'s ring holds S, the fine masks' sum over the
+ * orientations at each position (u32), which the decouple and the AIM
+ * pass's CSF write in its place and which is all that the masking rows
+ * read of F (adm_cm_row); F[1] and F[2] go unused (SqVaBufs is the GPU's
+ * layout too).
+ */
+static uint32_t *va_s(const SqVaBufs *b)
+{
+    return (uint32_t *)b->F[0];
+}
+
 int sq_cpu_va_alloc(SqVaBufs *b, int W, int H, int whole, const SqAlloc *a)
 {
     int32_t **all[24];
@@ -62,10 +74,11 @@ void sq_cpu_va_free(SqVaBufs *b, const SqAlloc *a)
     memset(b, 0, sizeof(*b));
 }
 
-/* Pointers at position L of row i: the bands (4 each side) and r, e, A, F (3 each, rings). */
+/* Pointers at position L of row i: the bands (4 each side), r, e, A (3 each) and S (rings). */
 typedef struct VaRow {
     const int32_t *ob[4], *tb[4];
-    int32_t *r[3], *e[3], *A[3], *F[3];
+    int32_t *r[3], *e[3], *A[3];
+    uint32_t *S;
 } VaRow;
 
 static void va_row(const SqVaBufs *bf, int w, int L, int i, VaRow *v)
@@ -79,19 +92,20 @@ static void va_row(const SqVaBufs *bf, int w, int L, int i, VaRow *v)
         v->r[o] = bf->r[o] + y;
         v->e[o] = bf->e[o] + y;
         v->A[o] = bf->A[o] + y;
-        v->F[o] = bf->F[o] + y;
     }
+    v->S = va_s(bf) + y;
 }
 
-/* Masking row i of a w x h band over the rings: X, A and F at rows i - 1, i, i + 1 mirrored. */
+/* Masking row i of a w x h band over the rings: X, A and S at rows i - 1, i, i + 1 mirrored. */
 static void va_cm(const SqDsp *dsp, int s, const uint32_t *ir, int32_t *const *X,
-                  const SqVaBufs *bf, int w, int h, int i, int64_t *acc, uint32_t *vs)
+                  const SqVaBufs *bf, const uint32_t *S, int w, int h, int i, int64_t *acc,
+                  uint32_t *vs)
 {
     const int64_t up = (int64_t)(sq_va_mirror(i - 1, h) % VA_RING) * w,
                   mid = (int64_t)(i % VA_RING) * w,
                   dn = (int64_t)(sq_va_mirror(i + 1, h) % VA_RING) * w;
-    dsp->adm_cm_row(s, ir, (const int32_t *const *)X, (const int32_t *const *)bf->A,
-                    (const int32_t *const *)bf->F, w, h, up, mid, dn, acc, vs);
+    dsp->adm_cm_row(s, ir, (const int32_t *const *)X, (const int32_t *const *)bf->A, S, w,
+                    h, up, mid, dn, acc, vs);
 }
 
 /* The last row a masking row i reads (its neighbours mirrored as sq_va_cm_row's). */
@@ -104,7 +118,7 @@ static int va_need(int i, int h)
  * A scored scale after its DWT: sq_va_decouple_csf then sq_va_scale_score,
  * reordered by rows so that each row is used while it is in cache: a
  * masking row of the DLM pass as soon as the decouple has written the rows
- * it reads, the AIM pass's CSF of a row (over the decouple's A and F) once
+ * it reads, the AIM pass's CSF of a row (over the decouple's A and S) once
  * no DLM row left reads that row, an AIM masking row once its rows have
  * their CSF. Every row sees the values the plane-by-plane order gives it,
  * and the masking sums are integers (any order).
@@ -112,6 +126,7 @@ static int va_need(int i, int h)
 static void va_scale(const SqDsp *dsp, int s, int w, int h, const SqVaParams *p,
                      const SqVaBufs *bf, SqVaRaw *raw)
 {
+    const uint32_t *S = va_s(bf);
     const SqVaScale *sc = &p->s[s];
     const int L = sq_va_ext_lo(w), R = sq_va_ext_hi(w), T = sq_va_ext_lo(h), B = sq_va_ext_hi(h);
     const int t = sq_va_pool_lo(h), b = sq_va_pool_hi(h);
@@ -124,17 +139,17 @@ static void va_scale(const SqDsp *dsp, int s, int w, int h, const SqVaParams *p,
         VaRow v;
         if (k < B) {
             va_row(bf, w, L, k, &v);
-            (s ? dsp->adm_decs : dsp->adm_dec0)(v.ob, v.tb, R - L, p->egl, sc->ir, v.r, v.e, v.A, v.F);
+            (s ? dsp->adm_decs : dsp->adm_dec0)(v.ob, v.tb, R - L, p->egl, sc->ir, v.r, v.e, v.A, v.S);
         }
         for (; nd < b && va_need(nd, h) <= k; nd++)
-            va_cm(dsp, s, sc->ir, bf->r, bf, w, h, nd, dlm, vs);
+            va_cm(dsp, s, sc->ir, bf->r, bf, S, w, h, nd, dlm, vs);
         /* row nc is free once no DLM row left reads it: those are nc - 1 .. nc + 1 */
         for (; aim && nc < sq_imin(k + 1, B) && (nd >= b || nd > nc + 1); nc++) {
             va_row(bf, w, L, nc, &v);
-            dsp->adm_csf_row(s, sc->ir, (const int32_t *const *)v.r, R - L, v.A, v.F);
+            dsp->adm_csf_row(s, sc->ir, (const int32_t *const *)v.r, R - L, v.A, v.S);
         }
         for (; aim && na < b && va_need(na, h) < nc; na++)
-            va_cm(dsp, s, sc->ir, bf->e, bf, w, h, na, am, vs);
+            va_cm(dsp, s, sc->ir, bf->e, bf, S, w, h, na, am, vs);
     }
     for (int th = 0; th < 3; th++) {
         raw->num[th] = sq_va_num_norm(s, th, dlm[th], w, h);

@@ -160,23 +160,23 @@ static uint64_t motion_sad_c(const uint8_t *prev, ptrdiff_t prev_stride, const u
 
 static void adm_dec0_c(const int32_t *const *ob, const int32_t *const *tb, int n, double egl,
                        const uint32_t *ir, int32_t *const *r, int32_t *const *e, int32_t *const *A,
-                       int32_t *const *F)
+                       uint32_t *S)
 {
     const SqVaScale sc = { { ir[0], ir[1], ir[2] }, { 0.0, 0.0, 0.0 } };
     for (int j = 0; j < n; j++) {
         sq_va_decouple_at(0, ob, tb, j, egl, r, e);
-        sq_va_csf_at(0, &sc, (const int32_t *const *)e, j, A, F);
+        sq_va_csf_sum_at(0, &sc, (const int32_t *const *)e, j, A, S);
     }
 }
 
 static void adm_decs_c(const int32_t *const *ob, const int32_t *const *tb, int n, double egl,
                        const uint32_t *ir, int32_t *const *r, int32_t *const *e, int32_t *const *A,
-                       int32_t *const *F)
+                       uint32_t *S)
 {
     const SqVaScale sc = { { ir[0], ir[1], ir[2] }, { 0.0, 0.0, 0.0 } };
     for (int j = 0; j < n; j++) {
         sq_va_decouple_at(1, ob, tb, j, egl, r, e);
-        sq_va_csf_at(1, &sc, (const int32_t *const *)e, j, A, F);
+        sq_va_csf_sum_at(1, &sc, (const int32_t *const *)e, j, A, S);
     }
 }
 
@@ -193,19 +193,19 @@ static void adm_den_c(int s, const SqVaScale *p, const int32_t *const *ob, int w
 }
 
 static void adm_csf_row_c(int s, const uint32_t *ir, const int32_t *const *src, int n,
-                          int32_t *const *A, int32_t *const *F)
+                          int32_t *const *A, uint32_t *S)
 {
     const SqVaScale sc = { { ir[0], ir[1], ir[2] }, { 0.0, 0.0, 0.0 } };
     for (int j = 0; j < n; j++)
-        sq_va_csf_at(s, &sc, src, j, A, F);
+        sq_va_csf_sum_at(s, &sc, src, j, A, S);
 }
 
 static void adm_cm_row_c(int scale, const uint32_t *ir, const int32_t *const *X,
-                         const int32_t *const *A, const int32_t *const *F, int w, int h,
+                         const int32_t *const *A, const uint32_t *S, int w, int h,
                          int64_t up, int64_t mid, int64_t dn, int64_t *acc, uint32_t *vs)
 {
     const SqVaScale sc = { { ir[0], ir[1], ir[2] }, { 0.0, 0.0, 0.0 } };
-    sq_va_cm_rows(scale, &sc, X, A, F, w, h, up, mid, dn, acc, vs);
+    sq_va_cm_rows_sum(scale, &sc, X, A, S, w, h, up, mid, dn, acc, vs);
 }
 
 static void vc_hist_move_c(const uint16_t *img, const uint8_t *mask, int w, int h, int add,

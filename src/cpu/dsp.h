@@ -133,18 +133,19 @@ typedef struct SqDsp {
     /*
      * libvmaf's integer ADM, scale 0: the decouple and CSF of positions
      * [0, n) of one band row (math/vmaf_adm.h, sq_va_decouple_at then
-     * sq_va_csf_at). ob, tb: the reference's and distorted's bands (SQ_VA_*
-     * order), r, e, A, F by orientation h, v, d, every pointer at the row's
-     * first position; egl: adm_enhn_gain_limit (>= 0: the option's range is
-     * [1, 100]); ir: the scale's CSF factors.
+     * sq_va_csf_sum_at). ob, tb: the reference's and distorted's bands
+     * (SQ_VA_* order), r, e, A by orientation h, v, d, and S (F's sum over
+     * the orientations, all that adm_cm_row reads of F), every pointer at
+     * the row's first position; egl: adm_enhn_gain_limit (>= 0: the
+     * option's range is [1, 100]); ir: the scale's CSF factors.
      */
     void (*adm_dec0)(const int32_t *const *ob, const int32_t *const *tb, int n, double egl,
                      const uint32_t *ir, int32_t *const *r, int32_t *const *e, int32_t *const *A,
-                     int32_t *const *F);
+                     uint32_t *S);
     /* The same at scales 1..3 (which compute alike: math/vmaf_adm.h tests only scale == 0). */
     void (*adm_decs)(const int32_t *const *ob, const int32_t *const *tb, int n, double egl,
                      const uint32_t *ir, int32_t *const *r, int32_t *const *e, int32_t *const *A,
-                     int32_t *const *F);
+                     uint32_t *S);
     /*
      * One level of ADM's DWT (math/vmaf_adm_dwt.h, sq_va_dwt_plane): scale 0
      * from the raw plane src8 (stride, access acc, bpc), scales 1..3 from
@@ -163,22 +164,24 @@ typedef struct SqDsp {
                     float *out);
     /*
      * The AIM pass's CSF of positions [0, n) of one row (math/vmaf_adm.h,
-     * sq_va_csf_at over src = r): A and F by orientation, every pointer at
-     * the row's first position. Scale 0's src holds int16 values.
+     * sq_va_csf_sum_at over src = r): A by orientation and S (as
+     * adm_dec0's), every pointer at the row's first position. Scale 0's src
+     * holds int16 values.
      */
     void (*adm_csf_row)(int s, const uint32_t *ir, const int32_t *const *src, int n,
-                        int32_t *const *A, int32_t *const *F);
+                        int32_t *const *A, uint32_t *S);
     /*
      * One pooling row of ADM's masking numerator (math/vmaf_adm.h,
-     * sq_va_cm_rows): acc[th] += the row's rounded sum, from X (r or e), A
-     * and F (by orientation h, v, d; rows of w) and the scale's CSF factors
-     * ir; up, mid, dn: the offsets of the row above, the row and the row
-     * below in those planes (the caller mirrors them; h only sets the
-     * rounding). Scale 0's planes hold int16 values and its ir are u16 (as
-     * libvmaf stores them). vs: w u32 of scratch.
+     * sq_va_cm_rows_sum): acc[th] += the row's rounded sum, from X (r or
+     * e) and A (by orientation h, v, d; rows of w), S (F's sum over the
+     * orientations at each position, u32) and the scale's CSF factors ir;
+     * up, mid, dn: the offsets of the row above, the row and the row below
+     * in those planes (the caller mirrors them; h only sets the rounding).
+     * Scale 0's planes hold int16 values and its ir are u16 (as libvmaf
+     * stores them). vs: w u32 of scratch.
      */
     void (*adm_cm_row)(int scale, const uint32_t *ir, const int32_t *const *X,
-                       const int32_t *const *A, const int32_t *const *F, int w, int h,
+                       const int32_t *const *A, const uint32_t *S, int w, int h,
                        int64_t up, int64_t mid, int64_t dn, int64_t *acc, uint32_t *vs);
     /*
      * libvmaf's CAMBI (math/vmaf_cambi_scale.h): the window histograms

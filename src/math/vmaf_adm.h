@@ -168,6 +168,23 @@ SQ_FN void sq_va_csf_at(int scale, const SqVaScale *p, const SQ_GLOBAL int32_t *
 }
 
 /*
+ * sq_va_csf_at with F's sum over the orientations at x in place of F (u32,
+ * wrapping as the thresholds' own sums of F do): all that the CPU's masking
+ * rows read of F (sq_va_cm_rows_sum).
+ */
+SQ_FN void sq_va_csf_sum_at(int scale, const SqVaScale *p, const SQ_GLOBAL int32_t *const *src,
+                            int64_t x, SQ_GLOBAL int32_t *const *A, SQ_GLOBAL uint32_t *S)
+{
+    uint32_t s = 0;
+    for (int th = 0; th < 3; th++) {
+        const int32_t a = sq_va_csf(scale, th, p->ir[th], src[th][x]);
+        A[th][x] = a;
+        s += (uint32_t)sq_va_fine(scale, a);
+    }
+    S[x] = s;
+}
+
+/*
  * Decouple over the extended region of a w x h band: r and e, and the CSF
  * image A and fine mask F of e (the DLM pass).
  */
@@ -299,6 +316,35 @@ SQ_FN void sq_va_cm_rows(int scale, const SqVaScale *p, const SQ_GLOBAL int32_t 
         uint32_t t = vs[sq_va_mirror(j - 1, w)] + vs[j] + vs[sq_va_mirror(j + 1, w)];
         for (int th = 0; th < 3; th++)
             t += (uint32_t)sq_va_centre(scale, A[th][mid + j]) - (uint32_t)F[th][mid + j];
+        for (int th = 0; th < 3; th++)
+            inner[th] += sq_va_cm_val(scale, th, p->ir[th], X[th][mid + j], (int32_t)t, c[th]);
+    }
+    for (int th = 0; th < 3; th++)
+        acc[th] += sq_va_cm_round(inner[th], rho);
+}
+
+/*
+ * sq_va_cm_rows from S, the per-position sums over the orientations of F
+ * (u32) at the same offsets, in place of F: the box sums and the centre's
+ * F taken back out are sums over the orientations of F, and u32 sums wrap
+ * alike in any order, so the thresholds, and so the row sums, are the same
+ * (the CPU keeps S as F's rows are written: 3 loads a column, not 12).
+ */
+SQ_FN void sq_va_cm_rows_sum(int scale, const SqVaScale *p, const SQ_GLOBAL int32_t *const *X,
+                             const SQ_GLOBAL int32_t *const *A, const SQ_GLOBAL uint32_t *S,
+                             int w, int h, int64_t up, int64_t mid, int64_t dn, int64_t *acc,
+                             SQ_GLOBAL uint32_t *vs)
+{
+    const int l = sq_va_pool_lo(w), r = sq_va_pool_hi(w), rho = sq_va_ceil_log2(h);
+    const int c[3] = { sq_va_cm_shift(scale, 0, w), sq_va_cm_shift(scale, 1, w),
+                       sq_va_cm_shift(scale, 2, w) };
+    for (int j = sq_imax(l - 1, 0); j < sq_imin(r + 1, w); j++)
+        vs[j] = S[up + j] + S[mid + j] + S[dn + j];
+    int64_t inner[3] = { 0, 0, 0 };
+    for (int j = l; j < r; j++) {
+        uint32_t t = vs[sq_va_mirror(j - 1, w)] + vs[j] + vs[sq_va_mirror(j + 1, w)] - S[mid + j];
+        for (int th = 0; th < 3; th++)
+            t += (uint32_t)sq_va_centre(scale, A[th][mid + j]);
         for (int th = 0; th < 3; th++)
             inner[th] += sq_va_cm_val(scale, th, p->ir[th], X[th][mid + j], (int32_t)t, c[th]);
     }

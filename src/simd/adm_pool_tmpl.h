@@ -2,7 +2,7 @@
  * libvmaf's integer ADM pooling (math/vmaf_adm_pool.h, sq_va_scale_pool)
  * over VS_N 32-bit lanes and their 64-bit halves (vq), written once for
  * AVX2, AVX-512 and NEON: the denominator (sq_va_den), the masking rows
- * (sq_va_cm_rows) and a row of the AIM pass's CSF (sq_va_csf_at). Included
+ * (sq_va_cm_rows_sum) and a row of the AIM pass's CSF (sq_va_csf_sum_at). Included
  * by simd/adm_tmpl.h.
  *
  * Every lane does the scalar code's integer operations, only narrower
@@ -91,30 +91,30 @@ V_AI vq adm_cm_vec(int s0, int th, uint32_t ir, vs X, vs t, int c)
     return adm_cube(vs_max(d, vs_set1(0)), s0 && th < 2 ? 29 : 30, c);
 }
 
-/* sq_va_cm_row's term of position j into inner (the scalar columns) */
+/* sq_va_cm_rows_sum's term of position j into inner (the scalar columns) */
 static void adm_cm_at(int scale, const SqVaScale *p, const int32_t *const *X,
-                      const int32_t *const *A, const int32_t *const *F, int w, int64_t mid,
+                      const int32_t *const *A, const uint32_t *S, int w, int64_t mid,
                       const uint32_t *vsum, int j, const int *c, int64_t *inner)
 {
-    uint32_t t = vsum[sq_va_mirror(j - 1, w)] + vsum[j] + vsum[sq_va_mirror(j + 1, w)];
+    uint32_t t = vsum[sq_va_mirror(j - 1, w)] + vsum[j] + vsum[sq_va_mirror(j + 1, w)] - S[mid + j];
     for (int th = 0; th < 3; th++)
-        t += (uint32_t)sq_va_centre(scale, A[th][mid + j]) - (uint32_t)F[th][mid + j];
+        t += (uint32_t)sq_va_centre(scale, A[th][mid + j]);
     for (int th = 0; th < 3; th++)
         inner[th] += sq_va_cm_val(scale, th, p->ir[th], X[th][mid + j], (int32_t)t, c[th]);
 }
 
 /* positions [j0, j1) (a multiple of VS_N, neighbours in place) into inner */
 V_AI void adm_cm_span(int s0, const uint32_t *ir, const int32_t *const *X,
-                      const int32_t *const *A, const int32_t *const *F, int64_t mid,
+                      const int32_t *const *A, const int32_t *S, int64_t mid,
                       const uint32_t *vsum, int j0, int j1, const int *c, int64_t *inner)
 {
     vq acc[3] = { vq_set1(0), vq_set1(0), vq_set1(0) };
     for (int j = j0; j < j1; j += VS_N) {
         const int32_t *v = (const int32_t *)vsum + j;
-        vs t = vs_add(vs_add(vs_load(v - 1), vs_load(v)), vs_load(v + 1));
+        vs t = vs_sub(vs_add(vs_add(vs_load(v - 1), vs_load(v)), vs_load(v + 1)),
+                      vs_load(S + mid + j));
         for (int th = 0; th < 3; th++)
-            t = vs_add(t, vs_sub(adm_centre(s0, vs_load(A[th] + mid + j)),
-                                 vs_load(F[th] + mid + j)));
+            t = vs_add(t, adm_centre(s0, vs_load(A[th] + mid + j)));
         for (int th = 0; th < 3; th++)
             acc[th] = vq_add(acc[th], adm_cm_vec(s0, th, ir[th], vs_load(X[th] + mid + j), t, c[th]));
     }
@@ -122,28 +122,20 @@ V_AI void adm_cm_span(int s0, const uint32_t *ir, const int32_t *const *X,
         inner[th] = (int64_t)((uint64_t)inner[th] + vq_hsum(acc[th]));
 }
 
-/* vsum[k] for k in [k0, k1): the u32 sums of F over the rows up, mid, dn */
-static void adm_colsums(const int32_t *const *F, int64_t up, int64_t mid, int64_t dn, int k0,
-                        int k1, uint32_t *vsum)
+/* vsum[k] for k in [k0, k1): the u32 sums of S over the rows up, mid, dn */
+static void adm_colsums(const int32_t *S, int64_t up, int64_t mid, int64_t dn, int k0, int k1,
+                        uint32_t *vsum)
 {
     int k = k0;
-    for (; k + VS_N <= k1; k += VS_N) {
-        vs v = vs_set1(0);
-        for (int th = 0; th < 3; th++)
-            v = vs_add(v, vs_add(vs_add(vs_load(F[th] + up + k), vs_load(F[th] + mid + k)),
-                                 vs_load(F[th] + dn + k)));
-        vs_store((int32_t *)vsum + k, v);
-    }
-    for (; k < k1; k++) {
-        uint32_t v = 0;
-        for (int th = 0; th < 3; th++)
-            v += (uint32_t)F[th][up + k] + (uint32_t)F[th][mid + k] + (uint32_t)F[th][dn + k];
-        vsum[k] = v;
-    }
+    for (; k + VS_N <= k1; k += VS_N)
+        vs_store((int32_t *)vsum + k, vs_add(vs_add(vs_load(S + up + k), vs_load(S + mid + k)),
+                                             vs_load(S + dn + k)));
+    for (; k < k1; k++)
+        vsum[k] = (uint32_t)S[up + k] + (uint32_t)S[mid + k] + (uint32_t)S[dn + k];
 }
 
 void V_NAME(sq_adm_cm_row)(int scale, const uint32_t *ir, const int32_t *const *X,
-                           const int32_t *const *A, const int32_t *const *F, int w, int h,
+                           const int32_t *const *A, const uint32_t *S, int w, int h,
                            int64_t up, int64_t mid, int64_t dn, int64_t *acc, uint32_t *vsum)
 {
     const SqVaScale sc = { { ir[0], ir[1], ir[2] }, { 0.0, 0.0, 0.0 } };
@@ -152,57 +144,60 @@ void V_NAME(sq_adm_cm_row)(int scale, const uint32_t *ir, const int32_t *const *
                        sq_va_cm_shift(scale, 2, w) };
     if (c[0] < 0) {
         /* bands under 9 wide at scale 0: a negative shift, the scalar code's to define */
-        sq_va_cm_rows(scale, &sc, X, A, F, w, h, up, mid, dn, acc, vsum);
+        sq_va_cm_rows_sum(scale, &sc, X, A, S, w, h, up, mid, dn, acc, vsum);
         return;
     }
     /* the pointers in locals: the stores to vsum cannot reload them */
-    const int32_t *x3[3] = { X[0], X[1], X[2] }, *a3[3] = { A[0], A[1], A[2] },
-                  *f3[3] = { F[0], F[1], F[2] };
-    adm_colsums(f3, up, mid, dn, sq_imax(l - 1, 0), sq_imin(r + 1, w), vsum);
+    const int32_t *x3[3] = { X[0], X[1], X[2] }, *a3[3] = { A[0], A[1], A[2] };
+    const int32_t *s32 = (const int32_t *)S;
+    adm_colsums(s32, up, mid, dn, sq_imax(l - 1, 0), sq_imin(r + 1, w), vsum);
     int64_t inner[3] = { 0, 0, 0 };
     /* [a, b): the columns whose two neighbours are in place */
     const int a = sq_imax(l, 1), b = sq_imin(r, w - 1);
     int j = l;
     for (; j < r && j < a; j++)
-        adm_cm_at(scale, &sc, X, A, F, w, mid, vsum, j, c, inner);
+        adm_cm_at(scale, &sc, X, A, S, w, mid, vsum, j, c, inner);
     const int n = b > j ? (b - j) / VS_N * VS_N : 0;
     if (n && scale == 0)
-        adm_cm_span(1, ir, x3, a3, f3, mid, vsum, j, j + n, c, inner);
+        adm_cm_span(1, ir, x3, a3, s32, mid, vsum, j, j + n, c, inner);
     else if (n)
-        adm_cm_span(0, ir, x3, a3, f3, mid, vsum, j, j + n, c, inner);
+        adm_cm_span(0, ir, x3, a3, s32, mid, vsum, j, j + n, c, inner);
     for (j += n; j < r; j++)
-        adm_cm_at(scale, &sc, X, A, F, w, mid, vsum, j, c, inner);
+        adm_cm_at(scale, &sc, X, A, S, w, mid, vsum, j, c, inner);
     for (int th = 0; th < 3; th++)
         acc[th] += (inner[th] + sq_va_half(rho)) >> rho;
 }
 
-/* sq_va_csf_at over positions [0, n) of one row (the AIM pass: src = r) */
+/* sq_va_csf_sum_at over positions [0, n) of one row (the AIM pass: src = r) */
 V_AI void adm_csf_span(int s, const uint32_t *ir, const int32_t *const *src, int n,
-                       int32_t *const *A, int32_t *const *F)
+                       int32_t *const *A, uint32_t *S)
 {
-    for (int th = 0; th < 3; th++) {
-        const int32_t *x = src[th];
-        int32_t *a = A[th], *f = F[th];
-        int j = 0;
-        for (; j + VS_N <= n; j += VS_N) {
-            const vs v = s == 0 ? adm_csf0(vs_load(x + j), th, ir[th]) : adm_csf28(vs_load(x + j), ir[th]);
-            vs_store(a + j, v);
-            vs_store(f + j, adm_fine(s == 0, v));
+    /* the pointers in locals: the stores cannot reload them */
+    const int32_t *x3[3] = { src[0], src[1], src[2] };
+    int32_t *a3[3] = { A[0], A[1], A[2] }, *s1 = (int32_t *)S;
+    int j = 0;
+    for (; j + VS_N <= n; j += VS_N) {
+        vs f = vs_set1(0);
+        for (int th = 0; th < 3; th++) {
+            const vs x = vs_load(x3[th] + j);
+            const vs v = s == 0 ? adm_csf0(x, th, ir[th]) : adm_csf28(x, ir[th]);
+            vs_store(a3[th] + j, v);
+            f = vs_add(f, adm_fine(s == 0, v));
         }
-        for (; j < n; j++) {
-            a[j] = sq_va_csf(s, th, ir[th], x[j]);
-            f[j] = sq_va_fine(s, a[j]);
-        }
+        vs_store(s1 + j, f);
     }
+    const SqVaScale sc = { { ir[0], ir[1], ir[2] }, { 0.0, 0.0, 0.0 } };
+    for (; j < n; j++)
+        sq_va_csf_sum_at(s, &sc, src, j, A, S);
 }
 
 void V_NAME(sq_adm_csf_row)(int s, const uint32_t *ir, const int32_t *const *src, int n,
-                            int32_t *const *A, int32_t *const *F)
+                            int32_t *const *A, uint32_t *S)
 {
     if (s == 0)
-        adm_csf_span(0, ir, src, n, A, F);
+        adm_csf_span(0, ir, src, n, A, S);
     else
-        adm_csf_span(s, ir, src, n, A, F);
+        adm_csf_span(s, ir, src, n, A, S);
 }
 
 /* sq_va_den_val of VS_N magnitudes u, the lanes' values added pairwise (u64) */

@@ -83,19 +83,22 @@ V_AI void adm_dec0_vec(const int32_t *const *ob, const int32_t *const *tb, int j
 }
 
 /*
- * VS_N positions from j: e = i16(t - r), its CSF and fine mask, in 32-bit
- * lanes (int16 values: every product fits, simd/adm_pool_tmpl.h)
+ * VS_N positions from j: e = i16(t - r), its CSF and the fine masks' sum
+ * (S), in 32-bit lanes (int16 values: every product fits,
+ * simd/adm_pool_tmpl.h)
  */
 V_AI void adm_dec0_csf(const int32_t *const *tb, int j, const uint32_t *ir, int32_t *const *r,
-                       int32_t *const *e, int32_t *const *A, int32_t *const *F)
+                       int32_t *const *e, int32_t *const *A, int32_t *S)
 {
+    vs f = vs_set1(0);
     for (int o = 0; o < 3; o++) {
         const vs err = adm_i16(vs_sub(vs_load(tb[sq_va_band_of(o)] + j), vs_load(r[o] + j)));
         const vs a = adm_csf0(err, o, ir[o]);
         vs_store(e[o] + j, err);
         vs_store(A[o] + j, a);
-        vs_store(F[o] + j, adm_fine(1, a));
+        f = vs_add(f, adm_fine(1, a));
     }
+    vs_store(S + j, f);
 }
 
 /*
@@ -167,10 +170,10 @@ V_AI vs adm_restore0i(vs o, vs t, vs angle, vs egl, int e1)
     return vs_sel(lim, vs_sel(vs_gt(o, zero), vs_min(g, t), vs_max(g, t)), rst);
 }
 
-/* VS_N positions from j: r, e, A and F at once (integer egl) */
+/* VS_N positions from j: r, e, A and S at once (integer egl) */
 V_AI void adm_dec0_int(const int32_t *const *ob, const int32_t *const *tb, int j, vs egl, int e1,
                        const uint32_t *ir, int32_t *const *r, int32_t *const *e,
-                       int32_t *const *A, int32_t *const *F)
+                       int32_t *const *A, int32_t *S)
 {
     const vs m16 = vs_set1(0xffff);
     const vs oh = vs_load(ob[SQ_VA_H] + j), ov = vs_load(ob[SQ_VA_V] + j);
@@ -181,6 +184,7 @@ V_AI void adm_dec0_int(const int32_t *const *ob, const int32_t *const *tb, int j
              tm = adm_sumf(vs_madd16v(pt, pt));
     const vs angle = vdm2_vs(adm_angle_f(vf_lo_vd(dp), vf_lo_vd(om), vf_lo_vd(tm)),
                              adm_angle_f(vf_hi_vd(dp), vf_hi_vd(om), vf_hi_vd(tm)));
+    vs f = vs_set1(0);
     for (int o = 0; o < 3; o++) {
         const int b = sq_va_band_of(o);
         const vs t = o == 0 ? th : o == 1 ? tv : vs_load(tb[b] + j);
@@ -190,53 +194,54 @@ V_AI void adm_dec0_int(const int32_t *const *ob, const int32_t *const *tb, int j
         vs_store(r[o] + j, rst);
         vs_store(e[o] + j, err);
         vs_store(A[o] + j, a);
-        vs_store(F[o] + j, adm_fine(1, a));
+        f = vs_add(f, adm_fine(1, a));
     }
+    vs_store(S + j, f);
 }
 
 /* positions [0, n >= VS_N) by adm_dec0_int, the last vector moved back */
 V_AI void adm_dec0_ints(const int32_t *const *ob, const int32_t *const *tb, int n, vs egl, int e1,
                         const uint32_t *ir, int32_t *const *r, int32_t *const *e,
-                        int32_t *const *A, int32_t *const *F)
+                        int32_t *const *A, int32_t *S)
 {
     int j = 0;
     for (; j + VS_N <= n; j += VS_N)
-        adm_dec0_int(ob, tb, j, egl, e1, ir, r, e, A, F);
+        adm_dec0_int(ob, tb, j, egl, e1, ir, r, e, A, S);
     if (j < n)
-        adm_dec0_int(ob, tb, n - VS_N, egl, e1, ir, r, e, A, F);
+        adm_dec0_int(ob, tb, n - VS_N, egl, e1, ir, r, e, A, S);
 }
 
 /*
  * Positions [0, n) of one row: ob, tb the bands at the row's first position,
- * r, e, A, F likewise (by orientation h, v, d), ir the scale's three CSF
+ * r, e, A likewise (by orientation h, v, d) and S, ir the scale's three CSF
  * factors. The restored values in double lanes over the row, then e, A and
- * F in 32-bit lanes. Rows shorter than VS_N take the scalar code; the last
+ * S in 32-bit lanes. Rows shorter than VS_N take the scalar code; the last
  * vector of either pass moves back over positions already written (the
  * same values again).
  */
 void V_NAME(sq_adm_dec0)(const int32_t *const *ob, const int32_t *const *tb, int n, double egl,
                     const uint32_t *ir, int32_t *const *r, int32_t *const *e, int32_t *const *A,
-                    int32_t *const *F)
+                    uint32_t *S)
 {
     if (n < VS_N) {
         const SqVaScale sc = { { ir[0], ir[1], ir[2] }, { 0.0, 0.0, 0.0 } };
         for (int j = 0; j < n; j++) {
             sq_va_decouple_at(0, ob, tb, j, egl, r, e);
-            sq_va_csf_at(0, &sc, (const int32_t *const *)e, j, A, F);
+            sq_va_csf_sum_at(0, &sc, (const int32_t *const *)e, j, A, S);
         }
         return;
     }
     /* the pointers in locals: stores through them cannot change locals, so they stay in registers */
     const int32_t *o4[4] = { ob[0], ob[1], ob[2], ob[3] }, *t4[4] = { tb[0], tb[1], tb[2], tb[3] };
     int32_t *r3[3] = { r[0], r[1], r[2] }, *e3[3] = { e[0], e[1], e[2] };
-    int32_t *a3[3] = { A[0], A[1], A[2] }, *f3[3] = { F[0], F[1], F[2] };
+    int32_t *a3[3] = { A[0], A[1], A[2] }, *s1 = (int32_t *)S;
     int j = 0;
     if (egl >= 0.0 && egl < 32768.0 && egl == (double)(int32_t)egl) {
         const vs ge = vs_set1((int32_t)egl);
         if (egl == 1.0)
-            adm_dec0_ints(o4, t4, n, ge, 1, ir, r3, e3, a3, f3);
+            adm_dec0_ints(o4, t4, n, ge, 1, ir, r3, e3, a3, s1);
         else
-            adm_dec0_ints(o4, t4, n, ge, 0, ir, r3, e3, a3, f3);
+            adm_dec0_ints(o4, t4, n, ge, 0, ir, r3, e3, a3, s1);
         return;
     }
     const vd g = vd_set1(egl);
@@ -245,9 +250,9 @@ void V_NAME(sq_adm_dec0)(const int32_t *const *ob, const int32_t *const *tb, int
     if (j < n)
         adm_dec0_vec(o4, t4, n - VD_N, g, r3);
     for (j = 0; j + VS_N <= n; j += VS_N)
-        adm_dec0_csf(t4, j, ir, r3, e3, a3, f3);
+        adm_dec0_csf(t4, j, ir, r3, e3, a3, s1);
     if (j < n)
-        adm_dec0_csf(t4, n - VS_N, ir, r3, e3, a3, f3);
+        adm_dec0_csf(t4, n - VS_N, ir, r3, e3, a3, s1);
 }
 
 /*
@@ -294,41 +299,43 @@ V_AI void adm_decs_vec(const int32_t *const *ob, const int32_t *const *tb, int j
     }
 }
 
-/* VS_N positions from j: e = t - r (wrapping, as the int32 cast), its CSF and fine mask */
+/* VS_N positions from j: e = t - r (wrapping, as the int32 cast), its CSF, the fine masks' sum S */
 V_AI void adm_decs_csf(const int32_t *const *tb, int j, const uint32_t *ir, int32_t *const *r,
-                       int32_t *const *e, int32_t *const *A, int32_t *const *F)
+                       int32_t *const *e, int32_t *const *A, int32_t *S)
 {
+    vs f = vs_set1(0);
     for (int o = 0; o < 3; o++) {
         const vs err = vs_sub(vs_load(tb[sq_va_band_of(o)] + j), vs_load(r[o] + j));
         const vs a = adm_csf28(err, ir[o]);
         vs_store(e[o] + j, err);
         vs_store(A[o] + j, a);
-        vs_store(F[o] + j, adm_fine(0, a));
+        f = vs_add(f, adm_fine(0, a));
     }
+    vs_store(S + j, f);
 }
 
 /*
  * adm_dec0's row at scales 1..3 (which compute alike): the restored values
- * over the row in VD_N lanes, then e, A and F in VS_N lanes. Rows shorter
+ * over the row in VD_N lanes, then e, A and S in VS_N lanes. Rows shorter
  * than VS_N take the scalar code; the last vector of either pass moves back
  * over positions already written (the same values again).
  */
 void V_NAME(sq_adm_decs)(const int32_t *const *ob, const int32_t *const *tb, int n, double egl,
                          const uint32_t *ir, int32_t *const *r, int32_t *const *e,
-                         int32_t *const *A, int32_t *const *F)
+                         int32_t *const *A, uint32_t *S)
 {
     if (n < VS_N) {
         const SqVaScale sc = { { ir[0], ir[1], ir[2] }, { 0.0, 0.0, 0.0 } };
         for (int j = 0; j < n; j++) {
             sq_va_decouple_at(1, ob, tb, j, egl, r, e);
-            sq_va_csf_at(1, &sc, (const int32_t *const *)e, j, A, F);
+            sq_va_csf_sum_at(1, &sc, (const int32_t *const *)e, j, A, S);
         }
         return;
     }
     /* the pointers in locals: stores through them cannot change locals, so they stay in registers */
     const int32_t *o4[4] = { ob[0], ob[1], ob[2], ob[3] }, *t4[4] = { tb[0], tb[1], tb[2], tb[3] };
     int32_t *r3[3] = { r[0], r[1], r[2] }, *e3[3] = { e[0], e[1], e[2] };
-    int32_t *a3[3] = { A[0], A[1], A[2] }, *f3[3] = { F[0], F[1], F[2] };
+    int32_t *a3[3] = { A[0], A[1], A[2] }, *s1 = (int32_t *)S;
     const vd g = vd_set1(egl);
     int j = 0;
     for (; j + VD_N <= n; j += VD_N)
@@ -336,7 +343,7 @@ void V_NAME(sq_adm_decs)(const int32_t *const *ob, const int32_t *const *tb, int
     if (j < n)
         adm_decs_vec(o4, t4, n - VD_N, g, r3);
     for (j = 0; j + VS_N <= n; j += VS_N)
-        adm_decs_csf(t4, j, ir, r3, e3, a3, f3);
+        adm_decs_csf(t4, j, ir, r3, e3, a3, s1);
     if (j < n)
-        adm_decs_csf(t4, n - VS_N, ir, r3, e3, a3, f3);
+        adm_decs_csf(t4, n - VS_N, ir, r3, e3, a3, s1);
 }

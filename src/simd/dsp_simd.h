@@ -62,19 +62,19 @@ struct SqVcParams;
 #define SQ_SIMD_ADM_PROTOS(N)                                                                  \
     void N(sq_adm_dec0)(const int32_t *const *ob, const int32_t *const *tb, int n, double egl, \
                         const uint32_t *ir, int32_t *const *r, int32_t *const *e,              \
-                        int32_t *const *A, int32_t *const *F);                     \
+                        int32_t *const *A, uint32_t *S);                           \
     void N(sq_adm_decs)(const int32_t *const *ob, const int32_t *const *tb, int n, double egl, \
                         const uint32_t *ir, int32_t *const *r, int32_t *const *e,              \
-                        int32_t *const *A, int32_t *const *F);                                 \
+                        int32_t *const *A, uint32_t *S);                                       \
     void N(sq_adm_dwt)(const uint8_t *src8, ptrdiff_t stride, int acc, int bpc,                 \
                        const int32_t *src, int w, int h, int scale, int only_a, int32_t *lo,    \
                        int32_t *hi, int32_t *const *band);                        \
     void N(sq_adm_den)(int s, const struct SqVaScale *p, const int32_t *const *ob, int w,     \
                        int h, float *out);                                                     \
     void N(sq_adm_csf_row)(int s, const uint32_t *ir, const int32_t *const *src, int n,        \
-                           int32_t *const *A, int32_t *const *F);                              \
+                           int32_t *const *A, uint32_t *S);                                    \
     void N(sq_adm_cm_row)(int scale, const uint32_t *ir, const int32_t *const *X,               \
-                          const int32_t *const *A, const int32_t *const *F, int w, int h,       \
+                          const int32_t *const *A, const uint32_t *S, int w, int h,             \
                           int64_t up, int64_t mid, int64_t dn, int64_t *acc, uint32_t *vs);
 
 /* simd/cambi_tmpl.h */

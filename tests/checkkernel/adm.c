@@ -1,15 +1,14 @@
 /*
- * adm_dec0 (scale 0's decouple and CSF) against the C table's (the
- * scalar math of math/vmaf_adm.h) on random band rows: lengths from 1 (the
- * kernels hand rows under a vector to the scalar code) to ~300, int16
- * coefficients uniform, small, zero-heavy and at the bounds (-32768,
- * 32767: the gain's clamp, the int16 wraps of the restored value, of the
- * error and of the CSF'd value), distorted bands that follow the
- * reference (the angle test passes) or not, enhancement limits 1..100 and
- * CSF factors over the whole u16 range. All twelve output rows are compared.
- * adm_decs (scales 1..3) likewise with int32 bands: real magnitudes (to
- * 2^29), small ones and the int32 extremes, CSF factors over the whole u32
- * range.
+ * adm_dec0 (scale 0's decouple and CSF) against the C table's (the scalar math
+ * of math/vmaf_adm.h) on random band rows: lengths from 1 (the kernels hand
+ * rows under a vector to the scalar code) to ~300, int16 coefficients uniform,
+ * small, zero-heavy and at the bounds (-32768, 32767: the gain's clamp, the
+ * int16 wraps of the restored value, of the error and of the CSF'd value),
+ * distorted bands that follow the reference (the angle test passes) or not,
+ * enhancement limits 1..100 and CSF factors over the whole u16 range; every
+ * output row (r, e, A, the fine masks' sum S). adm_decs (scales 1..3) likewise
+ * with int32 bands: real magnitudes (to 2^29), small ones and the int32
+ * extremes, CSF factors over the whole u32 range.
  *
  * adm_dwt likewise on random planes: scale 0 from bytes and 16-bit
  * containers (bpc 8..16, MSB-aligned too) with fills at the depth's bounds,
@@ -21,11 +20,12 @@
  * and CSF planes, every scale, random CSF factors, int32 extremes at
  * scales 1..3: the denominators' bits and every plane.
  *
- * adm_cm_row: one masking row on its own, widths 2..300 (odd ones, rows
+ * adm_cm_row: one masking row from F's sums over the orientations (C's
+ * against the math's sq_va_cm_rows from F too), widths 2..300 (odd ones, rows
  * shorter than a vector, columns the mirror reaches), its neighbours the
- * mirrored rows or any rows, every scale,
- * realistic planes and planes with int16 / int32 extremes, CSF factors
- * over the whole u16 / u32 range (ir >= 2^31 too).
+ * mirrored rows or any rows, every scale, realistic planes and planes with
+ * int16 / int32 extremes, CSF factors over the whole u16 / u32 range (ir >=
+ * 2^31 too).
  */
 #include <stdlib.h>
 #include <string.h>
@@ -129,9 +129,9 @@ static void row_free(Row *r)
 
 static void run(const SqDsp *d, Row *r, int s, int n, double egl, const uint32_t *ir, int big)
 {
-    int32_t *const *o = r->out[s];
+    int32_t *const *o = r->out[s]; /* r, e, A, then S in out[9] (10 and 11 stay 0) */
     (big ? d->adm_decs : d->adm_dec0)((const int32_t *const *)r->ob, (const int32_t *const *)r->tb, n, egl, ir, o, o + 3,
-                o + 6, o + 9);
+                o + 6, (uint32_t *)o[9]);
 }
 
 /*
@@ -167,7 +167,7 @@ static void check_all_o(const CkCtx *c, const CkLevel *l)
 static void check_level(const CkCtx *c, const CkLevel *l, int big)
 {
     static const char *const what[12] = { "r h", "r v", "r d", "e h", "e v", "e d",
-                                          "A h", "A v", "A d", "F h", "F v", "F d" };
+                                          "A h", "A v", "A d", "S", "-", "-" };
     ck_begin(big ? "adm_decs" : "adm_dec0", l->name);
     for (int i = 0; i < NCASES; i++) {
         const int n = ck_chance(20) ? ck_irand(1, 20) : ck_irand(21, 300), mode = ck_irand(0, 4);
@@ -324,8 +324,7 @@ static void check_pool_case(const CkCtx *c, const CkLevel *l)
             const int64_t x = (int64_t)i * w + L;
             const int32_t *src[3] = { b[k].r[0] + x, b[k].r[1] + x, b[k].r[2] + x };
             int32_t *A[3] = { b[k].A[0] + x, b[k].A[1] + x, b[k].A[2] + x };
-            int32_t *F[3] = { b[k].F[0] + x, b[k].F[1] + x, b[k].F[2] + x };
-            d[k]->adm_csf_row(s, p.s[s].ir, src, R - L, A, F);
+            d[k]->adm_csf_row(s, p.s[s].ir, src, R - L, A, (uint32_t *)b[k].F[0] + x);
         }
     }
     if (memcmp(den[0], den[1], sizeof(den[0])))
@@ -354,6 +353,7 @@ typedef struct CmCase {
     int s, w, h, i, up, dn;
     uint32_t ir[3];
     int32_t *X[3], *A[3], *F[3];
+    uint32_t *S; /* F's sums over the orientations, which adm_cm_row reads */
 } CmCase;
 
 static void cm_new(CmCase *k)
@@ -386,16 +386,25 @@ static void cm_new(CmCase *k)
                 k->F[th][x] = sq_va_i16(k->F[th][x]);
         }
     }
+    k->S = malloc(sizeof(uint32_t) * (size_t)n);
+    for (int x = 0; x < n; x++) /* what adm_dec0 / adm_csf_row write */
+        k->S[x] = (uint32_t)k->F[0][x] + (uint32_t)k->F[1][x] + (uint32_t)k->F[2][x];
 }
 
+/* d's row from S, or (d NULL) the math's sq_va_cm_rows from F, which C's must equal */
 static void cm_run(const SqDsp *d, const CmCase *k, const uint32_t *ir, int64_t *acc)
 {
     uint32_t *vs = malloc(sizeof(uint32_t) * (size_t)k->w);
+    const int64_t w = k->w, up = k->up * w, mid = k->i * w, dn = k->dn * w;
     for (int th = 0; th < 3; th++)
         acc[th] = 1000 * th - 7;
-    d->adm_cm_row(k->s, ir, (const int32_t *const *)k->X, (const int32_t *const *)k->A,
-                  (const int32_t *const *)k->F, k->w, k->h, (int64_t)k->up * k->w,
-                  (int64_t)k->i * k->w, (int64_t)k->dn * k->w, acc, vs);
+    if (d)
+        d->adm_cm_row(k->s, ir, (const int32_t *const *)k->X, (const int32_t *const *)k->A, k->S,
+                      k->w, k->h, up, mid, dn, acc, vs);
+    else
+        sq_va_cm_rows(k->s, &(SqVaScale){ { ir[0], ir[1], ir[2] }, { 0.0, 0.0, 0.0 } },
+                      (const int32_t *const *)k->X, (const int32_t *const *)k->A,
+                      (const int32_t *const *)k->F, k->w, k->h, up, mid, dn, acc, vs);
     free(vs);
 }
 
@@ -414,6 +423,9 @@ static void check_cm(const CkCtx *c, const CkLevel *l)
         int64_t want[3], got[3], mut[3];
         cm_run(&c->ref, &k, k.ir, want);
         cm_run(&l->dsp, &k, k.ir, got);
+        cm_run(NULL, &k, k.ir, mut);
+        if (memcmp(want, mut, sizeof(want)))
+            ck_fail("scale %d %dx%d row %d: C from S is not the math", k.s, k.w, k.h, k.i);
         if (memcmp(want, got, sizeof(want)))
             ck_fail("scale %d %dx%d row %d ir %u %u %u: acc %lld %lld %lld, want %lld %lld %lld",
                     k.s, k.w, k.h, k.i, k.ir[0], k.ir[1], k.ir[2], (long long)got[0],
@@ -431,6 +443,7 @@ static void check_cm(const CkCtx *c, const CkLevel *l)
             free(k.A[th]);
             free(k.F[th]);
         }
+        free(k.S);
     }
     if (caught[0] < NCASES / 4 || caught[1] < NCASES / 4)
         ck_fail("the mutants differ from C in only %d and %d of %d cases", caught[0], caught[1],
