@@ -201,7 +201,9 @@ typedef struct SqDsp {
                           const float *recip, float *c);
     /*
      * CAMBI's pooling passes over a scale's n c-values (math/vmaf_cambi_pool.h):
-     * sq_vc_count_hi and sq_vc_sum_hi over [0, n).
+     * sq_vc_count_hi and sq_vc_sum_hi over [0, n). cnt: at least 32768 + 16
+     * counters (the SIMD pass 1 borrows 16 past the last digit, 0x7f7f, as
+     * scratch and puts them back as they were).
      */
     /*
      * CAMBI's preprocessing and spatial mask, a row each (math/vmaf_cambi.h):
