@@ -128,10 +128,11 @@ SQ_FN int sq_va_hshift(int scale)
  * Vertical pass of scale 0 at output row i, input column j, from a raw plane
  * (acc: math/filter.h sample access) of height h: the low-pass with the mean
  * offset 46342 * 2^(bpc-1) removed and the high-pass, each
- * (sum + 2^(bpc-1)) >> bpc stored as int16 (bpc = 8 is libvmaf's 8-bit path).
+ * (sum + 2^(bpc-1)) >> bpc stored as int16 (bpc = 8 is libvmaf's 8-bit path): the
+ * low-pass into *lo, the high-pass returned.
  */
-SQ_FN void sq_va_dwt_v0(const SQ_GLOBAL uint8_t *src, int64_t stride, int acc, int h, int bpc,
-                        int i, int j, SQ_GLOBAL int32_t *lo, SQ_GLOBAL int32_t *hi)
+SQ_FN int32_t sq_va_dwt_v0_at(const SQ_GLOBAL uint8_t *src, int64_t stride, int acc, int h,
+                              int bpc, int i, int j, int32_t *lo)
 {
     int64_t sl = 0, sh = 0;
     for (int k = 0; k < 4; k++) {
@@ -140,8 +141,16 @@ SQ_FN void sq_va_dwt_v0(const SQ_GLOBAL uint8_t *src, int64_t stride, int acc, i
         sh += sq_va_hi(k) * x;
     }
     const int64_t rnd = (int64_t)1 << (bpc - 1);
-    lo[j] = sq_va_i16((sl - 46342 * rnd + rnd) >> bpc);
-    hi[j] = sq_va_i16((sh + rnd) >> bpc);
+    *lo = sq_va_i16((sl - 46342 * rnd + rnd) >> bpc);
+    return sq_va_i16((sh + rnd) >> bpc);
+}
+
+SQ_FN void sq_va_dwt_v0(const SQ_GLOBAL uint8_t *src, int64_t stride, int acc, int h, int bpc,
+                        int i, int j, SQ_GLOBAL int32_t *lo, SQ_GLOBAL int32_t *hi)
+{
+    int32_t l;
+    hi[j] = sq_va_dwt_v0_at(src, stride, acc, h, bpc, i, j, &l);
+    lo[j] = l;
 }
 
 /* Vertical pass of scale 1..3 at (i, j) over the previous scale's band a (int32, width w). */

@@ -114,15 +114,9 @@ V_AI vs adm_taps1(vs h01, vs h23, vs l01, vs l23, int k0, int k1, int k2, int k3
 static void adm_v0_col(const uint8_t *src, ptrdiff_t stride, int acc, int h, int bpc, int i,
                        int j, int16_t *lo, int16_t *hi)
 {
-    int64_t sl = 0, sh = 0;
-    for (int k = 0; k < 4; k++) {
-        const int64_t x = sq_sample(src + (ptrdiff_t)sq_va_mirror(2 * i - 1 + k, h) * stride, j, acc);
-        sl += sq_va_lo(k) * x;
-        sh += sq_va_hi(k) * x;
-    }
-    const int64_t rnd = (int64_t)1 << (bpc - 1);
-    lo[j] = (int16_t)sq_va_i16((sl - 46342 * rnd + rnd) >> bpc);
-    hi[j] = (int16_t)sq_va_i16((sh + rnd) >> bpc);
+    int32_t l;
+    hi[j] = (int16_t)sq_va_dwt_v0_at(src, stride, acc, h, bpc, i, j, &l);
+    lo[j] = (int16_t)l;
 }
 
 /*
