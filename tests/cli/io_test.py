@@ -33,6 +33,16 @@ import time
 EXE = SAMPLES = WORK = None
 FAILS = []
 
+def default_signals(names):
+    """A runner under nohup (or one that ignores SIGHUP and friends) passes the
+    ignored dispositions on through exec, and speedqa rightly keeps an ignored
+    signal ignored: the signal tests give their children the defaults."""
+    for n in names:
+        s = getattr(signal, n, None)
+        if s is not None and signal.getsignal(s) == signal.SIG_IGN:
+            signal.signal(s, signal.SIG_DFL)
+
+
 
 def check(ok, what):
     print("%s %s" % ("ok  " if ok else "FAIL", what))
@@ -311,6 +321,7 @@ def test_smaller():
 
 def main():
     global EXE, SAMPLES, WORK, REF, DIS
+    default_signals(SIGNALS)
     test, EXE, SAMPLES, WORK = sys.argv[1:5]
     EXE = os.path.abspath(EXE)
     os.makedirs(WORK, exist_ok=True)
