@@ -9,8 +9,8 @@
 #     (test_pin, test_gpu_hostreg);
 #  3. the long run: 1000 3840x2160 frames, resident memory flat after frame 100.
 # Exits nonzero on any crash, sanitizer report, failed check or test.
-# Needs clang and libclang-rt-14-dev (installed by .ci/run). About 7-9
-# minutes on 2 cores with the default FUZZ_SECONDS=60.
+# Needs clang and libclang-rt-14-dev (installed by .ci/run). The targets
+# run FUZZ_JOBS (default: the cores) at a time.
 #
 # A crash leaves its input in build-fuzz/fuzz-artifacts/; reproduce it with
 #   build-fuzz/tests/fuzz/replay_<target> build-fuzz/fuzz-artifacts/<file>
@@ -19,6 +19,7 @@ set -uo pipefail
 cd "$(dirname "$0")/.."
 
 FUZZ_SECONDS=${FUZZ_SECONDS:-60}
+FUZZ_JOBS=${FUZZ_JOBS:-$(nproc)}
 LONGRUN_FRAMES=${LONGRUN_FRAMES:-1000}
 status=0
 failed() {
@@ -59,25 +60,41 @@ if ! ls build-fuzz/tests/fuzz/fuzz_* >/dev/null 2>&1; then
     exit 1
 fi
 
-echo "== fuzzing, ${FUZZ_SECONDS}s per target"
+echo "== fuzzing, ${FUZZ_SECONDS}s per target, ${FUZZ_JOBS} at a time"
 mkdir -p build-fuzz/fuzz-artifacts
-summary=""
-for exe in build-fuzz/tests/fuzz/fuzz_*; do
-    [ -f "$exe" ] && [ -x "$exe" ] || continue
-    t=${exe##*/fuzz_}
-    seeds=tests/fuzz/corpus/$t
-    work=build-fuzz/fuzz-work/$t
-    log=build-fuzz/fuzz-$t.log
+# one target: its log and exit status in build-fuzz (the targets run side by
+# side, one a core: each still gets FUZZ_SECONDS of its own)
+fuzz_one() {
+    local exe=$1 t=${1##*/fuzz_}
+    local work=build-fuzz/fuzz-work/$t
     mkdir -p "$work"
     # new units go to $work; the committed corpus is only read
     "$exe" -max_total_time="$FUZZ_SECONDS" -timeout=60 -rss_limit_mb=4096 -max_len=8192 \
         -print_final_stats=1 -artifact_prefix="build-fuzz/fuzz-artifacts/$t-" \
-        "$work" "$seeds" >"$log" 2>&1
-    rc=$?
+        "$work" "tests/fuzz/corpus/$t" >"build-fuzz/fuzz-$t.log" 2>&1
+    echo $? >"build-fuzz/fuzz-$t.rc"
+}
+targets=()
+for exe in build-fuzz/tests/fuzz/fuzz_*; do
+    [ -f "$exe" ] && [ -x "$exe" ] && targets+=("$exe")
+done
+for exe in "${targets[@]}"; do
+    while [ "$(jobs -rp | wc -l)" -ge "$FUZZ_JOBS" ]; do
+        wait -n
+    done
+    fuzz_one "$exe" &
+done
+wait
+summary=""
+for exe in "${targets[@]}"; do
+    t=${exe##*/fuzz_}
+    seeds=tests/fuzz/corpus/$t
+    log=build-fuzz/fuzz-$t.log
+    rc=$(cat "build-fuzz/fuzz-$t.rc" 2>/dev/null || echo 1)
     execs=$(awk '/stat::number_of_executed_units/ {print $2}' "$log")
     rate=$(awk '/stat::average_exec_per_sec/ {print $2}' "$log")
     line=$(printf '%-8s %9s execs %6s/s  corpus %4d seeds + %5d new units  rc %d' "$t" "${execs:-?}" \
-        "${rate:-?}" "$(ls "$seeds" | wc -l)" "$(ls "$work" | wc -l)" "$rc")
+        "${rate:-?}" "$(ls "$seeds" | wc -l)" "$(ls "build-fuzz/fuzz-work/$t" | wc -l)" "$rc")
     echo "$line"
     summary+="$line"$'\n'
     if [ "$rc" -ne 0 ]; then
