@@ -9,6 +9,10 @@
  * and the per-kernel time of a batch.
  *
  *   gpu_bench [cuda|null] [-t STAGING_THREADS] [-c CPU_THREADS] [-s WxH,...] [-b BPC] [-m] [-q]
+ *             [-g] [-k SETS]
+ *
+ * -g: device-resident frames only (no CPU or host-memory column, no copy
+ * timings); -k: the feature sets by number (0 chroma .. 5 v1.0.16), e.g. -k 4,5.
  */
 #include <errno.h>
 #include <stdio.h>
@@ -43,7 +47,8 @@ static const char *const kernel_names[SQ_K_COUNT] = {
 typedef struct Bench {
     const SqGpuFns *fns;
     SqGpuDev *dev;       /* the bench's own handle: device frames, copy timing */
-    int stage_threads, cpu_threads, quick, bpc, models;
+    int stage_threads, cpu_threads, quick, bpc, models, gpu_only;
+    unsigned sets; /* bit k: feature set k runs */
 } Bench;
 
 /* Frames per second of `n` frames cycling over the case's KFRAMES pairs. */
@@ -200,16 +205,29 @@ static void bench_size(Bench *b, int w, int h)
     double prof[SQ_K_COUNT] = { 0 };
     SqGpuStats st = { 0 };
     for (int k = 0; k < (b->models ? 6 : 3); k++) {
-        const double cpu1 = run_fps(b, &sq_backend_cpu, &c, c.ref, c.dis, sets[k], 1, n_cpu, 0, NULL, NULL);
-        const double cpun = run_fps(b, &sq_backend_cpu, &c, c.ref, c.dis, sets[k], b->cpu_threads,
-                                    n_cpu * b->cpu_threads / 2 + 8, 0, NULL, NULL);
-        const double gh = run_fps(b, NULL, &c, c.ref, c.dis, sets[k], b->stage_threads, n_gpu, 0, NULL,
-                                  k == 2 ? &st : NULL);
+        if (!(b->sets >> k & 1))
+            continue;
+        const int all = !b->gpu_only;
+        const double cpu1 = all ? run_fps(b, &sq_backend_cpu, &c, c.ref, c.dis, sets[k], 1, n_cpu, 0, NULL, NULL) : -1;
+        const double cpun = all ? run_fps(b, &sq_backend_cpu, &c, c.ref, c.dis, sets[k], b->cpu_threads,
+                                          n_cpu * b->cpu_threads / 2 + 8, 0, NULL, NULL) : -1;
+        const double gh = all ? run_fps(b, NULL, &c, c.ref, c.dis, sets[k], b->stage_threads, n_gpu, 0,
+                                        NULL, k == 2 ? &st : NULL) : -1;
         const double gd = have_dev ? run_fps(b, NULL, &dc, dc.ref, dc.dis, sets[k], 1, n_gpu, 0, NULL, NULL) : -1;
         printf("%-9s %12.1f %12.1f %14.1f %14.1f   %.2fx\n", set_names[k], cpu1, cpun, gh, gd,
                cpun > 0 ? gh / cpun : 0.0);
     }
     /* per kernel, device-resident so the host copy does not pace the batches */
+    if (b->gpu_only) {
+        run_fps(b, NULL, have_dev ? &dc : &c, have_dev ? dc.ref : c.ref, have_dev ? dc.dis : c.dis,
+                sets[b->models ? 5 : 2], 1, n_gpu / 4 + 64, 1, prof, &st);
+        double total = 0;
+        for (int k = 0; k < SQ_K_COUNT; k++)
+            total += prof[k];
+        printf("kernels per batch of %d frames: %.3f ms (%.1f us/frame)\n", st.batch_frames, total,
+               st.batch_frames ? total * 1000 / st.batch_frames : 0);
+        goto done;
+    }
     run_fps(b, NULL, have_dev ? &dc : &c, have_dev ? dc.ref : c.ref, have_dev ? dc.dis : c.dis,
             sets[b->models ? 5 : 2], 1, n_gpu / 4 + 64, 1, prof, NULL);
     size_t whole, rows;
@@ -248,6 +266,7 @@ static void bench_size(Bench *b, int w, int h)
         if (prof[k] > 0)
             printf("%s %.3f ", kernel_names[k], prof[k]);
     printf("= %.3f ms (%.1f us/frame)\n", total, st.batch_frames ? total * 1000 / st.batch_frames : 0);
+done:
     for (int s = 0; s < 2; s++)
         if (mem[s])
             b->fns->free(b->dev, mem[s]);
@@ -263,6 +282,7 @@ int main(int argc, char **argv)
     b.stage_threads = 4;
     b.cpu_threads = 8;
     b.bpc = 8;
+    b.sets = ~0u;
     for (int i = 1; i < argc; i++) {
         if (!strcmp(argv[i], "null"))
             b.fns = &sq_null_gpu_fns;
@@ -282,8 +302,15 @@ int main(int argc, char **argv)
             b.models = 1;
         else if (!strcmp(argv[i], "-q"))
             b.quick = 1;
-        else {
-            fprintf(stderr, "usage: %s [cuda|null] [-t STAGING_THREADS] [-c CPU_THREADS] [-s WxH,...] [-b BPC] [-m] [-q]\n", argv[0]);
+        else if (!strcmp(argv[i], "-g"))
+            b.gpu_only = 1;
+        else if (!strcmp(argv[i], "-k") && i + 1 < argc) {
+            b.sets = 0;
+            for (const char *p = argv[++i]; *p; p++)
+                if (*p >= '0' && *p <= '5')
+                    b.sets |= 1u << (*p - '0');
+        } else {
+            fprintf(stderr, "usage: %s [cuda|null] [-t STAGING_THREADS] [-c CPU_THREADS] [-s WxH,...] [-b BPC] [-m] [-q] [-g] [-k SETS]\n", argv[0]);
             return 2;
         }
     }
