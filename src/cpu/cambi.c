@@ -101,10 +101,10 @@ static void vc_begin(const SqDsp *dsp, const uint8_t *src, int64_t stride, int a
     const int w = p->w, h = p->h, mh = SQ_VC_MASK_SIDE >> 1;
     const int mi = sq_vc_mask_index(w, h);
     memset(bf->colsum, 0, (size_t)w * sizeof(*bf->colsum));
-    sq_vc_convert_row(src, stride, acc, p->bpc, w, 0, bf->img);
+    dsp->vc_convert_row(src, stride, acc, p->bpc, w, 0, bf->img);
     for (int i = 0; i < h; i++) {
         if (i + 1 < h)
-            sq_vc_convert_row(src, stride, acc, p->bpc, w, i + 1, bf->img);
+            dsp->vc_convert_row(src, stride, acc, p->bpc, w, i + 1, bf->img);
         if (p->anti_dither)
             dsp->vc_dither_row(bf->img, w, h, i);
         if (i >= 1) {

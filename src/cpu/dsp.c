@@ -221,6 +221,12 @@ static void vc_cvalue_row_c(const uint16_t *img, const uint8_t *mask, const uint
     sq_vc_cvalue_row(img, mask, hist, w, i, first, p, recip, c);
 }
 
+static void vc_convert_row_c(const uint8_t *src, int64_t stride, int acc, int bpc, int w, int i,
+                             uint16_t *img)
+{
+    sq_vc_convert_row(src, stride, acc, bpc, w, i, img);
+}
+
 static void vc_dither_row_c(uint16_t *img, int w, int h, int i)
 {
     sq_vc_dither_row(img, w, h, i);
@@ -346,6 +352,7 @@ void sq_dsp_init(SqDsp *d, unsigned flags)
     d->adm_cm_row = adm_cm_row_c;
     d->vc_hist_move = vc_hist_move_c;
     d->vc_cvalue_row = vc_cvalue_row_c;
+    d->vc_convert_row = vc_convert_row_c;
     d->vc_dither_row = vc_dither_row_c;
     d->vc_zero_row = vc_zero_row_c;
     d->vc_mask_row = vc_mask_row_c;

@@ -211,6 +211,9 @@ typedef struct SqDsp {
      * 1024 (10-bit codes): four of them add up inside 16 bits.
      */
     void (*vc_dither_row)(uint16_t *img, int w, int h, int i);
+    /* Row i of the input plane as 10-bit codes (sq_vc_convert_row). */
+    void (*vc_convert_row)(const uint8_t *src, int64_t stride, int acc, int bpc, int w, int i,
+                           uint16_t *img);
     void (*vc_zero_row)(const uint16_t *img, int w, int h, int i, uint8_t *zero);
     void (*vc_mask_row)(const uint16_t *colsum, int w, int i, int mask_index, uint8_t *mask);
     /* The mask's column sums, a row of Z (add) in and one (rem) out: colsum[j] + add[j] - rem[j], u16. */

@@ -292,6 +292,25 @@ void V_NAME(sq_vc_cvalue_row)(const uint16_t *img, const uint8_t *mask, const ui
  * neighbours before storing it, as the scalar code reads its right
  * neighbour before writing it.
  */
+/* 8-bit planar samples as 10-bit codes (v << 2) in 16-bit lanes; other layouts the math's row. */
+void V_NAME(sq_vc_convert_row)(const uint8_t *src, int64_t stride, int acc, int bpc, int w, int i,
+                               uint16_t *img)
+{
+    if (acc != 0 || bpc != 8) {
+        sq_vc_convert_row(src, stride, acc, bpc, w, i, img);
+        return;
+    }
+    const uint8_t *row = src + (int64_t)i * stride;
+    int16_t *out = (int16_t *)(img + (int64_t)i * w);
+    int j = 0;
+    for (; j + VW_N <= w; j += VW_N) {
+        const vw v = vw_u8(row + j), d = vw_add(v, v);
+        vw_store(out + j, vw_add(d, d));
+    }
+    for (; j < w; j++)
+        out[j] = (int16_t)(row[j] << 2);
+}
+
 void V_NAME(sq_vc_dither_row)(uint16_t *img, int w, int h, int i)
 {
     uint16_t *p = img + (int64_t)i * w;

@@ -84,6 +84,8 @@ struct SqVcParams;
     void N(sq_vc_cvalue_row)(const uint16_t *img, const uint8_t *mask, const uint16_t *hist,    \
                              int w, int i, const uint8_t *first, const struct SqVcParams *p,   \
                              const float *recip, float *c);                            \
+    void N(sq_vc_convert_row)(const uint8_t *src, int64_t stride, int acc, int bpc, int w,    \
+                              int i, uint16_t *img);                                      \
     void N(sq_vc_dither_row)(uint16_t *img, int w, int h, int i);                             \
     void N(sq_vc_zero_row)(const uint16_t *img, int w, int h, int i, uint8_t *zero);          \
     void N(sq_vc_mask_row)(const uint16_t *colsum, int w, int i, int mask_index,              \
@@ -141,6 +143,7 @@ struct SqVcParams;
         (d)->adm_cm_row = N(sq_adm_cm_row);   \
         (d)->vc_hist_move = N(sq_vc_hist_move); \
         (d)->vc_cvalue_row = N(sq_vc_cvalue_row); \
+        (d)->vc_convert_row = N(sq_vc_convert_row); \
         (d)->vc_dither_row = N(sq_vc_dither_row); \
         (d)->vc_zero_row = N(sq_vc_zero_row); \
         (d)->vc_mask_row = N(sq_vc_mask_row); \

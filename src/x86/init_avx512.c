@@ -52,6 +52,7 @@ void SQ_X512(sq_dsp_fill)(SqDsp *d, int vbmi)
     d->adm_csf_row = SQ_X512(sq_adm_csf_row);
     d->adm_cm_row = SQ_X512(sq_adm_cm_row);
     d->vc_hist_move = SQ_X512(sq_vc_hist_move);
+    d->vc_convert_row = SQ_X512(sq_vc_convert_row);
     d->vc_dither_row = SQ_X512(sq_vc_dither_row);
     d->vc_zero_row = SQ_X512(sq_vc_zero_row);
     d->vc_mask_row = SQ_X512(sq_vc_mask_row);

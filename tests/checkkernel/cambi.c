@@ -466,6 +466,53 @@ static void check_rows(const CkCtx *ctx, const CkLevel *l)
             ck_fail("wrong row kernel %d passed all %d cases", k, NCASES);
 }
 
+typedef void (*ConvertFn)(const uint8_t *src, int64_t stride, int acc, int bpc, int w, int i,
+                          uint16_t *img);
+
+/* Wrong conversion: the last column left as it was. */
+static void convert_mutant(const uint8_t *src, int64_t stride, int acc, int bpc, int w, int i,
+                           uint16_t *img)
+{
+    const uint16_t keep = img[(int64_t)i * w + w - 1];
+    sq_vc_convert_row(src, stride, acc, bpc, w, i, img);
+    img[(int64_t)i * w + w - 1] = keep;
+}
+
+/*
+ * vc_convert_row against the C slot on random rows: 8-bit and 16-bit
+ * containers (plain, MSB-aligned), every depth, any width, the output
+ * around the row left as it was. Returns how many cases differed.
+ */
+static int check_convert(ConvertFn f, ConvertFn g)
+{
+    int bad = 0;
+    for (int n = 0; n < NCASES; n++) {
+        const int w = ck_chance(30) ? ck_irand(1, 70) : ck_irand(71, 2000), h = 3,
+                  i = ck_irand(0, h - 1), bpc = ck_chance(50) ? 8 : ck_irand(8, 16);
+        const int b16 = bpc > 8 || ck_chance(10);
+        const int acc = b16 ? SQ_ACC_16 | (ck_chance(30) ? SQ_ACC_SHIFT(16 - bpc) : 0) : 0;
+        const int64_t stride = (int64_t)w * (b16 ? 2 : 1) + ck_irand(0, 64);
+        uint8_t *src = malloc((size_t)(stride * h));
+        uint16_t *a = malloc((size_t)w * h * 2), *b = malloc((size_t)w * h * 2);
+        if (!src || !a || !b) {
+            ck_fail("out of memory");
+            free(src), free(a), free(b);
+            return bad + 1;
+        }
+        for (int64_t k = 0; k < stride * h; k++)
+            src[k] = (uint8_t)ck_rand();
+        for (int k = 0; k < w * h; k++)
+            a[k] = b[k] = (uint16_t)ck_rand();
+        f(src, stride, acc, bpc, w, i, a);
+        g(src, stride, acc, bpc, w, i, b);
+        bad += memcmp(a, b, (size_t)w * h * 2) != 0;
+        free(src);
+        free(a);
+        free(b);
+    }
+    return bad;
+}
+
 void ck_cambi(const CkCtx *c)
 {
     make_recip();
@@ -474,11 +521,16 @@ void ck_cambi(const CkCtx *c)
     check_mutants(c);
     ck_begin("vc_row_mutants", "c");
     check_rows(c, NULL);
+    if (!check_convert(c->ref.vc_convert_row, convert_mutant))
+        ck_fail("wrong vc_convert_row passed all %d cases", NCASES);
     ck_end();
     for (int i = 0; i < c->nlvl; i++) {
         check_level(c, &c->lvl[i]);
         ck_begin("vc_rows_pool", c->lvl[i].name);
         check_rows(c, &c->lvl[i]);
+        const int cb = check_convert(c->ref.vc_convert_row, c->lvl[i].dsp.vc_convert_row);
+        if (cb)
+            ck_fail("vc_convert_row: %d of %d cases differ", cb, NCASES);
         ck_end();
     }
 }
