@@ -147,42 +147,89 @@ static void vi_terms(const int32_t *g1, const int32_t *g2, const int32_t *g12, i
     }
 }
 
+/*
+ * The horizontal pass splits each second moment t = 2^16 th + tl (th, tl
+ * < 2^16): the taps sum to 2^16, so Sum f th and Sum f tl stay below 2^32
+ * in u32 lanes, each symmetric pair f (a + b) too, and
+ *   (Sum f t + 2^15) >> 16 = Sum f th + ((Sum f tl + 2^15) >> 16)
+ * (Sum f tl + 2^15 does not wrap), the scalar code's u32 for any t. The
+ * means take the pairs in wrapping u32 lanes as they are (mod 2^32, as
+ * the scalar sums). A chunk of VI_CH outputs splits its columns once.
+ */
+#define VI_CH (16 * VS_N)
+#define VI_SPLIT (VI_CH + 16 + VS_N)
+
+/* Columns [c0, c0 + n) of the moment rows t[2..4] as th, tl into sp[0..5]. */
+static void vi_split(const uint32_t *const *t, int c0, int n, int32_t (*sp)[VI_SPLIT])
+{
+    const vs lo = vs_set1(0xffff);
+    int c = 0;
+    for (; c + VS_N <= n; c += VS_N)
+        for (int m = 0; m < 3; m++) {
+            const vs v = vs_load((const int32_t *)t[2 + m] + c0 + c);
+            vs_store(sp[2 * m] + c, vs_srl(v, 16));
+            vs_store(sp[2 * m + 1] + c, vs_and(v, lo));
+        }
+    for (; c < n; c++)
+        for (int m = 0; m < 3; m++) {
+            const uint32_t v = t[2 + m][c0 + c];
+            sp[2 * m][c] = (int32_t)(v >> 16);
+            sp[2 * m + 1][c] = (int32_t)(v & 0xffff);
+        }
+}
+
+/* Sum f[k] a[k] over k = 0 .. 2r for VS_N outputs (a at each one's first tap), by symmetric pairs. */
+V_AI vs vi_taps(const int32_t *a, int r, const uint32_t *ft)
+{
+    vs s = vs_mul(vs_set1((int32_t)ft[r]), vs_load(a + r));
+    for (int k = 0; k < r; k++)
+        s = vs_add(s, vs_mul(vs_set1((int32_t)ft[k]), vs_add(vs_load(a + k), vs_load(a + 2 * r - k))));
+    return s;
+}
+
+/* A moment's (Sum f t + 2^15) >> 16 from its split rows hi, lo (u32, wrapping). */
+V_AI vs vi_moment(const int32_t *hi, const int32_t *lo, int r, const uint32_t *ft)
+{
+    return vs_add(vi_taps(hi, r, ft), vs_srl(vs_add(vi_taps(lo, r, ft), vs_set1(32768)), 16));
+}
+
 void V_NAME(sq_vif_hrow)(const uint32_t *const *t, int w, int s, double egl, const uint16_t *lt,
                          int64_t *acc)
 {
     const int r = sq_vi_half(s);
-    const vq h16 = vq_set1(32768);
+    uint32_t ft[17];
+    sq_vi_taps(s, ft);
+    int32_t sp[6][VI_SPLIT];
     vd sums[4] = { vd_set1(0.0), vd_set1(0.0), vd_set1(0.0), vd_set1(0.0) };
+    const int wv = w - w % VS_N;
     int j = 0;
-    for (; j + VS_N <= w; j += VS_N) {
-        vs m1 = vs_set1(0), m2 = vs_set1(0);
-        vq xe = vq_set1(0), xo = xe, ye = xe, yo = xe, ce = xe, co = xe;
-        for (int k = 0; k <= 2 * r; k++) {
-            const vs f = vs_set1((int32_t)sq_vi_tap(s, k));
-            const int c = j - r + k;
-            m1 = vs_add(m1, vs_mul(f, vs_load((const int32_t *)t[0] + c)));
-            m2 = vs_add(m2, vs_mul(f, vs_load((const int32_t *)t[1] + c)));
-            VI_MAC64(xe, xo, f, vs_load((const int32_t *)t[2] + c));
-            VI_MAC64(ye, yo, f, vs_load((const int32_t *)t[3] + c));
-            VI_MAC64(ce, co, f, vs_load((const int32_t *)t[4] + c));
-        }
-        const vs s1 = vs_sub(vi_round_pack(xe, xo, h16, 16), vi_sq32(m1, m1));
-        const vs s2 = vs_max(vs_sub(vi_round_pack(ye, yo, h16, 16), vi_sq32(m2, m2)), vs_set1(0));
-        const vs s12 = vs_sub(vi_round_pack(ce, co, h16, 16), vi_sq32(m1, m2));
-        int32_t g1[VS_N], g2[VS_N], g12[VS_N];
-        vs_store(g2, s2);
-        if (!vs_any(vs_gt(s1, vs_set1(SQ_VI_NSQ - 1)))) {
-            /* every sigma1 below the noise (flat areas, common): no logs to take */
-            for (int l = 0; l < VS_N; l += VD_N) {
-                sums[2] = vd_add(sums[2], vd_load_i32(g2 + l));
-                sums[3] = vd_add(sums[3], vd_set1(1.0));
+    for (int j0 = 0; j0 < wv; j0 += VI_CH) {
+        const int cn = wv - j0 < VI_CH ? wv - j0 : VI_CH;
+        vi_split(t, j0 - r, cn + 2 * r, sp);
+        for (j = j0; j < j0 + cn; j += VS_N) {
+            const int o = j - j0;
+            const vs m1 = vi_taps((const int32_t *)t[0] + j - r, r, ft);
+            const vs m2 = vi_taps((const int32_t *)t[1] + j - r, r, ft);
+            const vs s1 = vs_sub(vi_moment(sp[0] + o, sp[1] + o, r, ft), vi_sq32(m1, m1));
+            const vs s2 = vs_max(vs_sub(vi_moment(sp[2] + o, sp[3] + o, r, ft), vi_sq32(m2, m2)),
+                                 vs_set1(0));
+            const vs s12 = vs_sub(vi_moment(sp[4] + o, sp[5] + o, r, ft), vi_sq32(m1, m2));
+            int32_t g1[VS_N], g2[VS_N], g12[VS_N];
+            vs_store(g2, s2);
+            if (!vs_any(vs_gt(s1, vs_set1(SQ_VI_NSQ - 1)))) {
+                /* every sigma1 below the noise (flat areas, common): no logs to take */
+                for (int l = 0; l < VS_N; l += VD_N) {
+                    sums[2] = vd_add(sums[2], vd_load_i32(g2 + l));
+                    sums[3] = vd_add(sums[3], vd_set1(1.0));
+                }
+                continue;
             }
-            continue;
+            vs_store(g1, s1);
+            vs_store(g12, s12);
+            vi_terms(g1, g2, g12, VS_N, egl, lt, sums);
         }
-        vs_store(g1, s1);
-        vs_store(g12, s12);
-        vi_terms(g1, g2, g12, VS_N, egl, lt, sums);
     }
+    j = wv;
     int64_t lane[4] = { acc[0], acc[1], acc[2], acc[3] };
     for (int q = 0; q < 4; q++) {
         double v[VD_N];
