@@ -17,6 +17,7 @@ except ImportError:  # Python built without liblzma: use the xz tool
 import os
 import random
 import shutil
+import signal
 import subprocess
 import sys
 import xml.etree.ElementTree as ET
@@ -49,6 +50,16 @@ def ok_run(args, what, **kw):
 
 def sample(name):
     return os.path.join(SAMPLES, name)
+
+
+def default_signals(names):
+    """A runner under nohup (or one that ignores SIGHUP and friends) passes the
+    ignored dispositions on through exec, and speedqa rightly keeps an ignored
+    signal ignored: the signal tests give their children the defaults."""
+    for n in names:
+        s = getattr(signal, n, None)
+        if s is not None and signal.getsignal(s) == signal.SIG_IGN:
+            signal.signal(s, signal.SIG_DFL)
 
 
 def y4m_frames(path):

@@ -30,18 +30,10 @@ import subprocess
 import sys
 import time
 
+from cli_test import default_signals
+
 EXE = SAMPLES = WORK = None
 FAILS = []
-
-def default_signals(names):
-    """A runner under nohup (or one that ignores SIGHUP and friends) passes the
-    ignored dispositions on through exec, and speedqa rightly keeps an ignored
-    signal ignored: the signal tests give their children the defaults."""
-    for n in names:
-        s = getattr(signal, n, None)
-        if s is not None and signal.getsignal(s) == signal.SIG_IGN:
-            signal.signal(s, signal.SIG_DFL)
-
 
 
 def check(ok, what):

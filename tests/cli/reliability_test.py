@@ -31,17 +31,7 @@ import sys
 import threading
 import time
 
-from cli_test import y4m_frames  # one Y4M splitter for both CLI test files
-
-
-def default_signals(names):
-    """A runner under nohup (or one that ignores SIGHUP and friends) passes the
-    ignored dispositions on through exec, and speedqa rightly keeps an ignored
-    signal ignored: the signal tests give their children the defaults."""
-    for n in names:
-        s = getattr(signal, n, None)
-        if s is not None and signal.getsignal(s) == signal.SIG_IGN:
-            signal.signal(s, signal.SIG_DFL)
+from cli_test import default_signals, y4m_frames  # one of each for the CLI test files
 
 
 SKIP = 77
