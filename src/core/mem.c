@@ -49,6 +49,25 @@ void *sq_malloc(const SqAlloc *a, size_t n, size_t size)
     return alloc_bytes(a, n, size, 0);
 }
 
+void *sq_calloc_later(const SqAlloc *a, size_t n, size_t size, SqZeroLater *z)
+{
+    if (!z || z->n == SQ_ZERO_LATER_MAX)
+        return alloc_bytes(a, n, size, 1);
+    void *p = alloc_bytes(a, n, size, 0);
+    if (p) {
+        z->p[z->n] = p;
+        z->bytes[z->n++] = n * size > 0 ? n * size : 1;
+    }
+    return p;
+}
+
+void sq_zero_now(SqZeroLater *z)
+{
+    for (int i = 0; i < z->n; i++)
+        memset(z->p[i], 0, z->bytes[i]);
+    z->n = 0;
+}
+
 void sq_free(const SqAlloc *a, void *p)
 {
     if (!p)

@@ -51,7 +51,7 @@ static uint32_t *va_s(const SqVaBufs *b)
     return (uint32_t *)b->F[0];
 }
 
-int sq_cpu_va_alloc(SqVaBufs *b, int W, int H, int whole, const SqAlloc *a)
+int sq_cpu_va_alloc(SqVaBufs *b, int W, int H, int whole, const SqAlloc *a, SqZeroLater *z)
 {
     int32_t **all[24];
     const size_t w2 = (size_t)((W + 1) / 2), n = w2 * (size_t)((H + 1) / 2);
@@ -59,8 +59,8 @@ int sq_cpu_va_alloc(SqVaBufs *b, int W, int H, int whole, const SqAlloc *a)
     memset(b, 0, sizeof(*b));
     va_planes(b, all);
     for (int i = 0; i < 24; i++)
-        if (!(*all[i] = sq_calloc(a, i >= 22 ? (size_t)W : i >= 10 ? ring : n,
-                                  sizeof(int32_t))))
+        if (!(*all[i] = sq_calloc_later(a, i >= 22 ? (size_t)W : i >= 10 ? ring : n,
+                                        sizeof(int32_t), z)))
             return -1;
     return 0;
 }

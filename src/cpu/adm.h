@@ -13,7 +13,7 @@
  * whole: r, e, A and F as whole band planes, as math's sq_va_frame reads
  * them (tests); else the rings of rows that the CPU's runner uses.
  */
-int sq_cpu_va_alloc(SqVaBufs *b, int W, int H, int whole, const SqAlloc *a);
+int sq_cpu_va_alloc(SqVaBufs *b, int W, int H, int whole, const SqAlloc *a, SqZeroLater *z);
 /* Frees b's planes (NULL ones too) and zeroes it. */
 void sq_cpu_va_free(SqVaBufs *b, const SqAlloc *a);
 

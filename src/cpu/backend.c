@@ -110,25 +110,26 @@ static int open_workers(CpuPriv *c, const SqBackendParams *p)
         }
         if (vw && !(c->w[i].vmrow = sq_calloc(&p->alloc, SQ_MOTION_WS(vw), sizeof(int32_t))))
             return -1;
-        if (aw && sq_cpu_va_alloc(&c->w[i].va, aw, ah, 0, &p->alloc) < 0)
+        if (aw && sq_cpu_va_alloc(&c->w[i].va, aw, ah, 0, &p->alloc, &c->w[i].zl) < 0)
             return -1;
-        if (cw && sq_cpu_vc_alloc(&c->w[i].vc, cw, ch, cw0, ch0, cnd, &p->alloc) < 0)
+        if (cw && sq_cpu_vc_alloc(&c->w[i].vc, cw, ch, cw0, ch0, cnd, &p->alloc, &c->w[i].zl) < 0)
             return -1;
-        if (iw && sq_cpu_vi_alloc(&c->w[i].vi, iw, ih, &p->alloc) < 0)
+        if (iw && sq_cpu_vi_alloc(&c->w[i].vi, iw, ih, &p->alloc, &c->w[i].zl) < 0)
             return -1;
         for (int f = 0; f < p->nplans; f++) {
             if (p->plans[f]->rows_all)
                 continue; /* an SQ_JOB_SAD or SQ_JOB_ADM plan: no SpEED side */
             /* the third side only for a ladder of more than two streams */
             for (int k = 0; k < (c->p.ndis > 2 ? 3 : 2); k++) {
-                if (sq_cpu_side_alloc(&c->w[i].side[f][k], p->plans[f], &p->alloc) < 0)
+                if (sq_cpu_side_alloc_later(&c->w[i].side[f][k], p->plans[f], &p->alloc, &c->w[i].zl) < 0)
                     return -1;
                 sq_cpu_side_set_cpu_mask(&c->w[i].side[f][k], p->cpu_mask);
             }
         }
         for (int j = 0; j < c->per; j++)
             for (int k = 0; c->own[j] && p->jobs[j].kind == SQ_JOB_SPEED && k < 2; k++) {
-                if (sq_cpu_side_alloc(&c->w[i].jside[j][k], p->plans[p->jobs[j].plan], &p->alloc) < 0)
+                if (sq_cpu_side_alloc_later(&c->w[i].jside[j][k], p->plans[p->jobs[j].plan], &p->alloc,
+                                            &c->w[i].zl) < 0)
                     return -1;
                 sq_cpu_side_set_cpu_mask(&c->w[i].jside[j][k], p->cpu_mask);
             }

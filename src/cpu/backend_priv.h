@@ -47,6 +47,7 @@ typedef struct Worker {
     SqVaBufs va;    /* SQ_JOB_ADM jobs' bands (cpu/adm.c), the largest such plan's */
     SqVcBufs vc;    /* SQ_JOB_CAMBI jobs' scratch (cpu/cambi.c), the largest such plan's */
     SqViBufs vi;    /* SQ_JOB_VIF jobs' pyramid and rows (cpu/vif.c), the largest such plan's */
+    SqZeroLater zl; /* the zeroing of its sides, va, vc and vi: by the first frame it scores */
 } Worker;
 
 /* What the CPU keeps of frame slot i of CpuPriv.fr (threaded mode). */

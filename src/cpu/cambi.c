@@ -8,24 +8,25 @@
 #include "cpu/backend_priv.h"
 #include "cpu/cambi.h"
 
-int sq_cpu_vc_alloc(SqVcBufs *b, int W, int H, int W0, int H0, int nd, const SqAlloc *a)
+int sq_cpu_vc_alloc(SqVcBufs *b, int W, int H, int W0, int H0, int nd, const SqAlloc *a,
+                    SqZeroLater *zl)
 {
     /* c and hist hold one scale at a time, scale 0 the largest: sized for the input they
      * were 12 of 20 MB at 1080p with high_res_speedup, half of it never used yet zeroed at
      * open (first-touch faults) */
     const SqVcSizes z = sq_vc_sizes(W, H, nd), z0 = sq_vc_sizes(W0, H0, nd);
     memset(b, 0, sizeof(*b));
-    b->img = sq_calloc(a, (size_t)z.img, sizeof(*b->img));
-    b->zero = sq_calloc(a, (size_t)z.zero, 1);
-    b->mask = sq_calloc(a, (size_t)z.mask, 1);
-    b->colsum = sq_calloc(a, (size_t)z.colsum, sizeof(*b->colsum));
-    b->mode = sq_calloc(a, (size_t)z.mode, sizeof(*b->mode));
-    b->hist = sq_calloc(a, (size_t)z0.hist + 2 * SQ_VC_HIST_SLACK, sizeof(*b->hist));
+    b->img = sq_calloc_later(a, (size_t)z.img, sizeof(*b->img), zl);
+    b->zero = sq_calloc_later(a, (size_t)z.zero, 1, zl);
+    b->mask = sq_calloc_later(a, (size_t)z.mask, 1, zl);
+    b->colsum = sq_calloc_later(a, (size_t)z.colsum, sizeof(*b->colsum), zl);
+    b->mode = sq_calloc_later(a, (size_t)z.mode, sizeof(*b->mode), zl);
+    b->hist = sq_calloc_later(a, (size_t)z0.hist + 2 * SQ_VC_HIST_SLACK, sizeof(*b->hist), zl);
     if (b->hist)
         b->hist += SQ_VC_HIST_SLACK;
-    b->c = sq_calloc(a, (size_t)z0.c, sizeof(*b->c));
-    b->cnt = sq_calloc(a, (size_t)z.cnt, sizeof(*b->cnt));
-    b->first = sq_calloc(a, (size_t)z.first, 1);
+    b->c = sq_calloc_later(a, (size_t)z0.c, sizeof(*b->c), zl);
+    b->cnt = sq_calloc_later(a, (size_t)z.cnt, sizeof(*b->cnt), zl);
+    b->first = sq_calloc_later(a, (size_t)z.first, 1, zl);
     return b->img && b->zero && b->mask && b->colsum && b->mode && b->hist && b->c && b->cnt &&
                    b->first
                ? 0

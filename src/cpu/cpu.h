@@ -73,6 +73,8 @@ typedef struct SqCpuSide {
 
 /* Allocate for plan p; the DSP table starts at the best level this CPU has. */
 int sq_cpu_side_alloc(SqCpuSide *s, const SqPlan *p, const SqAlloc *a);
+/* The same, its zeroing deferred to zl (core/mem.h: sq_calloc_later). */
+int sq_cpu_side_alloc_later(SqCpuSide *s, const SqPlan *p, const SqAlloc *a, SqZeroLater *zl);
 void sq_cpu_side_free(SqCpuSide *s, const SqAlloc *a);
 
 /* The unpack buffers, allocated on the first picture that needs them. 0 or -ENOMEM. */

@@ -145,6 +145,7 @@ void sq_cpu_score_frame(const CpuPriv *c, Worker *w, SqPool *pool, int self, con
                         SqRawResult *out)
 {
     memset(out, 0, sizeof(*out));
+    sq_zero_now(&w->zl);
     sq_cpu_sad_jobs(c, w, pool, self, cur, prev, prev2, present, out);
     sq_cpu_adm_jobs(c, w, cur, present, out);
     sq_cpu_cambi_jobs(c, w, cur, present, out);

@@ -37,6 +37,11 @@ static int plan_spans(const SqPlan *p, int32_t *spans, uint8_t *mark)
 
 int sq_cpu_side_alloc(SqCpuSide *s, const SqPlan *p, const SqAlloc *a)
 {
+    return sq_cpu_side_alloc_later(s, p, a, NULL);
+}
+
+int sq_cpu_side_alloc_later(SqCpuSide *s, const SqPlan *p, const SqAlloc *a, SqZeroLater *zl)
+{
     const SqDims *d = &p->d;
     memset(s, 0, sizeof(*s));
     if (d->b != SQ_BLOCK || d->n > 32)
@@ -44,18 +49,19 @@ int sq_cpu_side_alloc(SqCpuSide *s, const SqPlan *p, const SqAlloc *a)
     sq_dsp_init(&s->dsp, ~0u);
     const size_t ops = (size_t)d->op_w * d->op_h, n = (size_t)d->n, nb = (size_t)d->nb;
     const size_t rows4 = (size_t)((d->trunc_h + 3) & ~3);
+    /* spans: written below, here */
     s->spans = sq_calloc(a, 2 * (size_t)d->scaled_w + 2, sizeof(int32_t));
-    s->vrow = sq_calloc(a, (size_t)d->scaled_w, sizeof(float));
-    s->op = sq_calloc(a, ops, sizeof(float));
-    s->dimg = sq_calloc(a, ops, sizeof(float));
-    s->mrow = sq_calloc(a, (size_t)d->op_w, sizeof(float));
-    s->dl = sq_calloc(a, rows4 * SQ_COV_LD, sizeof(double));
-    s->sums = sq_calloc(a, SQ_BLOCK * SQ_COV_LD, sizeof(double));
-    s->covws = sq_calloc(a, sq_cov_ws_doubles(d->trunc_w, d->trunc_h), sizeof(double));
+    s->vrow = sq_calloc_later(a, (size_t)d->scaled_w, sizeof(float), zl);
+    s->op = sq_calloc_later(a, ops, sizeof(float), zl);
+    s->dimg = sq_calloc_later(a, ops, sizeof(float), zl);
+    s->mrow = sq_calloc_later(a, (size_t)d->op_w, sizeof(float), zl);
+    s->dl = sq_calloc_later(a, rows4 * SQ_COV_LD, sizeof(double), zl);
+    s->sums = sq_calloc_later(a, SQ_BLOCK * SQ_COV_LD, sizeof(double), zl);
+    s->covws = sq_calloc_later(a, sq_cov_ws_doubles(d->trunc_w, d->trunc_h), sizeof(double), zl);
     /* k, lambda, eigen ws, solve ws (its last n x nb block is X), u, y, e, s */
     const size_t eig = (size_t)sq_eigen_ws_floats(d->n), sol = (size_t)sq_solve_ws_floats(d->n, d->nb);
     const size_t nf = n * n + n + eig + sol + n * nb + 3 * nb + 8 * 16;
-    s->wsf = sq_calloc(a, nf, sizeof(float));
+    s->wsf = sq_calloc_later(a, nf, sizeof(float), zl);
     int ok = s->spans && s->vrow && s->op && s->dimg && s->mrow && s->dl && s->sums && s->covws &&
              s->wsf;
     if (ok) {

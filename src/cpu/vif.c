@@ -19,20 +19,20 @@ static void vi_rows(SqViBufs *b, uint32_t **all[6])
     all[5] = &b->sub;
 }
 
-int sq_cpu_vi_alloc(SqViBufs *b, int W, int H, const SqAlloc *a)
+int sq_cpu_vi_alloc(SqViBufs *b, int W, int H, const SqAlloc *a, SqZeroLater *zl)
 {
     uint32_t **rows[6];
     memset(b, 0, sizeof(*b));
     vi_rows(b, rows);
     for (int k = 0; k < 2; k++) {
-        b->p[0][k] = sq_calloc(a, (size_t)W * (size_t)H, sizeof(uint16_t));
-        b->p[1][k] = sq_calloc(a, (size_t)(W / 2) * (size_t)(H / 2), sizeof(uint16_t));
+        b->p[0][k] = sq_calloc_later(a, (size_t)W * (size_t)H, sizeof(uint16_t), zl);
+        b->p[1][k] = sq_calloc_later(a, (size_t)(W / 2) * (size_t)(H / 2), sizeof(uint16_t), zl);
         if (!b->p[0][k] || !b->p[1][k])
             return -1;
     }
     for (int k = 0; k < 6; k++) {
         /* a vector's width past either padding: SIMD rows may read a tail */
-        uint32_t *r = sq_calloc(a, (size_t)W + 2 * SQ_VI_PAD + 64, sizeof(uint32_t));
+        uint32_t *r = sq_calloc_later(a, (size_t)W + 2 * SQ_VI_PAD + 64, sizeof(uint32_t), zl);
         if (!r)
             return -1;
         *rows[k] = r + SQ_VI_PAD;

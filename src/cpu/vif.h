@@ -10,7 +10,7 @@
 #include "math/vmaf_vif.h"
 
 /* 0, or -1 (out of memory: what was allocated is freed by sq_cpu_vi_free). */
-int sq_cpu_vi_alloc(SqViBufs *b, int W, int H, const SqAlloc *a);
+int sq_cpu_vi_alloc(SqViBufs *b, int W, int H, const SqAlloc *a, SqZeroLater *zl);
 /* Frees b's buffers (NULL ones too) and zeroes it. */
 void sq_cpu_vi_free(SqViBufs *b, const SqAlloc *a);
 

@@ -179,7 +179,7 @@ int vi_adm_check(VmafContext *ctx, const ViSeq *s, int n_sets, int skip_aim, uin
     SqVaBufs bf;
     const SqAlloc al = { 0 };
     int bad = 0, bufs_ok = 1;
-    if (sq_cpu_va_alloc(&bf, s->w, s->h, 1, &al)) {
+    if (sq_cpu_va_alloc(&bf, s->w, s->h, 1, &al, NULL)) {
         printf("FAIL out of memory\n");
         bad = 1;
         bufs_ok = 0;
