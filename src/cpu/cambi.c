@@ -64,14 +64,8 @@ static void vc_mask_ready(const SqDsp *dsp, const SqVcBufs *bf, int w, int mi, i
     if (!dec)
         return;
     const int cw = (w + 1) >> 1;
-    const uint16_t *x = bf->img + (int64_t)i * w;
-    const uint8_t *m = bf->mask + (int64_t)i * w;
-    uint16_t *y = bf->img + (int64_t)(i >> 1) * cw;
-    uint8_t *n = bf->mask + (int64_t)(i >> 1) * cw;
-    for (int j = 0; j < cw; j++) {
-        y[j] = x[2 * j];
-        n[j] = m[2 * j];
-    }
+    for (int j = 0; j < cw; j++)
+        sq_vc_decimate_at(bf->img, bf->mask, w, cw, i >> 1, j, bf->img, bf->mask);
 }
 
 /* Row z of Z is ready: into the column sums, and the mask row it completes. */

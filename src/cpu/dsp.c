@@ -250,7 +250,7 @@ static int vc_count_hi_c(const float *c, int n, uint32_t *cnt, uint32_t *zeros)
 static void vc_colsum_move_c(const uint8_t *add, const uint8_t *rem, int w, uint16_t *colsum)
 {
     for (int j = 0; j < w; j++)
-        colsum[j] = (uint16_t)(colsum[j] + add[j] - rem[j]);
+        sq_vc_colsum_move_at(add, rem, j, colsum);
 }
 
 static void vc_mode_h_c(const uint16_t *src, int w, uint16_t *dst)

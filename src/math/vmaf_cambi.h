@@ -195,6 +195,13 @@ SQ_FN void sq_vc_colsum_row(const SQ_GLOBAL uint8_t *zero, int w, int h, int r, 
         colsum[j] = (uint16_t)(colsum[j] + sign * z[j]);
 }
 
+/* Column j of the column sums, a row of Z in (add) and one out (rem): u16, modulo 2^16. */
+SQ_FN void sq_vc_colsum_move_at(const SQ_GLOBAL uint8_t *add, const SQ_GLOBAL uint8_t *rem, int j,
+                                SQ_GLOBAL uint16_t *colsum)
+{
+    colsum[j] = (uint16_t)(colsum[j] + add[j] - rem[j]);
+}
+
 /* A pixel is in the mask when its 7x7 sum of Z is above mask_index (A.5). */
 SQ_FN int sq_vc_masked(int sum, int mask_index)
 {

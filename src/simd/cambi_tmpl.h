@@ -356,7 +356,7 @@ void V_NAME(sq_vc_colsum_move)(const uint8_t *add, const uint8_t *rem, int w, ui
     for (; j + VW_N <= w; j += VW_N)
         vw_store(cs + j, vw_sub(vw_add(vw_load(cs + j), vw_u8(add + j)), vw_u8(rem + j)));
     for (; j < w; j++)
-        colsum[j] = (uint16_t)(colsum[j] + add[j] - rem[j]);
+        sq_vc_colsum_move_at(add, rem, j, colsum);
 }
 
 void V_NAME(sq_vc_mask_row)(const uint16_t *colsum, int w, int i, int mask_index, uint8_t *mask)
