@@ -51,17 +51,28 @@ static uint32_t *va_s(const SqVaBufs *b)
     return (uint32_t *)b->F[0];
 }
 
+/*
+ * Unless whole, the bands h, v and d of each side are one row: a scale's
+ * DWT writes a row of them just before the decouple and the denominator
+ * read it (va_scale), so they never leave the cache; a stays a whole
+ * plane, the next scale's input.
+ */
 int sq_cpu_va_alloc(SqVaBufs *b, int W, int H, int whole, const SqAlloc *a, SqZeroLater *z)
 {
     int32_t **all[24];
     const size_t w2 = (size_t)((W + 1) / 2), n = w2 * (size_t)((H + 1) / 2);
-    const size_t ring = whole ? n : VA_RING * w2;
     memset(b, 0, sizeof(*b));
     va_planes(b, all);
-    for (int i = 0; i < 24; i++)
-        if (!(*all[i] = sq_calloc_later(a, i >= 22 ? (size_t)W : i >= 10 ? ring : n,
-                                        sizeof(int32_t), z)))
+    for (int i = 0; i < 24; i++) {
+        const int band_row = i < 8 && i % 4 != SQ_VA_A, ring = i >= 10 && i < 22;
+        const size_t sz = i >= 22 ? (size_t)W
+                          : whole ? n
+                          : band_row ? w2
+                          : ring ? VA_RING * w2
+                                 : n;
+        if (!(*all[i] = sq_calloc_later(a, sz, sizeof(int32_t), z)))
             return -1;
+    }
     return 0;
 }
 
@@ -74,7 +85,7 @@ void sq_cpu_va_free(SqVaBufs *b, const SqAlloc *a)
     memset(b, 0, sizeof(*b));
 }
 
-/* Pointers at position L of row i: the bands (4 each side), r, e, A (3 each) and S (rings). */
+/* Pointers at position L of row i: the bands (4 each side: the DWT's last row), r, e, A (3 each) and S (rings). */
 typedef struct VaRow {
     const int32_t *ob[4], *tb[4];
     int32_t *r[3], *e[3], *A[3];
@@ -83,10 +94,10 @@ typedef struct VaRow {
 
 static void va_row(const SqVaBufs *bf, int w, int L, int i, VaRow *v)
 {
-    const int64_t x = (int64_t)i * w + L, y = (int64_t)(i % VA_RING) * w + L;
+    const int64_t y = (int64_t)(i % VA_RING) * w + L;
     for (int b = 0; b < 4; b++) {
-        v->ob[b] = bf->ob[b] + x;
-        v->tb[b] = bf->tb[b] + x;
+        v->ob[b] = bf->ob[b] + L; /* a, not read, at its row 0 */
+        v->tb[b] = bf->tb[b] + L;
     }
     for (int o = 0; o < 3; o++) {
         v->r[o] = bf->r[o] + y;
@@ -114,29 +125,63 @@ static int va_need(int i, int h)
     return sq_imax(i, sq_imax(sq_va_mirror(i - 1, h), sq_va_mirror(i + 1, h)));
 }
 
-/*
- * A scored scale after its DWT: sq_va_decouple_csf then sq_va_scale_score,
- * reordered by rows so that each row is used while it is in cache: a
- * masking row of the DLM pass as soon as the decouple has written the rows
- * it reads, the AIM pass's CSF of a row (over the decouple's A and S) once
- * no DLM row left reads that row, an AIM masking row once its rows have
- * their CSF. Every row sees the values the plane-by-plane order gives it,
- * and the masking sums are integers (any order).
- */
-static void va_scale(const SqDsp *dsp, int s, int w, int h, const SqVaParams *p,
-                     const SqVaBufs *bf, SqVaRaw *raw)
+/* A frame's luma planes, the DWT's input at scale 0. */
+typedef struct VaIn {
+    const Planes *pl[2];
+    int plane[2], bpc;
+} VaIn;
+
+/* Rows [i, i + n) of scale s's DWT (input w x h) on both sides: a into its plane, the other bands into their row. */
+static void va_dwt(const SqDsp *dsp, const VaIn *in, int s, int w, int h, int only_a, int i, int n,
+                   SqVaBufs *bf)
 {
+    const int64_t at = (int64_t)i * ((w + 1) / 2);
+    int32_t *const ob[4] = { bf->ob[SQ_VA_A] + at, bf->ob[1], bf->ob[2], bf->ob[3] };
+    int32_t *const tb[4] = { bf->tb[SQ_VA_A] + at, bf->tb[1], bf->tb[2], bf->tb[3] };
+    const Planes *r = in->pl[0], *t = in->pl[1];
+    const int pr = in->plane[0], pt = in->plane[1];
+    dsp->adm_dwt(r->data[pr], r->stride[pr], r->acc[pr], in->bpc, bf->oa, w, h, s, only_a, i, i + n,
+                 bf->lo, bf->hi, ob);
+    dsp->adm_dwt(t->data[pt], t->stride[pt], t->acc[pt], in->bpc, bf->ta, w, h, s, only_a, i, i + n,
+                 bf->lo, bf->hi, tb);
+}
+
+/*
+ * A scored scale s (input W x H, bands w x h): sq_va_scale_dwt, then
+ * sq_va_decouple_csf and sq_va_scale_score, reordered by rows so that each
+ * row is used while it is in cache: a band row of the DWT as the decouple
+ * reaches it (with its row of the denominator), a masking row of the DLM
+ * pass as soon as the decouple has written the rows it reads, the AIM
+ * pass's CSF of a row (over the decouple's A and S) once no DLM row left
+ * reads that row, an AIM masking row once its rows have their CSF. Every
+ * row sees the values the plane-by-plane order gives it, and the masking
+ * and denominator sums are integers (any order).
+ */
+static void va_scale(const SqDsp *dsp, const VaIn *in, int s, int W, int H, const SqVaParams *p,
+                     SqVaBufs *bf, SqVaRaw *raw)
+{
+    const int w = (W + 1) / 2, h = (H + 1) / 2;
     const uint32_t *S = va_s(bf);
     const SqVaScale *sc = &p->s[s];
     const int L = sq_va_ext_lo(w), R = sq_va_ext_hi(w), T = sq_va_ext_lo(h), B = sq_va_ext_hi(h);
-    const int t = sq_va_pool_lo(h), b = sq_va_pool_hi(h);
+    const int t = sq_va_pool_lo(h), b = sq_va_pool_hi(h), l = sq_va_pool_lo(w), r = sq_va_pool_hi(w);
     const int aim = !p->skip_aim;
     uint32_t *vs = (uint32_t *)bf->lo;
     int64_t dlm[3] = { 0, 0, 0 }, am[3] = { 0, 0, 0 };
-    int nd = t, nc = T, na = t; /* the next DLM row, AIM CSF row, AIM masking row */
-    dsp->adm_den(s, sc, (const int32_t *const *)bf->ob, w, h, raw->den);
+    uint64_t den[3] = { 0, 0, 0 };
+    int c, rho;
+    sq_va_den_shifts(s, w, h, &c, &rho);
+    int nt = 0, nd = t, nc = T, na = t; /* the next DWT row, DLM row, AIM CSF row, AIM masking row */
     for (int k = T; k <= B; k++) {
         VaRow v;
+        /* rows outside the decouple's and the denominator's are a's alone (only_a holds at
+         * scale 0: the others write their row of h, v and d) */
+        for (; nt <= sq_imin(k, h - 1); nt++) {
+            const int used = (nt >= T && nt < B) || (nt >= t && nt < b);
+            va_dwt(dsp, in, s, W, H, !used, nt, 1, bf);
+            if (nt >= t && nt < b)
+                dsp->adm_den_row(s, (const int32_t *const *)bf->ob, l, r, c, rho, den);
+        }
         if (k < B) {
             va_row(bf, w, L, k, &v);
             (s ? dsp->adm_decs : dsp->adm_dec0)(v.ob, v.tb, R - L, p->egl, sc->ir, v.r, v.e, v.A, v.S);
@@ -151,7 +196,10 @@ static void va_scale(const SqDsp *dsp, int s, int w, int h, const SqVaParams *p,
         for (; aim && na < b && va_need(na, h) < nc; na++)
             va_cm(dsp, s, sc->ir, bf->e, bf, S, w, h, na, am, vs);
     }
+    for (; nt < h; nt++)
+        va_dwt(dsp, in, s, W, H, 1, nt, 1, bf);
     for (int th = 0; th < 3; th++) {
+        raw->den[th] = sq_va_den_norm(s, sc->rf3[th], den[th], c, rho);
         raw->num[th] = sq_va_num_norm(s, th, dlm[th], w, h);
         if (aim)
             raw->aim[th] = sq_va_num_norm(s, th, am[th], w, h);
@@ -159,26 +207,22 @@ static void va_scale(const SqDsp *dsp, int s, int w, int h, const SqVaParams *p,
 }
 
 /*
- * sq_va_frame2 with the DWT, the decouple and the pooling through the DSP
- * table (va_scale); the band a a scale keeps for the next is its plane
- * itself (bf's pointers move; sq_cpu_va_free frees whichever planes they
- * hold).
+ * sq_va_frame2 through the DSP table, by rows (va_scale); the band a a
+ * scale keeps for the next is its plane itself (bf's pointers move;
+ * sq_cpu_va_free frees whichever planes they hold).
  */
-static void va_frame(const SqDsp *dsp, const Planes *r, int pr, const Planes *t, int pt, int bpc,
-                     int W, int H, const SqVaParams *p, SqVaBufs *bf, SqVaRaw *raw)
+static void va_frame(const SqDsp *dsp, const VaIn *in, int W, int H, const SqVaParams *p,
+                     SqVaBufs *bf, SqVaRaw *raw)
 {
     int w = W, h = H;
     for (int s = 0; s < 4; s++) {
-        const int scored = !(s == 0 && p->skip_scale0);
-        dsp->adm_dwt(r->data[pr], r->stride[pr], r->acc[pr], bpc, bf->oa, w, h, s, !scored, bf->lo,
-                     bf->hi, bf->ob);
-        dsp->adm_dwt(t->data[pt], t->stride[pt], t->acc[pt], bpc, bf->ta, w, h, s, !scored, bf->lo,
-                     bf->hi, bf->tb);
+        sq_va_scale_raw((w + 1) / 2, (h + 1) / 2, &raw[s]);
+        if (s == 0 && p->skip_scale0)
+            va_dwt(dsp, in, s, w, h, 1, 0, (h + 1) / 2, bf);
+        else
+            va_scale(dsp, in, s, w, h, p, bf, &raw[s]);
         w = (w + 1) / 2;
         h = (h + 1) / 2;
-        sq_va_scale_raw(w, h, &raw[s]);
-        if (scored)
-            va_scale(dsp, s, w, h, p, bf, &raw[s]);
         /* the next scale reads this one's a: the planes change places (same size, no copy) */
         int32_t *const oa = bf->oa, *const ta = bf->ta;
         bf->oa = bf->ob[SQ_VA_A];
@@ -197,8 +241,10 @@ void sq_cpu_adm_jobs(const CpuPriv *c, Worker *w, const Planes *cur, uint32_t pr
         if (jb->kind != SQ_JOB_ADM || !(present >> (1 + d) & 1))
             continue;
         const SqPlan *plan = c->p.plans[jb->plan];
-        va_frame(&c->dsp, &cur[jb->side[0].pic], jb->side[0].plane, &cur[jb->side[1].pic],
-                 jb->side[1].plane, c->p.format.bpc, plan->d.w, plan->d.h, &plan->va, &w->va,
+        const VaIn in = { { &cur[jb->side[0].pic], &cur[jb->side[1].pic] },
+                          { jb->side[0].plane, jb->side[1].plane },
+                          c->p.format.bpc };
+        va_frame(&c->dsp, &in, plan->d.w, plan->d.h, &plan->va, &w->va,
                  out->adm[d * SQ_MAX_ADM_JOBS + jb->slot]);
     }
 }

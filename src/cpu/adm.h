@@ -10,8 +10,8 @@
 
 /*
  * 0, or -1 (out of memory: what was allocated is freed by sq_cpu_va_free).
- * whole: r, e, A and F as whole band planes, as math's sq_va_frame reads
- * them (tests); else the rings of rows that the CPU's runner uses.
+ * whole: every band plane whole, as math's sq_va_frame reads them (tests);
+ * else the rows and rings that the CPU's runner uses.
  */
 int sq_cpu_va_alloc(SqVaBufs *b, int W, int H, int whole, const SqAlloc *a, SqZeroLater *z);
 /* Frees b's planes (NULL ones too) and zeroes it. */

@@ -181,15 +181,16 @@ static void adm_decs_c(const int32_t *const *ob, const int32_t *const *tb, int n
 }
 
 static void adm_dwt_c(const uint8_t *src8, ptrdiff_t stride, int acc, int bpc, const int32_t *src,
-                      int w, int h, int scale, int only_a, int32_t *lo, int32_t *hi,
-                      int32_t *const *band)
+                      int w, int h, int scale, int only_a, int i0, int i1, int32_t *lo,
+                      int32_t *hi, int32_t *const *band)
 {
-    sq_va_dwt_plane(src8, stride, acc, bpc, src, w, h, scale, only_a, lo, hi, band);
+    sq_va_dwt_rows(src8, stride, acc, bpc, src, w, h, scale, only_a, i0, i1, lo, hi, band);
 }
 
-static void adm_den_c(int s, const SqVaScale *p, const int32_t *const *ob, int w, int h, float *out)
+static void adm_den_row_c(int s, const int32_t *const *row, int l, int r, int c, int rho,
+                          uint64_t *acc)
 {
-    sq_va_den(s, p, ob, w, h, out);
+    sq_va_den_row(s, row, l, r, c, rho, acc);
 }
 
 static void adm_csf_row_c(int s, const uint32_t *ir, const int32_t *const *src, int n,
@@ -347,7 +348,7 @@ void sq_dsp_init(SqDsp *d, unsigned flags)
     d->adm_dec0 = adm_dec0_c;
     d->adm_decs = adm_decs_c;
     d->adm_dwt = adm_dwt_c;
-    d->adm_den = adm_den_c;
+    d->adm_den_row = adm_den_row_c;
     d->adm_csf_row = adm_csf_row_c;
     d->adm_cm_row = adm_cm_row_c;
     d->vc_hist_move = vc_hist_move_c;

@@ -147,21 +147,23 @@ typedef struct SqDsp {
                      const uint32_t *ir, int32_t *const *r, int32_t *const *e, int32_t *const *A,
                      uint32_t *S);
     /*
-     * One level of ADM's DWT (math/vmaf_adm_dwt.h, sq_va_dwt_plane): scale 0
-     * from the raw plane src8 (stride, access acc, bpc), scales 1..3 from
-     * the int32 band src (at scale 1 scale 0's a, int16 values: the SIMD
-     * levels rely on it); w x h in; band: the four ((w + 1) / 2) x
-     * ((h + 1) / 2) bands out; lo, hi: rows of w int32 of scratch.
+     * One level of ADM's DWT over output rows [i0, i1) (math/vmaf_adm_dwt.h,
+     * sq_va_dwt_rows): scale 0 from the raw plane src8 (stride, access acc,
+     * bpc), scales 1..3 from the int32 band src (at scale 1 scale 0's a,
+     * int16 values: the SIMD levels rely on it); w x h in; band: the four
+     * bands out, ((w + 1) / 2) wide, row i at band[b] + (i - i0) * ((w + 1)
+     * / 2); lo, hi: rows of w int32 of scratch.
      */
     void (*adm_dwt)(const uint8_t *src8, ptrdiff_t stride, int acc, int bpc, const int32_t *src,
-                    int w, int h, int scale, int only_a, int32_t *lo, int32_t *hi,
+                    int w, int h, int scale, int only_a, int i0, int i1, int32_t *lo, int32_t *hi,
                     int32_t *const *band);
     /*
-     * ADM's CSF denominator of a scored w x h scale (math/vmaf_adm_pool.h,
-     * sq_va_den) from the reference's bands ob (SQ_VA_* order) into out[3].
+     * One row of ADM's CSF denominator (math/vmaf_adm_pool.h,
+     * sq_va_den_row): acc[th] += the rounded sum over columns [l, r) of the
+     * reference's band rows row (SQ_VA_* order; c, rho: sq_va_den_shifts).
      */
-    void (*adm_den)(int s, const struct SqVaScale *p, const int32_t *const *ob, int w, int h,
-                    float *out);
+    void (*adm_den_row)(int s, const int32_t *const *row, int l, int r, int c, int rho,
+                        uint64_t *acc);
     /*
      * The AIM pass's CSF of positions [0, n) of one row (math/vmaf_adm.h,
      * sq_va_csf_sum_at over src = r): A by orientation and S (as

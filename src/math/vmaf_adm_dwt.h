@@ -302,23 +302,33 @@ SQ_FN void sq_va_dwt_h_row(const SQ_GLOBAL int32_t *lo, const SQ_GLOBAL int32_t 
 }
 
 /*
- * One DWT level over a whole plane: scale 0 from the raw plane (src8, stride,
- * acc, bpc), scales 1..3 from the int32 band src (width w). Bands are
- * ((w + 1) / 2) x ((h + 1) / 2), rows packed. lo/hi: caller rows of w int32.
+ * One DWT level over output rows [i0, i1): scale 0 from the raw plane
+ * (src8, stride, acc, bpc), scales 1..3 from the int32 band src (width w).
+ * Bands are ((w + 1) / 2) wide; output row i goes to band[b] + (i - i0) *
+ * ((w + 1) / 2). lo/hi: caller rows of w int32.
  */
+SQ_FN void sq_va_dwt_rows(const SQ_GLOBAL uint8_t *src8, int64_t stride, int acc, int bpc,
+                          const SQ_GLOBAL int32_t *src, int w, int h, int scale, int only_a,
+                          int i0, int i1, SQ_GLOBAL int32_t *lo, SQ_GLOBAL int32_t *hi,
+                          SQ_GLOBAL int32_t *const *band)
+{
+    const int w2 = (w + 1) / 2;
+    for (int i = i0; i < i1; i++) {
+        if (scale)
+            sq_va_dwt_vs_row(src, w, h, scale, i, lo, hi);
+        else
+            sq_va_dwt_v0_row(src8, stride, acc, h, bpc, i, w, lo, hi);
+        sq_va_dwt_h_row(lo, hi, w, scale, only_a, band, (int64_t)(i - i0) * w2);
+    }
+}
+
+/* sq_va_dwt_rows over the whole plane: ((w + 1) / 2) x ((h + 1) / 2) bands, rows packed. */
 SQ_FN void sq_va_dwt_plane(const SQ_GLOBAL uint8_t *src8, int64_t stride, int acc, int bpc,
                            const SQ_GLOBAL int32_t *src, int w, int h, int scale, int only_a,
                            SQ_GLOBAL int32_t *lo, SQ_GLOBAL int32_t *hi,
                            SQ_GLOBAL int32_t *const *band)
 {
-    const int w2 = (w + 1) / 2, h2 = (h + 1) / 2;
-    for (int i = 0; i < h2; i++) {
-        if (scale)
-            sq_va_dwt_vs_row(src, w, h, scale, i, lo, hi);
-        else
-            sq_va_dwt_v0_row(src8, stride, acc, h, bpc, i, w, lo, hi);
-        sq_va_dwt_h_row(lo, hi, w, scale, only_a, band, (int64_t)i * w2);
-    }
+    sq_va_dwt_rows(src8, stride, acc, bpc, src, w, h, scale, only_a, 0, (h + 1) / 2, lo, hi, band);
 }
 
 /*

@@ -103,9 +103,26 @@ SQ_FN float sq_va_den_norm(int scale, sq_f64 rf3, uint64_t acc, int c, int rho)
 }
 
 /*
+ * One band row of the denominator: acc[th] += the row's sum of
+ * sq_va_den_val over columns [l, r), rounded by rho (sq_va_den_round); row:
+ * the row's start in each band (SQ_VA_* order). The rows add in any order.
+ */
+SQ_FN void sq_va_den_row(int scale, const SQ_GLOBAL int32_t *const *row, int l, int r, int c,
+                         int rho, uint64_t *acc)
+{
+    for (int th = 0; th < 3; th++) {
+        const SQ_GLOBAL int32_t *o = row[sq_va_band_of(th)];
+        uint64_t sum = 0;
+        for (int j = l; j < r; j++)
+            sum += sq_va_den_val(scale, o[j], c);
+        acc[th] += sq_va_den_round(sum, rho);
+    }
+}
+
+/*
  * The CSF denominator of one scale over the pooling region of the reference
- * bands ob, per orientation (sq_va_den_shifts, sq_va_den_round,
- * sq_va_den_norm: a caller may sum the rows in any order).
+ * bands ob, per orientation (sq_va_den_shifts, sq_va_den_row,
+ * sq_va_den_norm).
  */
 SQ_FN void sq_va_den(int scale, const SqVaScale *p, const SQ_GLOBAL int32_t *const *ob, int w,
                      int h, float *out)
@@ -113,18 +130,16 @@ SQ_FN void sq_va_den(int scale, const SqVaScale *p, const SQ_GLOBAL int32_t *con
     const int l = sq_va_pool_lo(w), r = sq_va_pool_hi(w), t = sq_va_pool_lo(h),
               b = sq_va_pool_hi(h);
     int c, rho;
+    uint64_t acc[3] = { 0, 0, 0 };
     sq_va_den_shifts(scale, w, h, &c, &rho);
-    for (int th = 0; th < 3; th++) {
-        const SQ_GLOBAL int32_t *o = ob[sq_va_band_of(th)];
-        uint64_t acc = 0;
-        for (int i = t; i < b; i++) {
-            uint64_t row = 0;
-            for (int j = l; j < r; j++)
-                row += sq_va_den_val(scale, o[(int64_t)i * w + j], c);
-            acc += sq_va_den_round(row, rho);
-        }
-        out[th] = sq_va_den_norm(scale, p->rf3[th], acc, c, rho);
+    for (int i = t; i < b; i++) {
+        const SQ_GLOBAL int32_t *row[4];
+        for (int k = 0; k < 4; k++)
+            row[k] = ob[k] + (int64_t)i * w;
+        sq_va_den_row(scale, row, l, r, c, rho, acc);
     }
+    for (int th = 0; th < 3; th++)
+        out[th] = sq_va_den_norm(scale, p->rf3[th], acc[th], c, rho);
 }
 
 /* The pooling region's sample count of a w x h band. */

@@ -318,22 +318,22 @@ static void adm_dwt_h16_row(int16_t *const *q, int w, int scale, int only_a, int
  * scale 0's a (int16 values) as src, the only input the driver gives it.
  */
 void V_NAME(sq_adm_dwt)(const uint8_t *src8, ptrdiff_t stride, int acc, int bpc, const int32_t *src,
-                        int w, int h, int scale, int only_a, int32_t *lo, int32_t *hi,
-                        int32_t *const *band)
+                        int w, int h, int scale, int only_a, int i0, int i1, int32_t *lo,
+                        int32_t *hi, int32_t *const *band)
 {
-    const int w2 = (w + 1) / 2, h2 = (h + 1) / 2;
+    const int w2 = (w + 1) / 2;
     int16_t *const l16 = (int16_t *)lo, *const h16 = (int16_t *)hi;
     int16_t *const q0[2] = { l16, h16 }, *const q1[4] = { l16, l16 + w, h16, h16 + w };
-    for (int i = 0; scale == 0 && i < h2; i++) {
+    for (int i = i0; scale == 0 && i < i1; i++) {
         adm_dwt_v0_row(src8, stride, acc, h, bpc, i, w, l16, h16);
-        adm_dwt_h16_row(q0, w, 0, only_a, band, (int64_t)i * w2);
+        adm_dwt_h16_row(q0, w, 0, only_a, band, (int64_t)(i - i0) * w2);
     }
-    for (int i = 0; scale == 1 && i < h2; i++) {
+    for (int i = i0; scale == 1 && i < i1; i++) {
         adm_dwt_v1_row(src, w, h, i, q1);
-        adm_dwt_h16_row(q1, w, 1, 0, band, (int64_t)i * w2);
+        adm_dwt_h16_row(q1, w, 1, 0, band, (int64_t)(i - i0) * w2);
     }
-    for (int i = 0; scale > 1 && i < h2; i++) {
+    for (int i = i0; scale > 1 && i < i1; i++) {
         adm_dwt_vs_row(src, w, h, scale, i, lo, hi);
-        adm_dwt_hs_row(lo, hi, w, scale, band, (int64_t)i * w2);
+        adm_dwt_hs_row(lo, hi, w, scale, band, (int64_t)(i - i0) * w2);
     }
 }

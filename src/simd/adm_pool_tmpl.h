@@ -218,44 +218,30 @@ V_AI vq adm_den_vec(int s0, int q, vs u, int c)
     return vq_add(vq_srl(vq_add(pe, rc), c), vq_srl(vq_add(po, rc), c));
 }
 
-/* sq_va_den: the rows' sums in vq lanes, the row tails and the rest as the math */
-V_AI void adm_den(int s, const SqVaScale *p, const int32_t *const *ob, int w, int h, float *out)
+/* sq_va_den_row: the row's sums in vq lanes, the tails as the math */
+V_AI void adm_den_row(int s, const int32_t *const *row, int l, int r, int c, int rho,
+                      uint64_t *acc)
 {
-    const int l = sq_va_pool_lo(w), r = sq_va_pool_hi(w), t = sq_va_pool_lo(h),
-              b = sq_va_pool_hi(h);
-    const int64_t area = (int64_t)(b - t) * (r - l);
-    const int sig = sq_imax(0, sq_va_ceil_log2(area) - 20);
-    const int c = s ? sq_va_ceil_log2(r - l) : 0, rho = s ? sq_va_ceil_log2(b - t) : sig;
-    const int K = s == 0 ? 18 : s == 1 ? 32 : s == 2 ? 27 : 23, q = s == 2 ? 30 : 31;
+    const int q = s == 2 ? 30 : 31;
     for (int th = 0; th < 3; th++) {
-        const int32_t *o = ob[sq_va_band_of(th)];
-        uint64_t acc = 0;
-        for (int i = t; i < b; i++) {
-            const int32_t *row = o + (int64_t)i * w, *next = o + (int64_t)sq_imin(i + 1, b - 1) * w;
-            vq v = vq_set1(0);
-            int j = l;
-            /* the DWT wrote the band a plane ago: the next row into L2 meanwhile, since the
-             * loop waits on its loads */
-            for (; j + VS_N <= r; j += VS_N) {
-                v_prefetch_l2(next + j);
-                v = vq_add(v, adm_den_vec(s == 0, q, vs_abs(vs_load(row + j)), c));
-            }
-            uint64_t sum = vq_hsum(v);
-            for (; j < r; j++)
-                sum += sq_va_den_val(s, row[j], c);
-            acc += (sum + (uint64_t)sq_va_half(rho)) >> rho;
-        }
-        const sq_f64 v = sq_d_div(sq_va_u64_to_d(acc), sq_va_pow2(K - rho - c));
-        out[th] = sq_d_to_float(sq_d_mul(v, p->rf3[th]));
+        const int32_t *o = row[sq_va_band_of(th)];
+        vq v = vq_set1(0);
+        int j = l;
+        for (; j + VS_N <= r; j += VS_N)
+            v = vq_add(v, adm_den_vec(s == 0, q, vs_abs(vs_load(o + j)), c));
+        uint64_t sum = vq_hsum(v);
+        for (; j < r; j++)
+            sum += sq_va_den_val(s, o[j], c);
+        acc[th] += sq_va_den_round(sum, rho);
     }
 }
 
-/* A scored scale's CSF denominator (scale 0 apart, so that its constants reach the loops). */
-void V_NAME(sq_adm_den)(int s, const struct SqVaScale *p, const int32_t *const *ob, int w, int h,
-                        float *out)
+/* One row of a scored scale's CSF denominator (scale 0 apart, so that its constants reach the loop). */
+void V_NAME(sq_adm_den_row)(int s, const int32_t *const *row, int l, int r, int c, int rho,
+                            uint64_t *acc)
 {
     if (s == 0)
-        adm_den(0, p, ob, w, h, out);
+        adm_den_row(0, row, l, r, c, rho, acc);
     else
-        adm_den(s, p, ob, w, h, out);
+        adm_den_row(s, row, l, r, c, rho, acc);
 }

@@ -67,10 +67,10 @@ struct SqVcParams;
                         const uint32_t *ir, int32_t *const *r, int32_t *const *e,              \
                         int32_t *const *A, uint32_t *S);                                       \
     void N(sq_adm_dwt)(const uint8_t *src8, ptrdiff_t stride, int acc, int bpc,                 \
-                       const int32_t *src, int w, int h, int scale, int only_a, int32_t *lo,    \
-                       int32_t *hi, int32_t *const *band);                        \
-    void N(sq_adm_den)(int s, const struct SqVaScale *p, const int32_t *const *ob, int w,     \
-                       int h, float *out);                                                     \
+                       const int32_t *src, int w, int h, int scale, int only_a, int i0, int i1, \
+                       int32_t *lo, int32_t *hi, int32_t *const *band);                        \
+    void N(sq_adm_den_row)(int s, const int32_t *const *row, int l, int r, int c, int rho,      \
+                           uint64_t *acc);                                                     \
     void N(sq_adm_csf_row)(int s, const uint32_t *ir, const int32_t *const *src, int n,        \
                            int32_t *const *A, uint32_t *S);                                    \
     void N(sq_adm_cm_row)(int scale, const uint32_t *ir, const int32_t *const *X,               \
@@ -138,7 +138,7 @@ struct SqVcParams;
         (d)->adm_dec0 = N(sq_adm_dec0);       \
         (d)->adm_decs = N(sq_adm_decs);       \
         (d)->adm_dwt = N(sq_adm_dwt);         \
-        (d)->adm_den = N(sq_adm_den);         \
+        (d)->adm_den_row = N(sq_adm_den_row); \
         (d)->adm_csf_row = N(sq_adm_csf_row); \
         (d)->adm_cm_row = N(sq_adm_cm_row);   \
         (d)->vc_hist_move = N(sq_vc_hist_move); \

@@ -48,7 +48,7 @@ void SQ_X512(sq_dsp_fill)(SqDsp *d, int vbmi)
     d->adm_dec0 = SQ_X512(sq_adm_dec0);
     d->adm_decs = SQ_X512(sq_adm_decs);
     d->adm_dwt = SQ_X512(sq_adm_dwt);
-    d->adm_den = SQ_X512(sq_adm_den);
+    d->adm_den_row = SQ_X512(sq_adm_den_row);
     d->adm_csf_row = SQ_X512(sq_adm_csf_row);
     d->adm_cm_row = SQ_X512(sq_adm_cm_row);
     d->vc_hist_move = SQ_X512(sq_vc_hist_move);

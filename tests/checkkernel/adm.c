@@ -13,12 +13,13 @@
  * adm_dwt likewise on random planes: scale 0 from bytes and 16-bit
  * containers (bpc 8..16, MSB-aligned too) with fills at the depth's bounds,
  * scales 1..3 from int32 bands of every magnitude, sizes from 2 x 2 with odd
- * ones, skip_scale0's only_a; the four bands are compared.
+ * ones, skip_scale0's only_a, whole planes and any range of rows; the four
+ * bands are compared.
  *
- * adm_den and adm_csf_row (the pooling's denominator, the AIM pass's CSF
+ * adm_den_row and adm_csf_row (the pooling's denominator, the AIM pass's CSF
  * rows over the extended region) from random bands, restored coefficients
  * and CSF planes, every scale, random CSF factors, int32 extremes at
- * scales 1..3: the denominators' bits and every plane.
+ * scales 1..3: the denominators' row sums and every plane.
  *
  * adm_cm_row: one masking row from F's sums over the orientations (C's
  * against the math's sq_va_cm_rows from F too), widths 2..300 (odd ones, rows
@@ -239,17 +240,20 @@ static void check_dwt_case(const CkCtx *c, const CkLevel *l)
             }
             src[y * w + x] = dwt_coef(scale ? scale : 1, mode);
         }
-    const size_t nb = (size_t)((w + 1) / 2) * (size_t)((h + 1) / 2);
+    /* the whole plane, or rows [i0, i1) as the CPU's runner asks for them (one at a time) */
+    const int h2 = (h + 1) / 2, i0 = ck_chance(50) ? 0 : ck_irand(0, h2 - 1),
+              i1 = i0 == 0 && ck_chance(50) ? h2 : ck_irand(i0 + 1, h2);
+    const size_t nb = (size_t)((w + 1) / 2) * (size_t)(i1 - i0);
     int32_t *bands[2][4], *lo = malloc(sizeof(int32_t) * (size_t)w), *hi = malloc(sizeof(int32_t) * (size_t)w);
     for (int k = 0; k < 2; k++)
         for (int b = 0; b < 4; b++)
             bands[k][b] = calloc(nb, sizeof(int32_t));
-    c->ref.adm_dwt(raw, stride, acc, bpc, src, w, h, scale, only_a, lo, hi, bands[0]);
-    l->dsp.adm_dwt(raw, stride, acc, bpc, src, w, h, scale, only_a, lo, hi, bands[1]);
+    c->ref.adm_dwt(raw, stride, acc, bpc, src, w, h, scale, only_a, i0, i1, lo, hi, bands[0]);
+    l->dsp.adm_dwt(raw, stride, acc, bpc, src, w, h, scale, only_a, i0, i1, lo, hi, bands[1]);
     for (int b = 0; b < 4; b++)
         if (memcmp(bands[0][b], bands[1][b], nb * sizeof(int32_t))) {
-            ck_fail("%dx%d scale %d bpc %d acc %d only_a %d fill %d: band %d differs", w, h, scale,
-                    bpc, acc, only_a, mode, b);
+            ck_fail("%dx%d scale %d bpc %d acc %d only_a %d fill %d rows %d..%d: band %d differs", w,
+                    h, scale, bpc, acc, only_a, mode, i0, i1, b);
             break;
         }
     for (int k = 0; k < 2; k++)
@@ -315,11 +319,18 @@ static void check_pool_case(const CkCtx *c, const CkLevel *l)
                 v = ck_chance(30) ? INT32_MIN : (int32_t)ck_rand();
             (*all[0][i])[x] = (*all[1][i])[x] = s == 0 ? sq_va_i16(v) : v;
         }
-    float den[2][3];
+    uint64_t den[2][3] = { { 0, 0, 0 }, { 0, 0, 0 } };
     const SqDsp *d[2] = { &c->ref, &l->dsp };
     const int L = sq_va_ext_lo(w), R = sq_va_ext_hi(w);
+    int dc, rho;
+    sq_va_den_shifts(s, w, h, &dc, &rho);
     for (int k = 0; k < 2; k++) {
-        d[k]->adm_den(s, &p.s[s], (const int32_t *const *)b[k].ob, w, h, den[k]);
+        for (int i = sq_va_pool_lo(h); i < sq_va_pool_hi(h); i++) {
+            const int32_t *row[4];
+            for (int q = 0; q < 4; q++)
+                row[q] = b[k].ob[q] + (int64_t)i * w;
+            d[k]->adm_den_row(s, row, sq_va_pool_lo(w), sq_va_pool_hi(w), dc, rho, den[k]);
+        }
         for (int i = sq_va_ext_lo(h); i < sq_va_ext_hi(h); i++) {
             const int64_t x = (int64_t)i * w + L;
             const int32_t *src[3] = { b[k].r[0] + x, b[k].r[1] + x, b[k].r[2] + x };
@@ -328,8 +339,10 @@ static void check_pool_case(const CkCtx *c, const CkLevel *l)
         }
     }
     if (memcmp(den[0], den[1], sizeof(den[0])))
-        ck_fail("scale %d %dx%d fill %d: adm_den %a %a %a, want %a %a %a", s, w, h, mode, den[1][0],
-                den[1][1], den[1][2], den[0][0], den[0][1], den[0][2]);
+        ck_fail("scale %d %dx%d fill %d: adm_den_row %llu %llu %llu, want %llu %llu %llu", s, w, h,
+                mode, (unsigned long long)den[1][0], (unsigned long long)den[1][1],
+                (unsigned long long)den[1][2], (unsigned long long)den[0][0],
+                (unsigned long long)den[0][1], (unsigned long long)den[0][2]);
     for (int i = 0; i < 22; i++)
         if (memcmp(*all[0][i], *all[1][i], sizeof(int32_t) * n)) {
             ck_fail("scale %d %dx%d fill %d: plane %d differs after adm_csf_row", s, w, h, mode, i);
