@@ -56,11 +56,26 @@ static void adm_dwt_vs_row(const int32_t *src, int w, int h, int scale, int i, i
         sq_va_dwt_vs(src, w, h, scale, i, j, lo, hi);
 }
 
+/* VD_N outputs of adm_dwt_hs_row from column c on */
+V_AI void adm_dwt_hs_vec(const int32_t *lo, const int32_t *hi, int c, vq add, int s,
+                         int32_t *const *b)
+{
+    const vs l01 = vs_load(lo + 2 * c - 1), l23 = vs_load(lo + 2 * c + 1);
+    const vs g01 = vs_load(hi + 2 * c - 1), g23 = vs_load(hi + 2 * c + 1);
+    const vq l0 = vq_even(l01), l1 = vq_odd(l01), l2 = vq_even(l23), l3 = vq_odd(l23);
+    const vq g0 = vq_even(g01), g1 = vq_odd(g01), g2 = vq_even(g23), g3 = vq_odd(g23);
+    vq_store_i32(b[SQ_VA_A] + c, adm_taps(l0, l1, l2, l3, 15826, 27411, 7345, -4240, add, s));
+    vq_store_i32(b[SQ_VA_V] + c, adm_taps(l0, l1, l2, l3, -4240, -7345, 27411, -15826, add, s));
+    vq_store_i32(b[SQ_VA_H] + c, adm_taps(g0, g1, g2, g3, 15826, 27411, 7345, -4240, add, s));
+    vq_store_i32(b[SQ_VA_D] + c, adm_taps(g0, g1, g2, g3, -4240, -7345, 27411, -15826, add, s));
+}
+
 /*
  * sq_va_dwt_h_row at scales 1..3: a vector of VS_N int32 read from 2c - 1
  * holds in its 64-bit lanes the taps 0 (low halves) and 1 (high halves)
- * of VD_N outputs from c on, one read from 2c + 1 their taps 2 and 3. The
- * columns whose taps the mirror moves take the math's code.
+ * of VD_N outputs from c on, one read from 2c + 1 their taps 2 and 3; the
+ * last vector moves back over columns already written (the same values
+ * again). The columns whose taps the mirror moves take the math's code.
  */
 static void adm_dwt_hs_row(const int32_t *lo, const int32_t *hi, int w, int scale,
                            int32_t *const *band, int64_t at)
@@ -68,19 +83,15 @@ static void adm_dwt_hs_row(const int32_t *lo, const int32_t *hi, int w, int scal
     const int w2 = (w + 1) / 2, c1 = sq_imax(1, sq_imin((w - 1) / 2, w2));
     const int s = sq_va_hshift(scale);
     const vq add = vq_set1(sq_va_half(s));
-    int32_t *ba = band[SQ_VA_A] + at, *bv = band[SQ_VA_V] + at, *bh = band[SQ_VA_H] + at,
-            *bd = band[SQ_VA_D] + at;
+    int32_t *const b[4] = { band[SQ_VA_A] + at, band[SQ_VA_V] + at, band[SQ_VA_H] + at,
+                            band[SQ_VA_D] + at };
     sq_va_dwt_h(lo, hi, w, scale, 0, 0, band, at);
     int c = 1;
-    for (; c + VD_N <= c1; c += VD_N) {
-        const vs l01 = vs_load(lo + 2 * c - 1), l23 = vs_load(lo + 2 * c + 1);
-        const vs g01 = vs_load(hi + 2 * c - 1), g23 = vs_load(hi + 2 * c + 1);
-        const vq l0 = vq_even(l01), l1 = vq_odd(l01), l2 = vq_even(l23), l3 = vq_odd(l23);
-        const vq g0 = vq_even(g01), g1 = vq_odd(g01), g2 = vq_even(g23), g3 = vq_odd(g23);
-        vq_store_i32(ba + c, adm_taps(l0, l1, l2, l3, 15826, 27411, 7345, -4240, add, s));
-        vq_store_i32(bv + c, adm_taps(l0, l1, l2, l3, -4240, -7345, 27411, -15826, add, s));
-        vq_store_i32(bh + c, adm_taps(g0, g1, g2, g3, 15826, 27411, 7345, -4240, add, s));
-        vq_store_i32(bd + c, adm_taps(g0, g1, g2, g3, -4240, -7345, 27411, -15826, add, s));
+    for (; c + VD_N <= c1; c += VD_N)
+        adm_dwt_hs_vec(lo, hi, c, add, s, b);
+    if (c < c1 && c1 - VD_N >= 1) {
+        adm_dwt_hs_vec(lo, hi, c1 - VD_N, add, s, b);
+        c = c1;
     }
     for (; c < w2; c++)
         sq_va_dwt_h(lo, hi, w, scale, c, 0, band, at + c);
@@ -272,41 +283,59 @@ static void adm_h16_col(int16_t *const *q, int w, int scale, int c, int only_a,
     }
 }
 
+/* VS_N outputs of adm_dwt_h16_row from column c on: scale 0's (a alone with only_a) */
+V_AI void adm_dwt_h0_vec(int16_t *const *q, int c, int only_a, int32_t *const *b)
+{
+    const int16_t *l = q[0] + 2 * c - 1, *g = q[1] + 2 * c - 1;
+    const vs l01 = vs_load16x2(l), l23 = vs_load16x2(l + 2);
+    vs_store(b[SQ_VA_A] + c, adm_taps0(l01, l23, 15826, 27411, 7345, -4240));
+    if (only_a)
+        return;
+    const vs g01 = vs_load16x2(g), g23 = vs_load16x2(g + 2);
+    vs_store(b[SQ_VA_V] + c, adm_taps0(l01, l23, -4240, -7345, 27411, -15826));
+    vs_store(b[SQ_VA_H] + c, adm_taps0(g01, g23, 15826, 27411, 7345, -4240));
+    vs_store(b[SQ_VA_D] + c, adm_taps0(g01, g23, -4240, -7345, 27411, -15826));
+}
+
+/* VS_N outputs of adm_dwt_h16_row from column c on: scale 1's, from adm_split's halves */
+V_AI void adm_dwt_h1_vec(int16_t *const *q, int c, int32_t *const *b)
+{
+    const int x = 2 * c - 1;
+    const vs lh01 = vs_load16x2(q[0] + x), lh23 = vs_load16x2(q[0] + x + 2);
+    const vs ll01 = vs_load16x2(q[1] + x), ll23 = vs_load16x2(q[1] + x + 2);
+    const vs gh01 = vs_load16x2(q[2] + x), gh23 = vs_load16x2(q[2] + x + 2);
+    const vs gl01 = vs_load16x2(q[3] + x), gl23 = vs_load16x2(q[3] + x + 2);
+    vs_store(b[SQ_VA_A] + c, adm_taps1(lh01, lh23, ll01, ll23, 15826, 27411, 7345, -4240));
+    vs_store(b[SQ_VA_V] + c, adm_taps1(lh01, lh23, ll01, ll23, -4240, -7345, 27411, -15826));
+    vs_store(b[SQ_VA_H] + c, adm_taps1(gh01, gh23, gl01, gl23, 15826, 27411, 7345, -4240));
+    vs_store(b[SQ_VA_D] + c, adm_taps1(gh01, gh23, gl01, gl23, -4240, -7345, 27411, -15826));
+}
+
 /*
  * sq_va_dwt_h_row at scales 0 and 1 over int16 rows: VS_N lanes read from
  * 2c - 1 hold the taps 0, 1 of the outputs from c on as int16 pairs, those
- * read from 2c + 1 the taps 2, 3 (no packing). The columns whose taps the
- * mirror moves take adm_h16_col.
+ * read from 2c + 1 the taps 2, 3 (no packing); the last vector moves back
+ * over columns already written (the same values again). The columns whose
+ * taps the mirror moves take adm_h16_col.
  */
 static void adm_dwt_h16_row(int16_t *const *q, int w, int scale, int only_a, int32_t *const *band,
                             int64_t at)
 {
     const int w2 = (w + 1) / 2, c1 = sq_imax(1, sq_imin((w - 1) / 2, w2));
-    int32_t *ba = band[SQ_VA_A] + at, *bv = band[SQ_VA_V] + at, *bh = band[SQ_VA_H] + at,
-            *bd = band[SQ_VA_D] + at;
+    int32_t *const b[4] = { band[SQ_VA_A] + at, band[SQ_VA_V] + at, band[SQ_VA_H] + at,
+                            band[SQ_VA_D] + at };
     adm_h16_col(q, w, scale, 0, only_a, band, at);
     int c = 1;
-    for (; scale == 0 && c + VS_N <= c1; c += VS_N) {
-        const int16_t *l = q[0] + 2 * c - 1, *g = q[1] + 2 * c - 1;
-        const vs l01 = vs_load16x2(l), l23 = vs_load16x2(l + 2);
-        vs_store(ba + c, adm_taps0(l01, l23, 15826, 27411, 7345, -4240));
-        if (only_a)
-            continue;
-        const vs g01 = vs_load16x2(g), g23 = vs_load16x2(g + 2);
-        vs_store(bv + c, adm_taps0(l01, l23, -4240, -7345, 27411, -15826));
-        vs_store(bh + c, adm_taps0(g01, g23, 15826, 27411, 7345, -4240));
-        vs_store(bd + c, adm_taps0(g01, g23, -4240, -7345, 27411, -15826));
-    }
-    for (; scale && c + VS_N <= c1; c += VS_N) {
-        const int x = 2 * c - 1;
-        const vs lh01 = vs_load16x2(q[0] + x), lh23 = vs_load16x2(q[0] + x + 2);
-        const vs ll01 = vs_load16x2(q[1] + x), ll23 = vs_load16x2(q[1] + x + 2);
-        const vs gh01 = vs_load16x2(q[2] + x), gh23 = vs_load16x2(q[2] + x + 2);
-        const vs gl01 = vs_load16x2(q[3] + x), gl23 = vs_load16x2(q[3] + x + 2);
-        vs_store(ba + c, adm_taps1(lh01, lh23, ll01, ll23, 15826, 27411, 7345, -4240));
-        vs_store(bv + c, adm_taps1(lh01, lh23, ll01, ll23, -4240, -7345, 27411, -15826));
-        vs_store(bh + c, adm_taps1(gh01, gh23, gl01, gl23, 15826, 27411, 7345, -4240));
-        vs_store(bd + c, adm_taps1(gh01, gh23, gl01, gl23, -4240, -7345, 27411, -15826));
+    for (; scale == 0 && c + VS_N <= c1; c += VS_N)
+        adm_dwt_h0_vec(q, c, only_a, b);
+    for (; scale && c + VS_N <= c1; c += VS_N)
+        adm_dwt_h1_vec(q, c, b);
+    if (c < c1 && c1 - VS_N >= 1) {
+        if (scale)
+            adm_dwt_h1_vec(q, c1 - VS_N, b);
+        else
+            adm_dwt_h0_vec(q, c1 - VS_N, only_a, b);
+        c = c1;
     }
     for (; c < w2; c++)
         adm_h16_col(q, w, scale, c, only_a, band, at + c);
