@@ -63,9 +63,7 @@ static void vc_mask_ready(const SqDsp *dsp, const SqVcBufs *bf, int w, int mi, i
     dsp->vc_mask_row(bf->colsum, w, i, mi, bf->mask);
     if (!dec)
         return;
-    const int cw = (w + 1) >> 1;
-    for (int j = 0; j < cw; j++)
-        sq_vc_decimate_at(bf->img, bf->mask, w, cw, i >> 1, j, bf->img, bf->mask);
+    dsp->vc_decimate_row(bf->img, bf->mask, w, (w + 1) >> 1, i >> 1);
 }
 
 /* Row z of Z is ready: into the column sums, and the mask row it completes. */

@@ -254,6 +254,11 @@ static void vc_colsum_move_c(const uint8_t *add, const uint8_t *rem, int w, uint
         sq_vc_colsum_move_at(add, rem, j, colsum);
 }
 
+static void vc_decimate_row_c(uint16_t *img, uint8_t *mask, int pw, int cw, int i)
+{
+    sq_vc_decimate_row(img, mask, pw, cw, i);
+}
+
 static void vc_mode_h_c(const uint16_t *src, int w, uint16_t *dst)
 {
     sq_vc_mode_h(src, w, dst);
@@ -361,6 +366,7 @@ void sq_dsp_init(SqDsp *d, unsigned flags)
     d->vc_sum_hi = vc_sum_hi_c;
     d->vc_mode_h = vc_mode_h_c;
     d->vc_colsum_move = vc_colsum_move_c;
+    d->vc_decimate_row = vc_decimate_row_c;
     d->vc_mode_v = vc_mode_v_c;
     d->vif_vrow = vif_vrow_c;
     d->vif_hrow = vif_hrow_c;

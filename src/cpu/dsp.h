@@ -220,6 +220,13 @@ typedef struct SqDsp {
     void (*vc_mask_row)(const uint16_t *colsum, int w, int i, int mask_index, uint8_t *mask);
     /* The mask's column sums, a row of Z (add) in and one (rem) out: colsum[j] + add[j] - rem[j], u16. */
     void (*vc_colsum_move)(const uint8_t *add, const uint8_t *rem, int w, uint16_t *colsum);
+    /*
+     * high_res_speedup's decimation of image and mask rows, row i of the
+     * half-size scale (cw = (pw + 1) >> 1 samples) from row 2i of the pw
+     * wide one, in place (sq_vc_decimate_row): row i >= 1 lies wholly below
+     * row 2i, row 0 below what is still to be read.
+     */
+    void (*vc_decimate_row)(uint16_t *img, uint8_t *mask, int pw, int cw, int i);
     int (*vc_count_hi)(const float *c, int n, uint32_t *cnt, uint32_t *zeros);
     int (*vc_sum_hi)(const float *c, int n, int hi, int emin, int64_t *sum, uint32_t *cnt);
     /*

@@ -31,13 +31,20 @@ SQ_FN void sq_vc_decimate_at(const SQ_GLOBAL uint16_t *x, const SQ_GLOBAL uint8_
     n[to] = m[from];
 }
 
+/* Row i of the decimation (cw = (pw + 1) >> 1 samples), in place. */
+SQ_FN void sq_vc_decimate_row(SQ_GLOBAL uint16_t *img, SQ_GLOBAL uint8_t *mask, int pw, int cw,
+                              int i)
+{
+    for (int j = 0; j < cw; j++)
+        sq_vc_decimate_at(img, mask, pw, cw, i, j, img, mask);
+}
+
 /* Image and mask of pw x ph to ((pw + 1) >> 1) x ((ph + 1) >> 1), in place. */
 SQ_FN void sq_vc_decimate(SQ_GLOBAL uint16_t *img, SQ_GLOBAL uint8_t *mask, int pw, int ph)
 {
     const int cw = (pw + 1) >> 1, ch = (ph + 1) >> 1;
     for (int i = 0; i < ch; i++)
-        for (int j = 0; j < cw; j++)
-            sq_vc_decimate_at(img, mask, pw, cw, i, j, img, mask);
+        sq_vc_decimate_row(img, mask, pw, cw, i);
 }
 
 /* mode3: the value two of the three share, else the smallest (no branch: rows vectorise). */

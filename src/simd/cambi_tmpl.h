@@ -359,6 +359,27 @@ void V_NAME(sq_vc_colsum_move)(const uint8_t *add, const uint8_t *rem, int w, ui
         sq_vc_colsum_move_at(add, rem, j, colsum);
 }
 
+/*
+ * sq_vc_decimate_row: the even samples of row 2i as u32 pairs with their
+ * high halves dropped (images), the even bytes as 16-bit lanes' low
+ * halves (masks). Each vector is loaded before its store, which lands
+ * below every sample still to be read (row 0 in place).
+ */
+void V_NAME(sq_vc_decimate_row)(uint16_t *img, uint8_t *mask, int pw, int cw, int i)
+{
+    const int64_t from = (int64_t)2 * i * pw, to = (int64_t)i * cw;
+    const vs lo16 = vs_set1(0xffff);
+    int j = 0;
+    for (; 2 * (j + VS_N) <= pw; j += VS_N)
+        vs_store16((int16_t *)img + to + j, vs_and(vs_load((const int32_t *)(img + from) + j), lo16));
+    for (; j < cw; j++)
+        img[to + j] = img[from + 2 * j];
+    for (j = 0; 2 * (j + VW_N) <= pw; j += VW_N)
+        vw_store_u8(mask + to + j, vw_lo8(mask + from + 2 * j));
+    for (; j < cw; j++)
+        mask[to + j] = mask[from + 2 * j];
+}
+
 void V_NAME(sq_vc_mask_row)(const uint16_t *colsum, int w, int i, int mask_index, uint8_t *mask)
 {
     const int mh = SQ_VC_MASK_SIDE >> 1;

@@ -94,6 +94,7 @@ struct SqVcParams;
     int N(sq_vc_sum_hi)(const float *c, int n, int hi, int emin, int64_t *sum, uint32_t *cnt); \
     void N(sq_vc_mode_h)(const uint16_t *src, int w, uint16_t *dst);                          \
     void N(sq_vc_colsum_move)(const uint8_t *add, const uint8_t *rem, int w, uint16_t *colsum); \
+    void N(sq_vc_decimate_row)(uint16_t *img, uint8_t *mask, int pw, int cw, int i);          \
     void N(sq_vc_mode_v)(const uint16_t *a, const uint16_t *b, const uint16_t *c, int w,      \
                          uint16_t *out);
 
@@ -151,6 +152,7 @@ struct SqVcParams;
         (d)->vc_sum_hi = N(sq_vc_sum_hi);     \
         (d)->vc_mode_h = N(sq_vc_mode_h);     \
         (d)->vc_colsum_move = N(sq_vc_colsum_move); \
+        (d)->vc_decimate_row = N(sq_vc_decimate_row); \
         (d)->vc_mode_v = N(sq_vc_mode_v);     \
         (d)->vif_vrow = N(sq_vif_vrow);       \
         (d)->vif_hrow = N(sq_vif_hrow);       \

@@ -60,6 +60,7 @@ void SQ_X512(sq_dsp_fill)(SqDsp *d, int vbmi)
     d->vc_sum_hi = SQ_X512(sq_vc_sum_hi);
     d->vc_mode_h = SQ_X512(sq_vc_mode_h);
     d->vc_colsum_move = SQ_X512(sq_vc_colsum_move);
+    d->vc_decimate_row = SQ_X512(sq_vc_decimate_row);
     d->vc_mode_v = SQ_X512(sq_vc_mode_v);
     d->vif_vrow = SQ_X512(sq_vif_vrow);
     d->vif_hrow = SQ_X512(sq_vif_hrow);

@@ -12,8 +12,9 @@
  * half of R[] for the unmasked and mixed cases.
  *
  * The preprocessing's and mask's rows (vc_dither_row, vc_zero_row,
- * vc_mask_row) and the mode filter's (vc_mode_h, vc_mode_v: rows of the
- * same images) on the same images and on column sums 0..7 with any mask
+ * vc_mask_row), the mode filter's (vc_mode_h, vc_mode_v: rows of the
+ * same images) and high_res_speedup's decimation (vc_decimate_row, row 0
+ * in place too) on the same images and on column sums 0..7 with any mask
  * index; the pooling passes (vc_count_hi, vc_sum_hi) on c-value arrays
  * mostly zero, with normal, subnormal, repeated and (pass 1) non-finite
  * values, and every digit hi and exponent emin.
@@ -255,6 +256,7 @@ typedef struct RowFns {
     int (*sum)(const float *, int, int, int, int64_t *, uint32_t *);
     void (*mode_h)(const uint16_t *, int, uint16_t *);
     void (*mode_v)(const uint16_t *, const uint16_t *, const uint16_t *, int, uint16_t *);
+    void (*decimate)(uint16_t *, uint8_t *, int, int, int);
 } RowFns;
 
 /* The mode filter's two row slots on rows of the case's image: a bit per slot that differs. */
@@ -306,6 +308,18 @@ static int rows_case(const RowFns *f, const RowFns *g, VcCase *c)
     g->colsum(za, zb, c->w, cs2);
     bad |= (memcmp(cs, cs2, (size_t)c->w * 2) != 0) << 5;
     free(cs2);
+    /* high_res_speedup's decimation of a row in place: row 0 overlaps what it reads */
+    uint8_t *ma = malloc(n), *mb = malloc(n);
+    memcpy(ia, c->img, n * 2);
+    memcpy(ib, c->img, n * 2);
+    memcpy(ma, c->mask, n);
+    memcpy(mb, c->mask, n);
+    const int di = ck_chance(30) ? 0 : ck_irand(0, (c->h - 1) / 2);
+    f->decimate(ia, ma, c->w, (c->w + 1) >> 1, di);
+    g->decimate(ib, mb, c->w, (c->w + 1) >> 1, di);
+    bad |= (memcmp(ia, ib, n * 2) != 0 || memcmp(ma, mb, n) != 0) << 6;
+    free(ma);
+    free(mb);
     free(ia);
     free(ib);
     free(cs);
@@ -375,7 +389,7 @@ static int pool_case(const RowFns *f, const RowFns *g, int n)
 static RowFns row_fns(const SqDsp *d)
 {
     const RowFns r = { d->vc_dither_row, d->vc_zero_row, d->vc_mask_row, d->vc_colsum_move, d->vc_count_hi,
-                       d->vc_sum_hi, d->vc_mode_h, d->vc_mode_v };
+                       d->vc_sum_hi, d->vc_mode_h, d->vc_mode_v, d->vc_decimate_row };
     return r;
 }
 
@@ -430,6 +444,13 @@ static void mode_v_mutant(const uint16_t *a, const uint16_t *b, const uint16_t *
         out[j] = j == w - 1 ? b[j] : sq_vc_mode3(a[j], b[j], c[j]);
 }
 
+/* A wrong decimation: the row's last sample left where it was. */
+static void decimate_mutant(uint16_t *img, uint8_t *mask, int pw, int cw, int i)
+{
+    for (int j = 0; j < cw - 1; j++)
+        sq_vc_decimate_at(img, mask, pw, cw, i, j, img, mask);
+}
+
 static int pool_n(void)
 {
     return ck_chance(20) ? ck_irand(0, 20) : ck_irand(0, 600);
@@ -438,17 +459,19 @@ static int pool_n(void)
 static void check_rows(const CkCtx *ctx, const CkLevel *l)
 {
     static const char *const names[] = { "vc_dither_row", "vc_zero_row", "vc_mask_row",
-                                         "vc_mode_h", "vc_mode_v", "vc_colsum_move" };
+                                         "vc_mode_h", "vc_mode_v", "vc_colsum_move",
+                                         "vc_decimate_row" };
     const RowFns f = row_fns(&ctx->ref), g = l ? row_fns(&l->dsp)
                                                : (RowFns){ dither_mutant, zero_mutant, mask_mutant, colsum_mutant,
                                                            count_mutant, sum_mutant,
-                                                           mode_h_mutant, mode_v_mutant };
-    int found[8] = { 0 };
+                                                           mode_h_mutant, mode_v_mutant,
+                                                           decimate_mutant };
+    int found[9] = { 0 };
     for (int n = 0; n < NCASES; n++) {
         VcCase c;
         vc_case_new(&c);
         const int bad = rows_case(&f, &g, &c) | mode_case(&f, &g, &c) << 3;
-        for (int k = 0; k < 6; k++)
+        for (int k = 0; k < 7; k++)
             if (bad >> k & 1) {
                 found[k]++;
                 if (l)
@@ -456,12 +479,12 @@ static void check_rows(const CkCtx *ctx, const CkLevel *l)
             }
         vc_case_free(&c);
         const int np = pool_n(), pb = pool_case(&f, &g, np);
-        found[6] += pb & 1;
-        found[7] += pb >> 1 & 1;
+        found[7] += pb & 1;
+        found[8] += pb >> 1 & 1;
         if (l && pb)
             ck_fail("pooling passes (%d) on %d values", pb, np);
     }
-    for (int k = 0; !l && k < 8; k++)
+    for (int k = 0; !l && k < 9; k++)
         if (!found[k])
             ck_fail("wrong row kernel %d passed all %d cases", k, NCASES);
 }
