@@ -264,6 +264,8 @@ V_AI void vs_store16(int16_t *p, vs v)
 /* a.x b.x + a.y b.y of each lane's int16 pairs (x low, y high): scale 0's angle sums */
 V_AI vs vs_madd16v(vs a, vs b) { return _mm256_madd_epi16(a, b); }
 V_AI vs vs_xor(vs a, vs b) { return _mm256_xor_si256(a, b); }
+/* the low 16 bits of the products of the 16-bit halves */
+V_AI vs vs_mullo16(vs a, vs b) { return _mm256_mullo_epi16(a, b); }
 V_AI vs vs_min(vs a, vs b) { return _mm256_min_epi32(a, b); }
 /* t where m's lane is all ones, f where it is zero */
 V_AI vs vs_sel(vs m, vs t, vs f) { return _mm256_blendv_epi8(f, t, m); }

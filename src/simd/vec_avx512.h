@@ -339,6 +339,8 @@ V_AI vs vs_madd16v(vs a, vs b)
 V_AI vs vs_madd16v(vs a, vs b) { return _mm512_madd_epi16(a, b); }
 #endif
 V_AI vs vs_xor(vs a, vs b) { return _mm512_xor_si512(a, b); }
+/* the low 16 bits of the products of the 16-bit halves */
+V_AI vs vs_mullo16(vs a, vs b) { return _mm512_mullo_epi16(a, b); }
 V_AI vs vs_min(vs a, vs b) { return _mm512_min_epi32(a, b); }
 /* t where m's lane is all ones, f where it is zero */
 V_AI vs vs_sel(vs m, vs t, vs f) { return _mm512_mask_blend_epi32(_mm512_test_epi32_mask(m, m), f, t); }

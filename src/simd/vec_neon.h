@@ -307,6 +307,11 @@ V_AI vs vs_madd16v(vs a, vs b)
     return vpaddq_s32(vmull_s16(vget_low_s16(x), vget_low_s16(y)), vmull_high_s16(x, y));
 }
 V_AI vs vs_xor(vs a, vs b) { return veorq_s32(a, b); }
+/* the low 16 bits of the products of the 16-bit halves */
+V_AI vs vs_mullo16(vs a, vs b)
+{
+    return vreinterpretq_s32_s16(vmulq_s16(vreinterpretq_s16_s32(a), vreinterpretq_s16_s32(b)));
+}
 V_AI vs vs_min(vs a, vs b) { return vminq_s32(a, b); }
 /* t where m's lane is all ones, f where it is zero */
 V_AI vs vs_sel(vs m, vs t, vs f) { return vbslq_s32(vreinterpretq_u32_s32(m), t, f); }

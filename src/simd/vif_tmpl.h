@@ -10,7 +10,8 @@
  * - the second moments: (f a) b up to 2^48, as vq_mul_u of the u32 f a
  *   and b in the even and odd 64-bit halves, summed there, shifted and
  *   packed back (every result fits u32), except 8-bit scale 0, whose sums
- *   stay below 255^2 2^16 < 2^32 and take u32 lanes;
+ *   stay below 255^2 2^16 < 2^32 and take the taps in pairs of int16
+ *   (vi_vrow8);
  * - the horizontal pass: the same for the means, f t (u32 t) in 64-bit
  *   halves for the moments; mu^2 as vq_mul_u of the u32 means.
  *
@@ -44,6 +45,48 @@ static inline vs vi_round_pack(vq e, vq o, vq rnd, int sh)
     return vs_pack_lo(vq_srl(vq_add(e, rnd), sh), vq_srl(vq_add(o, rnd), sh));
 }
 
+/*
+ * sq_vif_vrow's columns [0, n) at 8-bit scale 0 (samples <= 255) with the
+ * taps in pairs: lane j holds rows k and k + 1 of column j as its int16
+ * halves, so vs_madd16 sums the means exactly; a^2, b^2 and ab (<= 255^2)
+ * are those halves' 16-bit products (vs_mullo16), less 2^15 to fit int16,
+ * their tap sums within int32 (|Sum f (v - 2^15)| <= 2^15 Sum f, Sum f =
+ * 2^16), and 2^15 Sum f added back in wrapping u32 gives the true sums,
+ * which are below 2^32. The odd last tap pairs with a zero row.
+ */
+static int vi_vrow8(const uint8_t *const *xr, const uint8_t *const *yr, int n, uint32_t *const *t)
+{
+    const int r = sq_vi_half(0);
+    uint32_t fsum = 0;
+    for (int k = 0; k <= 2 * r; k++)
+        fsum += sq_vi_tap(0, k);
+    const vs off = vs_set1((int32_t)0x80008000u), back = vs_set1((int32_t)(32768u * fsum));
+    const vs rmu = vs_set1((int32_t)sq_vi_rnd(8));
+    int j = 0;
+    for (; j + VS_N <= n; j += VS_N) {
+        vs m1 = vs_set1(0), m2 = m1, xx = back, yy = back, xy = back;
+        for (int k = 0; k <= 2 * r; k += 2) {
+            const int f0 = (int)sq_vi_tap(0, k), f1 = k < 2 * r ? (int)sq_vi_tap(0, k + 1) : 0;
+            vs a = vs_u16(xr[k] + 2 * j), b = vs_u16(yr[k] + 2 * j);
+            if (k < 2 * r) {
+                a = vs_or(a, vs_sll(vs_u16(xr[k + 1] + 2 * j), 16));
+                b = vs_or(b, vs_sll(vs_u16(yr[k + 1] + 2 * j), 16));
+            }
+            m1 = vs_add(m1, vs_madd16(a, f0, f1));
+            m2 = vs_add(m2, vs_madd16(b, f0, f1));
+            xx = vs_add(xx, vs_madd16(vs_xor(vs_mullo16(a, a), off), f0, f1));
+            yy = vs_add(yy, vs_madd16(vs_xor(vs_mullo16(b, b), off), f0, f1));
+            xy = vs_add(xy, vs_madd16(vs_xor(vs_mullo16(a, b), off), f0, f1));
+        }
+        vs_store((int32_t *)t[0] + j, vs_srl(vs_add(m1, rmu), 8));
+        vs_store((int32_t *)t[1] + j, vs_srl(vs_add(m2, rmu), 8));
+        vs_store((int32_t *)t[2] + j, xx);
+        vs_store((int32_t *)t[3] + j, yy);
+        vs_store((int32_t *)t[4] + j, xy);
+    }
+    return j;
+}
+
 void V_NAME(sq_vif_vrow)(const uint16_t *x, ptrdiff_t xs, const uint16_t *y, ptrdiff_t ys,
                          int w, int h, int s, int bpc, int i, uint32_t *const *t)
 {
@@ -57,9 +100,9 @@ void V_NAME(sq_vif_vrow)(const uint16_t *x, ptrdiff_t xs, const uint16_t *y, ptr
     const vs rmu = vs_set1((int32_t)(uint32_t)sq_vi_rnd(smu));
     const vq rsq = vq_set1((int64_t)sq_vi_rnd(ssq));
     const int narrow = s == 0 && bpc == 8;
-    int j = 0;
+    int j = narrow ? vi_vrow8(xr, yr, w, t) : 0;
     for (; j + VS_N <= w; j += VS_N) {
-        vs m1 = vs_set1(0), m2 = vs_set1(0), xx = vs_set1(0), yy = vs_set1(0), xy = vs_set1(0);
+        vs m1 = vs_set1(0), m2 = vs_set1(0);
         vq xe = vq_set1(0), xo = xe, ye = xe, yo = xe, ce = xe, co = xe;
         for (int k = 0; k <= 2 * r; k++) {
             const vs f = vs_set1((int32_t)sq_vi_tap(s, k));
@@ -67,26 +110,15 @@ void V_NAME(sq_vif_vrow)(const uint16_t *x, ptrdiff_t xs, const uint16_t *y, ptr
             const vs fa = vs_mul(f, a), fb = vs_mul(f, b);
             m1 = vs_add(m1, fa);
             m2 = vs_add(m2, fb);
-            if (narrow) {
-                xx = vs_add(xx, vs_mul(fa, a));
-                yy = vs_add(yy, vs_mul(fb, b));
-                xy = vs_add(xy, vs_mul(fa, b));
-            } else {
-                VI_MAC64(xe, xo, fa, a);
-                VI_MAC64(ye, yo, fb, b);
-                VI_MAC64(ce, co, fa, b);
-            }
+            VI_MAC64(xe, xo, fa, a);
+            VI_MAC64(ye, yo, fb, b);
+            VI_MAC64(ce, co, fa, b);
         }
         vs_store((int32_t *)t[0] + j, vs_srl(vs_add(m1, rmu), smu));
         vs_store((int32_t *)t[1] + j, vs_srl(vs_add(m2, rmu), smu));
-        if (!narrow) {
-            xx = vi_round_pack(xe, xo, rsq, ssq);
-            yy = vi_round_pack(ye, yo, rsq, ssq);
-            xy = vi_round_pack(ce, co, rsq, ssq);
-        }
-        vs_store((int32_t *)t[2] + j, xx);
-        vs_store((int32_t *)t[3] + j, yy);
-        vs_store((int32_t *)t[4] + j, xy);
+        vs_store((int32_t *)t[2] + j, vi_round_pack(xe, xo, rsq, ssq));
+        vs_store((int32_t *)t[3] + j, vi_round_pack(ye, yo, rsq, ssq));
+        vs_store((int32_t *)t[4] + j, vi_round_pack(ce, co, rsq, ssq));
     }
     if (j < w) {
         const SqViRows tr = { t[0], t[1], t[2], t[3], t[4] };
