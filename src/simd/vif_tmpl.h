@@ -279,9 +279,66 @@ void V_NAME(sq_vif_hrow)(const uint32_t *const *t, int w, int s, double egl, con
     acc[3] = a.den_nonlog;
 }
 
+/* Sum f_k v_k over taps (f0, f1) of 8-bit scale 1 in int16 pairs: p01 holds two rows' or columns' values. */
+V_AI vs vi_pair(vs acc, vs p01, int k, int r)
+{
+    return vs_add(acc, vs_madd16(p01, (int)sq_vi_tap(1, k), k < 2 * r ? (int)sq_vi_tap(1, k + 1) : 0));
+}
+
+/*
+ * sq_vif_sub_row into 8-bit scale 1 (samples <= 255, w >= 2 VS_N): the
+ * vertical pass with the taps in int16 pairs of rows (exact: Sum f a <=
+ * 255 2^16), its row t kept as u16 (<= 65280) in t's buffer; the
+ * horizontal pass at the kept (even) columns alone, lane j's pairs the
+ * u16 columns 2j - r + 2m, 2j - r + 2m + 1 as they lie in memory, less
+ * 2^15 to fit int16 (2^15 Sum f added back in wrapping u32, and the
+ * rounding's 2^15). The last vector of either pass moves back over
+ * columns already written.
+ */
+static void vi_sub_row8(const uint16_t *x, ptrdiff_t xs, int w, int h, int i, uint32_t *t,
+                        uint16_t *out)
+{
+    const int r = sq_vi_half(1), n = w / 2;
+    const uint8_t *xr[9];
+    for (int k = 0; k <= 2 * r; k++)
+        xr[k] = (const uint8_t *)(x + (int64_t)sq_mirror(2 * i - r + k, h) * xs);
+    uint16_t *p = (uint16_t *)t;
+    const vs rnd = vs_set1(128);
+    for (int j = 0; j < w; j += VS_N) {
+        const int c = j + VS_N <= w ? j : w - VS_N;
+        vs m = vs_set1(0);
+        for (int k = 0; k <= 2 * r; k += 2) {
+            vs a = vs_u16(xr[k] + 2 * c);
+            if (k < 2 * r)
+                a = vs_or(a, vs_sll(vs_u16(xr[k + 1] + 2 * c), 16));
+            m = vi_pair(m, a, k, r);
+        }
+        vs_store16((int16_t *)p + c, vs_srl(vs_add(m, rnd), 8));
+    }
+    for (int k = 1; k <= r; k++) {
+        p[-k] = p[k];
+        p[w - 1 + k] = p[w - 1 - k];
+    }
+    uint32_t fsum = 0;
+    for (int k = 0; k <= 2 * r; k++)
+        fsum += sq_vi_tap(1, k);
+    const vs off = vs_set1((int32_t)0x80008000u), back = vs_set1((int32_t)(32768u * fsum + 32768u));
+    for (int j = 0; j < n; j += VS_N) {
+        const int c = j + VS_N <= n ? j : n - VS_N;
+        vs m = back;
+        for (int k = 0; k <= 2 * r; k += 2)
+            m = vi_pair(m, vs_xor(vs_load((const int32_t *)(p + 2 * c - r + k)), off), k, r);
+        vs_store16((int16_t *)out + c, vs_srl(m, 16));
+    }
+}
+
 void V_NAME(sq_vif_sub_row)(const uint16_t *x, ptrdiff_t xs, int w, int h, int s, int bpc,
                             int i, uint32_t *t, uint16_t *out)
 {
+    if (s == 1 && bpc == 8 && w >= 2 * VS_N) {
+        vi_sub_row8(x, xs, w, h, i, t, out);
+        return;
+    }
     const int r = sq_vi_half(s), sh = s == 1 ? bpc : 16;
     const uint8_t *xr[9];
     for (int k = 0; k <= 2 * r; k++)
