@@ -222,10 +222,13 @@ static void bench_size(Bench *b, int w, int h)
         run_fps(b, NULL, have_dev ? &dc : &c, have_dev ? dc.ref : c.ref, have_dev ? dc.dis : c.dis,
                 sets[b->models ? 5 : 2], 1, n_gpu / 4 + 64, 1, prof, &st);
         double total = 0;
-        for (int k = 0; k < SQ_K_COUNT; k++)
+        printf("kernels per batch of %d frames: ", st.batch_frames);
+        for (int k = 0; k < SQ_K_COUNT; k++) {
             total += prof[k];
-        printf("kernels per batch of %d frames: %.3f ms (%.1f us/frame)\n", st.batch_frames, total,
-               st.batch_frames ? total * 1000 / st.batch_frames : 0);
+            if (prof[k] > 0)
+                printf("%s %.3f ", kernel_names[k], prof[k]);
+        }
+        printf("= %.3f ms (%.1f us/frame)\n", total, st.batch_frames ? total * 1000 / st.batch_frames : 0);
         goto done;
     }
     run_fps(b, NULL, have_dev ? &dc : &c, have_dev ? dc.ref : c.ref, have_dev ? dc.dis : c.dis,
