@@ -225,6 +225,106 @@ V_AI vs vi_moment(const int32_t *hi, const int32_t *lo, int r, const uint32_t *f
     return vs_add(vi_taps(hi, r, ft), vs_srl(vs_add(vi_taps(lo, r, ft), vs_set1(32768)), 16));
 }
 
+/* One vector's sigmas into the sums: the logs' terms, or for all-flat sigma1 the no-log terms alone. */
+V_AI void vi_sig(vs m1, vs m2, vs xx, vs yy, vs xy, double egl, const uint16_t *lt, vd *sums)
+{
+    const vs s1 = vs_sub(xx, vi_sq32(m1, m1));
+    const vs s2 = vs_max(vs_sub(yy, vi_sq32(m2, m2)), vs_set1(0));
+    const vs s12 = vs_sub(xy, vi_sq32(m1, m2));
+    int32_t g1[VS_N], g2[VS_N], g12[VS_N];
+    vs_store(g2, s2);
+    if (!vs_any(vs_gt(s1, vs_set1(SQ_VI_NSQ - 1)))) {
+        /* every sigma1 below the noise (flat areas, common): no logs to take */
+        for (int l = 0; l < VS_N; l += VD_N) {
+            sums[2] = vd_add(sums[2], vd_load_i32(g2 + l));
+            sums[3] = vd_add(sums[3], vd_set1(1.0));
+        }
+        return;
+    }
+    vs_store(g1, s1);
+    vs_store(g12, s12);
+    vi_terms(g1, g2, g12, VS_N, egl, lt, sums);
+}
+
+/*
+ * The horizontal pass at scales 0..2 (taps below 2^15) in int16 tap pairs:
+ * the means (below 2^16: vif_vrow's) and the moments' halves th, tl as
+ * eight rows of int16 less 2^15 (q), and VS_N outputs of one parity at a
+ * time: a u32 read from column c - r + k of q holds that output's taps k
+ * and k + 1 for the output c, and those of c + 2, c + 4, ... in the next
+ * lanes, so vs_madd16 sums two taps a lane; 2^15 Sum f back in wrapping
+ * u32 gives Sum f v, below 2^32 for v < 2^16. The order of the pixels is
+ * free: their terms are integers summed exactly.
+ */
+#define VI_CH16 (8 * VS_N)
+#define VI_Q (2 * VI_CH16 + 2 * 8)
+
+/* Columns [c0, c0 + n) of t as q's eight int16 rows (v - 2^15): m1, m2, then th, tl of xx, yy, xy. */
+static void vi_split16(const uint32_t *const *t, int c0, int n, int16_t (*q)[VI_Q])
+{
+    const vs lo = vs_set1(0xffff), off = vs_set1(0x8000);
+    int c = 0;
+    for (; c + VS_N <= n; c += VS_N)
+        for (int m = 0; m < 5; m++) {
+            const vs v = vs_load((const int32_t *)t[m] + c0 + c);
+            if (m < 2) {
+                vs_store16(q[m] + c, vs_xor(v, off));
+                continue;
+            }
+            vs_store16(q[2 * m - 2] + c, vs_xor(vs_srl(v, 16), off));
+            vs_store16(q[2 * m - 1] + c, vs_xor(vs_and(v, lo), off));
+        }
+    for (; c < n; c++)
+        for (int m = 0; m < 5; m++) {
+            const uint32_t v = t[m][c0 + c];
+            if (m < 2) {
+                q[m][c] = (int16_t)(v ^ 0x8000u);
+                continue;
+            }
+            q[2 * m - 2][c] = (int16_t)((v >> 16) ^ 0x8000u);
+            q[2 * m - 1][c] = (int16_t)((v & 0xffff) ^ 0x8000u);
+        }
+}
+
+/* Sum f_k v_k of VS_N outputs of one parity from q row a at their first tap (u32 lanes, back added). */
+V_AI vs vi_taps16(const int16_t *a, int r, const uint32_t *ft, vs back)
+{
+    vs m = back;
+    for (int k = 0; k < 2 * r; k += 2)
+        m = vs_add(m, vs_madd16(vs_load((const int32_t *)(a + k)), (int)ft[k], (int)ft[k + 1]));
+    /* the odd last tap as the high half of the pair before it */
+    return vs_add(m, vs_madd16(vs_load((const int32_t *)(a + 2 * r - 1)), 0, (int)ft[2 * r]));
+}
+
+/* Columns [0, wv) (wv a multiple of 2 VS_N) at scales 0..2; returns wv. */
+static int vi_hrow16(const uint32_t *const *t, int w, int s, double egl, const uint16_t *lt,
+                     vd *sums)
+{
+    const int r = sq_vi_half(s), wv = w - w % (2 * VS_N);
+    uint32_t ft[17], fsum = 0;
+    sq_vi_taps(s, ft);
+    for (int k = 0; k <= 2 * r; k++)
+        fsum += ft[k];
+    const vs back = vs_set1((int32_t)(32768u * fsum)), half = vs_set1(32768);
+    int16_t q[8][VI_Q];
+    for (int j0 = 0; j0 < wv; j0 += 2 * VI_CH16) {
+        const int cn = wv - j0 < 2 * VI_CH16 ? wv - j0 : 2 * VI_CH16;
+        vi_split16(t, j0 - r, cn + 2 * r, q);
+        for (int o = 0; o < cn; o += 2 * VS_N)
+            for (int par = 0; par < 2; par++) {
+                const int b = o + par;
+                vs v[8];
+                for (int m = 0; m < 8; m++)
+                    v[m] = vi_taps16(q[m] + b, r, ft, back);
+                /* (Sum f t + 2^15) >> 16 = Sum f th + ((Sum f tl + 2^15) >> 16) */
+                for (int m = 0; m < 3; m++)
+                    v[2 + m] = vs_add(v[2 + 2 * m], vs_srl(vs_add(v[3 + 2 * m], half), 16));
+                vi_sig(v[0], v[1], v[2], v[3], v[4], egl, lt, sums);
+            }
+    }
+    return wv;
+}
+
 void V_NAME(sq_vif_hrow)(const uint32_t *const *t, int w, int s, double egl, const uint16_t *lt,
                          int64_t *acc)
 {
@@ -233,8 +333,8 @@ void V_NAME(sq_vif_hrow)(const uint32_t *const *t, int w, int s, double egl, con
     sq_vi_taps(s, ft);
     int32_t sp[6][VI_SPLIT];
     vd sums[4] = { vd_set1(0.0), vd_set1(0.0), vd_set1(0.0), vd_set1(0.0) };
-    const int wv = w - w % VS_N;
-    int j = 0;
+    const int wv = s < 3 ? 0 : w - w % VS_N;
+    int j = s < 3 ? vi_hrow16(t, w, s, egl, lt, sums) : 0;
     for (int j0 = 0; j0 < wv; j0 += VI_CH) {
         const int cn = wv - j0 < VI_CH ? wv - j0 : VI_CH;
         vi_split(t, j0 - r, cn + 2 * r, sp);
@@ -242,26 +342,12 @@ void V_NAME(sq_vif_hrow)(const uint32_t *const *t, int w, int s, double egl, con
             const int o = j - j0;
             const vs m1 = vi_taps((const int32_t *)t[0] + j - r, r, ft);
             const vs m2 = vi_taps((const int32_t *)t[1] + j - r, r, ft);
-            const vs s1 = vs_sub(vi_moment(sp[0] + o, sp[1] + o, r, ft), vi_sq32(m1, m1));
-            const vs s2 = vs_max(vs_sub(vi_moment(sp[2] + o, sp[3] + o, r, ft), vi_sq32(m2, m2)),
-                                 vs_set1(0));
-            const vs s12 = vs_sub(vi_moment(sp[4] + o, sp[5] + o, r, ft), vi_sq32(m1, m2));
-            int32_t g1[VS_N], g2[VS_N], g12[VS_N];
-            vs_store(g2, s2);
-            if (!vs_any(vs_gt(s1, vs_set1(SQ_VI_NSQ - 1)))) {
-                /* every sigma1 below the noise (flat areas, common): no logs to take */
-                for (int l = 0; l < VS_N; l += VD_N) {
-                    sums[2] = vd_add(sums[2], vd_load_i32(g2 + l));
-                    sums[3] = vd_add(sums[3], vd_set1(1.0));
-                }
-                continue;
-            }
-            vs_store(g1, s1);
-            vs_store(g12, s12);
-            vi_terms(g1, g2, g12, VS_N, egl, lt, sums);
+            vi_sig(m1, m2, vi_moment(sp[0] + o, sp[1] + o, r, ft),
+                   vi_moment(sp[2] + o, sp[3] + o, r, ft), vi_moment(sp[4] + o, sp[5] + o, r, ft),
+                   egl, lt, sums);
         }
     }
-    j = wv;
+    j = s < 3 ? j : wv;
     int64_t lane[4] = { acc[0], acc[1], acc[2], acc[3] };
     for (int q = 0; q < 4; q++) {
         double v[VD_N];
