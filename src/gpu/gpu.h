@@ -259,8 +259,21 @@ typedef struct SqGpuCambi {
     int32_t pad;
 } SqGpuCambi;
 
-/* A scale's c-values run in this many bands of rows, each with histograms of its own. */
-#define SQ_GPU_VC_BANDS 4
+/*
+ * A scale's c-values run in bands of rows, each with histograms of its own
+ * (at most this many): an item slides its column's window down its band
+ * alone, a chain of dependent counter updates, so more bands are more items
+ * in flight and shorter chains; each band first fills its window (ws - 1
+ * rows), so a band keeps at least ws rows.
+ */
+#define SQ_GPU_VC_BANDS 16
+
+/* The bands of a scale of ch rows and a window of side ws. */
+SQ_FN int sq_gpu_vc_bands(int ch, int ws)
+{
+    const int b = ch / (ws > 0 ? ws : 1);
+    return b < 1 ? 1 : b > SQ_GPU_VC_BANDS ? SQ_GPU_VC_BANDS : b;
+}
 /* A scale's pooling passes run in this many lanes (blocks) a job. */
 #define SQ_GPU_VC_LANES 64
 /* Pass 1's high digits, then pass 2's low ones (u32 counters). */
@@ -291,12 +304,18 @@ enum {
     SQ_GPU_VC_POOL = 9, SQ_GPU_VC_END = 10
 };
 
+/* Counters of a band's histograms: those of the widest scale's (hrs: decimated before scale 0). */
+SQ_FN int64_t sq_gpu_vc_band_hist(int w, int nd, int hrs)
+{
+    return sq_vc_sizes(hrs ? (w + 1) >> 1 : w, 1, nd).hist;
+}
+
 /* Byte offset of part k in the scratch of a w x h job of 2^max_log_contrast nd. */
-SQ_FN int64_t sq_gpu_vc_at(int w, int h, int nd, int k)
+SQ_FN int64_t sq_gpu_vc_at(int w, int h, int nd, int hrs, int k)
 {
     const int64_t n = (int64_t)w * h;
     const int64_t bytes[SQ_GPU_VC_END] = { 2 * n, 2 * n, n, n, n, 4 * n,
-                                           2 * SQ_GPU_VC_BANDS * sq_vc_sizes(w, h, nd).hist,
+                                           2 * SQ_GPU_VC_BANDS * sq_gpu_vc_band_hist(w, nd, hrs),
                                            4 * (SQ_GPU_VC_CNT1 + SQ_GPU_VC_CNT2), 1025,
                                            (int64_t)sizeof(SqGpuVcPool) };
     int64_t o = 0;
@@ -305,9 +324,9 @@ SQ_FN int64_t sq_gpu_vc_at(int w, int h, int nd, int k)
     return o;
 }
 
-SQ_FN int64_t sq_gpu_vc_bytes(int w, int h, int nd)
+SQ_FN int64_t sq_gpu_vc_bytes(int w, int h, int nd, int hrs)
 {
-    return sq_gpu_vc_at(w, h, nd, SQ_GPU_VC_END);
+    return sq_gpu_vc_at(w, h, nd, hrs, SQ_GPU_VC_END);
 }
 
 /* The one argument struct every kernel takes (after the arena base). */
@@ -324,7 +343,8 @@ typedef struct SqKArgs {
     int32_t nsads, nadms;
     int32_t scale;    /* the ADM and VIF kernels: which scale this launch runs */
     int32_t nvifs;
-    int32_t ncambis, pad;
+    int32_t ncambis;
+    int32_t vc_bands; /* cambi_cval: the scale's bands (sq_gpu_vc_bands) */
 } SqKArgs;
 
 /* Offset of the raw row `row` of op row i's run (or of the whole plane). */

@@ -40,7 +40,7 @@ SQ_DFN const SQ_GLOBAL SqGpuCambi *sq_gk_vc_chunk(SQ_GLOBAL unsigned char *arena
 SQ_DFN SQ_GLOBAL unsigned char *sq_gk_vc_part(SQ_GLOBAL unsigned char *arena,
                                              const SQ_GLOBAL SqGpuCambi *cb, int k)
 {
-    return arena + cb->scratch + sq_gpu_vc_at(cb->vc.w, cb->vc.h, cb->vc.nd, k);
+    return arena + cb->scratch + sq_gpu_vc_at(cb->vc.w, cb->vc.h, cb->vc.nd, cb->vc.hrs, k);
 }
 
 /* Decimations through scale s (sq_vc_scale_dims): scale s's mask is in M0 or M1 by its parity. */
@@ -197,16 +197,16 @@ SQ_DFN SqVcBufs sq_gk_vc_bufs(SQ_GLOBAL unsigned char *arena, const SQ_GLOBAL Sq
  */
 SQ_KERNEL_BEGIN(cambi_cval, 256)
 {
-    const int job = SQ_BY, s = ka.scale, band = SQ_BX % SQ_GPU_VC_BANDS;
+    const int job = SQ_BY, s = ka.scale, nb = ka.vc_bands, band = SQ_BX % nb;
     const SQ_GLOBAL SqGpuCambi *cb = sq_gk_vc(arena, &ka, job);
     const SqVcParams p = cb->vc;
     int cw, ch;
     sq_vc_scale_dims(&p, s, &cw, &ch);
-    const int lo = SQ_BX / SQ_GPU_VC_BANDS * SQ_GK_CHUNK;
+    const int lo = SQ_BX / nb * SQ_GK_CHUNK;
     const int hi = SQ_GK_END(lo, job < ka.ncambis ? cw : 0);
-    const int i0 = ch * band / SQ_GPU_VC_BANDS, i1 = ch * (band + 1) / SQ_GPU_VC_BANDS;
+    const int i0 = ch * band / nb, i1 = ch * (band + 1) / nb;
     const SqVcBufs bf = sq_gk_vc_bufs(arena, cb, s);
-    SQ_GLOBAL uint16_t *hist = bf.hist + (int64_t)band * sq_vc_sizes(p.w, p.h, p.nd).hist;
+    SQ_GLOBAL uint16_t *hist = bf.hist + (int64_t)band * sq_gpu_vc_band_hist(p.w, p.nd, p.hrs);
     for (int j = lo + SQ_TID; j < hi && i0 < i1; j += SQ_NTH)
         sq_vc_cvalues_col(&p, &bf, hist, cw, ch, j, i0, i1);
 }

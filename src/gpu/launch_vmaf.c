@@ -206,6 +206,7 @@ static int launch_vc(GpuBatches *bt, SqKArgs *ka, int k, unsigned gx, unsigned g
 int sq_gpu_launch_cambi(GpuBatches *bt, const BatchRec *b, SqKArgs *ka)
 {
     int64_t pix[SQ_VC_SCALES + 1] = { 0 }, cols[SQ_VC_SCALES] = { 0 };
+    int bands[SQ_VC_SCALES] = { 0 };
     for (int j = 0; j < bt->x->p.njobs; j++) {
         const SqVcParams *p = &bt->x->p.plans[bt->x->p.jobs[j].plan]->vc;
         if (bt->x->p.jobs[j].kind != SQ_JOB_CAMBI)
@@ -217,6 +218,8 @@ int sq_gpu_launch_cambi(GpuBatches *bt, const BatchRec *b, SqKArgs *ka)
             sq_vc_scale_dims(p, s, &cw, &ch);
             pix[s] = pix[s] > (int64_t)cw * ch ? pix[s] : (int64_t)cw * ch;
             cols[s] = cols[s] > cw ? cols[s] : cw;
+            const int nb = sq_gpu_vc_bands(ch, p->ws);
+            bands[s] = bands[s] > nb ? bands[s] : nb;
         }
     }
     const unsigned nc = (unsigned)b->ncambis, full = ceil_div(pix[SQ_VC_SCALES], 256);
@@ -232,9 +235,10 @@ int sq_gpu_launch_cambi(GpuBatches *bt, const BatchRec *b, SqKArgs *ka)
     for (int s = 0; s < SQ_VC_SCALES; s++) {
         const int last = s == SQ_VC_SCALES - 1;
         ka->scale = s;
+        ka->vc_bands = bands[s];
         if ((ret = launch_vc(bt, ka, SQ_K_cambi_dec, ceil_div(pix[s], 256), nc, last)) < 0 ||
             (ret = launch_vc(bt, ka, SQ_K_cambi_mode, ceil_div(pix[s], 256), nc, last)) < 0 ||
-            (ret = launch_vc(bt, ka, SQ_K_cambi_cval, SQ_GPU_VC_BANDS * ceil_div(cols[s], 256), nc,
+            (ret = launch_vc(bt, ka, SQ_K_cambi_cval, (unsigned)bands[s] * ceil_div(cols[s], 256), nc,
                              last)) < 0 ||
             (ret = launch_vc(bt, ka, SQ_K_cambi_zcnt, cnt, nc, last)) < 0 ||
             (ret = launch_vc(bt, ka, SQ_K_cambi_cnt1, SQ_GPU_VC_LANES, nc, last)) < 0 ||

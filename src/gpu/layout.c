@@ -121,7 +121,7 @@ static void plan_scratch(GpuLayout *l, const SqBackendParams *p)
         }
         if (p->jobs[j].kind == SQ_JOB_CAMBI) {
             l->side_off[j][0] = o;
-            o += sq_gpu_vc_bytes(pl->vc.w, pl->vc.h, pl->vc.nd);
+            o += sq_gpu_vc_bytes(pl->vc.w, pl->vc.h, pl->vc.nd, pl->vc.hrs);
             l->has_cambi = 1;
             continue;
         }
