@@ -60,6 +60,15 @@ SQ_FN void sq_vi_taps(int s, uint32_t *ft)
         ft[k] = sq_vi_tap(s, k);
 }
 
+/* Scale s's taps summed (2^16 at every scale): the int16 pair kernels add back 2^15 times it. */
+SQ_FN uint32_t sq_vi_tap_sum(int s)
+{
+    uint32_t t = 0;
+    for (int k = 0; k <= 2 * sq_vi_half(s); k++)
+        t += sq_vi_tap(s, k);
+    return t;
+}
+
 /* The vertical shift of the means (scale 0: the depth, then 16) and of the
  * second moments (scale 0: 2 (bpc - 8), 0 at 8 bits; then 16). */
 SQ_FN int sq_vi_mu_shift(int s, int bpc) { return s ? 16 : bpc; }
@@ -111,12 +120,21 @@ SQ_FN void sq_vi_vrow(const SQ_GLOBAL uint16_t *x, int64_t xs, const SQ_GLOBAL u
     }
 }
 
-/* The mirror around a row of w values: [-r, 0) and [w, w + r). */
+/* The mirror around a row of w values: [-r, 0) and [w, w + r) (sq_mirror's). */
 SQ_FN void sq_vi_pad(SQ_GLOBAL uint32_t *t, int w, int r)
 {
     for (int k = 1; k <= r; k++) {
-        t[-k] = t[k];
-        t[w - 1 + k] = t[w - 1 - k];
+        t[-k] = t[sq_mirror(-k, w)];
+        t[w - 1 + k] = t[sq_mirror(w - 1 + k, w)];
+    }
+}
+
+/* The same around a row of u16 values (the SIMD decimation's vertical row). */
+SQ_FN void sq_vi_pad16(SQ_GLOBAL uint16_t *t, int w, int r)
+{
+    for (int k = 1; k <= r; k++) {
+        t[-k] = t[sq_mirror(-k, w)];
+        t[w - 1 + k] = t[sq_mirror(w - 1 + k, w)];
     }
 }
 

@@ -57,10 +57,7 @@ static inline vs vi_round_pack(vq e, vq o, vq rnd, int sh)
 static int vi_vrow8(const uint8_t *const *xr, const uint8_t *const *yr, int n, uint32_t *const *t)
 {
     const int r = sq_vi_half(0);
-    uint32_t fsum = 0;
-    for (int k = 0; k <= 2 * r; k++)
-        fsum += sq_vi_tap(0, k);
-    const vs off = vs_set1((int32_t)0x80008000u), back = vs_set1((int32_t)(32768u * fsum));
+    const vs off = vs_set1((int32_t)0x80008000u), back = vs_set1((int32_t)(32768u * sq_vi_tap_sum(0)));
     const vs rmu = vs_set1((int32_t)sq_vi_rnd(8));
     int j = 0;
     for (; j + VS_N <= n; j += VS_N) {
@@ -301,11 +298,9 @@ static int vi_hrow16(const uint32_t *const *t, int w, int s, double egl, const u
                      vd *sums)
 {
     const int r = sq_vi_half(s), wv = w - w % (2 * VS_N);
-    uint32_t ft[17], fsum = 0;
+    uint32_t ft[17];
     sq_vi_taps(s, ft);
-    for (int k = 0; k <= 2 * r; k++)
-        fsum += ft[k];
-    const vs back = vs_set1((int32_t)(32768u * fsum)), half = vs_set1(32768);
+    const vs back = vs_set1((int32_t)(32768u * sq_vi_tap_sum(s))), half = vs_set1(32768);
     int16_t q[8][VI_Q];
     for (int j0 = 0; j0 < wv; j0 += 2 * VI_CH16) {
         const int cn = wv - j0 < 2 * VI_CH16 ? wv - j0 : 2 * VI_CH16;
@@ -325,20 +320,18 @@ static int vi_hrow16(const uint32_t *const *t, int w, int s, double egl, const u
     return wv;
 }
 
-void V_NAME(sq_vif_hrow)(const uint32_t *const *t, int w, int s, double egl, const uint16_t *lt,
-                         int64_t *acc)
+/* Columns [0, wv) (wv a multiple of VS_N) at any scale, the taps in u32 lanes; returns wv. */
+static int vi_hrow32(const uint32_t *const *t, int w, int s, double egl, const uint16_t *lt,
+                     vd *sums)
 {
-    const int r = sq_vi_half(s);
+    const int r = sq_vi_half(s), wv = w - w % VS_N;
     uint32_t ft[17];
     sq_vi_taps(s, ft);
     int32_t sp[6][VI_SPLIT];
-    vd sums[4] = { vd_set1(0.0), vd_set1(0.0), vd_set1(0.0), vd_set1(0.0) };
-    const int wv = s < 3 ? 0 : w - w % VS_N;
-    int j = s < 3 ? vi_hrow16(t, w, s, egl, lt, sums) : 0;
     for (int j0 = 0; j0 < wv; j0 += VI_CH) {
         const int cn = wv - j0 < VI_CH ? wv - j0 : VI_CH;
         vi_split(t, j0 - r, cn + 2 * r, sp);
-        for (j = j0; j < j0 + cn; j += VS_N) {
+        for (int j = j0; j < j0 + cn; j += VS_N) {
             const int o = j - j0;
             const vs m1 = vi_taps((const int32_t *)t[0] + j - r, r, ft);
             const vs m2 = vi_taps((const int32_t *)t[1] + j - r, r, ft);
@@ -347,7 +340,15 @@ void V_NAME(sq_vif_hrow)(const uint32_t *const *t, int w, int s, double egl, con
                    egl, lt, sums);
         }
     }
-    j = s < 3 ? j : wv;
+    return wv;
+}
+
+void V_NAME(sq_vif_hrow)(const uint32_t *const *t, int w, int s, double egl, const uint16_t *lt,
+                         int64_t *acc)
+{
+    vd sums[4] = { vd_set1(0.0), vd_set1(0.0), vd_set1(0.0), vd_set1(0.0) };
+    /* scale 3's largest tap (43728) does not fit an int16 pair */
+    const int j = s < 3 ? vi_hrow16(t, w, s, egl, lt, sums) : vi_hrow32(t, w, s, egl, lt, sums);
     int64_t lane[4] = { acc[0], acc[1], acc[2], acc[3] };
     for (int q = 0; q < 4; q++) {
         double v[VD_N];
@@ -401,14 +402,9 @@ static void vi_sub_row8(const uint16_t *x, ptrdiff_t xs, int w, int h, int i, ui
         }
         vs_store16((int16_t *)p + c, vs_srl(vs_add(m, rnd), 8));
     }
-    for (int k = 1; k <= r; k++) {
-        p[-k] = p[k];
-        p[w - 1 + k] = p[w - 1 - k];
-    }
-    uint32_t fsum = 0;
-    for (int k = 0; k <= 2 * r; k++)
-        fsum += sq_vi_tap(1, k);
-    const vs off = vs_set1((int32_t)0x80008000u), back = vs_set1((int32_t)(32768u * fsum + 32768u));
+    sq_vi_pad16(p, w, r);
+    const vs off = vs_set1((int32_t)0x80008000u);
+    const vs back = vs_set1((int32_t)(32768u * sq_vi_tap_sum(1) + 32768u));
     for (int j = 0; j < n; j += VS_N) {
         const int c = j + VS_N <= n ? j : n - VS_N;
         vs m = back;
