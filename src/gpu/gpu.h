@@ -274,6 +274,14 @@ SQ_FN int sq_gpu_vc_bands(int ch, int ws)
     const int b = ch / (ws > 0 ? ws : 1);
     return b < 1 ? 1 : b > SQ_GPU_VC_BANDS ? SQ_GPU_VC_BANDS : b;
 }
+/*
+ * CAMBI's per-pixel kernels give a block this many rows, its items stepping
+ * along them (no division per pixel); the mask's block keeps a row's column
+ * sums in shared memory up to this width (wider rows sum each pixel's 7x7).
+ */
+#define SQ_GPU_VC_ROWS 8
+#define SQ_GPU_VC_MASK_W 8192
+
 /* A scale's pooling passes run in this many lanes (blocks) a job. */
 #define SQ_GPU_VC_LANES 64
 /* Pass 1's high digits, then pass 2's low ones (u32 counters). */

@@ -24,16 +24,11 @@ SQ_DFN const SQ_GLOBAL SqGpuCambi *sq_gk_vc(SQ_GLOBAL unsigned char *arena, cons
     return SQ_GK_PTR(const SqGpuCambi, ka->cambis) + (i < ka->ncambis ? i : 0);
 }
 
-/* Block (chunk, job)'s part [*lo, *hi) of the job's input-size planes
- * (empty past the batch's jobs), and the job's entry. */
-SQ_DFN const SQ_GLOBAL SqGpuCambi *sq_gk_vc_chunk(SQ_GLOBAL unsigned char *arena, const SqKArgs *ka,
-                                                 int chunk, int job, int64_t *lo, int64_t *hi)
+/* Block bx's rows [*i0, *i1) of an h-row plane (none in a block past the batch's jobs). */
+SQ_DFN void sq_gk_vc_rows(int bx, int h, int live, int *i0, int *i1)
 {
-    const SQ_GLOBAL SqGpuCambi *cb = sq_gk_vc(arena, ka, job);
-    const int64_t n = job < ka->ncambis ? (int64_t)cb->vc.w * cb->vc.h : 0;
-    *lo = (int64_t)chunk * SQ_GK_CHUNK;
-    *hi = SQ_GK_END(*lo, n);
-    return cb;
+    *i0 = bx * SQ_GPU_VC_ROWS;
+    *i1 = !live ? *i0 : *i0 + SQ_GPU_VC_ROWS < h ? *i0 + SQ_GPU_VC_ROWS : h;
 }
 
 /* Part k (SQ_GPU_VC_*) of the job's scratch. */
@@ -55,31 +50,30 @@ SQ_DFN SQ_GLOBAL uint8_t *sq_gk_vc_mask(SQ_GLOBAL unsigned char *arena,
     return (SQ_GLOBAL uint8_t *)sq_gk_vc_part(arena, cb, SQ_GPU_VC_M0 + (decims & 1));
 }
 
-/* Block (chunk, job): the luma as 10-bit codes into Y, its range folded, and first[]. */
+/* Block (rows, job): the luma as 10-bit codes into Y, its range folded; block 0 fills first[]. */
 SQ_KERNEL_BEGIN(cambi_conv, 256)
 {
     SQ_SHARED uint32_t red[SQ_GPU_RANGE_N * SQ_GK_MAXTH];
     const int job = SQ_BY, live = job < ka.ncambis;
     const SQ_GLOBAL SqGpuCambi *cb = sq_gk_vc(arena, &ka, job);
     const int w = cb->vc.w, bpc = cb->vc.bpc;
-    const int64_t n = live ? (int64_t)w * cb->vc.h : 0, lo = (int64_t)SQ_BX * SQ_GK_CHUNK;
-    const int64_t hi = SQ_GK_END(lo, n);
+    int i0, i1;
+    sq_gk_vc_rows(SQ_BX, cb->vc.h, live, &i0, &i1);
     SQ_GLOBAL uint16_t *y = (SQ_GLOBAL uint16_t *)sq_gk_vc_part(arena, cb, SQ_GPU_VC_Y);
     uint32_t acc[SQ_GPU_RANGE_N] = { 0, 0, 0, 0 };
-    for (int64_t t = lo + SQ_TID; t < hi; t += SQ_NTH) {
-        const int i = (int)(t / w), j = (int)(t % w);
-        const uint32_t v = sq_gk_sample(arena + cb->pic, cb->stride, cb->acc, i, j);
-        sq_gk_fold(acc, v);
-        /* a sample above the depth fails the frame (the range check): its code is only
-         * kept inside the histograms' values */
-        const int c = sq_vc_to10(v, bpc);
-        y[t] = (uint16_t)(c > 1024 ? 1024 : c);
-    }
-    const int v0 = SQ_BX * SQ_GK_CHUNK, v1 = live ? (v0 + SQ_GK_CHUNK < 1025 ? v0 + SQ_GK_CHUNK : 1025) : 0;
-    if (v0 < v1) {
+    for (int i = i0; i < i1; i++)
+        for (int j = SQ_TID; j < w; j += SQ_NTH) {
+            const uint32_t v = sq_gk_sample(arena + cb->pic, cb->stride, cb->acc, i, j);
+            sq_gk_fold(acc, v);
+            /* a sample above the depth fails the frame (the range check): its code is only
+             * kept inside the histograms' values */
+            const int c = sq_vc_to10(v, bpc);
+            y[(int64_t)i * w + j] = (uint16_t)(c > 1024 ? 1024 : c);
+        }
+    if (live && SQ_BX == 0) {
         const SqVcParams p = cb->vc;
         SQ_GLOBAL uint8_t *first = sq_gk_vc_part(arena, cb, SQ_GPU_VC_FIRST);
-        for (int v = v0 + SQ_TID; v < v1; v += SQ_NTH)
+        for (int v = SQ_TID; v < 1025; v += SQ_NTH)
             first[v] = sq_vc_first_at(&p, v);
     }
     SQ_GLOBAL uint32_t *dst = 0;
@@ -88,48 +82,73 @@ SQ_KERNEL_BEGIN(cambi_conv, 256)
     sq_gk_range_flush(red, acc, dst);
 }
 
-/* Block (chunk, job): X, the anti-dithered Y (A.4.4: reads rows i, i + 1 of Y), or Y. */
+/* Block (rows, job): X, the anti-dithered Y (A.4.4: reads rows i, i + 1 of Y), or Y. */
 SQ_KERNEL_BEGIN(cambi_pre, 256)
 {
-    int64_t lo, hi;
-    const SQ_GLOBAL SqGpuCambi *cb = sq_gk_vc_chunk(arena, &ka, SQ_BX, SQ_BY, &lo, &hi);
+    const SQ_GLOBAL SqGpuCambi *cb = sq_gk_vc(arena, &ka, SQ_BY);
     const int w = cb->vc.w, h = cb->vc.h;
+    int i0, i1;
+    sq_gk_vc_rows(SQ_BX, h, SQ_BY < ka.ncambis, &i0, &i1);
     const SQ_GLOBAL uint16_t *y = (const SQ_GLOBAL uint16_t *)sq_gk_vc_part(arena, cb, SQ_GPU_VC_Y);
     SQ_GLOBAL uint16_t *x = (SQ_GLOBAL uint16_t *)sq_gk_vc_part(arena, cb, SQ_GPU_VC_X);
-    for (int64_t t = lo + SQ_TID; t < hi; t += SQ_NTH) {
-        const int i = (int)(t / w), j = (int)(t % w);
-        x[t] = cb->vc.anti_dither ? sq_vc_dither_at(y + (int64_t)i * w, w, i == h - 1, j) : y[t];
+    for (int i = i0; i < i1; i++) {
+        const SQ_GLOBAL uint16_t *yr = y + (int64_t)i * w;
+        SQ_GLOBAL uint16_t *xr = x + (int64_t)i * w;
+        for (int j = SQ_TID; j < w; j += SQ_NTH)
+            xr[j] = cb->vc.anti_dither ? sq_vc_dither_at(yr, w, i == h - 1, j) : yr[j];
     }
 }
 
-/* Block (chunk, job): Z of X (A.5). */
+/* Block (rows, job): Z of X (A.5). */
 SQ_KERNEL_BEGIN(cambi_zero, 256)
 {
-    int64_t lo, hi;
-    const SQ_GLOBAL SqGpuCambi *cb = sq_gk_vc_chunk(arena, &ka, SQ_BX, SQ_BY, &lo, &hi);
+    const SQ_GLOBAL SqGpuCambi *cb = sq_gk_vc(arena, &ka, SQ_BY);
     const int w = cb->vc.w, h = cb->vc.h;
+    int i0, i1;
+    sq_gk_vc_rows(SQ_BX, h, SQ_BY < ka.ncambis, &i0, &i1);
     const SQ_GLOBAL uint16_t *x = (const SQ_GLOBAL uint16_t *)sq_gk_vc_part(arena, cb, SQ_GPU_VC_X);
     SQ_GLOBAL uint8_t *z = sq_gk_vc_part(arena, cb, SQ_GPU_VC_Z);
-    for (int64_t t = lo + SQ_TID; t < hi; t += SQ_NTH) {
-        const int i = (int)(t / w), j = (int)(t % w);
-        z[t] = sq_vc_zero_at(x + (int64_t)i * w, w, i == h - 1, j);
-    }
-}
-
-/* Block (chunk, job): the input's spatial mask M0 from Z (A.5). */
-SQ_KERNEL_BEGIN(cambi_mask, 256)
-{
-    int64_t lo, hi;
-    const SQ_GLOBAL SqGpuCambi *cb = sq_gk_vc_chunk(arena, &ka, SQ_BX, SQ_BY, &lo, &hi);
-    const int w = cb->vc.w, h = cb->vc.h, mi = sq_vc_mask_index(w, h);
-    const SQ_GLOBAL uint8_t *z = sq_gk_vc_part(arena, cb, SQ_GPU_VC_Z);
-    SQ_GLOBAL uint8_t *m = sq_gk_vc_mask(arena, cb, 0);
-    for (int64_t t = lo + SQ_TID; t < hi; t += SQ_NTH)
-        m[t] = sq_vc_mask_at(z, w, h, (int)(t / w), (int)(t % w), mi);
+    for (int i = i0; i < i1; i++)
+        for (int j = SQ_TID; j < w; j += SQ_NTH)
+            z[(int64_t)i * w + j] = sq_vc_zero_at(x + (int64_t)i * w, w, i == h - 1, j);
 }
 
 /*
- * Block (chunk, job), scale s: Y, scale s's image before the mode filter:
+ * Block (rows, job): the input's spatial mask M0 from Z (A.5): a row's
+ * column sums (7 rows of Z) in shared memory, then each pixel's 7 of them;
+ * a row wider than the shared array sums each pixel's 7x7 itself.
+ */
+SQ_KERNEL_BEGIN(cambi_mask, 256)
+{
+    SQ_SHARED uint16_t cs[SQ_GPU_VC_MASK_W + SQ_VC_MASK_SIDE - 1];
+    const SQ_GLOBAL SqGpuCambi *cb = sq_gk_vc(arena, &ka, SQ_BY);
+    const int w = cb->vc.w, h = cb->vc.h, mi = sq_vc_mask_index(w, h);
+    const int mh = SQ_VC_MASK_SIDE >> 1;
+    int i0, i1;
+    sq_gk_vc_rows(SQ_BX, h, SQ_BY < ka.ncambis, &i0, &i1);
+    const SQ_GLOBAL uint8_t *z = sq_gk_vc_part(arena, cb, SQ_GPU_VC_Z);
+    SQ_GLOBAL uint8_t *m = sq_gk_vc_mask(arena, cb, 0);
+    /* the same for the whole block: its job's width */
+    const int wide = w > SQ_GPU_VC_MASK_W;
+    for (int i = i0; i < i1 && wide; i++)
+        for (int j = SQ_TID; j < w; j += SQ_NTH)
+            m[(int64_t)i * w + j] = sq_vc_mask_at(z, w, h, i, j, mi);
+    for (int i = i0; i < i1 && !wide; i++) {
+        for (int k = SQ_TID; k < w + 2 * mh; k += SQ_NTH)
+            cs[k] = (uint16_t)sq_vc_mask_col(z, w, h, i, k - mh);
+        SQ_SYNC();
+        for (int j = SQ_TID; j < w; j += SQ_NTH) {
+            int sum = 0;
+            for (int k = 0; k <= 2 * mh; k++)
+                sum += cs[j + k];
+            m[(int64_t)i * w + j] = (uint8_t)sq_vc_masked(sum, mi);
+        }
+        SQ_SYNC();
+    }
+}
+
+/*
+ * Block (rows, job), scale s: Y, scale s's image before the mode filter:
  * X (the scale before, or the input) decimated with its mask into the
  * other mask (sq_vc_scale_image), or X itself at an undecimated scale 0.
  */
@@ -138,39 +157,39 @@ SQ_KERNEL_BEGIN(cambi_dec, 256)
     const int job = SQ_BY, s = ka.scale;
     const SQ_GLOBAL SqGpuCambi *cb = sq_gk_vc(arena, &ka, job);
     const SqVcParams p = cb->vc;
-    int cw, ch, pw = p.w, ph = p.h;
+    int cw, ch, pw = p.w, ph = p.h, i0, i1;
     sq_vc_scale_dims(&p, s, &cw, &ch);
     if (s > 0)
         sq_vc_scale_dims(&p, s - 1, &pw, &ph);
     const int f = sq_gk_vc_decims(cb, s);
-    const int64_t n = job < ka.ncambis ? (int64_t)cw * ch : 0, lo = (int64_t)SQ_BX * SQ_GK_CHUNK;
-    const int64_t hi = SQ_GK_END(lo, n);
+    sq_gk_vc_rows(SQ_BX, ch, job < ka.ncambis, &i0, &i1);
     const SQ_GLOBAL uint16_t *x = (const SQ_GLOBAL uint16_t *)sq_gk_vc_part(arena, cb, SQ_GPU_VC_X);
     SQ_GLOBAL uint16_t *y = (SQ_GLOBAL uint16_t *)sq_gk_vc_part(arena, cb, SQ_GPU_VC_Y);
     const SQ_GLOBAL uint8_t *m = sq_gk_vc_mask(arena, cb, f - 1);
     SQ_GLOBAL uint8_t *mo = sq_gk_vc_mask(arena, cb, f);
-    for (int64_t t = lo + SQ_TID; t < hi; t += SQ_NTH) {
-        if (f == 0)
-            y[t] = x[t];
-        else
-            sq_vc_decimate_at(x, m, pw, cw, (int)(t / cw), (int)(t % cw), y, mo);
-    }
+    for (int i = i0; i < i1; i++)
+        for (int j = SQ_TID; j < cw; j += SQ_NTH) {
+            if (f == 0)
+                y[(int64_t)i * cw + j] = x[(int64_t)i * cw + j];
+            else
+                sq_vc_decimate_at(x, m, pw, cw, i, j, y, mo);
+        }
 }
 
-/* Block (chunk, job), scale s: X, the mode filter of Y (A.6.2). */
+/* Block (rows, job), scale s: X, the mode filter of Y (A.6.2). */
 SQ_KERNEL_BEGIN(cambi_mode, 256)
 {
     const int job = SQ_BY, s = ka.scale;
     const SQ_GLOBAL SqGpuCambi *cb = sq_gk_vc(arena, &ka, job);
     const SqVcParams p = cb->vc;
-    int cw, ch;
+    int cw, ch, i0, i1;
     sq_vc_scale_dims(&p, s, &cw, &ch);
-    const int64_t n = job < ka.ncambis ? (int64_t)cw * ch : 0, lo = (int64_t)SQ_BX * SQ_GK_CHUNK;
-    const int64_t hi = SQ_GK_END(lo, n);
+    sq_gk_vc_rows(SQ_BX, ch, job < ka.ncambis, &i0, &i1);
     const SQ_GLOBAL uint16_t *y = (const SQ_GLOBAL uint16_t *)sq_gk_vc_part(arena, cb, SQ_GPU_VC_Y);
     SQ_GLOBAL uint16_t *x = (SQ_GLOBAL uint16_t *)sq_gk_vc_part(arena, cb, SQ_GPU_VC_X);
-    for (int64_t t = lo + SQ_TID; t < hi; t += SQ_NTH)
-        x[t] = sq_vc_mode_at(y, cw, ch, (int)(t / cw), (int)(t % cw));
+    for (int i = i0; i < i1; i++)
+        for (int j = SQ_TID; j < cw; j += SQ_NTH)
+            x[(int64_t)i * cw + j] = sq_vc_mode_at(y, cw, ch, i, j);
 }
 
 /* Scale s's buffers of a job for the math core's c-values and pooling. */

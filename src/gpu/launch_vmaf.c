@@ -205,29 +205,26 @@ static int launch_vc(GpuBatches *bt, SqKArgs *ka, int k, unsigned gx, unsigned g
  */
 int sq_gpu_launch_cambi(GpuBatches *bt, const BatchRec *b, SqKArgs *ka)
 {
-    int64_t pix[SQ_VC_SCALES + 1] = { 0 }, cols[SQ_VC_SCALES] = { 0 };
-    int bands[SQ_VC_SCALES] = { 0 };
+    int64_t cols[SQ_VC_SCALES] = { 0 };
+    int rows[SQ_VC_SCALES + 1] = { 0 }, bands[SQ_VC_SCALES] = { 0 };
     for (int j = 0; j < bt->x->p.njobs; j++) {
         const SqVcParams *p = &bt->x->p.plans[bt->x->p.jobs[j].plan]->vc;
         if (bt->x->p.jobs[j].kind != SQ_JOB_CAMBI)
             continue;
-        pix[SQ_VC_SCALES] = pix[SQ_VC_SCALES] > (int64_t)p->w * p->h ? pix[SQ_VC_SCALES]
-                                                                     : (int64_t)p->w * p->h;
+        rows[SQ_VC_SCALES] = rows[SQ_VC_SCALES] > p->h ? rows[SQ_VC_SCALES] : p->h;
         for (int s = 0; s < SQ_VC_SCALES; s++) {
             int cw, ch;
             sq_vc_scale_dims(p, s, &cw, &ch);
-            pix[s] = pix[s] > (int64_t)cw * ch ? pix[s] : (int64_t)cw * ch;
+            rows[s] = rows[s] > ch ? rows[s] : ch;
             cols[s] = cols[s] > cw ? cols[s] : cw;
             const int nb = sq_gpu_vc_bands(ch, p->ws);
             bands[s] = bands[s] > nb ? bands[s] : nb;
         }
     }
-    const unsigned nc = (unsigned)b->ncambis, full = ceil_div(pix[SQ_VC_SCALES], 256);
-    /* cambi_conv's blocks also fill first[] (1025 values) */
-    const unsigned conv = full > ceil_div(1025, 256) ? full : ceil_div(1025, 256);
+    const unsigned nc = (unsigned)b->ncambis, full = ceil_div(rows[SQ_VC_SCALES], SQ_GPU_VC_ROWS);
     const unsigned cnt = ceil_div(SQ_GPU_VC_CNT1 + SQ_GPU_VC_CNT2, 256);
     int ret;
-    if ((ret = launch_vc(bt, ka, SQ_K_cambi_conv, conv, nc, 1)) < 0 ||
+    if ((ret = launch_vc(bt, ka, SQ_K_cambi_conv, full, nc, 1)) < 0 ||
         (ret = launch_vc(bt, ka, SQ_K_cambi_pre, full, nc, 1)) < 0 ||
         (ret = launch_vc(bt, ka, SQ_K_cambi_zero, full, nc, 1)) < 0 ||
         (ret = launch_vc(bt, ka, SQ_K_cambi_mask, full, nc, 1)) < 0)
@@ -236,8 +233,9 @@ int sq_gpu_launch_cambi(GpuBatches *bt, const BatchRec *b, SqKArgs *ka)
         const int last = s == SQ_VC_SCALES - 1;
         ka->scale = s;
         ka->vc_bands = bands[s];
-        if ((ret = launch_vc(bt, ka, SQ_K_cambi_dec, ceil_div(pix[s], 256), nc, last)) < 0 ||
-            (ret = launch_vc(bt, ka, SQ_K_cambi_mode, ceil_div(pix[s], 256), nc, last)) < 0 ||
+        const unsigned rb = ceil_div(rows[s], SQ_GPU_VC_ROWS);
+        if ((ret = launch_vc(bt, ka, SQ_K_cambi_dec, rb, nc, last)) < 0 ||
+            (ret = launch_vc(bt, ka, SQ_K_cambi_mode, rb, nc, last)) < 0 ||
             (ret = launch_vc(bt, ka, SQ_K_cambi_cval, (unsigned)bands[s] * ceil_div(cols[s], 256), nc,
                              last)) < 0 ||
             (ret = launch_vc(bt, ka, SQ_K_cambi_zcnt, cnt, nc, last)) < 0 ||

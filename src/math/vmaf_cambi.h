@@ -208,6 +208,19 @@ SQ_FN int sq_vc_masked(int sum, int mask_index)
     return sum > mask_index;
 }
 
+/* Column k of Z summed over rows i-3..i+3 inside the image (0 outside its columns). */
+SQ_FN int sq_vc_mask_col(const SQ_GLOBAL uint8_t *zero, int w, int h, int i, int k)
+{
+    const int mh = SQ_VC_MASK_SIDE >> 1;
+    int s = 0;
+    if (k < 0 || k >= w)
+        return 0;
+    for (int r = i - mh; r <= i + mh; r++)
+        if (r >= 0 && r < h)
+            s += zero[(int64_t)r * w + k];
+    return s;
+}
+
 /*
  * The mask at pixel (i, j) from Z alone: the 7x7 sum inside the image
  * (what sq_vc_mask_row reads from the sliding column sums, an integer sum
@@ -218,10 +231,8 @@ SQ_FN uint8_t sq_vc_mask_at(const SQ_GLOBAL uint8_t *zero, int w, int h, int i, 
 {
     const int mh = SQ_VC_MASK_SIDE >> 1;
     int s = 0;
-    for (int r = i - mh; r <= i + mh; r++)
-        for (int k = j - mh; k <= j + mh; k++)
-            if (r >= 0 && r < h && k >= 0 && k < w)
-                s += zero[(int64_t)r * w + k];
+    for (int k = j - mh; k <= j + mh; k++)
+        s += sq_vc_mask_col(zero, w, h, i, k);
     return (uint8_t)sq_vc_masked(s, mask_index);
 }
 
