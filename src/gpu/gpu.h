@@ -260,6 +260,12 @@ typedef struct SqGpuCambi {
 } SqGpuCambi;
 
 /*
+ * The per-pixel kernels of whole rows give a block this many rows, its
+ * items stepping along them (sq_gk_rows: no division per pixel).
+ */
+#define SQ_GPU_ROWS 4
+
+/*
  * A scale's c-values run in bands of rows, each with histograms of its own
  * (at most this many): an item slides its column's window down its band
  * alone, a chain of dependent counter updates, so more bands are more items
@@ -275,11 +281,9 @@ SQ_FN int sq_gpu_vc_bands(int ch, int ws)
     return b < 1 ? 1 : b > SQ_GPU_VC_BANDS ? SQ_GPU_VC_BANDS : b;
 }
 /*
- * CAMBI's per-pixel kernels give a block this many rows, its items stepping
- * along them (no division per pixel); the mask's block keeps a row's column
- * sums in shared memory up to this width (wider rows sum each pixel's 7x7).
+ * CAMBI's mask keeps a row's column sums in shared memory up to this width
+ * (wider rows sum each pixel's 7x7).
  */
-#define SQ_GPU_VC_ROWS 8
 #define SQ_GPU_VC_MASK_W 8192
 
 /* A scale's pooling passes run in this many lanes (blocks) a job. */

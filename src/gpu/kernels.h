@@ -85,6 +85,13 @@
 #define SQ_GK_END(lo, total) ((lo) + SQ_GK_CHUNK < (total) ? (lo) + SQ_GK_CHUNK : (total))
 #define SQ_GK_PTR(T, off) ((SQ_GLOBAL T *)(arena + (off)))
 
+/* Block bx's rows [*i0, *i1) of an h-row plane (none for a block of no job: live 0). */
+SQ_DFN void sq_gk_rows(int bx, int h, int live, int *i0, int *i1)
+{
+    *i0 = bx * SQ_GPU_ROWS;
+    *i1 = !live ? *i0 : *i0 + SQ_GPU_ROWS < h ? *i0 + SQ_GPU_ROWS : h;
+}
+
 SQ_DFN const SQ_GLOBAL SqGpuSide *sq_gk_side(SQ_GLOBAL unsigned char *arena, const SqKArgs *ka,
                                              int i)
 {
@@ -184,23 +191,23 @@ SQ_KERNEL_BEGIN(convert, 256)
     SQ_GLOBAL uint32_t *dst = sd ? sq_gk_range_dst(arena, &ka, SQ_BY) : 0;
     if (sd) {
         const int w = pl->d.w;
-        const int64_t total = (int64_t)w * pl->d.h, lo = (int64_t)SQ_BX * SQ_GK_CHUNK;
-        const int64_t hi = SQ_GK_END(lo, total);
+        int i0, i1;
+        sq_gk_rows(SQ_BX, pl->d.h, 1, &i0, &i1);
         const SQ_GLOBAL uint8_t *cur = arena + sd->cur;
         const SQ_GLOBAL uint8_t *prev = sd->prev >= 0 ? arena + sd->prev : 0;
         const SQ_GLOBAL uint8_t *rows = arena + pl->ps_rows;
         SQ_GLOBAL float *conv = SQ_GK_PTR(float, sd->scratch + pl->lay.conv);
-        for (int64_t t = lo + SQ_TID; t < hi; t += SQ_NTH) {
-            const int y = (int)(t / w), x = (int)(t % w);
-            conv[t] = sq_src_at(cur, sd->cur_stride, prev, sd->prev_stride, sd->acc, sd->scale,
-                                y, x);
-            if (dst && rows[y]) {
-                sq_gk_fold(acc, sq_gk_sample(cur, sd->cur_stride, sq_acc_cur(sd->acc), y, x));
-                if (prev)
-                    sq_gk_fold(acc + 2, sq_gk_sample(prev, sd->prev_stride,
-                                                     sq_acc_prev(sd->acc), y, x));
+        for (int y = i0; y < i1; y++)
+            for (int x = SQ_TID; x < w; x += SQ_NTH) {
+                conv[(int64_t)y * w + x] = sq_src_at(cur, sd->cur_stride, prev, sd->prev_stride,
+                                                     sd->acc, sd->scale, y, x);
+                if (dst && rows[y]) {
+                    sq_gk_fold(acc, sq_gk_sample(cur, sd->cur_stride, sq_acc_cur(sd->acc), y, x));
+                    if (prev)
+                        sq_gk_fold(acc + 2, sq_gk_sample(prev, sd->prev_stride,
+                                                         sq_acc_prev(sd->acc), y, x));
+                }
             }
-        }
     }
     sq_gk_range_flush(red, acc, dst);
 }
@@ -213,18 +220,18 @@ SQ_KERNEL_BEGIN(prescale, 256)
     if (!sd)
         return;
     const int sw = pl->d.scaled_w;
-    const int64_t total = (int64_t)sw * pl->d.scaled_h, lo = (int64_t)SQ_BX * SQ_GK_CHUNK;
-    const int64_t hi = SQ_GK_END(lo, total);
+    int i0, i1;
+    sq_gk_rows(SQ_BX, pl->d.scaled_h, 1, &i0, &i1);
     const SQ_GLOBAL float *conv = SQ_GK_PTR(const float, sd->scratch + pl->lay.conv);
     SQ_GLOBAL float *scaled = SQ_GK_PTR(float, sd->scratch + pl->lay.scaled);
     const SQ_GLOBAL int32_t *iy = SQ_GK_PTR(const int32_t, pl->ps_iy);
     const SQ_GLOBAL int32_t *ix = SQ_GK_PTR(const int32_t, pl->ps_ix);
     const SQ_GLOBAL float *wy = SQ_GK_PTR(const float, pl->ps_wy);
     const SQ_GLOBAL float *wx = SQ_GK_PTR(const float, pl->ps_wx);
-    for (int64_t t = lo + SQ_TID; t < hi; t += SQ_NTH) {
-        const int y = (int)(t / sw), x = (int)(t % sw);
-        scaled[t] = sq_prescale_px(conv, pl->d.w, pl->prescale, iy, wy, ix, wx, y, x);
-    }
+    for (int y = i0; y < i1; y++)
+        for (int x = SQ_TID; x < sw; x += SQ_NTH)
+            scaled[(int64_t)y * sw + x] =
+                sq_prescale_px(conv, pl->d.w, pl->prescale, iy, wy, ix, wx, y, x);
 }
 
 /* ---- operating image: block (i, side) = op row i ----------------------- */

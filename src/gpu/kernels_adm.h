@@ -41,54 +41,52 @@ SQ_DFN int sq_gk_adm_scored(const SQ_GLOBAL SqGpuAdm *a, int s)
     return !(s == 0 && a->va.skip_scale0);
 }
 
-/* Block (chunk, 2 job + side): the vertical pass of one side (no barrier). */
+/* Block (rows, 2 job + side): the vertical pass of one side (no barrier). */
 SQ_KERNEL_BEGIN(adm_dwt_v, 256)
 {
     if (SQ_BY >= 2 * ka.nadms)
         return;
     const SQ_GLOBAL SqGpuAdm *a = sq_gk_adm(arena, &ka, SQ_BY >> 1);
     const int side = SQ_BY & 1, s = ka.scale;
-    int w, h;
+    int w, h, i0, i1;
     sq_gk_adm_size(a, s, &w, &h);
-    const int64_t n = (int64_t)((h + 1) / 2) * w, lo = (int64_t)SQ_BX * SQ_GK_CHUNK;
-    const int64_t hi = SQ_GK_END(lo, n);
+    sq_gk_rows(SQ_BX, (h + 1) / 2, 1, &i0, &i1);
     SQ_GLOBAL int32_t *vl = sq_gk_adm_part(arena, a, SQ_GPU_ADM_LO + 2 * side);
     SQ_GLOBAL int32_t *vh = sq_gk_adm_part(arena, a, SQ_GPU_ADM_LO + 2 * side + 1);
     /* scales 1..3 read the previous scale's band a, which this scale's horizontal pass overwrites */
     const SQ_GLOBAL int32_t *ba = sq_gk_adm_part(arena, a, SQ_GPU_ADM_BAND + 4 * side + SQ_VA_A);
-    for (int64_t t = lo + SQ_TID; t < hi; t += SQ_NTH) {
-        const int i = (int)(t / w), j = (int)(t % w);
-        const int64_t row = (int64_t)i * w;
-        if (s == 0)
-            sq_va_dwt_v0(arena + a->pic[side], a->stride[side], a->acc[side], h, a->bpc, i, j,
-                         vl + row, vh + row);
-        else
-            sq_va_dwt_vs(ba, w, h, s, i, j, vl + row, vh + row);
-    }
+    for (int i = i0; i < i1; i++)
+        for (int j = SQ_TID; j < w; j += SQ_NTH) {
+            const int64_t row = (int64_t)i * w;
+            if (s == 0)
+                sq_va_dwt_v0(arena + a->pic[side], a->stride[side], a->acc[side], h, a->bpc, i, j,
+                             vl + row, vh + row);
+            else
+                sq_va_dwt_vs(ba, w, h, s, i, j, vl + row, vh + row);
+        }
 }
 
-/* Block (chunk, 2 job + side): the horizontal pass into the side's four bands (no barrier). */
+/* Block (rows, 2 job + side): the horizontal pass into the side's four bands (no barrier). */
 SQ_KERNEL_BEGIN(adm_dwt_h, 256)
 {
     if (SQ_BY >= 2 * ka.nadms)
         return;
     const SQ_GLOBAL SqGpuAdm *a = sq_gk_adm(arena, &ka, SQ_BY >> 1);
     const int side = SQ_BY & 1, s = ka.scale;
-    int w, h;
+    int w, h, i0, i1;
     sq_gk_adm_size(a, s, &w, &h);
     const int w2 = (w + 1) / 2;
-    const int64_t n = (int64_t)((h + 1) / 2) * w2, lo = (int64_t)SQ_BX * SQ_GK_CHUNK;
-    const int64_t hi = SQ_GK_END(lo, n);
+    sq_gk_rows(SQ_BX, (h + 1) / 2, 1, &i0, &i1);
     const SQ_GLOBAL int32_t *vl = sq_gk_adm_part(arena, a, SQ_GPU_ADM_LO + 2 * side);
     const SQ_GLOBAL int32_t *vh = sq_gk_adm_part(arena, a, SQ_GPU_ADM_LO + 2 * side + 1);
     SQ_GLOBAL int32_t *band[4];
     for (int b = 0; b < 4; b++)
         band[b] = sq_gk_adm_part(arena, a, SQ_GPU_ADM_BAND + 4 * side + b);
     const int only_a = !sq_gk_adm_scored(a, s);
-    for (int64_t t = lo + SQ_TID; t < hi; t += SQ_NTH) {
-        const int i = (int)(t / w2), c = (int)(t % w2);
-        sq_va_dwt_h(vl + (int64_t)i * w, vh + (int64_t)i * w, w, s, c, only_a, band, t);
-    }
+    for (int i = i0; i < i1; i++)
+        for (int c = SQ_TID; c < w2; c += SQ_NTH)
+            sq_va_dwt_h(vl + (int64_t)i * w, vh + (int64_t)i * w, w, s, c, only_a, band,
+                        (int64_t)i * w2 + c);
 }
 
 /* The planes of one ADM job at scale s: its bands, r, e, A, F; w, h the bands' size. */
@@ -224,38 +222,48 @@ SQ_KERNEL_BEGIN(adm_aim, 256)
     sq_gk_adm_rows(arena, &ka, 1, SQ_BX, SQ_BY, part);
 }
 
-/* Block (chunk of jobs), one thread a job: each scale's rows added up, its raw values. */
+/*
+ * Block (0, job): each scale's rows added up, the block's items a row each
+ * (integer sums, the same in any order), then its raw values.
+ */
 SQ_KERNEL_BEGIN(adm_fold, 256)
 {
-    const int lo = SQ_BX * SQ_GK_CHUNK, hi = SQ_GK_END(lo, ka.nadms);
-    for (int job = lo + SQ_TID; job < hi; job += SQ_NTH) {
-        const SQ_GLOBAL SqGpuAdm *a = sq_gk_adm(arena, &ka, job);
-        SQ_GLOBAL SqGpuResult *res = SQ_GK_PTR(SqGpuResult, ka.results) + a->result;
-        const SQ_GLOBAL uint64_t *rows =
-            SQ_GK_PTR(const uint64_t, a->scratch + sq_gpu_adm_at(a->w, a->h, SQ_GPU_ADM_ROWS));
-        int w = a->w, h = a->h;
-        for (int s = 0; s < 4; s++) {
-            w = (w + 1) / 2;
-            h = (h + 1) / 2;
+    SQ_SHARED uint64_t part[SQ_GPU_ADM_SUMS * SQ_GK_MAXTH];
+    const int live = SQ_BY < ka.nadms;
+    const SQ_GLOBAL SqGpuAdm *a = sq_gk_adm(arena, &ka, live ? SQ_BY : 0);
+    SQ_GLOBAL SqGpuResult *res = SQ_GK_PTR(SqGpuResult, ka.results) + a->result;
+    const SQ_GLOBAL uint64_t *rows =
+        SQ_GK_PTR(const uint64_t, a->scratch + sq_gpu_adm_at(a->w, a->h, SQ_GPU_ADM_ROWS));
+    int w = a->w, h = a->h;
+    for (int s = 0; s < 4; s++) {
+        w = (w + 1) / 2;
+        h = (h + 1) / 2;
+        const int on = live && sq_gk_adm_scored(a, s);
+        uint64_t sum[SQ_GPU_ADM_SUMS];
+        for (int k = 0; k < SQ_GPU_ADM_SUMS; k++)
+            sum[k] = 0;
+        const SQ_GLOBAL uint64_t *r0 = rows + (int64_t)sq_gpu_adm_row0(a->h, s) * SQ_GPU_ADM_SUMS;
+        for (int i = sq_va_pool_lo(h) + SQ_TID; on && i < sq_va_pool_hi(h); i += SQ_NTH)
+            for (int k = 0; k < SQ_GPU_ADM_SUMS; k++)
+                sum[k] += r0[(int64_t)i * SQ_GPU_ADM_SUMS + k];
+        for (int k = 0; k < SQ_GPU_ADM_SUMS; k++)
+            part[k * SQ_GK_MAXTH + SQ_TID] = sum[k];
+        sq_gk_sum_n(part, SQ_GPU_ADM_SUMS);
+        if (live && SQ_TID == 0) {
             SqVaRaw raw;
             sq_va_scale_raw(w, h, &raw);
-            uint64_t sum[SQ_GPU_ADM_SUMS];
-            for (int k = 0; k < SQ_GPU_ADM_SUMS; k++)
-                sum[k] = 0;
-            const SQ_GLOBAL uint64_t *r0 = rows + (int64_t)sq_gpu_adm_row0(a->h, s) * SQ_GPU_ADM_SUMS;
-            for (int i = sq_va_pool_lo(h); sq_gk_adm_scored(a, s) && i < sq_va_pool_hi(h); i++)
-                for (int k = 0; k < SQ_GPU_ADM_SUMS; k++)
-                    sum[k] += r0[(int64_t)i * SQ_GPU_ADM_SUMS + k];
             int c, rho;
             sq_va_den_shifts(s, w, h, &c, &rho);
-            for (int th = 0; sq_gk_adm_scored(a, s) && th < 3; th++) {
-                raw.den[th] = sq_va_den_norm(s, a->va.s[s].rf3[th], sum[th], c, rho);
-                raw.num[th] = sq_va_num_norm(s, th, (int64_t)sum[3 + th], w, h);
+            for (int th = 0; on && th < 3; th++) {
+                raw.den[th] = sq_va_den_norm(s, a->va.s[s].rf3[th], part[th * SQ_GK_MAXTH], c, rho);
+                raw.num[th] = sq_va_num_norm(s, th, (int64_t)part[(3 + th) * SQ_GK_MAXTH], w, h);
                 if (!a->va.skip_aim)
-                    raw.aim[th] = sq_va_num_norm(s, th, (int64_t)sum[6 + th], w, h);
+                    raw.aim[th] = sq_va_num_norm(s, th, (int64_t)part[(6 + th) * SQ_GK_MAXTH], w, h);
             }
             res->adm[s] = raw;
         }
+        /* part is the next scale's */
+        SQ_SYNC();
     }
 }
 

@@ -24,13 +24,6 @@ SQ_DFN const SQ_GLOBAL SqGpuCambi *sq_gk_vc(SQ_GLOBAL unsigned char *arena, cons
     return SQ_GK_PTR(const SqGpuCambi, ka->cambis) + (i < ka->ncambis ? i : 0);
 }
 
-/* Block bx's rows [*i0, *i1) of an h-row plane (none in a block past the batch's jobs). */
-SQ_DFN void sq_gk_vc_rows(int bx, int h, int live, int *i0, int *i1)
-{
-    *i0 = bx * SQ_GPU_VC_ROWS;
-    *i1 = !live ? *i0 : *i0 + SQ_GPU_VC_ROWS < h ? *i0 + SQ_GPU_VC_ROWS : h;
-}
-
 /* Part k (SQ_GPU_VC_*) of the job's scratch. */
 SQ_DFN SQ_GLOBAL unsigned char *sq_gk_vc_part(SQ_GLOBAL unsigned char *arena,
                                              const SQ_GLOBAL SqGpuCambi *cb, int k)
@@ -58,7 +51,7 @@ SQ_KERNEL_BEGIN(cambi_conv, 256)
     const SQ_GLOBAL SqGpuCambi *cb = sq_gk_vc(arena, &ka, job);
     const int w = cb->vc.w, bpc = cb->vc.bpc;
     int i0, i1;
-    sq_gk_vc_rows(SQ_BX, cb->vc.h, live, &i0, &i1);
+    sq_gk_rows(SQ_BX, cb->vc.h, live, &i0, &i1);
     SQ_GLOBAL uint16_t *y = (SQ_GLOBAL uint16_t *)sq_gk_vc_part(arena, cb, SQ_GPU_VC_Y);
     uint32_t acc[SQ_GPU_RANGE_N] = { 0, 0, 0, 0 };
     for (int i = i0; i < i1; i++)
@@ -88,7 +81,7 @@ SQ_KERNEL_BEGIN(cambi_pre, 256)
     const SQ_GLOBAL SqGpuCambi *cb = sq_gk_vc(arena, &ka, SQ_BY);
     const int w = cb->vc.w, h = cb->vc.h;
     int i0, i1;
-    sq_gk_vc_rows(SQ_BX, h, SQ_BY < ka.ncambis, &i0, &i1);
+    sq_gk_rows(SQ_BX, h, SQ_BY < ka.ncambis, &i0, &i1);
     const SQ_GLOBAL uint16_t *y = (const SQ_GLOBAL uint16_t *)sq_gk_vc_part(arena, cb, SQ_GPU_VC_Y);
     SQ_GLOBAL uint16_t *x = (SQ_GLOBAL uint16_t *)sq_gk_vc_part(arena, cb, SQ_GPU_VC_X);
     for (int i = i0; i < i1; i++) {
@@ -105,7 +98,7 @@ SQ_KERNEL_BEGIN(cambi_zero, 256)
     const SQ_GLOBAL SqGpuCambi *cb = sq_gk_vc(arena, &ka, SQ_BY);
     const int w = cb->vc.w, h = cb->vc.h;
     int i0, i1;
-    sq_gk_vc_rows(SQ_BX, h, SQ_BY < ka.ncambis, &i0, &i1);
+    sq_gk_rows(SQ_BX, h, SQ_BY < ka.ncambis, &i0, &i1);
     const SQ_GLOBAL uint16_t *x = (const SQ_GLOBAL uint16_t *)sq_gk_vc_part(arena, cb, SQ_GPU_VC_X);
     SQ_GLOBAL uint8_t *z = sq_gk_vc_part(arena, cb, SQ_GPU_VC_Z);
     for (int i = i0; i < i1; i++)
@@ -125,7 +118,7 @@ SQ_KERNEL_BEGIN(cambi_mask, 256)
     const int w = cb->vc.w, h = cb->vc.h, mi = sq_vc_mask_index(w, h);
     const int mh = SQ_VC_MASK_SIDE >> 1;
     int i0, i1;
-    sq_gk_vc_rows(SQ_BX, h, SQ_BY < ka.ncambis, &i0, &i1);
+    sq_gk_rows(SQ_BX, h, SQ_BY < ka.ncambis, &i0, &i1);
     const SQ_GLOBAL uint8_t *z = sq_gk_vc_part(arena, cb, SQ_GPU_VC_Z);
     SQ_GLOBAL uint8_t *m = sq_gk_vc_mask(arena, cb, 0);
     /* the same for the whole block: its job's width */
@@ -162,7 +155,7 @@ SQ_KERNEL_BEGIN(cambi_dec, 256)
     if (s > 0)
         sq_vc_scale_dims(&p, s - 1, &pw, &ph);
     const int f = sq_gk_vc_decims(cb, s);
-    sq_gk_vc_rows(SQ_BX, ch, job < ka.ncambis, &i0, &i1);
+    sq_gk_rows(SQ_BX, ch, job < ka.ncambis, &i0, &i1);
     const SQ_GLOBAL uint16_t *x = (const SQ_GLOBAL uint16_t *)sq_gk_vc_part(arena, cb, SQ_GPU_VC_X);
     SQ_GLOBAL uint16_t *y = (SQ_GLOBAL uint16_t *)sq_gk_vc_part(arena, cb, SQ_GPU_VC_Y);
     const SQ_GLOBAL uint8_t *m = sq_gk_vc_mask(arena, cb, f - 1);
@@ -184,7 +177,7 @@ SQ_KERNEL_BEGIN(cambi_mode, 256)
     const SqVcParams p = cb->vc;
     int cw, ch, i0, i1;
     sq_vc_scale_dims(&p, s, &cw, &ch);
-    sq_gk_vc_rows(SQ_BX, ch, job < ka.ncambis, &i0, &i1);
+    sq_gk_rows(SQ_BX, ch, job < ka.ncambis, &i0, &i1);
     const SQ_GLOBAL uint16_t *y = (const SQ_GLOBAL uint16_t *)sq_gk_vc_part(arena, cb, SQ_GPU_VC_Y);
     SQ_GLOBAL uint16_t *x = (SQ_GLOBAL uint16_t *)sq_gk_vc_part(arena, cb, SQ_GPU_VC_X);
     for (int i = i0; i < i1; i++)

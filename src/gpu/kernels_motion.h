@@ -16,20 +16,20 @@ SQ_DFN const SQ_GLOBAL SqGpuSad *sq_gk_sad(SQ_GLOBAL unsigned char *arena, const
     return SQ_GK_PTR(const SqGpuSad, ka->sads) + i;
 }
 
-/* Block (chunk, job): the vertical pass of prev - cur at SQ_GK_CHUNK samples (no barrier). */
+/* Block (rows, job): the vertical pass of prev - cur (no barrier). */
 SQ_KERNEL_BEGIN(sad_vert, 256)
 {
     if (SQ_BY >= ka.nsads)
         return;
     const SQ_GLOBAL SqGpuSad *s = sq_gk_sad(arena, &ka, SQ_BY);
-    const int64_t n = (int64_t)s->w * s->h, lo = (int64_t)SQ_BX * SQ_GK_CHUNK;
-    const int64_t hi = lo + SQ_GK_CHUNK < n ? lo + SQ_GK_CHUNK : n;
+    int i0, i1;
+    sq_gk_rows(SQ_BX, s->h, 1, &i0, &i1);
     SQ_GLOBAL int32_t *vert = SQ_GK_PTR(int32_t, s->vert);
-    for (int64_t t = lo + SQ_TID; t < hi; t += SQ_NTH) {
-        const int i = (int)(t / s->w), j = (int)(t % s->w);
-        vert[t] = sq_vm_vert2(arena + s->prev, s->prev_stride, s->prev_acc, arena + s->cur,
-                              s->cur_stride, s->cur_acc, s->h, s->bpc, i, j);
-    }
+    for (int i = i0; i < i1; i++)
+        for (int j = SQ_TID; j < s->w; j += SQ_NTH)
+            vert[(int64_t)i * s->w + j] =
+                sq_vm_vert2(arena + s->prev, s->prev_stride, s->prev_acc, arena + s->cur,
+                            s->cur_stride, s->cur_acc, s->h, s->bpc, i, j);
 }
 
 /* Block-wide sum of every thread's part[SQ_TID] into part[0] (thread 0). */

@@ -42,7 +42,7 @@ SQ_DFN SQ_GLOBAL uint64_t *sq_gk_vif_sums(SQ_GLOBAL unsigned char *arena,
            ((int64_t)s * sq_gpu_vif_lanes(v->h) + lane) * 4;
 }
 
-/* Block (chunk, 2 job + side): scale 0 as a u16 plane, every sample read through its
+/* Block (rows, 2 job + side): scale 0 as a u16 plane, every sample read through its
  * access (as the CPU's copy of a picture that is not planar 16-bit; no barrier). */
 SQ_KERNEL_BEGIN(vif_widen, 256)
 {
@@ -50,13 +50,13 @@ SQ_KERNEL_BEGIN(vif_widen, 256)
         return;
     const SQ_GLOBAL SqGpuVif *v = sq_gk_vif(arena, &ka, SQ_BY >> 1);
     const int side = SQ_BY & 1;
-    const int64_t n = (int64_t)v->w * v->h, lo = (int64_t)SQ_BX * SQ_GK_CHUNK;
-    const int64_t hi = SQ_GK_END(lo, n);
+    int i0, i1;
+    sq_gk_rows(SQ_BX, v->h, 1, &i0, &i1);
     SQ_GLOBAL uint16_t *out = sq_gk_vif_plane(arena, v, 0, side);
-    for (int64_t t = lo + SQ_TID; t < hi; t += SQ_NTH) {
-        const int i = (int)(t / v->w), j = (int)(t % v->w);
-        out[t] = (uint16_t)sq_sample(arena + v->pic[side] + (int64_t)i * v->stride[side], j,
-                                     v->acc[side]);
+    for (int i = i0; i < i1; i++) {
+        const SQ_GLOBAL uint8_t *row = arena + v->pic[side] + (int64_t)i * v->stride[side];
+        for (int j = SQ_TID; j < v->w; j += SQ_NTH)
+            out[(int64_t)i * v->w + j] = (uint16_t)sq_sample(row, j, v->acc[side]);
     }
 }
 

@@ -189,11 +189,10 @@ static int launch_kernels(GpuBatches *bt, const BatchRec *b)
     ka.nadms = b->nadms;
     ka.nvifs = b->nvifs;
     ka.ncambis = b->ncambis;
-    int64_t op_h = 0, cov = 0, nb = 0, pix = 0, spix = 0, sad_pix = 0, sad_h = 0;
+    int64_t op_h = 0, cov = 0, nb = 0, ph = 0, sph = 0, sad_h = 0;
     for (int f = 0; f < bt->x->p.nplans; f++) {
         const SqDims *d = &bt->x->p.plans[f]->d;
         if (bt->x->p.plans[f]->rows_all) {
-            sad_pix = max64(sad_pix, (int64_t)d->w * d->h);
             sad_h = max64(sad_h, d->h);
             continue; /* not a SpEED plan */
         }
@@ -201,8 +200,8 @@ static int launch_kernels(GpuBatches *bt, const BatchRec *b)
         cov = max64(cov, (int64_t)d->trunc_h * (sq_cov_nlags(d->b) + 1));
         nb = max64(nb, d->nb);
         if (bt->x->p.plans[f]->prescale >= 0) {
-            pix = max64(pix, (int64_t)d->w * d->h);
-            spix = max64(spix, (int64_t)d->scaled_w * d->scaled_h);
+            ph = max64(ph, d->h);
+            sph = max64(sph, d->scaled_h);
         }
     }
     const unsigned ns = (unsigned)ka.nsides, np = (unsigned)npairs, nsad = (unsigned)b->nsads;
@@ -211,8 +210,8 @@ static int launch_kernels(GpuBatches *bt, const BatchRec *b)
         unsigned grid[3];
         unsigned block;
     } steps[] = {
-        { SQ_K_convert, { ceil_div(pix, 256), ns, 1 }, 256 },
-        { SQ_K_prescale, { ceil_div(spix, 256), ns, 1 }, 256 },
+        { SQ_K_convert, { ceil_div(ph, SQ_GPU_ROWS), ns, 1 }, 256 },
+        { SQ_K_prescale, { ceil_div(sph, SQ_GPU_ROWS), ns, 1 }, 256 },
         { SQ_K_opimg, { (unsigned)op_h, ns, 1 }, 256 },
         { SQ_K_localmean, { (unsigned)op_h, ns, 1 }, 128 },
         { SQ_K_covrows, { ceil_div(cov, 256), ns, 1 }, 256 },
@@ -220,7 +219,7 @@ static int launch_kernels(GpuBatches *bt, const BatchRec *b)
         { SQ_K_eigsolve, { ns, 2, 1 }, 256 },
         { SQ_K_entropy, { ceil_div(nb, 256), np, 1 }, 256 },
         { SQ_K_pool, { ceil_div(np, 256), 1, 1 }, 256 },
-        { SQ_K_sad_vert, { ceil_div(sad_pix, 256), nsad, 1 }, 256 },
+        { SQ_K_sad_vert, { ceil_div(sad_h, SQ_GPU_ROWS), nsad, 1 }, 256 },
         { SQ_K_sad_rows, { (unsigned)sad_h, nsad, 1 }, 256 },
         { SQ_K_sad_sum, { nsad, 1, 1 }, 256 },
     };

@@ -74,8 +74,8 @@ int sq_gpu_launch_adm(GpuBatches *bt, const BatchRec *b, SqKArgs *ka)
             int k;
             unsigned grid[2];
         } steps[] = {
-            { SQ_K_adm_dwt_v, { ceil_div((int64_t)h2 * w, 256), 2 * na } },
-            { SQ_K_adm_dwt_h, { ceil_div((int64_t)h2 * w2, 256), 2 * na } },
+            { SQ_K_adm_dwt_v, { ceil_div(h2, SQ_GPU_ROWS), 2 * na } },
+            { SQ_K_adm_dwt_h, { ceil_div(h2, SQ_GPU_ROWS), 2 * na } },
             { SQ_K_adm_dec, { ceil_div((int64_t)h2 * w2, 256), na } },
             { SQ_K_adm_dlm, { (unsigned)h2, na } },
             { SQ_K_adm_csf, { ceil_div((int64_t)h2 * w2, 256), na } },
@@ -93,7 +93,7 @@ int sq_gpu_launch_adm(GpuBatches *bt, const BatchRec *b, SqKArgs *ka)
         w = w2;
         h = h2;
     }
-    const unsigned grid[3] = { ceil_div(na, 256), 1, 1 };
+    const unsigned grid[3] = { 1, na, 1 };
     if ((ret = fn->launch(bt->x->dev, S, SQ_K_adm_fold, grid, 256, bt->x->arena, ka)) < 0)
         return ret;
     if (bt->profile && (ret = fn->event_record(bt->x->dev, ev_profile_after(bt->l, SQ_K_adm_fold), S)) < 0)
@@ -141,7 +141,7 @@ int sq_gpu_launch_vif(GpuBatches *bt, const BatchRec *b, SqKArgs *ka)
             unsigned grid[2];
         } steps[] = {
             { s ? SQ_K_vif_sub : SQ_K_vif_widen,
-              { s ? lanes : ceil_div((int64_t)w * h, 256), 2 * nv } },
+              { s ? lanes : ceil_div(h, SQ_GPU_ROWS), 2 * nv } },
             { SQ_K_vif_stats, { lanes, nv } },
         };
         ka->scale = s;
@@ -221,7 +221,7 @@ int sq_gpu_launch_cambi(GpuBatches *bt, const BatchRec *b, SqKArgs *ka)
             bands[s] = bands[s] > nb ? bands[s] : nb;
         }
     }
-    const unsigned nc = (unsigned)b->ncambis, full = ceil_div(rows[SQ_VC_SCALES], SQ_GPU_VC_ROWS);
+    const unsigned nc = (unsigned)b->ncambis, full = ceil_div(rows[SQ_VC_SCALES], SQ_GPU_ROWS);
     const unsigned cnt = ceil_div(SQ_GPU_VC_CNT1 + SQ_GPU_VC_CNT2, 256);
     int ret;
     if ((ret = launch_vc(bt, ka, SQ_K_cambi_conv, full, nc, 1)) < 0 ||
@@ -233,7 +233,7 @@ int sq_gpu_launch_cambi(GpuBatches *bt, const BatchRec *b, SqKArgs *ka)
         const int last = s == SQ_VC_SCALES - 1;
         ka->scale = s;
         ka->vc_bands = bands[s];
-        const unsigned rb = ceil_div(rows[s], SQ_GPU_VC_ROWS);
+        const unsigned rb = ceil_div(rows[s], SQ_GPU_ROWS);
         if ((ret = launch_vc(bt, ka, SQ_K_cambi_dec, rb, nc, last)) < 0 ||
             (ret = launch_vc(bt, ka, SQ_K_cambi_mode, rb, nc, last)) < 0 ||
             (ret = launch_vc(bt, ka, SQ_K_cambi_cval, (unsigned)bands[s] * ceil_div(cols[s], 256), nc,
