@@ -270,15 +270,21 @@ typedef struct SqGpuCambi {
  * (at most this many): an item slides its column's window down its band
  * alone, a chain of dependent counter updates, so more bands are more items
  * in flight and shorter chains; each band first fills its window (ws - 1
- * rows), so a band keeps at least ws rows.
+ * rows), so a large scale's band keeps at least ws rows, and a small
+ * scale's bands are as many as give its columns SQ_GPU_VC_ITEMS items.
  */
 #define SQ_GPU_VC_BANDS 16
+#define SQ_GPU_VC_ITEMS 65536
 
-/* The bands of a scale of ch rows and a window of side ws. */
-SQ_FN int sq_gpu_vc_bands(int ch, int ws)
+/* The bands of a scale of cw x ch, a window of side ws, in n jobs. */
+SQ_FN int sq_gpu_vc_bands(int cw, int ch, int ws, int n)
 {
-    const int b = ch / (ws > 0 ? ws : 1);
-    return b < 1 ? 1 : b > SQ_GPU_VC_BANDS ? SQ_GPU_VC_BANDS : b;
+    const int64_t cols = (int64_t)(cw > 0 ? cw : 1) * (n > 0 ? n : 1);
+    const int want = (int)((SQ_GPU_VC_ITEMS + cols - 1) / cols);
+    const int fit = ch / (ws > 0 ? ws : 1);
+    const int b = want > fit ? want : fit;
+    const int top = ch < SQ_GPU_VC_BANDS ? ch : SQ_GPU_VC_BANDS;
+    return b < 1 ? 1 : b > top ? (top > 0 ? top : 1) : b;
 }
 /*
  * CAMBI's mask keeps a row's column sums in shared memory up to this width

@@ -409,7 +409,26 @@ SQ_KERNEL_BEGIN(pool, 256)
     }
 }
 
-/* ---- libvmaf's integer motion (gpu/kernels_motion.h) ------------------- */
+#define SQ_GK_SUM_W 16
+
+/* Block-wide sums of part[k * SQ_GK_MAXTH + tid] into part[k * SQ_GK_MAXTH], k < n. */
+SQ_DFN void sq_gk_sum_n(SQ_SHARED_PTR uint64_t *part, int n)
+{
+    /* in two levels of SQ_GK_SUM_W (integers, wrapping u64, add up alike in any order):
+     * item t < SQ_GK_SUM_W adds the entries t + m SQ_GK_SUM_W into its own, then item
+     * k < n adds the first SQ_GK_SUM_W of row k (no barrier inside a loop) */
+    SQ_SYNC();
+    for (int k = 0; k < n && SQ_TID < SQ_GK_SUM_W; k++)
+        for (int t = SQ_TID + SQ_GK_SUM_W; t < SQ_NTH; t += SQ_GK_SUM_W)
+            part[k * SQ_GK_MAXTH + SQ_TID] += part[k * SQ_GK_MAXTH + t];
+    SQ_SYNC();
+    for (int k = SQ_TID; k < n; k += SQ_NTH)
+        for (int t = 1; t < SQ_GK_SUM_W && t < SQ_NTH; t++)
+            part[k * SQ_GK_MAXTH] += part[k * SQ_GK_MAXTH + t];
+    SQ_SYNC();
+}
+
+/* ---- libvmaf's integer motion, ADM, VIF, CAMBI (gpu/kernels_*.h) -------- */
 
 #include "gpu/kernels_motion.h"
 #include "gpu/kernels_adm.h"

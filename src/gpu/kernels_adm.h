@@ -115,7 +115,7 @@ SQ_DFN void sq_gk_adm_planes(SQ_GLOBAL unsigned char *arena, const SQ_GLOBAL SqG
 }
 
 /*
- * Block (chunk, job), over the decouple's extended region: aim 0, the
+ * Block (rows, job), over the decouple's extended region: aim 0, the
  * decouple and the CSF of e (the DLM pass's A, F); aim 1, the CSF of r
  * over them (the AIM pass's), once the DLM rows are summed (no barrier).
  */
@@ -132,16 +132,18 @@ SQ_DFN void sq_gk_adm_csf(SQ_GLOBAL unsigned char *arena, const SqKArgs *ka, int
     sq_gk_adm_planes(arena, a, s, &p);
     const int L = sq_va_ext_lo(p.w), R = sq_va_ext_hi(p.w), T = sq_va_ext_lo(p.h),
               B = sq_va_ext_hi(p.h);
-    const int64_t n = (int64_t)(B - T) * (R - L), lo = (int64_t)bx * SQ_GK_CHUNK;
-    const int64_t hi = SQ_GK_END(lo, n);
+    int i0, i1;
+    sq_gk_rows(bx, B - T, 1, &i0, &i1);
     const SqVaScale sc = a->va.s[s];
     const sq_f64 egl = a->va.egl;
-    for (int64_t t = lo + SQ_TID; t < hi; t += SQ_NTH) {
-        const int64_t x = (int64_t)(T + (int)(t / (R - L))) * p.w + L + (int)(t % (R - L));
-        if (!aim)
-            sq_va_decouple_at(s, p.ob, p.tb, x, egl, p.r, p.e);
-        sq_va_csf_at(s, &sc, (const SQ_GLOBAL int32_t *const *)(aim ? p.r : p.e), x, p.A, p.F);
-    }
+    for (int i = T + i0; i < T + i1; i++)
+        for (int j = L + SQ_TID; j < R; j += SQ_NTH) {
+            const int64_t x = (int64_t)i * p.w + j;
+            if (!aim)
+                sq_va_decouple_at(s, p.ob, p.tb, x, egl, p.r, p.e);
+            sq_va_csf_at(s, &sc, (const SQ_GLOBAL int32_t *const *)(aim ? p.r : p.e), x, p.A,
+                         p.F);
+        }
 }
 
 SQ_KERNEL_BEGIN(adm_dec, 256)
@@ -152,16 +154,6 @@ SQ_KERNEL_BEGIN(adm_dec, 256)
 SQ_KERNEL_BEGIN(adm_csf, 256)
 {
     sq_gk_adm_csf(arena, &ka, 1, SQ_BX, SQ_BY);
-}
-
-/* Block-wide sums of part[k * SQ_GK_MAXTH + tid] into part[k * SQ_GK_MAXTH], k < n. */
-SQ_DFN void sq_gk_sum_n(SQ_SHARED_PTR uint64_t *part, int n)
-{
-    SQ_SYNC();
-    for (int k = SQ_TID; k < n; k += SQ_NTH)
-        for (int t = 1; t < SQ_NTH; t++)
-            part[k * SQ_GK_MAXTH] += part[k * SQ_GK_MAXTH + t];
-    SQ_SYNC();
 }
 
 /*

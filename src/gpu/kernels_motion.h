@@ -32,16 +32,6 @@ SQ_KERNEL_BEGIN(sad_vert, 256)
                             s->cur_stride, s->cur_acc, s->h, s->bpc, i, j);
 }
 
-/* Block-wide sum of every thread's part[SQ_TID] into part[0] (thread 0). */
-SQ_DFN void sq_gk_sum_u64(SQ_SHARED_PTR uint64_t *part)
-{
-    SQ_SYNC();
-    if (SQ_TID == 0)
-        for (int k = 1; k < SQ_NTH; k++)
-            part[0] += part[k];
-    SQ_SYNC();
-}
-
 /* Block (row, job): the row's SAD, libvmaf's u32 row sum (no wrap below w = 65000). */
 SQ_KERNEL_BEGIN(sad_rows, 256)
 {
@@ -54,7 +44,7 @@ SQ_KERNEL_BEGIN(sad_rows, 256)
     for (int j = SQ_TID; live && j < s->w; j += SQ_NTH)
         acc += sq_vm_abs_h(row, s->w, j);
     part[SQ_TID] = acc;
-    sq_gk_sum_u64(part);
+    sq_gk_sum_n(part, 1);
     if (live && SQ_TID == 0)
         SQ_GK_PTR(uint64_t, s->rows)[i] = part[0];
 }
@@ -71,7 +61,7 @@ SQ_KERNEL_BEGIN(sad_sum, 256)
     for (int i = SQ_TID; live && i < s->h; i += SQ_NTH)
         acc += rows[i];
     part[SQ_TID] = acc;
-    sq_gk_sum_u64(part);
+    sq_gk_sum_n(part, 1);
     if (live && SQ_TID == 0) {
         SQ_GLOBAL SqGpuResult *res = SQ_GK_PTR(SqGpuResult, ka.results) + s->result;
         res->sum[0] = (uint32_t)part[0];

@@ -6,7 +6,7 @@
  * into the lane's padded rows, the mirror, the horizontal pass. Its four
  * sums are integers, added up in any order to the CPU's values; the one
  * float step (sq_vi_scale_nd) runs once on the totals, as on the CPU.
- * Included by gpu/kernels.h, after gpu/kernels_adm.h (sq_gk_sum_n).
+ * Included by gpu/kernels.h.
  */
 #ifndef SQ_GPU_KERNELS_VIF_H
 #define SQ_GPU_KERNELS_VIF_H

@@ -76,9 +76,9 @@ int sq_gpu_launch_adm(GpuBatches *bt, const BatchRec *b, SqKArgs *ka)
         } steps[] = {
             { SQ_K_adm_dwt_v, { ceil_div(h2, SQ_GPU_ROWS), 2 * na } },
             { SQ_K_adm_dwt_h, { ceil_div(h2, SQ_GPU_ROWS), 2 * na } },
-            { SQ_K_adm_dec, { ceil_div((int64_t)h2 * w2, 256), na } },
+            { SQ_K_adm_dec, { ceil_div(h2, SQ_GPU_ROWS), na } },
             { SQ_K_adm_dlm, { (unsigned)h2, na } },
-            { SQ_K_adm_csf, { ceil_div((int64_t)h2 * w2, 256), na } },
+            { SQ_K_adm_csf, { ceil_div(h2, SQ_GPU_ROWS), na } },
             { SQ_K_adm_aim, { (unsigned)h2, na } },
         };
         ka->scale = s;
@@ -217,7 +217,7 @@ int sq_gpu_launch_cambi(GpuBatches *bt, const BatchRec *b, SqKArgs *ka)
             sq_vc_scale_dims(p, s, &cw, &ch);
             rows[s] = rows[s] > ch ? rows[s] : ch;
             cols[s] = cols[s] > cw ? cols[s] : cw;
-            const int nb = sq_gpu_vc_bands(ch, p->ws);
+            const int nb = sq_gpu_vc_bands(cw, ch, p->ws, b->ncambis);
             bands[s] = bands[s] > nb ? bands[s] : nb;
         }
     }
