@@ -33,6 +33,12 @@ SQ_FN int sq_gpu_vc_bands(int cw, int ch, int ws, int n)
  * (wider rows sum each pixel's 7x7).
  */
 #define SQ_GPU_VC_MASK_W 8192
+/*
+ * CAMBI's c-values stage the histogram bins of a band's entering and
+ * leaving rows in shared memory for windows up to 2 * this + 1 wide
+ * (wider windows read each pixel of the window).
+ */
+#define SQ_GPU_VC_PAD 128
 
 /* A scale's pooling passes run in this many lanes (blocks) a job. */
 #define SQ_GPU_VC_LANES 64

@@ -206,21 +206,54 @@ SQ_DFN SqVcBufs sq_gk_vc_bufs(SQ_GLOBAL unsigned char *arena, const SQ_GLOBAL Sq
 /*
  * Block (chunk of columns and band of rows, job), scale s: each column's
  * histograms of the band (its own copy) slid down its rows, its c-values.
+ * The block steps down the band's rows together: a step's entering and
+ * leaving rows' bins (sq_vc_hist_bin) over the chunk and its window's
+ * margins are computed once into shared memory, then each column moves its
+ * window's pairs (sq_vc_hist_pair, sq_vc_hist_col's order and counts).
  */
 SQ_KERNEL_BEGIN(cambi_cval, 256)
 {
+    SQ_SHARED int bins[2][SQ_GK_CHUNK + 2 * SQ_GPU_VC_PAD];
     const int job = SQ_BY, s = ka.scale, nb = ka.vc_bands, band = SQ_BX % nb;
     const SQ_GLOBAL SqGpuCambi *cb = sq_gk_vc(arena, &ka, job);
     const SqVcParams p = cb->vc;
-    int cw, ch;
+    int cw, ch, blo, bhi;
     sq_vc_scale_dims(&p, s, &cw, &ch);
+    sq_vc_band(&p, &blo, &bhi);
     const int lo = SQ_BX / nb * SQ_GK_CHUNK;
     const int hi = SQ_GK_END(lo, job < ka.ncambis ? cw : 0);
     const int i0 = ch * band / nb, i1 = ch * (band + 1) / nb;
+    const int pad = p.ws >> 1, nd = p.nd;
     const SqVcBufs bf = sq_gk_vc_bufs(arena, cb, s);
     SQ_GLOBAL uint16_t *hist = bf.hist + (int64_t)band * sq_gpu_vc_band_hist(p.w, p.nd, p.hrs);
-    for (int j = lo + SQ_TID; j < hi && i0 < i1; j += SQ_NTH)
-        sq_vc_cvalues_col(&p, &bf, hist, cw, ch, j, i0, i1);
+    /* the same for the whole block: its job's window */
+    if (pad > SQ_GPU_VC_PAD) {
+        for (int j = lo + SQ_TID; j < hi && i0 < i1; j += SQ_NTH)
+            sq_vc_cvalues_col(&p, &bf, hist, cw, ch, j, i0, i1);
+        return;
+    }
+    for (int j = lo + SQ_TID; j < hi; j += SQ_NTH)
+        for (int b = blo; b < bhi + 2 * nd + 1; b++)
+            hist[(int64_t)b * cw + j] = 0;
+    const int span = hi - lo + 2 * pad, steps = i0 < i1 && hi > lo ? i1 - i0 + 2 * pad : 0;
+    for (int t = 0; t < steps; t++) {
+        const int ra = i0 - pad + t, i = ra - pad, rr = t > 2 * pad ? i - pad - 1 : -1;
+        for (int k = SQ_TID; k < span; k += SQ_NTH) {
+            const int x = lo - pad + k, in = x >= 0 && x < cw;
+            bins[0][k] = in ? sq_vc_hist_bin(bf.img, bf.mask, cw, ch, ra, x, nd, blo, bhi) : -1;
+            bins[1][k] = in ? sq_vc_hist_bin(bf.img, bf.mask, cw, ch, rr, x, nd, blo, bhi) : -1;
+        }
+        SQ_SYNC();
+        /* one column an item on a GPU (SQ_GK_CHUNK items), all in a block of one */
+        for (int j = lo + SQ_TID; j < hi; j += SQ_NTH) {
+            for (int k = j - lo; k <= j - lo + 2 * pad; k++)
+                sq_vc_hist_pair(hist + j, cw, bins[0][k], bins[1][k]);
+            if (i >= i0)
+                bf.c[(int64_t)i * cw + j] =
+                    sq_vc_cvalue_at(bf.img, bf.mask, hist, cw, i, j, bf.first, &p, bf.recip);
+        }
+        SQ_SYNC();
+    }
 }
 
 SQ_DFN SQ_GLOBAL SqGpuVcPool *sq_gk_vc_pool(SQ_GLOBAL unsigned char *arena,

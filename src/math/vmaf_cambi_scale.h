@@ -298,19 +298,23 @@ SQ_FN void sq_vc_cvalues(const SqVcParams *p, const SqVcBufs *bf, int w, int h)
 }
 
 /* Column j's counters (col, of bin 0) with row add's counted pixels within [a, e] in, row rem's out. */
+/* A pixel of histogram row ba in (ba >= 0), one of row br out, in column counters col. */
+SQ_FN void sq_vc_hist_pair(SQ_GLOBAL uint16_t *col, int w, int ba, int br)
+{
+    if (ba == br)
+        return;
+    if (ba >= 0)
+        col[(int64_t)ba * w]++;
+    if (br >= 0)
+        col[(int64_t)br * w]--;
+}
+
 SQ_FN void sq_vc_hist_col(const SqVcBufs *bf, SQ_GLOBAL uint16_t *col, int w, int h, int a, int e,
                           int add, int rem, int nd, int lo, int hi)
 {
-    for (int k = a; k <= e; k++) {
-        const int ba = sq_vc_hist_bin(bf->img, bf->mask, w, h, add, k, nd, lo, hi);
-        const int br = sq_vc_hist_bin(bf->img, bf->mask, w, h, rem, k, nd, lo, hi);
-        if (ba == br)
-            continue;
-        if (ba >= 0)
-            col[(int64_t)ba * w]++;
-        if (br >= 0)
-            col[(int64_t)br * w]--;
-    }
+    for (int k = a; k <= e; k++)
+        sq_vc_hist_pair(col, w, sq_vc_hist_bin(bf->img, bf->mask, w, h, add, k, nd, lo, hi),
+                        sq_vc_hist_bin(bf->img, bf->mask, w, h, rem, k, nd, lo, hi));
 }
 
 /*
