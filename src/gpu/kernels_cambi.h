@@ -319,13 +319,26 @@ SQ_KERNEL_BEGIN(cambi_cnt1, 256)
 }
 
 /*
- * Block (0, job): the run sums of the job's n counters into st->runs, in
+ * Block (0, job): the run sums of the job's n runs into st->runs, in
  * parallel; 0 for the block's one item to go on with (item 0), else 1.
+ * Sixteen items a run, each adding its counters 16 apart and its sum to
+ * the run's by an atomic add (u32 counts: sq_vc_run_sum's in any order):
+ * a warp's reads are whole lines (an item a run read 512 bytes of its own,
+ * the block's time spent in the cache's tag lookups).
  */
 SQ_DFN int sq_gk_vc_runs(const SQ_GLOBAL uint32_t *cnt, int n, SQ_GLOBAL SqGpuVcPool *st)
 {
     for (int r = SQ_TID; r < n; r += SQ_NTH)
-        st->runs[r] = sq_vc_run_sum(cnt, r);
+        st->runs[r] = 0;
+    SQ_SYNC();
+    for (int x = SQ_TID; x < n * 16; x += SQ_NTH) {
+        const SQ_GLOBAL uint32_t *c = cnt + (x >> 4) * SQ_VC_RUN + (x & 15);
+        uint32_t sum = 0;
+        for (int m = 0; m < SQ_VC_RUN; m += 16)
+            sum += c[m];
+        if (sum)
+            SQ_ATOMIC_ADD(st->runs + (x >> 4), sum);
+    }
     SQ_SYNC();
     return SQ_TID != 0;
 }

@@ -190,6 +190,16 @@ SQ_FN void sq_vc_run_sums(const SQ_GLOBAL uint32_t *cnt, int nruns, SQ_GLOBAL ui
         runs[r] = sq_vc_run_sum(cnt, r);
 }
 
+/*
+ * v[0..7] = a[d .. d + 7]: a scan over the runs reads eight before any
+ * decides (a GPU item waits on memory once for the eight, not once a run).
+ */
+SQ_FN void sq_vc_load8(const SQ_GLOBAL uint32_t *a, int d, uint32_t *v)
+{
+    for (int q = 0; q < 8; q++)
+        v[q] = a[d + q];
+}
+
 /* The zeros counted in digit 0, and in its run. */
 SQ_FN void sq_vc_add_zeros(SQ_GLOBAL uint32_t *cnt, SQ_GLOBAL uint32_t *runs, uint32_t zeros)
 {
@@ -225,9 +235,14 @@ SQ_FN int sq_vc_topk_digit(const SQ_GLOBAL uint32_t *cnt, const SQ_GLOBAL uint32
         above += (int)cnt[hi--];
     /* the smallest nonzero digit summed: hi's, or with hi = 0 the lowest nonzero one */
     int low = hi;
-    for (int q = 0; low == 0 && q < SQ_VC_RUNS1; q++)
-        for (int d = q ? q * SQ_VC_RUN : 1; low == 0 && runs[q] && d < (q + 1) * SQ_VC_RUN; d++)
-            low = cnt[d] ? d : 0;
+    for (int q0 = 0; low == 0 && q0 < SQ_VC_RUNS1; q0 += 8) {
+        uint32_t rv[8];
+        sq_vc_load8(runs, q0, rv);
+        for (int q = q0; low == 0 && q < q0 + 8; q++)
+            for (int d = q ? q * SQ_VC_RUN : 1; low == 0 && rv[q - q0] && d < (q + 1) * SQ_VC_RUN;
+                 d++)
+                low = cnt[d] ? d : 0;
+    }
     *hi_out = hi;
     *above_out = above;
     /* all in digit 0: zeros and subnormals, multiples of 2^-149 */
@@ -243,15 +258,18 @@ SQ_FN sq_f64 sq_vc_topk_finish(const SQ_GLOBAL uint32_t *cnt, const SQ_GLOBAL ui
                                int hi, int need, int emin, int64_t sum, int *ok)
 {
     *ok = 0;
-    for (int r = SQ_VC_RUNS2 - 1; need > 0 && r >= 0; r--) {
-        for (int lo = r * SQ_VC_RUN + SQ_VC_RUN - 1; runs[r] && need > 0 && lo >= r * SQ_VC_RUN;
-             lo--) {
-            const int take = (int)cnt[lo] < need ? (int)cnt[lo] : need;
-            const uint32_t b = (uint32_t)hi << 16 | (uint32_t)lo;
-            if (!sq_vc_add_units(&sum, b, take, emin))
-                return SQ_D_ZERO;
-            need -= take;
-        }
+    for (int r0 = SQ_VC_RUNS2 - 8; need > 0 && r0 >= 0; r0 -= 8) {
+        uint32_t rv[8];
+        sq_vc_load8(runs, r0, rv);
+        for (int r = r0 + 7; need > 0 && r >= r0; r--)
+            for (int lo = r * SQ_VC_RUN + SQ_VC_RUN - 1;
+                 rv[r - r0] && need > 0 && lo >= r * SQ_VC_RUN; lo--) {
+                const int take = (int)cnt[lo] < need ? (int)cnt[lo] : need;
+                const uint32_t b = (uint32_t)hi << 16 | (uint32_t)lo;
+                if (!sq_vc_add_units(&sum, b, take, emin))
+                    return SQ_D_ZERO;
+                need -= take;
+            }
     }
     /* fewer values of digit hi than its count above said: cannot be, but never a number */
     if (need > 0)
