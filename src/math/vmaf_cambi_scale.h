@@ -297,7 +297,6 @@ SQ_FN void sq_vc_cvalues(const SqVcParams *p, const SqVcBufs *bf, int w, int h)
     }
 }
 
-/* Column j's counters (col, of bin 0) with row add's counted pixels within [a, e] in, row rem's out. */
 /* A pixel of histogram row ba in (ba >= 0), one of row br out, in column counters col. */
 SQ_FN void sq_vc_hist_pair(SQ_GLOBAL uint16_t *col, int w, int ba, int br)
 {
@@ -309,6 +308,7 @@ SQ_FN void sq_vc_hist_pair(SQ_GLOBAL uint16_t *col, int w, int ba, int br)
         col[(int64_t)br * w]--;
 }
 
+/* Column j's counters (col, of bin 0) with row add's counted pixels within [a, e] in, row rem's out. */
 SQ_FN void sq_vc_hist_col(const SqVcBufs *bf, SQ_GLOBAL uint16_t *col, int w, int h, int a, int e,
                           int add, int rem, int nd, int lo, int hi)
 {
