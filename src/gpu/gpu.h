@@ -303,7 +303,15 @@ SQ_FN int64_t sq_gpu_run_base(int64_t base, int64_t stride, int runs, int i)
 typedef uint64_t SqGpuAddr;
 typedef struct SqGpuDev SqGpuDev;
 
-enum { SQ_GPU_STREAM_COPY = 0, SQ_GPU_STREAM_COMPUTE = 1, SQ_GPU_NSTREAMS = 2 };
+/* The side streams run a batch's independent chains of kernels (CAMBI's,
+ * VIF's, ADM's) beside the compute stream's (gpu/launch.c). */
+enum {
+    SQ_GPU_STREAM_COPY = 0,
+    SQ_GPU_STREAM_COMPUTE = 1,
+    SQ_GPU_STREAM_SIDE = 2, /* the first of SQ_GPU_NSIDES */
+    SQ_GPU_NSIDES = 3,
+    SQ_GPU_NSTREAMS = SQ_GPU_STREAM_SIDE + SQ_GPU_NSIDES
+};
 
 /*
  * Plumbing of one runtime. Every function returns 0 or a negative errno;

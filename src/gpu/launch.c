@@ -168,27 +168,10 @@ static int skipped(const GpuBatches *bt, const BatchRec *b, int kernel)
            (!bt->l->has_prescale && (kernel == SQ_K_convert || kernel == SQ_K_prescale));
 }
 
-static int launch_kernels(GpuBatches *bt, const BatchRec *b)
+/* SpEED's and motion's kernels on stream S. */
+static int launch_speed(GpuBatches *bt, const BatchRec *b, SqKArgs *ka, int S)
 {
-    const int npairs = b->npairs;
     const SqGpuFns *fn = bt->x->fns;
-    const int S = SQ_GPU_STREAM_COMPUTE;
-    SqKArgs ka;
-    memset(&ka, 0, sizeof(ka));
-    ka.plans = bt->l->at.plans;
-    ka.sides = bt->l->at.sides;
-    ka.pairs = bt->l->at.pairs;
-    ka.results = bt->l->at.results;
-    ka.sads = bt->l->at.sads;
-    ka.adms = bt->l->at.adms;
-    ka.vifs = bt->l->at.vifs;
-    ka.cambis = bt->l->at.cambis;
-    ka.nsides = 2 * npairs;
-    ka.npairs = npairs;
-    ka.nsads = b->nsads;
-    ka.nadms = b->nadms;
-    ka.nvifs = b->nvifs;
-    ka.ncambis = b->ncambis;
     int64_t op_h = 0, cov = 0, nb = 0, ph = 0, sph = 0, sad_h = 0;
     for (int f = 0; f < bt->x->p.nplans; f++) {
         const SqDims *d = &bt->x->p.plans[f]->d;
@@ -204,7 +187,7 @@ static int launch_kernels(GpuBatches *bt, const BatchRec *b)
             sph = max64(sph, d->scaled_h);
         }
     }
-    const unsigned ns = (unsigned)ka.nsides, np = (unsigned)npairs, nsad = (unsigned)b->nsads;
+    const unsigned ns = (unsigned)ka->nsides, np = (unsigned)b->npairs, nsad = (unsigned)b->nsads;
     const struct {
         int k;
         unsigned grid[3];
@@ -224,21 +207,88 @@ static int launch_kernels(GpuBatches *bt, const BatchRec *b)
         { SQ_K_sad_sum, { nsad, 1, 1 }, 256 },
     };
     int ret;
-    if (bt->profile && (ret = fn->event_record(bt->x->dev, ev_profile_start(bt->l), S)) < 0)
-        return ret;
     for (size_t i = 0; i < sizeof(steps) / sizeof(steps[0]); i++) {
         if (skipped(bt, b, steps[i].k))
             continue;
-        if ((ret = fn->launch(bt->x->dev, S, steps[i].k, steps[i].grid, steps[i].block, bt->x->arena, &ka)) < 0)
+        if ((ret = fn->launch(bt->x->dev, S, steps[i].k, steps[i].grid, steps[i].block, bt->x->arena, ka)) < 0)
             return ret;
         if (bt->profile && (ret = fn->event_record(bt->x->dev, ev_profile_after(bt->l, steps[i].k), S)) < 0)
             return ret;
     }
-    if (b->nadms && (ret = sq_gpu_launch_adm(bt, b, &ka)) < 0)
+    return 0;
+}
+
+/*
+ * A batch's kernels in independent chains (each reads the frames and the
+ * tables, writes its own jobs' scratch and results). The chains fork onto
+ * the side streams once the tables are up, the longest first, the last one
+ * stays on the compute stream, and all join there before the results go
+ * down: CAMBI's small scales and pooling steps, SpEED's eigen solves and
+ * the folds leave most of a GPU idle on their own. Profiling keeps one
+ * stream, in the kernels' order, so each kernel's time is its own.
+ */
+static int launch_kernels(GpuBatches *bt, const BatchRec *b)
+{
+    const SqGpuFns *fn = bt->x->fns;
+    const int S = SQ_GPU_STREAM_COMPUTE, j = (int)(b - bt->batches);
+    SqKArgs ka;
+    memset(&ka, 0, sizeof(ka));
+    ka.plans = bt->l->at.plans;
+    ka.sides = bt->l->at.sides;
+    ka.pairs = bt->l->at.pairs;
+    ka.results = bt->l->at.results;
+    ka.sads = bt->l->at.sads;
+    ka.adms = bt->l->at.adms;
+    ka.vifs = bt->l->at.vifs;
+    ka.cambis = bt->l->at.cambis;
+    ka.nsides = 2 * b->npairs;
+    ka.npairs = b->npairs;
+    ka.nsads = b->nsads;
+    ka.nadms = b->nadms;
+    ka.nvifs = b->nvifs;
+    ka.ncambis = b->ncambis;
+    typedef int (*ChainFn)(GpuBatches *, const BatchRec *, SqKArgs *, int);
+    const struct {
+        ChainFn launch;
+        int on;
+    } ch[] = {
+        /* forking order; profiling runs them backwards, as kernels.def lists them */
+        { sq_gpu_launch_cambi, b->ncambis > 0 },
+        { sq_gpu_launch_vif, b->nvifs > 0 },
+        { sq_gpu_launch_adm, b->nadms > 0 },
+        { launch_speed, b->npairs > 0 || b->nsads > 0 },
+    };
+    const int nch = (int)(sizeof(ch) / sizeof(ch[0]));
+    int ret = 0, last = -1, nside = 0;
+    if (bt->profile) {
+        if ((ret = fn->event_record(bt->x->dev, ev_profile_start(bt->l), S)) < 0)
+            return ret;
+        for (int c = nch - 1; c >= 0 && ret >= 0; c--)
+            ret = ch[c].on ? ch[c].launch(bt, b, &ka, S) : 0;
         return ret;
-    if (b->nvifs && (ret = sq_gpu_launch_vif(bt, b, &ka)) < 0)
-        return ret;
-    return b->ncambis ? sq_gpu_launch_cambi(bt, b, &ka) : 0;
+    }
+    for (int c = 0; c < nch; c++)
+        last = ch[c].on ? c : last;
+    for (int c = 0; c < last && ret >= 0; c++) {
+        if (!ch[c].on)
+            continue;
+        const int side = SQ_GPU_STREAM_SIDE + nside;
+        if ((!nside && (ret = fn->event_record(bt->x->dev, ev_tables_up(j), S)) < 0) ||
+            (ret = fn->stream_wait(bt->x->dev, side, ev_tables_up(j))) < 0)
+            break;
+        nside++;
+        ret = ch[c].launch(bt, b, &ka, side);
+    }
+    if (ret >= 0 && last >= 0)
+        ret = ch[last].launch(bt, b, &ka, S);
+    /* joined even after a failure: what waits for the batch waits for it all */
+    for (int k = 0; k < nside; k++) {
+        int r = fn->event_record(bt->x->dev, ev_side_done(j, k), SQ_GPU_STREAM_SIDE + k);
+        if (r >= 0)
+            r = fn->stream_wait(bt->x->dev, S, ev_side_done(j, k));
+        ret = ret < 0 ? ret : r;
+    }
+    return ret;
 }
 
 /* Profile mode only: wait and add each kernel's time. */

@@ -1,8 +1,8 @@
 /*
  * libvmaf's integer ADM and VIF, and CAMBI, on the GPU, host side: each
  * job's entry of the problem tables (SqGpuAdm, SqGpuVif, SqGpuCambi) and
- * its chain of kernels (gpu/kernels_adm.h, kernels_vif.h, kernels_cambi.h),
- * launched after SpEED's and motion's on the compute stream (launch.c).
+ * its chain of kernels (gpu/kernels_adm.h, kernels_vif.h, kernels_cambi.h)
+ * on the stream launch.c gives it.
  */
 #include <string.h>
 
@@ -61,10 +61,9 @@ void sq_gpu_fill_adm(const GpuBatches *bt, SqGpuAdm *a, const SqJob *jb, int64_t
  * so an ADM kernel's time spans every scale's launches since the kernel
  * before it.
  */
-int sq_gpu_launch_adm(GpuBatches *bt, const BatchRec *b, SqKArgs *ka)
+int sq_gpu_launch_adm(GpuBatches *bt, const BatchRec *b, SqKArgs *ka, int S)
 {
     const SqGpuFns *fn = bt->x->fns;
-    const int S = SQ_GPU_STREAM_COMPUTE;
     int w, h, ret;
     largest_plane(bt, SQ_JOB_ADM, &w, &h);
     const unsigned na = (unsigned)b->nadms;
@@ -128,10 +127,9 @@ void sq_gpu_fill_vif(const GpuBatches *bt, SqGpuVif *v, const SqJob *jb, int64_t
  * in that order), so vif_sub's time spans scales 1..3's decimations and
  * the statistics of scales 0..2, vif_stats' scale 3's.
  */
-int sq_gpu_launch_vif(GpuBatches *bt, const BatchRec *b, SqKArgs *ka)
+int sq_gpu_launch_vif(GpuBatches *bt, const BatchRec *b, SqKArgs *ka, int S)
 {
     const SqGpuFns *fn = bt->x->fns;
-    const int S = SQ_GPU_STREAM_COMPUTE;
     int w, h, ret;
     largest_plane(bt, SQ_JOB_VIF, &w, &h);
     const unsigned nv = (unsigned)b->nvifs, lanes = (unsigned)sq_gpu_vif_lanes(h);
@@ -182,11 +180,10 @@ void sq_gpu_fill_cambi(const GpuBatches *bt, SqGpuCambi *c, const SqJob *jb, int
     c->job = j;
 }
 
-/* One launch of the CAMBI chain, its profile mark after the kernel's last launch. */
-static int launch_vc(GpuBatches *bt, SqKArgs *ka, int k, unsigned gx, unsigned gy, int last)
+/* One launch of the CAMBI chain on stream S, its profile mark after the kernel's last launch. */
+static int launch_vc(GpuBatches *bt, int S, SqKArgs *ka, int k, unsigned gx, unsigned gy, int last)
 {
     const SqGpuFns *fn = bt->x->fns;
-    const int S = SQ_GPU_STREAM_COMPUTE;
     const unsigned grid[3] = { gx ? gx : 1, gy, 1 };
     int ret;
     if ((ret = fn->launch(bt->x->dev, S, k, grid, 256, bt->x->arena, ka)) < 0)
@@ -200,10 +197,10 @@ static int launch_vc(GpuBatches *bt, SqKArgs *ka, int k, unsigned gx, unsigned g
 /*
  * The CAMBI chain: the input's image, Z and mask, then per scale the
  * decimation, the mode filter, the c-values and the pooling's steps (the
- * score after the last). Grids fit the largest CAMBI job at each scale; the
- * kernels bound each job by its own.
+ * score after the last), on stream S. Grids fit the largest CAMBI job at
+ * each scale; the kernels bound each job by its own.
  */
-int sq_gpu_launch_cambi(GpuBatches *bt, const BatchRec *b, SqKArgs *ka)
+int sq_gpu_launch_cambi(GpuBatches *bt, const BatchRec *b, SqKArgs *ka, int S)
 {
     int64_t cols[SQ_VC_SCALES] = { 0 };
     int rows[SQ_VC_SCALES + 1] = { 0 }, bands[SQ_VC_SCALES] = { 0 };
@@ -224,25 +221,25 @@ int sq_gpu_launch_cambi(GpuBatches *bt, const BatchRec *b, SqKArgs *ka)
     const unsigned nc = (unsigned)b->ncambis, full = ceil_div(rows[SQ_VC_SCALES], SQ_GPU_ROWS);
     const unsigned cnt = ceil_div(SQ_GPU_VC_CNT1 + SQ_GPU_VC_CNT2, 256);
     int ret;
-    if ((ret = launch_vc(bt, ka, SQ_K_cambi_conv, full, nc, 1)) < 0 ||
-        (ret = launch_vc(bt, ka, SQ_K_cambi_pre, full, nc, 1)) < 0 ||
-        (ret = launch_vc(bt, ka, SQ_K_cambi_zero, full, nc, 1)) < 0 ||
-        (ret = launch_vc(bt, ka, SQ_K_cambi_mask, full, nc, 1)) < 0)
+    if ((ret = launch_vc(bt, S, ka, SQ_K_cambi_conv, full, nc, 1)) < 0 ||
+        (ret = launch_vc(bt, S, ka, SQ_K_cambi_pre, full, nc, 1)) < 0 ||
+        (ret = launch_vc(bt, S, ka, SQ_K_cambi_zero, full, nc, 1)) < 0 ||
+        (ret = launch_vc(bt, S, ka, SQ_K_cambi_mask, full, nc, 1)) < 0)
         return ret;
     for (int s = 0; s < SQ_VC_SCALES; s++) {
         const int last = s == SQ_VC_SCALES - 1;
         ka->scale = s;
         ka->vc_bands = bands[s];
         const unsigned rb = ceil_div(rows[s], SQ_GPU_ROWS);
-        if ((ret = launch_vc(bt, ka, SQ_K_cambi_dec, rb, nc, last)) < 0 ||
-            (ret = launch_vc(bt, ka, SQ_K_cambi_mode, rb, nc, last)) < 0 ||
-            (ret = launch_vc(bt, ka, SQ_K_cambi_cval, (unsigned)bands[s] * ceil_div(cols[s], 256), nc,
+        if ((ret = launch_vc(bt, S, ka, SQ_K_cambi_dec, rb, nc, last)) < 0 ||
+            (ret = launch_vc(bt, S, ka, SQ_K_cambi_mode, rb, nc, last)) < 0 ||
+            (ret = launch_vc(bt, S, ka, SQ_K_cambi_cval, (unsigned)bands[s] * ceil_div(cols[s], 256), nc,
                              last)) < 0 ||
-            (ret = launch_vc(bt, ka, SQ_K_cambi_zcnt, cnt, nc, last)) < 0 ||
-            (ret = launch_vc(bt, ka, SQ_K_cambi_cnt1, SQ_GPU_VC_LANES, nc, last)) < 0 ||
-            (ret = launch_vc(bt, ka, SQ_K_cambi_digit, 1, nc, last)) < 0 ||
-            (ret = launch_vc(bt, ka, SQ_K_cambi_cnt2, SQ_GPU_VC_LANES, nc, last)) < 0 ||
-            (ret = launch_vc(bt, ka, SQ_K_cambi_fin, 1, nc, last)) < 0)
+            (ret = launch_vc(bt, S, ka, SQ_K_cambi_zcnt, cnt, nc, last)) < 0 ||
+            (ret = launch_vc(bt, S, ka, SQ_K_cambi_cnt1, SQ_GPU_VC_LANES, nc, last)) < 0 ||
+            (ret = launch_vc(bt, S, ka, SQ_K_cambi_digit, 1, nc, last)) < 0 ||
+            (ret = launch_vc(bt, S, ka, SQ_K_cambi_cnt2, SQ_GPU_VC_LANES, nc, last)) < 0 ||
+            (ret = launch_vc(bt, S, ka, SQ_K_cambi_fin, 1, nc, last)) < 0)
             return ret;
     }
     return 0;

@@ -94,23 +94,34 @@ typedef struct GpuLayout {
 } GpuLayout;
 
 /*
- * The event pool: per batch slot, "its frames are uploaded" (copy stream)
- * and "its results are downloaded" (compute stream); then the profile
- * marks (a start and one after each kernel); then one for open's plan
- * upload. nbslots only ever shrinks after the device opened its events,
- * so sq_gpu_nevents at open covers every later index.
+ * The event pool: per batch slot, "its frames are uploaded" (copy stream),
+ * "its results are downloaded" (compute stream), "its tables are up"
+ * (compute stream, for the side streams to start from) and each side
+ * stream's "its chain is done" (for the compute stream to join); then the
+ * profile marks (a start and one after each kernel); then one for open's
+ * plan upload. nbslots only ever shrinks after the device opened its
+ * events, so sq_gpu_nevents at open covers every later index.
  */
+#define SQ_GPU_EV_SLOT (3 + SQ_GPU_NSIDES)
 static inline int ev_upload_done(int bslot)
 {
-    return 2 * bslot;
+    return SQ_GPU_EV_SLOT * bslot;
 }
 static inline int ev_batch_done(int bslot)
 {
-    return 2 * bslot + 1;
+    return SQ_GPU_EV_SLOT * bslot + 1;
+}
+static inline int ev_tables_up(int bslot)
+{
+    return SQ_GPU_EV_SLOT * bslot + 2;
+}
+static inline int ev_side_done(int bslot, int side)
+{
+    return SQ_GPU_EV_SLOT * bslot + 3 + side;
 }
 static inline int ev_profile_start(const GpuLayout *l)
 {
-    return 2 * l->nbslots;
+    return SQ_GPU_EV_SLOT * l->nbslots;
 }
 static inline int ev_profile_after(const GpuLayout *l, int kernel)
 {
@@ -260,11 +271,12 @@ void sq_gpu_fill_adm(const GpuBatches *bt, SqGpuAdm *a, const SqJob *jb, int64_t
                      int bi, const FrameRec *fr);
 void sq_gpu_fill_vif(const GpuBatches *bt, SqGpuVif *v, const SqJob *jb, int64_t fs, int j,
                      int bi, const FrameRec *fr);
-int sq_gpu_launch_adm(GpuBatches *bt, const BatchRec *b, SqKArgs *ka);
-int sq_gpu_launch_vif(GpuBatches *bt, const BatchRec *b, SqKArgs *ka);
+/* Each chain of kernels on stream `stream`. */
+int sq_gpu_launch_adm(GpuBatches *bt, const BatchRec *b, SqKArgs *ka, int stream);
+int sq_gpu_launch_vif(GpuBatches *bt, const BatchRec *b, SqKArgs *ka, int stream);
 /* launch_vmaf.c: the same for libvmaf's CAMBI (SQ_JOB_CAMBI). */
 void sq_gpu_fill_cambi(const GpuBatches *bt, SqGpuCambi *c, const SqJob *jb, int64_t fs, int j,
                        int bi, const FrameRec *fr);
-int sq_gpu_launch_cambi(GpuBatches *bt, const BatchRec *b, SqKArgs *ka);
+int sq_gpu_launch_cambi(GpuBatches *bt, const BatchRec *b, SqKArgs *ka, int stream);
 
 #endif

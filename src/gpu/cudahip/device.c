@@ -286,6 +286,8 @@ int sq_rt_open_lib(SqGpuDev **out, const char *libname, int device, const char *
      * the legacy default stream waits for our reads of its device pictures. */
     RT_OR_FAIL(d, rtStreamCreate(&d->st[SQ_GPU_STREAM_COPY], 0));
     RT_OR_FAIL(d, rtStreamCreate(&d->st[SQ_GPU_STREAM_COMPUTE], RT_STREAM_NON_BLOCKING));
+    for (int s = SQ_GPU_STREAM_SIDE; s < SQ_GPU_NSTREAMS; s++)
+        RT_OR_FAIL(d, rtStreamCreate(&d->st[s], RT_STREAM_NON_BLOCKING));
     if (!(d->ev = sq_calloc(a, (size_t)nevents, sizeof(*d->ev)))) {
         snprintf(d->msg, sizeof(d->msg), "out of memory for " SQ_RT_LABEL " events");
         ret = -ENOMEM;
