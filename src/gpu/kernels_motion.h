@@ -25,11 +25,14 @@ SQ_KERNEL_BEGIN(sad_vert, 256)
     int i0, i1;
     sq_gk_rows(SQ_BX, s->h, 1, &i0, &i1);
     SQ_GLOBAL int32_t *vert = SQ_GK_PTR(int32_t, s->vert);
-    for (int i = i0; i < i1; i++)
+    for (int i = i0; i < i1; i++) {
+        int64_t po[5], co[5];
+        sq_vm_row_offs(i, s->h, s->prev_stride, po);
+        sq_vm_row_offs(i, s->h, s->cur_stride, co);
         for (int j = SQ_TID; j < s->w; j += SQ_NTH)
-            vert[(int64_t)i * s->w + j] =
-                sq_vm_vert2(arena + s->prev, s->prev_stride, s->prev_acc, arena + s->cur,
-                            s->cur_stride, s->cur_acc, s->h, s->bpc, i, j);
+            vert[(int64_t)i * s->w + j] = sq_vm_vert_px(arena + s->prev, po, s->prev_acc, arena + s->cur,
+                                                        co, s->cur_acc, s->bpc, j);
+    }
 }
 
 /* Block (row, job): the row's SAD, libvmaf's u32 row sum (no wrap below w = 65000). */
@@ -42,7 +45,7 @@ SQ_KERNEL_BEGIN(sad_rows, 256)
     const SQ_GLOBAL int32_t *row = SQ_GK_PTR(const int32_t, s->vert + (int64_t)i * s->w * 4);
     uint64_t acc = 0;
     for (int j = SQ_TID; live && j < s->w; j += SQ_NTH)
-        acc += sq_vm_abs_h(row, s->w, j);
+        acc += j >= 2 && j < s->w - 2 ? sq_vm_abs_h_mid(row, j) : sq_vm_abs_h(row, s->w, j);
     part[SQ_TID] = acc;
     sq_gk_sum_n(part, 1);
     if (live && SQ_TID == 0)

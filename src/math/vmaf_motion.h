@@ -23,24 +23,44 @@ SQ_FN int64_t sq_vm_tap(int k)
     return k == 2 ? 26386 : (k == 1 || k == 3) ? 16004 : 3571;
 }
 
+/* The offsets of the five rows (mirrored at the edges) that row i's vertical pass reads. */
+SQ_FN void sq_vm_row_offs(int i, int h, int64_t stride, int64_t o[5])
+{
+    for (int k = 0; k < 5; k++)
+        o[k] = (int64_t)sq_mirror(i - 2 + k, h) * stride;
+}
+
 /*
- * Vertical pass of the difference prev - cur at (row i, column j), rounded to
- * bpc bits less: (acc + 2^(bpc-1)) >> bpc. The spec writes 8-bit with
- * (acc + 128) >> 8, which is the same expression at bpc = 8; i64 holds the
- * exact sum at every depth and the shift is arithmetic (rounds toward -inf).
+ * Vertical pass of the difference prev - cur at column j of the rows at
+ * offsets po (prev) and co (cur), rounded to bpc bits less:
+ * (acc + 2^(bpc-1)) >> bpc. The spec writes 8-bit with (acc + 128) >> 8,
+ * which is the same expression at bpc = 8; i64 holds the exact sum at every
+ * depth and the shift is arithmetic (rounds toward -inf). Samples are at
+ * most 16 bits, so each difference is an i32 and each product one widening
+ * multiply.
  */
+SQ_FN int32_t sq_vm_vert_px(const SQ_GLOBAL uint8_t *prev, const int64_t po[5], int pacc,
+                            const SQ_GLOBAL uint8_t *cur, const int64_t co[5], int cacc, int bpc,
+                            int64_t j)
+{
+    int64_t s = 0;
+    for (int k = 0; k < 5; k++) {
+        const int32_t d = (int32_t)sq_sample(prev + po[k], j, pacc) -
+                          (int32_t)sq_sample(cur + co[k], j, cacc);
+        s += (int64_t)(int32_t)sq_vm_tap(k) * (int64_t)d;
+    }
+    return (int32_t)((s + ((int64_t)1 << (bpc - 1))) >> bpc);
+}
+
+/* The same at (row i, column j) of planes h rows high. */
 SQ_FN int32_t sq_vm_vert2(const SQ_GLOBAL uint8_t *prev, int64_t pstride, int pacc,
                           const SQ_GLOBAL uint8_t *cur, int64_t cstride, int cacc, int h,
                           int bpc, int i, int j)
 {
-    int64_t s = 0;
-    for (int k = 0; k < 5; k++) {
-        const int64_t y = (int64_t)sq_mirror(i - 2 + k, h);
-        const int64_t d = (int64_t)sq_sample(prev + y * pstride, j, pacc) -
-                          (int64_t)sq_sample(cur + y * cstride, j, cacc);
-        s += sq_vm_tap(k) * d;
-    }
-    return (int32_t)((s + ((int64_t)1 << (bpc - 1))) >> bpc);
+    int64_t po[5], co[5];
+    sq_vm_row_offs(i, h, pstride, po);
+    sq_vm_row_offs(i, h, cstride, co);
+    return sq_vm_vert_px(prev, po, pacc, cur, co, cacc, bpc, j);
 }
 
 /* The same with both planes in one layout. */
@@ -93,45 +113,34 @@ SQ_FN uint64_t sq_vm_plane_sad(const SQ_GLOBAL uint8_t *prev, const SQ_GLOBAL ui
 
 /*
  * Row i of the vertical pass into y[0..w) with the five rows' mirror taken
- * once (the integers of sq_vm_vert2 at every j): planar bytes and planar
- * 16-bit samples read directly, any other access through sq_sample.
+ * once (the integers of sq_vm_vert2 at every j); planar bytes and planar
+ * 16-bit samples get a loop of their own, the access known to the compiler.
  */
 SQ_FN void sq_vm_vert_row2(const SQ_GLOBAL uint8_t *prev, int64_t pstride, int pacc,
                            const SQ_GLOBAL uint8_t *cur, int64_t cstride, int cacc, int w, int h,
                            int bpc, int i, SQ_GLOBAL int32_t *y)
 {
     int64_t po[5], co[5];
-    for (int k = 0; k < 5; k++) {
-        po[k] = (int64_t)sq_mirror(i - 2 + k, h) * pstride;
-        co[k] = (int64_t)sq_mirror(i - 2 + k, h) * cstride;
-    }
-    const int64_t rnd = (int64_t)1 << (bpc - 1);
-    if (pacc == 0 && cacc == 0) {
-        for (int j = 0; j < w; j++) {
-            int64_t s = 0;
-            for (int k = 0; k < 5; k++)
-                s += sq_vm_tap(k) * ((int64_t)prev[po[k] + j] - (int64_t)cur[co[k] + j]);
-            y[j] = (int32_t)((s + rnd) >> bpc);
-        }
-        return;
-    }
-    if (pacc == SQ_ACC_16 && cacc == SQ_ACC_16) {
-        for (int j = 0; j < w; j++) {
-            int64_t s = 0;
-            for (int k = 0; k < 5; k++)
-                s += sq_vm_tap(k) * ((int64_t)((const SQ_GLOBAL uint16_t *)(prev + po[k]))[j] -
-                                     (int64_t)((const SQ_GLOBAL uint16_t *)(cur + co[k]))[j]);
-            y[j] = (int32_t)((s + rnd) >> bpc);
-        }
-        return;
-    }
-    for (int j = 0; j < w; j++) {
-        int64_t s = 0;
-        for (int k = 0; k < 5; k++)
-            s += sq_vm_tap(k) * ((int64_t)sq_sample(prev + po[k], j, pacc) -
-                                 (int64_t)sq_sample(cur + co[k], j, cacc));
-        y[j] = (int32_t)((s + rnd) >> bpc);
-    }
+    sq_vm_row_offs(i, h, pstride, po);
+    sq_vm_row_offs(i, h, cstride, co);
+    if (pacc == 0 && cacc == 0)
+        for (int j = 0; j < w; j++)
+            y[j] = sq_vm_vert_px(prev, po, 0, cur, co, 0, bpc, j);
+    else if (pacc == SQ_ACC_16 && cacc == SQ_ACC_16)
+        for (int j = 0; j < w; j++)
+            y[j] = sq_vm_vert_px(prev, po, SQ_ACC_16, cur, co, SQ_ACC_16, bpc, j);
+    else
+        for (int j = 0; j < w; j++)
+            y[j] = sq_vm_vert_px(prev, po, pacc, cur, co, cacc, bpc, j);
+}
+
+/* sq_vm_abs_h at a column two or more from either edge (no mirror). */
+SQ_FN uint32_t sq_vm_abs_h_mid(const SQ_GLOBAL int32_t *y, int j)
+{
+    const int64_t a = 3571 * ((int64_t)y[j - 2] + y[j + 2]) +
+                      16004 * ((int64_t)y[j - 1] + y[j + 1]) + 26386 * (int64_t)y[j];
+    const int64_t v = (a + 32768) >> 16;
+    return (uint32_t)(v < 0 ? -v : v);
 }
 
 /* sq_vm_row_sad with the mirror only at the two columns of each edge (u32
@@ -142,12 +151,8 @@ SQ_FN uint32_t sq_vm_row_sad_fast(const SQ_GLOBAL int32_t *y, int w)
         return sq_vm_row_sad(y, w);
     uint32_t s = sq_vm_abs_h(y, w, 0) + sq_vm_abs_h(y, w, 1) + sq_vm_abs_h(y, w, w - 2) +
                  sq_vm_abs_h(y, w, w - 1);
-    for (int j = 2; j < w - 2; j++) {
-        const int64_t a = 3571 * ((int64_t)y[j - 2] + y[j + 2]) +
-                          16004 * ((int64_t)y[j - 1] + y[j + 1]) + 26386 * (int64_t)y[j];
-        const int64_t v = (a + 32768) >> 16;
-        s += (uint32_t)(v < 0 ? -v : v);
-    }
+    for (int j = 2; j < w - 2; j++)
+        s += sq_vm_abs_h_mid(y, j);
     return s;
 }
 
