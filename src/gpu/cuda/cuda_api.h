@@ -78,7 +78,8 @@ typedef struct CUDA_MEMCPY2D {
     X(cuMemcpyHtoDAsync, "cuMemcpyHtoDAsync_v2", CUresult, (CUdeviceptr dst, const void *src, size_t n, CUstream s)) \
     X(cuMemcpyDtoHAsync, "cuMemcpyDtoHAsync_v2", CUresult, (void *dst, CUdeviceptr src, size_t n, CUstream s)) \
     X(cuMemcpy2DAsync, "cuMemcpy2DAsync_v2", CUresult, (const CUDA_MEMCPY2D *c, CUstream s))    \
-    X(cuStreamCreate, "cuStreamCreate", CUresult, (CUstream *s, unsigned flags))                \
+    X(cuStreamCreateWithPriority, "cuStreamCreateWithPriority", CUresult,                      \
+      (CUstream *s, unsigned flags, int priority))                                              \
     X(cuStreamDestroy, "cuStreamDestroy_v2", CUresult, (CUstream s))                            \
     X(cuStreamWaitEvent, "cuStreamWaitEvent", CUresult, (CUstream s, CUevent e, unsigned flags)) \
     X(cuEventCreate, "cuEventCreate", CUresult, (CUevent *e, unsigned flags))                   \

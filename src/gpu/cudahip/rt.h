@@ -70,7 +70,7 @@
 #define rtHostFree RT_PICK(cuMemFreeHost, hipHostFree)
 #define rtMemcpyHtoDAsync RT_PICK(cuMemcpyHtoDAsync, hipMemcpyHtoDAsync)
 #define rtMemcpyDtoHAsync RT_PICK(cuMemcpyDtoHAsync, hipMemcpyDtoHAsync)
-#define rtStreamCreate RT_PICK(cuStreamCreate, hipStreamCreateWithFlags)
+#define rtStreamCreate RT_PICK(cuStreamCreateWithPriority, hipStreamCreateWithPriority)
 #define rtStreamDestroy RT_PICK(cuStreamDestroy, hipStreamDestroy)
 #define rtStreamWaitEvent RT_PICK(cuStreamWaitEvent, hipStreamWaitEvent)
 #define rtEventCreate(e) RT_PICK(cuEventCreate(e, CU_EVENT_DEFAULT), hipEventCreate(e))

@@ -48,7 +48,8 @@ enum {
     X(hipMemcpy2DAsync, "hipMemcpy2DAsync", hipError_t,                                         \
       (void *dst, size_t dpitch, const void *src, size_t spitch, size_t w, size_t h, int kind,  \
        hipStream_t s))                                                                          \
-    X(hipStreamCreateWithFlags, "hipStreamCreateWithFlags", hipError_t, (hipStream_t *s, unsigned flags)) \
+    X(hipStreamCreateWithPriority, "hipStreamCreateWithPriority", hipError_t,                   \
+      (hipStream_t *s, unsigned flags, int priority))                                           \
     X(hipStreamDestroy, "hipStreamDestroy", hipError_t, (hipStream_t s))                        \
     X(hipStreamWaitEvent, "hipStreamWaitEvent", hipError_t, (hipStream_t s, hipEvent_t e, unsigned flags)) \
     X(hipEventCreate, "hipEventCreate", hipError_t, (hipEvent_t *e))                            \
