@@ -1,8 +1,8 @@
 /*
  * Batches: frames join the open batch as they are sent; a full batch (or
- * one whose result is needed now) gets its problem tables, one chain of
- * kernels on the compute stream after its frames' uploads, and one
- * download of its results. Events say when a batch is done.
+ * one whose result is needed now) gets its problem tables, its features'
+ * chains of kernels after its frames' uploads (chains.c), and one download
+ * of its results. Events say when a batch is done.
  */
 #include <errno.h>
 #include <stdio.h>
@@ -169,7 +169,7 @@ static int skipped(const GpuBatches *bt, const BatchRec *b, int kernel)
 }
 
 /* SpEED's and motion's kernels on stream S. */
-static int launch_speed(GpuBatches *bt, const BatchRec *b, SqKArgs *ka, int S)
+int sq_gpu_launch_speed(GpuBatches *bt, const BatchRec *b, SqKArgs *ka, int S)
 {
     const SqGpuFns *fn = bt->x->fns;
     int64_t op_h = 0, cov = 0, nb = 0, ph = 0, sph = 0, sad_h = 0;
@@ -218,79 +218,6 @@ static int launch_speed(GpuBatches *bt, const BatchRec *b, SqKArgs *ka, int S)
     return 0;
 }
 
-/*
- * A batch's kernels in independent chains (each reads the frames and the
- * tables, writes its own jobs' scratch and results). The chains fork onto
- * the side streams once the tables are up, the longest first, the last one
- * stays on the compute stream, and all join there before the results go
- * down: CAMBI's small scales and pooling steps, SpEED's eigen solves and
- * the folds leave most of a GPU idle on their own. Profiling keeps one
- * stream, in the kernels' order, so each kernel's time is its own.
- */
-static int launch_kernels(GpuBatches *bt, const BatchRec *b)
-{
-    const SqGpuFns *fn = bt->x->fns;
-    const int S = SQ_GPU_STREAM_COMPUTE, j = (int)(b - bt->batches);
-    SqKArgs ka;
-    memset(&ka, 0, sizeof(ka));
-    ka.plans = bt->l->at.plans;
-    ka.sides = bt->l->at.sides;
-    ka.pairs = bt->l->at.pairs;
-    ka.results = bt->l->at.results;
-    ka.sads = bt->l->at.sads;
-    ka.adms = bt->l->at.adms;
-    ka.vifs = bt->l->at.vifs;
-    ka.cambis = bt->l->at.cambis;
-    ka.nsides = 2 * b->npairs;
-    ka.npairs = b->npairs;
-    ka.nsads = b->nsads;
-    ka.nadms = b->nadms;
-    ka.nvifs = b->nvifs;
-    ka.ncambis = b->ncambis;
-    typedef int (*ChainFn)(GpuBatches *, const BatchRec *, SqKArgs *, int);
-    const struct {
-        ChainFn launch;
-        int on;
-    } ch[] = {
-        /* forking order; profiling runs them backwards, as kernels.def lists them */
-        { sq_gpu_launch_cambi, b->ncambis > 0 },
-        { sq_gpu_launch_vif, b->nvifs > 0 },
-        { sq_gpu_launch_adm, b->nadms > 0 },
-        { launch_speed, b->npairs > 0 || b->nsads > 0 },
-    };
-    const int nch = (int)(sizeof(ch) / sizeof(ch[0]));
-    int ret = 0, last = -1, nside = 0;
-    if (bt->profile) {
-        if ((ret = fn->event_record(bt->x->dev, ev_profile_start(bt->l), S)) < 0)
-            return ret;
-        for (int c = nch - 1; c >= 0 && ret >= 0; c--)
-            ret = ch[c].on ? ch[c].launch(bt, b, &ka, S) : 0;
-        return ret;
-    }
-    for (int c = 0; c < nch; c++)
-        last = ch[c].on ? c : last;
-    for (int c = 0; c < last && ret >= 0; c++) {
-        if (!ch[c].on)
-            continue;
-        const int side = SQ_GPU_STREAM_SIDE + nside;
-        if ((!nside && (ret = fn->event_record(bt->x->dev, ev_tables_up(j), S)) < 0) ||
-            (ret = fn->stream_wait(bt->x->dev, side, ev_tables_up(j))) < 0)
-            break;
-        nside++;
-        ret = ch[c].launch(bt, b, &ka, side);
-    }
-    if (ret >= 0 && last >= 0)
-        ret = ch[last].launch(bt, b, &ka, S);
-    /* joined even after a failure: what waits for the batch waits for it all */
-    for (int k = 0; k < nside; k++) {
-        int r = fn->event_record(bt->x->dev, ev_side_done(j, k), SQ_GPU_STREAM_SIDE + k);
-        if (r >= 0)
-            r = fn->stream_wait(bt->x->dev, S, ev_side_done(j, k));
-        ret = ret < 0 ? ret : r;
-    }
-    return ret;
-}
-
 /* Profile mode only: wait and add each kernel's time. */
 static int collect_profile(GpuBatches *bt, const BatchRec *b)
 {
@@ -337,7 +264,7 @@ static int run_batch(GpuBatches *bt, const BatchRec *b)
                                        (size_t)b->nvifs * sizeof(SqGpuVif))) < 0) ||
         (b->ncambis && (ret = fn->upload(bt->x->dev, C, bt->x->arena + bt->l->at.cambis, b->cambis,
                                          (size_t)b->ncambis * sizeof(SqGpuCambi))) < 0) ||
-        (ret = launch_kernels(bt, b)) < 0)
+        (ret = sq_gpu_launch_chains(bt, b)) < 0)
         return ret;
     return fn->download(bt->x->dev, C, b->res, bt->x->arena + bt->l->at.results,
                         nres * sizeof(SqGpuResult));

@@ -271,6 +271,10 @@ void sq_gpu_fill_adm(const GpuBatches *bt, SqGpuAdm *a, const SqJob *jb, int64_t
                      int bi, const FrameRec *fr);
 void sq_gpu_fill_vif(const GpuBatches *bt, SqGpuVif *v, const SqJob *jb, int64_t fs, int j,
                      int bi, const FrameRec *fr);
+/* launch.c: SpEED's and motion's kernels on stream `stream`. */
+int sq_gpu_launch_speed(GpuBatches *bt, const BatchRec *b, SqKArgs *ka, int stream);
+/* chains.c: every chain of the batch's features, forked and joined (profiling: one stream). */
+int sq_gpu_launch_chains(GpuBatches *bt, const BatchRec *b);
 /* Each chain of kernels on stream `stream`. */
 int sq_gpu_launch_adm(GpuBatches *bt, const BatchRec *b, SqKArgs *ka, int stream);
 int sq_gpu_launch_vif(GpuBatches *bt, const BatchRec *b, SqKArgs *ka, int stream);
