@@ -286,11 +286,13 @@ int sq_rt_open_lib(SqGpuDev **out, const char *libname, int device, const char *
      * the legacy default stream waits for our reads of its device pictures. */
     RT_OR_FAIL(d, rtStreamCreate(&d->st[SQ_GPU_STREAM_COPY], 0, 0));
     RT_OR_FAIL(d, rtStreamCreate(&d->st[SQ_GPU_STREAM_COMPUTE], RT_STREAM_NON_BLOCKING, 0));
-    /* The first side stream takes a batch's longest chain (gpu/launch.c): a
-     * higher priority (lower number, clamped to the device's range) puts its
-     * blocks first, and the other chains fill the SMs it leaves idle. */
+    /* Side streams take a batch's chains longest first (gpu/chains.c): each
+     * one's priority above the next's and the compute stream's (lower numbers,
+     * clamped to the device's range) puts the long chains' blocks first,
+     * and the short ones fill the SMs they leave idle. */
     for (int s = SQ_GPU_STREAM_SIDE; s < SQ_GPU_NSTREAMS; s++)
-        RT_OR_FAIL(d, rtStreamCreate(&d->st[s], RT_STREAM_NON_BLOCKING, s == SQ_GPU_STREAM_SIDE ? -1 : 0));
+        RT_OR_FAIL(d, rtStreamCreate(&d->st[s], RT_STREAM_NON_BLOCKING,
+                                     s - SQ_GPU_STREAM_SIDE - SQ_GPU_NSIDES));
     if (!(d->ev = sq_calloc(a, (size_t)nevents, sizeof(*d->ev)))) {
         snprintf(d->msg, sizeof(d->msg), "out of memory for " SQ_RT_LABEL " events");
         ret = -ENOMEM;
