@@ -204,9 +204,11 @@ static void bench_size(Bench *b, int w, int h)
            "gpu dev mem", "fps; gpu host mem / cpu N thr");
     double prof[SQ_K_COUNT] = { 0 };
     SqGpuStats st = { 0 };
+    int prof_set = b->models ? 5 : 2; /* the profile's: the last set asked for */
     for (int k = 0; k < (b->models ? 6 : 3); k++) {
         if (!(b->sets >> k & 1))
             continue;
+        prof_set = k;
         const int all = !b->gpu_only;
         const double cpu1 = all ? run_fps(b, &sq_backend_cpu, &c, c.ref, c.dis, sets[k], 1, n_cpu, 0, NULL, NULL) : -1;
         const double cpun = all ? run_fps(b, &sq_backend_cpu, &c, c.ref, c.dis, sets[k], b->cpu_threads,
@@ -220,9 +222,9 @@ static void bench_size(Bench *b, int w, int h)
     /* per kernel, device-resident so the host copy does not pace the batches */
     if (b->gpu_only) {
         run_fps(b, NULL, have_dev ? &dc : &c, have_dev ? dc.ref : c.ref, have_dev ? dc.dis : c.dis,
-                sets[b->models ? 5 : 2], 1, n_gpu / 4 + 64, 1, prof, &st);
+                sets[prof_set], 1, n_gpu / 4 + 64, 1, prof, &st);
         double total = 0;
-        printf("kernels per batch of %d frames: ", st.batch_frames);
+        printf("kernels per batch of %d frames (%s): ", st.batch_frames, set_names[prof_set]);
         for (int k = 0; k < SQ_K_COUNT; k++) {
             total += prof[k];
             if (prof[k] > 0)
@@ -232,7 +234,7 @@ static void bench_size(Bench *b, int w, int h)
         goto done;
     }
     run_fps(b, NULL, have_dev ? &dc : &c, have_dev ? dc.ref : c.ref, have_dev ? dc.dis : c.dis,
-            sets[b->models ? 5 : 2], 1, n_gpu / 4 + 64, 1, prof, NULL);
+            sets[prof_set], 1, n_gpu / 4 + 64, 1, prof, NULL);
     size_t whole, rows;
     frame_bytes(&fmt, 1, 1, &whole, &rows);
     const double ms_whole = h2d_ms(b, whole), ms_rows = h2d_ms(b, rows);
@@ -263,8 +265,7 @@ static void bench_size(Bench *b, int w, int h)
     double total = 0;
     for (int k = 0; k < SQ_K_COUNT; k++)
         total += prof[k];
-    printf("kernels per batch of %d frames (%s): ", st.batch_frames,
-           b->models ? "v1.0.16" : "both features");
+    printf("kernels per batch of %d frames (%s): ", st.batch_frames, set_names[prof_set]);
     for (int k = 0; k < SQ_K_COUNT; k++)
         if (prof[k] > 0)
             printf("%s %.3f ", kernel_names[k], prof[k]);
