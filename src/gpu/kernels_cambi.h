@@ -64,10 +64,10 @@ SQ_KERNEL_BEGIN(cambi_conv, 256)
             y[(int64_t)i * w + j] = (uint16_t)(c > 1024 ? 1024 : c);
         }
     if (live && SQ_BX == 0) {
-        const SqVcParams p = cb->vc;
+        const SQ_GLOBAL SqVcParams *p = &cb->vc;
         SQ_GLOBAL uint8_t *first = sq_gk_vc_part(arena, cb, SQ_GPU_VC_FIRST);
         for (int v = SQ_TID; v < 1025; v += SQ_NTH)
-            first[v] = sq_vc_first_at(&p, v);
+            first[v] = sq_vc_first_at(p, v);
     }
     SQ_GLOBAL uint32_t *dst = 0;
     if (live && cb->range_check)
@@ -149,11 +149,11 @@ SQ_KERNEL_BEGIN(cambi_dec, 256)
 {
     const int job = SQ_BY, s = ka.scale;
     const SQ_GLOBAL SqGpuCambi *cb = sq_gk_vc(arena, &ka, job);
-    const SqVcParams p = cb->vc;
-    int cw, ch, pw = p.w, ph = p.h, i0, i1;
-    sq_vc_scale_dims(&p, s, &cw, &ch);
+    const SQ_GLOBAL SqVcParams *p = &cb->vc;
+    int cw, ch, pw = p->w, ph = p->h, i0, i1;
+    sq_vc_scale_dims(p, s, &cw, &ch);
     if (s > 0)
-        sq_vc_scale_dims(&p, s - 1, &pw, &ph);
+        sq_vc_scale_dims(p, s - 1, &pw, &ph);
     const int f = sq_gk_vc_decims(cb, s);
     sq_gk_rows(SQ_BX, ch, job < ka.ncambis, &i0, &i1);
     const SQ_GLOBAL uint16_t *x = (const SQ_GLOBAL uint16_t *)sq_gk_vc_part(arena, cb, SQ_GPU_VC_X);
@@ -174,9 +174,9 @@ SQ_KERNEL_BEGIN(cambi_mode, 256)
 {
     const int job = SQ_BY, s = ka.scale;
     const SQ_GLOBAL SqGpuCambi *cb = sq_gk_vc(arena, &ka, job);
-    const SqVcParams p = cb->vc;
+    const SQ_GLOBAL SqVcParams *p = &cb->vc;
     int cw, ch, i0, i1;
-    sq_vc_scale_dims(&p, s, &cw, &ch);
+    sq_vc_scale_dims(p, s, &cw, &ch);
     sq_gk_rows(SQ_BX, ch, job < ka.ncambis, &i0, &i1);
     const SQ_GLOBAL uint16_t *y = (const SQ_GLOBAL uint16_t *)sq_gk_vc_part(arena, cb, SQ_GPU_VC_Y);
     SQ_GLOBAL uint16_t *x = (SQ_GLOBAL uint16_t *)sq_gk_vc_part(arena, cb, SQ_GPU_VC_X);
@@ -216,20 +216,20 @@ SQ_KERNEL_BEGIN(cambi_cval, 256)
     SQ_SHARED int bins[2][SQ_GK_CHUNK + 2 * SQ_GPU_VC_PAD];
     const int job = SQ_BY, s = ka.scale, nb = ka.vc_bands, band = SQ_BX % nb;
     const SQ_GLOBAL SqGpuCambi *cb = sq_gk_vc(arena, &ka, job);
-    const SqVcParams p = cb->vc;
+    const SQ_GLOBAL SqVcParams *p = &cb->vc;
     int cw, ch, blo, bhi;
-    sq_vc_scale_dims(&p, s, &cw, &ch);
-    sq_vc_band(&p, &blo, &bhi);
+    sq_vc_scale_dims(p, s, &cw, &ch);
+    sq_vc_band(p, &blo, &bhi);
     const int lo = SQ_BX / nb * SQ_GK_CHUNK;
     const int hi = SQ_GK_END(lo, job < ka.ncambis ? cw : 0);
     const int i0 = ch * band / nb, i1 = ch * (band + 1) / nb;
-    const int pad = p.ws >> 1, nd = p.nd;
+    const int pad = p->ws >> 1, nd = p->nd;
     const SqVcBufs bf = sq_gk_vc_bufs(arena, cb, s);
-    SQ_GLOBAL uint16_t *hist = bf.hist + (int64_t)band * sq_gpu_vc_band_hist(p.w, p.nd, p.hrs);
+    SQ_GLOBAL uint16_t *hist = bf.hist + (int64_t)band * sq_gpu_vc_band_hist(p->w, p->nd, p->hrs);
     /* the same for the whole block: its job's window */
     if (pad > SQ_GPU_VC_PAD) {
         for (int j = lo + SQ_TID; j < hi && i0 < i1; j += SQ_NTH)
-            sq_vc_cvalues_col(&p, &bf, hist, cw, ch, j, i0, i1);
+            sq_vc_cvalues_col(p, &bf, hist, cw, ch, j, i0, i1);
         return;
     }
     for (int j = lo + SQ_TID; j < hi; j += SQ_NTH)
@@ -250,7 +250,7 @@ SQ_KERNEL_BEGIN(cambi_cval, 256)
                 sq_vc_hist_pair(hist + j, cw, bins[0][k], bins[1][k]);
             if (i >= i0)
                 bf.c[(int64_t)i * cw + j] =
-                    sq_vc_cvalue_at(bf.img, bf.mask, hist, cw, i, j, bf.first, &p, bf.recip);
+                    sq_vc_cvalue_at(bf.img, bf.mask, hist, cw, i, j, bf.first, p, bf.recip);
         }
         SQ_SYNC();
     }
@@ -295,9 +295,9 @@ SQ_KERNEL_BEGIN(cambi_cnt1, 256)
 {
     const int job = SQ_BY, s = ka.scale;
     const SQ_GLOBAL SqGpuCambi *cb = sq_gk_vc(arena, &ka, job);
-    const SqVcParams p = cb->vc;
+    const SQ_GLOBAL SqVcParams *p = &cb->vc;
     int cw, ch, i0, i1;
-    sq_vc_scale_dims(&p, s, &cw, &ch);
+    sq_vc_scale_dims(p, s, &cw, &ch);
     sq_gk_vc_lane(job < ka.ncambis ? cw * ch : 0, SQ_BX, &i0, &i1);
     const SQ_GLOBAL float *c = (const SQ_GLOBAL float *)sq_gk_vc_part(arena, cb, SQ_GPU_VC_C);
     SQ_GLOBAL uint32_t *cnt = (SQ_GLOBAL uint32_t *)sq_gk_vc_part(arena, cb, SQ_GPU_VC_CNT);
@@ -355,11 +355,11 @@ SQ_KERNEL_BEGIN(cambi_digit, 256)
     SQ_GLOBAL uint32_t *cnt = (SQ_GLOBAL uint32_t *)sq_gk_vc_part(arena, cb, SQ_GPU_VC_CNT);
     if (sq_gk_vc_runs(cnt, SQ_VC_RUNS1, st))
         return;
-    const SqVcParams p = cb->vc;
+    const SQ_GLOBAL SqVcParams *p = &cb->vc;
     int cw, ch, dh, above;
-    sq_vc_scale_dims(&p, s, &cw, &ch);
+    sq_vc_scale_dims(p, s, &cw, &ch);
     sq_vc_add_zeros(cnt, st->runs, st->zeros);
-    st->emin = sq_vc_topk_digit(cnt, st->runs, sq_vc_scale_k(&p, s, cw * ch), &dh, &above);
+    st->emin = sq_vc_topk_digit(cnt, st->runs, sq_vc_scale_k(p, s, cw * ch), &dh, &above);
     st->hi = dh;
     st->above = above;
 }
@@ -375,12 +375,12 @@ SQ_KERNEL_BEGIN(cambi_cnt2, 256)
     SQ_SHARED uint64_t part[SQ_GK_MAXTH];
     const int job = SQ_BY, s = ka.scale;
     const SQ_GLOBAL SqGpuCambi *cb = sq_gk_vc(arena, &ka, job);
-    const SqVcParams p = cb->vc;
+    const SQ_GLOBAL SqVcParams *p = &cb->vc;
     SQ_GLOBAL SqGpuVcPool *st = sq_gk_vc_pool(arena, cb);
     /* bit 0 is pass 1's, set before this launch: the same for every item */
     const int live = job < ka.ncambis && !(st->bad & 1);
     int cw, ch, i0, i1;
-    sq_vc_scale_dims(&p, s, &cw, &ch);
+    sq_vc_scale_dims(p, s, &cw, &ch);
     sq_gk_vc_lane(live ? cw * ch : 0, SQ_BX, &i0, &i1);
     const int hi = live ? st->hi : 0, emin = live ? st->emin : 0;
     const SQ_GLOBAL float *c = (const SQ_GLOBAL float *)sq_gk_vc_part(arena, cb, SQ_GPU_VC_C);
@@ -419,23 +419,23 @@ SQ_KERNEL_BEGIN(cambi_fin, 256)
         (SQ_GLOBAL uint32_t *)sq_gk_vc_part(arena, cb, SQ_GPU_VC_CNT) + SQ_GPU_VC_CNT1;
     if (sq_gk_vc_runs(cnt2, SQ_VC_RUNS2, st))
         return;
-    const SqVcParams p = cb->vc;
+    const SQ_GLOBAL SqVcParams *p = &cb->vc;
     int cw, ch;
-    sq_vc_scale_dims(&p, s, &cw, &ch);
+    sq_vc_scale_dims(p, s, &cw, &ch);
     const int n = cw * ch;
     int64_t sum = 0;
     int ok = !st->bad;
     for (int l = 0; l < SQ_GPU_VC_LANES && ok; l++)
         ok = sq_vc_add_part(&sum, st->part[l]);
     SQ_GLOBAL float *c = (SQ_GLOBAL float *)sq_gk_vc_part(arena, cb, SQ_GPU_VC_C);
-    st->score[s] = sq_d_bits(sq_vc_pool_end(c, n, sq_vc_scale_k(&p, s, n), cnt2, st->runs, ok,
+    st->score[s] = sq_d_bits(sq_vc_pool_end(c, n, sq_vc_scale_k(p, s, n), cnt2, st->runs, ok,
                                             st->hi, st->above, st->emin, sum, st->zeros));
     if (s < SQ_VC_SCALES - 1)
         return;
     sq_f64 score[SQ_VC_SCALES];
     for (int k = 0; k < SQ_VC_SCALES; k++)
         score[k] = sq_d_from_bits(st->score[k]);
-    (SQ_GK_PTR(SqGpuResult, ka.results) + cb->result)->cambi = sq_d_bits(sq_vc_score(score, &p));
+    (SQ_GK_PTR(SqGpuResult, ka.results) + cb->result)->cambi = sq_d_bits(sq_vc_score(score, p));
 }
 
 #endif

@@ -145,7 +145,7 @@ SQ_FN void sq_vc_dither_row(SQ_GLOBAL uint16_t *img, int w, int h, int i)
 
 /* The whole preprocessing of a frame into bf->img. */
 SQ_FN void sq_vc_preprocess(const SQ_GLOBAL uint8_t *src, int64_t stride, int acc,
-                            const SqVcParams *p, const SqVcBufs *bf)
+                            const SQ_GLOBAL SqVcParams *p, const SqVcBufs *bf)
 {
     for (int i = 0; i < p->h; i++)
         sq_vc_convert_row(src, stride, acc, p->bpc, p->w, i, bf->img);
@@ -271,7 +271,7 @@ SQ_FN void sq_vc_mask_row(const SQ_GLOBAL uint16_t *colsum, int w, int i, int ma
 }
 
 /* The spatial mask of the preprocessed frame into bf->mask (A.5). */
-SQ_FN void sq_vc_mask(const SqVcParams *p, const SqVcBufs *bf)
+SQ_FN void sq_vc_mask(const SQ_GLOBAL SqVcParams *p, const SqVcBufs *bf)
 {
     const int w = p->w, h = p->h, mh = SQ_VC_MASK_SIDE >> 1;
     const int mi = sq_vc_mask_index(w, h);

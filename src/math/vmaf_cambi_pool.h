@@ -341,14 +341,14 @@ SQ_FN sq_f64 sq_vc_pool_fast(SQ_GLOBAL float *c, int n, int k, SQ_GLOBAL uint32_
 }
 
 /* The pooled count K of scale s (n pixels): the host's, clamped to [1, n] again. */
-SQ_FN int sq_vc_scale_k(const SqVcParams *p, int s, int n)
+SQ_FN int sq_vc_scale_k(const SQ_GLOBAL SqVcParams *p, int s, int n)
 {
     const int k = p->K[s];
     return k < 1 ? 1 : k > n ? n : k;
 }
 
 /* The published score from the five scale scores. */
-SQ_FN sq_f64 sq_vc_score(const sq_f64 *score, const SqVcParams *p)
+SQ_FN sq_f64 sq_vc_score(const sq_f64 *score, const SQ_GLOBAL SqVcParams *p)
 {
     sq_f64 acc = SQ_D_ZERO;
     for (int s = 0; s < SQ_VC_SCALES; s++)
@@ -358,7 +358,7 @@ SQ_FN sq_f64 sq_vc_score(const sq_f64 *score, const SqVcParams *p)
 }
 
 /* Size of scale s (decimation at s > 0, and at s = 0 with hrs). */
-SQ_FN void sq_vc_scale_dims(const SqVcParams *p, int s, int *cw, int *ch)
+SQ_FN void sq_vc_scale_dims(const SQ_GLOBAL SqVcParams *p, int s, int *cw, int *ch)
 {
     int w = p->w, h = p->h;
     for (int k = 0; k <= s; k++)
@@ -372,7 +372,7 @@ SQ_FN void sq_vc_scale_dims(const SqVcParams *p, int s, int *cw, int *ch)
 
 /* The frame's work before the scales: preprocessing, spatial mask, first[]. */
 SQ_FN void sq_vc_frame_begin(const SQ_GLOBAL uint8_t *src, int64_t stride, int acc,
-                             const SqVcParams *p, const SqVcBufs *bf)
+                             const SQ_GLOBAL SqVcParams *p, const SqVcBufs *bf)
 {
     sq_vc_preprocess(src, stride, acc, p, bf);
     sq_vc_mask(p, bf);
@@ -383,7 +383,7 @@ SQ_FN void sq_vc_frame_begin(const SQ_GLOBAL uint8_t *src, int64_t stride, int a
  * Scale s's image and mask from the previous scale's (*pw x *ph, the input
  * size before scale 0), mode filtered; *pw, *ph become the scale's size.
  */
-SQ_FN void sq_vc_scale_image(const SqVcParams *p, const SqVcBufs *bf, int s, int *pw, int *ph)
+SQ_FN void sq_vc_scale_image(const SQ_GLOBAL SqVcParams *p, const SqVcBufs *bf, int s, int *pw, int *ph)
 {
     int cw, ch;
     sq_vc_scale_dims(p, s, &cw, &ch);
@@ -399,7 +399,7 @@ SQ_FN void sq_vc_scale_image(const SqVcParams *p, const SqVcBufs *bf, int s, int
  * score[] the five scale scores (may be NULL). Returns the published value.
  */
 SQ_FN sq_f64 sq_vc_frame(const SQ_GLOBAL uint8_t *src, int64_t stride, int acc,
-                         const SqVcParams *p, const SqVcBufs *bf, sq_f64 *score)
+                         const SQ_GLOBAL SqVcParams *p, const SqVcBufs *bf, sq_f64 *score)
 {
     sq_f64 sc[SQ_VC_SCALES];
     sq_vc_frame_begin(src, stride, acc, p, bf);

@@ -114,7 +114,7 @@ SQ_FN void sq_vc_mode_filter(SQ_GLOBAL uint16_t *img, int w, int h, SQ_GLOBAL ui
  * and reads the values v - d - 1 .. v + d + 1. Pixels outside the band
  * have c = 0, their values are never read: they need not be counted.
  */
-SQ_FN void sq_vc_band(const SqVcParams *p, int *lo, int *hi)
+SQ_FN void sq_vc_band(const SQ_GLOBAL SqVcParams *p, int *lo, int *hi)
 {
     int top = -1;
     for (int d = 0; d < p->nd; d++) {
@@ -174,7 +174,7 @@ SQ_FN void sq_vc_hist_move(const SQ_GLOBAL uint16_t *img, const SQ_GLOBAL uint8_
 }
 
 /* Term d counts for raw value v (A.6.3). */
-SQ_FN int sq_vc_counts(const SqVcParams *p, int v, int d)
+SQ_FN int sq_vc_counts(const SQ_GLOBAL SqVcParams *p, int v, int d)
 {
     const int va = v + p->nd;
     return va <= p->tvi[d] && va + d + 1 > p->vlt_luma;
@@ -182,7 +182,7 @@ SQ_FN int sq_vc_counts(const SqVcParams *p, int v, int d)
 
 /* Contrast d's term at column j: f32 w[d] * p0 * pm * R[p0 + pm], pm the larger neighbour count. */
 SQ_FN float sq_vc_term(const SQ_GLOBAL uint16_t *hist, int w, int j, int va, int d, int p0,
-                       const SqVcParams *p, const SQ_GLOBAL float *recip)
+                       const SQ_GLOBAL SqVcParams *p, const SQ_GLOBAL float *recip)
 {
     const int p1 = hist[(int64_t)(va + d + 1) * w + j];
     const int p2 = hist[(int64_t)(va - d - 1) * w + j];
@@ -195,7 +195,7 @@ SQ_FN float sq_vc_term(const SQ_GLOBAL uint16_t *hist, int w, int j, int va, int
  * largest f32 w[d] * p0 * pm * R[p0 + pm] over the contrasts d that count.
  */
 SQ_FN float sq_vc_cvalue(const SQ_GLOBAL uint16_t *hist, int w, int j, int v,
-                         const SqVcParams *p, const SQ_GLOBAL float *recip)
+                         const SQ_GLOBAL SqVcParams *p, const SQ_GLOBAL float *recip)
 {
     const int nd = p->nd, va = v + nd;
     const int p0 = hist[(int64_t)va * w + j];
@@ -217,7 +217,7 @@ SQ_FN float sq_vc_cvalue(const SQ_GLOBAL uint16_t *hist, int w, int j, int v,
  * and pq the thresholds increase, and every value has its run.
  */
 #define SQ_VC_ANY 255
-SQ_FN uint8_t sq_vc_first_at(const SqVcParams *p, int v)
+SQ_FN uint8_t sq_vc_first_at(const SQ_GLOBAL SqVcParams *p, int v)
 {
     int d0 = p->nd;
     while (d0 > 0 && sq_vc_counts(p, v, d0 - 1))
@@ -228,7 +228,7 @@ SQ_FN uint8_t sq_vc_first_at(const SqVcParams *p, int v)
     return (uint8_t)(run ? d0 : SQ_VC_ANY);
 }
 
-SQ_FN void sq_vc_first_table(const SqVcParams *p, SQ_GLOBAL uint8_t *first)
+SQ_FN void sq_vc_first_table(const SQ_GLOBAL SqVcParams *p, SQ_GLOBAL uint8_t *first)
 {
     for (int v = 0; v <= 1024; v++)
         first[v] = sq_vc_first_at(p, v);
@@ -236,7 +236,7 @@ SQ_FN void sq_vc_first_table(const SqVcParams *p, SQ_GLOBAL uint8_t *first)
 
 /* The c-value of a masked pixel of value v whose terms d0..nd-1 count. */
 SQ_FN float sq_vc_cvalue_run(const SQ_GLOBAL uint16_t *hist, int w, int j, int v, int d0,
-                             const SqVcParams *p, const SQ_GLOBAL float *recip)
+                             const SQ_GLOBAL SqVcParams *p, const SQ_GLOBAL float *recip)
 {
     const int nd = p->nd, va = v + nd;
     const int p0 = hist[(int64_t)va * w + j];
@@ -252,7 +252,7 @@ SQ_FN float sq_vc_cvalue_run(const SQ_GLOBAL uint16_t *hist, int w, int j, int v
 /* The c-value of pixel (i, j) (0 where the mask is 0 or no term counts). */
 SQ_FN float sq_vc_cvalue_at(const SQ_GLOBAL uint16_t *img, const SQ_GLOBAL uint8_t *mask,
                             const SQ_GLOBAL uint16_t *hist, int w, int i, int j,
-                            const SQ_GLOBAL uint8_t *first, const SqVcParams *p,
+                            const SQ_GLOBAL uint8_t *first, const SQ_GLOBAL SqVcParams *p,
                             const SQ_GLOBAL float *recip)
 {
     const int64_t o = (int64_t)i * w + j;
@@ -266,7 +266,7 @@ SQ_FN float sq_vc_cvalue_at(const SQ_GLOBAL uint16_t *img, const SQ_GLOBAL uint8
 /* Row i of the c-values into c (row i of a w-wide scale). */
 SQ_FN void sq_vc_cvalue_row(const SQ_GLOBAL uint16_t *img, const SQ_GLOBAL uint8_t *mask,
                             const SQ_GLOBAL uint16_t *hist, int w, int i,
-                            const SQ_GLOBAL uint8_t *first, const SqVcParams *p,
+                            const SQ_GLOBAL uint8_t *first, const SQ_GLOBAL SqVcParams *p,
                             const SQ_GLOBAL float *recip, SQ_GLOBAL float *c)
 {
     const int64_t o = (int64_t)i * w;
@@ -275,7 +275,7 @@ SQ_FN void sq_vc_cvalue_row(const SQ_GLOBAL uint16_t *img, const SQ_GLOBAL uint8
 }
 
 /* The band (sq_vc_band) into lo, hi, and the histogram rows a c-value reads cleared. */
-SQ_FN void sq_vc_hist_clear(const SqVcParams *p, const SqVcBufs *bf, int w, int *lo, int *hi)
+SQ_FN void sq_vc_hist_clear(const SQ_GLOBAL SqVcParams *p, const SqVcBufs *bf, int w, int *lo, int *hi)
 {
     sq_vc_band(p, lo, hi);
     /* the rows a c-value reads: bins of lo - nd .. hi + nd */
@@ -284,7 +284,7 @@ SQ_FN void sq_vc_hist_clear(const SqVcParams *p, const SqVcBufs *bf, int w, int 
 }
 
 /* The c-values of a w x h scale into bf->c, the histograms sliding down the rows. */
-SQ_FN void sq_vc_cvalues(const SqVcParams *p, const SqVcBufs *bf, int w, int h)
+SQ_FN void sq_vc_cvalues(const SQ_GLOBAL SqVcParams *p, const SqVcBufs *bf, int w, int h)
 {
     const int pad = p->ws >> 1, nd = p->nd;
     int lo, hi;
@@ -326,7 +326,7 @@ SQ_FN void sq_vc_hist_col(const SqVcBufs *bf, SQ_GLOBAL uint16_t *col, int w, in
  * the item's alone, and counts are integers: the counters, and so the
  * c-values, are sq_vc_cvalues'.
  */
-SQ_FN void sq_vc_cvalues_col(const SqVcParams *p, const SqVcBufs *bf, SQ_GLOBAL uint16_t *hist,
+SQ_FN void sq_vc_cvalues_col(const SQ_GLOBAL SqVcParams *p, const SqVcBufs *bf, SQ_GLOBAL uint16_t *hist,
                              int w, int h, int j, int i0, int i1)
 {
     const int pad = p->ws >> 1, nd = p->nd;
