@@ -25,27 +25,28 @@ __kernel void k(__global const uchar *raw, __global int *row, __global float *f,
     SqVaScores s = sq_va_scores(n, n, n, 64, 64, SQ_D_HALF, SQ_D_ZERO);
     f[1] = sq_d_to_float(s.adm3) + r[1].num[0];
 }
-__kernel void kc(__global const uchar *raw, __global ushort *u16, __global uchar *u8, __global float *f, __global int *o, __global uint *cnt)
+__kernel void kc(__global const uchar *raw, __global ushort *u16, __global uchar *u8, __global float *f, __global int *o, __global uint *cnt,
+                 __global SqVcParams *p)
 {
     int i = get_global_id(0);
     SqVcBufs bf;
     bf.img = u16; bf.colsum = u16 + 8192; bf.mode = u16 + 9000; bf.hist = u16 + 10000;
     bf.zero = u8; bf.mask = u8 + 8192; bf.first = u8 + 20000; bf.c = f; bf.recip = f + 8192; bf.cnt = cnt;
-    SqVcParams p;
-    p.w = 64; p.h = 64; p.bpc = 8; p.anti_dither = 1; p.nd = 4; p.ws = 9; p.hrs = 0; p.vlt_luma = 0;
-    for (int d = 0; d < SQ_VC_MAX_DIFFS; d++) { p.tvi[d] = 1023; p.weight[d] = 1; }
-    for (int s = 0; s < SQ_VC_SCALES; s++) p.K[s] = 1;
-    p.max_val = SQ_D_ONE;
+    /* the kernels read the plan's parameters where they lie (global memory) */
+    p->w = 64; p->h = 64; p->bpc = 8; p->anti_dither = 1; p->nd = 4; p->ws = 9; p->hrs = 0; p->vlt_luma = 0;
+    for (int d = 0; d < SQ_VC_MAX_DIFFS; d++) { p->tvi[d] = 1023; p->weight[d] = 1; }
+    for (int s = 0; s < SQ_VC_SCALES; s++) p->K[s] = 1;
+    p->max_val = SQ_D_ONE;
     sq_vc_convert_row(raw, 64, 0, 8, 64, i, bf.img);
     sq_vc_dither_row(bf.img, 64, 64, i);
     sq_vc_zero_row(bf.img, 64, 64, i, bf.zero);
     sq_vc_colsum_row(bf.zero, 64, 64, i, 1, bf.colsum);
     sq_vc_mask_row(bf.colsum, 64, i, sq_vc_mask_index(64, 64), bf.mask);
-    sq_vc_hist_move(bf.img, bf.mask, 32, 32, i, i - 9, 4, p.nd, 0, 1024, bf.hist);
-    sq_vc_first_table(&p, bf.first);
-    sq_vc_cvalue_row(bf.img, bf.mask, bf.hist, 32, i, bf.first, &p, bf.recip, bf.c);
+    sq_vc_hist_move(bf.img, bf.mask, 32, 32, i, i - 9, 4, p->nd, 0, 1024, bf.hist);
+    sq_vc_first_table(p, bf.first);
+    sq_vc_cvalue_row(bf.img, bf.mask, bf.hist, 32, i, bf.first, p, bf.recip, bf.c);
     sq_f64 sc[SQ_VC_SCALES];
-    sq_f64 v = sq_vc_frame(raw, 64, 0, &p, &bf, sc);
+    sq_f64 v = sq_vc_frame(raw, 64, 0, p, &bf, sc);
     SqVcSizes z = sq_vc_sizes(64, 64, 4);
     o[0] = (int)z.hist + (sq_d_lt(v, sq_vc_pool(bf.c, 1024, 600)) ? 1 : 0) +
            (sq_d_lt(v, sq_vc_pool_fast(bf.c, 1024, 600, bf.cnt)) ? 1 : 0);
