@@ -304,7 +304,7 @@ typedef uint64_t SqGpuAddr;
 typedef struct SqGpuDev SqGpuDev;
 
 /* The side streams run a batch's independent chains of kernels (CAMBI's,
- * VIF's, ADM's) beside the compute stream's (gpu/launch.c). */
+ * VIF's, ADM's) beside the compute stream's (gpu/chains.c). */
 enum {
     SQ_GPU_STREAM_COPY = 0,
     SQ_GPU_STREAM_COMPUTE = 1,

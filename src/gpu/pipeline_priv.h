@@ -275,7 +275,7 @@ void sq_gpu_fill_vif(const GpuBatches *bt, SqGpuVif *v, const SqJob *jb, int64_t
 int sq_gpu_launch_speed(GpuBatches *bt, const BatchRec *b, SqKArgs *ka, int stream);
 /* chains.c: every chain of the batch's features, forked and joined (profiling: one stream). */
 int sq_gpu_launch_chains(GpuBatches *bt, const BatchRec *b);
-/* Each chain of kernels on stream `stream`. */
+/* launch_vmaf.c: ADM's and VIF's chains of kernels on stream `stream`. */
 int sq_gpu_launch_adm(GpuBatches *bt, const BatchRec *b, SqKArgs *ka, int stream);
 int sq_gpu_launch_vif(GpuBatches *bt, const BatchRec *b, SqKArgs *ka, int stream);
 /* launch_vmaf.c: the same for libvmaf's CAMBI (SQ_JOB_CAMBI). */

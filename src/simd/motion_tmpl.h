@@ -59,13 +59,15 @@ V_AI void vm_put(int32_t *yh, int32_t *yl, int j, vs y)
     vs_store(yl + j, vs_and(y, vs_set1(0xffff)));
 }
 
-/* Column j of the vertical pass of rows p[], c[] (5 each, mirrored), as the scalar code. */
+/* Column j of the vertical pass of rows p[], c[] (5 each, mirrored): the scalar code's. */
 static int32_t vm_vert1(const uint8_t *const *p, const uint8_t *const *c, int acc, int bpc, int j)
 {
-    int64_t s = 0;
-    for (int k = 0; k < 5; k++)
-        s += sq_vm_tap(k) * ((int64_t)sq_sample(p[k], j, acc) - (int64_t)sq_sample(c[k], j, acc));
-    return (int32_t)((s + ((int64_t)1 << (bpc - 1))) >> bpc);
+    int64_t po[5], co[5];
+    for (int k = 0; k < 5; k++) {
+        po[k] = p[k] - p[0];
+        co[k] = c[k] - c[0];
+    }
+    return sq_vm_vert_px(p[0], po, acc, c[0], co, acc, bpc, j);
 }
 
 /*
