@@ -199,15 +199,20 @@ typedef struct SqGpuVif {
 } SqGpuVif;
 
 /*
- * Rows of a scale run in lanes: lane k takes rows k, k + n, ... (n lanes,
- * at most SQ_GPU_VIF_LANES, one block each), through its own padded row
- * buffers (five u32 rows of w + 2 SQ_VI_PAD: the statistics' five, or the
- * decimation's one per side), and keeps its integer sums apart.
+ * The decimation's rows run in lanes: lane k takes rows k, k + n, ... (n
+ * lanes, at most SQ_GPU_VIF_LANES, one block each), through its own padded
+ * row buffer (w + 2 SQ_VI_PAD u32; the part has five a lane). The
+ * statistics run in tiles of SQ_GPU_VIF_TH x SQ_GPU_VIF_TW pixels, their
+ * columns' statistics in block-shared memory; SQ_GPU_VIF_SLANES blocks a
+ * job take tiles k, k + SLANES, ... and keep their integer sums apart.
  */
 #define SQ_GPU_VIF_LANES 128
+#define SQ_GPU_VIF_SLANES 256
+#define SQ_GPU_VIF_TW 64
+#define SQ_GPU_VIF_TH 16
 /* The parts of an SqGpuVif's scratch: scale s's u16 plane of side k at 2s + k
- * ((w >> s) x (h >> s)), then the lanes' row buffers, then their sums (SqViAcc
- * as 4 u64 per scale and lane). */
+ * ((w >> s) x (h >> s)), then the lanes' row buffers, then the statistics
+ * blocks' sums (SqViAcc as 4 u64 per scale and block). */
 enum { SQ_GPU_VIF_ROWS = 8, SQ_GPU_VIF_SUMS = 9 };
 
 SQ_FN int sq_gpu_vif_lanes(int h)
@@ -236,7 +241,7 @@ SQ_FN int64_t sq_gpu_vif_at(int w, int h, int k)
 SQ_FN int64_t sq_gpu_vif_bytes(int w, int h)
 {
     return sq_gpu_vif_at(w, h, SQ_GPU_VIF_SUMS) +
-           sq_gpu_align((int64_t)4 * sq_gpu_vif_lanes(h) * 4 * 8);
+           sq_gpu_align((int64_t)4 * SQ_GPU_VIF_SLANES * 4 * 8);
 }
 
 /*

@@ -1,9 +1,11 @@
 /*
  * libvmaf's integer VIF on the GPU (SQ_JOB_VIF jobs, SqGpuVif): the math
  * core's per-sample steps (math/vmaf_vif.h), one launch per scale for the
- * decimation and the statistics (SqKArgs.scale). A scale's rows run in
- * lanes (SQ_GPU_VIF_LANES), each row as on the CPU: the vertical pass
- * into the lane's padded rows, the mirror, the horizontal pass. Its four
+ * decimation and the statistics (SqKArgs.scale). The decimation's rows run
+ * in lanes (SQ_GPU_VIF_LANES), each row as on the CPU: the vertical pass
+ * into the lane's padded row, the mirror, the horizontal pass. The
+ * statistics run in tiles whose columns' vertical sums (mirrored columns
+ * included) lie in block-shared memory for the horizontal pass. The four
  * sums are integers, added up in any order to the CPU's values; the one
  * float step (sq_vi_scale_nd) runs once on the totals, as on the CPU.
  * Included by gpu/kernels.h.
@@ -34,12 +36,12 @@ SQ_DFN SQ_GLOBAL uint32_t *sq_gk_vif_buf(SQ_GLOBAL unsigned char *arena,
            (int64_t)(5 * lane + r) * sq_gpu_vif_row(v->w) + SQ_VI_PAD;
 }
 
-/* The four sums (SqViAcc's order) of scale s, lane `lane`. */
+/* The four sums (SqViAcc's order) of scale s, statistics block `lane`. */
 SQ_DFN SQ_GLOBAL uint64_t *sq_gk_vif_sums(SQ_GLOBAL unsigned char *arena,
                                           const SQ_GLOBAL SqGpuVif *v, int s, int lane)
 {
     return SQ_GK_PTR(uint64_t, v->scratch + sq_gpu_vif_at(v->w, v->h, SQ_GPU_VIF_SUMS)) +
-           ((int64_t)s * sq_gpu_vif_lanes(v->h) + lane) * 4;
+           ((int64_t)s * SQ_GPU_VIF_SLANES + lane) * 4;
 }
 
 /* Block (rows, 2 job + side): scale 0 as a u16 plane, every sample read through its
@@ -89,44 +91,74 @@ SQ_KERNEL_BEGIN(vif_sub, 256)
     }
 }
 
+/* Columns of a tile's vertical statistics: its own and the horizontal pass's reach. */
+#define SQ_GK_VIF_TC (SQ_GPU_VIF_TW + 2 * SQ_VI_PAD)
+#define SQ_GK_VIF_TN (SQ_GPU_VIF_TH * SQ_GK_VIF_TC)
+
 /*
- * Block (lane, job), scale s: the statistics rows of the lane (sq_vi_scale's
- * steps: sq_vi_vrow, sq_vi_pad_rows, then each pixel's terms), their four
- * integer sums into the lane's. Skipped scale 0 runs no row.
+ * Block (lane, job), scale s: tiles lane, lane + SQ_GPU_VIF_SLANES, ... of
+ * the scale. A tile's rows' vertical statistics (sq_vi_vtap, sq_vi_vend) at
+ * its columns and R beyond each side, mirrored as sq_vi_pad mirrors the
+ * rows, into shared memory; then each pixel's horizontal pass from there
+ * and its terms (sq_vi_pixel). The block's four integer sums into its own.
+ * Skipped scale 0 runs no tile.
  */
 SQ_KERNEL_BEGIN(vif_stats, 256)
 {
     SQ_SHARED uint64_t part[4 * SQ_GK_MAXTH];
+    SQ_SHARED uint32_t cm1[SQ_GK_VIF_TN], cm2[SQ_GK_VIF_TN], cxx[SQ_GK_VIF_TN],
+        cyy[SQ_GK_VIF_TN], cxy[SQ_GK_VIF_TN];
+    SQ_SHARED int64_t roff[SQ_GPU_VIF_TH + 2 * SQ_VI_PAD];
     const int job = SQ_BY, lane = SQ_BX, s = ka.scale;
     const SQ_GLOBAL SqGpuVif *v = sq_gk_vif(arena, &ka, job);
-    const int w = v->w >> s, h = v->h >> s, r = sq_vi_half(s);
-    const int nl = sq_gpu_vif_lanes(v->h);
-    const int live = job < ka.nvifs && lane < nl && !(s == 0 && v->skip0);
-    const int rows = live ? h : 0;
+    const int w = v->w >> s, h = v->h >> s, r = sq_vi_half(s), bpc = v->bpc;
+    const int live = job < ka.nvifs && !(s == 0 && v->skip0);
+    const int tx = (w + SQ_GPU_VIF_TW - 1) / SQ_GPU_VIF_TW;
+    const int tiles = live ? tx * ((h + SQ_GPU_VIF_TH - 1) / SQ_GPU_VIF_TH) : 0;
     const SQ_GLOBAL uint16_t *x = sq_gk_vif_plane(arena, v, s, 0);
     const SQ_GLOBAL uint16_t *y = sq_gk_vif_plane(arena, v, s, 1);
     const SQ_GLOBAL uint16_t *lt = SQ_GK_PTR(const uint16_t, v->lt);
-    SqViRows t;
-    t.m1 = sq_gk_vif_buf(arena, v, live ? lane : 0, 0);
-    t.m2 = sq_gk_vif_buf(arena, v, live ? lane : 0, 1);
-    t.xx = sq_gk_vif_buf(arena, v, live ? lane : 0, 2);
-    t.yy = sq_gk_vif_buf(arena, v, live ? lane : 0, 3);
-    t.xy = sq_gk_vif_buf(arena, v, live ? lane : 0, 4);
     uint32_t ft[17];
     sq_vi_taps(s, ft);
     const sq_f64 egl = v->egl;
     SqViAcc a;
     a.num_log = a.den_log = a.num_nonlog = a.den_nonlog = 0;
-    for (int i = lane; i < rows; i += nl) {
-        for (int j = SQ_TID; j < w; j += SQ_NTH)
-            sq_vi_vrow(x, w, y, w, h, s, v->bpc, i, j, j + 1, t);
+    for (int tile = lane; tile < tiles; tile += SQ_GPU_VIF_SLANES) {
+        const int i0 = tile / tx * SQ_GPU_VIF_TH, j0 = tile % tx * SQ_GPU_VIF_TW;
+        const int rows = h - i0 < SQ_GPU_VIF_TH ? h - i0 : SQ_GPU_VIF_TH;
+        const int cols = w - j0 < SQ_GPU_VIF_TW ? w - j0 : SQ_GPU_VIF_TW, vc = cols + 2 * r;
+        for (int q = SQ_TID; q < rows + 2 * r; q += SQ_NTH)
+            roff[q] = (int64_t)sq_mirror(i0 - r + q, h) * w;
         SQ_SYNC();
-        if (SQ_TID == 0)
-            sq_vi_pad_rows(t, w, r);
+        for (int e = SQ_TID; e < rows * vc; e += SQ_NTH) {
+            const int ri = e / vc, ci = e - ri * vc, c = sq_mirror(j0 - r + ci, w);
+            SqViV sv = { 0, 0, 0, 0, 0 };
+            for (int k = 0; k <= 2 * r; k++)
+                sq_vi_vtap(&sv, ft[k], x[roff[ri + k] + c], y[roff[ri + k] + c]);
+            const SqViCol col = sq_vi_vend(&sv, s, bpc);
+            const int o = ri * SQ_GK_VIF_TC + ci;
+            cm1[o] = col.m1;
+            cm2[o] = col.m2;
+            cxx[o] = col.xx;
+            cyy[o] = col.yy;
+            cxy[o] = col.xy;
+        }
         SQ_SYNC();
-        for (int j = SQ_TID; j < w; j += SQ_NTH)
-            sq_vi_pixel(sq_vi_sig_at(t, s, ft, j), egl, lt, &a);
-        SQ_SYNC(); /* the buffers are the next row's */
+        for (int e = SQ_TID; e < rows * cols; e += SQ_NTH) {
+            const int ri = e / cols, o = ri * SQ_GK_VIF_TC + (e - ri * cols);
+            SqViH sh = { 0, 0, 0, 0, 0 };
+            for (int k = 0; k <= 2 * r; k++) {
+                SqViCol col;
+                col.m1 = cm1[o + k];
+                col.m2 = cm2[o + k];
+                col.xx = cxx[o + k];
+                col.yy = cyy[o + k];
+                col.xy = cxy[o + k];
+                sq_vi_htap(&sh, ft[k], col);
+            }
+            sq_vi_pixel(sq_vi_hend(&sh), egl, lt, &a);
+        }
+        SQ_SYNC(); /* the shared columns are the next tile's */
     }
     /* integer sums: every split of rows and columns gives the CPU's (as u64, wrapping alike) */
     part[SQ_TID] = (uint64_t)a.num_log;
@@ -141,31 +173,35 @@ SQ_KERNEL_BEGIN(vif_stats, 256)
         sums[k] = part[k * SQ_GK_MAXTH];
 }
 
-/* Block (chunk of jobs), one thread a job: each scale's lanes added up, its num and den. */
+/* Block (1, job): each scale's blocks' sums added up, its num and den. */
 SQ_KERNEL_BEGIN(vif_fold, 256)
 {
-    const int lo = SQ_BX * SQ_GK_CHUNK, hi = SQ_GK_END(lo, ka.nvifs);
-    for (int job = lo + SQ_TID; job < hi; job += SQ_NTH) {
-        const SQ_GLOBAL SqGpuVif *v = sq_gk_vif(arena, &ka, job);
-        SQ_GLOBAL SqGpuResult *res = SQ_GK_PTR(SqGpuResult, ka.results) + v->result;
-        const int nl = sq_gpu_vif_lanes(v->h);
-        for (int s = 0; s < 4; s++) {
-            float num = 0.0f, den = -1.0f;
-            if (!(s == 0 && v->skip0)) {
-                uint64_t sum[4] = { 0, 0, 0, 0 };
-                for (int lane = 0; lane < nl; lane++)
-                    for (int k = 0; k < 4; k++)
-                        sum[k] += sq_gk_vif_sums(arena, v, s, lane)[k];
-                SqViAcc a;
-                a.num_log = (int64_t)sum[0];
-                a.den_log = (int64_t)sum[1];
-                a.num_nonlog = (int64_t)sum[2];
-                a.den_nonlog = (int64_t)sum[3];
-                sq_vi_scale_nd(&a, &num, &den);
-            }
-            res->vif.num[s] = num;
-            res->vif.den[s] = den;
+    SQ_SHARED uint64_t part[4 * SQ_GK_MAXTH];
+    const int job = SQ_BY, live = job < ka.nvifs;
+    const SQ_GLOBAL SqGpuVif *v = sq_gk_vif(arena, &ka, job);
+    for (int s = 0; s < 4; s++) {
+        const int on = live && !(s == 0 && v->skip0);
+        for (int k = 0; k < 4; k++) {
+            uint64_t t = 0;
+            for (int l = SQ_TID; on && l < SQ_GPU_VIF_SLANES; l += SQ_NTH)
+                t += sq_gk_vif_sums(arena, v, s, l)[k];
+            part[k * SQ_GK_MAXTH + SQ_TID] = t;
         }
+        sq_gk_sum_n(part, 4);
+        if (!live || SQ_TID != 0)
+            continue;
+        SQ_GLOBAL SqGpuResult *res = SQ_GK_PTR(SqGpuResult, ka.results) + v->result;
+        float num = 0.0f, den = -1.0f;
+        if (on) {
+            SqViAcc t;
+            t.num_log = (int64_t)part[0];
+            t.den_log = (int64_t)part[SQ_GK_MAXTH];
+            t.num_nonlog = (int64_t)part[2 * SQ_GK_MAXTH];
+            t.den_nonlog = (int64_t)part[3 * SQ_GK_MAXTH];
+            sq_vi_scale_nd(&t, &num, &den);
+        }
+        res->vif.num[s] = num;
+        res->vif.den[s] = den;
     }
 }
 

@@ -140,7 +140,7 @@ int sq_gpu_launch_vif(GpuBatches *bt, const BatchRec *b, SqKArgs *ka, int S)
         } steps[] = {
             { s ? SQ_K_vif_sub : SQ_K_vif_widen,
               { s ? lanes : ceil_div(h, SQ_GPU_ROWS), 2 * nv } },
-            { SQ_K_vif_stats, { lanes, nv } },
+            { SQ_K_vif_stats, { SQ_GPU_VIF_SLANES, nv } },
         };
         ka->scale = s;
         for (size_t i = 0; i < sizeof(steps) / sizeof(steps[0]); i++) {
@@ -152,7 +152,7 @@ int sq_gpu_launch_vif(GpuBatches *bt, const BatchRec *b, SqKArgs *ka, int S)
                 return ret;
         }
     }
-    const unsigned grid[3] = { ceil_div(nv, 256), 1, 1 };
+    const unsigned grid[3] = { 1, nv, 1 };
     if ((ret = fn->launch(bt->x->dev, S, SQ_K_vif_fold, grid, 256, bt->x->arena, ka)) < 0)
         return ret;
     if (bt->profile && (ret = fn->event_record(bt->x->dev, ev_profile_after(bt->l, SQ_K_vif_fold), S)) < 0)

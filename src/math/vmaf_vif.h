@@ -85,6 +85,42 @@ typedef struct SqViRows {
     SQ_GLOBAL uint32_t *m1, *m2, *xx, *yy, *xy; /* each at its column 0, padded by R */
 } SqViRows;
 
+/* A column's vertical sums, before their shifts. */
+typedef struct SqViV {
+    uint64_t m1, m2, xx, yy, xy;
+} SqViV;
+
+/* A column's statistics: the means and moments, shifted (u32). */
+typedef struct SqViCol {
+    uint32_t m1, m2, xx, yy, xy;
+} SqViCol;
+
+/* Tap f of samples a (reference) and b (distorted) into v: f a, f b < 2^32
+ * (taps below 2^16, samples below 2^16), so each product widens once. */
+SQ_FN void sq_vi_vtap(SqViV *v, uint32_t f, uint32_t a, uint32_t b)
+{
+    const uint32_t fa = f * a, fb = f * b;
+    v->m1 += fa;
+    v->m2 += fb;
+    v->xx += (uint64_t)fa * a;
+    v->yy += (uint64_t)fb * b;
+    v->xy += (uint64_t)fa * b;
+}
+
+/* The column's statistics from its sums at scale s, depth bpc. */
+SQ_FN SqViCol sq_vi_vend(const SqViV *v, int s, int bpc)
+{
+    const int smu = sq_vi_mu_shift(s, bpc), ssq = sq_vi_sq_shift(s, bpc);
+    const uint64_t rmu = sq_vi_rnd(smu), rsq = sq_vi_rnd(ssq);
+    SqViCol c;
+    c.m1 = (uint32_t)((v->m1 + rmu) >> smu);
+    c.m2 = (uint32_t)((v->m2 + rmu) >> smu);
+    c.xx = (uint32_t)((v->xx + rsq) >> ssq);
+    c.yy = (uint32_t)((v->yy + rsq) >> ssq);
+    c.xy = (uint32_t)((v->xy + rsq) >> ssq);
+    return c;
+}
+
 /*
  * Vertical pass of statistics row i at columns [j0, j1) of a w x h scale
  * (rows mirrored): the means and moments, shifted as the scale says.
@@ -92,31 +128,25 @@ typedef struct SqViRows {
 SQ_FN void sq_vi_vrow(const SQ_GLOBAL uint16_t *x, int64_t xs, const SQ_GLOBAL uint16_t *y,
                       int64_t ys, int h, int s, int bpc, int i, int j0, int j1, SqViRows t)
 {
-    const int r = sq_vi_half(s), smu = sq_vi_mu_shift(s, bpc), ssq = sq_vi_sq_shift(s, bpc);
-    const uint64_t rmu = sq_vi_rnd(smu), rsq = sq_vi_rnd(ssq);
+    const int r = sq_vi_half(s);
     /* the rows' mirror and the taps once per row */
     int64_t xo[17], yo[17];
-    uint64_t ft[17];
+    uint32_t ft[17];
     for (int k = 0; k <= 2 * r; k++) {
         xo[k] = (int64_t)sq_mirror(i - r + k, h) * xs;
         yo[k] = (int64_t)sq_mirror(i - r + k, h) * ys;
         ft[k] = sq_vi_tap(s, k);
     }
     for (int j = j0; j < j1; j++) {
-        uint64_t m1 = 0, m2 = 0, xx = 0, yy = 0, xy = 0;
-        for (int k = 0; k <= 2 * r; k++) {
-            const uint64_t f = ft[k], a = x[xo[k] + j], b = y[yo[k] + j];
-            m1 += f * a;
-            m2 += f * b;
-            xx += f * a * a;
-            yy += f * b * b;
-            xy += f * a * b;
-        }
-        t.m1[j] = (uint32_t)((m1 + rmu) >> smu);
-        t.m2[j] = (uint32_t)((m2 + rmu) >> smu);
-        t.xx[j] = (uint32_t)((xx + rsq) >> ssq);
-        t.yy[j] = (uint32_t)((yy + rsq) >> ssq);
-        t.xy[j] = (uint32_t)((xy + rsq) >> ssq);
+        SqViV v = { 0, 0, 0, 0, 0 };
+        for (int k = 0; k <= 2 * r; k++)
+            sq_vi_vtap(&v, ft[k], x[xo[k] + j], y[yo[k] + j]);
+        const SqViCol c = sq_vi_vend(&v, s, bpc);
+        t.m1[j] = c.m1;
+        t.m2[j] = c.m2;
+        t.xx[j] = c.xx;
+        t.yy[j] = c.yy;
+        t.xy[j] = c.xy;
     }
 }
 
@@ -159,31 +189,52 @@ typedef struct SqViSig {
     int32_t s1, s2, s12;
 } SqViSig;
 
+/* A pixel's horizontal sums: the means' wrap in u32 as the scalar code's. */
+typedef struct SqViH {
+    uint32_t m1, m2;
+    uint64_t xx, yy, xy;
+} SqViH;
+
+SQ_FN void sq_vi_htap(SqViH *a, uint32_t f, SqViCol c)
+{
+    a->m1 += f * c.m1;
+    a->m2 += f * c.m2;
+    a->xx += (uint64_t)f * c.xx;
+    a->yy += (uint64_t)f * c.yy;
+    a->xy += (uint64_t)f * c.xy;
+}
+
+/* The pixel's sigmas from its horizontal sums. */
+SQ_FN SqViSig sq_vi_hend(const SqViH *a)
+{
+    const uint64_t h = (uint64_t)1 << 31;
+    const uint32_t m11 = (uint32_t)(((uint64_t)a->m1 * a->m1 + h) >> 32);
+    const uint32_t m22 = (uint32_t)(((uint64_t)a->m2 * a->m2 + h) >> 32);
+    const uint32_t m12 = (uint32_t)(((uint64_t)a->m1 * a->m2 + h) >> 32);
+    SqViSig g;
+    g.s1 = (int32_t)((uint32_t)((a->xx + 32768) >> 16) - m11);
+    g.s2 = (int32_t)((uint32_t)((a->yy + 32768) >> 16) - m22);
+    g.s12 = (int32_t)((uint32_t)((a->xy + 32768) >> 16) - m12);
+    g.s2 = g.s2 < 0 ? 0 : g.s2;
+    return g;
+}
+
 /* The horizontal pass at column j of padded rows t (scale s, its taps ft: sq_vi_taps). */
 SQ_FN SqViSig sq_vi_sig_at(SqViRows t, int s, const uint32_t *ft, int j)
 {
     const int r = sq_vi_half(s);
-    uint32_t m1 = 0, m2 = 0;
-    uint64_t xx = 0, yy = 0, xy = 0;
+    SqViH a = { 0, 0, 0, 0, 0 };
     for (int k = 0; k <= 2 * r; k++) {
-        const uint32_t f = ft[k];
         const int c = j - r + k;
-        m1 += f * t.m1[c];
-        m2 += f * t.m2[c];
-        xx += (uint64_t)f * t.xx[c];
-        yy += (uint64_t)f * t.yy[c];
-        xy += (uint64_t)f * t.xy[c];
+        SqViCol v;
+        v.m1 = t.m1[c];
+        v.m2 = t.m2[c];
+        v.xx = t.xx[c];
+        v.yy = t.yy[c];
+        v.xy = t.xy[c];
+        sq_vi_htap(&a, ft[k], v);
     }
-    const uint64_t h = (uint64_t)1 << 31;
-    const uint32_t m11 = (uint32_t)(((uint64_t)m1 * m1 + h) >> 32);
-    const uint32_t m22 = (uint32_t)(((uint64_t)m2 * m2 + h) >> 32);
-    const uint32_t m12 = (uint32_t)(((uint64_t)m1 * m2 + h) >> 32);
-    SqViSig g;
-    g.s1 = (int32_t)((uint32_t)((xx + 32768) >> 16) - m11);
-    g.s2 = (int32_t)((uint32_t)((yy + 32768) >> 16) - m22);
-    g.s12 = (int32_t)((uint32_t)((xy + 32768) >> 16) - m12);
-    g.s2 = g.s2 < 0 ? 0 : g.s2;
-    return g;
+    return sq_vi_hend(&a);
 }
 
 /* The log terms of a pixel with sigma1 >= SQ_VI_NSQ, sigma12 > 0, sigma2 > 0: the
