@@ -199,45 +199,29 @@ typedef struct SqGpuVif {
 } SqGpuVif;
 
 /*
- * The decimation's rows run in lanes: lane k takes rows k, k + n, ... (n
- * lanes, at most SQ_GPU_VIF_LANES, one block each), through its own padded
- * row buffer (w + 2 SQ_VI_PAD u32; the part has five a lane). The
- * statistics run in tiles of SQ_GPU_VIF_TH x SQ_GPU_VIF_TW pixels, their
- * columns' statistics in block-shared memory; SQ_GPU_VIF_SLANES blocks a
- * job take tiles k, k + SLANES, ... and keep their integer sums apart.
+ * A scale's statistics and its decimation run in tiles of SQ_GPU_VIF_TH x
+ * SQ_GPU_VIF_TW outputs, their vertical values in block-shared memory;
+ * SQ_GPU_VIF_SLANES blocks a job (and side) take tiles k, k + SLANES, ...
+ * and the statistics blocks keep their integer sums apart.
  */
-#define SQ_GPU_VIF_LANES 128
 #define SQ_GPU_VIF_SLANES 256
 #define SQ_GPU_VIF_TW 64
 #define SQ_GPU_VIF_TH 16
 /* The parts of an SqGpuVif's scratch: scale s's u16 plane of side k at 2s + k
- * ((w >> s) x (h >> s)), then the lanes' row buffers, then the statistics
- * blocks' sums (SqViAcc as 4 u64 per scale and block). */
-enum { SQ_GPU_VIF_ROWS = 8, SQ_GPU_VIF_SUMS = 9 };
-
-SQ_FN int sq_gpu_vif_lanes(int h)
-{
-    return h < SQ_GPU_VIF_LANES ? h : SQ_GPU_VIF_LANES;
-}
-
-/* Elements (u32) of one padded row buffer of a job of width w. */
-SQ_FN int64_t sq_gpu_vif_row(int w)
-{
-    return (int64_t)w + 2 * SQ_VI_PAD;
-}
+ * ((w >> s) x (h >> s)), then the statistics blocks' sums (SqViAcc as 4 u64
+ * per scale and block). */
+enum { SQ_GPU_VIF_SUMS = 8 };
 
 /* Byte offset of part k in the scratch of a w x h job. */
 SQ_FN int64_t sq_gpu_vif_at(int w, int h, int k)
 {
     int64_t o = 0;
     for (int p = 0; p < k; p++)
-        o += p < SQ_GPU_VIF_ROWS
-                 ? sq_gpu_align((int64_t)(w >> (p >> 1)) * (h >> (p >> 1)) * 2)
-                 : sq_gpu_align((int64_t)sq_gpu_vif_lanes(h) * 5 * sq_gpu_vif_row(w) * 4);
+        o += sq_gpu_align((int64_t)(w >> (p >> 1)) * (h >> (p >> 1)) * 2);
     return o;
 }
 
-/* The scratch of a w x h job: the planes, the row buffers, the lanes' sums. */
+/* The scratch of a w x h job: the planes and the blocks' sums. */
 SQ_FN int64_t sq_gpu_vif_bytes(int w, int h)
 {
     return sq_gpu_vif_at(w, h, SQ_GPU_VIF_SUMS) +

@@ -1,11 +1,9 @@
 /*
  * libvmaf's integer VIF on the GPU (SQ_JOB_VIF jobs, SqGpuVif): the math
  * core's per-sample steps (math/vmaf_vif.h), one launch per scale for the
- * decimation and the statistics (SqKArgs.scale). The decimation's rows run
- * in lanes (SQ_GPU_VIF_LANES), each row as on the CPU: the vertical pass
- * into the lane's padded row, the mirror, the horizontal pass. The
- * statistics run in tiles whose columns' vertical sums (mirrored columns
- * included) lie in block-shared memory for the horizontal pass. The four
+ * decimation and the statistics (SqKArgs.scale), each in tiles whose
+ * vertical values (mirrored columns included, as sq_vi_pad mirrors them)
+ * lie in block-shared memory for the horizontal pass. The statistics' four
  * sums are integers, added up in any order to the CPU's values; the one
  * float step (sq_vi_scale_nd) runs once on the totals, as on the CPU.
  * Included by gpu/kernels.h.
@@ -26,14 +24,6 @@ SQ_DFN SQ_GLOBAL uint16_t *sq_gk_vif_plane(SQ_GLOBAL unsigned char *arena,
                                            const SQ_GLOBAL SqGpuVif *v, int s, int k)
 {
     return SQ_GK_PTR(uint16_t, v->scratch + sq_gpu_vif_at(v->w, v->h, 2 * s + k));
-}
-
-/* Row buffer r (0..4) of lane `lane`, at its column 0 (padded by SQ_VI_PAD). */
-SQ_DFN SQ_GLOBAL uint32_t *sq_gk_vif_buf(SQ_GLOBAL unsigned char *arena,
-                                         const SQ_GLOBAL SqGpuVif *v, int lane, int r)
-{
-    return SQ_GK_PTR(uint32_t, v->scratch + sq_gpu_vif_at(v->w, v->h, SQ_GPU_VIF_ROWS)) +
-           (int64_t)(5 * lane + r) * sq_gpu_vif_row(v->w) + SQ_VI_PAD;
 }
 
 /* The four sums (SqViAcc's order) of scale s, statistics block `lane`. */
@@ -62,32 +52,54 @@ SQ_KERNEL_BEGIN(vif_widen, 256)
     }
 }
 
+/* Input columns of a decimation tile's vertical values (2 TW - 1 + 2 R, rounded up). */
+#define SQ_GK_VIF_SC (2 * SQ_GPU_VIF_TW + 2 * SQ_VI_PAD)
+
 /*
- * Block (lane, 2 job + side), scale s >= 1: the decimation of the side's
- * scale s - 1 plane (w x h) into scale s, one output row at a time through
- * the lane's row buffer `side` (sq_vi_subsample's steps).
+ * Block (lane, 2 job + side), scale s >= 1: tiles lane, lane +
+ * SQ_GPU_VIF_SLANES, ... of the side's scale s plane, decimated from its
+ * scale s - 1 plane (w x h): the vertical values of the tile's rows at the
+ * input columns its outputs reach, mirrored as sq_vi_pad mirrors them, in
+ * shared memory; then each output's horizontal value (sq_vi_subsample's
+ * steps).
  */
 SQ_KERNEL_BEGIN(vif_sub, 256)
 {
+    SQ_SHARED uint32_t cv[SQ_GPU_VIF_TH * SQ_GK_VIF_SC];
+    SQ_SHARED int64_t roff[2 * SQ_GPU_VIF_TH + 2 * SQ_VI_PAD];
     const int job = SQ_BY >> 1, side = SQ_BY & 1, lane = SQ_BX, s = ka.scale;
     const SQ_GLOBAL SqGpuVif *v = sq_gk_vif(arena, &ka, job);
-    const int w = v->w >> (s - 1), h = v->h >> (s - 1), r = sq_vi_half(s);
-    const int nl = sq_gpu_vif_lanes(v->h);
-    /* the same for every thread of the block: an idle one runs no row */
-    const int rows = job < ka.nvifs && lane < nl ? h / 2 : 0;
+    const int w = v->w >> (s - 1), h = v->h >> (s - 1), r = sq_vi_half(s), bpc = v->bpc;
+    const int w2 = w / 2, h2 = h / 2, tx = (w2 + SQ_GPU_VIF_TW - 1) / SQ_GPU_VIF_TW;
+    const int tiles = job < ka.nvifs ? tx * ((h2 + SQ_GPU_VIF_TH - 1) / SQ_GPU_VIF_TH) : 0;
     const SQ_GLOBAL uint16_t *x = sq_gk_vif_plane(arena, v, s - 1, side);
     SQ_GLOBAL uint16_t *out = sq_gk_vif_plane(arena, v, s, side);
-    SQ_GLOBAL uint32_t *t = sq_gk_vif_buf(arena, v, lane < nl ? lane : 0, side);
-    for (int i = lane; i < rows; i += nl) {
-        for (int j = SQ_TID; j < w; j += SQ_NTH)
-            sq_vi_sub_vrow(x, w, h, s, v->bpc, i, j, j + 1, t);
+    uint32_t ft[9];
+    sq_vi_taps(s, ft);
+    for (int tile = lane; tile < tiles; tile += SQ_GPU_VIF_SLANES) {
+        const int i0 = tile / tx * SQ_GPU_VIF_TH, j0 = tile % tx * SQ_GPU_VIF_TW;
+        const int rows = h2 - i0 < SQ_GPU_VIF_TH ? h2 - i0 : SQ_GPU_VIF_TH;
+        const int cols = w2 - j0 < SQ_GPU_VIF_TW ? w2 - j0 : SQ_GPU_VIF_TW;
+        const int vc = 2 * cols - 1 + 2 * r;
+        for (int q = SQ_TID; q < 2 * rows + 2 * r; q += SQ_NTH)
+            roff[q] = (int64_t)sq_mirror(2 * i0 - r + q, h) * w;
         SQ_SYNC();
-        if (SQ_TID == 0)
-            sq_vi_pad(t, w, r);
+        for (int e = SQ_TID; e < rows * vc; e += SQ_NTH) {
+            const int ri = e / vc, ci = e - ri * vc, c = sq_mirror(2 * j0 - r + ci, w);
+            uint32_t m = 0;
+            for (int k = 0; k <= 2 * r; k++)
+                m += ft[k] * (uint32_t)x[roff[2 * ri + k] + c];
+            cv[ri * SQ_GK_VIF_SC + ci] = sq_vi_sub_vend(m, s, bpc);
+        }
         SQ_SYNC();
-        for (int j = SQ_TID; j < w / 2; j += SQ_NTH)
-            sq_vi_sub_hrow(t, s, j, j + 1, out + (int64_t)i * (w / 2));
-        SQ_SYNC(); /* the buffer is the next row's */
+        for (int e = SQ_TID; e < rows * cols; e += SQ_NTH) {
+            const int ri = e / cols, cj = e - ri * cols, o = ri * SQ_GK_VIF_SC + 2 * cj;
+            uint32_t m = 0;
+            for (int k = 0; k <= 2 * r; k++)
+                m += ft[k] * cv[o + k];
+            out[(int64_t)(i0 + ri) * w2 + j0 + cj] = sq_vi_sub_hend(m);
+        }
+        SQ_SYNC(); /* the shared values are the next tile's */
     }
 }
 

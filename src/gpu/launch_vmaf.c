@@ -132,14 +132,14 @@ int sq_gpu_launch_vif(GpuBatches *bt, const BatchRec *b, SqKArgs *ka, int S)
     const SqGpuFns *fn = bt->x->fns;
     int w, h, ret;
     largest_plane(bt, SQ_JOB_VIF, &w, &h);
-    const unsigned nv = (unsigned)b->nvifs, lanes = (unsigned)sq_gpu_vif_lanes(h);
+    const unsigned nv = (unsigned)b->nvifs;
     for (int s = 0; s < 4; s++) {
         const struct {
             int k;
             unsigned grid[2];
         } steps[] = {
             { s ? SQ_K_vif_sub : SQ_K_vif_widen,
-              { s ? lanes : ceil_div(h, SQ_GPU_ROWS), 2 * nv } },
+              { s ? SQ_GPU_VIF_SLANES : ceil_div(h, SQ_GPU_ROWS), 2 * nv } },
             { SQ_K_vif_stats, { SQ_GPU_VIF_SLANES, nv } },
         };
         ka->scale = s;

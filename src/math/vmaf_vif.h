@@ -291,16 +291,30 @@ SQ_FN void sq_vi_scale_nd(const SqViAcc *a, float *num, float *den)
     *den = sq_d_to_float(sq_d_add(sq_d_div(sq_d_from_int(a->den_log), q), dn));
 }
 
+/* The decimation's vertical value into scale s (s >= 1) from its tap sum m
+ * (u32: every tap sum of a u16 plane is below 2^32): shifted by the depth
+ * from scale 0, by 16 after it. */
+SQ_FN uint32_t sq_vi_sub_vend(uint32_t m, int s, int bpc)
+{
+    const int sh = s == 1 ? bpc : 16;
+    return (m + ((uint32_t)1 << (sh - 1))) >> sh;
+}
+
+/* Its horizontal value (an 8.8 sample of scale s) from the tap sum m. */
+SQ_FN uint16_t sq_vi_sub_hend(uint32_t m)
+{
+    return (uint16_t)((m + 32768) >> 16);
+}
+
 /*
  * Decimation into scale s (s >= 1) from the previous scale's w x h plane:
- * the vertical pass of input row 2i (rows mirrored), shifted by the depth
- * from scale 0 and by 16 after it, at columns [j0, j1) into t.
+ * the vertical pass of input row 2i (rows mirrored) at columns [j0, j1)
+ * into t.
  */
 SQ_FN void sq_vi_sub_vrow(const SQ_GLOBAL uint16_t *x, int64_t xs, int h, int s, int bpc, int i,
                           int j0, int j1, SQ_GLOBAL uint32_t *t)
 {
-    const int r = sq_vi_half(s), sh = s == 1 ? bpc : 16;
-    const uint32_t rnd = (uint32_t)1 << (sh - 1);
+    const int r = sq_vi_half(s);
     int64_t xo[9];
     uint32_t ft[9];
     for (int k = 0; k <= 2 * r; k++) {
@@ -311,7 +325,7 @@ SQ_FN void sq_vi_sub_vrow(const SQ_GLOBAL uint16_t *x, int64_t xs, int h, int s,
         uint32_t m = 0;
         for (int k = 0; k <= 2 * r; k++)
             m += ft[k] * (uint32_t)x[xo[k] + j];
-        t[j] = (m + rnd) >> sh;
+        t[j] = sq_vi_sub_vend(m, s, bpc);
     }
 }
 
@@ -326,7 +340,7 @@ SQ_FN void sq_vi_sub_hrow(const SQ_GLOBAL uint32_t *t, int s, int j0, int j1,
         uint32_t m = 0;
         for (int k = 0; k <= 2 * r; k++)
             m += ft[k] * t[2 * j - r + k];
-        out[j] = (uint16_t)((m + 32768) >> 16);
+        out[j] = sq_vi_sub_hend(m);
     }
 }
 
