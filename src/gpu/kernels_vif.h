@@ -55,17 +55,48 @@ SQ_KERNEL_BEGIN(vif_widen, 256)
 /* Input columns of a decimation tile's vertical values (2 TW - 1 + 2 R, rounded up). */
 #define SQ_GK_VIF_SC (2 * SQ_GPU_VIF_TW + 2 * SQ_VI_PAD)
 
+/* A decimation tile's vertical values (rows x vc input columns from 2 j0 - R,
+ * mirrored; the input rows' offsets in roff, the taps in ft) into cv. */
+SQ_DFN void sq_gk_vif_sub_vtile(SQ_SHARED_PTR const uint32_t *ft, const SQ_GLOBAL uint16_t *x,
+                                SQ_SHARED_PTR const int64_t *roff, int w, int j0, int rows,
+                                int vc, int s, int bpc, SQ_SHARED_PTR uint32_t *cv)
+{
+    const int r = sq_vi_half(s);
+    for (int e = SQ_TID; e < rows * vc; e += SQ_NTH) {
+        const int ri = e / vc, ci = e - ri * vc, c = sq_mirror(2 * j0 - r + ci, w);
+        uint32_t m = 0;
+        for (int k = 0; k <= 2 * r; k++)
+            m += ft[k] * (uint32_t)x[roff[2 * ri + k] + c];
+        cv[ri * SQ_GK_VIF_SC + ci] = sq_vi_sub_vend(m, s, bpc);
+    }
+}
+
+/* Its outputs (rows x cols from row i0, column j0 of the w2-wide plane out) from cv. */
+SQ_DFN void sq_gk_vif_sub_htile(SQ_SHARED_PTR const uint32_t *ft, SQ_SHARED_PTR const uint32_t *cv,
+                                int rows, int cols, int s, SQ_GLOBAL uint16_t *out, int64_t w2,
+                                int i0, int j0)
+{
+    const int r = sq_vi_half(s);
+    for (int e = SQ_TID; e < rows * cols; e += SQ_NTH) {
+        const int ri = e / cols, cj = e - ri * cols;
+        SQ_SHARED_PTR const uint32_t *o = cv + ri * SQ_GK_VIF_SC + 2 * cj;
+        uint32_t m = 0;
+        for (int k = 0; k <= 2 * r; k++)
+            m += ft[k] * o[k];
+        out[(i0 + ri) * w2 + j0 + cj] = sq_vi_sub_hend(m);
+    }
+}
+
 /*
  * Block (lane, 2 job + side), scale s >= 1: tiles lane, lane +
  * SQ_GPU_VIF_SLANES, ... of the side's scale s plane, decimated from its
  * scale s - 1 plane (w x h): the vertical values of the tile's rows at the
- * input columns its outputs reach, mirrored as sq_vi_pad mirrors them, in
- * shared memory; then each output's horizontal value (sq_vi_subsample's
- * steps).
+ * input columns its outputs reach (sq_gk_vif_sub_vtile), then each output's
+ * horizontal value (sq_gk_vif_sub_htile): sq_vi_subsample's steps.
  */
 SQ_KERNEL_BEGIN(vif_sub, 256)
 {
-    SQ_SHARED uint32_t cv[SQ_GPU_VIF_TH * SQ_GK_VIF_SC];
+    SQ_SHARED uint32_t cv[SQ_GPU_VIF_TH * SQ_GK_VIF_SC], ft[2 * SQ_VI_PAD + 1];
     SQ_SHARED int64_t roff[2 * SQ_GPU_VIF_TH + 2 * SQ_VI_PAD];
     const int job = SQ_BY >> 1, side = SQ_BY & 1, lane = SQ_BX, s = ka.scale;
     const SQ_GLOBAL SqGpuVif *v = sq_gk_vif(arena, &ka, job);
@@ -74,8 +105,8 @@ SQ_KERNEL_BEGIN(vif_sub, 256)
     const int tiles = job < ka.nvifs ? tx * ((h2 + SQ_GPU_VIF_TH - 1) / SQ_GPU_VIF_TH) : 0;
     const SQ_GLOBAL uint16_t *x = sq_gk_vif_plane(arena, v, s - 1, side);
     SQ_GLOBAL uint16_t *out = sq_gk_vif_plane(arena, v, s, side);
-    uint32_t ft[9];
-    sq_vi_taps(s, ft);
+    for (int k = SQ_TID; k <= 2 * r; k += SQ_NTH)
+        ft[k] = sq_vi_tap(s, k);
     for (int tile = lane; tile < tiles; tile += SQ_GPU_VIF_SLANES) {
         const int i0 = tile / tx * SQ_GPU_VIF_TH, j0 = tile % tx * SQ_GPU_VIF_TW;
         const int rows = h2 - i0 < SQ_GPU_VIF_TH ? h2 - i0 : SQ_GPU_VIF_TH;
@@ -84,21 +115,9 @@ SQ_KERNEL_BEGIN(vif_sub, 256)
         for (int q = SQ_TID; q < 2 * rows + 2 * r; q += SQ_NTH)
             roff[q] = (int64_t)sq_mirror(2 * i0 - r + q, h) * w;
         SQ_SYNC();
-        for (int e = SQ_TID; e < rows * vc; e += SQ_NTH) {
-            const int ri = e / vc, ci = e - ri * vc, c = sq_mirror(2 * j0 - r + ci, w);
-            uint32_t m = 0;
-            for (int k = 0; k <= 2 * r; k++)
-                m += ft[k] * (uint32_t)x[roff[2 * ri + k] + c];
-            cv[ri * SQ_GK_VIF_SC + ci] = sq_vi_sub_vend(m, s, bpc);
-        }
+        sq_gk_vif_sub_vtile(ft, x, roff, w, j0, rows, vc, s, bpc, cv);
         SQ_SYNC();
-        for (int e = SQ_TID; e < rows * cols; e += SQ_NTH) {
-            const int ri = e / cols, cj = e - ri * cols, o = ri * SQ_GK_VIF_SC + 2 * cj;
-            uint32_t m = 0;
-            for (int k = 0; k <= 2 * r; k++)
-                m += ft[k] * cv[o + k];
-            out[(int64_t)(i0 + ri) * w2 + j0 + cj] = sq_vi_sub_hend(m);
-        }
+        sq_gk_vif_sub_htile(ft, cv, rows, cols, s, out, w2, i0, j0);
         SQ_SYNC(); /* the shared values are the next tile's */
     }
 }
@@ -108,18 +127,70 @@ SQ_KERNEL_BEGIN(vif_sub, 256)
 #define SQ_GK_VIF_TN (SQ_GPU_VIF_TH * SQ_GK_VIF_TC)
 
 /*
+ * A tile's vertical statistics (rows x vc columns from column j0 - R,
+ * mirrored as sq_vi_pad mirrors them; the rows' offsets in roff, scale s's
+ * taps in ft) into cs: five planes of SQ_GK_VIF_TN (m1, m2, xx, yy, xy).
+ * Helpers of block-shared data are called from one place each (PoCL
+ * computed wrong values with several inlined calls of them).
+ */
+SQ_DFN void sq_gk_vif_vtile(SQ_SHARED_PTR const uint32_t *ft, const SQ_GLOBAL uint16_t *x,
+                            const SQ_GLOBAL uint16_t *y, SQ_SHARED_PTR const int64_t *roff, int w,
+                            int j0, int rows, int vc, int s, int bpc, SQ_SHARED_PTR uint32_t *cs)
+{
+    const int r = sq_vi_half(s);
+    for (int e = SQ_TID; e < rows * vc; e += SQ_NTH) {
+        const int ri = e / vc, ci = e - ri * vc, c = sq_mirror(j0 - r + ci, w);
+        SqViV sv = { 0, 0, 0, 0, 0 };
+        for (int k = 0; k <= 2 * r; k++)
+            sq_vi_vtap(&sv, ft[k], x[roff[ri + k] + c], y[roff[ri + k] + c]);
+        const SqViCol col = sq_vi_vend(&sv, s, bpc);
+        SQ_SHARED_PTR uint32_t *o = cs + ri * SQ_GK_VIF_TC + ci;
+        o[0] = col.m1;
+        o[SQ_GK_VIF_TN] = col.m2;
+        o[2 * SQ_GK_VIF_TN] = col.xx;
+        o[3 * SQ_GK_VIF_TN] = col.yy;
+        o[4 * SQ_GK_VIF_TN] = col.xy;
+    }
+}
+
+/* Each pixel of the tile (rows x cols) this item takes: its horizontal pass from cs, the
+ * sums of their terms. */
+SQ_DFN SqViAcc sq_gk_vif_htile(SQ_SHARED_PTR const uint32_t *ft, SQ_SHARED_PTR const uint32_t *cs,
+                               int rows, int cols, int s, sq_f64 egl,
+                               const SQ_GLOBAL uint16_t *lt)
+{
+    const int r = sq_vi_half(s);
+    SqViAcc a;
+    a.num_log = a.den_log = a.num_nonlog = a.den_nonlog = 0;
+    for (int e = SQ_TID; e < rows * cols; e += SQ_NTH) {
+        const int ri = e / cols;
+        SQ_SHARED_PTR const uint32_t *o = cs + ri * SQ_GK_VIF_TC + (e - ri * cols);
+        SqViH sh = { 0, 0, 0, 0, 0 };
+        for (int k = 0; k <= 2 * r; k++) {
+            SqViCol col;
+            col.m1 = o[k];
+            col.m2 = o[SQ_GK_VIF_TN + k];
+            col.xx = o[2 * SQ_GK_VIF_TN + k];
+            col.yy = o[3 * SQ_GK_VIF_TN + k];
+            col.xy = o[4 * SQ_GK_VIF_TN + k];
+            sq_vi_htap(&sh, ft[k], col);
+        }
+        sq_vi_pixel(sq_vi_hend(&sh), egl, lt, &a);
+    }
+    return a;
+}
+
+/*
  * Block (lane, job), scale s: tiles lane, lane + SQ_GPU_VIF_SLANES, ... of
- * the scale. A tile's rows' vertical statistics (sq_vi_vtap, sq_vi_vend) at
- * its columns and R beyond each side, mirrored as sq_vi_pad mirrors the
- * rows, into shared memory; then each pixel's horizontal pass from there
- * and its terms (sq_vi_pixel). The block's four integer sums into its own.
- * Skipped scale 0 runs no tile.
+ * the scale, each its vertical statistics into shared memory
+ * (sq_gk_vif_vtile), then its pixels' horizontal pass and terms
+ * (sq_gk_vif_htile); the block's four integer sums into its own. Skipped
+ * scale 0 runs no tile.
  */
 SQ_KERNEL_BEGIN(vif_stats, 256)
 {
     SQ_SHARED uint64_t part[4 * SQ_GK_MAXTH];
-    SQ_SHARED uint32_t cm1[SQ_GK_VIF_TN], cm2[SQ_GK_VIF_TN], cxx[SQ_GK_VIF_TN],
-        cyy[SQ_GK_VIF_TN], cxy[SQ_GK_VIF_TN];
+    SQ_SHARED uint32_t cs[5 * SQ_GK_VIF_TN], ft[2 * SQ_VI_PAD + 1];
     SQ_SHARED int64_t roff[SQ_GPU_VIF_TH + 2 * SQ_VI_PAD];
     const int job = SQ_BY, lane = SQ_BX, s = ka.scale;
     const SQ_GLOBAL SqGpuVif *v = sq_gk_vif(arena, &ka, job);
@@ -130,9 +201,9 @@ SQ_KERNEL_BEGIN(vif_stats, 256)
     const SQ_GLOBAL uint16_t *x = sq_gk_vif_plane(arena, v, s, 0);
     const SQ_GLOBAL uint16_t *y = sq_gk_vif_plane(arena, v, s, 1);
     const SQ_GLOBAL uint16_t *lt = SQ_GK_PTR(const uint16_t, v->lt);
-    uint32_t ft[17];
-    sq_vi_taps(s, ft);
     const sq_f64 egl = v->egl;
+    for (int k = SQ_TID; k <= 2 * r; k += SQ_NTH)
+        ft[k] = sq_vi_tap(s, k);
     SqViAcc a;
     a.num_log = a.den_log = a.num_nonlog = a.den_nonlog = 0;
     for (int tile = lane; tile < tiles; tile += SQ_GPU_VIF_SLANES) {
@@ -142,34 +213,13 @@ SQ_KERNEL_BEGIN(vif_stats, 256)
         for (int q = SQ_TID; q < rows + 2 * r; q += SQ_NTH)
             roff[q] = (int64_t)sq_mirror(i0 - r + q, h) * w;
         SQ_SYNC();
-        for (int e = SQ_TID; e < rows * vc; e += SQ_NTH) {
-            const int ri = e / vc, ci = e - ri * vc, c = sq_mirror(j0 - r + ci, w);
-            SqViV sv = { 0, 0, 0, 0, 0 };
-            for (int k = 0; k <= 2 * r; k++)
-                sq_vi_vtap(&sv, ft[k], x[roff[ri + k] + c], y[roff[ri + k] + c]);
-            const SqViCol col = sq_vi_vend(&sv, s, bpc);
-            const int o = ri * SQ_GK_VIF_TC + ci;
-            cm1[o] = col.m1;
-            cm2[o] = col.m2;
-            cxx[o] = col.xx;
-            cyy[o] = col.yy;
-            cxy[o] = col.xy;
-        }
+        sq_gk_vif_vtile(ft, x, y, roff, w, j0, rows, vc, s, bpc, cs);
         SQ_SYNC();
-        for (int e = SQ_TID; e < rows * cols; e += SQ_NTH) {
-            const int ri = e / cols, o = ri * SQ_GK_VIF_TC + (e - ri * cols);
-            SqViH sh = { 0, 0, 0, 0, 0 };
-            for (int k = 0; k <= 2 * r; k++) {
-                SqViCol col;
-                col.m1 = cm1[o + k];
-                col.m2 = cm2[o + k];
-                col.xx = cxx[o + k];
-                col.yy = cyy[o + k];
-                col.xy = cxy[o + k];
-                sq_vi_htap(&sh, ft[k], col);
-            }
-            sq_vi_pixel(sq_vi_hend(&sh), egl, lt, &a);
-        }
+        const SqViAcc t = sq_gk_vif_htile(ft, cs, rows, cols, s, egl, lt);
+        a.num_log += t.num_log;
+        a.den_log += t.den_log;
+        a.num_nonlog += t.num_nonlog;
+        a.den_nonlog += t.den_nonlog;
         SQ_SYNC(); /* the shared columns are the next tile's */
     }
     /* integer sums: every split of rows and columns gives the CPU's (as u64, wrapping alike) */
