@@ -62,8 +62,11 @@ SQ_DFN void sq_gk_vif_sub_vtile(SQ_SHARED_PTR const uint32_t *ft, const SQ_GLOBA
                                 int vc, int s, int bpc, SQ_SHARED_PTR uint32_t *cv)
 {
     const int r = sq_vi_half(s);
-    for (int e = SQ_TID; e < rows * vc; e += SQ_NTH) {
-        const int ri = e / vc, ci = e - ri * vc, c = sq_mirror(2 * j0 - r + ci, w);
+    for (int e = SQ_TID; e < rows * SQ_GK_VIF_SC; e += SQ_NTH) {
+        const int ri = e / SQ_GK_VIF_SC, ci = e - ri * SQ_GK_VIF_SC;
+        if (ci >= vc)
+            continue;
+        const int c = sq_mirror(2 * j0 - r + ci, w);
         uint32_t m = 0;
         for (int k = 0; k <= 2 * r; k++)
             m += ft[k] * (uint32_t)x[roff[2 * ri + k] + c];
@@ -77,8 +80,10 @@ SQ_DFN void sq_gk_vif_sub_htile(SQ_SHARED_PTR const uint32_t *ft, SQ_SHARED_PTR 
                                 int i0, int j0)
 {
     const int r = sq_vi_half(s);
-    for (int e = SQ_TID; e < rows * cols; e += SQ_NTH) {
-        const int ri = e / cols, cj = e - ri * cols;
+    for (int e = SQ_TID; e < rows * SQ_GPU_VIF_TW; e += SQ_NTH) {
+        const int ri = e / SQ_GPU_VIF_TW, cj = e - ri * SQ_GPU_VIF_TW;
+        if (cj >= cols)
+            continue;
         SQ_SHARED_PTR const uint32_t *o = cv + ri * SQ_GK_VIF_SC + 2 * cj;
         uint32_t m = 0;
         for (int k = 0; k <= 2 * r; k++)
@@ -130,16 +135,21 @@ SQ_KERNEL_BEGIN(vif_sub, 256)
  * A tile's vertical statistics (rows x vc columns from column j0 - R,
  * mirrored as sq_vi_pad mirrors them; the rows' offsets in roff, scale s's
  * taps in ft) into cs: five planes of SQ_GK_VIF_TN (m1, m2, xx, yy, xy).
- * Helpers of block-shared data are called from one place each (PoCL
- * computed wrong values with several inlined calls of them).
+ * Items step over whole rows of the shared layout (a division by a
+ * constant) and skip the columns past the tile's. Helpers of block-shared
+ * data are called from one place each (PoCL computed wrong values with
+ * several inlined calls of them).
  */
 SQ_DFN void sq_gk_vif_vtile(SQ_SHARED_PTR const uint32_t *ft, const SQ_GLOBAL uint16_t *x,
                             const SQ_GLOBAL uint16_t *y, SQ_SHARED_PTR const int64_t *roff, int w,
                             int j0, int rows, int vc, int s, int bpc, SQ_SHARED_PTR uint32_t *cs)
 {
     const int r = sq_vi_half(s);
-    for (int e = SQ_TID; e < rows * vc; e += SQ_NTH) {
-        const int ri = e / vc, ci = e - ri * vc, c = sq_mirror(j0 - r + ci, w);
+    for (int e = SQ_TID; e < rows * SQ_GK_VIF_TC; e += SQ_NTH) {
+        const int ri = e / SQ_GK_VIF_TC, ci = e - ri * SQ_GK_VIF_TC;
+        if (ci >= vc)
+            continue;
+        const int c = sq_mirror(j0 - r + ci, w);
         SqViV sv = { 0, 0, 0, 0, 0 };
         for (int k = 0; k <= 2 * r; k++)
             sq_vi_vtap(&sv, ft[k], x[roff[ri + k] + c], y[roff[ri + k] + c]);
@@ -162,9 +172,11 @@ SQ_DFN SqViAcc sq_gk_vif_htile(SQ_SHARED_PTR const uint32_t *ft, SQ_SHARED_PTR c
     const int r = sq_vi_half(s);
     SqViAcc a;
     a.num_log = a.den_log = a.num_nonlog = a.den_nonlog = 0;
-    for (int e = SQ_TID; e < rows * cols; e += SQ_NTH) {
-        const int ri = e / cols;
-        SQ_SHARED_PTR const uint32_t *o = cs + ri * SQ_GK_VIF_TC + (e - ri * cols);
+    for (int e = SQ_TID; e < rows * SQ_GPU_VIF_TW; e += SQ_NTH) {
+        const int ri = e / SQ_GPU_VIF_TW, cj = e - ri * SQ_GPU_VIF_TW;
+        if (cj >= cols)
+            continue;
+        SQ_SHARED_PTR const uint32_t *o = cs + ri * SQ_GK_VIF_TC + cj;
         SqViH sh = { 0, 0, 0, 0, 0 };
         for (int k = 0; k <= 2 * r; k++) {
             SqViCol col;

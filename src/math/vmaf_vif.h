@@ -85,9 +85,10 @@ typedef struct SqViRows {
     SQ_GLOBAL uint32_t *m1, *m2, *xx, *yy, *xy; /* each at its column 0, padded by R */
 } SqViRows;
 
-/* A column's vertical sums, before their shifts. */
+/* A column's vertical sums, before their shifts: Sum f a < 2^16 2^16 fits u32. */
 typedef struct SqViV {
-    uint64_t m1, m2, xx, yy, xy;
+    uint32_t m1, m2;
+    uint64_t xx, yy, xy;
 } SqViV;
 
 /* A column's statistics: the means and moments, shifted (u32). */
@@ -113,8 +114,8 @@ SQ_FN SqViCol sq_vi_vend(const SqViV *v, int s, int bpc)
     const int smu = sq_vi_mu_shift(s, bpc), ssq = sq_vi_sq_shift(s, bpc);
     const uint64_t rmu = sq_vi_rnd(smu), rsq = sq_vi_rnd(ssq);
     SqViCol c;
-    c.m1 = (uint32_t)((v->m1 + rmu) >> smu);
-    c.m2 = (uint32_t)((v->m2 + rmu) >> smu);
+    c.m1 = (uint32_t)(((uint64_t)v->m1 + rmu) >> smu);
+    c.m2 = (uint32_t)(((uint64_t)v->m2 + rmu) >> smu);
     c.xx = (uint32_t)((v->xx + rsq) >> ssq);
     c.yy = (uint32_t)((v->yy + rsq) >> ssq);
     c.xy = (uint32_t)((v->xy + rsq) >> ssq);
