@@ -26,6 +26,26 @@ SQ_DFN SQ_GLOBAL uint16_t *sq_gk_vif_plane(SQ_GLOBAL unsigned char *arena,
     return SQ_GK_PTR(uint16_t, v->scratch + sq_gpu_vif_at(v->w, v->h, 2 * s + k));
 }
 
+/* Side k's scale 0 is its picture's plane itself: plain 16-bit samples at even offsets. */
+SQ_DFN int sq_gk_vif_inplace(const SQ_GLOBAL SqGpuVif *v, int k)
+{
+    return v->acc[k] == SQ_ACC_16 && !(v->pic[k] & 1) && !(v->stride[k] & 1);
+}
+
+/* The u16 plane of side k at scale s, its row stride in samples into *xs: at scale 0
+ * the picture's plane where it is one (vif_widen skips it), else the scratch's. */
+SQ_DFN const SQ_GLOBAL uint16_t *sq_gk_vif_src(SQ_GLOBAL unsigned char *arena,
+                                              const SQ_GLOBAL SqGpuVif *v, int s, int k,
+                                              int64_t *xs)
+{
+    if (s == 0 && sq_gk_vif_inplace(v, k)) {
+        *xs = v->stride[k] / 2;
+        return SQ_GK_PTR(const uint16_t, v->pic[k]);
+    }
+    *xs = v->w >> s;
+    return sq_gk_vif_plane(arena, v, s, k);
+}
+
 /* The four sums (SqViAcc's order) of scale s, statistics block `lane`. */
 SQ_DFN SQ_GLOBAL uint64_t *sq_gk_vif_sums(SQ_GLOBAL unsigned char *arena,
                                           const SQ_GLOBAL SqGpuVif *v, int s, int lane)
@@ -42,6 +62,8 @@ SQ_KERNEL_BEGIN(vif_widen, 256)
         return;
     const SQ_GLOBAL SqGpuVif *v = sq_gk_vif(arena, &ka, SQ_BY >> 1);
     const int side = SQ_BY & 1;
+    if (sq_gk_vif_inplace(v, side))
+        return;
     int i0, i1;
     sq_gk_rows(SQ_BX, v->h, 1, &i0, &i1);
     SQ_GLOBAL uint16_t *out = sq_gk_vif_plane(arena, v, 0, side);
@@ -108,7 +130,8 @@ SQ_KERNEL_BEGIN(vif_sub, 256)
     const int w = v->w >> (s - 1), h = v->h >> (s - 1), r = sq_vi_half(s), bpc = v->bpc;
     const int w2 = w / 2, h2 = h / 2, tx = (w2 + SQ_GPU_VIF_TW - 1) / SQ_GPU_VIF_TW;
     const int tiles = job < ka.nvifs ? tx * ((h2 + SQ_GPU_VIF_TH - 1) / SQ_GPU_VIF_TH) : 0;
-    const SQ_GLOBAL uint16_t *x = sq_gk_vif_plane(arena, v, s - 1, side);
+    int64_t xs;
+    const SQ_GLOBAL uint16_t *x = sq_gk_vif_src(arena, v, s - 1, side, &xs);
     SQ_GLOBAL uint16_t *out = sq_gk_vif_plane(arena, v, s, side);
     for (int k = SQ_TID; k <= 2 * r; k += SQ_NTH)
         ft[k] = sq_vi_tap(s, k);
@@ -118,7 +141,7 @@ SQ_KERNEL_BEGIN(vif_sub, 256)
         const int cols = w2 - j0 < SQ_GPU_VIF_TW ? w2 - j0 : SQ_GPU_VIF_TW;
         const int vc = 2 * cols - 1 + 2 * r;
         for (int q = SQ_TID; q < 2 * rows + 2 * r; q += SQ_NTH)
-            roff[q] = (int64_t)sq_mirror(2 * i0 - r + q, h) * w;
+            roff[q] = sq_mirror(2 * i0 - r + q, h) * xs;
         SQ_SYNC();
         sq_gk_vif_sub_vtile(ft, x, roff, w, j0, rows, vc, s, bpc, cv);
         SQ_SYNC();
@@ -133,7 +156,8 @@ SQ_KERNEL_BEGIN(vif_sub, 256)
 
 /*
  * A tile's vertical statistics (rows x vc columns from column j0 - R,
- * mirrored as sq_vi_pad mirrors them; the rows' offsets in roff, scale s's
+ * mirrored as sq_vi_pad mirrors them; the rows' offsets in x in roff, in
+ * y after SQ_GPU_VIF_TH + 2 SQ_VI_PAD of them; scale s's
  * taps in ft) into cs: five planes of SQ_GK_VIF_TN (m1, m2, xx, yy, xy).
  * Items step over whole rows of the shared layout (a division by a
  * constant) and skip the columns past the tile's. Helpers of block-shared
@@ -145,6 +169,7 @@ SQ_DFN void sq_gk_vif_vtile(SQ_SHARED_PTR const uint32_t *ft, const SQ_GLOBAL ui
                             int j0, int rows, int vc, int s, int bpc, SQ_SHARED_PTR uint32_t *cs)
 {
     const int r = sq_vi_half(s);
+    SQ_SHARED_PTR const int64_t *ry = roff + SQ_GPU_VIF_TH + 2 * SQ_VI_PAD;
     for (int e = SQ_TID; e < rows * SQ_GK_VIF_TC; e += SQ_NTH) {
         const int ri = e / SQ_GK_VIF_TC, ci = e - ri * SQ_GK_VIF_TC;
         if (ci >= vc)
@@ -152,7 +177,7 @@ SQ_DFN void sq_gk_vif_vtile(SQ_SHARED_PTR const uint32_t *ft, const SQ_GLOBAL ui
         const int c = sq_mirror(j0 - r + ci, w);
         SqViV sv = { 0, 0, 0, 0, 0 };
         for (int k = 0; k <= 2 * r; k++)
-            sq_vi_vtap(&sv, ft[k], x[roff[ri + k] + c], y[roff[ri + k] + c]);
+            sq_vi_vtap(&sv, ft[k], x[roff[ri + k] + c], y[ry[ri + k] + c]);
         const SqViCol col = sq_vi_vend(&sv, s, bpc);
         SQ_SHARED_PTR uint32_t *o = cs + ri * SQ_GK_VIF_TC + ci;
         o[0] = col.m1;
@@ -203,15 +228,16 @@ SQ_KERNEL_BEGIN(vif_stats, 256)
 {
     SQ_SHARED uint64_t part[4 * SQ_GK_MAXTH];
     SQ_SHARED uint32_t cs[5 * SQ_GK_VIF_TN], ft[2 * SQ_VI_PAD + 1];
-    SQ_SHARED int64_t roff[SQ_GPU_VIF_TH + 2 * SQ_VI_PAD];
+    SQ_SHARED int64_t roff[2 * (SQ_GPU_VIF_TH + 2 * SQ_VI_PAD)];
     const int job = SQ_BY, lane = SQ_BX, s = ka.scale;
     const SQ_GLOBAL SqGpuVif *v = sq_gk_vif(arena, &ka, job);
     const int w = v->w >> s, h = v->h >> s, r = sq_vi_half(s), bpc = v->bpc;
     const int live = job < ka.nvifs && !(s == 0 && v->skip0);
     const int tx = (w + SQ_GPU_VIF_TW - 1) / SQ_GPU_VIF_TW;
     const int tiles = live ? tx * ((h + SQ_GPU_VIF_TH - 1) / SQ_GPU_VIF_TH) : 0;
-    const SQ_GLOBAL uint16_t *x = sq_gk_vif_plane(arena, v, s, 0);
-    const SQ_GLOBAL uint16_t *y = sq_gk_vif_plane(arena, v, s, 1);
+    int64_t xs, ys;
+    const SQ_GLOBAL uint16_t *x = sq_gk_vif_src(arena, v, s, 0, &xs);
+    const SQ_GLOBAL uint16_t *y = sq_gk_vif_src(arena, v, s, 1, &ys);
     const SQ_GLOBAL uint16_t *lt = SQ_GK_PTR(const uint16_t, v->lt);
     const sq_f64 egl = v->egl;
     for (int k = SQ_TID; k <= 2 * r; k += SQ_NTH)
@@ -222,8 +248,11 @@ SQ_KERNEL_BEGIN(vif_stats, 256)
         const int i0 = tile / tx * SQ_GPU_VIF_TH, j0 = tile % tx * SQ_GPU_VIF_TW;
         const int rows = h - i0 < SQ_GPU_VIF_TH ? h - i0 : SQ_GPU_VIF_TH;
         const int cols = w - j0 < SQ_GPU_VIF_TW ? w - j0 : SQ_GPU_VIF_TW, vc = cols + 2 * r;
-        for (int q = SQ_TID; q < rows + 2 * r; q += SQ_NTH)
-            roff[q] = (int64_t)sq_mirror(i0 - r + q, h) * w;
+        /* the rows' offsets in x, then in y */
+        for (int q = SQ_TID; q < rows + 2 * r; q += SQ_NTH) {
+            roff[q] = sq_mirror(i0 - r + q, h) * xs;
+            roff[SQ_GPU_VIF_TH + 2 * SQ_VI_PAD + q] = sq_mirror(i0 - r + q, h) * ys;
+        }
         SQ_SYNC();
         sq_gk_vif_vtile(ft, x, y, roff, w, j0, rows, vc, s, bpc, cs);
         SQ_SYNC();
