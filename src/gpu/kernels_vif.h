@@ -188,15 +188,13 @@ SQ_DFN void sq_gk_vif_vtile(SQ_SHARED_PTR const uint32_t *ft, const SQ_GLOBAL ui
     }
 }
 
-/* Each pixel of the tile (rows x cols) this item takes: its horizontal pass from cs, the
- * sums of their terms. */
-SQ_DFN SqViAcc sq_gk_vif_htile(SQ_SHARED_PTR const uint32_t *ft, SQ_SHARED_PTR const uint32_t *cs,
-                               int rows, int cols, int s, sq_f64 egl,
-                               const SQ_GLOBAL uint16_t *lt)
+/* Each pixel of the tile (rows x cols) this item takes: its horizontal pass from cs, its
+ * terms into a. */
+SQ_DFN void sq_gk_vif_htile(SQ_SHARED_PTR const uint32_t *ft, SQ_SHARED_PTR const uint32_t *cs,
+                            int rows, int cols, int s, sq_f64 egl, const SQ_GLOBAL uint16_t *lt,
+                            SqViAcc *a)
 {
     const int r = sq_vi_half(s);
-    SqViAcc a;
-    a.num_log = a.den_log = a.num_nonlog = a.den_nonlog = 0;
     for (int e = SQ_TID; e < rows * SQ_GPU_VIF_TW; e += SQ_NTH) {
         const int ri = e / SQ_GPU_VIF_TW, cj = e - ri * SQ_GPU_VIF_TW;
         if (cj >= cols)
@@ -212,9 +210,8 @@ SQ_DFN SqViAcc sq_gk_vif_htile(SQ_SHARED_PTR const uint32_t *ft, SQ_SHARED_PTR c
             col.xy = o[4 * SQ_GK_VIF_TN + k];
             sq_vi_htap(&sh, ft[k], col);
         }
-        sq_vi_pixel(sq_vi_hend(&sh), egl, lt, &a);
+        sq_vi_pixel(sq_vi_hend(&sh), egl, lt, a);
     }
-    return a;
 }
 
 /*
@@ -256,11 +253,7 @@ SQ_KERNEL_BEGIN(vif_stats, 256)
         SQ_SYNC();
         sq_gk_vif_vtile(ft, x, y, roff, w, j0, rows, vc, s, bpc, cs);
         SQ_SYNC();
-        const SqViAcc t = sq_gk_vif_htile(ft, cs, rows, cols, s, egl, lt);
-        a.num_log += t.num_log;
-        a.den_log += t.den_log;
-        a.num_nonlog += t.num_nonlog;
-        a.den_nonlog += t.den_nonlog;
+        sq_gk_vif_htile(ft, cs, rows, cols, s, egl, lt, &a);
         SQ_SYNC(); /* the shared columns are the next tile's */
     }
     /* integer sums: every split of rows and columns gives the CPU's (as u64, wrapping alike) */
