@@ -40,7 +40,7 @@ int sq_gpu_launch_chains(GpuBatches *bt, const BatchRec *b)
         ChainFn launch;
         int on;
     } ch[] = {
-        /* forking order; profiling runs them backwards, as kernels.def lists them */
+        /* forking order; profiling runs them backwards on one stream */
         { sq_gpu_launch_cambi, b->ncambis > 0 },
         { sq_gpu_launch_vif, b->nvifs > 0 },
         { sq_gpu_launch_adm, b->nadms > 0 },
@@ -51,6 +51,7 @@ int sq_gpu_launch_chains(GpuBatches *bt, const BatchRec *b)
     if (bt->profile) {
         if ((ret = fn->event_record(bt->x->dev, ev_profile_start(bt->l), S)) < 0)
             return ret;
+        bt->prof_n = 0;
         for (int c = nch - 1; c >= 0 && ret >= 0; c--)
             ret = ch[c].on ? ch[c].launch(bt, b, &ka, S) : 0;
         return ret;

@@ -212,29 +212,38 @@ int sq_gpu_launch_speed(GpuBatches *bt, const BatchRec *b, SqKArgs *ka, int S)
             continue;
         if ((ret = fn->launch(bt->x->dev, S, steps[i].k, steps[i].grid, steps[i].block, bt->x->arena, ka)) < 0)
             return ret;
-        if (bt->profile && (ret = fn->event_record(bt->x->dev, ev_profile_after(bt->l, steps[i].k), S)) < 0)
+        if ((ret = sq_gpu_prof_mark(bt, steps[i].k, S)) < 0)
             return ret;
     }
     return 0;
 }
 
-/* Profile mode only: wait and add each kernel's time. */
-static int collect_profile(GpuBatches *bt, const BatchRec *b)
+int sq_gpu_prof_mark(GpuBatches *bt, int k, int S)
+{
+    if (!bt->profile)
+        return 0;
+    if (bt->prof_n >= SQ_GPU_PROF_MARKS)
+        return -E2BIG;
+    const int ret = bt->x->fns->event_record(bt->x->dev, ev_profile_mark(bt->l, bt->prof_n), S);
+    if (ret >= 0)
+        bt->prof_k[bt->prof_n++] = k;
+    return ret;
+}
+
+/* Profile mode only: wait, and add each launch's time (since the mark before) to its kernel's. */
+static int collect_profile(GpuBatches *bt)
 {
     int ret, prev = ev_profile_start(bt->l);
-    int last = SQ_K_COUNT - 1;
-    while (last > 0 && skipped(bt, b, last))
-        last--;
-    if ((ret = bt->x->fns->event_sync(bt->x->dev, ev_profile_after(bt->l, last))) < 0)
+    if (!bt->prof_n)
+        return 0;
+    if ((ret = bt->x->fns->event_sync(bt->x->dev, ev_profile_mark(bt->l, bt->prof_n - 1))) < 0)
         return ret;
-    for (int k = 0; k < SQ_K_COUNT; k++) {
-        if (skipped(bt, b, k))
-            continue;
+    for (int i = 0; i < bt->prof_n; i++) {
         float ms = 0.0f;
-        if ((ret = bt->x->fns->event_elapsed(bt->x->dev, prev, ev_profile_after(bt->l, k), &ms)) < 0)
+        if ((ret = bt->x->fns->event_elapsed(bt->x->dev, prev, ev_profile_mark(bt->l, i), &ms)) < 0)
             return ret;
-        bt->prof_ms[k] += ms;
-        prev = ev_profile_after(bt->l, k);
+        bt->prof_ms[bt->prof_k[i]] += ms;
+        prev = ev_profile_mark(bt->l, i);
     }
     bt->prof_batches++;
     return 0;
@@ -291,7 +300,7 @@ int sq_gpu_launch_batch(GpuBatches *bt)
         (batch_jobs(b) && (ret = run_batch(bt, b)) < 0) ||
         (ret = fn->event_record(bt->x->dev, ev_batch_done(j), C)) < 0)
         return sq_gpu_fail(bt->x, ret, "batch launch");
-    if (bt->profile && batch_jobs(b) && (ret = collect_profile(bt, b)) < 0)
+    if (bt->profile && batch_jobs(b) && (ret = collect_profile(bt)) < 0)
         return sq_gpu_fail(bt->x, ret, "profile");
     bt->nbatches++;
     return 0;

@@ -57,9 +57,7 @@ void sq_gpu_fill_adm(const GpuBatches *bt, SqGpuAdm *a, const SqJob *jb, int64_t
 /*
  * The ADM chain: its kernels once per scale (each reads the scale before
  * it), then the fold. Grids fit the largest ADM plane; the kernels bound
- * each job by its own. A profile mark follows each kernel's last launch,
- * so an ADM kernel's time spans every scale's launches since the kernel
- * before it.
+ * each job by its own.
  */
 int sq_gpu_launch_adm(GpuBatches *bt, const BatchRec *b, SqKArgs *ka, int S)
 {
@@ -85,8 +83,7 @@ int sq_gpu_launch_adm(GpuBatches *bt, const BatchRec *b, SqKArgs *ka, int S)
             const unsigned grid[3] = { steps[i].grid[0], steps[i].grid[1], 1 };
             if ((ret = fn->launch(bt->x->dev, S, steps[i].k, grid, 256, bt->x->arena, ka)) < 0)
                 return ret;
-            if (s == 3 && bt->profile &&
-                (ret = fn->event_record(bt->x->dev, ev_profile_after(bt->l, steps[i].k), S)) < 0)
+            if ((ret = sq_gpu_prof_mark(bt, steps[i].k, S)) < 0)
                 return ret;
         }
         w = w2;
@@ -95,7 +92,7 @@ int sq_gpu_launch_adm(GpuBatches *bt, const BatchRec *b, SqKArgs *ka, int S)
     const unsigned grid[3] = { 1, na, 1 };
     if ((ret = fn->launch(bt->x->dev, S, SQ_K_adm_fold, grid, 256, bt->x->arena, ka)) < 0)
         return ret;
-    if (bt->profile && (ret = fn->event_record(bt->x->dev, ev_profile_after(bt->l, SQ_K_adm_fold), S)) < 0)
+    if ((ret = sq_gpu_prof_mark(bt, SQ_K_adm_fold, S)) < 0)
         return ret;
     return 0;
 }
@@ -123,9 +120,6 @@ void sq_gpu_fill_vif(const GpuBatches *bt, SqGpuVif *v, const SqJob *jb, int64_t
  * The VIF chain: scale 0's planes, then per scale the decimation into it
  * (scales 1..3, from the scale before) and its statistics, then the fold.
  * Grids fit the largest VIF plane; the kernels bound each job by its own.
- * A profile mark follows each kernel's last launch (kernels.def lists them
- * in that order), so vif_sub's time spans scales 1..3's decimations and
- * the statistics of scales 0..2, vif_stats' scale 3's.
  */
 int sq_gpu_launch_vif(GpuBatches *bt, const BatchRec *b, SqKArgs *ka, int S)
 {
@@ -147,15 +141,14 @@ int sq_gpu_launch_vif(GpuBatches *bt, const BatchRec *b, SqKArgs *ka, int S)
             const unsigned grid[3] = { steps[i].grid[0], steps[i].grid[1], 1 };
             if ((ret = fn->launch(bt->x->dev, S, steps[i].k, grid, 256, bt->x->arena, ka)) < 0)
                 return ret;
-            if ((s == 3 || steps[i].k == SQ_K_vif_widen) && bt->profile &&
-                (ret = fn->event_record(bt->x->dev, ev_profile_after(bt->l, steps[i].k), S)) < 0)
+            if ((ret = sq_gpu_prof_mark(bt, steps[i].k, S)) < 0)
                 return ret;
         }
     }
     const unsigned grid[3] = { 1, nv, 1 };
     if ((ret = fn->launch(bt->x->dev, S, SQ_K_vif_fold, grid, 256, bt->x->arena, ka)) < 0)
         return ret;
-    if (bt->profile && (ret = fn->event_record(bt->x->dev, ev_profile_after(bt->l, SQ_K_vif_fold), S)) < 0)
+    if ((ret = sq_gpu_prof_mark(bt, SQ_K_vif_fold, S)) < 0)
         return ret;
     return 0;
 }
@@ -180,18 +173,12 @@ void sq_gpu_fill_cambi(const GpuBatches *bt, SqGpuCambi *c, const SqJob *jb, int
     c->job = j;
 }
 
-/* One launch of the CAMBI chain on stream S, its profile mark after the kernel's last launch. */
-static int launch_vc(GpuBatches *bt, int S, SqKArgs *ka, int k, unsigned gx, unsigned gy, int last)
+/* One launch of the CAMBI chain on stream S, its profile mark after it. */
+static int launch_vc(GpuBatches *bt, int S, SqKArgs *ka, int k, unsigned gx, unsigned gy)
 {
-    const SqGpuFns *fn = bt->x->fns;
     const unsigned grid[3] = { gx ? gx : 1, gy, 1 };
-    int ret;
-    if ((ret = fn->launch(bt->x->dev, S, k, grid, 256, bt->x->arena, ka)) < 0)
-        return ret;
-    if (last && bt->profile &&
-        (ret = fn->event_record(bt->x->dev, ev_profile_after(bt->l, k), S)) < 0)
-        return ret;
-    return 0;
+    const int ret = bt->x->fns->launch(bt->x->dev, S, k, grid, 256, bt->x->arena, ka);
+    return ret < 0 ? ret : sq_gpu_prof_mark(bt, k, S);
 }
 
 /*
@@ -221,25 +208,23 @@ int sq_gpu_launch_cambi(GpuBatches *bt, const BatchRec *b, SqKArgs *ka, int S)
     const unsigned nc = (unsigned)b->ncambis, full = ceil_div(rows[SQ_VC_SCALES], SQ_GPU_ROWS);
     const unsigned cnt = ceil_div(SQ_GPU_VC_CNT1 + SQ_GPU_VC_CNT2, 256);
     int ret;
-    if ((ret = launch_vc(bt, S, ka, SQ_K_cambi_conv, full, nc, 1)) < 0 ||
-        (ret = launch_vc(bt, S, ka, SQ_K_cambi_pre, full, nc, 1)) < 0 ||
-        (ret = launch_vc(bt, S, ka, SQ_K_cambi_zero, full, nc, 1)) < 0 ||
-        (ret = launch_vc(bt, S, ka, SQ_K_cambi_mask, full, nc, 1)) < 0)
+    if ((ret = launch_vc(bt, S, ka, SQ_K_cambi_conv, full, nc)) < 0 ||
+        (ret = launch_vc(bt, S, ka, SQ_K_cambi_pre, full, nc)) < 0 ||
+        (ret = launch_vc(bt, S, ka, SQ_K_cambi_zero, full, nc)) < 0 ||
+        (ret = launch_vc(bt, S, ka, SQ_K_cambi_mask, full, nc)) < 0)
         return ret;
     for (int s = 0; s < SQ_VC_SCALES; s++) {
-        const int last = s == SQ_VC_SCALES - 1;
         ka->scale = s;
         ka->vc_bands = bands[s];
         const unsigned rb = ceil_div(rows[s], SQ_GPU_ROWS);
-        if ((ret = launch_vc(bt, S, ka, SQ_K_cambi_dec, rb, nc, last)) < 0 ||
-            (ret = launch_vc(bt, S, ka, SQ_K_cambi_mode, rb, nc, last)) < 0 ||
-            (ret = launch_vc(bt, S, ka, SQ_K_cambi_cval, (unsigned)bands[s] * ceil_div(cols[s], 256), nc,
-                             last)) < 0 ||
-            (ret = launch_vc(bt, S, ka, SQ_K_cambi_zcnt, cnt, nc, last)) < 0 ||
-            (ret = launch_vc(bt, S, ka, SQ_K_cambi_cnt1, SQ_GPU_VC_LANES, nc, last)) < 0 ||
-            (ret = launch_vc(bt, S, ka, SQ_K_cambi_digit, 1, nc, last)) < 0 ||
-            (ret = launch_vc(bt, S, ka, SQ_K_cambi_cnt2, SQ_GPU_VC_LANES, nc, last)) < 0 ||
-            (ret = launch_vc(bt, S, ka, SQ_K_cambi_fin, 1, nc, last)) < 0)
+        if ((ret = launch_vc(bt, S, ka, SQ_K_cambi_dec, rb, nc)) < 0 ||
+            (ret = launch_vc(bt, S, ka, SQ_K_cambi_mode, rb, nc)) < 0 ||
+            (ret = launch_vc(bt, S, ka, SQ_K_cambi_cval, (unsigned)bands[s] * ceil_div(cols[s], 256), nc)) < 0 ||
+            (ret = launch_vc(bt, S, ka, SQ_K_cambi_zcnt, cnt, nc)) < 0 ||
+            (ret = launch_vc(bt, S, ka, SQ_K_cambi_cnt1, SQ_GPU_VC_LANES, nc)) < 0 ||
+            (ret = launch_vc(bt, S, ka, SQ_K_cambi_digit, 1, nc)) < 0 ||
+            (ret = launch_vc(bt, S, ka, SQ_K_cambi_cnt2, SQ_GPU_VC_LANES, nc)) < 0 ||
+            (ret = launch_vc(bt, S, ka, SQ_K_cambi_fin, 1, nc)) < 0)
             return ret;
     }
     return 0;

@@ -98,7 +98,7 @@ typedef struct GpuLayout {
  * "its results are downloaded" (compute stream), "its tables are up"
  * (compute stream, for the side streams to start from) and each side
  * stream's "its chain is done" (for the compute stream to join); then the
- * profile marks (a start and one after each kernel); then one for open's
+ * profile marks (a start and one after each launch); then one for open's
  * plan upload. nbslots only ever shrinks after the device opened its
  * events, so sq_gpu_nevents at open covers every later index.
  */
@@ -123,13 +123,15 @@ static inline int ev_profile_start(const GpuLayout *l)
 {
     return SQ_GPU_EV_SLOT * l->nbslots;
 }
-static inline int ev_profile_after(const GpuLayout *l, int kernel)
+/* A batch's launches at most (the chains have about 90). */
+#define SQ_GPU_PROF_MARKS 128
+static inline int ev_profile_mark(const GpuLayout *l, int i)
 {
-    return ev_profile_start(l) + 1 + kernel;
+    return ev_profile_start(l) + 1 + i;
 }
 static inline int ev_plans_uploaded(const GpuLayout *l)
 {
-    return ev_profile_after(l, SQ_K_COUNT - 1) + 1;
+    return ev_profile_mark(l, SQ_GPU_PROF_MARKS - 1) + 1;
 }
 /* after open: recorded on the copy stream to wait for every queued copy */
 static inline int ev_copies_done(const GpuLayout *l)
@@ -246,6 +248,8 @@ typedef struct GpuBatches {
     int profile;
     double prof_ms[SQ_K_COUNT];
     int prof_batches;
+    int prof_n;                       /* the batch's marks so far */
+    int prof_k[SQ_GPU_PROF_MARKS];    /* the kernel each mark follows */
     GpuCtx *x;
     const GpuLayout *l;
     SqFrames *fr;
@@ -263,6 +267,9 @@ int sq_gpu_add_frame(GpuBatches *b, FrameRec *fr);
 int sq_gpu_launch_batch(GpuBatches *b);
 int sq_gpu_wait_batch(GpuBatches *b, int bslot, int block);
 void sq_gpu_take_result(const GpuBatches *b, int bslot, int index, SqRawResult *out);
+/* Profile mode: a mark after a launch of kernel k on stream S (its time runs from the mark
+ * before); -E2BIG past SQ_GPU_PROF_MARKS a batch. Nothing otherwise. */
+int sq_gpu_prof_mark(GpuBatches *b, int k, int S);
 
 /* launch_vmaf.c: the entries of libvmaf's integer ADM and VIF jobs of frame fr
  * (fs: its scratch, j: the job, bi: the frame's place in its batch), and
