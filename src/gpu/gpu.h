@@ -201,12 +201,24 @@ typedef struct SqGpuVif {
 /*
  * A scale's statistics and its decimation run in tiles of SQ_GPU_VIF_TH x
  * SQ_GPU_VIF_TW outputs, their vertical values in block-shared memory;
- * SQ_GPU_VIF_SLANES blocks a job (and side) take tiles k, k + SLANES, ...
- * and the statistics blocks keep their integer sums apart.
+ * sq_gpu_vif_lanes blocks a job (and side) take tiles k, k + lanes, ...
+ * and the statistics blocks keep their integer sums apart. Where other
+ * chains run beside VIF's (ADM's, motion's: vmaf_v0.6.1), about
+ * SQ_GPU_VIF_BLOCKS blocks a launch in all leave room for them on the
+ * multiprocessors: an H100 (132 of them) scored vmaf_v0.6.1's 4K batches
+ * of 7 frames fastest with 48 blocks a job (256: 9% slower, 32: 22%), its
+ * 1080p batches of 16 with 24 (32 to 64: 7% slower).
  */
 #define SQ_GPU_VIF_SLANES 256
+#define SQ_GPU_VIF_BLOCKS 336
 #define SQ_GPU_VIF_TW 64
 #define SQ_GPU_VIF_TH 16
+/* Blocks a job for a batch of nv VIF jobs and `others` jobs of other chains. */
+SQ_FN int sq_gpu_vif_lanes(int nv, int others)
+{
+    const int l = nv > 0 && others > 0 ? SQ_GPU_VIF_BLOCKS / nv : SQ_GPU_VIF_SLANES;
+    return l < 1 ? 1 : l > SQ_GPU_VIF_SLANES ? SQ_GPU_VIF_SLANES : l;
+}
 /* The parts of an SqGpuVif's scratch: scale s's u16 plane of side k at 2s + k
  * ((w >> s) x (h >> s)), then the statistics blocks' sums (SqViAcc as 4 u64
  * per scale and block). */

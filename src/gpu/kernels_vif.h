@@ -46,6 +46,12 @@ SQ_DFN const SQ_GLOBAL uint16_t *sq_gk_vif_src(SQ_GLOBAL unsigned char *arena,
     return sq_gk_vif_plane(arena, v, s, k);
 }
 
+/* Blocks a job of this batch's launches (as launch_vmaf.c sizes their grids). */
+SQ_DFN int sq_gk_vif_lanes(const SqKArgs *ka)
+{
+    return sq_gpu_vif_lanes(ka->nvifs, ka->nadms + ka->nsads + ka->npairs + ka->ncambis);
+}
+
 /* The four sums (SqViAcc's order) of scale s, statistics block `lane`. */
 SQ_DFN SQ_GLOBAL uint64_t *sq_gk_vif_sums(SQ_GLOBAL unsigned char *arena,
                                           const SQ_GLOBAL SqGpuVif *v, int s, int lane)
@@ -116,7 +122,7 @@ SQ_DFN void sq_gk_vif_sub_htile(SQ_SHARED_PTR const uint32_t *ft, SQ_SHARED_PTR 
 
 /*
  * Block (lane, 2 job + side), scale s >= 1: tiles lane, lane +
- * SQ_GPU_VIF_SLANES, ... of the side's scale s plane, decimated from its
+ * lanes, ... (sq_gpu_vif_lanes) of the side's scale s plane, decimated from its
  * scale s - 1 plane (w x h): the vertical values of the tile's rows at the
  * input columns its outputs reach (sq_gk_vif_sub_vtile), then each output's
  * horizontal value (sq_gk_vif_sub_htile): sq_vi_subsample's steps.
@@ -135,7 +141,7 @@ SQ_KERNEL_BEGIN(vif_sub, 256)
     SQ_GLOBAL uint16_t *out = sq_gk_vif_plane(arena, v, s, side);
     for (int k = SQ_TID; k <= 2 * r; k += SQ_NTH)
         ft[k] = sq_vi_tap(s, k);
-    for (int tile = lane; tile < tiles; tile += SQ_GPU_VIF_SLANES) {
+    for (int tile = lane; tile < tiles; tile += sq_gk_vif_lanes(&ka)) {
         const int i0 = tile / tx * SQ_GPU_VIF_TH, j0 = tile % tx * SQ_GPU_VIF_TW;
         const int rows = h2 - i0 < SQ_GPU_VIF_TH ? h2 - i0 : SQ_GPU_VIF_TH;
         const int cols = w2 - j0 < SQ_GPU_VIF_TW ? w2 - j0 : SQ_GPU_VIF_TW;
@@ -153,33 +159,52 @@ SQ_KERNEL_BEGIN(vif_sub, 256)
 /* Columns of a tile's vertical statistics: its own and the horizontal pass's reach. */
 #define SQ_GK_VIF_TC (SQ_GPU_VIF_TW + 2 * SQ_VI_PAD)
 #define SQ_GK_VIF_TN (SQ_GPU_VIF_TH * SQ_GK_VIF_TC)
+/* Samples of a tile's input, either side: its rows and the vertical pass's reach. */
+#define SQ_GK_VIF_XN ((SQ_GPU_VIF_TH + 2 * SQ_VI_PAD) * SQ_GK_VIF_TC)
 
 /*
- * A tile's vertical statistics (rows x vc columns from column j0 - R,
- * mirrored as sq_vi_pad mirrors them; the rows' offsets in x in roff, in
- * y after SQ_GPU_VIF_TH + 2 SQ_VI_PAD of them; scale s's
- * taps in ft) into cs: five planes of SQ_GK_VIF_TN (m1, m2, xx, yy, xy).
- * Items step over whole rows of the shared layout (a division by a
- * constant) and skip the columns past the tile's. Helpers of block-shared
- * data are called from one place each (PoCL computed wrong values with
- * several inlined calls of them).
+ * A tile's input: rows i0 - R .. i0 + rows - 1 + R of x (stride xs), then
+ * of y (ys), at columns j0 - R .. j0 - R + vc - 1, mirrored as sq_mirror
+ * mirrors them, into xy (x's at 0, y's at SQ_GK_VIF_XN; SQ_GK_VIF_TC a row), so
+ * the vertical pass reads every tap at a constant stride.
  */
-SQ_DFN void sq_gk_vif_vtile(SQ_SHARED_PTR const uint32_t *ft, const SQ_GLOBAL uint16_t *x,
-                            const SQ_GLOBAL uint16_t *y, SQ_SHARED_PTR const int64_t *roff, int w,
-                            int j0, int rows, int vc, int s, int bpc, SQ_SHARED_PTR uint32_t *cs)
+SQ_DFN void sq_gk_vif_stage(const SQ_GLOBAL uint16_t *x, int64_t xs, const SQ_GLOBAL uint16_t *y,
+                            int64_t ys, int w, int h, int i0, int j0, int rows, int vc, int r,
+                            SQ_SHARED_PTR uint16_t *xy)
+{
+    for (int e = SQ_TID; e < (rows + 2 * r) * SQ_GK_VIF_TC; e += SQ_NTH) {
+        const int ri = e / SQ_GK_VIF_TC, ci = e - ri * SQ_GK_VIF_TC;
+        if (ci >= vc)
+            continue;
+        const int64_t row = sq_mirror(i0 - r + ri, h);
+        const int c = sq_mirror(j0 - r + ci, w);
+        xy[e] = x[row * xs + c];
+        xy[SQ_GK_VIF_XN + e] = y[row * ys + c];
+    }
+}
+
+/*
+ * A tile's vertical statistics (rows x vc columns, from the staged input
+ * xy; scale s's taps in ft) into cs: five planes of SQ_GK_VIF_TN (m1, m2,
+ * xx, yy, xy). Items step over whole rows of the shared layout (a
+ * division by a constant) and skip the columns past the tile's. Helpers
+ * of block-shared data are called from one place each (PoCL computed
+ * wrong values with several inlined calls of them).
+ */
+SQ_DFN void sq_gk_vif_vtile(SQ_SHARED_PTR const uint32_t *ft, SQ_SHARED_PTR const uint16_t *xy,
+                            int rows, int vc, int s, int bpc, SQ_SHARED_PTR uint32_t *cs)
 {
     const int r = sq_vi_half(s);
-    SQ_SHARED_PTR const int64_t *ry = roff + SQ_GPU_VIF_TH + 2 * SQ_VI_PAD;
     for (int e = SQ_TID; e < rows * SQ_GK_VIF_TC; e += SQ_NTH) {
         const int ri = e / SQ_GK_VIF_TC, ci = e - ri * SQ_GK_VIF_TC;
         if (ci >= vc)
             continue;
-        const int c = sq_mirror(j0 - r + ci, w);
+        SQ_SHARED_PTR const uint16_t *px = xy + e;
         SqViV sv = { 0, 0, 0, 0, 0 };
         for (int k = 0; k <= 2 * r; k++)
-            sq_vi_vtap(&sv, ft[k], x[roff[ri + k] + c], y[ry[ri + k] + c]);
+            sq_vi_vtap(&sv, ft[k], px[k * SQ_GK_VIF_TC], px[SQ_GK_VIF_XN + k * SQ_GK_VIF_TC]);
         const SqViCol col = sq_vi_vend(&sv, s, bpc);
-        SQ_SHARED_PTR uint32_t *o = cs + ri * SQ_GK_VIF_TC + ci;
+        SQ_SHARED_PTR uint32_t *o = cs + e;
         o[0] = col.m1;
         o[SQ_GK_VIF_TN] = col.m2;
         o[2 * SQ_GK_VIF_TN] = col.xx;
@@ -215,7 +240,7 @@ SQ_DFN void sq_gk_vif_htile(SQ_SHARED_PTR const uint32_t *ft, SQ_SHARED_PTR cons
 }
 
 /*
- * Block (lane, job), scale s: tiles lane, lane + SQ_GPU_VIF_SLANES, ... of
+ * Block (lane, job), scale s: tiles lane, lane + lanes, ... (sq_gpu_vif_lanes) of
  * the scale, each its vertical statistics into shared memory
  * (sq_gk_vif_vtile), then its pixels' horizontal pass and terms
  * (sq_gk_vif_htile); the block's four integer sums into its own. Skipped
@@ -225,7 +250,7 @@ SQ_KERNEL_BEGIN(vif_stats, 256)
 {
     SQ_SHARED uint64_t part[4 * SQ_GK_MAXTH];
     SQ_SHARED uint32_t cs[5 * SQ_GK_VIF_TN], ft[2 * SQ_VI_PAD + 1];
-    SQ_SHARED int64_t roff[2 * (SQ_GPU_VIF_TH + 2 * SQ_VI_PAD)];
+    SQ_SHARED uint16_t xy[2 * SQ_GK_VIF_XN];
     const int job = SQ_BY, lane = SQ_BX, s = ka.scale;
     const SQ_GLOBAL SqGpuVif *v = sq_gk_vif(arena, &ka, job);
     const int w = v->w >> s, h = v->h >> s, r = sq_vi_half(s), bpc = v->bpc;
@@ -241,20 +266,17 @@ SQ_KERNEL_BEGIN(vif_stats, 256)
         ft[k] = sq_vi_tap(s, k);
     SqViAcc a;
     a.num_log = a.den_log = a.num_nonlog = a.den_nonlog = 0;
-    for (int tile = lane; tile < tiles; tile += SQ_GPU_VIF_SLANES) {
+    for (int tile = lane; tile < tiles; tile += sq_gk_vif_lanes(&ka)) {
         const int i0 = tile / tx * SQ_GPU_VIF_TH, j0 = tile % tx * SQ_GPU_VIF_TW;
         const int rows = h - i0 < SQ_GPU_VIF_TH ? h - i0 : SQ_GPU_VIF_TH;
         const int cols = w - j0 < SQ_GPU_VIF_TW ? w - j0 : SQ_GPU_VIF_TW, vc = cols + 2 * r;
-        /* the rows' offsets in x, then in y */
-        for (int q = SQ_TID; q < rows + 2 * r; q += SQ_NTH) {
-            roff[q] = sq_mirror(i0 - r + q, h) * xs;
-            roff[SQ_GPU_VIF_TH + 2 * SQ_VI_PAD + q] = sq_mirror(i0 - r + q, h) * ys;
-        }
+        /* two barriers a tile: every item has left the previous tile's vertical pass (xy's
+         * readers) before this staging, and its horizontal pass (cs's) before the next */
+        sq_gk_vif_stage(x, xs, y, ys, w, h, i0, j0, rows, vc, r, xy);
         SQ_SYNC();
-        sq_gk_vif_vtile(ft, x, y, roff, w, j0, rows, vc, s, bpc, cs);
+        sq_gk_vif_vtile(ft, xy, rows, vc, s, bpc, cs);
         SQ_SYNC();
         sq_gk_vif_htile(ft, cs, rows, cols, s, egl, lt, &a);
-        SQ_SYNC(); /* the shared columns are the next tile's */
     }
     /* integer sums: every split of rows and columns gives the CPU's (as u64, wrapping alike) */
     part[SQ_TID] = (uint64_t)a.num_log;
@@ -279,7 +301,7 @@ SQ_KERNEL_BEGIN(vif_fold, 256)
         const int on = live && !(s == 0 && v->skip0);
         for (int k = 0; k < 4; k++) {
             uint64_t t = 0;
-            for (int l = SQ_TID; on && l < SQ_GPU_VIF_SLANES; l += SQ_NTH)
+            for (int l = SQ_TID; on && l < sq_gk_vif_lanes(&ka); l += SQ_NTH)
                 t += sq_gk_vif_sums(arena, v, s, l)[k];
             part[k * SQ_GK_MAXTH + SQ_TID] = t;
         }

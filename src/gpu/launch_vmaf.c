@@ -126,15 +126,16 @@ int sq_gpu_launch_vif(GpuBatches *bt, const BatchRec *b, SqKArgs *ka, int S)
     const SqGpuFns *fn = bt->x->fns;
     int w, h, ret;
     largest_plane(bt, SQ_JOB_VIF, &w, &h);
-    const unsigned nv = (unsigned)b->nvifs;
+    const int others = b->nadms + b->nsads + b->npairs + b->ncambis;
+    const unsigned nv = (unsigned)b->nvifs, lanes = (unsigned)sq_gpu_vif_lanes(b->nvifs, others);
     for (int s = 0; s < 4; s++) {
         const struct {
             int k;
             unsigned grid[2];
         } steps[] = {
             { s ? SQ_K_vif_sub : SQ_K_vif_widen,
-              { s ? SQ_GPU_VIF_SLANES : ceil_div(h, SQ_GPU_ROWS), 2 * nv } },
-            { SQ_K_vif_stats, { SQ_GPU_VIF_SLANES, nv } },
+              { s ? lanes : ceil_div(h, SQ_GPU_ROWS), 2 * nv } },
+            { SQ_K_vif_stats, { lanes, nv } },
         };
         ka->scale = s;
         for (size_t i = 0; i < sizeof(steps) / sizeof(steps[0]); i++) {
