@@ -213,12 +213,6 @@ typedef struct SqGpuVif {
 #define SQ_GPU_VIF_BLOCKS 336
 #define SQ_GPU_VIF_TW 64
 #define SQ_GPU_VIF_TH 16
-/* Blocks a job for a batch of nv VIF jobs and `others` jobs of other chains. */
-SQ_FN int sq_gpu_vif_lanes(int nv, int others)
-{
-    const int l = nv > 0 && others > 0 ? SQ_GPU_VIF_BLOCKS / nv : SQ_GPU_VIF_SLANES;
-    return l < 1 ? 1 : l > SQ_GPU_VIF_SLANES ? SQ_GPU_VIF_SLANES : l;
-}
 /* The parts of an SqGpuVif's scratch: scale s's u16 plane of side k at 2s + k
  * ((w >> s) x (h >> s)), then the statistics blocks' sums (SqViAcc as 4 u64
  * per scale and block). */
@@ -285,6 +279,14 @@ typedef struct SqKArgs {
     int32_t ncambis;
     int32_t vc_bands; /* cambi_cval: the scale's bands (sq_gpu_vc_bands) */
 } SqKArgs;
+
+/* VIF's blocks a job in a batch's launches: the grids' width (launch_vmaf.c) and the kernels' tile stride. */
+SQ_FN int sq_gpu_vif_lanes(const SqKArgs *ka)
+{
+    const int nv = ka->nvifs, others = ka->nadms + ka->nsads + ka->npairs + ka->ncambis;
+    const int l = nv > 0 && others > 0 ? SQ_GPU_VIF_BLOCKS / nv : SQ_GPU_VIF_SLANES;
+    return l < 1 ? 1 : l > SQ_GPU_VIF_SLANES ? SQ_GPU_VIF_SLANES : l;
+}
 
 /* Offset of the raw row `row` of op row i's run (or of the whole plane). */
 SQ_FN int64_t sq_gpu_run_base(int64_t base, int64_t stride, int runs, int i)

@@ -46,12 +46,6 @@ SQ_DFN const SQ_GLOBAL uint16_t *sq_gk_vif_src(SQ_GLOBAL unsigned char *arena,
     return sq_gk_vif_plane(arena, v, s, k);
 }
 
-/* Blocks a job of this batch's launches (as launch_vmaf.c sizes their grids). */
-SQ_DFN int sq_gk_vif_lanes(const SqKArgs *ka)
-{
-    return sq_gpu_vif_lanes(ka->nvifs, ka->nadms + ka->nsads + ka->npairs + ka->ncambis);
-}
-
 /* The four sums (SqViAcc's order) of scale s, statistics block `lane`. */
 SQ_DFN SQ_GLOBAL uint64_t *sq_gk_vif_sums(SQ_GLOBAL unsigned char *arena,
                                           const SQ_GLOBAL SqGpuVif *v, int s, int lane)
@@ -141,7 +135,7 @@ SQ_KERNEL_BEGIN(vif_sub, 256)
     SQ_GLOBAL uint16_t *out = sq_gk_vif_plane(arena, v, s, side);
     for (int k = SQ_TID; k <= 2 * r; k += SQ_NTH)
         ft[k] = sq_vi_tap(s, k);
-    for (int tile = lane; tile < tiles; tile += sq_gk_vif_lanes(&ka)) {
+    for (int tile = lane; tile < tiles; tile += sq_gpu_vif_lanes(&ka)) {
         const int i0 = tile / tx * SQ_GPU_VIF_TH, j0 = tile % tx * SQ_GPU_VIF_TW;
         const int rows = h2 - i0 < SQ_GPU_VIF_TH ? h2 - i0 : SQ_GPU_VIF_TH;
         const int cols = w2 - j0 < SQ_GPU_VIF_TW ? w2 - j0 : SQ_GPU_VIF_TW;
@@ -266,7 +260,7 @@ SQ_KERNEL_BEGIN(vif_stats, 256)
         ft[k] = sq_vi_tap(s, k);
     SqViAcc a;
     a.num_log = a.den_log = a.num_nonlog = a.den_nonlog = 0;
-    for (int tile = lane; tile < tiles; tile += sq_gk_vif_lanes(&ka)) {
+    for (int tile = lane; tile < tiles; tile += sq_gpu_vif_lanes(&ka)) {
         const int i0 = tile / tx * SQ_GPU_VIF_TH, j0 = tile % tx * SQ_GPU_VIF_TW;
         const int rows = h - i0 < SQ_GPU_VIF_TH ? h - i0 : SQ_GPU_VIF_TH;
         const int cols = w - j0 < SQ_GPU_VIF_TW ? w - j0 : SQ_GPU_VIF_TW, vc = cols + 2 * r;
@@ -301,7 +295,7 @@ SQ_KERNEL_BEGIN(vif_fold, 256)
         const int on = live && !(s == 0 && v->skip0);
         for (int k = 0; k < 4; k++) {
             uint64_t t = 0;
-            for (int l = SQ_TID; on && l < sq_gk_vif_lanes(&ka); l += SQ_NTH)
+            for (int l = SQ_TID; on && l < sq_gpu_vif_lanes(&ka); l += SQ_NTH)
                 t += sq_gk_vif_sums(arena, v, s, l)[k];
             part[k * SQ_GK_MAXTH + SQ_TID] = t;
         }

@@ -126,8 +126,7 @@ int sq_gpu_launch_vif(GpuBatches *bt, const BatchRec *b, SqKArgs *ka, int S)
     const SqGpuFns *fn = bt->x->fns;
     int w, h, ret;
     largest_plane(bt, SQ_JOB_VIF, &w, &h);
-    const int others = b->nadms + b->nsads + b->npairs + b->ncambis;
-    const unsigned nv = (unsigned)b->nvifs, lanes = (unsigned)sq_gpu_vif_lanes(b->nvifs, others);
+    const unsigned nv = (unsigned)b->nvifs, lanes = (unsigned)sq_gpu_vif_lanes(ka);
     for (int s = 0; s < 4; s++) {
         const struct {
             int k;
