@@ -252,6 +252,23 @@ V_AI vs vs_madd16(vs p, int k0, int k1)
 {
     return _mm256_madd_epi16(p, _mm256_set1_epi32((int32_t)((uint32_t)k1 << 16 | ((uint32_t)k0 & 0xffff))));
 }
+/*
+ * The 2 VS_N u16 of a and of b as VS_N int16 pairs (a's low) in lo and hi,
+ * in vpunpck's order (lo: columns 0-3, 8-11; hi the others); vs_store_unzip
+ * puts such lo, hi lanes back in column order.
+ */
+V_AI void vs_zip16(vs a, vs b, vs *lo, vs *hi)
+{
+    *lo = _mm256_unpacklo_epi16(a, b);
+    *hi = _mm256_unpackhi_epi16(a, b);
+}
+V_AI void vs_store_unzip(int32_t *p, vs lo, vs hi)
+{
+    _mm256_storeu_si256((__m256i *)p, _mm256_permute2x128_si256(lo, hi, 0x20));
+    _mm256_storeu_si256((__m256i *)(p + 8), _mm256_permute2x128_si256(lo, hi, 0x31));
+}
+/* acc + vs_madd16(p, k0, k1) */
+V_AI vs vs_dp16(vs acc, vs p, int k0, int k1) { return _mm256_add_epi32(acc, vs_madd16(p, k0, k1)); }
 /* VS_N lanes from 2 VS_N int16 at p: lane k holds p[2k] (low half) and p[2k + 1] */
 V_AI vs vs_load16x2(const int16_t *p) { return _mm256_loadu_si256((const __m256i *)p); }
 /* the low 16 bits of each lane (an int16 store's wrap), VS_N int16 at p */

@@ -17,7 +17,11 @@
 #include "x86/simd512.h"
 
 #define V_AI AI
+#ifdef SQ_VNNI
+#define V_NAME(name) SQ_X512V(name)
+#else
 #define V_NAME(name) SQ_X512(name)
+#endif
 #define VF_N 16
 #define VD_N 8
 #define FV_N 16
@@ -225,6 +229,18 @@ V_AI uint32_t vs_hsum(vs v)
 V_AI vs vs_gt(vs a, vs b) { return _mm512_maskz_set1_epi32(_mm512_cmpgt_epi32_mask(a, b), -1); }
 V_AI vs vs_max(vs a, vs b) { return _mm512_max_epi32(a, b); }
 V_AI int vs_any(vs v) { return _mm512_test_epi32_mask(v, v) != 0; }
+/*
+ * The lanes of v where m is set (all ones), packed at p in lane order
+ * (VS_N int32 written); returns their count. Levels with it define
+ * V_COMPRESS (simd/vif_tmpl.h packs the pixels that take logs).
+ */
+#define V_COMPRESS 1
+V_AI int vs_compress(int32_t *p, vs m, vs v)
+{
+    const __mmask16 k = _mm512_test_epi32_mask(m, m);
+    _mm512_storeu_si512(p, _mm512_maskz_compress_epi32(k, v));
+    return __builtin_popcount((unsigned)k);
+}
 V_AI uint32_t vs_signs(vs v) { return (uint32_t)_mm512_cmpgt_epi32_mask(_mm512_setzero_si512(), v); }
 #ifdef SQ_AVX512_EMU
 /* SIMDe has no 512-bit gathers: lane by lane, 16 bits read (no element past it) */
@@ -309,6 +325,30 @@ V_AI vs vs_pack16(vs a, vs b)
 V_AI vs vs_madd16(vs p, int k0, int k1)
 {
     return _mm512_madd_epi16(p, _mm512_set1_epi32((int32_t)((uint32_t)k1 << 16 | ((uint32_t)k0 & 0xffff))));
+}
+/*
+ * The 2 VS_N u16 of a and of b as VS_N int16 pairs (a's low) in lo and hi,
+ * in vpunpck's order (lo: columns 0-3, 8-11, 16-19, 24-27; hi the others);
+ * vs_store_unzip puts such lo, hi lanes back in column order.
+ */
+V_AI void vs_zip16(vs a, vs b, vs *lo, vs *hi)
+{
+    *lo = _mm512_unpacklo_epi16(a, b);
+    *hi = _mm512_unpackhi_epi16(a, b);
+}
+V_AI void vs_store_unzip(int32_t *p, vs lo, vs hi)
+{
+    _mm512_storeu_si512(p, _mm512_permutex2var_epi64(lo, _mm512_setr_epi64(0, 1, 8, 9, 2, 3, 10, 11), hi));
+    _mm512_storeu_si512(p + 16, _mm512_permutex2var_epi64(lo, _mm512_setr_epi64(4, 5, 12, 13, 6, 7, 14, 15), hi));
+}
+/* acc + vs_madd16(p, k0, k1), one instruction where the file is built for AVX-512 VNNI */
+V_AI vs vs_dp16(vs acc, vs p, int k0, int k1)
+{
+#ifdef SQ_VNNI
+    return _mm512_dpwssd_epi32(acc, p, _mm512_set1_epi32((int32_t)((uint32_t)k1 << 16 | ((uint32_t)k0 & 0xffff))));
+#else
+    return _mm512_add_epi32(acc, vs_madd16(p, k0, k1));
+#endif
 }
 /* VS_N lanes from 2 VS_N int16 at p: lane k holds p[2k] (low half) and p[2k + 1] */
 V_AI vs vs_load16x2(const int16_t *p) { return _mm512_loadu_si512(p); }

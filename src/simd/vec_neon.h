@@ -296,6 +296,23 @@ V_AI vs vs_madd16(vs p, int k0, int k1)
     const int16x4_t k = vreinterpret_s16_s32(vdup_n_s32((int32_t)((uint32_t)k1 << 16 | ((uint32_t)k0 & 0xffff))));
     return vpaddq_s32(vmull_s16(vget_low_s16(x), k), vmull_high_s16(x, vcombine_s16(k, k)));
 }
+/*
+ * The 2 VS_N u16 of a and of b as VS_N int16 pairs (a's low) in lo and hi,
+ * lo the first VS_N columns; vs_store_unzip stores lo, hi in column order.
+ */
+V_AI void vs_zip16(vs a, vs b, vs *lo, vs *hi)
+{
+    const int16x8_t x = vreinterpretq_s16_s32(a), y = vreinterpretq_s16_s32(b);
+    *lo = vreinterpretq_s32_s16(vzip1q_s16(x, y));
+    *hi = vreinterpretq_s32_s16(vzip2q_s16(x, y));
+}
+V_AI void vs_store_unzip(int32_t *p, vs lo, vs hi)
+{
+    vst1q_s32(p, lo);
+    vst1q_s32(p + 4, hi);
+}
+/* acc + vs_madd16(p, k0, k1) */
+V_AI vs vs_dp16(vs acc, vs p, int k0, int k1) { return vaddq_s32(acc, vs_madd16(p, k0, k1)); }
 /* VS_N lanes from 2 VS_N int16 at p: lane k holds p[2k] (low half) and p[2k + 1] */
 V_AI vs vs_load16x2(const int16_t *p) { return vreinterpretq_s32_s16(vld1q_s16(p)); }
 /* the low 16 bits of each lane (an int16 store's wrap), VS_N int16 at p */

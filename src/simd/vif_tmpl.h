@@ -1,9 +1,9 @@
 /*
  * libvmaf's integer VIF rows (math/vmaf_vif.h, spec vmaf-integer-features
  * 4.3, 4.4) over VS_N 32-bit lanes and their 64-bit halves, written once
- * for every SIMD level: included by x86/vif_avx2.c, x86/vif_avx512.c and
- * arm/vif_neon.c after their simd/vec_*.h. Every sum is an integer, so
- * lanes give the scalar bits whatever the order:
+ * for every SIMD level: included by x86/vif_avx2.c, x86/vif_avx512.c,
+ * x86/vif_avx512vnni.c and arm/vif_neon.c after their simd/vec_*.h. Every
+ * sum is an integer, so lanes give the scalar bits whatever the order:
  *
  * - the means: f a <= 2^16 (2^16 - 1) and their sum below 2^32, exact in
  *   wrapping u32 lanes (vs_mul keeps the low 32 bits, all there are);
@@ -15,16 +15,8 @@
  * - the horizontal pass: the same for the means, f t (u32 t) in 64-bit
  *   halves for the moments; mu^2 as vq_mul_u of the u32 means.
  *
- * The per-pixel terms in VD_N double lanes (vi_terms): the sigmas are
- * exact there, the gain, sv and (g g) sigma1 take the scalar code's
- * operations in its order (sv and the product truncated toward zero as
- * its conversions do; n2 < 2^53 adds exactly), and 2048 log2 of an
- * integer v >= 2^16 is its exponent k + 15 and the table at v >> k,
- * whose index is the top 15 bits of v's mantissa (integer lanes, no
- * conversion), read by vq_gather_u16. The pixel's cases are
- * masks, its terms (integers) summed in double lanes; a vector whose
- * sigma1 are all below the noise skips the logs. Columns past the last
- * whole vector take the math's scalar rows.
+ * The per-pixel terms: simd/vif_terms_tmpl.h. Columns past the last whole
+ * vector take the math's scalar rows.
  */
 #include <stddef.h>
 #include <stdint.h>
@@ -60,6 +52,35 @@ static int vi_vrow8(const uint8_t *const *xr, const uint8_t *const *yr, int n, u
     const vs off = vs_set1((int32_t)0x80008000u), back = vs_set1((int32_t)(32768u * sq_vi_tap_sum(0)));
     const vs rmu = vs_set1((int32_t)sq_vi_rnd(8));
     int j = 0;
+    /* 2 VS_N columns a step, two rows' samples zipped into the pairs (no shifts to pair them) */
+    for (; j + 2 * VS_N <= n; j += 2 * VS_N) {
+        vs m1[2], m2[2], xx[2], yy[2], xy[2];
+        for (int e = 0; e < 2; e++) {
+            m1[e] = m2[e] = vs_set1(0);
+            xx[e] = yy[e] = xy[e] = back;
+        }
+        for (int k = 0; k <= 2 * r; k += 2) {
+            const int f0 = (int)sq_vi_tap(0, k), f1 = k < 2 * r ? (int)sq_vi_tap(0, k + 1) : 0;
+            const vs z = vs_set1(0);
+            vs a[2], b[2];
+            vs_zip16(vs_load((const int32_t *)(xr[k] + 2 * j)),
+                     k < 2 * r ? vs_load((const int32_t *)(xr[k + 1] + 2 * j)) : z, &a[0], &a[1]);
+            vs_zip16(vs_load((const int32_t *)(yr[k] + 2 * j)),
+                     k < 2 * r ? vs_load((const int32_t *)(yr[k + 1] + 2 * j)) : z, &b[0], &b[1]);
+            for (int e = 0; e < 2; e++) {
+                m1[e] = vs_dp16(m1[e], a[e], f0, f1);
+                m2[e] = vs_dp16(m2[e], b[e], f0, f1);
+                xx[e] = vs_dp16(xx[e], vs_xor(vs_mullo16(a[e], a[e]), off), f0, f1);
+                yy[e] = vs_dp16(yy[e], vs_xor(vs_mullo16(b[e], b[e]), off), f0, f1);
+                xy[e] = vs_dp16(xy[e], vs_xor(vs_mullo16(a[e], b[e]), off), f0, f1);
+            }
+        }
+        vs_store_unzip((int32_t *)t[0] + j, vs_srl(vs_add(m1[0], rmu), 8), vs_srl(vs_add(m1[1], rmu), 8));
+        vs_store_unzip((int32_t *)t[1] + j, vs_srl(vs_add(m2[0], rmu), 8), vs_srl(vs_add(m2[1], rmu), 8));
+        vs_store_unzip((int32_t *)t[2] + j, xx[0], xx[1]);
+        vs_store_unzip((int32_t *)t[3] + j, yy[0], yy[1]);
+        vs_store_unzip((int32_t *)t[4] + j, xy[0], xy[1]);
+    }
     for (; j + VS_N <= n; j += VS_N) {
         vs m1 = vs_set1(0), m2 = m1, xx = back, yy = back, xy = back;
         for (int k = 0; k <= 2 * r; k += 2) {
@@ -69,11 +90,11 @@ static int vi_vrow8(const uint8_t *const *xr, const uint8_t *const *yr, int n, u
                 a = vs_or(a, vs_sll(vs_u16(xr[k + 1] + 2 * j), 16));
                 b = vs_or(b, vs_sll(vs_u16(yr[k + 1] + 2 * j), 16));
             }
-            m1 = vs_add(m1, vs_madd16(a, f0, f1));
-            m2 = vs_add(m2, vs_madd16(b, f0, f1));
-            xx = vs_add(xx, vs_madd16(vs_xor(vs_mullo16(a, a), off), f0, f1));
-            yy = vs_add(yy, vs_madd16(vs_xor(vs_mullo16(b, b), off), f0, f1));
-            xy = vs_add(xy, vs_madd16(vs_xor(vs_mullo16(a, b), off), f0, f1));
+            m1 = vs_dp16(m1, a, f0, f1);
+            m2 = vs_dp16(m2, b, f0, f1);
+            xx = vs_dp16(xx, vs_xor(vs_mullo16(a, a), off), f0, f1);
+            yy = vs_dp16(yy, vs_xor(vs_mullo16(b, b), off), f0, f1);
+            xy = vs_dp16(xy, vs_xor(vs_mullo16(a, b), off), f0, f1);
         }
         vs_store((int32_t *)t[0] + j, vs_srl(vs_add(m1, rmu), 8));
         vs_store((int32_t *)t[1] + j, vs_srl(vs_add(m2, rmu), 8));
@@ -123,58 +144,8 @@ void V_NAME(sq_vif_vrow)(const uint16_t *x, ptrdiff_t xs, const uint16_t *y, ptr
     }
 }
 
-/* mu^2 of u32 means: (m m + 2^31) >> 32 in 64-bit halves, low words packed back. */
-static inline vs vi_sq32(vs a, vs b)
-{
-    const vq h = vq_set1((int64_t)1 << 31);
-    return vs_pack_lo(vq_srl(vq_add(vq_mul_u(vq_even(a), vq_even(b)), h), 32),
-                      vq_srl(vq_add(vq_mul_u(vq_odd(a), vq_odd(b)), h), 32));
-}
+#include "simd/vif_terms_tmpl.h"
 
-/*
- * 2048 log2 of an integer v in [2^16, 2^53) through the table, integer
- * lanes: with k = exponent - 15, v >> k is 1 and the top 15 bits of the
- * mantissa, so the index (v >> k) - 2^15 is those bits as they are.
- */
-static inline vq vi_log(vd v, const uint16_t *lt)
-{
-    const vq b = vd_bits(v);
-    const vq k = vq_sub(vq_srl(b, 52), vq_set1(1023 + 15));
-    const vq i = vq_and(vq_srl(b, 52 - 15), vq_set1(32767));
-    return vq_add(vq_gather_u16(lt, i), vq_sllv(k, vq_set1(11)));
-}
-
-/*
- * sq_vi_pixel of n (a multiple of VD_N) pixels' sigmas g1, g2, g12 into the
- * lanes of s[4] (num_log, den_log, num_nonlog, den_nonlog): branchless, the
- * masks selecting each term or 0. The terms are integers below 2^31 and a
- * row's sums below 2^53, so double lanes add them exactly in any order.
- */
-static void vi_terms(const int32_t *g1, const int32_t *g2, const int32_t *g12, int n, double egl,
-                     const uint16_t *lt, vd *acc)
-{
-    const vd zero = vd_set1(0.0), one = vd_set1(1.0), nsq = vd_set1((double)SQ_VI_NSQ);
-    const vd safe = vd_set1(65536.0), vegl = vd_set1(egl);
-    const vd eps = vd_mul(vd_set1(65536.0), vd_set1(1e-10)); /* as the math's constant */
-    const vq d17 = vq_set1(2048 * 17);
-    for (int l = 0; l < n; l += VD_N) {
-        const vd s1 = vd_load_i32(g1 + l), s2 = vd_load_i32(g2 + l), s12 = vd_load_i32(g12 + l);
-        const vdm mden = vd_le(nsq, s1);
-        const vdm mnum = vdm_and(mden, vdm_and(vd_lt(zero, s12), vd_lt(zero, s2)));
-        vd g = vd_div(s12, vd_add(s1, eps));
-        const vd sv = vd_max(vd_trunc(vd_sub(s2, vd_mul(g, s12))), zero);
-        g = vd_min(g, vegl);
-        const vd n1 = vd_add(sv, nsq);
-        const vd n2 = vd_add(vd_trunc(vd_mul(vd_mul(g, g), s1)), n1);
-        const vq den = vq_sub(vi_log(vd_sel(mden, vd_add(s1, nsq), safe), lt), d17);
-        const vq num = vq_sub(vi_log(vd_sel(mnum, n2, safe), lt),
-                              vi_log(vd_sel(mnum, n1, safe), lt));
-        acc[0] = vd_add(acc[0], vd_sel(mnum, vq_to_vd(num), zero));
-        acc[1] = vd_add(acc[1], vd_sel(mden, vq_to_vd(den), zero));
-        acc[2] = vd_add(acc[2], vd_sel(mden, zero, s2));
-        acc[3] = vd_add(acc[3], vd_sel(mden, zero, one));
-    }
-}
 
 /*
  * The horizontal pass splits each second moment t = 2^16 th + tl (th, tl
@@ -222,27 +193,6 @@ V_AI vs vi_moment(const int32_t *hi, const int32_t *lo, int r, const uint32_t *f
     return vs_add(vi_taps(hi, r, ft), vs_srl(vs_add(vi_taps(lo, r, ft), vs_set1(32768)), 16));
 }
 
-/* One vector's sigmas into the sums: the logs' terms, or for all-flat sigma1 the no-log terms alone. */
-V_AI void vi_sig(vs m1, vs m2, vs xx, vs yy, vs xy, double egl, const uint16_t *lt, vd *sums)
-{
-    const vs s1 = vs_sub(xx, vi_sq32(m1, m1));
-    const vs s2 = vs_max(vs_sub(yy, vi_sq32(m2, m2)), vs_set1(0));
-    const vs s12 = vs_sub(xy, vi_sq32(m1, m2));
-    int32_t g1[VS_N], g2[VS_N], g12[VS_N];
-    vs_store(g2, s2);
-    if (!vs_any(vs_gt(s1, vs_set1(SQ_VI_NSQ - 1)))) {
-        /* every sigma1 below the noise (flat areas, common): no logs to take */
-        for (int l = 0; l < VS_N; l += VD_N) {
-            sums[2] = vd_add(sums[2], vd_load_i32(g2 + l));
-            sums[3] = vd_add(sums[3], vd_set1(1.0));
-        }
-        return;
-    }
-    vs_store(g1, s1);
-    vs_store(g12, s12);
-    vi_terms(g1, g2, g12, VS_N, egl, lt, sums);
-}
-
 /*
  * The horizontal pass at scales 0..2 (taps below 2^15) in int16 tap pairs:
  * the means (below 2^16: vif_vrow's) and the moments' halves th, tl as
@@ -283,41 +233,79 @@ static void vi_split16(const uint32_t *const *t, int c0, int n, int16_t (*q)[VI_
         }
 }
 
-/* Sum f_k v_k of VS_N outputs of one parity from q row a at their first tap (u32 lanes, back added). */
-V_AI vs vi_taps16(const int16_t *a, int r, const uint32_t *ft, vs back)
+/*
+ * Sum f_k v_k of VS_N outputs of one parity from each of q's eight rows at
+ * b, their first tap (u32 lanes, back added): tap pairs outside, rows
+ * inside, so the eight sums are eight independent chains (vs_dp16 is one
+ * instruction of several cycles' latency with VNNI). r is a constant where
+ * vi_hrow16_r is inlined.
+ */
+V_AI void vi_taps16(int16_t (*q)[VI_Q], int b, int r, const uint32_t *ft, vs back, vs v[8])
 {
-    vs m = back;
+    for (int m = 0; m < 8; m++)
+        v[m] = back;
     for (int k = 0; k < 2 * r; k += 2)
-        m = vs_add(m, vs_madd16(vs_load((const int32_t *)(a + k)), (int)ft[k], (int)ft[k + 1]));
+        for (int m = 0; m < 8; m++)
+            v[m] = vs_dp16(v[m], vs_load((const int32_t *)(q[m] + b + k)), (int)ft[k], (int)ft[k + 1]);
     /* the odd last tap as the high half of the pair before it */
-    return vs_add(m, vs_madd16(vs_load((const int32_t *)(a + 2 * r - 1)), 0, (int)ft[2 * r]));
+    for (int m = 0; m < 8; m++)
+        v[m] = vs_dp16(v[m], vs_load((const int32_t *)(q[m] + b + 2 * r - 1)), 0, (int)ft[2 * r]);
 }
 
-/* Columns [0, wv) (wv a multiple of 2 VS_N) at scales 0..2; returns wv. */
-static int vi_hrow16(const uint32_t *const *t, int w, int s, double egl, const uint16_t *lt,
-                     vd *sums)
+/*
+ * Columns [0, wv) (wv a multiple of 2 VS_N) at scale s of half-width r
+ * (0..2); returns wv. With V_COMPRESS the pixels without logs are counted
+ * in *flat (den_nonlog), not in sums[3].
+ */
+V_AI int vi_hrow16_r(const uint32_t *const *t, int w, int s, int r, double egl,
+                     const uint16_t *lt, vd *sums, int64_t *flat)
 {
-    const int r = sq_vi_half(s), wv = w - w % (2 * VS_N);
+    const int wv = w - w % (2 * VS_N);
     uint32_t ft[17];
     sq_vi_taps(s, ft);
     const vs back = vs_set1((int32_t)(32768u * sq_vi_tap_sum(s))), half = vs_set1(32768);
     int16_t q[8][VI_Q];
+#ifdef V_COMPRESS
+    ViPack pk;
+    pk.n = 0;
+#else
+    (void)flat;
+#endif
     for (int j0 = 0; j0 < wv; j0 += 2 * VI_CH16) {
         const int cn = wv - j0 < 2 * VI_CH16 ? wv - j0 : 2 * VI_CH16;
         vi_split16(t, j0 - r, cn + 2 * r, q);
         for (int o = 0; o < cn; o += 2 * VS_N)
             for (int par = 0; par < 2; par++) {
-                const int b = o + par;
                 vs v[8];
-                for (int m = 0; m < 8; m++)
-                    v[m] = vi_taps16(q[m] + b, r, ft, back);
+                vi_taps16(q, o + par, r, ft, back, v);
                 /* (Sum f t + 2^15) >> 16 = Sum f th + ((Sum f tl + 2^15) >> 16) */
                 for (int m = 0; m < 3; m++)
                     v[2 + m] = vs_add(v[2 + 2 * m], vs_srl(vs_add(v[3 + 2 * m], half), 16));
+#ifdef V_COMPRESS
+                vi_sig_pack(v[0], v[1], v[2], v[3], v[4], &pk, sums, flat);
+#else
                 vi_sig(v[0], v[1], v[2], v[3], v[4], egl, lt, sums);
+#endif
             }
+#ifdef V_COMPRESS
+        vi_logterms(&pk, egl, lt, sums);
+#endif
     }
     return wv;
+}
+
+/* Columns [0, wv) at scales 0..2, each scale's taps unrolled; returns wv. */
+static int vi_hrow16(const uint32_t *const *t, int w, int s, double egl, const uint16_t *lt,
+                     vd *sums, int64_t *flat)
+{
+    switch (s) {
+    case 0:
+        return vi_hrow16_r(t, w, 0, 8, egl, lt, sums, flat);
+    case 1:
+        return vi_hrow16_r(t, w, 1, 4, egl, lt, sums, flat);
+    default:
+        return vi_hrow16_r(t, w, 2, 2, egl, lt, sums, flat);
+    }
 }
 
 /* Columns [0, wv) (wv a multiple of VS_N) at any scale, the taps in u32 lanes; returns wv. */
@@ -348,8 +336,9 @@ void V_NAME(sq_vif_hrow)(const uint32_t *const *t, int w, int s, double egl, con
 {
     vd sums[4] = { vd_set1(0.0), vd_set1(0.0), vd_set1(0.0), vd_set1(0.0) };
     /* scale 3's largest tap (43728) does not fit an int16 pair */
-    const int j = s < 3 ? vi_hrow16(t, w, s, egl, lt, sums) : vi_hrow32(t, w, s, egl, lt, sums);
-    int64_t lane[4] = { acc[0], acc[1], acc[2], acc[3] };
+    int64_t flat = 0;
+    const int j = s < 3 ? vi_hrow16(t, w, s, egl, lt, sums, &flat) : vi_hrow32(t, w, s, egl, lt, sums);
+    int64_t lane[4] = { acc[0], acc[1], acc[2], acc[3] + flat };
     for (int q = 0; q < 4; q++) {
         double v[VD_N];
         vd_store(v, sums[q]);
@@ -369,7 +358,7 @@ void V_NAME(sq_vif_hrow)(const uint32_t *const *t, int w, int s, double egl, con
 /* Sum f_k v_k over taps (f0, f1) of 8-bit scale 1 in int16 pairs: p01 holds two rows' or columns' values. */
 V_AI vs vi_pair(vs acc, vs p01, int k, int r)
 {
-    return vs_add(acc, vs_madd16(p01, (int)sq_vi_tap(1, k), k < 2 * r ? (int)sq_vi_tap(1, k + 1) : 0));
+    return vs_dp16(acc, p01, (int)sq_vi_tap(1, k), k < 2 * r ? (int)sq_vi_tap(1, k + 1) : 0);
 }
 
 /*

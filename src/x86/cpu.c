@@ -47,25 +47,26 @@ unsigned sq_arch_cpu_flags(void)
 }
 
 #ifdef SQ_HAVE_AVX512
-/* AVX-512 VBMI (CPUID.7.0 ECX bit 1), a part of the AVX-512 level's
- * table where present (its XCR0 state is the level's). Asked once: a
- * CPUID costs a VM exit, and every side's table is filled at open. */
-static pthread_once_t vbmi_once = PTHREAD_ONCE_INIT;
-static int vbmi_word;
+/* AVX-512 VBMI (CPUID.7.0 ECX bit 1) and VNNI (ECX bit 11), parts of the
+ * AVX-512 level's table where present (their XCR0 state is the level's).
+ * Asked once: a CPUID costs a VM exit, and every side's table is filled at
+ * open. */
+static pthread_once_t ext_once = PTHREAD_ONCE_INIT;
+static unsigned ext_word;
 
-static void vbmi_init(void)
+static void ext_init(void)
 {
     unsigned a, b, c, d;
     if (__get_cpuid_max(0, NULL) < 7)
         return;
     __cpuid_count(7, 0, a, b, c, d);
-    vbmi_word = (c >> 1) & 1;
+    ext_word = ((c >> 1) & 1 ? SQ_X86_VBMI : 0) | ((c >> 11) & 1 ? SQ_X86_VNNI : 0);
 }
 
-static int has_vbmi(void)
+unsigned sq_x86_ext(void)
 {
-    pthread_once(&vbmi_once, vbmi_init);
-    return vbmi_word;
+    pthread_once(&ext_once, ext_init);
+    return ext_word;
 }
 #endif
 
@@ -75,7 +76,7 @@ void sq_dsp_init_arch(SqDsp *d, unsigned flags)
         fill_avx2(d);
 #ifdef SQ_HAVE_AVX512
     if (flags & SPEEDQA_CPU_AVX512)
-        sq_dsp_fill_avx512(d, has_vbmi());
+        sq_dsp_fill_avx512(d, sq_x86_ext());
 #endif
 }
 

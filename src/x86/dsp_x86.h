@@ -19,12 +19,18 @@ void sq_prescale_row_avx2(float *dst, const float *src, ptrdiff_t stride, int me
  */
 #ifdef SQ_AVX512_EMU
 #define SQ_X512(name) name##_avx512emu
+#define SQ_X512V(name) name##_avx512vnniemu
 #else
 #define SQ_X512(name) name##_avx512
+#define SQ_X512V(name) name##_avx512vnni
 #endif
+/* The extensions beside F/BW/DQ/VL that some slots' versions need (sq_x86_ext). */
+enum { SQ_X86_VBMI = 1, SQ_X86_VNNI = 2 };
+/* The SQ_X86_* this CPU has (x86/cpu.c; asked of CPUID once a process). */
+unsigned sq_x86_ext(void);
 struct SqDsp;
-/* Puts the AVX-512 versions in the slots where they pay (x86/init_avx512.c). */
-void SQ_X512(sq_dsp_fill)(struct SqDsp *d, int vbmi);
+/* Puts the AVX-512 versions in the slots where they pay (x86/init_avx512.c); ext: SQ_X86_*. */
+void SQ_X512(sq_dsp_fill)(struct SqDsp *d, unsigned ext);
 SQ_SIMD_FILTER_PROTOS(SQ_X512)
 SQ_SIMD_COV_PROTOS(SQ_X512)
 SQ_SIMD_LINALG_PROTOS(SQ_X512)
@@ -32,7 +38,9 @@ SQ_SIMD_MOTION_PROTOS(SQ_X512)
 SQ_SIMD_ADM_PROTOS(SQ_X512)
 SQ_SIMD_CAMBI_PROTOS(SQ_X512)
 SQ_SIMD_VIF_PROTOS(SQ_X512)
-/* Needs AVX-512 VBMI besides the level's F/BW/DQ/VL (sq_x86_has_vbmi). */
+/* VIF's rows built for AVX-512 VNNI as well (x86/vif_avx512vnni.c): vs_dp16 is vpdpwssd. */
+SQ_SIMD_VIF_PROTOS(SQ_X512V)
+/* Needs AVX-512 VBMI besides the level's F/BW/DQ/VL. */
 int SQ_X512(sq_vhfilt_8bpc)(float *dst, const uint8_t *cur, ptrdiff_t cur_stride,
                             const uint8_t *prev, ptrdiff_t prev_stride, int h, int row,
                             const float *g, int taps, int w, int nout);

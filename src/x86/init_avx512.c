@@ -29,9 +29,9 @@
 #include "cpu/dsp.h"
 #include "x86/dsp_x86.h"
 
-void SQ_X512(sq_dsp_fill)(SqDsp *d, int vbmi)
+void SQ_X512(sq_dsp_fill)(SqDsp *d, unsigned ext)
 {
-    if (vbmi)
+    if (ext & SQ_X86_VBMI)
         d->vhfilt_8bpc = SQ_X512(sq_vhfilt_8bpc);
     d->vfilt_8bpc = SQ_X512(sq_vfilt_8bpc);
     d->vfilt_16bpc = SQ_X512(sq_vfilt_16bpc);
@@ -65,5 +65,10 @@ void SQ_X512(sq_dsp_fill)(SqDsp *d, int vbmi)
     d->vif_vrow = SQ_X512(sq_vif_vrow);
     d->vif_hrow = SQ_X512(sq_vif_hrow);
     d->vif_sub_row = SQ_X512(sq_vif_sub_row);
+    if (ext & SQ_X86_VNNI) {
+        d->vif_vrow = SQ_X512V(sq_vif_vrow);
+        d->vif_hrow = SQ_X512V(sq_vif_hrow);
+        d->vif_sub_row = SQ_X512V(sq_vif_sub_row);
+    }
     d->vgran = 16;
 }

@@ -18,7 +18,7 @@
 
 #include "checkkernel.h"
 #include "speedqa/speedqa.h"
-#ifdef CK_AVX512_EMU
+#if defined(CK_AVX512_EMU) || defined(SQ_HAVE_AVX512)
 #include "x86/dsp_x86.h"
 #endif
 
@@ -180,6 +180,16 @@ int main(int argc, char **argv)
         sq_dsp_init(&c.lvl[c.nlvl].dsp, SPEEDQA_CPU_AVX2);
         c.nlvl++;
     }
+#if defined(SQ_HAVE_AVX512) && !defined(CK_AVX512_EMU)
+    /* the AVX-512 table without the extensions this CPU adds to it (VBMI, VNNI) */
+    if ((flags & SPEEDQA_CPU_AVX512) && sq_x86_ext()) {
+        c.lvl[c.nlvl].name = "avx512base";
+        c.lvl[c.nlvl].flags = SPEEDQA_CPU_AVX2 | SPEEDQA_CPU_AVX512;
+        sq_dsp_init(&c.lvl[c.nlvl].dsp, SPEEDQA_CPU_AVX2);
+        sq_dsp_fill_avx512(&c.lvl[c.nlvl].dsp, 0);
+        c.nlvl++;
+    }
+#endif
     if (flags & SPEEDQA_CPU_AVX512) {
         c.lvl[c.nlvl].name = "avx512";
         c.lvl[c.nlvl].flags = SPEEDQA_CPU_AVX2 | SPEEDQA_CPU_AVX512;
@@ -198,7 +208,7 @@ int main(int argc, char **argv)
     c.lvl[0].name = "avx512e";
     c.lvl[0].flags = SPEEDQA_CPU_AVX2;
     sq_dsp_init(&c.lvl[0].dsp, SPEEDQA_CPU_AVX2);
-    sq_dsp_fill_avx512emu(&c.lvl[0].dsp, 1);
+    sq_dsp_fill_avx512emu(&c.lvl[0].dsp, SQ_X86_VBMI | SQ_X86_VNNI);
     c.nlvl = 1;
 #endif
     if (!c.nlvl)

@@ -154,6 +154,75 @@ static void check_sub(const CkCtx *c, const CkLevel *l)
     ck_end();
 }
 
+typedef struct VArgs {
+    const SqDsp *d;
+    const uint16_t *x, *y, *lt;
+    uint32_t *t[5], *sub;
+    uint16_t *out;
+    int w, h, s, row;
+} VArgs;
+
+static void bench_vrow(void *arg)
+{
+    VArgs *a = arg;
+    a->d->vif_vrow(a->x, a->w, a->y, a->w, a->w, a->h, a->s, 8, a->row, a->t);
+    a->row = (a->row + 1) % a->h;
+}
+
+static void bench_hrow(void *arg)
+{
+    VArgs *a = arg;
+    int64_t acc[4] = { 0, 0, 0, 0 };
+    a->d->vif_hrow((const uint32_t *const *)a->t, a->w, a->s, 100.0, a->lt, acc);
+}
+
+static void bench_sub(void *arg)
+{
+    VArgs *a = arg;
+    a->d->vif_sub_row(a->x, a->w, a->w, a->h, 1, 8, a->row, a->sub, a->out);
+    a->row = (a->row + 1) % (a->h / 2);
+}
+
+/*
+ * One 1920-column row a call at 8 bits: scale 0's vertical and horizontal
+ * passes (a distorted side of the reference plus noise, so sigmas are
+ * mixed: flat and textured vectors) and the decimation into scale 1.
+ */
+static void bench_level(const CkCtx *c, const CkLevel *l)
+{
+    const int w = 1920, h = 64;
+    uint16_t *x = malloc((size_t)w * h * 2 * sizeof *x), *y = x + (size_t)w * h;
+    for (int r = 0; r < h; r++)
+        for (int q = 0; q < w; q++) {
+            const int v = (q / 8 + r / 4) % 200 + (q > w / 2 ? (int)(ck_rand() % 40) : 0);
+            x[(size_t)r * w + q] = (uint16_t)v;
+            y[(size_t)r * w + q] = (uint16_t)(v + (int)(ck_rand() % 9) - 4 < 0 ? 0 : v + (int)(ck_rand() % 5));
+        }
+    uint16_t *lt = malloc(SQ_VI_LT_N * sizeof *lt), *out = calloc((size_t)w, 2);
+    for (int i = 0; i < SQ_VI_LT_N; i++)
+        lt[i] = (uint16_t)(30720 + i / 16);
+    uint32_t *buf = calloc((size_t)5 * (w + 2 * RPAD), 4), *sub = calloc((size_t)w + 2 * RPAD, 4);
+    VArgs a = { .x = x, .y = y, .lt = lt, .sub = sub + RPAD, .out = out, .w = w, .h = h };
+    rows_new(buf, a.t, w);
+    c->ref.vif_vrow(x, w, y, w, w, h, 0, 8, h / 2, a.t);
+    for (int k = 0; k < 5; k++)
+        sq_vi_pad(a.t[k], w, sq_vi_half(0));
+    VArgs ac = a, ao = a;
+    ac.d = &c->ref;
+    ao.d = &l->dsp;
+    ck_bench_row("vif_vrow (1920, 8-bit, scale 0)", ck_time(bench_vrow, &ac), l->name,
+                 ck_time(bench_vrow, &ao));
+    ck_bench_row("vif_hrow (1920, scale 0)", ck_time(bench_hrow, &ac), l->name,
+                 ck_time(bench_hrow, &ao));
+    ck_bench_row("vif_sub_row (1920, 8-bit)", ck_time(bench_sub, &ac), l->name,
+                 ck_time(bench_sub, &ao));
+    free(buf);
+    free(sub);
+    free(out);
+    free(lt);
+    free(x);
+}
+
 void ck_vif(const CkCtx *c)
 {
     for (int i = 0; i < c->nlvl; i++) {
@@ -163,5 +232,7 @@ void ck_vif(const CkCtx *c)
             check_hrow(c, &c->lvl[i]);
         if (ck_wanted(c, "vif_sub_row"))
             check_sub(c, &c->lvl[i]);
+        if (c->bench && (ck_wanted(c, "vif_vrow") || ck_wanted(c, "vif_hrow")))
+            bench_level(c, &c->lvl[i]);
     }
 }

@@ -1,0 +1,159 @@
+/*
+ * The per-pixel terms of libvmaf's integer VIF (spec vmaf-integer-features
+ * 4.4) for simd/vif_tmpl.h, in VD_N double lanes: the sigmas are exact
+ * there, the gain, sv and (g g) sigma1 take the scalar code's operations in
+ * its order (sv and the product truncated toward zero as its conversions
+ * do; n2 < 2^53 adds exactly), and 2048 log2 of an integer v >= 2^16 is its
+ * exponent k + 15 and the table at v >> k, whose index is the top 15 bits
+ * of v's mantissa (integer lanes, no conversion), read by vq_gather_u16.
+ * The pixel's cases are masks, its terms (integers) summed in double lanes.
+ * A vector whose sigma1 are all below the noise skips the logs (vi_sig);
+ * levels with vs_compress pack the pixels that take logs instead.
+ */
+#ifndef SQ_SIMD_VIF_TERMS_TMPL_H
+#define SQ_SIMD_VIF_TERMS_TMPL_H
+
+
+/* mu^2 of u32 means: (m m + 2^31) >> 32 in 64-bit halves, low words packed back. */
+static inline vs vi_sq32(vs a, vs b)
+{
+    const vq h = vq_set1((int64_t)1 << 31);
+    return vs_pack_lo(vq_srl(vq_add(vq_mul_u(vq_even(a), vq_even(b)), h), 32),
+                      vq_srl(vq_add(vq_mul_u(vq_odd(a), vq_odd(b)), h), 32));
+}
+
+/*
+ * 2048 log2 of an integer v in [2^16, 2^53) through the table, integer
+ * lanes: with k = exponent - 15, v >> k is 1 and the top 15 bits of the
+ * mantissa, so the index (v >> k) - 2^15 is those bits as they are.
+ */
+static inline vq vi_log(vd v, const uint16_t *lt)
+{
+    const vq b = vd_bits(v);
+    const vq k = vq_sub(vq_srl(b, 52), vq_set1(1023 + 15));
+    const vq i = vq_and(vq_srl(b, 52 - 15), vq_set1(32767));
+    return vq_add(vq_gather_u16(lt, i), vq_sllv(k, vq_set1(11)));
+}
+
+/*
+ * sq_vi_pixel of n (a multiple of VD_N) pixels' sigmas g1, g2, g12 into the
+ * lanes of s[4] (num_log, den_log, num_nonlog, den_nonlog): branchless, the
+ * masks selecting each term or 0. The terms are integers below 2^31 and a
+ * row's sums below 2^53, so double lanes add them exactly in any order.
+ */
+static void vi_terms(const int32_t *g1, const int32_t *g2, const int32_t *g12, int n, double egl,
+                     const uint16_t *lt, vd *acc)
+{
+    const vd zero = vd_set1(0.0), one = vd_set1(1.0), nsq = vd_set1((double)SQ_VI_NSQ);
+    const vd safe = vd_set1(65536.0), vegl = vd_set1(egl);
+    const vd eps = vd_mul(vd_set1(65536.0), vd_set1(1e-10)); /* as the math's constant */
+    const vq d17 = vq_set1(2048 * 17);
+    for (int l = 0; l < n; l += VD_N) {
+        const vd s1 = vd_load_i32(g1 + l), s2 = vd_load_i32(g2 + l), s12 = vd_load_i32(g12 + l);
+        const vdm mden = vd_le(nsq, s1);
+        const vdm mnum = vdm_and(mden, vdm_and(vd_lt(zero, s12), vd_lt(zero, s2)));
+        vd g = vd_div(s12, vd_add(s1, eps));
+        const vd sv = vd_max(vd_trunc(vd_sub(s2, vd_mul(g, s12))), zero);
+        g = vd_min(g, vegl);
+        const vd n1 = vd_add(sv, nsq);
+        const vd n2 = vd_add(vd_trunc(vd_mul(vd_mul(g, g), s1)), n1);
+        const vq den = vq_sub(vi_log(vd_sel(mden, vd_add(s1, nsq), safe), lt), d17);
+        const vq num = vq_sub(vi_log(vd_sel(mnum, n2, safe), lt),
+                              vi_log(vd_sel(mnum, n1, safe), lt));
+        acc[0] = vd_add(acc[0], vd_sel(mnum, vq_to_vd(num), zero));
+        acc[1] = vd_add(acc[1], vd_sel(mden, vq_to_vd(den), zero));
+        acc[2] = vd_add(acc[2], vd_sel(mden, zero, s2));
+        acc[3] = vd_add(acc[3], vd_sel(mden, zero, one));
+    }
+}
+
+#ifdef V_COMPRESS
+/*
+ * A chunk's sigmas whose sigma1 reach the noise, packed by vi_sig_pack,
+ * then their log terms in one pass (vi_logterms): no branch a vector, no
+ * logs for flat lanes of mixed vectors, and the pass's iterations are
+ * independent, so one's division and gathers overlap the next's.
+ */
+#define VI_PK (2 * 8 * VS_N + 2 * VD_N)
+typedef struct ViPack {
+    int32_t g1[VI_PK], g2[VI_PK], g12[VI_PK];
+    int n;
+} ViPack;
+
+/*
+ * The log terms (num_log, den_log into acc[0], acc[1]) of pk's sigmas, all
+ * with sigma1 >= SQ_VI_NSQ; the pad to a whole vector has sigma1 0, which
+ * the den mask leaves out. Empties pk.
+ */
+static void vi_logterms(ViPack *pk, double egl, const uint16_t *lt, vd *acc)
+{
+    for (; pk->n % VD_N; pk->n++)
+        pk->g1[pk->n] = pk->g2[pk->n] = pk->g12[pk->n] = 0;
+    const vd zero = vd_set1(0.0), nsq = vd_set1((double)SQ_VI_NSQ);
+    const vd safe = vd_set1(65536.0), vegl = vd_set1(egl);
+    const vd eps = vd_mul(vd_set1(65536.0), vd_set1(1e-10)); /* as the math's constant */
+    const vq d17 = vq_set1(2048 * 17);
+    vd a0 = acc[0], a1 = acc[1];
+    for (int l = 0; l < pk->n; l += VD_N) {
+        const vd s1 = vd_load_i32(pk->g1 + l), s2 = vd_load_i32(pk->g2 + l);
+        const vd s12 = vd_load_i32(pk->g12 + l);
+        const vdm mden = vd_le(nsq, s1);
+        const vdm mnum = vdm_and(mden, vdm_and(vd_lt(zero, s12), vd_lt(zero, s2)));
+        vd g = vd_div(s12, vd_add(s1, eps));
+        const vd sv = vd_max(vd_trunc(vd_sub(s2, vd_mul(g, s12))), zero);
+        g = vd_min(g, vegl);
+        const vd n1 = vd_add(sv, nsq);
+        const vd n2 = vd_add(vd_trunc(vd_mul(vd_mul(g, g), s1)), n1);
+        const vq den = vq_sub(vi_log(vd_sel(mden, vd_add(s1, nsq), safe), lt), d17);
+        const vq num = vq_sub(vi_log(vd_sel(mnum, n2, safe), lt),
+                              vi_log(vd_sel(mnum, n1, safe), lt));
+        a0 = vd_add(a0, vd_sel(mnum, vq_to_vd(num), zero));
+        a1 = vd_add(a1, vd_sel(mden, vq_to_vd(den), zero));
+    }
+    acc[0] = a0;
+    acc[1] = a1;
+    pk->n = 0;
+}
+
+/* One vector's sigmas: the flat lanes' no-log terms into the sums (*flat counts them), the others packed into pk. */
+V_AI void vi_sig_pack(vs m1, vs m2, vs xx, vs yy, vs xy, ViPack *pk, vd *sums, int64_t *flat)
+{
+    const vs s1 = vs_sub(xx, vi_sq32(m1, m1));
+    const vs s2 = vs_max(vs_sub(yy, vi_sq32(m2, m2)), vs_set1(0));
+    const vs s12 = vs_sub(xy, vi_sq32(m1, m2));
+    const vs nf = vs_gt(s1, vs_set1(SQ_VI_NSQ - 1));
+    int32_t g2[VS_N];
+    vs_store(g2, vs_and(vs_xor(nf, vs_set1(-1)), s2));
+    for (int l = 0; l < VS_N; l += VD_N)
+        sums[2] = vd_add(sums[2], vd_load_i32(g2 + l));
+    const int c = vs_compress(pk->g1 + pk->n, nf, s1);
+    vs_compress(pk->g2 + pk->n, nf, s2);
+    vs_compress(pk->g12 + pk->n, nf, s12);
+    pk->n += c;
+    *flat += VS_N - c;
+}
+#endif
+
+/* One vector's sigmas into the sums: the logs' terms, or for all-flat sigma1 the no-log terms alone. */
+V_AI void vi_sig(vs m1, vs m2, vs xx, vs yy, vs xy, double egl, const uint16_t *lt, vd *sums)
+{
+    const vs s1 = vs_sub(xx, vi_sq32(m1, m1));
+    const vs s2 = vs_max(vs_sub(yy, vi_sq32(m2, m2)), vs_set1(0));
+    const vs s12 = vs_sub(xy, vi_sq32(m1, m2));
+    int32_t g1[VS_N], g2[VS_N], g12[VS_N];
+    vs_store(g2, s2);
+    if (!vs_any(vs_gt(s1, vs_set1(SQ_VI_NSQ - 1)))) {
+        /* every sigma1 below the noise (flat areas, common): no logs to take */
+        for (int l = 0; l < VS_N; l += VD_N) {
+            sums[2] = vd_add(sums[2], vd_load_i32(g2 + l));
+            sums[3] = vd_add(sums[3], vd_set1(1.0));
+        }
+        return;
+    }
+    vs_store(g1, s1);
+    vs_store(g12, s12);
+    vi_terms(g1, g2, g12, VS_N, egl, lt, sums);
+}
+
+
+#endif
