@@ -262,6 +262,8 @@ V_AI void vs_zip16(vs a, vs b, vs *lo, vs *hi)
     *lo = _mm256_unpacklo_epi16(a, b);
     *hi = _mm256_unpackhi_epi16(a, b);
 }
+/* lo, hi of vs_zip16's order (values in [0, 65535]) as 2 VS_N u16 at p in column order */
+V_AI void vs_store16_unzip(int16_t *p, vs lo, vs hi) { _mm256_storeu_si256((__m256i *)p, _mm256_packus_epi32(lo, hi)); }
 V_AI void vs_store_unzip(int32_t *p, vs lo, vs hi)
 {
     _mm256_storeu_si256((__m256i *)p, _mm256_permute2x128_si256(lo, hi, 0x20));

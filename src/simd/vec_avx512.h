@@ -336,6 +336,8 @@ V_AI void vs_zip16(vs a, vs b, vs *lo, vs *hi)
     *lo = _mm512_unpacklo_epi16(a, b);
     *hi = _mm512_unpackhi_epi16(a, b);
 }
+/* lo, hi of vs_zip16's order (values in [0, 65535]) as 2 VS_N u16 at p in column order */
+V_AI void vs_store16_unzip(int16_t *p, vs lo, vs hi) { _mm512_storeu_si512(p, _mm512_packus_epi32(lo, hi)); }
 V_AI void vs_store_unzip(int32_t *p, vs lo, vs hi)
 {
     _mm512_storeu_si512(p, _mm512_permutex2var_epi64(lo, _mm512_setr_epi64(0, 1, 8, 9, 2, 3, 10, 11), hi));

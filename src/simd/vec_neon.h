@@ -306,6 +306,11 @@ V_AI void vs_zip16(vs a, vs b, vs *lo, vs *hi)
     *lo = vreinterpretq_s32_s16(vzip1q_s16(x, y));
     *hi = vreinterpretq_s32_s16(vzip2q_s16(x, y));
 }
+/* lo, hi of vs_zip16's order (values in [0, 65535]) as 2 VS_N u16 at p in column order */
+V_AI void vs_store16_unzip(int16_t *p, vs lo, vs hi)
+{
+    vst1q_s16(p, vreinterpretq_s16_u16(vcombine_u16(vqmovun_s32(lo), vqmovun_s32(hi))));
+}
 V_AI void vs_store_unzip(int32_t *p, vs lo, vs hi)
 {
     vst1q_s32(p, lo);

@@ -363,7 +363,7 @@ V_AI vs vi_pair(vs acc, vs p01, int k, int r)
 
 /*
  * sq_vif_sub_row into 8-bit scale 1 (samples <= 255, w >= 2 VS_N): the
- * vertical pass with the taps in int16 pairs of rows (exact: Sum f a <=
+ * vertical pass with the taps in int16 pairs of rows, zipped (exact: Sum f a <=
  * 255 2^16), its row t kept as u16 (<= 65280) in t's buffer; the
  * horizontal pass at the kept (even) columns alone, lane j's pairs the
  * u16 columns 2j - r + 2m, 2j - r + 2m + 1 as they lie in memory, less
@@ -379,17 +379,18 @@ static void vi_sub_row8(const uint16_t *x, ptrdiff_t xs, int w, int h, int i, ui
     for (int k = 0; k <= 2 * r; k++)
         xr[k] = (const uint8_t *)(x + (int64_t)sq_mirror(2 * i - r + k, h) * xs);
     uint16_t *p = (uint16_t *)t;
-    const vs rnd = vs_set1(128);
-    for (int j = 0; j < w; j += VS_N) {
-        const int c = j + VS_N <= w ? j : w - VS_N;
-        vs m = vs_set1(0);
+    const vs rnd = vs_set1(128), z = vs_set1(0);
+    for (int j = 0; j < w; j += 2 * VS_N) {
+        const int c = j + 2 * VS_N <= w ? j : w - 2 * VS_N;
+        vs m[2] = { z, z };
         for (int k = 0; k <= 2 * r; k += 2) {
-            vs a = vs_u16(xr[k] + 2 * c);
-            if (k < 2 * r)
-                a = vs_or(a, vs_sll(vs_u16(xr[k + 1] + 2 * c), 16));
-            m = vi_pair(m, a, k, r);
+            vs a[2];
+            vs_zip16(vs_load((const int32_t *)(xr[k] + 2 * c)),
+                     k < 2 * r ? vs_load((const int32_t *)(xr[k + 1] + 2 * c)) : z, &a[0], &a[1]);
+            m[0] = vi_pair(m[0], a[0], k, r);
+            m[1] = vi_pair(m[1], a[1], k, r);
         }
-        vs_store16((int16_t *)p + c, vs_srl(vs_add(m, rnd), 8));
+        vs_store16_unzip((int16_t *)p + c, vs_srl(vs_add(m[0], rnd), 8), vs_srl(vs_add(m[1], rnd), 8));
     }
     sq_vi_pad16(p, w, r);
     const vs off = vs_set1((int32_t)0x80008000u);
