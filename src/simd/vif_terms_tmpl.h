@@ -36,32 +36,41 @@ static inline vq vi_log(vd v, const uint16_t *lt)
 }
 
 /*
+ * VD_N pixels' log terms (sq_vi_pixel's num_log and den_log) added to a0,
+ * a1, each masked to the pixels it has (mden: sigma1 >= SQ_VI_NSQ). The
+ * terms are integers below 2^31 and a row's sums below 2^53, so double
+ * lanes add them exactly in any order. Returns mden.
+ */
+V_AI vdm vi_logs(vd s1, vd s2, vd s12, double egl, const uint16_t *lt, vd *a0, vd *a1)
+{
+    const vd zero = vd_set1(0.0), nsq = vd_set1((double)SQ_VI_NSQ), safe = vd_set1(65536.0);
+    const vd eps = vd_mul(vd_set1(65536.0), vd_set1(1e-10)); /* as the math's constant */
+    const vdm mden = vd_le(nsq, s1);
+    const vdm mnum = vdm_and(mden, vdm_and(vd_lt(zero, s12), vd_lt(zero, s2)));
+    vd g = vd_div(s12, vd_add(s1, eps));
+    const vd sv = vd_max(vd_trunc(vd_sub(s2, vd_mul(g, s12))), zero);
+    g = vd_min(g, vd_set1(egl));
+    const vd n1 = vd_add(sv, nsq);
+    const vd n2 = vd_add(vd_trunc(vd_mul(vd_mul(g, g), s1)), n1);
+    const vq den = vq_sub(vi_log(vd_sel(mden, vd_add(s1, nsq), safe), lt), vq_set1(2048 * 17));
+    const vq num = vq_sub(vi_log(vd_sel(mnum, n2, safe), lt), vi_log(vd_sel(mnum, n1, safe), lt));
+    *a0 = vd_add(*a0, vd_sel(mnum, vq_to_vd(num), zero));
+    *a1 = vd_add(*a1, vd_sel(mden, vq_to_vd(den), zero));
+    return mden;
+}
+
+/*
  * sq_vi_pixel of n (a multiple of VD_N) pixels' sigmas g1, g2, g12 into the
- * lanes of s[4] (num_log, den_log, num_nonlog, den_nonlog): branchless, the
- * masks selecting each term or 0. The terms are integers below 2^31 and a
- * row's sums below 2^53, so double lanes add them exactly in any order.
+ * lanes of acc[4] (num_log, den_log, num_nonlog, den_nonlog): branchless,
+ * the masks selecting each term or 0.
  */
 static void vi_terms(const int32_t *g1, const int32_t *g2, const int32_t *g12, int n, double egl,
                      const uint16_t *lt, vd *acc)
 {
-    const vd zero = vd_set1(0.0), one = vd_set1(1.0), nsq = vd_set1((double)SQ_VI_NSQ);
-    const vd safe = vd_set1(65536.0), vegl = vd_set1(egl);
-    const vd eps = vd_mul(vd_set1(65536.0), vd_set1(1e-10)); /* as the math's constant */
-    const vq d17 = vq_set1(2048 * 17);
+    const vd zero = vd_set1(0.0), one = vd_set1(1.0);
     for (int l = 0; l < n; l += VD_N) {
-        const vd s1 = vd_load_i32(g1 + l), s2 = vd_load_i32(g2 + l), s12 = vd_load_i32(g12 + l);
-        const vdm mden = vd_le(nsq, s1);
-        const vdm mnum = vdm_and(mden, vdm_and(vd_lt(zero, s12), vd_lt(zero, s2)));
-        vd g = vd_div(s12, vd_add(s1, eps));
-        const vd sv = vd_max(vd_trunc(vd_sub(s2, vd_mul(g, s12))), zero);
-        g = vd_min(g, vegl);
-        const vd n1 = vd_add(sv, nsq);
-        const vd n2 = vd_add(vd_trunc(vd_mul(vd_mul(g, g), s1)), n1);
-        const vq den = vq_sub(vi_log(vd_sel(mden, vd_add(s1, nsq), safe), lt), d17);
-        const vq num = vq_sub(vi_log(vd_sel(mnum, n2, safe), lt),
-                              vi_log(vd_sel(mnum, n1, safe), lt));
-        acc[0] = vd_add(acc[0], vd_sel(mnum, vq_to_vd(num), zero));
-        acc[1] = vd_add(acc[1], vd_sel(mden, vq_to_vd(den), zero));
+        const vd s2 = vd_load_i32(g2 + l);
+        const vdm mden = vi_logs(vd_load_i32(g1 + l), s2, vd_load_i32(g12 + l), egl, lt, &acc[0], &acc[1]);
         acc[2] = vd_add(acc[2], vd_sel(mden, zero, s2));
         acc[3] = vd_add(acc[3], vd_sel(mden, zero, one));
     }
@@ -89,27 +98,10 @@ static void vi_logterms(ViPack *pk, double egl, const uint16_t *lt, vd *acc)
 {
     for (; pk->n % VD_N; pk->n++)
         pk->g1[pk->n] = pk->g2[pk->n] = pk->g12[pk->n] = 0;
-    const vd zero = vd_set1(0.0), nsq = vd_set1((double)SQ_VI_NSQ);
-    const vd safe = vd_set1(65536.0), vegl = vd_set1(egl);
-    const vd eps = vd_mul(vd_set1(65536.0), vd_set1(1e-10)); /* as the math's constant */
-    const vq d17 = vq_set1(2048 * 17);
     vd a0 = acc[0], a1 = acc[1];
-    for (int l = 0; l < pk->n; l += VD_N) {
-        const vd s1 = vd_load_i32(pk->g1 + l), s2 = vd_load_i32(pk->g2 + l);
-        const vd s12 = vd_load_i32(pk->g12 + l);
-        const vdm mden = vd_le(nsq, s1);
-        const vdm mnum = vdm_and(mden, vdm_and(vd_lt(zero, s12), vd_lt(zero, s2)));
-        vd g = vd_div(s12, vd_add(s1, eps));
-        const vd sv = vd_max(vd_trunc(vd_sub(s2, vd_mul(g, s12))), zero);
-        g = vd_min(g, vegl);
-        const vd n1 = vd_add(sv, nsq);
-        const vd n2 = vd_add(vd_trunc(vd_mul(vd_mul(g, g), s1)), n1);
-        const vq den = vq_sub(vi_log(vd_sel(mden, vd_add(s1, nsq), safe), lt), d17);
-        const vq num = vq_sub(vi_log(vd_sel(mnum, n2, safe), lt),
-                              vi_log(vd_sel(mnum, n1, safe), lt));
-        a0 = vd_add(a0, vd_sel(mnum, vq_to_vd(num), zero));
-        a1 = vd_add(a1, vd_sel(mden, vq_to_vd(den), zero));
-    }
+    for (int l = 0; l < pk->n; l += VD_N)
+        vi_logs(vd_load_i32(pk->g1 + l), vd_load_i32(pk->g2 + l), vd_load_i32(pk->g12 + l), egl, lt,
+                &a0, &a1);
     acc[0] = a0;
     acc[1] = a1;
     pk->n = 0;
