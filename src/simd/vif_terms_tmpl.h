@@ -107,22 +107,28 @@ static void vi_logterms(ViPack *pk, double egl, const uint16_t *lt, vd *acc)
     pk->n = 0;
 }
 
-/* One vector's sigmas: the flat lanes' no-log terms into the sums (*flat counts them), the others packed into pk. */
-V_AI void vi_sig_pack(vs m1, vs m2, vs xx, vs yy, vs xy, ViPack *pk, vd *sums, int64_t *flat)
+/*
+ * One vector's sigmas: the flat lanes' sigma2 added to *s2 (their other
+ * no-log term is their count), the others packed at g1, g2, g12 (VS_N
+ * lanes written); returns how many were packed. Counts and sums stay in
+ * the caller's locals: through pk they would be reloaded after every
+ * packed store.
+ */
+V_AI int vi_sig_pack(vs m1, vs m2, vs xx, vs yy, vs xy, int32_t *g1, int32_t *g2, int32_t *g12,
+                     vd *s2)
 {
     const vs s1 = vs_sub(xx, vi_sq32(m1, m1));
-    const vs s2 = vs_max(vs_sub(yy, vi_sq32(m2, m2)), vs_set1(0));
+    const vs sg2 = vs_max(vs_sub(yy, vi_sq32(m2, m2)), vs_set1(0));
     const vs s12 = vs_sub(xy, vi_sq32(m1, m2));
     const vs nf = vs_gt(s1, vs_set1(SQ_VI_NSQ - 1));
-    int32_t g2[VS_N];
-    vs_store(g2, vs_and(vs_xor(nf, vs_set1(-1)), s2));
+    int32_t f2[VS_N];
+    vs_store(f2, vs_and(vs_xor(nf, vs_set1(-1)), sg2));
     for (int l = 0; l < VS_N; l += VD_N)
-        sums[2] = vd_add(sums[2], vd_load_i32(g2 + l));
-    const int c = vs_compress(pk->g1 + pk->n, nf, s1);
-    vs_compress(pk->g2 + pk->n, nf, s2);
-    vs_compress(pk->g12 + pk->n, nf, s12);
-    pk->n += c;
-    *flat += VS_N - c;
+        *s2 = vd_add(*s2, vd_load_i32(f2 + l));
+    const int c = vs_compress(g1, nf, s1);
+    vs_compress(g2, nf, sg2);
+    vs_compress(g12, nf, s12);
+    return c;
 }
 #endif
 

@@ -267,7 +267,8 @@ V_AI int vi_hrow16_r(const uint32_t *const *t, int w, int s, int r, double egl,
     int16_t q[8][VI_Q];
 #ifdef V_COMPRESS
     ViPack pk;
-    pk.n = 0;
+    int pn = 0, np = 0;
+    vd s2 = vd_set1(0.0);
 #else
     (void)flat;
 #endif
@@ -282,15 +283,23 @@ V_AI int vi_hrow16_r(const uint32_t *const *t, int w, int s, int r, double egl,
                 for (int m = 0; m < 3; m++)
                     v[2 + m] = vs_add(v[2 + 2 * m], vs_srl(vs_add(v[3 + 2 * m], half), 16));
 #ifdef V_COMPRESS
-                vi_sig_pack(v[0], v[1], v[2], v[3], v[4], &pk, sums, flat);
+                pn += vi_sig_pack(v[0], v[1], v[2], v[3], v[4], pk.g1 + pn, pk.g2 + pn,
+                                  pk.g12 + pn, &s2);
 #else
                 vi_sig(v[0], v[1], v[2], v[3], v[4], egl, lt, sums);
 #endif
             }
 #ifdef V_COMPRESS
+        pk.n = pn;
+        np += pn;
         vi_logterms(&pk, egl, lt, sums);
+        pn = 0;
 #endif
     }
+#ifdef V_COMPRESS
+    sums[2] = vd_add(sums[2], s2);
+    *flat += wv - np;
+#endif
     return wv;
 }
 
