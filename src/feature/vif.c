@@ -36,7 +36,7 @@ int sq_vif_open(SqFeature *f, const SpeedqaFormat *fmt, const SqAlloc *a, char *
     f->plan.alloc = *a;
     f->plan.vi_egl = f->spec.opt.vif_enhn_gain_limit;
     f->plan.vi_skip0 = f->spec.opt.vif_skip_scale0;
-    if (!(f->plan.vi_lt = sq_calloc(a, SQ_VI_LT_N, sizeof(uint16_t)))) {
+    if (!(f->plan.vi_lt = sq_calloc(a, SQ_VI_LT_ALLOC, sizeof(uint16_t)))) {
         snprintf(err, errlen, "vif: out of memory");
         return -ENOMEM;
     }

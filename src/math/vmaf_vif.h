@@ -25,6 +25,8 @@
 #include "math/vmaf_adm_dwt.h"
 
 #define SQ_VI_LT_N 32768
+/* u16 to allocate for the table: one past it for the SIMD rows' 32-bit gathers at an entry */
+#define SQ_VI_LT_ALLOC (SQ_VI_LT_N + 1)
 /* sigma_n^2 in the statistics' units (8-bit pixel^2 * 2^16): 2 */
 #define SQ_VI_NSQ (1 << 17)
 /* the widest filter's half-width: the padding of every row buffer */

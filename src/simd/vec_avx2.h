@@ -358,14 +358,12 @@ V_AI vs vs_gather_u16(const uint16_t *base, vs idx)
     return _mm256_and_si256(_mm256_i32gather_epi32((const int *)base, idx, 2), _mm256_set1_epi32(0xffff));
 }
 V_AI vf vf_gather(const float *base, vs idx) { return _mm256_i32gather_ps(base, idx, 4); }
-/* lt[idx] of each 64-bit lane (idx in [0, n), n even): the aligned pair's 32 bits
- * read, never past the table, and the element's half shifted down */
+/* lt[idx] of each 64-bit lane: the 32 bits at lt + idx, its low half (the table is
+ * allocated one entry past its last, SQ_VI_LT_ALLOC) */
 V_AI vq vq_gather_u16(const uint16_t *lt, vq idx)
 {
-    const __m256i w = _mm256_cvtepu32_epi64(
-        _mm256_i64gather_epi32((const int *)lt, _mm256_srli_epi64(idx, 1), 4));
-    const __m256i sh = _mm256_slli_epi64(_mm256_and_si256(idx, _mm256_set1_epi64x(1)), 4);
-    return _mm256_and_si256(_mm256_srlv_epi64(w, sh), _mm256_set1_epi64x(0xffff));
+    const __m128i w = _mm256_i64gather_epi32((const int *)lt, idx, 2);
+    return _mm256_cvtepu32_epi64(_mm_and_si128(w, _mm_set1_epi32(0xffff)));
 }
 V_AI vf vs_to_vf(vs v) { return _mm256_cvtepi32_ps(v); }
 V_AI vs vf_bits(vf v) { return _mm256_castps_si256(v); }

@@ -296,7 +296,7 @@ V_AI vq vq_min(vq a, vq b) { return _mm512_min_epi64(a, b); }
 V_AI vq vq_max(vq a, vq b) { return _mm512_max_epi64(a, b); }
 /* VD_N int32 at p, sign extended */
 V_AI vq vq_load_i32(const int32_t *p) { return _mm512_cvtepi32_epi64(_mm256_loadu_si256((const __m256i *)p)); }
-/* lt[idx] of each 64-bit lane, as vec_avx2.h's (never past the table); SIMDe: lane by lane */
+/* lt[idx] of each 64-bit lane, as vec_avx2.h's (SQ_VI_LT_ALLOC: one entry past the table); SIMDe: lane by lane */
 #ifdef SQ_AVX512_EMU
 V_AI vq vq_gather_u16(const uint16_t *lt, vq idx)
 {
@@ -309,10 +309,8 @@ V_AI vq vq_gather_u16(const uint16_t *lt, vq idx)
 #else
 V_AI vq vq_gather_u16(const uint16_t *lt, vq idx)
 {
-    const __m512i w = _mm512_cvtepu32_epi64(
-        _mm512_i64gather_epi32(_mm512_srli_epi64(idx, 1), (const void *)lt, 4));
-    const __m512i sh = _mm512_slli_epi64(_mm512_and_si512(idx, _mm512_set1_epi64(1)), 4);
-    return _mm512_and_si512(_mm512_srlv_epi64(w, sh), _mm512_set1_epi64(0xffff));
+    const __m256i w = _mm512_i64gather_epi32(idx, (const void *)lt, 2);
+    return _mm512_cvtepu32_epi64(_mm256_and_si256(w, _mm256_set1_epi32(0xffff)));
 }
 #endif
 /* a's and then b's elements as int16 (saturating: as vec_avx2.h's), pairs in 32-bit lanes */

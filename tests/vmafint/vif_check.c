@@ -110,7 +110,7 @@ int vi_vif_check(VmafContext *ctx, const ViSeq *s)
     }
     SqViBufs bf;
     const SqAlloc al = { 0 };
-    uint16_t *lt = malloc(SQ_VI_LT_N * sizeof *lt);
+    uint16_t *lt = calloc(SQ_VI_LT_ALLOC, sizeof *lt);
     int bad = 0;
     if (!lt || sq_cpu_vi_alloc(&bf, s->w, s->h, &al, NULL)) {
         printf("FAIL out of memory\n");
