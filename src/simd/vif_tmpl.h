@@ -44,16 +44,21 @@ static inline vs vi_round_pack(vq e, vq o, vq rnd, int sh)
  * are those halves' 16-bit products (vs_mullo16), less 2^15 to fit int16,
  * their tap sums within int32 (|Sum f (v - 2^15)| <= 2^15 Sum f, Sum f =
  * 2^16), and 2^15 Sum f added back in wrapping u32 gives the true sums,
- * which are below 2^32. The odd last tap pairs with a zero row.
+ * which are below 2^32. The odd last tap pairs with a zero row. Returns the
+ * columns written: n, or 0 for rows narrower than 2 VS_N (the u32 lanes
+ * take them).
  */
 static int vi_vrow8(const uint8_t *const *xr, const uint8_t *const *yr, int n, uint32_t *const *t)
 {
     const int r = sq_vi_half(0);
     const vs off = vs_set1((int32_t)0x80008000u), back = vs_set1((int32_t)(32768u * sq_vi_tap_sum(0)));
     const vs rmu = vs_set1((int32_t)sq_vi_rnd(8));
-    int j = 0;
-    /* 2 VS_N columns a step, two rows' samples zipped into the pairs (no shifts to pair them) */
-    for (; j + 2 * VS_N <= n; j += 2 * VS_N) {
+    if (n < 2 * VS_N)
+        return 0;
+    /* 2 VS_N columns a step, two rows' samples zipped into the pairs (no shifts to pair
+     * them); the last step moves back over columns already written (the same values) */
+    for (int j0 = 0; j0 < n; j0 += 2 * VS_N) {
+        const int j = j0 + 2 * VS_N <= n ? j0 : n - 2 * VS_N;
         vs m1[2], m2[2], xx[2], yy[2], xy[2];
         for (int e = 0; e < 2; e++) {
             m1[e] = m2[e] = vs_set1(0);
@@ -81,28 +86,7 @@ static int vi_vrow8(const uint8_t *const *xr, const uint8_t *const *yr, int n, u
         vs_store_unzip((int32_t *)t[3] + j, yy[0], yy[1]);
         vs_store_unzip((int32_t *)t[4] + j, xy[0], xy[1]);
     }
-    for (; j + VS_N <= n; j += VS_N) {
-        vs m1 = vs_set1(0), m2 = m1, xx = back, yy = back, xy = back;
-        for (int k = 0; k <= 2 * r; k += 2) {
-            const int f0 = (int)sq_vi_tap(0, k), f1 = k < 2 * r ? (int)sq_vi_tap(0, k + 1) : 0;
-            vs a = vs_u16(xr[k] + 2 * j), b = vs_u16(yr[k] + 2 * j);
-            if (k < 2 * r) {
-                a = vs_or(a, vs_sll(vs_u16(xr[k + 1] + 2 * j), 16));
-                b = vs_or(b, vs_sll(vs_u16(yr[k + 1] + 2 * j), 16));
-            }
-            m1 = vs_dp16(m1, a, f0, f1);
-            m2 = vs_dp16(m2, b, f0, f1);
-            xx = vs_dp16(xx, vs_xor(vs_mullo16(a, a), off), f0, f1);
-            yy = vs_dp16(yy, vs_xor(vs_mullo16(b, b), off), f0, f1);
-            xy = vs_dp16(xy, vs_xor(vs_mullo16(a, b), off), f0, f1);
-        }
-        vs_store((int32_t *)t[0] + j, vs_srl(vs_add(m1, rmu), 8));
-        vs_store((int32_t *)t[1] + j, vs_srl(vs_add(m2, rmu), 8));
-        vs_store((int32_t *)t[2] + j, xx);
-        vs_store((int32_t *)t[3] + j, yy);
-        vs_store((int32_t *)t[4] + j, xy);
-    }
-    return j;
+    return n;
 }
 
 void V_NAME(sq_vif_vrow)(const uint16_t *x, ptrdiff_t xs, const uint16_t *y, ptrdiff_t ys,
