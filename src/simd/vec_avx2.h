@@ -285,6 +285,8 @@ V_AI vs vs_madd16v(vs a, vs b) { return _mm256_madd_epi16(a, b); }
 V_AI vs vs_xor(vs a, vs b) { return _mm256_xor_si256(a, b); }
 /* the low 16 bits of the products of the 16-bit halves */
 V_AI vs vs_mullo16(vs a, vs b) { return _mm256_mullo_epi16(a, b); }
+/* the high 16 bits of the products of the 16-bit halves as u16 */
+V_AI vs vs_mulhi16u(vs a, vs b) { return _mm256_mulhi_epu16(a, b); }
 V_AI vs vs_min(vs a, vs b) { return _mm256_min_epi32(a, b); }
 /* t where m's lane is all ones, f where it is zero */
 V_AI vs vs_sel(vs m, vs t, vs f) { return _mm256_blendv_epi8(f, t, m); }

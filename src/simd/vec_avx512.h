@@ -381,6 +381,19 @@ V_AI vs vs_madd16v(vs a, vs b) { return _mm512_madd_epi16(a, b); }
 V_AI vs vs_xor(vs a, vs b) { return _mm512_xor_si512(a, b); }
 /* the low 16 bits of the products of the 16-bit halves */
 V_AI vs vs_mullo16(vs a, vs b) { return _mm512_mullo_epi16(a, b); }
+/* the high 16 bits of the products of the 16-bit halves as u16 */
+#ifdef SQ_AVX512_EMU
+/* SIMDe has no 512-bit vpmulhuw: two 256-bit halves */
+V_AI vs vs_mulhi16u(vs a, vs b)
+{
+    return _mm512_inserti64x4(_mm512_castsi256_si512(_mm256_mulhi_epu16(_mm512_castsi512_si256(a),
+                                                                        _mm512_castsi512_si256(b))),
+                              _mm256_mulhi_epu16(_mm512_extracti64x4_epi64(a, 1),
+                                                 _mm512_extracti64x4_epi64(b, 1)), 1);
+}
+#else
+V_AI vs vs_mulhi16u(vs a, vs b) { return _mm512_mulhi_epu16(a, b); }
+#endif
 V_AI vs vs_min(vs a, vs b) { return _mm512_min_epi32(a, b); }
 /* t where m's lane is all ones, f where it is zero */
 V_AI vs vs_sel(vs m, vs t, vs f) { return _mm512_mask_blend_epi32(_mm512_test_epi32_mask(m, m), f, t); }

@@ -334,6 +334,13 @@ V_AI vs vs_mullo16(vs a, vs b)
 {
     return vreinterpretq_s32_s16(vmulq_s16(vreinterpretq_s16_s32(a), vreinterpretq_s16_s32(b)));
 }
+/* the high 16 bits of the products of the 16-bit halves as u16 */
+V_AI vs vs_mulhi16u(vs a, vs b)
+{
+    const uint16x8_t x = vreinterpretq_u16_s32(a), y = vreinterpretq_u16_s32(b);
+    const uint32x4_t l = vmull_u16(vget_low_u16(x), vget_low_u16(y)), h = vmull_high_u16(x, y);
+    return vreinterpretq_s32_u16(vuzp2q_u16(vreinterpretq_u16_u32(l), vreinterpretq_u16_u32(h)));
+}
 V_AI vs vs_min(vs a, vs b) { return vminq_s32(a, b); }
 /* t where m's lane is all ones, f where it is zero */
 V_AI vs vs_sel(vs m, vs t, vs f) { return vbslq_s32(vreinterpretq_u32_s32(m), t, f); }

@@ -9,9 +9,10 @@
  *   wrapping u32 lanes (vs_mul keeps the low 32 bits, all there are);
  * - the second moments: (f a) b up to 2^48, as vq_mul_u of the u32 f a
  *   and b in the even and odd 64-bit halves, summed there, shifted and
- *   packed back (every result fits u32), except 8-bit scale 0, whose sums
- *   stay below 255^2 2^16 < 2^32 and take the taps in pairs of int16
- *   (vi_vrow8);
+ *   packed back (every result fits u32), except at scale 0 for samples
+ *   below 2^15, whose products split into u16 halves that take the taps
+ *   in pairs of int16 (vi_vrow_zip; the decimation into scale 1 likewise,
+ *   vi_sub_row_zip);
  * - the horizontal pass: the same for the means, f t (u32 t) in 64-bit
  *   halves for the moments; mu^2 as vq_mul_u of the u32 means.
  *
@@ -38,30 +39,35 @@ static inline vs vi_round_pack(vq e, vq o, vq rnd, int sh)
 }
 
 /*
- * sq_vif_vrow's columns [0, n) at 8-bit scale 0 (samples <= 255) with the
- * taps in pairs: lane j holds rows k and k + 1 of column j as its int16
- * halves, so vs_madd16 sums the means exactly; a^2, b^2 and ab (<= 255^2)
- * are those halves' 16-bit products (vs_mullo16), less 2^15 to fit int16,
- * their tap sums within int32 (|Sum f (v - 2^15)| <= 2^15 Sum f, Sum f =
- * 2^16), and 2^15 Sum f added back in wrapping u32 gives the true sums,
- * which are below 2^32. The odd last tap pairs with a zero row. Returns the
+ * sq_vif_vrow's columns [0, n) at scale 0 for samples below 2^15 (bpc <=
+ * 15) with the taps in pairs: lane j holds rows k and k + 1 of column j as
+ * its int16 halves, so vs_dp16 sums the means exactly (Sum f a < 2^31). A
+ * product p (a^2, b^2, ab) is 2^16 ph + pl, its u16 halves: pl less 2^15
+ * fits int16, |Sum f (pl - 2^15)| <= 2^15 Sum f (Sum f = 2^16), and 2^15
+ * Sum f added back in wrapping u32 gives Sum f pl < 2^32; ph < 2^14 (0 at
+ * 8 bits, where wide is 0 and it is not taken) sums below 2^30. As 2^16 is
+ * a multiple of 2^ssq (ssq = 2 (bpc - 8) <= 14), the moment (2^16 Sum f ph
+ * + Sum f pl + rnd) >> ssq is 2^(16 - ssq) Sum f ph + ((Sum f pl + rnd) >>
+ * ssq), in wrapping u32 as the scalar code's u32 conversion (Sum f pl + rnd
+ * stays below 2^32). The odd last tap pairs with a zero row. Returns the
  * columns written: n, or 0 for rows narrower than 2 VS_N (the u32 lanes
  * take them).
  */
-static int vi_vrow8(const uint8_t *const *xr, const uint8_t *const *yr, int n, uint32_t *const *t)
+V_AI int vi_vrow_zip(const uint8_t *const *xr, const uint8_t *const *yr, int n, uint32_t *const *t,
+                     int bpc, int wide)
 {
-    const int r = sq_vi_half(0);
+    const int r = sq_vi_half(0), ssq = sq_vi_sq_shift(0, bpc);
     const vs off = vs_set1((int32_t)0x80008000u), back = vs_set1((int32_t)(32768u * sq_vi_tap_sum(0)));
-    const vs rmu = vs_set1((int32_t)sq_vi_rnd(8));
+    const vs rmu = vs_set1((int32_t)sq_vi_rnd(bpc)), rsq = vs_set1((int32_t)sq_vi_rnd(ssq));
     if (n < 2 * VS_N)
         return 0;
     /* 2 VS_N columns a step, two rows' samples zipped into the pairs (no shifts to pair
      * them); the last step moves back over columns already written (the same values) */
     for (int j0 = 0; j0 < n; j0 += 2 * VS_N) {
         const int j = j0 + 2 * VS_N <= n ? j0 : n - 2 * VS_N;
-        vs m1[2], m2[2], xx[2], yy[2], xy[2];
+        vs m1[2], m2[2], xx[2], yy[2], xy[2], xh[2], yh[2], ch[2];
         for (int e = 0; e < 2; e++) {
-            m1[e] = m2[e] = vs_set1(0);
+            m1[e] = m2[e] = xh[e] = yh[e] = ch[e] = vs_set1(0);
             xx[e] = yy[e] = xy[e] = back;
         }
         for (int k = 0; k <= 2 * r; k += 2) {
@@ -78,10 +84,20 @@ static int vi_vrow8(const uint8_t *const *xr, const uint8_t *const *yr, int n, u
                 xx[e] = vs_dp16(xx[e], vs_xor(vs_mullo16(a[e], a[e]), off), f0, f1);
                 yy[e] = vs_dp16(yy[e], vs_xor(vs_mullo16(b[e], b[e]), off), f0, f1);
                 xy[e] = vs_dp16(xy[e], vs_xor(vs_mullo16(a[e], b[e]), off), f0, f1);
+                if (wide) {
+                    xh[e] = vs_dp16(xh[e], vs_mulhi16u(a[e], a[e]), f0, f1);
+                    yh[e] = vs_dp16(yh[e], vs_mulhi16u(b[e], b[e]), f0, f1);
+                    ch[e] = vs_dp16(ch[e], vs_mulhi16u(a[e], b[e]), f0, f1);
+                }
             }
         }
-        vs_store_unzip((int32_t *)t[0] + j, vs_srl(vs_add(m1[0], rmu), 8), vs_srl(vs_add(m1[1], rmu), 8));
-        vs_store_unzip((int32_t *)t[1] + j, vs_srl(vs_add(m2[0], rmu), 8), vs_srl(vs_add(m2[1], rmu), 8));
+        for (int e = 0; wide && e < 2; e++) {
+            xx[e] = vs_add(vs_sll(xh[e], 16 - ssq), vs_srl(vs_add(xx[e], rsq), ssq));
+            yy[e] = vs_add(vs_sll(yh[e], 16 - ssq), vs_srl(vs_add(yy[e], rsq), ssq));
+            xy[e] = vs_add(vs_sll(ch[e], 16 - ssq), vs_srl(vs_add(xy[e], rsq), ssq));
+        }
+        vs_store_unzip((int32_t *)t[0] + j, vs_srl(vs_add(m1[0], rmu), bpc), vs_srl(vs_add(m1[1], rmu), bpc));
+        vs_store_unzip((int32_t *)t[1] + j, vs_srl(vs_add(m2[0], rmu), bpc), vs_srl(vs_add(m2[1], rmu), bpc));
         vs_store_unzip((int32_t *)t[2] + j, xx[0], xx[1]);
         vs_store_unzip((int32_t *)t[3] + j, yy[0], yy[1]);
         vs_store_unzip((int32_t *)t[4] + j, xy[0], xy[1]);
@@ -101,8 +117,7 @@ void V_NAME(sq_vif_vrow)(const uint16_t *x, ptrdiff_t xs, const uint16_t *y, ptr
     }
     const vs rmu = vs_set1((int32_t)(uint32_t)sq_vi_rnd(smu));
     const vq rsq = vq_set1((int64_t)sq_vi_rnd(ssq));
-    const int narrow = s == 0 && bpc == 8;
-    int j = narrow ? vi_vrow8(xr, yr, w, t) : 0;
+    int j = s ? 0 : bpc == 8 ? vi_vrow_zip(xr, yr, w, t, 8, 0) : bpc <= 15 ? vi_vrow_zip(xr, yr, w, t, bpc, 1) : 0;
     for (; j + VS_N <= w; j += VS_N) {
         vs m1 = vs_set1(0), m2 = vs_set1(0);
         vq xe = vq_set1(0), xo = xe, ye = xe, yo = xe, ce = xe, co = xe;
@@ -355,24 +370,25 @@ V_AI vs vi_pair(vs acc, vs p01, int k, int r)
 }
 
 /*
- * sq_vif_sub_row into 8-bit scale 1 (samples <= 255, w >= 2 VS_N): the
- * vertical pass with the taps in int16 pairs of rows, zipped (exact: Sum f a <=
- * 255 2^16), its row t kept as u16 (<= 65280) in t's buffer; the
+ * sq_vif_sub_row into scale 1 from samples below 2^15 (bpc <= 15, w >= 2
+ * VS_N): the vertical pass with the taps in int16 pairs of rows, zipped
+ * (exact: Sum f a < 2^31), its row t, (Sum f a + 2^(bpc - 1)) >> bpc <
+ * 2^16, kept as u16 in t's buffer; the
  * horizontal pass at the kept (even) columns alone, lane j's pairs the
  * u16 columns 2j - r + 2m, 2j - r + 2m + 1 as they lie in memory, less
  * 2^15 to fit int16 (2^15 Sum f added back in wrapping u32, and the
  * rounding's 2^15). The last vector of either pass moves back over
  * columns already written.
  */
-static void vi_sub_row8(const uint16_t *x, ptrdiff_t xs, int w, int h, int i, uint32_t *t,
-                        uint16_t *out)
+static void vi_sub_row_zip(const uint16_t *x, ptrdiff_t xs, int w, int h, int bpc, int i, uint32_t *t,
+                           uint16_t *out)
 {
     const int r = sq_vi_half(1), n = w / 2;
     const uint8_t *xr[9];
     for (int k = 0; k <= 2 * r; k++)
         xr[k] = (const uint8_t *)(x + (int64_t)sq_mirror(2 * i - r + k, h) * xs);
     uint16_t *p = (uint16_t *)t;
-    const vs rnd = vs_set1(128), z = vs_set1(0);
+    const vs rnd = vs_set1((int32_t)sq_vi_rnd(bpc)), z = vs_set1(0);
     for (int j = 0; j < w; j += 2 * VS_N) {
         const int c = j + 2 * VS_N <= w ? j : w - 2 * VS_N;
         vs m[2] = { z, z };
@@ -383,7 +399,7 @@ static void vi_sub_row8(const uint16_t *x, ptrdiff_t xs, int w, int h, int i, ui
             m[0] = vi_pair(m[0], a[0], k, r);
             m[1] = vi_pair(m[1], a[1], k, r);
         }
-        vs_store16_unzip((int16_t *)p + c, vs_srl(vs_add(m[0], rnd), 8), vs_srl(vs_add(m[1], rnd), 8));
+        vs_store16_unzip((int16_t *)p + c, vs_srl(vs_add(m[0], rnd), bpc), vs_srl(vs_add(m[1], rnd), bpc));
     }
     sq_vi_pad16(p, w, r);
     const vs off = vs_set1((int32_t)0x80008000u);
@@ -400,8 +416,8 @@ static void vi_sub_row8(const uint16_t *x, ptrdiff_t xs, int w, int h, int i, ui
 void V_NAME(sq_vif_sub_row)(const uint16_t *x, ptrdiff_t xs, int w, int h, int s, int bpc,
                             int i, uint32_t *t, uint16_t *out)
 {
-    if (s == 1 && bpc == 8 && w >= 2 * VS_N) {
-        vi_sub_row8(x, xs, w, h, i, t, out);
+    if (s == 1 && bpc <= 15 && w >= 2 * VS_N) {
+        vi_sub_row_zip(x, xs, w, h, bpc, i, t, out);
         return;
     }
     const int r = sq_vi_half(s), sh = s == 1 ? bpc : 16;
