@@ -37,13 +37,15 @@ static inline vq vi_log(vd v, const uint16_t *lt)
 
 /*
  * VD_N pixels' log terms (sq_vi_pixel's num_log and den_log) added to a0,
- * a1, each masked to the pixels it has (mden: sigma1 >= SQ_VI_NSQ). The
- * terms are integers below 2^31 and a row's sums below 2^53, so double
- * lanes add them exactly in any order. Returns mden.
+ * a1, each masked to the pixels it has (mden: sigma1 >= SQ_VI_NSQ): a lane
+ * without a term takes its logs of 2^17, whose 2048 log2 is the den
+ * term's 2048 * 17, so both terms are 0 there. The terms are integers
+ * below 2^31 and a row's sums below 2^53, so double lanes add them exactly
+ * in any order. Returns mden.
  */
 V_AI vdm vi_logs(vd s1, vd s2, vd s12, double egl, const uint16_t *lt, vd *a0, vd *a1)
 {
-    const vd zero = vd_set1(0.0), nsq = vd_set1((double)SQ_VI_NSQ), safe = vd_set1(65536.0);
+    const vd zero = vd_set1(0.0), nsq = vd_set1((double)SQ_VI_NSQ), safe = vd_set1(131072.0);
     const vd eps = vd_mul(vd_set1(65536.0), vd_set1(1e-10)); /* as the math's constant */
     const vdm mden = vd_le(nsq, s1);
     const vdm mnum = vdm_and(mden, vdm_and(vd_lt(zero, s12), vd_lt(zero, s2)));
@@ -54,8 +56,8 @@ V_AI vdm vi_logs(vd s1, vd s2, vd s12, double egl, const uint16_t *lt, vd *a0, v
     const vd n2 = vd_add(vd_trunc(vd_mul(vd_mul(g, g), s1)), n1);
     const vq den = vq_sub(vi_log(vd_sel(mden, vd_add(s1, nsq), safe), lt), vq_set1(2048 * 17));
     const vq num = vq_sub(vi_log(vd_sel(mnum, n2, safe), lt), vi_log(vd_sel(mnum, n1, safe), lt));
-    *a0 = vd_add(*a0, vd_sel(mnum, vq_to_vd(num), zero));
-    *a1 = vd_add(*a1, vd_sel(mden, vq_to_vd(den), zero));
+    *a0 = vd_add(*a0, vq_to_vd(num));
+    *a1 = vd_add(*a1, vq_to_vd(den));
     return mden;
 }
 
