@@ -196,24 +196,6 @@ static double vc_frame(const SqDsp *dsp, const uint8_t *src, int64_t stride, int
     return sq_vc_score(sc, p);
 }
 
-/* The largest sample of a plane and the OR of all (the range check of
- * SqRawResult.range, as a SpEED side's current picture; 16-bit LSB-aligned only). */
-static void plane_range(const uint8_t *src, int64_t stride, int acc, int w, int h, uint32_t *mx,
-                        uint32_t *bits)
-{
-    uint32_t m = 0, o = 0;
-    for (int i = 0; i < h; i++) {
-        const uint8_t *row = src + (int64_t)i * stride;
-        for (int j = 0; j < w; j++) {
-            const uint32_t v = sq_sample(row, j, acc);
-            m = v > m ? v : m;
-            o |= v;
-        }
-    }
-    *mx = m;
-    *bits = o;
-}
-
 void sq_cpu_cambi_jobs(const CpuPriv *c, Worker *w, const Planes *cur, uint32_t present,
                        SqRawResult *out)
 {
@@ -231,8 +213,8 @@ void sq_cpu_cambi_jobs(const CpuPriv *c, Worker *w, const Planes *cur, uint32_t 
          * histograms hold 10-bit codes only */
         if (bpc > 8 && bpc < 16 && acc >> 2 == 0) {
             uint32_t *rg = out->range[idx][1];
-            plane_range(pc->data[pl], pc->stride[pl], acc, plan->d.w, plan->d.h,
-                        &rg[SQ_RANGE_CUR_MAX], &rg[SQ_RANGE_CUR_OR]);
+            sq_cpu_plane_range(pc->data[pl], pc->stride[pl], acc, plan->d.w, plan->d.h,
+                               &rg[SQ_RANGE_CUR_MAX], &rg[SQ_RANGE_CUR_OR]);
             if (rg[SQ_RANGE_CUR_MAX] >> bpc)
                 continue;
         }

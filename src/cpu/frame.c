@@ -139,6 +139,72 @@ void sq_cpu_sad_jobs(const CpuPriv *c, Worker *w, SqPool *pool, int self, const 
     }
 }
 
+void sq_cpu_plane_range(const uint8_t *src, int64_t stride, int acc, int w, int h, uint32_t *mx,
+                        uint32_t *bits)
+{
+    uint32_t m = 0, o = 0;
+    for (int i = 0; i < h; i++) {
+        const uint8_t *row = src + (int64_t)i * stride;
+        if (acc == SQ_ACC_16 && !((uintptr_t)row & 1)) {
+            /* planar 16-bit rows, the common layout: a loop the compiler vectorizes */
+            const uint16_t *r16 = (const uint16_t *)row;
+            uint16_t m16 = 0, o16 = 0;
+            for (int j = 0; j < w; j++) {
+                m16 = r16[j] > m16 ? r16[j] : m16;
+                o16 |= r16[j];
+            }
+            m = m16 > m ? m16 : m;
+            o |= o16;
+            continue;
+        }
+        for (int j = 0; j < w; j++) {
+            const uint32_t v = sq_sample(row, j, acc);
+            m = v > m ? v : m;
+            o |= v;
+        }
+    }
+    *mx = m;
+    *bits = o;
+}
+
+/*
+ * The range checks of the luma that motion, adm and vif read (each picture's
+ * plane once, its result in every side that reads it): libvmaf does not
+ * check those samples, but computes with them in widths that differ from
+ * ours, so a sample above the depth fails the frame rather than give a
+ * score that is not libvmaf's. MSB-aligned containers cannot exceed it.
+ */
+static void int_ranges(const CpuPriv *c, const Planes *cur, uint32_t present, SqRawResult *out)
+{
+    const int bpc = c->p.format.bpc;
+    enum { N = 3 * SQ_MAX_PICS };
+    uint32_t done[N] = { 0 }, rmax[N], rbits[N];
+    if (bpc <= 8 || bpc >= 16)
+        return;
+    for (int idx = 0; idx < c->p.njobs; idx++) {
+        const SqJob *jb = &c->p.jobs[idx];
+        const int kind = jb->kind;
+        if ((kind != SQ_JOB_SAD && kind != SQ_JOB_ADM && kind != SQ_JOB_VIF) ||
+            !(present >> (1 + idx / c->per) & 1))
+            continue;
+        for (int k = kind == SQ_JOB_SAD ? 0 : 1; k >= 0; k--) {
+            const SqJobSide *sd = &jb->side[k];
+            const Planes *p = &cur[sd->pic];
+            const int key = 3 * sd->pic + sd->plane;
+            if (p->acc[sd->plane] >> 2)
+                continue;
+            if (!done[key]) {
+                const SqDims *d = &c->p.plans[jb->plan]->d;
+                sq_cpu_plane_range(p->data[sd->plane], p->stride[sd->plane], p->acc[sd->plane], d->w,
+                                   d->h, &rmax[key], &rbits[key]);
+                done[key] = 1;
+            }
+            out->range[idx][k][SQ_RANGE_CUR_MAX] = rmax[key];
+            out->range[idx][k][SQ_RANGE_CUR_OR] = rbits[key];
+        }
+    }
+}
+
 void sq_cpu_score_frame(const CpuPriv *c, Worker *w, SqPool *pool, int self, const Planes *cur,
                         const Planes *prev, const Planes *prev2, int prev_checked,
                         uint32_t present, const uint32_t *save, uint32_t *saved,
@@ -146,6 +212,7 @@ void sq_cpu_score_frame(const CpuPriv *c, Worker *w, SqPool *pool, int self, con
 {
     memset(out, 0, sizeof(*out));
     sq_zero_now(&w->zl);
+    int_ranges(c, cur, present, out);
     sq_cpu_sad_jobs(c, w, pool, self, cur, prev, prev2, present, out);
     sq_cpu_adm_jobs(c, w, cur, present, out);
     sq_cpu_cambi_jobs(c, w, cur, present, out);

@@ -50,8 +50,9 @@ static inline vs vi_round_pack(vq e, vq o, vq rnd, int sh)
  * + Sum f pl + rnd) >> ssq is 2^(16 - ssq) Sum f ph + ((Sum f pl + rnd) >>
  * ssq), in wrapping u32 as the scalar code's u32 conversion (Sum f pl + rnd
  * stays below 2^32). The odd last tap pairs with a zero row. Returns the
- * columns written: n, or 0 for rows narrower than 2 VS_N (the u32 lanes
- * take them).
+ * columns written: n, or 0 for rows narrower than 2 VS_N or, past 8 bits,
+ * with a sample of 2^15 or more (above the depth: not checked, and libvmaf
+ * computes with it), which the u32 lanes take.
  */
 V_AI int vi_vrow_zip(const uint8_t *const *xr, const uint8_t *const *yr, int n, uint32_t *const *t,
                      int bpc, int wide)
@@ -59,6 +60,7 @@ V_AI int vi_vrow_zip(const uint8_t *const *xr, const uint8_t *const *yr, int n, 
     const int r = sq_vi_half(0), ssq = sq_vi_sq_shift(0, bpc);
     const vs off = vs_set1((int32_t)0x80008000u), back = vs_set1((int32_t)(32768u * sq_vi_tap_sum(0)));
     const vs rmu = vs_set1((int32_t)sq_vi_rnd(bpc)), rsq = vs_set1((int32_t)sq_vi_rnd(ssq));
+    vs seen = vs_set1(0); /* the OR of the samples read (past 8 bits) */
     if (n < 2 * VS_N)
         return 0;
     /* 2 VS_N columns a step, two rows' samples zipped into the pairs (no shifts to pair
@@ -73,11 +75,15 @@ V_AI int vi_vrow_zip(const uint8_t *const *xr, const uint8_t *const *yr, int n, 
         for (int k = 0; k <= 2 * r; k += 2) {
             const int f0 = (int)sq_vi_tap(0, k), f1 = k < 2 * r ? (int)sq_vi_tap(0, k + 1) : 0;
             const vs z = vs_set1(0);
+            const vs x0 = vs_load((const int32_t *)(xr[k] + 2 * j)),
+                     x1 = k < 2 * r ? vs_load((const int32_t *)(xr[k + 1] + 2 * j)) : z,
+                     y0 = vs_load((const int32_t *)(yr[k] + 2 * j)),
+                     y1 = k < 2 * r ? vs_load((const int32_t *)(yr[k + 1] + 2 * j)) : z;
             vs a[2], b[2];
-            vs_zip16(vs_load((const int32_t *)(xr[k] + 2 * j)),
-                     k < 2 * r ? vs_load((const int32_t *)(xr[k + 1] + 2 * j)) : z, &a[0], &a[1]);
-            vs_zip16(vs_load((const int32_t *)(yr[k] + 2 * j)),
-                     k < 2 * r ? vs_load((const int32_t *)(yr[k + 1] + 2 * j)) : z, &b[0], &b[1]);
+            vs_zip16(x0, x1, &a[0], &a[1]);
+            vs_zip16(y0, y1, &b[0], &b[1]);
+            if (wide)
+                seen = vs_or(seen, vs_or(vs_or(x0, x1), vs_or(y0, y1)));
             for (int e = 0; e < 2; e++) {
                 m1[e] = vs_dp16(m1[e], a[e], f0, f1);
                 m2[e] = vs_dp16(m2[e], b[e], f0, f1);
@@ -102,7 +108,7 @@ V_AI int vi_vrow_zip(const uint8_t *const *xr, const uint8_t *const *yr, int n, 
         vs_store_unzip((int32_t *)t[3] + j, yy[0], yy[1]);
         vs_store_unzip((int32_t *)t[4] + j, xy[0], xy[1]);
     }
-    return n;
+    return wide && vs_any(vs_and(seen, vs_set1((int32_t)0x80008000u))) ? 0 : n;
 }
 
 void V_NAME(sq_vif_vrow)(const uint16_t *x, ptrdiff_t xs, const uint16_t *y, ptrdiff_t ys,
@@ -378,9 +384,10 @@ V_AI vs vi_pair(vs acc, vs p01, int k, int r)
  * u16 columns 2j - r + 2m, 2j - r + 2m + 1 as they lie in memory, less
  * 2^15 to fit int16 (2^15 Sum f added back in wrapping u32, and the
  * rounding's 2^15). The last vector of either pass moves back over
- * columns already written.
+ * columns already written. Returns 0 (nothing written to out) where a
+ * sample is 2^15 or more, which the u32 lanes take (as vi_vrow_zip).
  */
-static void vi_sub_row_zip(const uint16_t *x, ptrdiff_t xs, int w, int h, int bpc, int i, uint32_t *t,
+static int vi_sub_row_zip(const uint16_t *x, ptrdiff_t xs, int w, int h, int bpc, int i, uint32_t *t,
                            uint16_t *out)
 {
     const int r = sq_vi_half(1), n = w / 2;
@@ -389,18 +396,24 @@ static void vi_sub_row_zip(const uint16_t *x, ptrdiff_t xs, int w, int h, int bp
         xr[k] = (const uint8_t *)(x + (int64_t)sq_mirror(2 * i - r + k, h) * xs);
     uint16_t *p = (uint16_t *)t;
     const vs rnd = vs_set1((int32_t)sq_vi_rnd(bpc)), z = vs_set1(0);
+    vs seen = z;
     for (int j = 0; j < w; j += 2 * VS_N) {
         const int c = j + 2 * VS_N <= w ? j : w - 2 * VS_N;
         vs m[2] = { z, z };
         for (int k = 0; k <= 2 * r; k += 2) {
+            const vs x0 = vs_load((const int32_t *)(xr[k] + 2 * c)),
+                     x1 = k < 2 * r ? vs_load((const int32_t *)(xr[k + 1] + 2 * c)) : z;
             vs a[2];
-            vs_zip16(vs_load((const int32_t *)(xr[k] + 2 * c)),
-                     k < 2 * r ? vs_load((const int32_t *)(xr[k + 1] + 2 * c)) : z, &a[0], &a[1]);
+            vs_zip16(x0, x1, &a[0], &a[1]);
+            if (bpc > 8)
+                seen = vs_or(seen, vs_or(x0, x1));
             m[0] = vi_pair(m[0], a[0], k, r);
             m[1] = vi_pair(m[1], a[1], k, r);
         }
         vs_store16_unzip((int16_t *)p + c, vs_srl(vs_add(m[0], rnd), bpc), vs_srl(vs_add(m[1], rnd), bpc));
     }
+    if (vs_any(vs_and(seen, vs_set1((int32_t)0x80008000u))))
+        return 0;
     sq_vi_pad16(p, w, r);
     const vs off = vs_set1((int32_t)0x80008000u);
     const vs back = vs_set1((int32_t)(32768u * sq_vi_tap_sum(1) + 32768u));
@@ -411,15 +424,14 @@ static void vi_sub_row_zip(const uint16_t *x, ptrdiff_t xs, int w, int h, int bp
             m = vi_pair(m, vs_xor(vs_load((const int32_t *)(p + 2 * c - r + k)), off), k, r);
         vs_store16((int16_t *)out + c, vs_srl(m, 16));
     }
+    return 1;
 }
 
 void V_NAME(sq_vif_sub_row)(const uint16_t *x, ptrdiff_t xs, int w, int h, int s, int bpc,
                             int i, uint32_t *t, uint16_t *out)
 {
-    if (s == 1 && bpc <= 15 && w >= 2 * VS_N) {
-        vi_sub_row_zip(x, xs, w, h, bpc, i, t, out);
+    if (s == 1 && bpc <= 15 && w >= 2 * VS_N && vi_sub_row_zip(x, xs, w, h, bpc, i, t, out))
         return;
-    }
     const int r = sq_vi_half(s), sh = s == 1 ? bpc : 16;
     const uint8_t *xr[9];
     for (int k = 0; k <= 2 * r; k++)
