@@ -165,13 +165,6 @@ void sq_cpu_score_frame(const CpuPriv *c, Worker *w, SqPool *pool, int self, con
                         uint32_t present, const uint32_t *save, uint32_t *saved,
                         SqRawResult *out);
 
-/*
- * The largest sample of a w x h plane and the OR of all (frame.c): a
- * sample above the depth fails the frame (sq_jobs_check_range).
- */
-void sq_cpu_plane_range(const uint8_t *src, int64_t stride, int acc, int w, int h, uint32_t *mx,
-                        uint32_t *bits);
-
 /* bands.c: sq_cpu_score_frame with one distorted stream */
 /* The frame's SQ_JOB_SAD jobs into out->sum (a ladder's copies of a job read
  * the reference only: computed once, copied); pool, self as for

@@ -208,16 +208,11 @@ void sq_cpu_cambi_jobs(const CpuPriv *c, Worker *w, const Planes *cur, uint32_t 
         const SqPlan *plan = c->p.plans[jb->plan];
         const Planes *pc = &cur[jb->side[1].pic];
         const int pl = jb->side[1].plane, acc = pc->acc[pl];
-        /* as make_src: MSB-aligned samples (acc >> 2) cannot exceed the depth. A sample
-         * above it fails the frame (sq_jobs_check_range) and is not scored: the math's
-         * histograms hold 10-bit codes only */
-        if (bpc > 8 && bpc < 16 && acc >> 2 == 0) {
-            uint32_t *rg = out->range[idx][1];
-            sq_cpu_plane_range(pc->data[pl], pc->stride[pl], acc, plan->d.w, plan->d.h,
-                               &rg[SQ_RANGE_CUR_MAX], &rg[SQ_RANGE_CUR_OR]);
-            if (rg[SQ_RANGE_CUR_MAX] >> bpc)
-                continue;
-        }
+        /* A sample above the depth (the range frame.c took before the jobs) fails the
+         * frame (sq_jobs_check_range) and is not scored: the math's histograms hold 10-bit
+         * codes only */
+        if (bpc > 8 && bpc < 16 && out->range[idx][1][SQ_RANGE_CUR_MAX] >> bpc)
+            continue;
         SqVcBufs bf = w->vc;
         bf.recip = plan->vc_recip;
         out->cambi[idx] = vc_frame(&c->dsp, pc->data[pl], pc->stride[pl], acc, &plan->vc, &bf);

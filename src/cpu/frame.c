@@ -139,7 +139,8 @@ void sq_cpu_sad_jobs(const CpuPriv *c, Worker *w, SqPool *pool, int self, const 
     }
 }
 
-void sq_cpu_plane_range(const uint8_t *src, int64_t stride, int acc, int w, int h, uint32_t *mx,
+/* The largest sample of a w x h plane and the OR of all. */
+static void plane_range(const uint8_t *src, int64_t stride, int acc, int w, int h, uint32_t *mx,
                         uint32_t *bits)
 {
     uint32_t m = 0, o = 0;
@@ -168,11 +169,12 @@ void sq_cpu_plane_range(const uint8_t *src, int64_t stride, int acc, int w, int 
 }
 
 /*
- * The range checks of the luma that motion, adm and vif read (each picture's
- * plane once, its result in every side that reads it): libvmaf does not
- * check those samples, but computes with them in widths that differ from
- * ours, so a sample above the depth fails the frame rather than give a
- * score that is not libvmaf's. MSB-aligned containers cannot exceed it.
+ * The range checks of the luma that motion, adm, vif and cambi read (each
+ * picture's plane once, its result in every side that reads it). libvmaf
+ * fails a frame with such a sample in cambi's; in the others it does not
+ * check them, but computes with them in widths that differ from ours, so a
+ * sample above the depth fails the frame rather than give a score that is
+ * not libvmaf's. MSB-aligned containers cannot exceed it.
  */
 static void int_ranges(const CpuPriv *c, const Planes *cur, uint32_t present, SqRawResult *out)
 {
@@ -184,10 +186,12 @@ static void int_ranges(const CpuPriv *c, const Planes *cur, uint32_t present, Sq
     for (int idx = 0; idx < c->p.njobs; idx++) {
         const SqJob *jb = &c->p.jobs[idx];
         const int kind = jb->kind;
-        if ((kind != SQ_JOB_SAD && kind != SQ_JOB_ADM && kind != SQ_JOB_VIF) ||
+        if ((kind != SQ_JOB_SAD && kind != SQ_JOB_ADM && kind != SQ_JOB_VIF &&
+             kind != SQ_JOB_CAMBI) ||
             !(present >> (1 + idx / c->per) & 1))
             continue;
-        for (int k = kind == SQ_JOB_SAD ? 0 : 1; k >= 0; k--) {
+        /* motion reads side 0 (the reference), cambi side 1 (the distorted luma) */
+        for (int k = kind == SQ_JOB_SAD ? 0 : 1; k >= (kind == SQ_JOB_CAMBI); k--) {
             const SqJobSide *sd = &jb->side[k];
             const Planes *p = &cur[sd->pic];
             const int key = 3 * sd->pic + sd->plane;
@@ -195,8 +199,8 @@ static void int_ranges(const CpuPriv *c, const Planes *cur, uint32_t present, Sq
                 continue;
             if (!done[key]) {
                 const SqDims *d = &c->p.plans[jb->plan]->d;
-                sq_cpu_plane_range(p->data[sd->plane], p->stride[sd->plane], p->acc[sd->plane], d->w,
-                                   d->h, &rmax[key], &rbits[key]);
+                plane_range(p->data[sd->plane], p->stride[sd->plane], p->acc[sd->plane], d->w, d->h,
+                            &rmax[key], &rbits[key]);
                 done[key] = 1;
             }
             out->range[idx][k][SQ_RANGE_CUR_MAX] = rmax[key];
