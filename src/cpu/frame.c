@@ -169,12 +169,11 @@ static void plane_range(const uint8_t *src, int64_t stride, int acc, int w, int 
 }
 
 /*
- * The range checks of the luma that motion, adm, vif and cambi read (each
- * picture's plane once, its result in every side that reads it). libvmaf
- * fails a frame with such a sample in cambi's; in the others it does not
- * check them, but computes with them in widths that differ from ours, so a
- * sample above the depth fails the frame rather than give a score that is
- * not libvmaf's. MSB-aligned containers cannot exceed it.
+ * The range checks of the current pictures that the jobs other than
+ * SpEED's (which check inside their filters) say they check (check_cur:
+ * the luma of motion, adm, vif and cambi): each picture's plane once, its
+ * result in every side that checks it. MSB-aligned containers cannot
+ * exceed the depth.
  */
 static void int_ranges(const CpuPriv *c, const Planes *cur, uint32_t present, SqRawResult *out)
 {
@@ -185,17 +184,13 @@ static void int_ranges(const CpuPriv *c, const Planes *cur, uint32_t present, Sq
         return;
     for (int idx = 0; idx < c->p.njobs; idx++) {
         const SqJob *jb = &c->p.jobs[idx];
-        const int kind = jb->kind;
-        if ((kind != SQ_JOB_SAD && kind != SQ_JOB_ADM && kind != SQ_JOB_VIF &&
-             kind != SQ_JOB_CAMBI) ||
-            !(present >> (1 + idx / c->per) & 1))
+        if (jb->kind == SQ_JOB_SPEED || !(present >> (1 + idx / c->per) & 1))
             continue;
-        /* motion reads side 0 (the reference), cambi side 1 (the distorted luma) */
-        for (int k = kind == SQ_JOB_SAD ? 0 : 1; k >= (kind == SQ_JOB_CAMBI); k--) {
+        for (int k = 0; k < 2; k++) {
             const SqJobSide *sd = &jb->side[k];
             const Planes *p = &cur[sd->pic];
             const int key = 3 * sd->pic + sd->plane;
-            if (p->acc[sd->plane] >> 2)
+            if (!sd->check_cur || p->acc[sd->plane] >> 2)
                 continue;
             if (!done[key]) {
                 const SqDims *d = &c->p.plans[jb->plan]->d;

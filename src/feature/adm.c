@@ -37,9 +37,10 @@ void sq_adm_job(const SqFeature *f, int plan, SqJob *j)
 {
     (void)f;
     *j = (SqJob){ .kind = SQ_JOB_ADM, .plan = plan, .wvm = 0, .needs_prev = 0 };
-    /* sq_jobs_ladder moves side 1 to each stream's distorted picture */
-    j->side[0] = (SqJobSide){ 0, 0, -1, 0, SQ_CHECK_NEVER };
-    j->side[1] = (SqJobSide){ 1, 0, -1, 0, SQ_CHECK_NEVER };
+    /* sq_jobs_ladder moves side 1 to each stream's distorted picture; both lumas are
+     * range-checked (libvmaf computes with samples above the depth in other widths) */
+    j->side[0] = (SqJobSide){ 0, 0, -1, 1, SQ_CHECK_NEVER };
+    j->side[1] = (SqJobSide){ 1, 0, -1, 1, SQ_CHECK_NEVER };
 }
 
 int sq_adm_assemble(const SqFeature *f, const SqRawResult *r, int d, double *out,

@@ -231,9 +231,7 @@ int sq_jobs_check_range(const SqJob *jobs, int njobs, int ndis, const SqRawResul
         for (int j = 0; j < njobs; j++)
             for (int s = 0; s < 2; s++) {
                 const SqJobSide *sd = &jobs[j].side[s];
-                const int kind = jobs[j].kind;
-                if (kind != SQ_JOB_SPEED && !(kind == SQ_JOB_CAMBI && s == 1) &&
-                    !(!prev && (kind == SQ_JOB_ADM || kind == SQ_JOB_VIF || (kind == SQ_JOB_SAD && s == 0))))
+                if (prev ? sd->check_prev == SQ_CHECK_NEVER : !sd->check_cur)
                     continue; /* checks nothing */
                 const uint32_t *rg = r->range[j][s];
                 const uint32_t mx = rg[prev ? SQ_RANGE_PREV_MAX : SQ_RANGE_CUR_MAX];

@@ -49,9 +49,10 @@ void sq_motion_job(const SqFeature *f, int plan, SqJob *j)
     *j = (SqJob){ .kind = SQ_JOB_SAD, .plan = plan, .wvm = 0,
                   .needs_prev = f->spec.opt.motion_five_frame_window ? 2 : 1 };
     /* only the reference is read, so a ladder's copies of the job read the
-     * same picture (sq_jobs_ladder moves only picture 1) */
-    j->side[0] = (SqJobSide){ 0, 0, 0, 0, SQ_CHECK_NEVER };
-    j->side[1] = j->side[0];
+     * same picture (sq_jobs_ladder moves only picture 1); side 0 range-checks it (the
+     * previous picture was checked as the current one) */
+    j->side[0] = (SqJobSide){ 0, 0, 0, 1, SQ_CHECK_NEVER };
+    j->side[1] = (SqJobSide){ 0, 0, 0, 0, SQ_CHECK_NEVER };
 }
 
 static double sad_score(const SqFeature *f, const SqVmOpts *o, const SqRawResult *r, int job_base)

@@ -65,9 +65,10 @@ void sq_vif_job(const SqFeature *f, int plan, SqJob *j)
 {
     (void)f;
     *j = (SqJob){ .kind = SQ_JOB_VIF, .plan = plan, .wvm = 0, .needs_prev = 0 };
-    /* sq_jobs_ladder moves side 1 to each stream's distorted picture */
-    j->side[0] = (SqJobSide){ 0, 0, -1, 0, SQ_CHECK_NEVER };
-    j->side[1] = (SqJobSide){ 1, 0, -1, 0, SQ_CHECK_NEVER };
+    /* sq_jobs_ladder moves side 1 to each stream's distorted picture; both lumas are
+     * range-checked (libvmaf computes with samples above the depth in other widths) */
+    j->side[0] = (SqJobSide){ 0, 0, -1, 1, SQ_CHECK_NEVER };
+    j->side[1] = (SqJobSide){ 1, 0, -1, 1, SQ_CHECK_NEVER };
 }
 
 int sq_vif_scores(const SqViRaw *raw, int skip0, int debug, double *out)
