@@ -79,19 +79,19 @@ typedef struct SqJobSide {
  * Job kinds. SQ_JOB_SPEED: two sides through one SpEED plan, one float score
  * (SqRawResult.score, err). SQ_JOB_SAD: the integer SAD of the 5-tap blurred
  * difference (side 0's previous picture) - (its current one) of one plane
- * (math/vmaf_motion.h), into SqRawResult.sum; side 1 is side 0 again and
- * nothing is range-checked. SQ_JOB_ADM: libvmaf's integer ADM of side 0's
+ * (math/vmaf_motion.h), into SqRawResult.sum; side 1 is side 0 again; side 0
+ * range-checks the current picture (SqRawResult.range, also at frames that
+ * have no SAD). SQ_JOB_ADM: libvmaf's integer ADM of side 0's
  * plane (the reference) against side 1's (the distorted), with the plan's
  * va (math/vmaf_adm*.h: sq_va_frame2), into SqRawResult.adm (stream d's
- * job of slot k at d * SQ_MAX_ADM_JOBS + k); nothing is
- * range-checked. SQ_JOB_CAMBI: libvmaf's CAMBI of side 1's plane (the
+ * job of slot k at d * SQ_MAX_ADM_JOBS + k); both sides range-check. SQ_JOB_CAMBI: libvmaf's CAMBI of side 1's plane (the
  * distorted luma; side 0 names it too), with the plan's vc and vc_recip
  * (math/vmaf_cambi*.h: sq_vc_frame), into SqRawResult.cambi; side 1
  * range-checks it (SqRawResult.range, as SQ_JOB_SPEED's current pictures).
  * SQ_JOB_VIF: libvmaf's integer VIF of side 0's plane (the reference)
  * against side 1's, with the plan's vi_lt, vi_egl, vi_skip0
  * (math/vmaf_vif.h: sq_vi_frame), into SqRawResult.vif (stream d's job of
- * slot k at d * SQ_MAX_VIF_JOBS + k); nothing is range-checked.
+ * slot k at d * SQ_MAX_VIF_JOBS + k); both sides range-check.
  * A backend runs the kinds its SqBackend says it can.
  */
 enum { SQ_JOB_SPEED = 0, SQ_JOB_SAD = 1, SQ_JOB_ADM = 2, SQ_JOB_CAMBI = 3, SQ_JOB_VIF = 4 };

@@ -35,6 +35,8 @@ int sq_gpu_launch_chains(GpuBatches *bt, const BatchRec *b)
     ka.nadms = b->nadms;
     ka.nvifs = b->nvifs;
     ka.ncambis = b->ncambis;
+    ka.ranges = bt->l->at.ranges;
+    ka.nranges = b->nranges;
     typedef int (*ChainFn)(GpuBatches *, const BatchRec *, SqKArgs *, int);
     const struct {
         ChainFn launch;
@@ -44,6 +46,7 @@ int sq_gpu_launch_chains(GpuBatches *bt, const BatchRec *b)
         { sq_gpu_launch_cambi, b->ncambis > 0 },
         { sq_gpu_launch_vif, b->nvifs > 0 },
         { sq_gpu_launch_adm, b->nadms > 0 },
+        { sq_gpu_launch_range, b->nranges > 0 }, /* one read of each plane checked */
         { sq_gpu_launch_speed, b->npairs > 0 || b->nsads > 0 },
     };
     const int nch = (int)(sizeof(ch) / sizeof(ch[0]));

@@ -247,12 +247,25 @@ typedef struct SqGpuCambi {
     int64_t scratch;               /* arena offset of sq_gpu_vc_bytes(w, h, nd) */
     int64_t recip;                 /* arena offset of R[] (SQ_VC_RECIP_N f32) */
     int32_t acc;                   /* sample access (math/filter.h) */
-    int32_t range_check;           /* 1: LSB-aligned bpc 9..15, fold the samples into
-                                    * SqGpuResult.range[1] (the CPU's check) */
-    int32_t result;                /* its SqGpuResult, after every other kind's */
+    int32_t result;                /* its SqGpuResult, after the pairs', sads', adms' and vifs' */
     int32_t frame, job;            /* host bookkeeping */
-    int32_t pad;
 } SqGpuCambi;
+
+/*
+ * One picture's plane of one frame that the integer features (motion, adm,
+ * vif, cambi) read and range-check, once whatever number of their jobs read
+ * it (as the CPU's pass before its jobs): only LSB-aligned planes at 9 to 15
+ * bits, whose containers can hold more than the depth. Its max and OR land
+ * in SqGpuResult.range[0][SQ_RANGE_CUR_*] of its own result.
+ */
+typedef struct SqGpuRange {
+    int64_t pic, stride;           /* arena offset of the plane, row stride */
+    int32_t acc;                   /* sample access (math/filter.h) */
+    int32_t w, h;
+    int32_t result;                /* its SqGpuResult, after every job kind's */
+    int32_t frame;                 /* host bookkeeping */
+    int32_t key;                   /* 3 * picture + plane (SqJobSide) */
+} SqGpuRange;
 
 /*
  * The per-pixel kernels of whole rows give a block this many rows, its
@@ -267,17 +280,20 @@ typedef struct SqKArgs {
     int64_t plans;    /* arena offset of SqGpuPlan[] */
     int64_t sides;    /* SqGpuSide[nsides] */
     int64_t pairs;    /* SqGpuPair[npairs] */
-    int64_t results;  /* SqGpuResult[npairs + nsads + nadms + nvifs + ncambis] */
+    int64_t results;  /* SqGpuResult[npairs + nsads + nadms + nvifs + ncambis + nranges] */
     int64_t sads;     /* SqGpuSad[nsads] */
     int64_t adms;     /* SqGpuAdm[nadms] */
     int64_t vifs;     /* SqGpuVif[nvifs] */
     int64_t cambis;   /* SqGpuCambi[ncambis] */
+    int64_t ranges;   /* SqGpuRange[nranges] */
     int32_t nsides, npairs;
     int32_t nsads, nadms;
     int32_t scale;    /* the ADM and VIF kernels: which scale this launch runs */
     int32_t nvifs;
     int32_t ncambis;
     int32_t vc_bands; /* cambi_cval: the scale's bands (sq_gpu_vc_bands) */
+    int32_t nranges;
+    int32_t pad;
 } SqKArgs;
 
 /* VIF's blocks a job in a batch's launches: the grids' width (launch_vmaf.c) and the kernels' tile stride. */
@@ -307,12 +323,12 @@ typedef uint64_t SqGpuAddr;
 typedef struct SqGpuDev SqGpuDev;
 
 /* The side streams run a batch's independent chains of kernels (CAMBI's,
- * VIF's, ADM's) beside the compute stream's (gpu/chains.c). */
+ * VIF's, ADM's, the range check's) beside the compute stream's (gpu/chains.c). */
 enum {
     SQ_GPU_STREAM_COPY = 0,
     SQ_GPU_STREAM_COMPUTE = 1,
     SQ_GPU_STREAM_SIDE = 2, /* the first of SQ_GPU_NSIDES */
-    SQ_GPU_NSIDES = 3,
+    SQ_GPU_NSIDES = 4,
     SQ_GPU_NSTREAMS = SQ_GPU_STREAM_SIDE + SQ_GPU_NSIDES
 };
 

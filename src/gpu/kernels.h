@@ -167,6 +167,22 @@ SQ_DFN uint32_t sq_gk_sample(const SQ_GLOBAL uint8_t *base, int64_t stride, int 
     return sq_sample(base + (int64_t)y * stride, x, acc);
 }
 
+/* Block (rows, entry): the max and OR of an SqGpuRange's plane, every column of its rows. */
+SQ_KERNEL_BEGIN(int_range, 256)
+{
+    SQ_SHARED uint32_t red[SQ_GPU_RANGE_N * SQ_GK_MAXTH];
+    const int e = SQ_BY, live = e < ka.nranges;
+    const SQ_GLOBAL SqGpuRange *rg = SQ_GK_PTR(const SqGpuRange, ka.ranges) + (live ? e : 0);
+    uint32_t acc[SQ_GPU_RANGE_N] = { 0, 0, 0, 0 };
+    int i0, i1;
+    sq_gk_rows(SQ_BX, rg->h, live, &i0, &i1);
+    for (int i = i0; i < i1; i++)
+        for (int j = SQ_TID; j < rg->w; j += SQ_NTH)
+            sq_gk_fold(acc, sq_gk_sample(arena + rg->pic, rg->stride, rg->acc, i, j));
+    sq_gk_range_flush(red, acc,
+                      live ? (SQ_GK_PTR(SqGpuResult, ka.results) + rg->result)->range[0] : 0);
+}
+
 /* ---- prescale path: converted plane, then resampled plane -------------- */
 
 /* Side i and its plan when its feature prescales, else NULL. */

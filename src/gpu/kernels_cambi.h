@@ -43,24 +43,20 @@ SQ_DFN SQ_GLOBAL uint8_t *sq_gk_vc_mask(SQ_GLOBAL unsigned char *arena,
     return (SQ_GLOBAL uint8_t *)sq_gk_vc_part(arena, cb, SQ_GPU_VC_M0 + (decims & 1));
 }
 
-/* Block (rows, job): the luma as 10-bit codes into Y, its range folded; block 0 fills first[]. */
+/* Block (rows, job): the luma as 10-bit codes into Y; block 0 fills first[]. (No barrier.) */
 SQ_KERNEL_BEGIN(cambi_conv, 256)
 {
-    SQ_SHARED uint32_t red[SQ_GPU_RANGE_N * SQ_GK_MAXTH];
     const int job = SQ_BY, live = job < ka.ncambis;
     const SQ_GLOBAL SqGpuCambi *cb = sq_gk_vc(arena, &ka, job);
     const int w = cb->vc.w, bpc = cb->vc.bpc;
     int i0, i1;
     sq_gk_rows(SQ_BX, cb->vc.h, live, &i0, &i1);
     SQ_GLOBAL uint16_t *y = (SQ_GLOBAL uint16_t *)sq_gk_vc_part(arena, cb, SQ_GPU_VC_Y);
-    uint32_t acc[SQ_GPU_RANGE_N] = { 0, 0, 0, 0 };
     for (int i = i0; i < i1; i++)
         for (int j = SQ_TID; j < w; j += SQ_NTH) {
-            const uint32_t v = sq_gk_sample(arena + cb->pic, cb->stride, cb->acc, i, j);
-            sq_gk_fold(acc, v);
-            /* a sample above the depth fails the frame (the range check): its code is only
-             * kept inside the histograms' values */
-            const int c = sq_vc_to10(v, bpc);
+            /* a sample above the depth fails the frame (int_range's check): its code is
+             * only kept inside the histograms' values */
+            const int c = sq_vc_to10(sq_gk_sample(arena + cb->pic, cb->stride, cb->acc, i, j), bpc);
             y[(int64_t)i * w + j] = (uint16_t)(c > 1024 ? 1024 : c);
         }
     if (live && SQ_BX == 0) {
@@ -69,10 +65,6 @@ SQ_KERNEL_BEGIN(cambi_conv, 256)
         for (int v = SQ_TID; v < 1025; v += SQ_NTH)
             first[v] = sq_vc_first_at(p, v);
     }
-    SQ_GLOBAL uint32_t *dst = 0;
-    if (live && cb->range_check)
-        dst = (SQ_GK_PTR(SqGpuResult, ka.results) + cb->result)->range[1];
-    sq_gk_range_flush(red, acc, dst);
 }
 
 /* Block (rows, job): X, the anti-dithered Y (A.4.4: reads rows i, i + 1 of Y), or Y. */

@@ -74,8 +74,9 @@ static const FrameRec *frame_back(const GpuBatches *bt, const FrameRec *fr,
 
 /* Problem tables of batch slot bslot: one pair per (frame, SpEED job), one
  * SqGpuSad per (frame, SAD job), one SqGpuAdm per (frame, ADM job), one
- * SqGpuVif per (frame, VIF job) and one SqGpuCambi per (frame, CAMBI job),
- * whose results follow the pairs' in that order. */
+ * SqGpuVif per (frame, VIF job), one SqGpuCambi per (frame, CAMBI job) and
+ * one SqGpuRange per (frame, plane the integer features check), whose
+ * results follow the pairs' in that order. */
 static void build_tables(GpuBatches *bt, int bslot, unsigned long long first)
 {
     BatchRec *b = &bt->batches[bslot];
@@ -125,6 +126,21 @@ static void build_tables(GpuBatches *bt, int bslot, unsigned long long first)
     b->nadms = na;
     b->nvifs = nv;
     b->ncambis = nc;
+    b->nranges = 0;
+    for (int bi = 0; bi < b->nframes; bi++) {
+        const FrameRec *fr = &bt->frames[(first + (unsigned)bi) % (unsigned)bt->l->nslots];
+        for (int k = 0; k < bt->l->nrange_keys; k++) {
+            const int key = bt->l->range_key[k], pic = key / 3, c = key % 3;
+            if (fr->acc[pic][c] >> 2)
+                continue; /* MSB-aligned samples cannot exceed the depth */
+            const SqDims *d = &bt->x->p.plans[bt->l->range_plan[k]]->d;
+            const int e = b->nranges++;
+            b->ranges[e] = (SqGpuRange){ .pic = fr->base[pic][c], .stride = fr->stride[pic][c],
+                                         .acc = fr->acc[pic][c], .w = d->w, .h = d->h,
+                                         .result = np + ns + na + nv + nc + e, .frame = bi,
+                                         .key = key };
+        }
+    }
     for (int i = 0; i < ns; i++)
         b->sads[i].result = np + i;
     for (int i = 0; i < na; i++)
@@ -138,7 +154,7 @@ static void build_tables(GpuBatches *bt, int bslot, unsigned long long first)
 /* The batch's jobs of every kind: its results. */
 static int batch_jobs(const BatchRec *b)
 {
-    return b->npairs + b->nsads + b->nadms + b->nvifs + b->ncambis;
+    return b->npairs + b->nsads + b->nadms + b->nvifs + b->ncambis + b->nranges;
 }
 
 static unsigned ceil_div(int64_t a, int64_t b)
@@ -156,6 +172,8 @@ static int64_t max64(int64_t a, int64_t b)
  * without a VIF job. */
 static int skipped(const GpuBatches *bt, const BatchRec *b, int kernel)
 {
+    if (kernel == SQ_K_int_range)
+        return b->nranges == 0;
     if (kernel >= SQ_K_cambi_conv)
         return b->ncambis == 0;
     if (kernel >= SQ_K_vif_widen)
@@ -273,6 +291,8 @@ static int run_batch(GpuBatches *bt, const BatchRec *b)
                                        (size_t)b->nvifs * sizeof(SqGpuVif))) < 0) ||
         (b->ncambis && (ret = fn->upload(bt->x->dev, C, bt->x->arena + bt->l->at.cambis, b->cambis,
                                          (size_t)b->ncambis * sizeof(SqGpuCambi))) < 0) ||
+        (b->nranges && (ret = fn->upload(bt->x->dev, C, bt->x->arena + bt->l->at.ranges, b->ranges,
+                                         (size_t)b->nranges * sizeof(SqGpuRange))) < 0) ||
         (ret = sq_gpu_launch_chains(bt, b)) < 0)
         return ret;
     return fn->download(bt->x->dev, C, b->res, bt->x->arena + bt->l->at.results,
@@ -373,10 +393,22 @@ void sq_gpu_take_result(const GpuBatches *bt, int bslot, int index, SqRawResult 
     }
     for (int i = 0; i < b->ncambis; i++) {
         const SqGpuCambi *cb = &b->cambis[i];
-        if (cb->frame != index)
+        if (cb->frame == index)
+            memcpy(&out->cambi[cb->job], &b->res[cb->result].cambi, sizeof(out->cambi[0]));
+    }
+    /* each checked plane's range into every integer feature's side that reads it */
+    for (int i = 0; i < b->nranges; i++) {
+        const SqGpuRange *rg = &b->ranges[i];
+        if (rg->frame != index)
             continue;
-        memcpy(&out->cambi[cb->job], &b->res[cb->result].cambi, sizeof(out->cambi[0]));
-        memcpy(out->range[cb->job], b->res[cb->result].range, sizeof(b->res[0].range));
+        for (int j = 0; j < bt->x->p.njobs; j++)
+            for (int k = 0; k < 2 && bt->x->p.jobs[j].kind != SQ_JOB_SPEED; k++) {
+                const SqJobSide *sd = &bt->x->p.jobs[j].side[k];
+                if (!sd->check_cur || 3 * sd->pic + sd->plane != rg->key)
+                    continue;
+                out->range[j][k][SQ_RANGE_CUR_MAX] = b->res[rg->result].range[0][SQ_RANGE_CUR_MAX];
+                out->range[j][k][SQ_RANGE_CUR_OR] = b->res[rg->result].range[0][SQ_RANGE_CUR_OR];
+            }
     }
 }
 
@@ -392,13 +424,15 @@ int sq_gpu_batches_init(GpuBatches *bt, GpuCtx *x, const GpuLayout *l, SqFrames 
     /* per batch slot, its tables and results, in one pinned block */
     const int max_pairs = l->batch * l->pairs_per_frame;
     const int64_t sides_bytes = sq_gpu_align(2 * max_pairs * (int64_t)sizeof(SqGpuSide));
-    const int64_t res_bytes = sq_gpu_align(max_pairs * (int64_t)sizeof(SqGpuResult));
+    const int max_ranges = l->batch * l->nrange_keys;
+    const int64_t res_bytes = sq_gpu_align((max_pairs + max_ranges) * (int64_t)sizeof(SqGpuResult));
     const int64_t pairs_bytes = sq_gpu_align(max_pairs * (int64_t)sizeof(SqGpuPair));
     const int64_t sads_bytes = sq_gpu_align(max_pairs * (int64_t)sizeof(SqGpuSad));
     const int64_t adms_bytes = sq_gpu_align(max_pairs * (int64_t)sizeof(SqGpuAdm));
     const int64_t vifs_bytes = sq_gpu_align(max_pairs * (int64_t)sizeof(SqGpuVif));
-    bt->desc_bytes = sides_bytes + pairs_bytes + sads_bytes + adms_bytes + vifs_bytes +
-                     sq_gpu_align(max_pairs * (int64_t)sizeof(SqGpuCambi));
+    const int64_t cambis_bytes = sq_gpu_align(max_pairs * (int64_t)sizeof(SqGpuCambi));
+    bt->desc_bytes = sides_bytes + pairs_bytes + sads_bytes + adms_bytes + vifs_bytes + cambis_bytes +
+                     sq_gpu_align(max_ranges * (int64_t)sizeof(SqGpuRange));
     bt->tables_bytes = l->nbslots * (bt->desc_bytes + res_bytes);
     bt->batches = sq_calloc(&x->p.alloc, (size_t)l->nbslots, sizeof(*bt->batches));
     if (!bt->batches) {
@@ -420,6 +454,7 @@ int sq_gpu_batches_init(GpuBatches *bt, GpuCtx *x, const GpuLayout *l, SqFrames 
         b->adms = (SqGpuAdm *)(hb + sides_bytes + pairs_bytes + sads_bytes);
         b->vifs = (SqGpuVif *)(hb + sides_bytes + pairs_bytes + sads_bytes + adms_bytes);
         b->cambis = (SqGpuCambi *)((uint8_t *)b->vifs + vifs_bytes);
+        b->ranges = (SqGpuRange *)((uint8_t *)b->cambis + cambis_bytes);
         b->res = (SqGpuResult *)(hb + bt->desc_bytes);
         hb += bt->desc_bytes + res_bytes;
     }

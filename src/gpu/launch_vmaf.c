@@ -159,14 +159,11 @@ void sq_gpu_fill_cambi(const GpuBatches *bt, SqGpuCambi *c, const SqJob *jb, int
 {
     const SqPlan *pl = bt->x->p.plans[jb->plan];
     const SqJobSide *js = &jb->side[1];
-    const int bpc = bt->x->p.format.bpc;
     memset(c, 0, sizeof(*c));
     c->vc = pl->vc;
     c->pic = fr->base[js->pic][js->plane];
     c->stride = fr->stride[js->pic][js->plane];
     c->acc = fr->acc[js->pic][js->plane];
-    /* as the CPU's (cpu/cambi.c): MSB-aligned samples cannot exceed the depth */
-    c->range_check = bpc > 8 && bpc < 16 && c->acc >> 2 == 0;
     c->scratch = fs + bt->l->side_off[j][0];
     c->recip = bt->l->at.vc_recip;
     c->frame = bi;
@@ -228,4 +225,17 @@ int sq_gpu_launch_cambi(GpuBatches *bt, const BatchRec *b, SqKArgs *ka, int S)
             return ret;
     }
     return 0;
+}
+
+/* The range check of the planes the integer features read (SqGpuRange), on stream S. */
+int sq_gpu_launch_range(GpuBatches *bt, const BatchRec *b, SqKArgs *ka, int S)
+{
+    int h = 0;
+    for (int k = 0; k < bt->l->nrange_keys; k++) {
+        const int ph = bt->x->p.plans[bt->l->range_plan[k]]->d.h;
+        h = h > ph ? h : ph;
+    }
+    const unsigned grid[3] = { ceil_div(h, SQ_GPU_ROWS), (unsigned)b->nranges, 1 };
+    const int ret = bt->x->fns->launch(bt->x->dev, S, SQ_K_int_range, grid, 256, bt->x->arena, ka);
+    return ret < 0 ? ret : sq_gpu_prof_mark(bt, SQ_K_int_range, S);
 }

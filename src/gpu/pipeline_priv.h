@@ -65,7 +65,7 @@ typedef struct FrameRec {
 
 /* Offsets of the arena's parts (layout_arena). */
 typedef struct ArenaMap {
-    int64_t plans, tables, sides, pairs, results, sads, adms, vifs, cambis, scratch, slots;
+    int64_t plans, tables, sides, pairs, results, sads, adms, vifs, cambis, ranges, scratch, slots;
     int64_t vi_lt;     /* the VIF jobs' log2 table (SQ_VI_LT_N u16), -1: none */
     int64_t vc_recip;  /* the CAMBI jobs' reciprocal table (SQ_VC_RECIP_N f32), -1: none */
 } ArenaMap;
@@ -79,6 +79,11 @@ typedef struct GpuLayout {
     int64_t side_off[SQ_MAX_JOBS][2], pair_off[SQ_MAX_JOBS]; /* in a frame's scratch */
     int64_t frame_scratch;
     int pairs_per_frame;      /* every job's: a SpEED pair, an SQ_JOB_SAD, _ADM or _VIF entry */
+    /* The planes the integer features range-check (SqGpuRange), one entry a
+     * frame each: keys (3 * picture + plane) and a plan of their size;
+     * none at 8 and 16 bits. */
+    int nrange_keys;
+    int range_key[6], range_plan[6];
     int back;                 /* the farthest frame back a job reads (SqJob.needs_prev) */
     int has_prescale;
     int has_vif;              /* some job is SQ_JOB_VIF: the log2 table is uploaded */
@@ -222,7 +227,7 @@ int sq_gpu_put_frame(GpuStage *st, FrameRec *fr, int slot, const SpeedqaPicture 
 
 typedef struct BatchRec {
     unsigned long long first; /* send index of its first frame */
-    int nframes, npairs, nsads, nadms, nvifs, ncambis;
+    int nframes, npairs, nsads, nadms, nvifs, ncambis, nranges;
     int launched, done;
     SqGpuSide *sides;    /* pinned */
     SqGpuPair *pairs;    /* pinned, right after sides */
@@ -230,7 +235,9 @@ typedef struct BatchRec {
     SqGpuAdm *adms;      /* pinned, right after sads */
     SqGpuVif *vifs;      /* pinned, right after adms */
     SqGpuCambi *cambis;  /* pinned, right after vifs */
-    SqGpuResult *res;    /* pinned: the pairs', then the sads', the adms', the vifs', the cambis' */
+    SqGpuRange *ranges;  /* pinned, right after cambis */
+    SqGpuResult *res;    /* pinned: the pairs', then the sads', the adms', the vifs', the
+                          * cambis', the ranges' */
 } BatchRec;
 
 /*
@@ -289,5 +296,7 @@ int sq_gpu_launch_vif(GpuBatches *bt, const BatchRec *b, SqKArgs *ka, int stream
 void sq_gpu_fill_cambi(const GpuBatches *bt, SqGpuCambi *c, const SqJob *jb, int64_t fs, int j,
                        int bi, const FrameRec *fr);
 int sq_gpu_launch_cambi(GpuBatches *bt, const BatchRec *b, SqKArgs *ka, int stream);
+/* launch_vmaf.c: the range check of the integer features' planes (SqGpuRange). */
+int sq_gpu_launch_range(GpuBatches *bt, const BatchRec *b, SqKArgs *ka, int stream);
 
 #endif
