@@ -172,8 +172,6 @@ static int64_t max64(int64_t a, int64_t b)
  * without a VIF job. */
 static int skipped(const GpuBatches *bt, const BatchRec *b, int kernel)
 {
-    if (kernel == SQ_K_int_range)
-        return b->nranges == 0;
     if (kernel >= SQ_K_cambi_conv)
         return b->ncambis == 0;
     if (kernel >= SQ_K_vif_widen)
