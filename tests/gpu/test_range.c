@@ -520,6 +520,19 @@ int main(int argc, char **argv)
     expect_range("10-bit adm, bad distorted frame 0", &c, iadm, 0,
                     "distorted frame 0, plane Y: sample value 1024 is above 1023");
     clip_free(&c);
+    /* an odd width: rows start at every alignment, so the GPUs' check reads samples
+     * before, in and after its whole words (one bad sample in each place) */
+    static const int odd_at[3][2] = { { 1, 0 }, { 2, 100 }, { 178, 202 } };
+    for (int k = 0; k < 3; k++) {
+        char what[96];
+        clip_make(&c, 203, 179, SPEEDQA_PIX_420, 10);
+        plane_of(&c, 0, 1, 0)[203 * odd_at[k][0] + odd_at[k][1]] = 1030;
+        snprintf(what, sizeof(what), "10-bit 203x179 adm and vif, bad distorted (%d, %d)",
+                 odd_at[k][0], odd_at[k][1]);
+        expect_range(what, &c, ints, 0, "distorted frame 0, plane Y: sample value 1030 is above 1023");
+        clip_free(&c);
+    }
+
     /* one plane read by several features: checked once, failed once */
     static const char *const all4[] = { "motion", "adm", "vif", "cambi", NULL };
     clip_make(&c, 640, 360, SPEEDQA_PIX_420, 10);
