@@ -265,9 +265,6 @@ typedef struct SqGpuRange {
     int32_t result;                /* its SqGpuResult, after every job kind's */
     int32_t frame;                 /* host bookkeeping */
     int32_t key;                   /* 3 * picture + plane (SqJobSide) */
-    int32_t words;                 /* 1: planar 16-bit, read four samples a u64 where
-                                    * a row's addresses are multiples of 8 */
-    int32_t pad;
 } SqGpuRange;
 
 /*

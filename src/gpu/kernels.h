@@ -176,25 +176,9 @@ SQ_KERNEL_BEGIN(int_range, 256)
     uint32_t acc[SQ_GPU_RANGE_N] = { 0, 0, 0, 0 };
     int i0, i1;
     sq_gk_rows(SQ_BX, rg->h, live, &i0, &i1);
-    /* a memory-bound pass: four samples a load from a row's first multiple of 8 on,
-     * the samples before it (h0) and after the last whole word one at a time */
-    for (int i = i0; i < i1; i++) {
-        const int64_t a = rg->pic + (int64_t)i * rg->stride;
-        int h0 = rg->w, nw = 0;
-        if (rg->words) {
-            h0 = (int)(((8 - (a & 7)) & 7) >> 1);
-            h0 = h0 < rg->w ? h0 : rg->w;
-            nw = (rg->w - h0) >> 2;
-        }
-        const SQ_GLOBAL uint64_t *wd = (const SQ_GLOBAL uint64_t *)(arena + a + 2 * h0);
-        for (int j = SQ_TID; j < nw; j += SQ_NTH) {
-            const uint64_t v = wd[j];
-            for (int k = 0; k < 4; k++)
-                sq_gk_fold(acc, (uint32_t)(v >> 16 * k) & 0xffffu);
-        }
-        for (int t = SQ_TID; t < rg->w - 4 * nw; t += SQ_NTH)
-            sq_gk_fold(acc, sq_gk_sample(arena + a, 0, rg->acc, 0, t < h0 ? t : t + 4 * nw));
-    }
+    for (int i = i0; i < i1; i++)
+        for (int j = SQ_TID; j < rg->w; j += SQ_NTH)
+            sq_gk_fold(acc, sq_gk_sample(arena + rg->pic, rg->stride, rg->acc, i, j));
     sq_gk_range_flush(red, acc,
                       live ? (SQ_GK_PTR(SqGpuResult, ka.results) + rg->result)->range[0] : 0);
 }

@@ -139,8 +139,6 @@ static void build_tables(GpuBatches *bt, int bslot, unsigned long long first)
                                          .acc = fr->acc[pic][c], .w = d->w, .h = d->h,
                                          .result = np + ns + na + nv + nc + e, .frame = bi,
                                          .key = key };
-            b->ranges[e].words = fr->acc[pic][c] == SQ_ACC_16 && fr->base[pic][c] % 2 == 0 &&
-                                 fr->stride[pic][c] % 2 == 0;
         }
     }
     for (int i = 0; i < ns; i++)

@@ -520,8 +520,8 @@ int main(int argc, char **argv)
     expect_range("10-bit adm, bad distorted frame 0", &c, iadm, 0,
                     "distorted frame 0, plane Y: sample value 1024 is above 1023");
     clip_free(&c);
-    /* an odd width: rows start at every alignment, so the GPUs' check reads samples
-     * before, in and after its whole words (one bad sample in each place) */
+    /* an odd width: rows start at every alignment; a bad sample at a row's start, in its
+     * middle and in the last column of the last row */
     static const int odd_at[3][2] = { { 1, 0 }, { 2, 100 }, { 178, 202 } };
     for (int k = 0; k < 3; k++) {
         char what[96];
