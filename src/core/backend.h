@@ -78,6 +78,24 @@ typedef struct SqRawResult {
     uint32_t range[SQ_MAX_JOBS][2][SQ_RANGE_N];
 } SqRawResult;
 
+/*
+ * The planes the integer features range-check before they read them (9- to
+ * 15-bit input only; SpEED's sides check inside their own kernels): each
+ * picture's plane that a side of another kind reads with check_cur, once
+ * however many jobs read it, with a plan of its size. Every backend fills
+ * those sides' current-picture ranges through these.
+ */
+#define SQ_RANGE_KEYS (3 * SQ_MAX_PICS)
+typedef struct SqRangeKeys {
+    int n;
+    int key[SQ_RANGE_KEYS];  /* 3 * picture + plane, as SqJobSide's */
+    int plan[SQ_RANGE_KEYS]; /* a plan whose dims are the plane's */
+} SqRangeKeys;
+void sq_range_keys(const SqJob *jobs, int njobs, int bpc, SqRangeKeys *rk);
+
+/* Checked plane `key`'s largest sample and OR into every side of r that reads it with check_cur. */
+void sq_range_put(const SqJob *jobs, int njobs, int key, uint32_t mx, uint32_t bits, SqRawResult *r);
+
 typedef struct SqBackend {
     const char *name;
     /* Allocate everything; message in err on failure, nothing leaked. */

@@ -168,6 +168,7 @@ static int cpu_open(void **pp, const SqBackendParams *p, char *err, size_t errle
     c->npics = 1 + c->p.ndis;
     sq_dsp_init(&c->dsp, p->cpu_mask);
     c->per = p->njobs / c->p.ndis;
+    sq_range_keys(p->jobs, p->njobs, p->format.bpc, &c->rk);
     for (int j = 0; j < c->per; j++) {
         c->share[j] = 1;
         for (int d = 1; d < c->p.ndis; d++) {

@@ -64,6 +64,7 @@ typedef struct CpuPriv {
     int keep;                /* the farthest frame back a job reads: 0, 1 or 2 */
     int npics;               /* 1 + ndis */
     int per;                 /* jobs of one stream */
+    SqRangeKeys rk;          /* the planes the integer features check (sq_range_keys) */
     int own[SQ_MAX_STREAM_JOBS]; /* one stream: job j scores with Worker.jside[j] */
     int share[SQ_MAX_STREAM_JOBS]; /* ladder: job j's side 0 is the same in every stream */
     SqDsp dsp;               /* at the cpu_mask level: the frame-wide slots (motion_sad) */

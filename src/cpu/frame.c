@@ -169,38 +169,22 @@ static void plane_range(const uint8_t *src, int64_t stride, int acc, int w, int 
 }
 
 /*
- * The range checks of the current pictures that the jobs other than
- * SpEED's (which check inside their filters) say they check (check_cur:
- * the luma of motion, adm, vif and cambi): each picture's plane once, its
- * result in every side that checks it. MSB-aligned containers cannot
- * exceed the depth.
+ * The range checks of the current pictures that the integer features read
+ * (SpEED's sides check inside their filters): each plane of c->rk whose
+ * picture was sent (the reference: some stream's was), its result in every
+ * side that checks it. MSB-aligned containers cannot exceed the depth.
  */
 static void int_ranges(const CpuPriv *c, const Planes *cur, uint32_t present, SqRawResult *out)
 {
-    const int bpc = c->p.format.bpc;
-    enum { N = 3 * SQ_MAX_PICS };
-    uint32_t done[N] = { 0 }, rmax[N], rbits[N];
-    if (bpc <= 8 || bpc >= 16)
-        return;
-    for (int idx = 0; idx < c->p.njobs; idx++) {
-        const SqJob *jb = &c->p.jobs[idx];
-        if (jb->kind == SQ_JOB_SPEED || !(present >> (1 + idx / c->per) & 1))
+    for (int i = 0; i < c->rk.n; i++) {
+        const int pic = c->rk.key[i] / 3, pl = c->rk.key[i] % 3;
+        const Planes *p = &cur[pic];
+        if (!(pic ? present >> pic & 1 : present >> 1) || p->acc[pl] >> 2)
             continue;
-        for (int k = 0; k < 2; k++) {
-            const SqJobSide *sd = &jb->side[k];
-            const Planes *p = &cur[sd->pic];
-            const int key = 3 * sd->pic + sd->plane;
-            if (!sd->check_cur || p->acc[sd->plane] >> 2)
-                continue;
-            if (!done[key]) {
-                const SqDims *d = &c->p.plans[jb->plan]->d;
-                plane_range(p->data[sd->plane], p->stride[sd->plane], p->acc[sd->plane], d->w, d->h,
-                            &rmax[key], &rbits[key]);
-                done[key] = 1;
-            }
-            out->range[idx][k][SQ_RANGE_CUR_MAX] = rmax[key];
-            out->range[idx][k][SQ_RANGE_CUR_OR] = rbits[key];
-        }
+        const SqDims *d = &c->p.plans[c->rk.plan[i]]->d;
+        uint32_t mx, bits;
+        plane_range(p->data[pl], p->stride[pl], p->acc[pl], d->w, d->h, &mx, &bits);
+        sq_range_put(c->p.jobs, c->p.njobs, c->rk.key[i], mx, bits, out);
     }
 }
 

@@ -129,11 +129,11 @@ static void build_tables(GpuBatches *bt, int bslot, unsigned long long first)
     b->nranges = 0;
     for (int bi = 0; bi < b->nframes; bi++) {
         const FrameRec *fr = &bt->frames[(first + (unsigned)bi) % (unsigned)bt->l->nslots];
-        for (int k = 0; k < bt->l->nrange_keys; k++) {
-            const int key = bt->l->range_key[k], pic = key / 3, c = key % 3;
+        for (int k = 0; k < bt->l->rk.n; k++) {
+            const int key = bt->l->rk.key[k], pic = key / 3, c = key % 3;
             if (fr->acc[pic][c] >> 2)
                 continue; /* MSB-aligned samples cannot exceed the depth */
-            const SqDims *d = &bt->x->p.plans[bt->l->range_plan[k]]->d;
+            const SqDims *d = &bt->x->p.plans[bt->l->rk.plan[k]]->d;
             const int e = b->nranges++;
             b->ranges[e] = (SqGpuRange){ .pic = fr->base[pic][c], .stride = fr->stride[pic][c],
                                          .acc = fr->acc[pic][c], .w = d->w, .h = d->h,
@@ -397,16 +397,10 @@ void sq_gpu_take_result(const GpuBatches *bt, int bslot, int index, SqRawResult 
     /* each checked plane's range into every integer feature's side that reads it */
     for (int i = 0; i < b->nranges; i++) {
         const SqGpuRange *rg = &b->ranges[i];
-        if (rg->frame != index)
-            continue;
-        for (int j = 0; j < bt->x->p.njobs; j++)
-            for (int k = 0; k < 2 && bt->x->p.jobs[j].kind != SQ_JOB_SPEED; k++) {
-                const SqJobSide *sd = &bt->x->p.jobs[j].side[k];
-                if (!sd->check_cur || 3 * sd->pic + sd->plane != rg->key)
-                    continue;
-                out->range[j][k][SQ_RANGE_CUR_MAX] = b->res[rg->result].range[0][SQ_RANGE_CUR_MAX];
-                out->range[j][k][SQ_RANGE_CUR_OR] = b->res[rg->result].range[0][SQ_RANGE_CUR_OR];
-            }
+        if (rg->frame == index)
+            sq_range_put(bt->x->p.jobs, bt->x->p.njobs, rg->key,
+                         b->res[rg->result].range[0][SQ_RANGE_CUR_MAX],
+                         b->res[rg->result].range[0][SQ_RANGE_CUR_OR], out);
     }
 }
 
@@ -422,7 +416,7 @@ int sq_gpu_batches_init(GpuBatches *bt, GpuCtx *x, const GpuLayout *l, SqFrames 
     /* per batch slot, its tables and results, in one pinned block */
     const int max_pairs = l->batch * l->pairs_per_frame;
     const int64_t sides_bytes = sq_gpu_align(2 * max_pairs * (int64_t)sizeof(SqGpuSide));
-    const int max_ranges = l->batch * l->nrange_keys;
+    const int max_ranges = l->batch * l->rk.n;
     const int64_t res_bytes = sq_gpu_align((max_pairs + max_ranges) * (int64_t)sizeof(SqGpuResult));
     const int64_t pairs_bytes = sq_gpu_align(max_pairs * (int64_t)sizeof(SqGpuPair));
     const int64_t sads_bytes = sq_gpu_align(max_pairs * (int64_t)sizeof(SqGpuSad));

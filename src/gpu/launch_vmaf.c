@@ -231,8 +231,8 @@ int sq_gpu_launch_cambi(GpuBatches *bt, const BatchRec *b, SqKArgs *ka, int S)
 int sq_gpu_launch_range(GpuBatches *bt, const BatchRec *b, SqKArgs *ka, int S)
 {
     int h = 0;
-    for (int k = 0; k < bt->l->nrange_keys; k++) {
-        const int ph = bt->x->p.plans[bt->l->range_plan[k]]->d.h;
+    for (int k = 0; k < bt->l->rk.n; k++) {
+        const int ph = bt->x->p.plans[bt->l->rk.plan[k]]->d.h;
         h = h > ph ? h : ph;
     }
     const unsigned grid[3] = { ceil_div(h, SQ_GPU_ROWS), (unsigned)b->nranges, 1 };

@@ -138,28 +138,6 @@ static void plan_scratch(GpuLayout *l, const SqBackendParams *p)
     l->frame_scratch = o;
 }
 
-/*
- * The planes the integer features' sides range-check (check_cur), each
- * once, as the CPU's pass before its jobs: SpEED's sides check inside
- * their own kernels. Only 9 to 15 bits can hold values above the depth.
- */
-static void plan_ranges(GpuLayout *l, const SqBackendParams *p)
-{
-    const int bpc = p->format.bpc;
-    for (int j = 0; bpc > 8 && bpc < 16 && j < p->njobs; j++)
-        for (int k = 0; k < 2 && p->jobs[j].kind != SQ_JOB_SPEED; k++) {
-            const SqJobSide *sd = &p->jobs[j].side[k];
-            const int key = 3 * sd->pic + sd->plane;
-            int seen = !sd->check_cur;
-            for (int i = 0; i < l->nrange_keys; i++)
-                seen |= l->range_key[i] == key;
-            if (!seen) {
-                l->range_key[l->nrange_keys] = key;
-                l->range_plan[l->nrange_keys++] = p->jobs[j].plan;
-            }
-        }
-}
-
 static int64_t table_bytes(const SqPlan *pl)
 {
     return pl->prescale < 0 ? 0 : 2 * sq_gpu_align((int64_t)SQ_PS_TAPS * pl->d.scaled_h * 4) +
@@ -184,7 +162,7 @@ static int64_t layout_arena(GpuLayout *l, const SqBackendParams *p, int b)
         o += table_bytes(p->plans[f]);
     at->sides = take(&o, 2 * max_pairs * (int64_t)sizeof(SqGpuSide));
     at->pairs = take(&o, max_pairs * (int64_t)sizeof(SqGpuPair));
-    const int64_t max_ranges = (int64_t)b * l->nrange_keys;
+    const int64_t max_ranges = (int64_t)b * l->rk.n;
     at->results = take(&o, (max_pairs + max_ranges) * (int64_t)sizeof(SqGpuResult));
     at->sads = take(&o, max_pairs * (int64_t)sizeof(SqGpuSad));
     at->adms = take(&o, max_pairs * (int64_t)sizeof(SqGpuAdm));
@@ -224,7 +202,7 @@ void sq_gpu_layout_init(GpuLayout *l, const SqBackendParams *p, int batch)
     memset(l, 0, sizeof(*l));
     plan_planes(l, p);
     plan_scratch(l, p);
-    plan_ranges(l, p);
+    sq_range_keys(p->jobs, p->njobs, p->format.bpc, &l->rk);
     l->batch = batch;
     sq_gpu_choose_batch(l, p, 0);
 }

@@ -82,8 +82,7 @@ typedef struct GpuLayout {
     /* The planes the integer features range-check (SqGpuRange), one entry a
      * frame each: keys (3 * picture + plane) and a plan of their size;
      * none at 8 and 16 bits. */
-    int nrange_keys;
-    int range_key[6], range_plan[6];
+    SqRangeKeys rk;         /* the planes the int_range chain checks (sq_range_keys) */
     int back;                 /* the farthest frame back a job reads (SqJob.needs_prev) */
     int has_prescale;
     int has_vif;              /* some job is SQ_JOB_VIF: the log2 table is uploaded */
