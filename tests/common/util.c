@@ -123,7 +123,7 @@ int test_receive(SpeedqaContext *ctx, TestScores *out, int n, unsigned flags)
             t->values[i] = sc[d].values[i];
             if (sc[d].undefined[i] > 1)
                 scores_broken("an undefined flag is neither 0 nor 1", d);
-            t->undefined |= (uint32_t)sc[d].undefined[i] << i;
+            t->undefined |= (uint64_t)sc[d].undefined[i] << i;
         }
     }
     return ret;

@@ -45,11 +45,11 @@ SpeedqaBackend backend_named(const char *name);
  * point into it until the next receive), for tests that keep frames to
  * compare later. undefined: bit i is SpeedqaScores.undefined[i].
  */
-#define TEST_MAX_SCORES 32
+#define TEST_MAX_SCORES 64
 typedef struct TestScores {
     unsigned frame, sequence, sequence_frame;
     int count;
-    uint32_t undefined;
+    uint64_t undefined;
     double values[TEST_MAX_SCORES];
 } TestScores;
 

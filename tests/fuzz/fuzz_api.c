@@ -7,7 +7,10 @@
  *   u8 threads               -> 1..3, sometimes 0 (one per core), -1 or 4
  *   u8 allocation failure    -> none, or [u8] the n-th allocation fails once
  *   u8 feature count         -> 0 (library defaults) .. 4 feature strings,
- *                               each [u8 kind + option mask, u8 per option]
+ *                               each [u8 kind + option mask, u8 per option];
+ *                               a kind byte >= 0xe0 picks one of libvmaf's
+ *                               integer features (motion, adm, vif, cambi),
+ *                               then [u8 option mask, u8 per option]
  *   u8 frames                -> 1..8, each [u8 op, u8 distorted mode]
  *   u8 x 3 plane strides     -> padding 0..31 bytes, bit 7 negative stride,
  *                               bit 6 odd 16-bit rows (host rows may sit
@@ -49,6 +52,7 @@ typedef struct Config {
     double ps[MAX_FEATS];         /* prescale of each feature (1: none) */
     char feat[MAX_FEATS][200];
     const char *feats[MAX_FEATS + 1];
+    int look_ahead;               /* frames a feature waits for (motion: up to 2) */
     int nframes;
     unsigned op[MAX_FRAMES], dmode[MAX_FRAMES];
     int pad[3], neg[3], odd16[3];
@@ -86,11 +90,87 @@ static void add_opt(char *buf, size_t len, int *first, const char *fmt, ...)
     va_end(ap);
 }
 
+/* One of libvmaf's integer features with options in their valid ranges (some past them). */
+static void make_int_feature(FuzzBytes *b, unsigned kind, char *buf, size_t len)
+{
+    static const char *const names[] = { "motion", "adm", "vif", "cambi" };
+    const unsigned m = fuzz_u8(b);
+    int first = 1;
+    snprintf(buf, len, "%s", names[kind & 3]);
+    switch (kind & 3) {
+    case 0:
+        if (m & 1)
+            add_opt(buf, len, &first, "motion_force_zero=%s", fuzz_u8(b) & 1 ? "true" : "false");
+        if (m & 2)
+            add_opt(buf, len, &first, "motion_max_val=%g", fuzz_u8(b) * 40.0);
+        if (m & 4)
+            add_opt(buf, len, &first, "motion_five_frame_window=%s", fuzz_u8(b) & 1 ? "true" : "false");
+        if (m & 8)
+            add_opt(buf, len, &first, "motion_moving_average=%s", fuzz_u8(b) & 1 ? "true" : "false");
+        if (m & 16)
+            add_opt(buf, len, &first, "motion_blend_factor=%g", fuzz_u8(b) / 255.0);
+        if (m & 32)
+            add_opt(buf, len, &first, "motion_fps_weight=%g", fuzz_u8(b) / 50.0);
+        if (m & 64)
+            add_opt(buf, len, &first, "debug=true");
+        break;
+    case 1:
+        if (m & 1)
+            add_opt(buf, len, &first, "adm_csf_mode=%u", fuzz_u8(b) % 5); /* 4: invalid */
+        if (m & 2)
+            add_opt(buf, len, &first, "adm_enhn_gain_limit=%g", 1.0 + fuzz_u8(b) * (99.0 / 255.0));
+        if (m & 4)
+            add_opt(buf, len, &first, "adm_norm_view_dist=%g", 0.75 + fuzz_u8(b) * (23.25 / 255.0));
+        if (m & 8)
+            add_opt(buf, len, &first, "adm_ref_display_height=%u", 1 + fuzz_u16(b) % 4320);
+        if (m & 16)
+            add_opt(buf, len, &first, "adm_skip_aim=%s", fuzz_u8(b) & 1 ? "true" : "false");
+        if (m & 32)
+            add_opt(buf, len, &first, "adm_skip_scale0=%s", fuzz_u8(b) & 1 ? "true" : "false");
+        if (m & 64)
+            add_opt(buf, len, &first, "adm_min_val=%g", fuzz_u8(b) / 255.0);
+        if (m & 128)
+            add_opt(buf, len, &first, "adm_noise_weight=%g", fuzz_u8(b) / 64.0);
+        break;
+    case 2:
+        if (m & 1)
+            add_opt(buf, len, &first, "vif_enhn_gain_limit=%g", 1.0 + fuzz_u8(b) * (99.0 / 255.0));
+        if (m & 2)
+            add_opt(buf, len, &first, "vif_skip_scale0=%s", fuzz_u8(b) & 1 ? "true" : "false");
+        if (m & 4)
+            add_opt(buf, len, &first, "debug=true");
+        break;
+    default:
+        if (m & 1)
+            add_opt(buf, len, &first, "cambi_high_res_speedup=%u", fuzz_u16(b) % 2200);
+        if (m & 2)
+            add_opt(buf, len, &first, "cambi_max_val=%g", fuzz_u8(b) * 4.0);
+        if (m & 4)
+            add_opt(buf, len, &first, "topk=%g", 0.0001 + fuzz_u8(b) / 255.0);
+        if (m & 8)
+            add_opt(buf, len, &first, "cambi_vis_lum_threshold=%g", fuzz_u8(b) / 255.0);
+        if (m & 16)
+            add_opt(buf, len, &first, "window_size=%u", 13 + fuzz_u8(b) % 117); /* 13, 14: invalid */
+        if (m & 32)
+            add_opt(buf, len, &first, "max_log_contrast=%u", fuzz_u8(b) % 7); /* 6: invalid */
+        if (m & 64)
+            add_opt(buf, len, &first, "eotf=%s", fuzz_u8(b) & 1 ? "pq" : "bt1886");
+        if (m & 128)
+            add_opt(buf, len, &first, "tvi_threshold=%g", 0.0001 + fuzz_u8(b) / 1024.0);
+        break;
+    }
+}
+
 static void make_feature(FuzzBytes *b, char *buf, size_t len, double *ps_out)
 {
     const unsigned k = fuzz_u8(b);
     const int chroma = k & 1;
     int first = 1;
+    if (k >= 0xe0) {
+        make_int_feature(b, k, buf, len);
+        *ps_out = -1.0; /* luma, computed at several scales: counted as a prescaled plane */
+        return;
+    }
     snprintf(buf, len, "%s", chroma ? "speed_chroma" : "speed_temporal");
     if (k & 2) {
         unsigned v = fuzz_u8(b);
@@ -146,6 +226,8 @@ static void parse_config(Config *c, const uint8_t *data, size_t size)
         c->ps[i] = 1.0;
         make_feature(&b, c->feat[i], sizeof c->feat[i], &c->ps[i]);
         c->feats[i] = c->feat[i];
+        if (!strncmp(c->feat[i], "motion", 6))
+            c->look_ahead = 2;
     }
     c->feats[c->nfeat] = NULL;
     c->nframes = 1 + (int)(fuzz_u8(&b) % MAX_FRAMES);
@@ -179,7 +261,7 @@ static double work(const Config *c)
     for (int i = 0; i < c->nfeat; i++) {
         const double area = strncmp(c->feat[i], "speed_chroma", 12) == 0 ? chroma : luma;
         const double ps = c->ps[i];
-        per_frame += ps == 1.0 ? area : 4 * area * (ps > 1 ? ps * ps : 1);
+        per_frame += ps < 0 ? 4 * luma : ps == 1.0 ? area : 4 * area * (ps > 1 ? ps * ps : 1);
     }
     return per_frame * c->nframes * 2;
 }
@@ -470,14 +552,19 @@ static void run(const Config *c, int n_threads, unsigned cpu_mask, long fail_at,
                 speedqa_picture_unref(&lib[0]);
             }
         }
-        int ret;
+        int ret, stalls = 0;
         while ((ret = speedqa_send(ctx, sp[0], sp[1])) == -EAGAIN) {
             TestScores sc;
-            /* the queue is full: receive blocks until a frame is done */
+            /* the queue is full: receive blocks until a frame is done; a
+             * look-ahead feature may hold it back (-EAGAIN), having made
+             * room, so the next send must go through */
             ret = test_receive(ctx, &sc, 1, 0);
             if (range_stop(ret, over_sent))
                 break;
-            FUZZ_CHECK(ret == 0, "receive with a full queue returned %d", ret);
+            if (ret == -EAGAIN && c->look_ahead && !stalls++)
+                continue;
+            FUZZ_CHECK(ret == 0, "receive with a full queue returned %d (%d stalls)", ret, stalls);
+            stalls = 0;
             take(ctx, r, seq_start, &sc, c);
         }
         /* a refused send took nothing; any other failure gave the pictures back already */
@@ -505,7 +592,8 @@ static void run(const Config *c, int n_threads, unsigned cpu_mask, long fail_at,
                 sticky = ret;
                 break;
             }
-            FUZZ_CHECK(ret == -EAGAIN && r->received == sent,
+            /* a look-ahead feature holds back the frames whose next ones are not sent yet */
+            FUZZ_CHECK(ret == -EAGAIN && r->received <= sent && r->received + c->look_ahead >= sent,
                        "receive(WAIT) returned %d with %d of %d frames received", ret, r->received, sent);
         }
         if ((op & 2) && (sticky = drain(ctx, r, seq_start, c, over_sent)) != 0)
@@ -582,6 +670,9 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     }
     if (ok) {
         static Run a, b;
+        if (fuzz_verbose())
+            for (int i = 0; i < c.nfeat; i++)
+                fprintf(stderr, "  feature %d: '%s'\n", i, c.feat[i]);
         run(&c, c.n_threads, ~0u, c.fail_at, (const Pic(*)[2])pics, &a);
         if (fuzz_verbose())
             fprintf(stderr, "  %dx%d fmt %d bpc %d, %d threads, %d features ('%s'), fail at %ld: "

@@ -60,7 +60,7 @@ static int dump(const Case *c, const char *dir)
     return fclose(f) == 0 ? 0 : 1;
 }
 
-static int run(const Case *c, SpeedqaBackend be, double v[][TEST_MAX_SCORES], uint32_t *undef,
+static int run(const Case *c, SpeedqaBackend be, double v[][TEST_MAX_SCORES], uint64_t *undef,
                int *count)
 {
     SpeedqaSettings s;
@@ -112,7 +112,7 @@ int main(int argc, char **argv)
         return r;
     }
     double v[CASE_MAX_FRAMES][TEST_MAX_SCORES];
-    uint32_t undef[CASE_MAX_FRAMES];
+    uint64_t undef[CASE_MAX_FRAMES];
     int n = 0;
     if (run(&c, SPEEDQA_BACKEND_CPU, v, undef, &n) < 0 || n != 7) {
         printf("FAIL: cpu run\n");
@@ -120,7 +120,7 @@ int main(int argc, char **argv)
     }
     /* scores: temporal, chroma (ps 0.75) u v uv, chroma (ks 1.54) u v uv */
     for (int t = 0; t < c.nframes; t++) {
-        printf("frame %d undefined %#x:", t, undef[t]);
+        printf("frame %d undefined %#llx:", t, (unsigned long long)undef[t]);
         for (int k = 0; k < n; k++) {
             printf(" %.9g", v[t][k]);
             if (!isfinite(v[t][k])) {
@@ -146,7 +146,7 @@ int main(int argc, char **argv)
             continue;
         }
         double g[CASE_MAX_FRAMES][TEST_MAX_SCORES];
-        uint32_t gu[CASE_MAX_FRAMES];
+        uint64_t gu[CASE_MAX_FRAMES];
         int gn = 0;
         int ok = run(&c, (SpeedqaBackend)be, g, gu, &gn) == 0 && gn == n;
         for (int t = 0; ok && t < c.nframes; t++)
