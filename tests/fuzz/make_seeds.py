@@ -191,14 +191,20 @@ PS = [0.5, 0.75, 1.5, 2.0, 0.25, 0.1, 4.0, 1.0, 1.0004, 0.9995, 1.25, 3.0]
 
 def api(w, h, fmt=1, bpc=8, threads=1, fail=None, feats=(), frames=((0, 0),), strides=(0, 0, 0),
         pat=b''):
-    """feats: list of (chroma, {opt: byte}); frames: (op, dis mode) bytes.
+    """feats: list of (chroma, {opt: byte}), or of (name, option mask, option bytes) for
+    libvmaf's integer features; frames: (op, dis mode) bytes.
     fmt/bpc/threads are the raw config bytes' meaning (see fuzz_api.c)."""
     b = struct.pack("<HH", (w - 1) % 640, (h - 1) % 480)
     b += bytes([fmt, bpc - 8 if 8 <= bpc <= 16 else bpc, threads - 1 if 1 <= threads <= 3 else threads])
     b += bytes([0]) if fail is None else bytes([224, fail - 1])
     b += bytes([len(feats)])
     order = ['ks', 'ps', 'psm', 'wvm', 'snn', 'nnf', 'mxv']
-    for chroma, opts in feats:
+    for f in feats:
+        if len(f) == 3:
+            name, mask, vals = f
+            b += bytes([0xe0 | ['motion', 'adm', 'vif', 'cambi'].index(name), mask]) + bytes(vals)
+            continue
+        chroma, opts = f
         k = 1 if chroma else 0
         for i, o in enumerate(order):
             if o in opts:
@@ -254,6 +260,27 @@ def api_seeds():
         ('static-scene', api(192, 176, threads=2, frames=[(0, 1), (7 << 2, 1), (7 << 2 | 1, 0), (7 << 2, 1)])),
         ('temporal-urd', api(128, 128, fmt=0, threads=2, feats=[(0, {'wvm': 1})], frames=[(0, 2)] * 4)),
         ('tiny-1x1', api(1, 1, fmt=1)),
+        # libvmaf's integer features: motion's look-ahead on a queue of one, ADM's and VIF's
+        # options, CAMBI at 10 bits, samples above the depth in their luma
+        ('motion-5fw-vif-1-thread', api(129, 103, fmt=2, bpc=14,
+                                        feats=[('vif', 1, [140]), ('motion', 0x0f, [0, 176, 1, 1])],
+                                        frames=[(0, 1), (0, 2), (0x10, 1), (0, 1), (1, 2), (0, 1)],
+                                        pat=pattern(90, 5))),
+        ('adm-vif-motion-3-threads', api(120, 96, fmt=1, bpc=10, threads=3,
+                                         feats=[('adm', 0x13, [2, 0, 1]), ('vif', 0x02, [1]),
+                                                ('motion', 0x02, [45])],
+                                         frames=[(0, 1), (2 << 2, 2), (0, 1), (2, 1), (0, 2)],
+                                         strides=(0x45, 3, 0x81), pat=pattern(120, 7))),
+        ('cambi-10bit-pq', api(256, 200, fmt=1, bpc=10, threads=2,
+                               feats=[('cambi', 0x72, [40, 20, 2, 1])],
+                               frames=[(1 << 2, 1 << 2 | 2), (0, 1), (0, 2), (0, 1)],
+                               pat=pattern(100, 9))),
+        ('int-over-depth', api(160, 120, fmt=3, bpc=12, threads=2,
+                               feats=[('adm', 0, []), ('vif', 0, []), ('motion', 0, [])],
+                               frames=[(0, 1), (6 << 2, 6 << 2 | 2), (0, 1)], pat=b'\xff\xff' * 30)),
+        ('cambi-over-depth', api(224, 216, fmt=1, bpc=10,
+                                 feats=[('cambi', 0, [])],
+                                 frames=[(0, 1), (0, 6 << 2 | 2)], pat=b'\xff\xff' * 30)),
     ]
     for name, data in s:
         write('api', name, data)
@@ -365,10 +392,8 @@ def clcache_seeds():
 
 def known_seeds():
     """Inputs of known, unfixed issues: not replayed by the test suite
-    (they would fail under the sanitizers); see known/README.md."""
-    # 16-bit rows at odd addresses (stride byte bit 6, needs SPEEDQA_FUZZ_ODD16)
-    write('api', 'misaligned-16bit', api(176, 176, fmt=3, bpc=10, frames=[(0, 1), (0, 1)],
-                                         strides=(0x41, 0x43, 0x40)), KNOWN)
+    (they would fail under the sanitizers); see known/README.md. None open:
+    the last (16-bit rows at odd addresses) is corpus/api/regress-misaligned-16bit."""
 
 
 if __name__ == '__main__':
