@@ -52,7 +52,7 @@ typedef struct Config {
     double ps[MAX_FEATS];         /* prescale of each feature (1: none) */
     char feat[MAX_FEATS][200];
     const char *feats[MAX_FEATS + 1];
-    int look_ahead;               /* frames a feature waits for (motion: up to 2) */
+    int look_ahead;               /* frames a feature waits for (motion: 1, or 2) */
     int nframes;
     unsigned op[MAX_FRAMES], dmode[MAX_FRAMES];
     int pad[3], neg[3], odd16[3];
@@ -90,74 +90,80 @@ static void add_opt(char *buf, size_t len, int *first, const char *fmt, ...)
     va_end(ap);
 }
 
+/*
+ * An integer feature's option, bit k of its mask byte: BOOL reads a byte
+ * (bit 0: "true", else "false", or `alt` then the name's value instead of
+ * "true"), REAL a + k * byte, INT a + byte % mod, INT16 a + u16 % mod,
+ * FLAG no byte ("true").
+ */
+typedef struct IntOpt {
+    const char *name;
+    enum { BOOL, REAL, INT, INT16, FLAG } type;
+    double a, k;
+    unsigned mod;
+    const char *alt[2]; /* BOOL: the values for bit 0 clear and set, when not false/true */
+} IntOpt;
+
+static const IntOpt motion_opts[] = {
+    { "motion_force_zero", BOOL }, { "motion_max_val", REAL, 0, 40.0 },
+    { "motion_five_frame_window", BOOL }, { "motion_moving_average", BOOL },
+    { "motion_blend_factor", REAL, 0, 1 / 255.0 }, { "motion_fps_weight", REAL, 0, 1 / 50.0 },
+    { "debug", FLAG },
+};
+static const IntOpt adm_opts[] = {
+    { "adm_csf_mode", INT, 0, 0, 5 }, /* 4: invalid */
+    { "adm_enhn_gain_limit", REAL, 1.0, 99.0 / 255.0 },
+    { "adm_norm_view_dist", REAL, 0.75, 23.25 / 255.0 },
+    { "adm_ref_display_height", INT16, 1, 0, 4320 },
+    { "adm_skip_aim", BOOL }, { "adm_skip_scale0", BOOL },
+    { "adm_min_val", REAL, 0, 1 / 255.0 }, { "adm_noise_weight", REAL, 0, 1 / 64.0 },
+};
+static const IntOpt vif_opts[] = {
+    { "vif_enhn_gain_limit", REAL, 1.0, 99.0 / 255.0 }, { "vif_skip_scale0", BOOL },
+    { "debug", FLAG },
+};
+static const IntOpt cambi_opts[] = {
+    { "cambi_high_res_speedup", INT16, 0, 0, 2200 }, { "cambi_max_val", REAL, 0, 4.0 },
+    { "topk", REAL, 0.0001, 1 / 255.0 }, { "cambi_vis_lum_threshold", REAL, 0, 1 / 255.0 },
+    { "window_size", INT, 13, 0, 117 }, /* 13, 14: invalid */
+    { "max_log_contrast", INT, 0, 0, 7 }, /* 6: invalid */
+    { "eotf", BOOL, 0, 0, 0, { "bt1886", "pq" } },
+    { "tvi_threshold", REAL, 0.0001, 1 / 1024.0 },
+};
+
 /* One of libvmaf's integer features with options in their valid ranges (some past them). */
 static void make_int_feature(FuzzBytes *b, unsigned kind, char *buf, size_t len)
 {
     static const char *const names[] = { "motion", "adm", "vif", "cambi" };
+    static const IntOpt *const opts[] = { motion_opts, adm_opts, vif_opts, cambi_opts };
+    static const int nopts[] = { sizeof(motion_opts) / sizeof(IntOpt), sizeof(adm_opts) / sizeof(IntOpt),
+                                 sizeof(vif_opts) / sizeof(IntOpt), sizeof(cambi_opts) / sizeof(IntOpt) };
     const unsigned m = fuzz_u8(b);
     int first = 1;
     snprintf(buf, len, "%s", names[kind & 3]);
-    switch (kind & 3) {
-    case 0:
-        if (m & 1)
-            add_opt(buf, len, &first, "motion_force_zero=%s", fuzz_u8(b) & 1 ? "true" : "false");
-        if (m & 2)
-            add_opt(buf, len, &first, "motion_max_val=%g", fuzz_u8(b) * 40.0);
-        if (m & 4)
-            add_opt(buf, len, &first, "motion_five_frame_window=%s", fuzz_u8(b) & 1 ? "true" : "false");
-        if (m & 8)
-            add_opt(buf, len, &first, "motion_moving_average=%s", fuzz_u8(b) & 1 ? "true" : "false");
-        if (m & 16)
-            add_opt(buf, len, &first, "motion_blend_factor=%g", fuzz_u8(b) / 255.0);
-        if (m & 32)
-            add_opt(buf, len, &first, "motion_fps_weight=%g", fuzz_u8(b) / 50.0);
-        if (m & 64)
-            add_opt(buf, len, &first, "debug=true");
-        break;
-    case 1:
-        if (m & 1)
-            add_opt(buf, len, &first, "adm_csf_mode=%u", fuzz_u8(b) % 5); /* 4: invalid */
-        if (m & 2)
-            add_opt(buf, len, &first, "adm_enhn_gain_limit=%g", 1.0 + fuzz_u8(b) * (99.0 / 255.0));
-        if (m & 4)
-            add_opt(buf, len, &first, "adm_norm_view_dist=%g", 0.75 + fuzz_u8(b) * (23.25 / 255.0));
-        if (m & 8)
-            add_opt(buf, len, &first, "adm_ref_display_height=%u", 1 + fuzz_u16(b) % 4320);
-        if (m & 16)
-            add_opt(buf, len, &first, "adm_skip_aim=%s", fuzz_u8(b) & 1 ? "true" : "false");
-        if (m & 32)
-            add_opt(buf, len, &first, "adm_skip_scale0=%s", fuzz_u8(b) & 1 ? "true" : "false");
-        if (m & 64)
-            add_opt(buf, len, &first, "adm_min_val=%g", fuzz_u8(b) / 255.0);
-        if (m & 128)
-            add_opt(buf, len, &first, "adm_noise_weight=%g", fuzz_u8(b) / 64.0);
-        break;
-    case 2:
-        if (m & 1)
-            add_opt(buf, len, &first, "vif_enhn_gain_limit=%g", 1.0 + fuzz_u8(b) * (99.0 / 255.0));
-        if (m & 2)
-            add_opt(buf, len, &first, "vif_skip_scale0=%s", fuzz_u8(b) & 1 ? "true" : "false");
-        if (m & 4)
-            add_opt(buf, len, &first, "debug=true");
-        break;
-    default:
-        if (m & 1)
-            add_opt(buf, len, &first, "cambi_high_res_speedup=%u", fuzz_u16(b) % 2200);
-        if (m & 2)
-            add_opt(buf, len, &first, "cambi_max_val=%g", fuzz_u8(b) * 4.0);
-        if (m & 4)
-            add_opt(buf, len, &first, "topk=%g", 0.0001 + fuzz_u8(b) / 255.0);
-        if (m & 8)
-            add_opt(buf, len, &first, "cambi_vis_lum_threshold=%g", fuzz_u8(b) / 255.0);
-        if (m & 16)
-            add_opt(buf, len, &first, "window_size=%u", 13 + fuzz_u8(b) % 117); /* 13, 14: invalid */
-        if (m & 32)
-            add_opt(buf, len, &first, "max_log_contrast=%u", fuzz_u8(b) % 7); /* 6: invalid */
-        if (m & 64)
-            add_opt(buf, len, &first, "eotf=%s", fuzz_u8(b) & 1 ? "pq" : "bt1886");
-        if (m & 128)
-            add_opt(buf, len, &first, "tvi_threshold=%g", 0.0001 + fuzz_u8(b) / 1024.0);
-        break;
+    for (int k = 0; k < nopts[kind & 3]; k++) {
+        const IntOpt *o = &opts[kind & 3][k];
+        if (!(m >> k & 1))
+            continue;
+        switch (o->type) {
+        case BOOL: {
+            const unsigned v = fuzz_u8(b) & 1;
+            add_opt(buf, len, &first, "%s=%s", o->name, o->alt[0] ? o->alt[v] : v ? "true" : "false");
+            break;
+        }
+        case REAL:
+            add_opt(buf, len, &first, "%s=%g", o->name, o->a + o->k * fuzz_u8(b));
+            break;
+        case INT:
+            add_opt(buf, len, &first, "%s=%u", o->name, (unsigned)o->a + fuzz_u8(b) % o->mod);
+            break;
+        case INT16:
+            add_opt(buf, len, &first, "%s=%u", o->name, (unsigned)o->a + fuzz_u16(b) % o->mod);
+            break;
+        case FLAG:
+            add_opt(buf, len, &first, "%s=true", o->name);
+            break;
+        }
     }
 }
 
@@ -226,8 +232,11 @@ static void parse_config(Config *c, const uint8_t *data, size_t size)
         c->ps[i] = 1.0;
         make_feature(&b, c->feat[i], sizeof c->feat[i], &c->ps[i]);
         c->feats[i] = c->feat[i];
-        if (!strncmp(c->feat[i], "motion", 6))
-            c->look_ahead = 2;
+        /* motion2 needs the next frame, the five-frame window's motion3 two (sq_vm_min_idx) */
+        if (!strncmp(c->feat[i], "motion", 6)) {
+            const int la = strstr(c->feat[i], "motion_five_frame_window=true") ? 2 : 1;
+            c->look_ahead = la > c->look_ahead ? la : c->look_ahead;
+        }
     }
     c->feats[c->nfeat] = NULL;
     c->nframes = 1 + (int)(fuzz_u8(&b) % MAX_FRAMES);
