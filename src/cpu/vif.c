@@ -19,13 +19,37 @@ static void vi_rows(SqViBufs *b, uint32_t **all[6])
     all[5] = &b->sub;
 }
 
+/* Scale s's size from the input's (each scale halves the one before, rounding down). */
+static void vi_dims(int W, int H, int s, int *w, int *h)
+{
+    *w = W;
+    *h = H;
+    for (int k = 0; k < s; k++) {
+        *w /= 2;
+        *h /= 2;
+    }
+}
+
+/* Elements of a pair-0 plane: scale 0's widened copy, then scale 2's and scale 3's planes
+ * (the sweep writes them while scales 0 and 1 are still read). */
+static size_t vi_pair0(int W, int H)
+{
+    size_t n = (size_t)W * (size_t)H;
+    for (int s = 2; s < 4; s++) {
+        int w, h;
+        vi_dims(W, H, s, &w, &h);
+        n += (size_t)w * (size_t)h;
+    }
+    return n;
+}
+
 int sq_cpu_vi_alloc(SqViBufs *b, int W, int H, const SqAlloc *a, SqZeroLater *zl)
 {
     uint32_t **rows[6];
     memset(b, 0, sizeof(*b));
     vi_rows(b, rows);
     for (int k = 0; k < 2; k++) {
-        b->p[0][k] = sq_calloc_later(a, (size_t)W * (size_t)H, sizeof(uint16_t), zl);
+        b->p[0][k] = sq_calloc_later(a, vi_pair0(W, H), sizeof(uint16_t), zl);
         b->p[1][k] = sq_calloc_later(a, (size_t)(W / 2) * (size_t)(H / 2), sizeof(uint16_t), zl);
         if (!b->p[0][k] || !b->p[1][k])
             return -1;
@@ -54,79 +78,119 @@ void sq_cpu_vi_free(SqViBufs *b, const SqAlloc *a)
 }
 
 /*
- * Scale 0 as a u16 plane: planar 16-bit samples in place, anything else
- * (bytes, semi-planar or MSB-aligned containers) widened into buf.
+ * One scale of the sweep: its two planes, their size, how many of their
+ * rows exist (written, or widened at scale 0) and how many statistics
+ * rows are summed into acc.
  */
-static const uint16_t *plane16(const Planes *p, int pl, int w, int h, uint16_t *buf,
-                               ptrdiff_t *stride)
+typedef struct ViLevel {
+    const uint16_t *x, *y;
+    ptrdiff_t xs, ys;
+    int w, h, have, done;
+    int64_t acc[4];
+} ViLevel;
+
+/* Scale 0's planes: planar 16-bit samples in place (every row there), anything else (bytes,
+ * semi-planar or MSB-aligned containers) widened a row at a time into buf by vi_widen. */
+static int vi_in_place(const Planes *p, int pl)
 {
-    const uint8_t *src = p->data[pl];
-    const int64_t st = p->stride[pl];
-    const int acc = p->acc[pl];
-    if (acc == SQ_ACC_16 && st % 2 == 0) {
-        *stride = (ptrdiff_t)(st / 2);
-        return (const uint16_t *)src;
-    }
-    for (int i = 0; i < h; i++) {
-        const uint8_t *row = src + (int64_t)i * st;
-        uint16_t *o = buf + (size_t)i * (size_t)w;
-        if (acc == 0)
-            for (int j = 0; j < w; j++)
-                o[j] = row[j];
-        else
-            for (int j = 0; j < w; j++)
-                o[j] = (uint16_t)sq_sample(row, j, acc);
-    }
-    *stride = w;
-    return buf;
+    return p->acc[pl] == SQ_ACC_16 && p->stride[pl] % 2 == 0;
 }
 
-/* One scale's statistics through the DSP rows. */
-static void vi_scale(const SqDsp *dsp, const uint16_t *x, ptrdiff_t xs, const uint16_t *y,
-                     ptrdiff_t ys, int w, int h, int s, int bpc, const SqPlan *p,
-                     const SqViBufs *bf, float *num, float *den)
+static void vi_widen(const Planes *p, int pl, int w, int i, uint16_t *buf)
+{
+    const uint8_t *row = p->data[pl] + (int64_t)i * p->stride[pl];
+    const int acc = p->acc[pl];
+    uint16_t *o = buf + (size_t)i * (size_t)w;
+    if (acc == 0)
+        for (int j = 0; j < w; j++)
+            o[j] = row[j];
+    else
+        for (int j = 0; j < w; j++)
+            o[j] = (uint16_t)sq_sample(row, j, acc);
+}
+
+/*
+ * Advances every scale as far as the rows that exist allow, scale by scale
+ * (a scale's new rows may complete the next one's): statistics row i of
+ * scale s reads rows up to i + R (mirrored: below i + R too), the
+ * decimation's row k into scale s + 1 rows up to 2k + R'; with every row
+ * of a scale there, whatever is left of it. The sums are integers, so the
+ * order of the rows does not change them (spec 4.4).
+ */
+static void vi_pump(const SqDsp *dsp, ViLevel *L, int bpc, int skip0, const SqPlan *p,
+                    const SqViBufs *bf)
 {
     uint32_t *const t[5] = { bf->t.m1, bf->t.m2, bf->t.xx, bf->t.yy, bf->t.xy };
-    int64_t acc[4] = { 0, 0, 0, 0 };
-    const int r = sq_vi_half(s);
-    for (int i = 0; i < h; i++) {
-        dsp->vif_vrow(x, xs, y, ys, w, h, s, bpc, i, t);
-        for (int k = 0; k < 5; k++)
-            sq_vi_pad(t[k], w, r);
-        dsp->vif_hrow((const uint32_t *const *)t, w, s, p->vi_egl, p->vi_lt, acc);
+    for (int s = 0; s < 4; s++) {
+        ViLevel *v = &L[s];
+        const int r = sq_vi_half(s), all = v->have == v->h;
+        for (; v->done < v->h && (all || v->done + r < v->have); v->done++) {
+            if (s == 0 && skip0)
+                continue;
+            dsp->vif_vrow(v->x, v->xs, v->y, v->ys, v->w, v->h, s, bpc, v->done, t);
+            for (int k = 0; k < 5; k++)
+                sq_vi_pad(t[k], v->w, r);
+            dsp->vif_hrow((const uint32_t *const *)t, v->w, s, p->vi_egl, p->vi_lt, v->acc);
+        }
+        if (s == 3)
+            break;
+        ViLevel *n = &L[s + 1];
+        const int rn = sq_vi_half(s + 1);
+        uint16_t *const nx = (uint16_t *)n->x, *const ny = (uint16_t *)n->y;
+        for (; n->have < n->h && (all || 2 * n->have + rn < v->have); n->have++) {
+            const size_t o = (size_t)n->have * (size_t)n->w;
+            dsp->vif_sub_row(v->x, v->xs, v->w, v->h, s + 1, bpc, n->have, bf->sub, nx + o);
+            dsp->vif_sub_row(v->y, v->ys, v->w, v->h, s + 1, bpc, n->have, bf->sub, ny + o);
+        }
     }
-    const SqViAcc a = { acc[0], acc[1], acc[2], acc[3] };
-    sq_vi_scale_nd(&a, num, den);
 }
 
-/* sq_vi_frame with the rows of the DSP table; ref and dis read through their planes. */
+/*
+ * sq_vi_frame with the rows of the DSP table, in one sweep down scale 0:
+ * each widened row, and each decimated row of the scales after it, is
+ * summed and decimated while it is in cache, instead of whole planes
+ * written and then read back scale by scale.
+ */
 static void vi_frame(const SqDsp *dsp, const Planes *r, int pr, const Planes *d, int pd, int bpc,
                      const SqPlan *p, const SqViBufs *bf, SqViRaw *raw)
 {
-    int w = p->d.w, h = p->d.h;
-    ptrdiff_t xs, ys;
-    const uint16_t *x = plane16(r, pr, w, h, bf->p[0][0], &xs);
-    const uint16_t *y = plane16(d, pd, w, h, bf->p[0][1], &ys);
+    const int W = p->d.w, H = p->d.h;
+    ViLevel L[4];
+    memset(L, 0, sizeof(L));
     for (int s = 0; s < 4; s++) {
-        if (s > 0) {
-            /* scales 1 and 3 into pair 1, 2 into pair 0 (as sq_vi_frame) */
-            uint16_t *const *o = bf->p[s & 1];
-            for (int i = 0; i < h / 2; i++) {
-                dsp->vif_sub_row(x, xs, w, h, s, bpc, i, bf->sub, o[0] + (size_t)i * (size_t)(w / 2));
-                dsp->vif_sub_row(y, ys, w, h, s, bpc, i, bf->sub, o[1] + (size_t)i * (size_t)(w / 2));
-            }
-            w /= 2;
-            h /= 2;
-            x = o[0];
-            y = o[1];
-            xs = ys = w;
-        }
+        vi_dims(W, H, s, &L[s].w, &L[s].h);
+        L[s].xs = L[s].ys = L[s].w;
+    }
+    /* scale 1 in pair 1; scales 2 and 3 in pair 0 after scale 0's copy */
+    L[1].x = bf->p[1][0];
+    L[1].y = bf->p[1][1];
+    L[2].x = bf->p[0][0] + (size_t)W * (size_t)H;
+    L[2].y = bf->p[0][1] + (size_t)W * (size_t)H;
+    L[3].x = L[2].x + (size_t)L[2].w * (size_t)L[2].h;
+    L[3].y = L[2].y + (size_t)L[2].w * (size_t)L[2].h;
+    const int wx = !vi_in_place(r, pr), wy = !vi_in_place(d, pd);
+    L[0].x = wx ? bf->p[0][0] : (const uint16_t *)r->data[pr];
+    L[0].xs = wx ? W : (ptrdiff_t)(r->stride[pr] / 2);
+    L[0].y = wy ? bf->p[0][1] : (const uint16_t *)d->data[pd];
+    L[0].ys = wy ? W : (ptrdiff_t)(d->stride[pd] / 2);
+    if (!wx && !wy)
+        L[0].have = H;
+    for (; L[0].have < H; L[0].have++) {
+        if (wx)
+            vi_widen(r, pr, W, L[0].have, bf->p[0][0]);
+        if (wy)
+            vi_widen(d, pd, W, L[0].have, bf->p[0][1]);
+        vi_pump(dsp, L, bpc, p->vi_skip0, p, bf);
+    }
+    vi_pump(dsp, L, bpc, p->vi_skip0, p, bf);
+    for (int s = 0; s < 4; s++) {
         if (s == 0 && p->vi_skip0) {
             raw->num[0] = 0.0f;
             raw->den[0] = -1.0f;
             continue;
         }
-        vi_scale(dsp, x, xs, y, ys, w, h, s, bpc, p, bf, &raw->num[s], &raw->den[s]);
+        const SqViAcc a = { L[s].acc[0], L[s].acc[1], L[s].acc[2], L[s].acc[3] };
+        sq_vi_scale_nd(&a, &raw->num[s], &raw->den[s]);
     }
 }
 
