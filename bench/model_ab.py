@@ -13,10 +13,13 @@ the one on PATH). Without --ref/--dis the pair is made in the work folder: with
 else bench/cli_throughput.py's textured pair (--size: 1080p8, or 2160p10). --backend:
 speedqa's (vmaf has only its CPU). Each round runs, for every thread count, `vmaf --threads N`
 and `speedqa --threads N` (both -q, JSON to a file) in a new order, and checks
-that both give the same pooled vmaf (6 decimals, as vmaf prints). Prints per
-thread count the best and median seconds of each and how many times as fast
-speedqa runs (vmaf's time over speedqa's: best over best, and the median of the
-rounds' own ratios, the one that resists the machine's drift best)."""
+that both give the same pooled vmaf (6 decimals, as vmaf prints). Each round also
+times `speedqa --read-only --threads N` on the pair: the input floor, reading the two
+files as the job does and scoring nothing. Prints per thread count the best and
+median seconds of each and how many times as fast speedqa runs (vmaf's time over
+speedqa's: best over best, and the median of the rounds' own ratios, the one that
+resists the machine's drift best), then the floor's best and vmaf's best over it:
+the most any build reading this pair could reach against vmaf."""
 import argparse
 import json
 import lzma
@@ -95,7 +98,7 @@ def run(a, work):
     threads = [int(t) for t in a.threads.split(",")]
     for path in (ref, dis):  # into the page cache for both alike
         subprocess.run(["cat", path], stdout=subprocess.DEVNULL, check=True)
-    times = {(tool, n): [] for tool in out for n in threads}
+    times = {(tool, n): [] for tool in ("vmaf", "speedqa", "floor") for n in threads}
     ratios = {n: [] for n in threads}
     print("pair %s / %s, model %s, %d rounds%s" % (ref, dis, a.model, a.rounds,
                                                   ", speedqa --backend " + a.backend
@@ -108,6 +111,7 @@ def run(a, work):
                 "speedqa": [a.speedqa, "-r", ref, "-d", dis, "--model", "version=" + a.model,
                             "--threads", str(n), "-q", "--json", "-o", out["speedqa"]] +
                            (["--backend", a.backend] if a.backend else []),
+                "floor": [a.speedqa, "-r", ref, "-d", dis, "--read-only", "--threads", str(n)],
             }
             order = list(cmds)
             random.shuffle(order)
@@ -127,6 +131,10 @@ def run(a, work):
               "speedqa %.3fx as fast (best), %.3fx (median of rounds)" %
               (n, min(v), statistics.median(v), min(s), statistics.median(s),
                min(v) / min(s), statistics.median(ratios[n])))
+        f = times[("floor", n)]
+        print("threads %d: input floor (--read-only) best %.3f s, median %.3f s; at the floor "
+              "a job would be %.2fx as fast as vmaf (best over best)" %
+              (n, min(f), statistics.median(f), min(v) / min(f)))
 
 
 if __name__ == "__main__":
