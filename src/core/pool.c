@@ -260,11 +260,11 @@ void sq_pool_for(SqPool *p, int nparts, SqPoolFn fn, void *ctx)
     pthread_mutex_unlock(&p->mu);
 }
 
-void sq_pool_help(SqPool *p, SqPoolFn fn, void *ctx, int self, int helpers)
+static void help_round(SqPool *p, SqPoolFn fn, void *ctx, int self, int helpers, int later)
 {
     /* with every thread busy (a thread that idles a moment later misses
      * this round: helping is optional), no lock and no wake-up */
-    if (!p || helpers < 1 || !atomic_load_explicit(&p->idle, memory_order_relaxed)) {
+    if (!p || helpers < 1 || (!later && !atomic_load_explicit(&p->idle, memory_order_relaxed))) {
         fn(ctx, 0, self);
         return;
     }
@@ -282,7 +282,9 @@ void sq_pool_help(SqPool *p, SqPoolFn fn, void *ctx, int self, int helpers)
     const int room = p->caller_runs ? p->nthreads - 1 - p->busy : helpers;
     const int wake = helpers < room ? helpers : room;
     pthread_mutex_unlock(&p->mu);
-    if (wake >= idle)
+    if (!idle)
+        ; /* none to wake: a thread that idles later finds the round listed */
+    else if (wake >= idle)
         pthread_cond_broadcast(&p->work);
     else
         for (int i = 0; i < wake; i++)
@@ -297,6 +299,16 @@ void sq_pool_help(SqPool *p, SqPoolFn fn, void *ctx, int self, int helpers)
     while (r.helping)
         pthread_cond_wait(&p->left, &p->mu);
     pthread_mutex_unlock(&p->mu);
+}
+
+void sq_pool_help(SqPool *p, SqPoolFn fn, void *ctx, int self, int helpers)
+{
+    help_round(p, fn, ctx, self, helpers, 0);
+}
+
+void sq_pool_offer(SqPool *p, SqPoolFn fn, void *ctx, int self, int helpers)
+{
+    help_round(p, fn, ctx, self, helpers, 1);
 }
 
 int sq_pool_idle(SqPool *p)

@@ -76,6 +76,13 @@ void sq_pool_for(SqPool *p, int nparts, SqPoolFn fn, void *ctx);
  * joined, each at most once). p == NULL runs fn on the caller alone.
  */
 void sq_pool_help(SqPool *p, SqPoolFn fn, void *ctx, int self, int helpers);
+/*
+ * sq_pool_help whose round is open even when no thread is idle now: a
+ * thread that runs out of queued items before the caller's own call
+ * returns joins it (a job's last frames, whose parts the threads done
+ * with their own frames take).
+ */
+void sq_pool_offer(SqPool *p, SqPoolFn fn, void *ctx, int self, int helpers);
 
 /* Items submitted and not yet collected (running, queued or done). */
 int sq_pool_uncollected(SqPool *p);

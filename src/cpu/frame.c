@@ -188,6 +188,68 @@ static void int_ranges(const CpuPriv *c, const Planes *cur, uint32_t present, Sq
     }
 }
 
+/*
+ * A frame's integer features as parts, one a job kind. Each part writes
+ * only its own results, and a thread runs it with its own Worker's
+ * scratch, so any thread may take any part: the results are the same bits.
+ */
+typedef struct FrameParts {
+    const CpuPriv *c;
+    SqPool *pool;
+    const Planes *cur, *prev, *prev2;
+    uint32_t present;
+    SqRawResult *out;
+    int kind[4], n;
+    atomic_int next;
+} FrameParts;
+
+static void run_part(const FrameParts *f, int kind, int thread)
+{
+    Worker *w = &f->c->w[thread];
+    sq_zero_now(&w->zl);
+    if (kind == SQ_JOB_SAD)
+        sq_cpu_sad_jobs(f->c, w, f->pool, thread, f->cur, f->prev, f->prev2, f->present, f->out);
+    else if (kind == SQ_JOB_ADM)
+        sq_cpu_adm_jobs(f->c, w, f->cur, f->present, f->out);
+    else if (kind == SQ_JOB_CAMBI)
+        sq_cpu_cambi_jobs(f->c, w, f->cur, f->present, f->out);
+    else
+        sq_cpu_vif_jobs(f->c, w, f->cur, f->present, f->out);
+}
+
+static void parts_take(void *ctx, int64_t arg, int thread)
+{
+    (void)arg;
+    FrameParts *f = ctx;
+    for (int i; (i = atomic_fetch_add_explicit(&f->next, 1, memory_order_relaxed)) < f->n;)
+        run_part(f, f->kind[i], thread);
+}
+
+/*
+ * The frame's integer jobs, motion first (it reads the frame in from
+ * memory, prefetching). Threads that run out of frames while this one is
+ * scored take its parts not started yet (sq_pool_offer): a job's last
+ * frames, or a caller waiting on each frame, are not left to one thread.
+ */
+static void int_jobs(const CpuPriv *c, SqPool *pool, int self, const Planes *cur,
+                     const Planes *prev, const Planes *prev2, uint32_t present, SqRawResult *out)
+{
+    static const int order[4] = { SQ_JOB_SAD, SQ_JOB_ADM, SQ_JOB_CAMBI, SQ_JOB_VIF };
+    FrameParts f = { .c = c, .pool = pool, .cur = cur, .prev = prev, .prev2 = prev2,
+                     .present = present, .out = out };
+    for (int k = 0; k < 4; k++)
+        for (int j = 0; j < c->per; j++)
+            if (c->p.jobs[j].kind == order[k]) {
+                f.kind[f.n++] = order[k];
+                break;
+            }
+    atomic_init(&f.next, 0);
+    if (pool && f.n > 1)
+        sq_pool_offer(pool, parts_take, &f, self, f.n - 1);
+    else
+        parts_take(&f, 0, self);
+}
+
 void sq_cpu_score_frame(const CpuPriv *c, Worker *w, SqPool *pool, int self, const Planes *cur,
                         const Planes *prev, const Planes *prev2, int prev_checked,
                         uint32_t present, const uint32_t *save, uint32_t *saved,
@@ -196,10 +258,7 @@ void sq_cpu_score_frame(const CpuPriv *c, Worker *w, SqPool *pool, int self, con
     memset(out, 0, sizeof(*out));
     sq_zero_now(&w->zl);
     int_ranges(c, cur, present, out);
-    sq_cpu_sad_jobs(c, w, pool, self, cur, prev, prev2, present, out);
-    sq_cpu_adm_jobs(c, w, cur, present, out);
-    sq_cpu_cambi_jobs(c, w, cur, present, out);
-    sq_cpu_vif_jobs(c, w, cur, present, out);
+    int_jobs(c, pool, self, cur, prev, prev2, present, out);
     if (c->p.ndis == 1) {
         sq_cpu_score_frame1(c, w, pool, self, cur, prev, prev_checked, present, save, saved, out);
         return;

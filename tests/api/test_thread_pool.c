@@ -7,7 +7,9 @@
  * collected), also when items open rounds of their own, several at once;
  * no more threads join a round than its helpers; a lone item collected with
  * sq_pool_collect_run runs on the caller, with no more threads than the
- * pool's computing at once. Also run under TSan by .ci/reliability.sh.
+ * pool's computing at once; a round offered while every thread is busy
+ * (sq_pool_offer) is joined by threads as they finish their items. Also
+ * run under TSan by .ci/reliability.sh.
  *
  *   test_thread_pool [rounds]
  */
@@ -98,6 +100,7 @@ static void help_round(SqPool *p, int nparts, int busy, const char *what)
 
 typedef struct Slow {
     atomic_int ran[4]; /* per item (its arg): how many times it ran */
+    atomic_int started; /* items that began */
 } Slow;
 
 static void slow_item(void *ctx, int64_t arg, int thread)
@@ -112,6 +115,7 @@ static void short_item(void *ctx, int64_t arg, int thread)
 {
     (void)thread;
     Slow *s = ctx;
+    atomic_fetch_add(&s->started, 1);
     nap_us(1000);
     atomic_fetch_add(&s->ran[arg & 3], 1);
 }
@@ -275,6 +279,39 @@ int main(int argc, char **argv)
         check(seen <= 1 && atomic_load(&r->most_inside) <= 2, "a round with 1 helper: at most 1 joins");
         free(r);
     }
+    /* An offered round while every thread runs a short item: threads that
+     * finish theirs join it (sq_pool_offer), no more than its helpers. */
+    int late_joined = 0;
+    for (int k = 0; k < rounds / 20 + 1; k++) {
+        Round *r = calloc(1, sizeof(*r));
+        if (!r)
+            break;
+        r->nparts = 64;
+        r->nap = 200;
+        Slow q;
+        memset(&q, 0, sizeof q);
+        for (int i = 0; i < 4; i++)
+            check(sq_pool_submit(p, short_item, &q, i) == 0, "submit a short item");
+        /* every thread inside its item: none idle when the round opens */
+        while (atomic_load(&q.started) < 4)
+            nap_us(20);
+        sq_pool_offer(p, part_fn, r, sq_pool_threads(p), 2);
+        int once = atomic_load(&r->inside) == 0;
+        for (int i = 0; i < r->nparts; i++)
+            once &= atomic_load(&r->runs[i]) == 1;
+        check(once, "an offered round: every part once, nobody left inside");
+        for (int i = 0; i < 4; i++)
+            check(sq_pool_collect(p, 1) == 0, "collect a short item");
+        for (int i = 0; i < 4; i++)
+            check(atomic_load(&q.ran[i]) == 1, "every short item ran once");
+        int seen = 0;
+        for (int t = 0; t < sq_pool_threads(p); t++)
+            seen += atomic_load(&r->threads_seen[t]);
+        check(seen <= 2 && atomic_load(&r->most_inside) <= 3, "an offered round with 2 helpers: at most 2 join");
+        late_joined |= seen > 0;
+        free(r);
+    }
+    check(late_joined, "threads done with their items joined an offered round");
     int caller_ran = 0;
     for (int k = 0; k < rounds / 4 + 1; k++)
         caller_ran += collect_run(p, 1 + (k * 53) % PARTS);
