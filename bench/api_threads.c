@@ -2,9 +2,10 @@
  * api_threads: how a backend scales with threads, frames in memory.
  *
  *   api_threads [--frames N] [--threads 1,2,4,8,16] [--size WxH] [--bpc B]
- *               [--backend cpu|cuda|opencl] [--distinct D]
+ *               [--backend cpu|cuda|opencl] [--distinct D] [--feature F ...]
  *
- * Both features, 4:2:0, a textured pair of D distinct frames cycled (8:
+ * Both SpEED features (or each --feature, libvmaf syntax: "adm", "cambi=...", a
+ * VMAF model's set), 4:2:0, a textured pair of D distinct frames cycled (8:
  * 48 MB at 1080p, much of it in the last-level cache; 64 or more: every
  * frame comes from DRAM, as from the page cache in a whole job). Each
  * thread count runs three ways in the same process: pictures lent to the
@@ -47,10 +48,14 @@ static void picture(const Frames *f, int side, int i, int lend, SpeedqaPicture *
 }
 
 /* mode 0: copied, 1: lent, 2: library pictures, 3: lent, one frame in flight */
-static double pass(const Frames *f, int n, int threads, int mode, SpeedqaBackend be)
+#define MAX_FEATURES 8
+
+static double pass(const Frames *f, int n, int threads, int mode, SpeedqaBackend be,
+                   const char *const *features)
 {
     SpeedqaSettings s;
     speedqa_default_settings(&s);
+    s.features = features;
     s.format = (SpeedqaFormat){ f->w, f->h, SPEEDQA_PIX_420, f->bpc };
     s.n_threads = threads;
     s.backend = be;
@@ -117,6 +122,8 @@ int main(int argc, char **argv)
     int n = 240, bpc = 8, w = 1920, h = 1080, distinct = 8;
     const char *threads = "1,2,4,8,16";
     SpeedqaBackend be = SPEEDQA_BACKEND_CPU;
+    const char *feat[MAX_FEATURES + 1] = { NULL };
+    int nf = 0;
     for (int i = 1; i + 1 < argc; i += 2) {
         if (!strcmp(argv[i], "--frames"))
             n = atoi(argv[i + 1]);
@@ -129,13 +136,15 @@ int main(int argc, char **argv)
             bpc = atoi(argv[i + 1]);
         else if (!strcmp(argv[i], "--size") && sscanf(argv[i + 1], "%dx%d", &w, &h) == 2)
             ;
+        else if (!strcmp(argv[i], "--feature") && nf < MAX_FEATURES)
+            feat[nf++] = argv[i + 1];
         else if (!strcmp(argv[i], "--backend"))
             be = !strcmp(argv[i + 1], "cuda")     ? SPEEDQA_BACKEND_CUDA
                  : !strcmp(argv[i + 1], "opencl") ? SPEEDQA_BACKEND_OPENCL
                                                   : SPEEDQA_BACKEND_CPU;
         else {
             fprintf(stderr, "usage: api_threads [--frames N] [--threads LIST] [--size WxH] [--bpc B] "
-                    "[--backend cpu|cuda|opencl] [--distinct 1..%d]\n", MAX_DISTINCT);
+                    "[--backend cpu|cuda|opencl] [--distinct 1..%d] [--feature F ...]\n", MAX_DISTINCT);
             return 2;
         }
     }
@@ -157,9 +166,9 @@ int main(int argc, char **argv)
                     f.buf[s][i][k] = (unsigned char)v;
             }
         }
-    printf("API, %s backend, %dx%d %d-bit 4:2:0, both features, %d frames (%d distinct), best of 3\n",
+    printf("API, %s backend, %dx%d %d-bit 4:2:0, %s, %d frames (%d distinct), best of 3\n",
            be == SPEEDQA_BACKEND_CUDA ? "cuda" : be == SPEEDQA_BACKEND_OPENCL ? "opencl" : "cpu",
-           w, h, bpc, n, distinct);
+           w, h, bpc, nf ? "the features given" : "both SpEED features", n, distinct);
     printf("%-8s %12s %8s %12s %8s %12s %8s %14s %8s\n", "threads", "lent fps", "x 1 thr",
            "copied fps", "x 1 thr", "library fps", "x 1 thr", "1 in flight ms", "x 1 thr");
     double base[4] = { 0, 0, 0, 0 };
@@ -169,7 +178,7 @@ int main(int argc, char **argv)
         for (int mode = 0; mode < 4; mode++) {
             double best = 0;
             for (int r = 0; r < 3; r++) {
-                const double s = pass(&f, n, th, mode, be);
+                const double s = pass(&f, n, th, mode, be, nf ? feat : NULL);
                 if (s > 0 && (best == 0 || s < best))
                     best = s;
             }
