@@ -212,6 +212,50 @@ static int collect_run(SqPool *p, int nparts)
     return ran_here;
 }
 
+/*
+ * A round of 64 parts of 200 µs with `helpers` helpers, opened (offer:
+ * offered, once every item has begun) beside `items` short items: every
+ * part and item runs once, at most `helpers` threads join. Returns how many
+ * pool threads joined.
+ */
+static int round_beside_items(SqPool *p, int items, int helpers, int offer)
+{
+    Round *r = calloc(1, sizeof(*r));
+    if (!r) {
+        check(0, "out of memory");
+        return 0;
+    }
+    r->nparts = 64;
+    r->nap = 200;
+    Slow q;
+    memset(&q, 0, sizeof q);
+    for (int i = 0; i < items; i++)
+        check(sq_pool_submit(p, short_item, &q, i) == 0, "submit a short item");
+    if (offer) {
+        /* every thread inside its item: none idle when the round opens */
+        while (atomic_load(&q.started) < items)
+            nap_us(20);
+        sq_pool_offer(p, part_fn, r, sq_pool_threads(p), helpers);
+    } else {
+        sq_pool_help(p, part_fn, r, sq_pool_threads(p), helpers);
+    }
+    int once = atomic_load(&r->inside) == 0;
+    for (int i = 0; i < r->nparts; i++)
+        once &= atomic_load(&r->runs[i]) == 1;
+    check(once, "a round beside items: every part once, nobody left inside");
+    for (int i = 0; i < items; i++)
+        check(sq_pool_collect(p, 1) == 0, "collect a short item");
+    for (int i = 0; i < items; i++)
+        check(atomic_load(&q.ran[i]) == 1, "every short item ran once");
+    int seen = 0;
+    for (int t = 0; t < sq_pool_threads(p); t++)
+        seen += atomic_load(&r->threads_seen[t]);
+    check(seen <= helpers && atomic_load(&r->most_inside) <= helpers + 1,
+          "a round beside items: at most its helpers join");
+    free(r);
+    return seen;
+}
+
 int main(int argc, char **argv)
 {
     const int rounds = argc > 1 ? atoi(argv[1]) : 200;
@@ -260,57 +304,13 @@ int main(int argc, char **argv)
     check(nested_helped, "idle threads joined rounds opened by items");
     /* No more than helpers join a round: not those woken, nor threads that
      * finish an item meanwhile (3 items of 1 ms, a round of ~6 ms). */
-    for (int k = 0; k < rounds / 20 + 1; k++) {
-        Round *r = calloc(1, sizeof(*r));
-        if (!r)
-            break;
-        r->nparts = 64;
-        r->nap = 200;
-        Slow q;
-        memset(&q, 0, sizeof q);
-        for (int i = 0; i < 3; i++)
-            check(sq_pool_submit(p, short_item, &q, i) == 0, "submit a short item");
-        sq_pool_help(p, part_fn, r, sq_pool_threads(p), 1);
-        for (int i = 0; i < 3; i++)
-            check(sq_pool_collect(p, 1) == 0, "collect a short item");
-        int seen = 0;
-        for (int t = 0; t < sq_pool_threads(p); t++)
-            seen += atomic_load(&r->threads_seen[t]);
-        check(seen <= 1 && atomic_load(&r->most_inside) <= 2, "a round with 1 helper: at most 1 joins");
-        free(r);
-    }
+    for (int k = 0; k < rounds / 20 + 1; k++)
+        round_beside_items(p, 3, 1, 0);
     /* An offered round while every thread runs a short item: threads that
      * finish theirs join it (sq_pool_offer), no more than its helpers. */
     int late_joined = 0;
-    for (int k = 0; k < rounds / 20 + 1; k++) {
-        Round *r = calloc(1, sizeof(*r));
-        if (!r)
-            break;
-        r->nparts = 64;
-        r->nap = 200;
-        Slow q;
-        memset(&q, 0, sizeof q);
-        for (int i = 0; i < 4; i++)
-            check(sq_pool_submit(p, short_item, &q, i) == 0, "submit a short item");
-        /* every thread inside its item: none idle when the round opens */
-        while (atomic_load(&q.started) < 4)
-            nap_us(20);
-        sq_pool_offer(p, part_fn, r, sq_pool_threads(p), 2);
-        int once = atomic_load(&r->inside) == 0;
-        for (int i = 0; i < r->nparts; i++)
-            once &= atomic_load(&r->runs[i]) == 1;
-        check(once, "an offered round: every part once, nobody left inside");
-        for (int i = 0; i < 4; i++)
-            check(sq_pool_collect(p, 1) == 0, "collect a short item");
-        for (int i = 0; i < 4; i++)
-            check(atomic_load(&q.ran[i]) == 1, "every short item ran once");
-        int seen = 0;
-        for (int t = 0; t < sq_pool_threads(p); t++)
-            seen += atomic_load(&r->threads_seen[t]);
-        check(seen <= 2 && atomic_load(&r->most_inside) <= 3, "an offered round with 2 helpers: at most 2 join");
-        late_joined |= seen > 0;
-        free(r);
-    }
+    for (int k = 0; k < rounds / 20 + 1; k++)
+        late_joined |= round_beside_items(p, 4, 2, 1) > 0;
     check(late_joined, "threads done with their items joined an offered round");
     int caller_ran = 0;
     for (int k = 0; k < rounds / 4 + 1; k++)
