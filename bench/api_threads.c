@@ -47,9 +47,9 @@ static void picture(const Frames *f, int side, int i, int lend, SpeedqaPicture *
         p->release = bench_no_release;
 }
 
-/* mode 0: copied, 1: lent, 2: library pictures, 3: lent, one frame in flight */
 #define MAX_FEATURES 8
 
+/* mode 0: copied, 1: lent, 2: library pictures, 3: lent, one frame in flight */
 static double pass(const Frames *f, int n, int threads, int mode, SpeedqaBackend be,
                    const char *const *features)
 {
@@ -174,7 +174,7 @@ int main(int argc, char **argv)
     double base[4] = { 0, 0, 0, 0 };
     for (const char *t = threads; *t;) {
         const int th = atoi(t);
-        double fps[4];
+        double fps[4], ratio[4];
         for (int mode = 0; mode < 4; mode++) {
             double best = 0;
             for (int r = 0; r < 3; r++) {
@@ -186,9 +186,13 @@ int main(int argc, char **argv)
             if (!base[mode])
                 base[mode] = fps[mode];
         }
+        /* a mode that cannot run gives 0 (one frame in flight with motion: its
+         * score waits on the next frame) */
+        for (int m = 0; m < 4; m++)
+            ratio[m] = base[m] > 0 ? fps[m] / base[m] : 0;
         printf("%-8d %12.1f %8.2f %12.1f %8.2f %12.1f %8.2f %14.3f %8.2f\n", th, fps[1],
-               fps[1] / base[1], fps[0], fps[0] / base[0], fps[2], fps[2] / base[2],
-               fps[3] > 0 ? 1e3 / fps[3] : 0, fps[3] / base[3]);
+               ratio[1], fps[0], ratio[0], fps[2], ratio[2], fps[3] > 0 ? 1e3 / fps[3] : 0,
+               ratio[3]);
         fflush(stdout);
         const char *c = strchr(t, ',');
         t = c ? c + 1 : t + strlen(t);
