@@ -113,6 +113,9 @@ build-fuzz/tests/stress/longrun 30 2 >build-fuzz/longrun-asan.log 2>&1 || {
     failed "longrun under ASan"
 }
 
+# a build whose checks all passed goes (CI disks can be small); a failing one stays to look at
+[ "$status" -ne 0 ] || rm -rf build-fuzz
+
 echo "== TSan build: golden suite (synthetic-threads) and the threads stress"
 rm -rf build-tsan
 if CC=clang CXX=clang++ meson setup build-tsan -Dbuildtype=debugoptimized -Db_sanitize=thread \
@@ -145,6 +148,8 @@ else
     tail -40 build-tsan.log
     failed "TSan build"
 fi
+
+[ "$status" -ne 0 ] || rm -rf build-tsan
 
 echo "== long run: $LONGRUN_FRAMES frames of 3840x2160, resident memory"
 if { test -d build || meson setup build >/dev/null; } && ninja -C build >/dev/null; then

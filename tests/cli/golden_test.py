@@ -17,6 +17,7 @@ try:
 except ImportError:  # Python built without liblzma: use the xz tool
     lzma = None
 import os
+import shutil
 import subprocess
 import sys
 
@@ -215,6 +216,9 @@ def main():
     for t in pooled.values():
         print("  " + t.line())
     print("%s: %d of %d runs failed" % ("FAIL" if fails else "PASS", fails, len(results)))
+    # a passing run leaves no files behind (CI disks can be small); a failing one keeps them
+    if not fails:
+        shutil.rmtree(work, ignore_errors=True)
     return 1 if fails else 0
 
 

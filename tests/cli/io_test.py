@@ -325,6 +325,9 @@ def main():
     if r == 77:
         return 77
     print("%d failure(s)" % len(FAILS) if FAILS else "all passed")
+    # a passing run leaves no files behind (CI disks can be small); a failing one keeps them
+    if not FAILS:
+        shutil.rmtree(WORK, ignore_errors=True)
     return 1 if FAILS else 0
 
 

@@ -226,6 +226,9 @@ def main():
     if tests[test]() == SKIP:
         return SKIP
     print("%s: %d failure(s)" % ("FAIL" if rt.FAILS else "PASS", len(rt.FAILS)))
+    # a passing run leaves no files behind (CI disks can be small); a failing one keeps them
+    if not rt.FAILS:
+        shutil.rmtree(rt.WORK, ignore_errors=True)
     return 1 if rt.FAILS else 0
 
 

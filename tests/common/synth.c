@@ -62,3 +62,14 @@ int synth_generate_all(const JVal *datasets, const char *dir)
     }
     return 0;
 }
+
+void synth_remove_all(const JVal *datasets, const char *dir)
+{
+    char path[1024];
+    for (int i = 0; i < datasets->n; i++)
+        for (int k = 0; k < 2; k++) {
+            snprintf(path, sizeof(path), "%s/%s", dir,
+                     json_get(&datasets->items[i], k ? "dis" : "ref")->str);
+            remove(path);
+        }
+}

@@ -11,4 +11,7 @@ SpeedqaFormat synth_format(const JVal *ds);
 /* Generate every dataset's ref/dis files into dir (kept when already there). */
 int synth_generate_all(const JVal *datasets, const char *dir);
 
+/* Remove those files: a passing run leaves none behind (CI disks can be small). */
+void synth_remove_all(const JVal *datasets, const char *dir);
+
 #endif

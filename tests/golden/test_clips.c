@@ -28,7 +28,8 @@ static int unpack(const char *rel, char *out, size_t outlen)
         return 0;
     if (stat(src, &st))
         return 1; /* not in this golden set */
-    snprintf(cmd, sizeof(cmd), "xz -dc '%s' > '%s.tmp' && mv '%s.tmp' '%s'", src, out, out, out);
+    /* tests side by side may unpack the same clip: each into its own temporary ($$) */
+    snprintf(cmd, sizeof(cmd), "xz -dc '%s' > '%s.$$.tmp' && mv '%s.$$.tmp' '%s'", src, out, out, out);
     if (system(cmd)) {
         printf("FAIL cannot decompress %s (is xz installed?)\n", src);
         return -1;

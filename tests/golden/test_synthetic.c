@@ -127,6 +127,8 @@ int main(int argc, char **argv)
     }
     tally_print(&t);
     printf("%d cases, %d failed\n", cases->n, fails);
+    if (!fails)
+        synth_remove_all(datasets, argv[2]);
     json_free(g);
     return fails ? 1 : 0;
 }

@@ -215,6 +215,8 @@ static int golden_cases(const char *gdir, const char *work, const SqGpuFns *fns,
         t->golden++;
         case_free(&c);
     }
+    if (!fails)
+        synth_remove_all(datasets, work);
     json_free(g);
     return fails;
 }

@@ -470,6 +470,8 @@ static int golden(const char *golden_dir, const char *work)
         free(buf);
     }
     printf("golden: %d cases, %d failed\n", cases->n, fails);
+    if (!fails)
+        synth_remove_all(datasets, work);
     json_free(g);
     return fails;
 }

@@ -2,8 +2,10 @@
 """meson test wrapper: runs the Python package's pytest suite (python/tests)
 with this interpreter; exit 77 (skipped) when numpy or pytest is missing."""
 import os
+import shutil
 import subprocess
 import sys
+import tempfile
 
 
 def main():
@@ -15,9 +17,16 @@ def main():
             print("%s is not importable by %s: skipped" % (mod, sys.executable))
             return 77
     env = dict(os.environ, PYTHONDONTWRITEBYTECODE="1")
-    cmd = [sys.executable, "-m", "pytest", "-q", "-p", "no:cacheprovider", "-rs", "--durations=5", tests]
+    # pytest keeps its last three runs' files; a passing run here keeps none
+    # (CI disks can be small), a failing one keeps them in the folder printed
+    base = tempfile.mkdtemp(prefix="speedqa-pytest-")
+    cmd = [sys.executable, "-m", "pytest", "-q", "-p", "no:cacheprovider", "-rs", "--durations=5",
+           "--basetemp", base, tests]
     print(" ".join(cmd), flush=True)
-    return subprocess.call(cmd, env=env)
+    rc = subprocess.call(cmd, env=env)
+    if rc == 0:
+        shutil.rmtree(base, ignore_errors=True)
+    return rc
 
 
 if __name__ == "__main__":

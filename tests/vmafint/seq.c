@@ -55,7 +55,8 @@ static int unpack(const char *golden, const char *work, const char *rel, char *o
     struct stat st;
     if (!stat(out, &st) && st.st_size > 0)
         return 0;
-    snprintf(cmd, sizeof cmd, "mkdir -p '%s' && xz -dc '%s' > '%s.tmp' && mv '%s.tmp' '%s'", work,
+    /* tests side by side may unpack the same clip: each into its own temporary ($$) */
+    snprintf(cmd, sizeof cmd, "mkdir -p '%s' && xz -dc '%s' > '%s.$$.tmp' && mv '%s.$$.tmp' '%s'", work,
              src, out, out, out);
     if (system(cmd)) {
         printf("FAIL cannot decompress %s\n", src);
