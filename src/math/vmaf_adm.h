@@ -269,7 +269,7 @@ SQ_FN int sq_va_cm_shift(int scale, int th, int w)
 /* A row's sum of sq_va_cm_val rounded by rho = ceil_log2(h), as the numerator adds it. */
 SQ_FN int64_t sq_va_cm_round(int64_t inner, int rho)
 {
-    return (inner + sq_va_half(rho)) >> rho;
+    return sq_va_wadd(inner, sq_va_half(rho)) >> rho;
 }
 
 /*
@@ -317,10 +317,11 @@ SQ_FN void sq_va_cm_rows(int scale, const SqVaScale *p, const SQ_GLOBAL int32_t 
         for (int th = 0; th < 3; th++)
             t += (uint32_t)sq_va_centre(scale, A[th][mid + j]) - (uint32_t)F[th][mid + j];
         for (int th = 0; th < 3; th++)
-            inner[th] += sq_va_cm_val(scale, th, p->ir[th], X[th][mid + j], (int32_t)t, c[th]);
+            inner[th] = sq_va_wadd(inner[th], sq_va_cm_val(scale, th, p->ir[th], X[th][mid + j],
+                                                           (int32_t)t, c[th]));
     }
     for (int th = 0; th < 3; th++)
-        acc[th] += sq_va_cm_round(inner[th], rho);
+        acc[th] = sq_va_wadd(acc[th], sq_va_cm_round(inner[th], rho));
 }
 
 /*
@@ -346,10 +347,11 @@ SQ_FN void sq_va_cm_rows_sum(int scale, const SqVaScale *p, const SQ_GLOBAL int3
         for (int th = 0; th < 3; th++)
             t += (uint32_t)sq_va_centre(scale, A[th][mid + j]);
         for (int th = 0; th < 3; th++)
-            inner[th] += sq_va_cm_val(scale, th, p->ir[th], X[th][mid + j], (int32_t)t, c[th]);
+            inner[th] = sq_va_wadd(inner[th], sq_va_cm_val(scale, th, p->ir[th], X[th][mid + j],
+                                                           (int32_t)t, c[th]));
     }
     for (int th = 0; th < 3; th++)
-        acc[th] += sq_va_cm_round(inner[th], rho);
+        acc[th] = sq_va_wadd(acc[th], sq_va_cm_round(inner[th], rho));
 }
 
 /* Pooling row i of w x h planes: its neighbours mirrored (row 1 above row 0). */

@@ -42,6 +42,13 @@ SQ_FN int64_t sq_va_half(int c)
     return c > 0 ? (int64_t)1 << (c - 1) : 0;
 }
 
+/* a + b modulo 2^64, as libvmaf's i64 sums wrap on x86 (spec 1): extreme masking terms
+ * (CSF factors and coefficients far past real data) add up past 2^63 */
+SQ_FN int64_t sq_va_wadd(int64_t a, int64_t b)
+{
+    return (int64_t)((uint64_t)a + (uint64_t)b);
+}
+
 /* 2^e as a double, exact (|e| < 1000), with no libm. */
 SQ_FN sq_f64 sq_va_pow2(int e)
 {

@@ -100,7 +100,8 @@ static void adm_cm_at(int scale, const SqVaScale *p, const int32_t *const *X,
     for (int th = 0; th < 3; th++)
         t += (uint32_t)sq_va_centre(scale, A[th][mid + j]);
     for (int th = 0; th < 3; th++)
-        inner[th] += sq_va_cm_val(scale, th, p->ir[th], X[th][mid + j], (int32_t)t, c[th]);
+        inner[th] = sq_va_wadd(inner[th],
+                               sq_va_cm_val(scale, th, p->ir[th], X[th][mid + j], (int32_t)t, c[th]));
 }
 
 /* positions [j0, j1) (a multiple of VS_N, neighbours in place) into inner */
@@ -119,7 +120,7 @@ V_AI void adm_cm_span(int s0, const uint32_t *ir, const int32_t *const *X,
             acc[th] = vq_add(acc[th], adm_cm_vec(s0, th, ir[th], vs_load(X[th] + mid + j), t, c[th]));
     }
     for (int th = 0; th < 3; th++)
-        inner[th] = (int64_t)((uint64_t)inner[th] + vq_hsum(acc[th]));
+        inner[th] = sq_va_wadd(inner[th], (int64_t)vq_hsum(acc[th]));
 }
 
 /* vsum[k] for k in [k0, k1): the u32 sums of S over the rows up, mid, dn */
@@ -165,7 +166,7 @@ void V_NAME(sq_adm_cm_row)(int scale, const uint32_t *ir, const int32_t *const *
     for (j += n; j < r; j++)
         adm_cm_at(scale, &sc, X, A, S, w, mid, vsum, j, c, inner);
     for (int th = 0; th < 3; th++)
-        acc[th] += (inner[th] + sq_va_half(rho)) >> rho;
+        acc[th] = sq_va_wadd(acc[th], sq_va_cm_round(inner[th], rho));
 }
 
 /* sq_va_csf_sum_at over positions [0, n) of one row (the AIM pass: src = r) */
