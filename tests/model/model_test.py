@@ -1,7 +1,10 @@
 #!/usr/bin/env python3
 """VMAF models through speedqa (--model) against libvmaf's own run of the model.
 
-usage: model_test.py MODE SPEEDQA VMAF_REF GOLDEN_DIR WORKDIR
+usage: model_test.py MODE SPEEDQA VMAF_REF GOLDEN_DIR WORKDIR [CLIPS_DIR]
+
+CLIPS_DIR: where the golden clips are unpacked, kept for the other tests that
+read them (the build's tests/clips-data; default WORKDIR).
 
 MODE equal: for the golden pairs (8/10/12-bit, 4:2:0/4:2:2/4:4:4) and the models
   vmaf_v1.0.16_3d0h, _3d0h_2160, _5d0h, _hfr_3d0h and vmaf_v0.6.1, every per-frame
@@ -43,6 +46,7 @@ import subprocess
 import sys
 
 MODE, SPEEDQA, VMAF_REF, GOLDEN, WORK = sys.argv[1:6]
+CLIPS = sys.argv[6] if len(sys.argv) > 6 else WORK
 MODELS = ["vmaf_v1.0.16_3d0h", "vmaf_v1.0.16_3d0h_2160", "vmaf_v1.0.16_5d0h",
           "vmaf_v1.0.16_hfr_3d0h", "vmaf_v0.6.1"]
 MAX_FRAMES = 12  # keeps the whole run short on 2 cores
@@ -84,12 +88,14 @@ def float_model():
 
 
 def clip(rel):
-    """A golden clip, decompressed once into WORK."""
-    out = os.path.join(WORK, os.path.basename(rel)[:-3])
+    """A golden clip, decompressed once into CLIPS (tests side by side: each into its own temporary)."""
+    out = os.path.join(CLIPS, os.path.basename(rel)[:-3])
     if not os.path.exists(out):
-        with lzma.open(os.path.join(GOLDEN, rel)) as f, open(out + ".tmp", "wb") as o:
+        os.makedirs(CLIPS, exist_ok=True)
+        tmp = out + ".%d.tmp" % os.getpid()
+        with lzma.open(os.path.join(GOLDEN, rel)) as f, open(tmp, "wb") as o:
             o.write(f.read())
-        os.rename(out + ".tmp", out)
+        os.rename(tmp, out)
     return out
 
 
