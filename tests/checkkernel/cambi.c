@@ -1,13 +1,15 @@
 /*
  * CAMBI's slots against the C table's (math/vmaf_cambi_scale.h): the
  * window histograms moving down a row (vc_hist_move) and a row's c-values
- * (vc_cvalue_row), bit for bit. Scales 1..300 wide (odd and even, tails at
- * every level) and 1..40 high; images of 10-bit codes (0..1024) in flat
- * blocks (the mask's areas, where the c-value kernel loads instead of
- * gathering), in noise, or at the range's ends; masks dense, sparse, in
- * blocks, and of any byte; windows of 1 to 63; contrasts 1 to 32 with
- * thresholds in any order, as in vmafint's table selftest. The histograms
- * of the c-value cases are built by the C slot from the image, so every
+ * (vc_cvalue_row), bit for bit. Scales 1..300 wide, a tenth 300..1200
+ * (odd and even, tails at every level) and 1..40 high; images of 10-bit
+ * codes (0..1024) in flat blocks (the mask's areas, where the c-value
+ * kernel loads instead of gathering), in noise, at the range's ends, or in
+ * long bands of near values (a gradient's contours: runs of one histogram
+ * row, hist_move's trapezoids); masks dense, sparse, in blocks, and of any
+ * byte; windows of 1 to 63; contrasts 1 to 32 with thresholds in any
+ * order, as in vmafint's table selftest. The histograms of the c-value
+ * cases are built by the C slot from the image, so every
  * count is one a window can hold (p0 + pm within R[]), or random below
  * half of R[] for the unmasked and mixed cases.
  *
@@ -59,8 +61,10 @@ static int img_value(int mode, int x, int y, int seed)
         return ck_irand(0, 1024);
     case 2: /* the range's ends */
         return ck_chance(50) ? 1024 : ck_irand(0, 2);
-    default: /* flat blocks with some noise */
+    case 3: /* flat blocks with some noise */
         return ck_chance(10) ? ck_irand(0, 1024) : ((x / 16 + y / 3 + seed) % 4) * 40 + 200;
+    default: /* long bands of near values (a gradient's contours: long runs of one bin) */
+        return ((x / 45 + y / 6 + seed) % 5) + 500;
     }
 }
 
@@ -90,7 +94,7 @@ static uint16_t *hist_new(size_t n)
 static void vc_case_new(VcCase *c)
 {
     memset(c, 0, sizeof(*c));
-    c->w = ck_chance(20) ? ck_irand(1, 20) : ck_irand(1, 300);
+    c->w = ck_chance(20) ? ck_irand(1, 20) : ck_chance(10) ? ck_irand(300, 1200) : ck_irand(1, 300);
     c->h = ck_irand(1, 40);
     c->pad = ck_chance(50) ? ck_irand(0, 31) : ck_irand(0, 8);
     SqVcParams *p = &c->p;
@@ -108,7 +112,7 @@ static void vc_case_new(VcCase *c)
         c->hi = ck_irand(c->lo, 1024);
     }
     sq_vc_first_table(p, c->first);
-    const int n = c->w * c->h, im = ck_irand(0, 3), mm = ck_irand(0, 3), seed = ck_irand(0, 99);
+    const int n = c->w * c->h, im = ck_irand(0, 4), mm = ck_irand(0, 3), seed = ck_irand(0, 99);
     c->img = malloc((size_t)n * sizeof(*c->img));
     c->mask = malloc((size_t)n);
     for (int y = 0; y < c->h; y++)
