@@ -106,6 +106,7 @@ const char *speedqa_strerror(int err)
     case ERANGE: return "sample value above the declared bit depth";
     case EDOM: return "score undefined for this frame";
     case ENODATA: return "end of stream: every flushed frame has been received";
+    case ENOTSUP: return "feature or option not implemented by speedqa";
     default: return "unknown error";
     }
 }

@@ -41,20 +41,11 @@ int cli_add_model(CliSettings *cfg, const char *spec)
     return 0;
 }
 
-#ifdef SQ_HAVE_VMAF
-/* A --feature speedqa computes: one of model.c's native extractors whose
- * value (name and options) its library takes. */
-static int speedqa_takes(const char *f, const char *name)
-{
-    const char *one[2] = { f, NULL };
-    char err[400];
-    return sq_model_is_native(name) && speedqa_check_features(one, err, sizeof err) == 0;
-}
-#endif
-
 /* --feature values speedqa computes stay speedqa's; the other names of
- * libvmaf's extractors (psnr, float_ssim, options speedqa lacks, ...) go
- * to libvmaf; any other is one line naming both lists. */
+ * libvmaf's extractors (psnr, float_ssim, options speedqa does not
+ * implement: -ENOTSUP) go to libvmaf; a value the library refuses for any
+ * other reason (an option set with no result, where libvmaf crashes, hangs
+ * or prints garbage) is one line, as is a name neither knows. */
 int cli_split_features(CliSettings *cfg)
 {
 #ifdef SQ_HAVE_VMAF
@@ -62,12 +53,19 @@ int cli_split_features(CliSettings *cfg)
     for (int i = 0; i < cfg->n_features; i++) {
         const char *f = cfg->features[i];
         const size_t n = strcspn(f, "=");
-        char name[64];
+        char name[64], why[400] = "";
         snprintf(name, sizeof name, "%.*s", (int)(n < sizeof name ? n : sizeof name - 1), f);
+        const char *one[2] = { f, NULL };
+        const int r = speedqa_check_features(one, why, sizeof why);
+        const int libvmaf = n < sizeof name && sq_vmaf_has_extractor(name);
+        if (r < 0 && r != SPEEDQA_ERR(ENOTSUP)) {
+            cli_error("--feature: %s", why);
+            return -1;
+        }
         if (!strcmp(name, "speed_chroma") || !strcmp(name, "speed_temporal") ||
-            (n < sizeof name && speedqa_takes(f, name))) {
+            (r == 0 && n < sizeof name && sq_model_is_native(name))) {
             cfg->features[keep++] = f;
-        } else if (n < sizeof name && sq_vmaf_has_extractor(name)) {
+        } else if (libvmaf) {
             cfg->vmaf_features[cfg->n_vmaf_features++] = f;
         } else {
             char list[400];

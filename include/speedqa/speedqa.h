@@ -349,9 +349,13 @@ SPEEDQA_API const char *speedqa_pix_fmt_name(SpeedqaPixelFormat fmt);
 
 /**
  * Check feature strings (SpeedqaSettings.features syntax) without a
- * context: 0 when every name and option is valid, else -EINVAL with one line
- * in err. A speedqa_open that fails with -EINVAL on features this accepts
- * failed on the format (4:0:0 with speed_chroma, a plane too small).
+ * context: 0 when every name and option is valid, else one line in err and
+ * -ENOTSUP for a feature or option speedqa does not implement (libvmaf may:
+ * an unknown name or option, cambi's encode-size and full-reference
+ * options), -EINVAL for anything else (a bad value, an
+ * option set with no result, a feature twice). A speedqa_open that fails
+ * with -EINVAL on features this accepts failed on the format (4:0:0 with
+ * speed_chroma, a plane too small).
  */
 SPEEDQA_API int speedqa_check_features(const char *const *features, char *err, size_t errlen);
 
@@ -409,9 +413,11 @@ SPEEDQA_API void speedqa_default_settings(SpeedqaSettings *s);
  * frames need. On success *out owns a context (free with speedqa_close).
  * On failure *out is NULL and nothing is leaked.
  *
- * Errors: -EINVAL bad settings, feature name or option, format unusable for
+ * Errors: -EINVAL bad settings or option value, format unusable for
  *         a feature (4:0:0 with speed_chroma, plane too small after
  *         prescale, bpc outside 8..16, nonzero reserved bytes);
+ *         -ENOTSUP a feature or option speedqa does not implement
+ *         (speedqa_check_features);
  *         -ENOMEM out of memory, or no CPU worker thread could be started
  *         (a thread or address-space limit); -ENOSYS backend not built;
  *         -ENODEV backend has no device.

@@ -6,9 +6,10 @@
 #include "feature/adm.h"
 #include "feature/adm_params.h"
 
-/* The DWT's and the masks' mirrors need bands of 2 or more samples at scale
- * 3 (17 or more); 32 keeps a margin. */
-#define ADM_MIN_SIDE 32
+/* The DWT's index tables need three positions at scale 3 (spec 3.1: n2 >= 3
+ * there, a side of 33 or more); libvmaf computes a 32-pixel side outside
+ * that domain, with other numbers than the spec's. */
+#define ADM_MIN_SIDE 33
 
 int sq_adm_open(SqFeature *f, const SpeedqaFormat *fmt, char *err, size_t errlen)
 {

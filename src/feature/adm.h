@@ -13,7 +13,7 @@
 #include "feature/feature.h"
 
 /* Plan the luma of both sides (every row) with the options' SqVaParams;
- * -EINVAL for a luma plane below 32x32. */
+ * -EINVAL for a luma plane below 33x33. */
 int sq_adm_open(SqFeature *f, const SpeedqaFormat *fmt, char *err, size_t errlen);
 
 /* Name of output i: integer_adm2, integer_aim, integer_adm3,

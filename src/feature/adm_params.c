@@ -58,7 +58,7 @@ int sq_adm_check_options(const SqOptions *o, char *err, size_t errlen)
     const int rdh = o->adm_ref_display_height;
     if (o->adm_csf_mode == 1) {
         snprintf(err, errlen, "adm: adm_csf_mode 1 (Barten) is not supported (libvmaf's C and "
-                 "SIMD paths give different numbers in it)");
+                 "SIMD paths give different numbers in it, NaN at times: no result to give)");
         return -EINVAL;
     }
     if (nvd * rdh < 3.0 * 1080) {

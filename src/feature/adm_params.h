@@ -15,10 +15,11 @@
 #include "math/vmaf_adm_pool.h"
 
 /*
- * 0, or -EINVAL with one line in err for an option set that is not scored:
- * adm_csf_mode 1 (Barten: libvmaf's C and SIMD paths disagree, spec 7),
- * adm_norm_view_dist * adm_ref_display_height below 3 * 1080 (libvmaf
- * fails every frame), a blend mode (2, 3) without a table for the pair.
+ * 0, or -EINVAL with one line in err for an option set with no result to
+ * give: adm_csf_mode 1 (Barten: libvmaf's C and SIMD paths disagree, spec
+ * 7, and give NaN at times), adm_norm_view_dist * adm_ref_display_height
+ * below 3 * 1080 (libvmaf fails every frame), a blend mode (2, 3) without
+ * a table for the pair.
  */
 int sq_adm_check_options(const SqOptions *o, char *err, size_t errlen);
 

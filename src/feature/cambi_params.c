@@ -6,6 +6,7 @@
 #include <string.h>
 
 #include "feature/cambi_params.h"
+#include "math/vmaf_cambi_scale.h"
 
 SqCambiOpts sq_cambi_opts_default(void)
 {
@@ -68,6 +69,8 @@ static double lum(int s, int pq)
     return a * pow(x, gamma);
 }
 
+static void cambi_levels(const SqCambiOpts *o, SqVcParams *p);
+
 int sq_cambi_check_options(const SqOptions *o, char *err, size_t errlen)
 {
     const char *const eotf[2] = { o->eotf, o->cambi_eotf };
@@ -81,6 +84,20 @@ int sq_cambi_check_options(const SqOptions *o, char *err, size_t errlen)
     if (lum(940, c.pq) < c.vlt) {
         snprintf(err, errlen, "cambi: cambi_vis_lum_threshold %g is above the %s peak of %.6g "
                  "(libvmaf's init never ends)", c.vlt, c.pq ? "pq" : "bt1886", lum(940, c.pq));
+        return -EINVAL;
+    }
+    /* A.6.3's band of values a c-value can read, empty: libvmaf's histogram
+     * rows then run backwards and its loops read and write outside them
+     * (a crash, or a number, by content) */
+    SqVcParams p;
+    memset(&p, 0, sizeof p);
+    cambi_levels(&c, &p);
+    int lo, hi;
+    sq_vc_band(&p, &lo, &hi);
+    if (lo > hi) {
+        snprintf(err, errlen, "cambi: cambi_vis_lum_threshold %g (code %d) leaves no value a "
+                 "contrast can count at max_log_contrast %d (values %d..%d: libvmaf reads "
+                 "outside its histograms)", c.vlt, p.vlt_luma, c.mlc, lo, hi);
         return -EINVAL;
     }
     return 0;
@@ -134,10 +151,24 @@ static int hrs_effective(int hrs, int w, int h)
            (hrs == 2160 && a >= 3840L * 2160);
 }
 
-int sq_cambi_params(const SqCambiOpts *o, int w, int h, int bpc, SqVcParams *p)
+/* nd, the thresholds, the weights and vlt_luma (A.3): the options' alone. */
+static void cambi_levels(const SqCambiOpts *o, SqVcParams *p)
 {
     static const int cw[32] = { 1, 2, 3, 4, 4, 5, 5, 6, 6, 6, 6, 7, 7, 7, 7, 8,
                                 8, 8, 8, 8, 8, 8, 9, 9, 9, 9, 9, 9, 9, 9, 9, 9 };
+    p->nd = 1 << o->mlc;
+    for (int d = 0; d < p->nd; d++) {
+        p->tvi[d] = tvi_raw(d + 1, o->tvi, o->pq) + p->nd;
+        p->weight[d] = cw[d];
+    }
+    int s = 64;
+    while (lum(s, o->pq) < o->vlt)
+        s++;
+    p->vlt_luma = s == 64 ? 0 : s;
+}
+
+int sq_cambi_params(const SqCambiOpts *o, int w, int h, int bpc, SqVcParams *p)
+{
     memset(p, 0, sizeof *p);
     if (w < 216 && h < 216)
         return -1;
@@ -145,7 +176,6 @@ int sq_cambi_params(const SqCambiOpts *o, int w, int h, int bpc, SqVcParams *p)
     p->h = h;
     p->bpc = bpc;
     p->anti_dither = bpc < 10;
-    p->nd = 1 << o->mlc;
     p->hrs = hrs_effective(o->hrs, w, h);
     unsigned ws = (unsigned)o->window_size;
     ws = ((ws * (unsigned)(w + h)) / 375) >> 4;
@@ -156,14 +186,7 @@ int sq_cambi_params(const SqCambiOpts *o, int w, int h, int bpc, SqVcParams *p)
         return -3;
     p->ws = (int)ws;
     const double topk = o->topk != 0.6 ? o->topk : o->cambi_topk;
-    for (int d = 0; d < p->nd; d++) {
-        p->tvi[d] = tvi_raw(d + 1, o->tvi, o->pq) + p->nd;
-        p->weight[d] = cw[d];
-    }
-    int s = 64;
-    while (lum(s, o->pq) < o->vlt)
-        s++;
-    p->vlt_luma = s == 64 ? 0 : s;
+    cambi_levels(o, p);
     for (int k = 0; k < SQ_VC_SCALES; k++) {
         int sw, sh;
         sq_vc_scale_dims(p, k, &sw, &sh);

@@ -238,7 +238,7 @@ int sq_feature_parse(SqFeatureSpec *out, const char *str, char *err, size_t errl
                  "unknown feature '%s' (known: speed_chroma, speed_temporal, motion, adm, cambi, "
                  "vif)",
                  buf);
-        return -EINVAL;
+        return -ENOTSUP;
     }
     const unsigned kind_bit = 1u << out->kind;
     set_defaults(&out->opt);
@@ -254,14 +254,14 @@ int sq_feature_parse(SqFeatureSpec *out, const char *str, char *err, size_t errl
         }
         *eq = '\0';
         if (out->kind == SQ_FEATURE_CAMBI && sq_cambi_refused(tok, err, errlen) < 0)
-            return -EINVAL;
+            return -ENOTSUP;
         const OptDesc *d = NULL;
         for (size_t i = 0; i < N_OPTS; i++)
             if ((opt_table[i].kinds & kind_bit) && !strcmp(tok, opt_table[i].name))
                 d = &opt_table[i];
         if (!d) {
             snprintf(err, errlen, "%s: unknown option '%s'", buf, tok);
-            return -EINVAL;
+            return -ENOTSUP;
         }
         int ret = set_option(&out->opt, d, eq + 1, err, errlen);
         if (ret < 0)

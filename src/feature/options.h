@@ -50,11 +50,12 @@ typedef struct SqFeatureSpec {
 } SqFeatureSpec;
 
 /*
- * Parse one feature string. Returns 0 or -EINVAL with a one-line reason in
- * err (unknown feature or option, malformed or out-of-range value, invalid
- * kernelscale, unknown prescale method, an option set not supported yet:
- * motion_five_frame_window, adm's of sq_adm_check_options, cambi's of
- * sq_cambi_refused and sq_cambi_check_options).
+ * Parse one feature string. Returns 0, or with a one-line reason in err:
+ * -ENOTSUP for what speedqa does not implement (an unknown feature or
+ * option, cambi's options of sq_cambi_refused), which libvmaf may compute; -EINVAL for the rest (a malformed or out-of-range
+ * value, an invalid kernelscale, an unknown prescale method, adm's and
+ * cambi's option sets with no result: sq_adm_check_options,
+ * sq_cambi_check_options).
  */
 int sq_feature_parse(SqFeatureSpec *out, const char *str, char *err, size_t errlen);
 

@@ -348,6 +348,19 @@ def test_errors():
     # --feature: libvmaf's extractors by libvmaf; a name nobody has: one line, both lists
     one_line_error(R + ["--feature", "nosuch"], 2, ["nosuch", "speed_chroma", "cambi"],
                    "--feature of neither speedqa nor libvmaf")
+    # options speedqa refuses as having no result are not handed to libvmaf (which
+    # crashes, hangs, prints NaN or fails every frame there); one it lacks is
+    for feat, words in (("cambi=cambi_vis_lum_threshold=299", ["cambi_vis_lum_threshold"]),
+                        ("cambi=cambi_vis_lum_threshold=85", ["leaves no value"]),
+                        ("adm=adm_csf_mode=1", ["Barten"]),
+                        ("adm=adm_csf_mode=2:adm_norm_view_dist=4", ["no table"]),
+                        ("adm=adm_norm_view_dist=1", ["3 * 1080"])):
+        one_line_error(R + ["--feature", feat], 2, ["--feature"] + words,
+                       "--feature %s: refused, not handed to libvmaf" % feat)
+    code, out, err = run(R + ["--feature", "motion=motion_five_frame_window=true", "--json", "-q"])
+    m = json.loads(out)["frames"][0]["metrics"] if code == 0 else {}
+    check(code == 0 and "integer_motion2_mffw" in m,
+          "--feature motion=motion_five_frame_window=true: libvmaf's (%d %r)" % (code, err))
     code, out, err = run(R + ["--feature", "cambi", "--feature", "speed_chroma", "--json", "-q",
                               "--precision", "max"])
     m = json.loads(out)["frames"][0]["metrics"] if code == 0 else {}

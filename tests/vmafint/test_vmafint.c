@@ -192,6 +192,9 @@ static int run_random(void)
     /* VIF's smallest sizes: scale 3 of a 16-pixel side is 2 wide, its filter's half-width 1 */
     for (uint64_t k = 301; k <= 310 && is_vif; k++)
         fails += run_seed(k, 16, 40);
+    /* ADM's smallest sizes: a side of 33 has three index positions at scale 3 */
+    for (uint64_t k = 311; k <= 318 && is_adm; k++)
+        fails += run_seed(k, 33, 40);
     /* and 16-bit samples (seeds 401..410: vi_seq_random16) */
     for (uint64_t k = 401; k <= 410 && is_vif; k++)
         fails += run_seed(k, 16, 200);

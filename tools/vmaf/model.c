@@ -86,8 +86,10 @@ void sq_model_settle_native(SqModelFeature *f)
         return;
     char spec[400], err[400];
     const char *one[2] = { spec, NULL };
+    /* what speedqa does not implement goes to libvmaf; an option set with
+     * no result stays native, and sq_model_add refuses the model */
     if (sq_model_feature_spec(f, spec, sizeof spec) < 0 ||
-        speedqa_check_features(one, err, sizeof err) < 0)
+        speedqa_check_features(one, err, sizeof err) == SPEEDQA_ERR(ENOTSUP))
         f->native = 0;
 }
 
