@@ -205,7 +205,7 @@ int speedqa_open(SpeedqaContext **out, const SpeedqaSettings *s)
             for (int j = 0; j < c->nscores; j++)
                 if (!strcmp(c->names[j], name)) {
                     sq_log(s, SPEEDQA_LOG_ERROR, "feature '%s' is requested twice", feats[i]);
-                    ret = SPEEDQA_ERR(EINVAL);
+                    ret = SPEEDQA_ERR(EEXIST);
                     goto fail;
                 }
             memcpy(c->names[c->nscores++], name, sizeof(name));

@@ -50,7 +50,7 @@ int speedqa_check_features(const char *const *features, char *err, size_t errlen
         for (int j = 0; j < i; j++)
             if (spec[j].kind == spec[i].kind && !strcmp(spec[j].suffix, spec[i].suffix)) {
                 snprintf(err, errlen, "feature '%s' is requested twice", features[i]);
-                return SPEEDQA_ERR(EINVAL);
+                return SPEEDQA_ERR(EEXIST);
             }
     }
     return 0;
@@ -107,6 +107,7 @@ const char *speedqa_strerror(int err)
     case EDOM: return "score undefined for this frame";
     case ENODATA: return "end of stream: every flushed frame has been received";
     case ENOTSUP: return "feature or option not implemented by speedqa";
+    case EEXIST: return "a feature requested twice";
     default: return "unknown error";
     }
 }

@@ -100,6 +100,11 @@ void cli_error(const char *fmt, ...)
 #endif
     ;
 
+/* 1 when features a and b are the same (the library's -EEXIST: one name
+ * with the same options, the same outputs): a repeat is scored once, as
+ * vmaf does (cli_values.c). */
+int cli_same_feature(const char *a, const char *b);
+
 /* Same with "warning:"; callers decide about --quiet. */
 void cli_warning(const char *fmt, ...)
 #if defined(__GNUC__)

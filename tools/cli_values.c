@@ -41,6 +41,28 @@ int cli_add_model(CliSettings *cfg, const char *spec)
     return 0;
 }
 
+int cli_same_feature(const char *a, const char *b)
+{
+    const char *two[3] = { a, b, NULL };
+    char err[400];
+    return speedqa_check_features(two, err, sizeof err) == SPEEDQA_ERR(EEXIST);
+}
+
+/* Drops each of list[0..*n) that repeats an earlier one. */
+static void drop_repeats(const char **list, int *n)
+{
+    int keep = 0;
+    for (int i = 0; i < *n; i++) {
+        int seen = 0;
+        for (int j = 0; j < keep && !seen; j++)
+            seen = cli_same_feature(list[j], list[i]);
+        if (!seen)
+            list[keep++] = list[i];
+    }
+    *n = keep;
+    list[keep] = NULL;
+}
+
 /* --feature values speedqa computes stay speedqa's; the other names of
  * libvmaf's extractors (psnr, float_ssim, options speedqa does not
  * implement: -ENOTSUP) go to libvmaf; a value the library refuses for any
@@ -78,9 +100,8 @@ int cli_split_features(CliSettings *cfg)
     cfg->n_features = keep;
     cfg->features[keep] = NULL;
     cfg->vmaf_features[cfg->n_vmaf_features] = NULL;
-#else
-    (void)cfg;
 #endif
+    drop_repeats(cfg->features, &cfg->n_features);
     return 0;
 }
 

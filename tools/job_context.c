@@ -104,6 +104,7 @@ static int open_failed(int r, const SqJob *job, const SpeedqaSettings *s, const 
         cli_error("out of memory opening the features (%s)", msg);
         return SQ_EXIT_INTERNAL;
     case ENOTSUP:
+    case EEXIST:
     case EINVAL: {
         /* the features themselves, or this input for them? */
         char ferr[400];

@@ -91,7 +91,7 @@ char *sq_results_line(const SqPair *p, const SqJobStream *st, const char *settin
             sq_json_string(f, st->names[k]);
             fputs(": {", f);
             for (int j = 0; j < 4; j++) {
-                char num[40];
+                char num[SPEEDQA_IO_VALUE_LEN];
                 fprintf(f, "%s\"%s\": %s", j ? ", " : "", pool_names[j],
                         sq_fmt_value(num, sizeof num, v[j], precision_max));
             }

@@ -352,8 +352,9 @@ SPEEDQA_API const char *speedqa_pix_fmt_name(SpeedqaPixelFormat fmt);
  * context: 0 when every name and option is valid, else one line in err and
  * -ENOTSUP for a feature or option speedqa does not implement (libvmaf may:
  * an unknown name or option, cambi's encode-size and full-reference
- * options), -EINVAL for anything else (a bad value, an
- * option set with no result, a feature twice). A speedqa_open that fails
+ * options), -EEXIST for a feature given twice (the same name and
+ * options, which would give the same outputs), -EINVAL for anything else (a
+ * bad value, an option set with no result). A speedqa_open that fails
  * with -EINVAL on features this accepts failed on the format (4:0:0 with
  * speed_chroma, a plane too small).
  */
@@ -416,8 +417,8 @@ SPEEDQA_API void speedqa_default_settings(SpeedqaSettings *s);
  * Errors: -EINVAL bad settings or option value, format unusable for
  *         a feature (4:0:0 with speed_chroma, plane too small after
  *         prescale, bpc outside 8..16, nonzero reserved bytes);
- *         -ENOTSUP a feature or option speedqa does not implement
- *         (speedqa_check_features);
+ *         -ENOTSUP a feature or option speedqa does not implement, -EEXIST
+ *         a feature twice (speedqa_check_features);
  *         -ENOMEM out of memory, or no CPU worker thread could be started
  *         (a thread or address-space limit); -ENOSYS backend not built;
  *         -ENODEV backend has no device.

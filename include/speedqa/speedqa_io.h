@@ -62,7 +62,14 @@ typedef struct SpeedqaIoReport {
 SPEEDQA_IO_API int speedqa_io_score(const SpeedqaIo *io, SpeedqaIoReport *reports, int n);
 SPEEDQA_IO_API void speedqa_io_reports_free(SpeedqaIoReport *reports, int n);
 
-/** A value as the reports print it (%.6f, or %.17g with precision_max); buf >= 32 bytes. */
+/** Bytes a value printed by speedqa_io_format_value may take, its NUL included. */
+#define SPEEDQA_IO_VALUE_LEN 320
+
+/**
+ * A value as the reports print it: vmaf's digits (%.6f, or %.16f where %.6f
+ * would print only zeros of a nonzero fraction), or %.17g with
+ * precision_max; buf of SPEEDQA_IO_VALUE_LEN bytes.
+ */
 SPEEDQA_IO_API const char *speedqa_io_format_value(char *buf, size_t len, double v,
                                                    int precision_max);
 

@@ -32,7 +32,7 @@ class Error(Exception):
         self.message = message
         self._cli = exit_code is not None
         self.exit_code = exit_code if exit_code is not None else (
-            2 if -code in (_errno.EINVAL, _errno.ERANGE, _errno.ENOTSUP) else 4 if -code in (
+            2 if -code in (_errno.EINVAL, _errno.ERANGE, _errno.ENOTSUP, _errno.EEXIST) else 4 if -code in (
                 _errno.ENODEV, _errno.ENOSYS, _errno.EIO) else 1)
 
     def __str__(self) -> str:

@@ -144,11 +144,11 @@ def open_video(path: PathLike, width=None, height=None, pix_fmt=None, bitdepth=N
 
 
 def format_value(v: float, precision: str = "legacy") -> str:
-    """v as the CLI's reports and result lines print it (six decimals, or every digit for "max")."""
+    """v as the CLI's reports and result lines print it (vmaf's six or sixteen decimals, or every digit for "max")."""
     if precision not in ("legacy", "max"):
         raise ValueError("precision %r is not legacy or max" % (precision,))
-    buf = ctypes.create_string_buffer(64)
-    return _io.lib().speedqa_io_format_value(buf, 64, float(v), precision == "max").decode()
+    buf = ctypes.create_string_buffer(320)  # SPEEDQA_IO_VALUE_LEN
+    return _io.lib().speedqa_io_format_value(buf, 320, float(v), precision == "max").decode()
 
 
 def features_flags(features) -> List[str]:

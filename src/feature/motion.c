@@ -37,10 +37,15 @@ int sq_motion_open(SqFeature *f, const SpeedqaFormat *fmt, char *err, size_t err
 void sq_motion_score_name(const SqFeature *f, int i, char *buf, size_t len)
 {
     /* libvmaf prints the sad score under its full name (it has no alias) and
-     * the debug copy as integer_motion (spec 5) */
-    static const char *const base[4] = { "integer_motion2", "integer_motion3",
-                                         "VMAF_integer_feature_motion_sad_score", "integer_motion" };
-    snprintf(buf, len, "%s%s", base[i], f->spec.suffix);
+     * the debug copy as integer_motion (spec 5); in vmaf's order, the order
+     * its extractor first writes them (a frame's SAD at once, motion2 and 3
+     * a frame later) */
+    static const char *const base[2][4] = {
+        { "VMAF_integer_feature_motion_sad_score", "integer_motion2", "integer_motion3", "" },
+        { "VMAF_integer_feature_motion_sad_score", "integer_motion", "integer_motion2",
+          "integer_motion3" }
+    };
+    snprintf(buf, len, "%s%s", base[f->nscores == 4][i], f->spec.suffix);
 }
 
 void sq_motion_job(const SqFeature *f, int plan, SqJob *j)
@@ -100,8 +105,8 @@ int sq_motion_assemble(const SqFeature *f, const SqRawResult *r, const SqRawResu
         state[0] = p;
     }
     state[1] = s;
-    const double v[4] = { m2, m3, s, s };
+    const double v[2][4] = { { s, m2, m3, 0.0 }, { s, s, m2, m3 } };
     for (int k = 0; k < f->nscores; k++)
-        out[k] = v[k];
+        out[k] = v[f->nscores == 4][k];
     return 0;
 }

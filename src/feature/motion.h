@@ -14,9 +14,9 @@
 /* Plan the reference luma (every row); -EINVAL for a frame under 3x3. */
 int sq_motion_open(SqFeature *f, const SpeedqaFormat *fmt, char *err, size_t errlen);
 
-/* Name of output i: integer_motion2, integer_motion3,
- * VMAF_integer_feature_motion_sad_score, then integer_motion with debug,
- * each with the option suffix (spec 5). */
+/* Name of output i: VMAF_integer_feature_motion_sad_score, integer_motion
+ * with debug, integer_motion2, integer_motion3 (vmaf's order), each with
+ * the option suffix (spec 5). */
 void sq_motion_score_name(const SqFeature *f, int i, char *buf, size_t len);
 
 /* The job: the SAD of (previous reference luma) - (current reference luma),

@@ -381,7 +381,7 @@ static void helpers(void)
     report(r == SPEEDQA_ERR(EINVAL) && strstr(err, "not a number"), "check_features: bad value", r,
            &none);
     r = speedqa_check_features(twice, err, sizeof(err));
-    report(r == SPEEDQA_ERR(EINVAL) && strstr(err, "twice"), "check_features: the same feature twice",
+    report(r == SPEEDQA_ERR(EEXIST) && strstr(err, "twice"), "check_features: the same feature twice",
            r, &none);
     report(speedqa_check_features(unknown, NULL, 0) == SPEEDQA_ERR(ENOTSUP),
            "check_features: no message buffer", 0, &none);

@@ -330,7 +330,7 @@ int main(void)
         SpeedqaSettings s;
         const char *twice[] = { "speed_chroma", "speed_chroma", NULL };
         settings(&s, &cnt, &log, 576, 324, SPEEDQA_PIX_420, 8, twice);
-        expect_open_error("same feature twice", &s, &cnt, &log, -EINVAL, "twice");
+        expect_open_error("same feature twice", &s, &cnt, &log, -EEXIST, "twice");
         settings(&s, &cnt, &log, 576, 324, SPEEDQA_PIX_420, 8, NULL);
         s.backend = (SpeedqaBackend)99;
         expect_open_error("unknown backend", &s, &cnt, &log, -EINVAL, "unknown");

@@ -311,6 +311,33 @@ def one_line_error(args, code_want, words, what, env=None):
           "%s: exit %d, one line, no report (%d %r)" % (what, code_want, code, se))
 
 
+def test_digits():
+    """vmaf's digits: %.16f where %.6f would print a nonzero fraction as zeros (libvmaf's
+    writers), in the report's text, equal to libvmaf's own JSON report but version and fps."""
+    (ref_rel, _), = [p for p in pairs() if "642x362" in p[0]][:1]
+    ref = clip(ref_rel)
+    base = json.load(open(model_file("vmaf_v0.6.1")))
+    # ref against itself: adm3 and the scales just above 1; the clip pins vmaf to each value
+    for k, v in enumerate((5e-7, 1e-6, 9.9e-7, 1.000001, -2.0000001, 123.0000001, 1e-20, 0.9999999,
+                           1e300, 2.0 ** 31 + 1e-6, 7.0000000001)):
+        doc = json.loads(json.dumps(base))
+        doc["model_dict"]["score_clip"] = [v, v]
+        path = os.path.join(WORK, "clip%d.json" % k)
+        with open(path, "w") as f:
+            json.dump(doc, f)
+        lib_out = os.path.join(WORK, "clip%d.libvmaf.json" % k)
+        code, _, se = run([VMAF_REF, ref, ref, path, lib_out, "2"])
+        if code != 0:
+            check(False, "vmaf_ref on score_clip %r (%d %r)" % (v, code, se))
+            continue
+        code, out, err = run([SPEEDQA, "-r", ref, "-d", ref, "--model", "path=" + path, "--json",
+                              "-q", "--frame_cnt", "2"])
+        keep = lambda t: [l for l in t.splitlines() if '"version"' not in l and '"fps"' not in l]
+        lib_text = open(lib_out).read()
+        check(code == 0 and keep(out) == keep(lib_text),
+              "score_clip %r: the report's text is libvmaf's (%d %r)" % (v, code, err))
+
+
 def test_errors():
     (ref_rel, dis_rel), = [p for p in pairs() if "642x362" in p[0]][:1]
     ref, dis = clip(ref_rel), clip(dis_rel)
@@ -659,7 +686,7 @@ def test_hwaccel():
 
 
 os.makedirs(WORK, exist_ok=True)
-{"equal": test_equal, "ladder": lambda: (test_ladder(), test_batch(), test_batch_models()), "errors": test_errors, "layouts": test_layouts,
+{"equal": test_equal, "ladder": lambda: (test_ladder(), test_batch(), test_batch_models()), "errors": lambda: (test_errors(), test_digits()), "layouts": test_layouts,
  "backends": test_backends, "hwaccel": test_hwaccel, "native": test_native,
  "equal-gpu": test_equal_gpu,
  "nolibvmaf": lambda: (test_nolibvmaf(), test_nolibvmaf_engine())}[MODE]()

@@ -6,7 +6,7 @@
 
 static int csv_write(FILE *f, const SqReport *r)
 {
-    char v[40];
+    char v[SPEEDQA_IO_VALUE_LEN];
     fprintf(f, "Frame,");
     for (int k = 0; k < r->nscores; k++)
         fprintf(f, "%s,", r->names[k]);

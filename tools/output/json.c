@@ -15,7 +15,7 @@ static const char *json_num(char *buf, size_t len, double v, int precision_max)
 static int json_write(FILE *f, const SqReport *r)
 {
     static const char *const pool_names[4] = { "min", "max", "mean", "harmonic_mean" };
-    char v[40];
+    char v[SPEEDQA_IO_VALUE_LEN];
     fprintf(f, "{\n");
     fprintf(f, "  \"version\": \"%s\",\n", r->version);
     if (isfinite(r->fps))

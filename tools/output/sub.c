@@ -7,7 +7,7 @@
 
 static int sub_write(FILE *f, const SqReport *r)
 {
-    char v[40];
+    char v[SPEEDQA_IO_VALUE_LEN];
     for (size_t i = 0; i < r->nframes; i++) {
         const unsigned long long n = r->frame_num[i];
         fprintf(f, "{%llu}{%llu}frame: %llu|", n, n + 1, n);

@@ -10,6 +10,7 @@
 #include <stdio.h>
 
 #include "speedqa/speedqa.h"
+#include "speedqa/speedqa_io.h"
 
 /* The library's pooling (speedqa_pool): libvmaf's definitions, once. */
 typedef SpeedqaPooled SqPooled;
@@ -51,7 +52,9 @@ const SqWriter *sq_writer_by_path(const char *path);
  */
 SqPooled sq_report_pool(const double *values, size_t nframes, int nscores, int k);
 
-/* One value as the report's precision prints it, into buf (32 bytes). */
+/* One value as the report's precision prints it (vmaf's digits, or %.17g),
+ * into buf of SPEEDQA_IO_VALUE_LEN bytes: %.6f of the largest double has
+ * 309 digits before the point. */
 const char *sq_fmt_value(char *buf, size_t len, double v, int precision_max);
 
 #endif

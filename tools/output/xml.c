@@ -6,7 +6,7 @@
 static int xml_write(FILE *f, const SqReport *r)
 {
     static const char *const pool_names[4] = { "min", "max", "mean", "harmonic_mean" };
-    char v[40];
+    char v[SPEEDQA_IO_VALUE_LEN];
     fprintf(f, "<VMAF version=\"%s\">\n", r->version);
     fprintf(f, "  <params qualityWidth=\"%d\" qualityHeight=\"%d\" />\n", r->width, r->height);
     fprintf(f, "  <fyi fps=\"%.2f\" />\n", r->fps);

@@ -41,6 +41,11 @@ int sq_model_job_features(const char *const *user, const SqModel *models, int n_
             n++;
         }
     for (int i = 0; user && user[i]; i++) {
+        int seen = 0;
+        for (int j = 0; j < n && !seen; j++)
+            seen = cli_same_feature(out[j], user[i]);
+        if (seen)
+            continue;
         if (n == max) {
             cli_error("--feature with --model: at most %d speedqa features in all", max);
             return -1;
