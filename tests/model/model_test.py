@@ -368,6 +368,33 @@ def test_errors():
     for env in (None, {"SPEEDQA_MODEL_ENGINE": "native"}):
         one_line_error(R + ["--model", "path=" + badsvm], 2, ["badsvm.json", "support vector"],
                        "a model whose SVM is cut short (%s)" % (env or "default engine"), env)
+    # what libvmaf refuses (or crashes on: no rho) is refused by either engine in one line
+    import re
+    svm = lambda f: lambda md: md.__setitem__("model", f(md["model"]))
+    for tag, edit, words in (
+            ("norho", svm(lambda t: re.sub(r"rho \S+\n", "", t)), ["rho"]),
+            ("rhonan", svm(lambda t: re.sub(r"rho \S+", "rho nan", t)), ["rho"]),
+            ("crlf", svm(lambda t: t.replace("\n", "\r\n")), ["carriage return"]),
+            ("svnan", svm(lambda t: re.sub(r"1:\S+", "1:nan", t, count=1)), ["support vector 1"]),
+            ("enabled", lambda md: md["score_transform"].__setitem__("enabled", "true"), ["enabled"]),
+            ("gte", lambda md: md["score_transform"].__setitem__("out_gte_in", True), ["out_gte_in"])):
+        doc = json.load(open(model_file("vmaf_v0.6.1")))
+        edit(doc["model_dict"])
+        path = os.path.join(WORK, tag + ".json")
+        with open(path, "w") as f:
+            json.dump(doc, f)
+        for env in (None, {"SPEEDQA_MODEL_ENGINE": "native"}):
+            one_line_error(R + ["--model", "path=" + path], 2, [tag + ".json"] + words,
+                           "model %s (%s)" % (tag, env or "default engine"), env)
+    with open(model_file("vmaf_v0.6.1")) as f:
+        text = f.read()
+    slope = json.loads(text)["model_dict"]["slopes"][0]
+    for lit in ("NaN", "-Infinity"):
+        path = os.path.join(WORK, "lit%s.json" % lit)
+        with open(path, "w") as f:
+            f.write(text.replace(repr(slope), lit, 1))
+        one_line_error(R + ["--model", "path=" + path], 2, ["slopes[0]"], "a %s literal" % lit)
+    one_line_error(R + ["--model", "path=/dev/zero"], 2, ["64 MiB"], "an endless model file")
     one_line_error(R + ["--model", "version=vmaf_v9"], 2, ["vmaf_v9"], "unknown version")
     one_line_error(R + ["--model", "version=vmaf_v0.6.1", "--model", "version=vmaf_v0.6.1"], 2,
                    ["name="], "two models named vmaf")

@@ -57,6 +57,9 @@ int sq_model_add(SqModel *models, int n, const char *spec, char *err, size_t len
 /* Reads a model file (its model_dict: feature names and options). 0 or -1. */
 int sq_model_load(SqModel *m, const char *path, char *err, size_t len);
 
+/* A model file's JSON (at most 64 MiB), or NULL with one line in err. */
+struct json_object *sq_model_read_json(const char *path, char *err, size_t len);
+
 /* The folder version=NAME looks in: $SPEEDQA_MODEL_DIR, the data folder
  * beside the running executable's bin/ (an installed tree, moved or staged
  * too), the configured install folder, else the source tree's data/model

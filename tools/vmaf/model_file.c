@@ -96,25 +96,67 @@ static int read_features(SqModel *m, json_object *md, char *err, size_t len)
     return 0;
 }
 
+/* The stock models are under 1 MiB: a bigger "model" (/dev/zero, a video
+ * named by mistake) is refused before it is read into memory whole. */
+#define MODEL_MAX_BYTES ((size_t)64 << 20)
+
+json_object *sq_model_read_json(const char *path, char *err, size_t len)
+{
+    FILE *f = fopen(path, "rb");
+    if (!f) {
+        snprintf(err, len, "model %s: %s", path, strerror(errno));
+        return NULL;
+    }
+    size_t n = 0, cap = 1 << 16;
+    char *buf = malloc(cap);
+    for (size_t got = 1; buf && got;) {
+        if (n == cap) {
+            char *b = cap <= MODEL_MAX_BYTES ? realloc(buf, cap * 2) : NULL;
+            if (!b) {
+                free(buf);
+                buf = NULL;
+                break;
+            }
+            buf = b;
+            cap *= 2;
+        }
+        got = fread(buf + n, 1, cap - n, f);
+        n += got;
+    }
+    const int bad = ferror(f);
+    fclose(f);
+    if (!buf || n > MODEL_MAX_BYTES || bad) {
+        snprintf(err, len, "model %s: %s", path,
+                 bad ? "read error" : "larger than 64 MiB (not a model file)");
+        free(buf);
+        return NULL;
+    }
+    enum json_tokener_error je = json_tokener_success;
+    json_tokener *tok = json_tokener_new();
+    json_object *root = tok ? json_tokener_parse_ex(tok, buf, (int)n) : NULL;
+    if (tok) {
+        je = json_tokener_get_error(tok);
+        /* the whole file one value: trailing text after it, as libvmaf reads it, is ignored */
+        if (je == json_tokener_continue)
+            je = json_tokener_error_parse_eof;
+        json_tokener_free(tok);
+    }
+    free(buf);
+    if (!root || je != json_tokener_success) {
+        json_object_put(root);
+        snprintf(err, len, "model %s: not valid JSON (%s)", path,
+                 tok ? json_tokener_error_desc(je) : "out of memory");
+        return NULL;
+    }
+    return root;
+}
+
 int sq_model_load(SqModel *m, const char *path, char *err, size_t len)
 {
     char e[400] = "";
-    json_object *root = json_object_from_file(path);
-    if (!root) {
-        FILE *f = fopen(path, "rb");
-        if (!f)
-            snprintf(err, len, "model %s: %s", path, strerror(errno));
-        else
-            snprintf(err, len, "model %s: not valid JSON (%s)", path, json_util_get_last_err()
-                     ? json_util_get_last_err() : "parse error");
-        if (f)
-            fclose(f);
-        /* json-c's message ends in a newline: one line only */
-        char *nl = strchr(err, '\n');
-        if (nl)
-            *nl = '\0';
+    json_object *root = sq_model_read_json(path, err, len);
+    if (!root)
         return -1;
-    }
     json_object *md, *type;
     int r = -1;
     if (!json_object_object_get_ex(root, "model_dict", &md) ||

@@ -14,11 +14,17 @@
 
 #include "predict.h"
 
+/* A JSON number literal: json-c also takes NaN and Infinity, which libvmaf's
+ * parser refuses (1e999, a number, reads as inf in both). */
 static int number(json_object *v, double *out)
 {
     if (!json_object_is_type(v, json_type_double) && !json_object_is_type(v, json_type_int))
         return -1;
-    *out = strtod(json_object_get_string(v), NULL);
+    const char *t = json_object_get_string(v);
+    const char *d = t + (*t == '-');
+    if (*d < '0' || *d > '9')
+        return -1;
+    *out = strtod(t, NULL);
     return 0;
 }
 
@@ -69,9 +75,20 @@ static int read_transform(SqPredictor *p, json_object *md, int enable, char *err
         snprintf(err, len, "model_dict.score_transform: not an object");
         return -1;
     }
-    if (json_object_object_get_ex(t, "enabled", &v) && json_object_is_type(v, json_type_boolean) &&
-        json_object_get_boolean(v))
-        p->transform = 1;
+    /* libvmaf refuses a key of another type than its own */
+    if (json_object_object_get_ex(t, "enabled", &v)) {
+        if (!json_object_is_type(v, json_type_boolean)) {
+            snprintf(err, len, "score_transform.enabled: not true or false");
+            return -1;
+        }
+        p->transform |= json_object_get_boolean(v);
+    }
+    static const char *const ok[2] = { "out_lte_in", "out_gte_in" };
+    for (int i = 0; i < 2; i++)
+        if (json_object_object_get_ex(t, ok[i], &v) && !json_object_is_type(v, json_type_string)) {
+            snprintf(err, len, "score_transform.%s: not a string (\"true\" or \"false\")", ok[i]);
+            return -1;
+        }
     /* libvmaf 3.2 refuses a null where a number or a list goes, so a key
      * is either absent or of its type */
     static const char *const pk[3] = { "p0", "p1", "p2" };
@@ -166,11 +183,9 @@ int sq_predictor_load(SqPredictor *p, const SqModel *m, char *err, size_t len)
 {
     char e[400] = "";
     memset(p, 0, sizeof *p);
-    json_object *root = json_object_from_file(m->path), *md;
-    if (!root) {
-        snprintf(err, len, "model %s: cannot read it again as JSON", m->path);
+    json_object *root = sq_model_read_json(m->path, err, len), *md;
+    if (!root)
         return -1;
-    }
     int r = -1;
     if (!json_object_object_get_ex(root, "model_dict", &md) ||
         !json_object_is_type(md, json_type_object))

@@ -34,13 +34,22 @@ static const char *token(const char *s, char *tok, size_t n)
     return s;
 }
 
+/* A decimal number as libvmaf's stream reads one: strtod would take nan
+ * and inf too, which libvmaf refuses. */
+static int decimal_at(const char *s)
+{
+    s += *s == '-' || *s == '+';
+    return (*s >= '0' && *s <= '9') || (*s == '.' && s[1] >= '0' && s[1] <= '9');
+}
+
 static int numbers(const char **s, double *out, int n)
 {
     for (int i = 0; i < n; i++) {
         char *end;
-        out[i] = strtod(skip_space(*s), &end);
-        if (end == skip_space(*s))
+        const char *at = skip_space(*s);
+        if (!decimal_at(at))
             return -1;
+        out[i] = strtod(at, &end);
         *s = end;
     }
     return 0;
@@ -50,7 +59,7 @@ static int numbers(const char **s, double *out, int n)
 static int header(SqPredictor *p, const char **s, int *nsv, char *err, size_t len)
 {
     char tok[64];
-    int nr_class = 2, have_kernel = 0, svr = 0;
+    int nr_class = 2, have_kernel = 0, svr = 0, have_rho = 0;
     *nsv = -1;
     for (;;) {
         *s = token(*s, tok, sizeof tok);
@@ -75,6 +84,7 @@ static int header(SqPredictor *p, const char **s, int *nsv, char *err, size_t le
             if (numbers(s, d, 1) < 0)
                 goto bad;
             *(!strcmp(tok, "gamma") ? &p->gamma : !strcmp(tok, "coef0") ? &p->coef0 : &p->rho) = d[0];
+            have_rho |= !strcmp(tok, "rho");
         } else if (!strcmp(tok, "label") || !strcmp(tok, "probA") || !strcmp(tok, "probB") ||
                    !strcmp(tok, "nr_sv")) {
             if (nr_class != 2 || numbers(s, d, strcmp(tok, "label") && strcmp(tok, "nr_sv") ? 1 : 2))
@@ -84,9 +94,11 @@ static int header(SqPredictor *p, const char **s, int *nsv, char *err, size_t le
             return -1;
         }
     }
-    if (strcmp(tok, "SV") || !svr || !have_kernel || nr_class != 2 || *nsv <= 0 || *nsv > 1000000) {
+    /* without rho libvmaf's libsvm reads through a null pointer (a crash) */
+    if (strcmp(tok, "SV") || !svr || !have_kernel || !have_rho || nr_class != 2 || *nsv <= 0 ||
+        *nsv > 1000000) {
         snprintf(err, len, "model_dict.model: not a libsvm nu_svr or epsilon_svr model with its kernel, "
-                 "total_sv and SV");
+                 "rho, total_sv and SV");
         return -1;
     }
     return 0;
@@ -130,8 +142,8 @@ static int sv_line(SqPredictor *p, const char **s, int j, int *nn, char *err, si
         }
         c = end + 1;
         p->idx[*nn] = (int)ix;
-        p->val[*nn] = strtod(c, &end);
-        if (end == c) {
+        p->val[*nn] = decimal_at(c) ? strtod(c, &end) : 0.0;
+        if (!decimal_at(c) || end == c) {
             snprintf(err, len, "model_dict.model: support vector %d: index %ld has no value", j + 1, ix);
             return -1;
         }
@@ -146,6 +158,12 @@ int sq_svm_parse(SqPredictor *p, const char *text, char *err, size_t len)
 {
     const char *s = text;
     int nsv;
+    /* libvmaf's reader takes lines of spaces only */
+    if (strpbrk(text, "\t\r")) {
+        snprintf(err, len, "model_dict.model: a tab or carriage return in the libsvm text "
+                 "(libvmaf refuses it)");
+        return -1;
+    }
     if (header(p, &s, &nsv, err, len) < 0)
         return -1;
     while (*s && *s != '\n')
