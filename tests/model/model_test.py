@@ -395,6 +395,10 @@ def test_errors():
             f.write(text.replace(repr(slope), lit, 1))
         one_line_error(R + ["--model", "path=" + path], 2, ["slopes[0]"], "a %s literal" % lit)
     one_line_error(R + ["--model", "path=/dev/zero"], 2, ["64 MiB"], "an endless model file")
+    # a model's score named as a feature's column: refused, never a column lost or repeated
+    for name in ("integer_adm2", "integer_aim"):
+        one_line_error(R + ["--model", "version=vmaf_v0.6.1:name=" + name, "--json"], 2,
+                       [name, ":name="], "a model named %s" % name)
     one_line_error(R + ["--model", "version=vmaf_v9"], 2, ["vmaf_v9"], "unknown version")
     one_line_error(R + ["--model", "version=vmaf_v0.6.1", "--model", "version=vmaf_v0.6.1"], 2,
                    ["name="], "two models named vmaf")

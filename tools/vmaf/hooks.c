@@ -232,8 +232,16 @@ int sq_model_run_report(SqModelRun *r, long long sent, long long subsample, SqMo
         cli_error("out of memory");
         return SQ_EXIT_INTERNAL;
     }
-    for (int k = 0; k < r->rep.n; k++)
+    for (int k = 0; k < r->rep.n; k++) {
         r->names[k] = r->rep.names[k];
+        /* a model named as a column sq_model_add could not foresee (aim, a scale) */
+        for (int j = 0; j < k; j++)
+            if (!strcmp(r->names[j], r->names[k])) {
+                cli_error("--model: the report has two columns named '%s' (a model named as a "
+                          "feature's column): give the model another :name=...", r->names[k]);
+                return SQ_EXIT_USAGE;
+            }
+    }
     *rep = (SqModelReport){ r->rep.n, r->names, r->rep.values, r->rep.pooled, nf, r->frames };
     return 0;
 }

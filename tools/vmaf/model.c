@@ -267,6 +267,23 @@ int sq_model_feature_spec(const SqModelFeature *f, char *buf, size_t len)
     return o < len ? 0 : -1;
 }
 
+int sq_model_feature_alias(const char *feature, char *out, size_t len)
+{
+    static const char *const pre[][2] = {
+        { "VMAF_integer_feature_", "integer_" }, { "Cambi_feature_", "" },
+        { "Speed_chroma_feature_", "" }, { "Speed_temporal_feature_", "" },
+    };
+    const size_t fl = strlen(feature);
+    for (size_t i = 0; i < sizeof pre / sizeof pre[0]; i++) {
+        const size_t pl = strlen(pre[i][0]);
+        if (strncmp(feature, pre[i][0], pl) || fl < pl + 6 || strcmp(feature + fl - 6, "_score"))
+            continue;
+        return (size_t)snprintf(out, len, "%s%.*s", pre[i][1], (int)(fl - pl - 6), feature + pl) <
+               len ? 0 : -1;
+    }
+    return -1;
+}
+
 /* The one loader of a run's models: --model (cli_parse.c) and a batch
  * manifest's model column (batch_models.c) check the same things. */
 int sq_model_add(SqModel *models, int n, const char *spec, char *err, size_t len)
@@ -306,5 +323,18 @@ int sq_model_add(SqModel *models, int n, const char *spec, char *err, size_t len
                      m->name);
             return -1;
         }
+    /* a model's score named as a feature's column would take its place (libvmaf's
+     * report) or repeat a key: every model against every model's features */
+    for (int i = 0; i <= n; i++)
+        for (int j = 0; j <= n; j++)
+            for (int k = 0; k < models[j].nfeatures; k++) {
+                char alias[200];
+                if (!sq_model_feature_alias(models[j].f[k].name, alias, sizeof alias) &&
+                    (i == n || j == n) && !strcmp(alias, models[i].name)) {
+                    snprintf(err, len, "--model: a model named '%s' as a feature's column: give "
+                             "it another :name=...", models[i].name);
+                    return -1;
+                }
+            }
     return 0;
 }

@@ -34,23 +34,6 @@ struct SqNative {
 /* The printed name's stem of a model feature (libvmaf's alias table, spec
  * B.2): VMAF_integer_feature_adm3_score is integer_adm3, the cambi and
  * speed features drop their family prefix; options then add a suffix. */
-static int alias_of(const char *feature, char *out, size_t len)
-{
-    static const char *const pre[][2] = {
-        { "VMAF_integer_feature_", "integer_" }, { "Cambi_feature_", "" },
-        { "Speed_chroma_feature_", "" }, { "Speed_temporal_feature_", "" },
-    };
-    const size_t fl = strlen(feature);
-    for (size_t i = 0; i < sizeof pre / sizeof pre[0]; i++) {
-        const size_t pl = strlen(pre[i][0]);
-        if (strncmp(feature, pre[i][0], pl) || fl < pl + 6 || strcmp(feature + fl - 6, "_score"))
-            continue;
-        return (size_t)snprintf(out, len, "%s%.*s", pre[i][1], (int)(fl - pl - 6), feature + pl) <
-               len ? 0 : -1;
-    }
-    return -1;
-}
-
 /* The name speedqa gives model feature f: a context of f's extractor alone
  * with the model's options lists its names, and the one of f's stem (with
  * or without an option suffix) is it. Names follow from the options only,
@@ -59,7 +42,7 @@ static int lookup_name(const SqVmafSetup *s, const SqModelFeature *f, char *out,
                        size_t len)
 {
     char spec[400], stem[200];
-    if (sq_model_feature_spec(f, spec, sizeof spec) < 0 || alias_of(f->name, stem, sizeof stem)) {
+    if (sq_model_feature_spec(f, spec, sizeof spec) < 0 || sq_model_feature_alias(f->name, stem, sizeof stem)) {
         snprintf(err, len, "feature %s: speedqa does not name it", f->name);
         return -1;
     }
