@@ -395,6 +395,15 @@ def test_errors():
             f.write(text.replace(repr(slope), lit, 1))
         one_line_error(R + ["--model", "path=" + path], 2, ["slopes[0]"], "a %s literal" % lit)
     one_line_error(R + ["--model", "path=/dev/zero"], 2, ["64 MiB"], "an endless model file")
+    # a prediction that is no number (libvmaf prints nan): exit 3, whichever engine
+    doc = json.load(open(model_file("vmaf_v0.6.1")))
+    doc["model_dict"]["model"] = re.sub(r"gamma \S+", "gamma -1e300", doc["model_dict"]["model"])
+    gneg = os.path.join(WORK, "gneg.json")
+    with open(gneg, "w") as f:
+        json.dump(doc, f)
+    for env in (None, {"SPEEDQA_MODEL_ENGINE": "libvmaf"}):
+        one_line_error(R + ["--model", "path=" + gneg], 3, ["gneg.json", "nan"],
+                       "a model predicting NaN (%s)" % (env or "default engine"), env)
     # a model's score named as a feature's column: refused, never a column lost or repeated
     for name in ("integer_adm2", "integer_aim"):
         one_line_error(R + ["--model", "version=vmaf_v0.6.1:name=" + name, "--json"], 2,

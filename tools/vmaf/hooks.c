@@ -1,4 +1,5 @@
 /* --model inside a scoring job (hooks.h). */
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -61,6 +62,8 @@ struct SqModelRun {
     SqVmaf *v;          /* libvmaf's engine, or */
 #endif
     SqNative *nat;      /* speedqa's own */
+    const SqModel *models;
+    int n_models;
     SqVmafReport rep;
     const char **names;
     unsigned long long *frames;
@@ -133,6 +136,8 @@ int sq_model_run_open(SqModelRun **out, const CliSettings *cfg, const SqModel *m
         cli_error("out of memory");
         return SQ_EXIT_INTERNAL;
     }
+    r->models = models;
+    r->n_models = cfg->no_prediction ? 0 : n_models;
     const SqVmafSetup s = {
         .models = models,
         .nmodels = n_models,
@@ -242,6 +247,18 @@ int sq_model_run_report(SqModelRun *r, long long sent, long long subsample, SqMo
                 return SQ_EXIT_USAGE;
             }
     }
+    /* a model that predicts no number (NaN, an infinity its clip lets through)
+     * has no score to give: libvmaf prints nan */
+    for (int m = 0; m < r->n_models; m++)
+        for (int k = 0; k < r->rep.n; k++)
+            if (!strcmp(r->names[k], r->models[m].name))
+                for (size_t i = 0; i < nf; i++)
+                    if (!isfinite(r->rep.values[i * (size_t)r->rep.n + (size_t)k])) {
+                        cli_error("--model: model %s predicts %g at frame %llu: no score to give",
+                                  r->models[m].path, r->rep.values[i * (size_t)r->rep.n + (size_t)k],
+                                  r->frames[i]);
+                        return SQ_EXIT_INPUT;
+                    }
     *rep = (SqModelReport){ r->rep.n, r->names, r->rep.values, r->rep.pooled, nf, r->frames };
     return 0;
 }

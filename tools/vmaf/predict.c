@@ -151,9 +151,10 @@ double sq_predict(const SqPredictor *p, const double *f)
     double y = p->rescale ? (sum - p->intercept[0]) / p->slope[0] : sum;
     if (p->transform)
         y = transform(p, y);
+    /* a NaN stays NaN, as in libvmaf (the report refuses it) */
     if (p->clip) {
-        y = y > p->clip_lo ? y : p->clip_lo;
-        y = y < p->clip_hi ? y : p->clip_hi;
+        y = y < p->clip_lo ? p->clip_lo : y;
+        y = y > p->clip_hi ? p->clip_hi : y;
     }
     return y;
 }
