@@ -201,9 +201,14 @@ static int drain(Run *run)
  * One input ended before the other: like vmaf, score the frames both have.
  * The longer one is never read on (it may not end at all: a pipe, a device).
  */
-static void counts_differ(const Run *run, const Stream *s, int ref_ended)
+static void counts_differ(const Run *run, Stream *s, int ref_ended)
 {
     const CliSettings *cfg = run->cfg;
+    if (s->sent == 0) {
+        /* nothing scored: the report's one error line names the empty input */
+        s->empty = ref_ended ? run->job->ref_path : s->st->path;
+        return;
+    }
     if (cfg->quiet)
         return;
     SqInput *longer = ref_ended ? s->in : run->ref;

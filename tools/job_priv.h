@@ -55,6 +55,7 @@ typedef struct Stream {
     Results res;
     SqModelRun *vm;     /* --model: this stream's libvmaf session; NULL: none */
     int active;         /* still has frames to send */
+    const char *empty;  /* the input with no frame, when one side had some */
     long long sent, received;
     /* A read that failed after some frames were scored: the report of the
      * complete frames is still written, then this error is printed. */

@@ -122,8 +122,10 @@ void sq_job_report_stream(const Run *run, Stream *sd, int nscores, double elapse
         if (read_exit)
             cli_error("%s", read_err);
         else
-            cli_error("%s: no frames to score%s", shown(job->ref_path),
-                      cfg->skip_ref || cfg->skip_dis ? " after skipping" : "");
+            cli_error("%s: no frames to score%s", shown(sd->empty ? sd->empty : job->ref_path),
+                      (!sd->empty ? cfg->skip_ref || cfg->skip_dis
+                                  : sd->empty == job->ref_path ? cfg->skip_ref : cfg->skip_dis)
+                          ? " after skipping" : "");
         sq_job_stream_fail(o, read_exit ? read_exit : SQ_EXIT_INPUT, line);
         return;
     }

@@ -507,6 +507,7 @@ def test_malformed():
     huge = w("huge.y4m", b"YUV4MPEG2 W100000 H100000 C420jpeg\nFRAME\n")
     toobig = w("toobig.y4m", b"YUV4MPEG2 W16384 H16384 C444p16\nFRAME\n")
     empty = w("empty.y4m", b"")
+    noframe = w("noframe.y4m", hdr)
     short3 = write_y4m(os.path.join(WORK, "short3.y4m"), y4m_frames(dis)[0], y4m_frames(dis)[1][:3])
     other = write_y4m(os.path.join(WORK, "320x180.y4m"), b"YUV4MPEG2 W320 H180 F24:1 C420jpeg\n",
                       [bytes(320 * 180 * 3 // 2)] * 5)
@@ -532,6 +533,9 @@ def test_malformed():
         ("huge dimensions", R + ["-d", huge], 3, [huge, "width 100000"]),
         ("frame over the size cap", R + ["-d", toobig], 3, [toobig, "exceeds the limit"]),
         ("empty file", R + ["-d", empty], 3, [empty, "empty file"]),
+        # a header and no frame: the line names that input, not the reference
+        ("distorted without a frame", R + ["-d", noframe], 3, [noframe, "no frames to score"]),
+        ("reference without a frame", ["-r", noframe, "-d", dis], 3, [noframe, "no frames"]),
         ("missing file", R + ["-d", missing], 3, [missing, "No such file"]),
         ("a directory", R + ["-d", WORK], 3, [WORK, "is a directory"]),
         ("missing reference", ["-r", missing, "-d", dis], 3, [missing]),
