@@ -19,7 +19,8 @@
  * Frames are sent, received eagerly or only when the queue is full, and
  * flushed in the middle as the ops say; bad pictures are sent in between.
  * Promises checked: open fails cleanly (NULL context, every allocation
- * freed, -EINVAL for invalid settings, -ENOMEM only when an allocation was
+ * freed, -EINVAL for invalid settings (-ENOTSUP, -EEXIST for features not
+ * implemented or twice), -ENOMEM only when an allocation was
  * made to fail) and succeeds for valid default settings; every score is
  * finite, or the run stops with -ERANGE, and only when a picture holds a
  * sample above the declared depth (sample mode 6 writes raw 16-bit
@@ -511,7 +512,8 @@ static void run(const Config *c, int n_threads, unsigned cpu_mask, long fail_at,
         FUZZ_CHECK(ctx == NULL, "failed open left *out set");
         FUZZ_CHECK(al.allocs == al.frees, "failed open (%d) leaked: %ld allocs, %ld frees", r->open_ret,
                    al.allocs, al.frees);
-        FUZZ_CHECK(r->open_ret == -EINVAL || (r->open_ret == -ENOMEM && al.fail_at == -1) ||
+        FUZZ_CHECK(r->open_ret == -EINVAL || r->open_ret == -ENOTSUP || r->open_ret == -EEXIST ||
+                   (r->open_ret == -ENOMEM && al.fail_at == -1) ||
                    (r->open_ret == -EAGAIN && al.fail_at == -1),
                    "open returned %d (injected failure: %s)", r->open_ret, al.fail_at == -1 ? "yes" : "no");
         return;
