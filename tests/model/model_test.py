@@ -405,9 +405,11 @@ def test_errors():
         one_line_error(R + ["--model", "path=" + gneg], 3, ["gneg.json", "nan"],
                        "a model predicting NaN (%s)" % (env or "default engine"), env)
     # a model's score named as a feature's column: refused, never a column lost or repeated
-    for name in ("integer_adm2", "integer_aim"):
-        one_line_error(R + ["--model", "version=vmaf_v0.6.1:name=" + name, "--json"], 2,
-                       [name, ":name="], "a model named %s" % name)
+    for name in ("integer_adm2", "integer_aim", "VMAF_integer_feature_motion_sad_score"):
+        for env in (None, {"SPEEDQA_MODEL_ENGINE": "libvmaf"}):
+            one_line_error(R + ["--model", "version=vmaf_v0.6.1:name=" + name, "--json"], 2,
+                           [name, ":name="], "a model named %s (%s)" % (name, env or "default"),
+                           env)
     one_line_error(R + ["--model", "version=vmaf_v9"], 2, ["vmaf_v9"], "unknown version")
     one_line_error(R + ["--model", "version=vmaf_v0.6.1", "--model", "version=vmaf_v0.6.1"], 2,
                    ["name="], "two models named vmaf")
