@@ -52,10 +52,10 @@ typedef struct SqFeatureSpec {
 /*
  * Parse one feature string. Returns 0, or with a one-line reason in err:
  * -ENOTSUP for what speedqa does not implement (an unknown feature or
- * option, cambi's options of sq_cambi_refused), which libvmaf may compute; -EINVAL for the rest (a malformed or out-of-range
- * value, an invalid kernelscale, an unknown prescale method, adm's and
- * cambi's option sets with no result: sq_adm_check_options,
- * sq_cambi_check_options).
+ * option, cambi's options of sq_cambi_refused), which libvmaf may compute;
+ * -EINVAL for the rest (a malformed or out-of-range value, an invalid
+ * kernelscale, an unknown prescale method, adm's and cambi's option sets
+ * with no result: sq_adm_check_options, sq_cambi_check_options).
  */
 int sq_feature_parse(SqFeatureSpec *out, const char *str, char *err, size_t errlen);
 
