@@ -252,13 +252,14 @@ int sq_model_run_report(SqModelRun *r, long long sent, long long subsample, SqMo
     for (int m = 0; m < r->n_models; m++)
         for (int k = 0; k < r->rep.n; k++)
             if (!strcmp(r->names[k], r->models[m].name))
-                for (size_t i = 0; i < nf; i++)
-                    if (!isfinite(r->rep.values[i * (size_t)r->rep.n + (size_t)k])) {
+                for (size_t i = 0; i < nf; i++) {
+                    const double y = r->rep.values[i * (size_t)r->rep.n + (size_t)k];
+                    if (!isfinite(y)) {
                         cli_error("--model: model %s predicts %g at frame %llu: no score to give",
-                                  r->models[m].path, r->rep.values[i * (size_t)r->rep.n + (size_t)k],
-                                  r->frames[i]);
+                                  r->models[m].path, y, r->frames[i]);
                         return SQ_EXIT_INPUT;
                     }
+                }
     *rep = (SqModelReport){ r->rep.n, r->names, r->rep.values, r->rep.pooled, nf, r->frames };
     return 0;
 }

@@ -42,7 +42,8 @@ static int lookup_name(const SqVmafSetup *s, const SqModelFeature *f, char *out,
                        size_t len)
 {
     char spec[400], stem[200];
-    if (sq_model_feature_spec(f, spec, sizeof spec) < 0 || sq_model_feature_alias(f->name, stem, sizeof stem)) {
+    if (sq_model_feature_spec(f, spec, sizeof spec) < 0 ||
+        sq_model_feature_alias(f->name, stem, sizeof stem)) {
         snprintf(err, len, "feature %s: speedqa does not name it", f->name);
         return -1;
     }
