@@ -426,6 +426,28 @@ def test_errors():
                         ("adm=adm_norm_view_dist=1", ["3 * 1080"])):
         one_line_error(R + ["--feature", feat], 2, ["--feature"] + words,
                        "--feature %s: refused, not handed to libvmaf" % feat)
+    # a feature asked again (by --feature, or by the model too) is scored once, as vmaf does
+    code, out, err = run(R + ["--model", "version=vmaf_v0.6.1", "--json", "-q", "--frame_cnt", "3",
+                              "--precision", "max"])
+    code2, out2, err2 = run(R + ["--feature", "adm", "--feature", "motion", "--model",
+                                 "version=vmaf_v0.6.1", "--json", "-q", "--frame_cnt", "3",
+                                 "--precision", "max"])
+    strip = lambda t: [f["metrics"] for f in json.loads(t)["frames"]] if t else None
+    check(code == 0 and code2 == 0 and strip(out2) == strip(out),
+          "--feature adm --feature motion with v0.6.1 (which has both): its report (%d %d %r)"
+          % (code, code2, err2))
+    # motion's columns alone in libvmaf's order: as in the model's report (test_equal: libvmaf's)
+    code, out, err = run(R + ["--feature", "motion", "--json", "-q", "--frame_cnt", "2"])
+    alone = list(json.loads(out)["frames"][0]["metrics"]) if code == 0 else []
+    in_model = [k for k in strip(out2)[0] if k in alone] if strip(out2) else []
+    check(code == 0 and len(alone) == 3 and alone == in_model,
+          "--feature motion: its columns in the model report's (libvmaf's) order (%s / %s)"
+          % (alone, in_model))
+    code, out, err = run(R + ["--feature", "adm", "--feature", "adm=adm_enhn_gain_limit=100",
+                              "--json", "-q", "--frame_cnt", "2"])
+    m = list(json.loads(out)["frames"][0]["metrics"]) if code == 0 else []
+    check(code == 0 and len(m) == 7 and len(set(m)) == 7,
+          "adm twice (default options spelt out): its 7 columns once (%d %r %s)" % (code, err, m))
     code, out, err = run(R + ["--feature", "motion=motion_five_frame_window=true", "--json", "-q"])
     m = json.loads(out)["frames"][0]["metrics"] if code == 0 else {}
     check(code == 0 and "integer_motion2_mffw" in m,
