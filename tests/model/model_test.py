@@ -338,6 +338,30 @@ def test_digits():
               "score_clip %r: the report's text is libvmaf's (%d %r)" % (v, code, err))
 
 
+def test_sad_model():
+    """A model reading motion's SAD score (which libvmaf prints under its full name): speedqa's
+    own engine scores it, equal to libvmaf's run of the model."""
+    (ref_rel, dis_rel), = [p for p in pairs() if "642x362" in p[0]][:1]
+    ref, dis = clip(ref_rel), clip(dis_rel)
+    doc = json.load(open(model_file("vmaf_v1.0.16_3d0h")))
+    names = doc["model_dict"]["feature_names"]
+    names[[k for k, n in enumerate(names) if "motion" in n][0]] = "VMAF_integer_feature_motion_sad_score"
+    path = os.path.join(WORK, "sad.json")
+    with open(path, "w") as f:
+        json.dump(doc, f)
+    code, so, se = run([VMAF_REF, ref, dis, path, os.path.join(WORK, "sad.libvmaf.json"),
+                        str(MAX_FRAMES)])
+    want = json.loads(so) if code == 0 else None
+    for env in (None, {"SPEEDQA_MODEL_ENGINE": "native"}):
+        code2, out, err = run([SPEEDQA, "-r", ref, "-d", dis, "--model", "path=" + path, "--json",
+                               "-q", "--precision", "max", "--frame_cnt", str(MAX_FRAMES)], env)
+        got = [f["metrics"]["vmaf"] for f in json.loads(out)["frames"]] if code2 == 0 else None
+        check(want is not None and got is not None and
+              ["%.17g" % x for x in got] == ["%.17g" % x for x in want["frames"]],
+              "a model of motion's SAD score (%s): libvmaf's vmaf (%d %r %d %r)"
+              % (env or "default engine", code, se, code2, err))
+
+
 def test_errors():
     (ref_rel, dis_rel), = [p for p in pairs() if "642x362" in p[0]][:1]
     ref, dis = clip(ref_rel), clip(dis_rel)
@@ -750,7 +774,7 @@ def test_hwaccel():
 
 
 os.makedirs(WORK, exist_ok=True)
-{"equal": test_equal, "ladder": lambda: (test_ladder(), test_batch(), test_batch_models()), "errors": lambda: (test_errors(), test_digits()), "layouts": test_layouts,
+{"equal": test_equal, "ladder": lambda: (test_ladder(), test_batch(), test_batch_models()), "errors": lambda: (test_errors(), test_digits(), test_sad_model()), "layouts": test_layouts,
  "backends": test_backends, "hwaccel": test_hwaccel, "native": test_native,
  "equal-gpu": test_equal_gpu,
  "nolibvmaf": lambda: (test_nolibvmaf(), test_nolibvmaf_engine())}[MODE]()

@@ -274,6 +274,9 @@ int sq_model_feature_alias(const char *feature, char *out, size_t len)
         { "Speed_chroma_feature_", "" }, { "Speed_temporal_feature_", "" },
     };
     const size_t fl = strlen(feature);
+    /* libvmaf's alias map has none for the SAD score (spec 5.3): its full name */
+    if (!strcmp(feature, "VMAF_integer_feature_motion_sad_score"))
+        return (size_t)snprintf(out, len, "%s", feature) < len ? 0 : -1;
     for (size_t i = 0; i < sizeof pre / sizeof pre[0]; i++) {
         const size_t pl = strlen(pre[i][0]);
         if (strncmp(feature, pre[i][0], pl) || fl < pl + 6 || strcmp(feature + fl - 6, "_score"))

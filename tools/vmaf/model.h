@@ -58,7 +58,8 @@ int sq_model_add(SqModel *models, int n, const char *spec, char *err, size_t len
 int sq_model_load(SqModel *m, const char *path, char *err, size_t len);
 
 /* The name libvmaf prints feature (a provided name) under, without its
- * options' suffix (integer_adm2 for VMAF_integer_feature_adm2_score), or -1. */
+ * options' suffix (integer_adm2 for VMAF_integer_feature_adm2_score; the
+ * SAD score keeps its full name), or -1. */
 int sq_model_feature_alias(const char *feature, char *out, size_t len);
 
 /* A model file's JSON (at most 64 MiB), or NULL with one line in err. */
