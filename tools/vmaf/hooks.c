@@ -14,6 +14,16 @@
 #include "bridge.h"
 #endif
 
+/* Whether f is one of list[0..n) by the library's rule (cli_same_feature):
+ * one name with the same options, however they are spelt. */
+static int repeats(const char **list, int n, const char *f)
+{
+    for (int j = 0; j < n; j++)
+        if (cli_same_feature(list[j], f))
+            return 1;
+    return 0;
+}
+
 int sq_model_job_features(const char *const *user, const SqModel *models, int n_models,
                           const char **out, char (*buf)[400], int max)
 {
@@ -28,10 +38,7 @@ int sq_model_job_features(const char *const *user, const SqModel *models, int n_
                 cli_error("--model: %s: feature %s: options too long", models[m].path, f->name);
                 return -1;
             }
-            int dup = 0;
-            for (int i = 0; i < n; i++)
-                dup |= !strcmp(buf[i], spec);
-            if (dup)
+            if (repeats(out, n, spec))
                 continue;
             if (n == max) {
                 cli_error("--model: the models need more than %d speedqa features", max);
@@ -42,10 +49,7 @@ int sq_model_job_features(const char *const *user, const SqModel *models, int n_
             n++;
         }
     for (int i = 0; user && user[i]; i++) {
-        int seen = 0;
-        for (int j = 0; j < n && !seen; j++)
-            seen = cli_same_feature(out[j], user[i]);
-        if (seen)
+        if (repeats(out, n, user[i]))
             continue;
         if (n == max) {
             cli_error("--feature with --model: at most %d speedqa features in all", max);
