@@ -327,9 +327,9 @@ int sq_model_add(SqModel *models, int n, const char *spec, char *err, size_t len
             return -1;
         }
     /* a model's score named as a feature's column would take its place (libvmaf's
-     * report) or repeat a key: names of libvmaf's feature families (its extra
-     * columns too: aim, the scales, the SAD), then every model against every
-     * model's features */
+     * report) or repeat a key: the names of libvmaf's feature families (every
+     * alias sq_model_feature_alias gives, and the extra columns: aim, the
+     * scales, the SAD) are refused */
     static const char *const family[] = { "VMAF_", "integer_", "float_", "psnr", "ciede",
                                           "cambi", "Cambi_", "speed_", "Speed_" };
     for (size_t i = 0; i < sizeof family / sizeof family[0]; i++)
@@ -338,16 +338,5 @@ int sq_model_add(SqModel *models, int n, const char *spec, char *err, size_t len
                      "it another :name=...", m->name, family[i]);
             return -1;
         }
-    for (int i = 0; i <= n; i++)
-        for (int j = 0; j <= n; j++)
-            for (int k = 0; k < models[j].nfeatures; k++) {
-                char alias[200];
-                if (!sq_model_feature_alias(models[j].f[k].name, alias, sizeof alias) &&
-                    (i == n || j == n) && !strcmp(alias, models[i].name)) {
-                    snprintf(err, len, "--model: a model named '%s' as a feature's column: give "
-                             "it another :name=...", models[i].name);
-                    return -1;
-                }
-            }
     return 0;
 }
