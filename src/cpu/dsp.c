@@ -316,6 +316,12 @@ static void vif_sub_row_c(const uint16_t *x, ptrdiff_t xs, int w, int h, int s, 
     sq_vi_sub_hrow(t, s, 0, w / 2, out);
 }
 
+static void vif_log_c(const uint64_t *v, int n, const uint16_t *lt, int64_t *out)
+{
+    for (int k = 0; k < n; k++)
+        out[k] = sq_vi_log(lt, v[k]);
+}
+
 static pthread_once_t flags_once = PTHREAD_ONCE_INIT;
 static unsigned flags_word;
 
@@ -371,6 +377,7 @@ void sq_dsp_init(SqDsp *d, unsigned flags)
     d->vif_vrow = vif_vrow_c;
     d->vif_hrow = vif_hrow_c;
     d->vif_sub_row = vif_sub_row_c;
+    d->vif_log = vif_log_c;
     d->vgran = 1;
     sq_dsp_init_arch(d, flags & sq_cpu_flags());
 }

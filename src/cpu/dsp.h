@@ -251,6 +251,9 @@ typedef struct SqDsp {
                      int64_t *acc);
     void (*vif_sub_row)(const uint16_t *x, ptrdiff_t xs, int w, int h, int s, int bpc, int i,
                         uint32_t *t, uint16_t *out);
+    /* sq_vi_log of n integers in [2^16, 2^53): the rows' logs alone, which checkkernel
+     * compares for every table index (levels may compute them without lt) */
+    void (*vif_log)(const uint64_t *v, int n, const uint16_t *lt, int64_t *out);
     /* Column granularity of vfilt_*: spans closer than this are merged. */
     int vgran;
 } SqDsp;

@@ -105,7 +105,8 @@ struct SqVcParams;
     void N(sq_vif_hrow)(const uint32_t *const *t, int w, int s, double egl,                    \
                         const uint16_t *lt, int64_t *acc);                                     \
     void N(sq_vif_sub_row)(const uint16_t *x, ptrdiff_t xs, int w, int h, int s, int bpc,      \
-                           int i, uint32_t *t, uint16_t *out);
+                           int i, uint32_t *t, uint16_t *out);                                 \
+    void N(sq_vif_log)(const uint64_t *v, int n, const uint16_t *lt, int64_t *out);
 
 /* All the groups: a level that instantiates every template in full. */
 #define SQ_SIMD_PROTOS_ALL(N)        \
@@ -157,6 +158,7 @@ struct SqVcParams;
         (d)->vif_vrow = N(sq_vif_vrow);       \
         (d)->vif_hrow = N(sq_vif_hrow);       \
         (d)->vif_sub_row = N(sq_vif_sub_row); \
+        (d)->vif_log = N(sq_vif_log);         \
     } while (0)
 
 #endif

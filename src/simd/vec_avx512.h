@@ -313,6 +313,15 @@ V_AI vq vq_gather_u16(const uint16_t *lt, vq idx)
     return _mm512_cvtepu32_epi64(_mm256_and_si256(w, _mm256_set1_epi32(0xffff)));
 }
 #endif
+/*
+ * VIF's log2 without gathers (simd/vif_terms_tmpl.h): a 16-entry table of
+ * doubles in two registers, indexed by the low 4 bits of each lane of idx,
+ * and a fused multiply-add (one rounding, as IEEE defines it everywhere).
+ */
+#define V_PERM16 1
+V_AI vd vd_perm16(vd lo, vd hi, vq idx) { return _mm512_permutex2var_pd(lo, idx, hi); }
+V_AI vd vd_fma(vd a, vd b, vd c) { return _mm512_fmadd_pd(a, b, c); }
+V_AI vq vq_or(vq a, vq b) { return _mm512_or_si512(a, b); }
 /* a's and then b's elements as int16 (saturating: as vec_avx2.h's), pairs in 32-bit lanes */
 V_AI vs vs_pack16(vs a, vs b)
 {

@@ -5,8 +5,8 @@
  * its order (sv and the product truncated toward zero as its conversions
  * do; n2 < 2^53 adds exactly), and 2048 log2 of an integer v >= 2^16 is its
  * exponent k + 15 and the table at v >> k, whose index is the top 15 bits
- * of v's mantissa (integer lanes, no conversion), read by vq_gather_u16.
- * The pixel's cases are masks, its terms (integers) summed in double lanes.
+ * of v's mantissa (integer lanes, no conversion), read by vq_gather_u16
+ * (levels with V_PERM16 compute the entry: vi_logd). The pixel's cases are masks, its terms (integers) summed in double lanes.
  * A vector whose sigma1 are all below the noise skips the logs (vi_sig);
  * levels with vs_compress pack the pixels that take logs instead.
  */
@@ -35,6 +35,55 @@ static inline vq vi_log(vd v, const uint16_t *lt)
     return vq_add(vq_gather_u16(lt, i), vq_sllv(k, vq_set1(11)));
 }
 
+#ifdef V_PERM16
+/*
+ * vi_log without the gather, whose one instruction costs more than the ~20
+ * here: 2048 log2 of an integer v in [2^16, 2^53) as a double. The table's
+ * entry for v's index i is 2048 f32(log2 i) rounded half away from zero
+ * (spec 4.4): any y within 7.3e-9 of log2 i, rounded to float, gives that
+ * entry (tools/gen_vif_log2.py computes the margin and the constants). So
+ * from x = 1 + (i - 2^15) / 2^15 (v's top 15 mantissa bits under exponent
+ * 0): its 16th of [1, 2) gives c ~ 1/x and t = 15 - log2 c from registers,
+ * log2 (x c) = log2 (1 + r), |r| <= 1/32, by its degree-5 Taylor
+ * polynomial (error below 2.3e-10, 30 times inside the margin), and t plus
+ * it, rounded to float, gives the entry. checkkernel's vif_log compares
+ * every i at every exponent.
+ */
+V_AI vd vi_logd(vd v)
+{
+    static const double inv[16] = {
+        0x1.f07c1f07c1f08p-1, 0x1.d41d41d41d41dp-1, 0x1.bacf914c1bad0p-1, 0x1.a41a41a41a41ap-1,
+        0x1.8f9c18f9c18fap-1, 0x1.7d05f417d05f4p-1, 0x1.6c16c16c16c17p-1, 0x1.5c9882b931057p-1,
+        0x1.4e5e0a72f0539p-1, 0x1.4141414141414p-1, 0x1.3521cfb2b78c1p-1, 0x1.29e4129e4129ep-1,
+        0x1.1f7047dc11f70p-1, 0x1.15b1e5f75270dp-1, 0x1.0c9714fbcda3bp-1, 0x1.0410410410410p-1,
+    };
+    static const double t15[16] = {
+        0x1.e16bad3758efep+3, 0x1.e4231623369e8p+3, 0x1.e6b3d78b6d3b2p+3, 0x1.e92203d58703ap+3,
+        0x1.eb7110e6ce867p+3, 0x1.eda3f5fb9c415p+3, 0x1.efbd42b465836p+3, 0x1.f1bf311e95d01p+3,
+        0x1.f3abb3faa0216p+3, 0x1.f5848226989d3p+3, 0x1.f74b1fd64e075p+3, 0x1.f900e6160002dp+3,
+        0x1.faa708f58014dp+3, 0x1.fc3e9ca2e1a05p+3, 0x1.fdc899ab3ff57p+3, 0x1.ff45e08bcf065p+3,
+    };
+    /* (-1)^(n+1) / (n ln 2), n = 1 .. 5 */
+    static const double cf[5] = {
+        0x1.71547652b82fep+0, -0x1.71547652b82fep-1, 0x1.ec709dc3a03fdp-2,
+        -0x1.71547652b82fep-2, 0x1.2776c50ef9bfep-2,
+    };
+    const vq b = vd_bits(v);
+    const vq seg = vq_srl(b, 48); /* the top 4 mantissa bits lowest: the lookup's index */
+    const vd x = vq_bits(vq_or(vq_and(b, vq_set1(0x000fffe000000000)), vq_set1(0x3ff0000000000000)));
+    const vd r = vd_fma(x, vd_perm16(vd_load(inv), vd_load(inv + 8), seg), vd_set1(-1.0));
+    vd p = vd_set1(cf[4]);
+    for (int n = 3; n >= 0; n--)
+        p = vd_fma(p, r, vd_set1(cf[n]));
+    const vd y = vd_fma(p, r, vd_perm16(vd_load(t15), vd_load(t15 + 8), seg));
+    const vd e = vd_floor(vd_fma(vd_f32(y), vd_set1(2048.0), vd_set1(0.5)));
+    /* v's exponent less 15, exact: 2^52 + it as a double's bits, less 2^52 + 1023 + 15 */
+    const vd k = vd_sub(vq_bits(vq_or(vq_srl(b, 52), vq_set1(0x4330000000000000))),
+                        vd_set1(4503599627370496.0 + 1038.0));
+    return vd_fma(k, vd_set1(2048.0), e);
+}
+#endif
+
 /*
  * VD_N pixels' log terms (sq_vi_pixel's num_log and den_log) added to a0,
  * a1, each masked to the pixels it has (mden: sigma1 >= SQ_VI_NSQ): a lane
@@ -54,10 +103,18 @@ V_AI vdm vi_logs(vd s1, vd s2, vd s12, double egl, const uint16_t *lt, vd *a0, v
     g = vd_min(g, vd_set1(egl));
     const vd n1 = vd_add(sv, nsq);
     const vd n2 = vd_add(vd_trunc(vd_mul(vd_mul(g, g), s1)), n1);
+#ifdef V_PERM16
+    (void)lt;
+    const vd den = vd_sub(vi_logd(vd_sel(mden, vd_add(s1, nsq), safe)), vd_set1(2048.0 * 17));
+    const vd num = vd_sub(vi_logd(vd_sel(mnum, n2, safe)), vi_logd(vd_sel(mnum, n1, safe)));
+    *a0 = vd_add(*a0, num);
+    *a1 = vd_add(*a1, den);
+#else
     const vq den = vq_sub(vi_log(vd_sel(mden, vd_add(s1, nsq), safe), lt), vq_set1(2048 * 17));
     const vq num = vq_sub(vi_log(vd_sel(mnum, n2, safe), lt), vi_log(vd_sel(mnum, n1, safe), lt));
     *a0 = vd_add(*a0, vq_to_vd(num));
     *a1 = vd_add(*a1, vq_to_vd(den));
+#endif
     return mden;
 }
 

@@ -369,6 +369,28 @@ void V_NAME(sq_vif_hrow)(const uint32_t *const *t, int w, int s, double egl, con
     acc[3] = a.den_nonlog;
 }
 
+void V_NAME(sq_vif_log)(const uint64_t *v, int n, const uint16_t *lt, int64_t *out)
+{
+    int k = 0;
+    for (; k + VD_N <= n; k += VD_N) {
+        double d[VD_N];
+        for (int l = 0; l < VD_N; l++)
+            d[l] = (double)v[k + l];
+#ifdef V_PERM16
+        vd_store(d, vi_logd(vd_load(d)));
+        for (int l = 0; l < VD_N; l++)
+            out[k + l] = (int64_t)d[l];
+#else
+        int32_t o[VD_N];
+        vq_store_i32(o, vi_log(vd_load(d), lt));
+        for (int l = 0; l < VD_N; l++)
+            out[k + l] = o[l];
+#endif
+    }
+    for (; k < n; k++)
+        out[k] = sq_vi_log(lt, v[k]);
+}
+
 /* Sum f_k v_k over taps (f0, f1) of 8-bit scale 1 in int16 pairs: p01 holds two rows' or columns' values. */
 V_AI vs vi_pair(vs acc, vs p01, int k, int r)
 {

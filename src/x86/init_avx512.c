@@ -65,10 +65,12 @@ void SQ_X512(sq_dsp_fill)(SqDsp *d, unsigned ext)
     d->vif_vrow = SQ_X512(sq_vif_vrow);
     d->vif_hrow = SQ_X512(sq_vif_hrow);
     d->vif_sub_row = SQ_X512(sq_vif_sub_row);
+    d->vif_log = SQ_X512(sq_vif_log);
     if (ext & SQ_X86_VNNI) {
         d->vif_vrow = SQ_X512V(sq_vif_vrow);
         d->vif_hrow = SQ_X512V(sq_vif_hrow);
         d->vif_sub_row = SQ_X512V(sq_vif_sub_row);
+        d->vif_log = SQ_X512V(sq_vif_log);
     }
     d->vgran = 16;
 }

@@ -1,5 +1,6 @@
 /*
- * The VIF rows (vif_vrow, vif_hrow, vif_sub_row) against the C table's (the
+ * The VIF rows (vif_vrow, vif_hrow, vif_sub_row) and logs (vif_log, every
+ * table index) against the C table's (the
  * math's sq_vi_* rows) on random planes: widths 1..300 (tails of every
  * length, multiples of 64 with none), every scale, depths 8..16 at scale 0
  * and 8.8 values after it, fills at the range's edges (0 against the
@@ -11,6 +12,7 @@
 #include <string.h>
 
 #include "checkkernel.h"
+#include "feature/vif.h"
 #include "math/vmaf_vif.h"
 
 #define NCASES 300
@@ -88,13 +90,58 @@ static void check_vrow(const CkCtx *c, const CkLevel *l)
     ck_end();
 }
 
+static uint16_t *real_table(void)
+{
+    uint16_t *lt = calloc(SQ_VI_LT_ALLOC, sizeof *lt);
+    sq_vif_log_table(lt);
+    return lt;
+}
+
+/*
+ * vif_log against the table for every index (the top 15 bits below the
+ * leading one) at every exponent the terms reach (2^16 .. 2^52), the bits
+ * below the index random, in a random order of lanes.
+ */
+static void check_log(const CkCtx *c, const CkLevel *l)
+{
+    ck_begin("vif_log", l->name);
+    uint16_t *lt = real_table();
+    enum { N = SQ_VI_LT_N };
+    uint64_t *v = malloc(N * sizeof *v);
+    int64_t *a = malloc(N * sizeof *a), *b = malloc(N * sizeof *b);
+    for (int e = 16; e <= 52; e++) {
+        for (int i = 0; i < N; i++) {
+            const uint64_t low = ((uint64_t)ck_rand() << 32 | ck_rand()) & ((1ull << (e - 15)) - 1);
+            v[i] = ((uint64_t)(N + i) << (e - 15)) | low;
+        }
+        for (int i = N - 1; i > 0; i--) {
+            const int j = (int)(ck_rand() % (uint32_t)(i + 1));
+            const uint64_t t = v[i];
+            v[i] = v[j];
+            v[j] = t;
+        }
+        const int n = N - ck_irand(0, 7); /* a tail the vectors leave */
+        c->ref.vif_log(v, n, lt, a);
+        l->dsp.vif_log(v, n, lt, b);
+        for (int i = 0; i < n; i++)
+            if (a[i] != b[i]) {
+                ck_fail("log of %llu: %lld, want %lld", (unsigned long long)v[i], (long long)b[i],
+                        (long long)a[i]);
+                break;
+            }
+    }
+    free(v);
+    free(a);
+    free(b);
+    free(lt);
+    ck_end();
+}
+
 static void check_hrow(const CkCtx *c, const CkLevel *l)
 {
     ck_begin("vif_hrow", l->name);
-    uint16_t *lt = calloc(SQ_VI_LT_ALLOC, sizeof *lt);
-    /* any increasing table will do for equality (feature/vif.c builds the real one) */
-    for (int i = 0; i < SQ_VI_LT_N; i++)
-        lt[i] = (uint16_t)(30720 + i / 16);
+    /* the real table: a level may compute its entries instead of reading them (vif_log) */
+    uint16_t *lt = real_table();
     for (int n = 0; n < NCASES; n++) {
         const int s = ck_irand(0, 3), r = sq_vi_half(s), w = rand_w();
         const int bpc = ck_chance(40) ? 8 : ck_irand(9, 16);
@@ -199,9 +246,7 @@ static void bench_level(const CkCtx *c, const CkLevel *l)
             x[(size_t)r * w + q] = (uint16_t)v;
             y[(size_t)r * w + q] = (uint16_t)(v + (int)(ck_rand() % 9) - 4 < 0 ? 0 : v + (int)(ck_rand() % 5));
         }
-    uint16_t *lt = calloc(SQ_VI_LT_ALLOC, sizeof *lt), *out = calloc((size_t)w, 2);
-    for (int i = 0; i < SQ_VI_LT_N; i++)
-        lt[i] = (uint16_t)(30720 + i / 16);
+    uint16_t *lt = real_table(), *out = calloc((size_t)w, 2);
     uint32_t *buf = calloc((size_t)5 * (w + 2 * RPAD), 4), *sub = calloc((size_t)w + 2 * RPAD, 4);
     VArgs a = { .x = x, .y = y, .lt = lt, .sub = sub + RPAD, .out = out, .w = w, .h = h };
     rows_new(buf, a.t, w);
@@ -229,6 +274,8 @@ void ck_vif(const CkCtx *c)
     for (int i = 0; i < c->nlvl; i++) {
         if (ck_wanted(c, "vif_vrow"))
             check_vrow(c, &c->lvl[i]);
+        if (ck_wanted(c, "vif_log"))
+            check_log(c, &c->lvl[i]);
         if (ck_wanted(c, "vif_hrow"))
             check_hrow(c, &c->lvl[i]);
         if (ck_wanted(c, "vif_sub_row"))
