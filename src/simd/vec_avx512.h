@@ -322,6 +322,17 @@ V_AI vq vq_gather_u16(const uint16_t *lt, vq idx)
 V_AI vd vd_perm16(vd lo, vd hi, vq idx) { return _mm512_permutex2var_pd(lo, idx, hi); }
 V_AI vd vd_fma(vd a, vd b, vd c) { return _mm512_fmadd_pd(a, b, c); }
 V_AI vq vq_or(vq a, vq b) { return _mm512_or_si512(a, b); }
+/* floor(log2 |v|) of normal doubles, exact (SIMDe lacks getexp: from the exponent's bits) */
+#ifdef SQ_AVX512_EMU
+V_AI vd vd_getexp(vd v)
+{
+    const __m512i e = _mm512_srli_epi64(_mm512_castpd_si512(v), 52);
+    return _mm512_sub_pd(_mm512_castsi512_pd(_mm512_or_si512(e, _mm512_set1_epi64(0x4330000000000000))),
+                         _mm512_set1_pd(4503599627370496.0 + 1023.0));
+}
+#else
+V_AI vd vd_getexp(vd v) { return _mm512_getexp_pd(v); }
+#endif
 /* a's and then b's elements as int16 (saturating: as vec_avx2.h's), pairs in 32-bit lanes */
 V_AI vs vs_pack16(vs a, vs b)
 {

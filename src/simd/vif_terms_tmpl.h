@@ -46,8 +46,9 @@ static inline vq vi_log(vd v, const uint16_t *lt)
  * 0): its 16th of [1, 2) gives c ~ 1/x and t = 15 - log2 c from registers,
  * log2 (x c) = log2 (1 + r), |r| <= 1/32, by its degree-5 Taylor
  * polynomial (error below 2.3e-10, 30 times inside the margin), and t plus
- * it, rounded to float, gives the entry. checkkernel's vif_log compares
- * every i at every exponent.
+ * it, rounded to float, gives the entry. Returns the entry plus 2048 times
+ * v's exponent: 2048 log2 v + 2048 15, the offset the terms' differences
+ * cancel. checkkernel's vif_log compares every i at every exponent.
  */
 V_AI vd vi_logd(vd v)
 {
@@ -76,11 +77,11 @@ V_AI vd vi_logd(vd v)
     for (int n = 3; n >= 0; n--)
         p = vd_fma(p, r, vd_set1(cf[n]));
     const vd y = vd_fma(p, r, vd_perm16(vd_load(t15), vd_load(t15 + 8), seg));
-    const vd e = vd_floor(vd_fma(vd_f32(y), vd_set1(2048.0), vd_set1(0.5)));
-    /* v's exponent less 15, exact: 2^52 + it as a double's bits, less 2^52 + 1023 + 15 */
-    const vd k = vd_sub(vq_bits(vq_or(vq_srl(b, 52), vq_set1(0x4330000000000000))),
-                        vd_set1(4503599627370496.0 + 1038.0));
-    return vd_fma(k, vd_set1(2048.0), e);
+    /* y rounded to float: to a multiple of 2^-20 (a float's spacing in [8, 16)), to even, as
+     * the conversion rounds, by adding and taking back 1.5 2^32 (whose spacing is 2^-20) */
+    const vd c = vd_set1(6442450944.0);
+    const vd e = vd_floor(vd_fma(vd_sub(vd_add(y, c), c), vd_set1(2048.0), vd_set1(0.5)));
+    return vd_fma(vd_getexp(v), vd_set1(2048.0), e);
 }
 #endif
 
@@ -105,7 +106,7 @@ V_AI vdm vi_logs(vd s1, vd s2, vd s12, double egl, const uint16_t *lt, vd *a0, v
     const vd n2 = vd_add(vd_trunc(vd_mul(vd_mul(g, g), s1)), n1);
 #ifdef V_PERM16
     (void)lt;
-    const vd den = vd_sub(vi_logd(vd_sel(mden, vd_add(s1, nsq), safe)), vd_set1(2048.0 * 17));
+    const vd den = vd_sub(vi_logd(vd_sel(mden, vd_add(s1, nsq), safe)), vd_set1(2048.0 * (17 + 15)));
     const vd num = vd_sub(vi_logd(vd_sel(mnum, n2, safe)), vi_logd(vd_sel(mnum, n1, safe)));
     *a0 = vd_add(*a0, num);
     *a1 = vd_add(*a1, den);
