@@ -44,12 +44,14 @@ static inline vq vi_log(vd v, const uint16_t *lt)
  * entry (tools/gen_vif_log2.py computes the margin and the constants). So
  * from x = 1 + (i - 2^15) / 2^15 (v's top 15 mantissa bits under exponent
  * 0): its 16th of [1, 2) gives c ~ 1/x and t = 15 - log2 c from registers,
- * log2 (x c) = log2 (1 + r), |r| <= 1/32, by its degree-5 Taylor
- * polynomial (error below 2.3e-10, 30 times inside the margin), and t plus
- * it, rounded to float, gives the entry. Returns the entry plus 2048 times
- * v's exponent: 2048 log2 v + 2048 15, the offset the terms' differences
- * cancel. checkkernel's vif_log compares every i at every exponent.
+ * log2 (x c) = log2 (1 + r), |r| <= 1/32, by a degree-4 polynomial
+ * (error below 4.8e-10, 15 times inside the margin), and t plus it,
+ * rounded to float, gives the entry. Returns the entry plus 2048 times v's
+ * exponent plus SQ_VI_LOG_BIAS: 2048 log2 v + 2048 15 + the bias, which
+ * the terms' differences cancel. checkkernel's vif_log compares every i at
+ * every exponent.
  */
+#define SQ_VI_LOG_BIAS 6755399441055744.0
 V_AI vd vi_logd(vd v)
 {
     static const double inv[16] = {
@@ -64,23 +66,25 @@ V_AI vd vi_logd(vd v)
         0x1.f3abb3faa0216p+3, 0x1.f5848226989d3p+3, 0x1.f74b1fd64e075p+3, 0x1.f900e6160002dp+3,
         0x1.faa708f58014dp+3, 0x1.fc3e9ca2e1a05p+3, 0x1.fdc899ab3ff57p+3, 0x1.ff45e08bcf065p+3,
     };
-    /* (-1)^(n+1) / (n ln 2), n = 1 .. 5 */
-    static const double cf[5] = {
-        0x1.71547652b82fep+0, -0x1.71547652b82fep-1, 0x1.ec709dc3a03fdp-2,
-        -0x1.71547652b82fep-2, 0x1.2776c50ef9bfep-2,
+    /* log2 (1 + r) ~ r (cf[0] + r (cf[1] + r (cf[2] + r cf[3]))) on |r| <= 0.0304 (Chebyshev) */
+    static const double cf[4] = {
+        0x1.71547507b088bp+0, -0x1.7154742afaefap-1, 0x1.ecc80d48c1164p-2, -0x1.719d53df5538ep-2,
     };
     const vq b = vd_bits(v);
     const vq seg = vq_srl(b, 48); /* the top 4 mantissa bits lowest: the lookup's index */
     const vd x = vq_bits(vq_or(vq_and(b, vq_set1(0x000fffe000000000)), vq_set1(0x3ff0000000000000)));
     const vd r = vd_fma(x, vd_perm16(vd_load(inv), vd_load(inv + 8), seg), vd_set1(-1.0));
-    vd p = vd_set1(cf[4]);
-    for (int n = 3; n >= 0; n--)
+    vd p = vd_set1(cf[3]);
+    for (int n = 2; n >= 0; n--)
         p = vd_fma(p, r, vd_set1(cf[n]));
     const vd y = vd_fma(p, r, vd_perm16(vd_load(t15), vd_load(t15 + 8), seg));
     /* y rounded to float: to a multiple of 2^-20 (a float's spacing in [8, 16)), to even, as
      * the conversion rounds, by adding and taking back 1.5 2^32 (whose spacing is 2^-20) */
     const vd c = vd_set1(6442450944.0);
-    const vd e = vd_floor(vd_fma(vd_sub(vd_add(y, c), c), vd_set1(2048.0), vd_set1(0.5)));
+    const vd f = vd_sub(vd_add(y, c), c);
+    /* floor(2048 f + 1/2) = 2048 f + 2^-10 rounded to nearest (2048 f is a multiple of 2^-9,
+     * so no tie), as added to SQ_VI_LOG_BIAS (1.5 2^52, spacing 1): the bias stays */
+    const vd e = vd_add(vd_fma(f, vd_set1(2048.0), vd_set1(0x1p-10)), vd_set1(SQ_VI_LOG_BIAS));
     return vd_fma(vd_getexp(v), vd_set1(2048.0), e);
 }
 #endif
@@ -106,7 +110,8 @@ V_AI vdm vi_logs(vd s1, vd s2, vd s12, double egl, const uint16_t *lt, vd *a0, v
     const vd n2 = vd_add(vd_trunc(vd_mul(vd_mul(g, g), s1)), n1);
 #ifdef V_PERM16
     (void)lt;
-    const vd den = vd_sub(vi_logd(vd_sel(mden, vd_add(s1, nsq), safe)), vd_set1(2048.0 * (17 + 15)));
+    const vd den = vd_sub(vi_logd(vd_sel(mden, vd_add(s1, nsq), safe)),
+                          vd_set1(SQ_VI_LOG_BIAS + 2048.0 * (17 + 15)));
     const vd num = vd_sub(vi_logd(vd_sel(mnum, n2, safe)), vi_logd(vd_sel(mnum, n1, safe)));
     *a0 = vd_add(*a0, num);
     *a1 = vd_add(*a1, den);

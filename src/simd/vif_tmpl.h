@@ -377,7 +377,7 @@ void V_NAME(sq_vif_log)(const uint64_t *v, int n, const uint16_t *lt, int64_t *o
         for (int l = 0; l < VD_N; l++)
             d[l] = (double)v[k + l];
 #ifdef V_PERM16
-        vd_store(d, vd_sub(vi_logd(vd_load(d)), vd_set1(2048.0 * 15)));
+        vd_store(d, vd_sub(vi_logd(vd_load(d)), vd_set1(SQ_VI_LOG_BIAS + 2048.0 * 15)));
         for (int l = 0; l < VD_N; l++)
             out[k + l] = (int64_t)d[l];
 #else
