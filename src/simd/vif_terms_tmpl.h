@@ -6,7 +6,8 @@
  * do; n2 < 2^53 adds exactly), and 2048 log2 of an integer v >= 2^16 is its
  * exponent k + 15 and the table at v >> k, whose index is the top 15 bits
  * of v's mantissa (integer lanes, no conversion), read by vq_gather_u16
- * (levels with V_PERM16 compute the entry: vi_logd). The pixel's cases are masks, its terms (integers) summed in double lanes.
+ * (levels with V_PERM16 compute the entry: vi_logd). The pixel's cases
+ * are masks, its terms (integers) summed in double lanes.
  * A vector whose sigma1 are all below the noise skips the logs (vi_sig);
  * levels with vs_compress pack the pixels that take logs instead.
  */
@@ -37,7 +38,7 @@ static inline vq vi_log(vd v, const uint16_t *lt)
 
 #ifdef V_PERM16
 /*
- * vi_log without the gather, whose one instruction costs more than the ~20
+ * vi_log without the gather, whose one instruction costs more than the ~17
  * here: 2048 log2 of an integer v in [2^16, 2^53) as a double. The table's
  * entry for v's index i is 2048 f32(log2 i) rounded half away from zero
  * (spec 4.4): any y within 7.3e-9 of log2 i, rounded to float, gives that
