@@ -208,6 +208,7 @@ int speedqa_open(SpeedqaContext **out, const SpeedqaSettings *s)
                     ret = SPEEDQA_ERR(EEXIST);
                     goto fail;
                 }
+            c->name_feat[c->nscores] = c->nfeat - 1;
             memcpy(c->names[c->nscores++], name, sizeof(name));
         }
     }
@@ -290,6 +291,11 @@ int speedqa_rows_read(const SpeedqaContext *c, int plane, uint8_t *mark, int row
 const char *speedqa_score_name(const SpeedqaContext *c, int i)
 {
     return c && i >= 0 && i < c->nscores ? c->names[i] : NULL;
+}
+
+int speedqa_score_feature(const SpeedqaContext *c, int i)
+{
+    return c && i >= 0 && i < c->nscores ? c->name_feat[i] : SPEEDQA_ERR(EINVAL);
 }
 
 const char *speedqa_backend_name(const SpeedqaContext *c)

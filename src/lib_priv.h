@@ -30,6 +30,7 @@ struct SpeedqaContext {
     SqFeature feat[SPEEDQA_MAX_FEATURES];
     int nscores;
     char names[SQ_MAX_SCORES][320];
+    int name_feat[SQ_MAX_SCORES]; /* the feature (index in feat) giving each name */
     /* the last frame received, what its SpeedqaScores point at */
     double values[SPEEDQA_MAX_DISTORTED][SQ_MAX_SCORES];
     uint8_t undefined[SPEEDQA_MAX_DISTORTED][SQ_MAX_SCORES];

@@ -85,7 +85,8 @@ static int run_ladder(const SqJob *job_in, SqJobStream *const *st, int n, char *
         goto end;
     sq_job_stage("context open");
     for (int d = 0; use_vmaf && d < run.n; d++)
-        if ((ret = sq_model_run_open(&s[d].vm, cfg, models, n_models, fr, job->threads)) != 0)
+        if ((ret = sq_model_run_open(&s[d].vm, cfg, models, n_models, job->features, fr,
+                                           job->threads)) != 0)
             goto end;
     const int nscores = run.ctx ? speedqa_score_count(run.ctx) : 0;
     for (int d = 0; d < run.n; d++) {

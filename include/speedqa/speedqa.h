@@ -448,6 +448,15 @@ SPEEDQA_API int speedqa_rows_read(const SpeedqaContext *ctx, int plane, uint8_t 
  */
 SPEEDQA_API const char *speedqa_score_name(const SpeedqaContext *ctx, int i);
 
+/**
+ * Which feature gives score i: its index in the settings' features (in the
+ * default pair's order when they were NULL). A feature's scores are
+ * consecutive, in the order of its features.
+ *
+ * @return the index, or -EINVAL for a NULL ctx or an i out of range.
+ */
+SPEEDQA_API int speedqa_score_feature(const SpeedqaContext *ctx, int i);
+
 /** Name of the backend in use ("cpu", "cuda", ...). */
 SPEEDQA_API const char *speedqa_backend_name(const SpeedqaContext *ctx);
 

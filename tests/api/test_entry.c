@@ -218,7 +218,25 @@ static void entry_points(void)
     report(ret == SPEEDQA_ERR(EINVAL) && l2.count == 1 && strstr(l2.last, "NULL"),
            "send with a NULL plane logs one line", ret, &l2);
     speedqa_close(&ctx);
-    report(speedqa_score_name(NULL, 0) == NULL && speedqa_score_count(NULL) == 0 &&
+    /* each score's feature, by its name's family, in the order the features were given */
+    const char *three[] = { "speed_temporal", "motion", "speed_chroma", NULL };
+    base(&s, &l2, three);
+    int owners = -1;
+    if ((ret = speedqa_open(&ctx, &s)) == 0) {
+        const int n = speedqa_score_count(ctx);
+        owners = n == 7 && speedqa_score_feature(ctx, n) == SPEEDQA_ERR(EINVAL) &&
+                 speedqa_score_feature(ctx, -1) == SPEEDQA_ERR(EINVAL);
+        for (int k = 0; k < n; k++) {
+            const char *nm = speedqa_score_name(ctx, k);
+            const int want = !strncmp(nm, "speed_temporal", 14) ? 0 : strstr(nm, "motion") ? 1
+                           : !strncmp(nm, "speed_chroma", 12) ? 2 : -1;
+            owners &= speedqa_score_feature(ctx, k) == want;
+        }
+        speedqa_close(&ctx);
+    }
+    report(owners == 1, "speedqa_score_feature: each score's feature", ret, &l2);
+    report(speedqa_score_feature(NULL, 0) == SPEEDQA_ERR(EINVAL) &&
+           speedqa_score_name(NULL, 0) == NULL && speedqa_score_count(NULL) == 0 &&
            speedqa_flush(NULL) == SPEEDQA_ERR(EINVAL) && speedqa_send(NULL, NULL, NULL) < 0 &&
            speedqa_list_devices((SpeedqaBackend)77, NULL, 0) == SPEEDQA_ERR(EINVAL),
            "NULL contexts and unknown backends are refused", 0, &l2);

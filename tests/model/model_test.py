@@ -18,6 +18,8 @@ MODE backends: each GPU backend that runs here (PoCL's OpenCL in CI) gives the C
 MODE equal-gpu: MODE equal with --backend cuda (and hip) where a device opens, on both
   engines (exit 77 without one: CI).
 MODE layouts: NV12 and P010 raw input score as their Y4M.
+MODE order: the CSV report of several models and --feature's is byte for byte the vmaf
+  tool's (columns in its order), on both engines ($SQ_VMAF_TOOL; exit 77 without it).
 MODE errors: a model file that does not parse, an unknown version, two models of
   one name, -n: one line, nonzero exit, no report left.
 MODE native: the v1.0.16 models (3d0h, 3d0h_2160, 5d0h, 1d5h_2160, and the hfr ones,
@@ -773,8 +775,57 @@ def test_hwaccel():
               "batch %s on NVDEC: pooled vmaf equals libvmaf's" % c)
 
 
+ORDER_CASES = [
+    # two models, each order: every instance in the order vmaf registers them
+    ["--model", "version=vmaf_v0.6.1:name=a", "--model", "version=vmaf_v1.0.16_3d0h:name=b"],
+    ["--model", "version=vmaf_v1.0.16_3d0h:name=b", "--model", "version=vmaf_v0.6.1:name=a"],
+    # --feature's after the models' features: speedqa's and libvmaf's in their order,
+    # a model's own instance once, motion's flush names after every per-frame name
+    ["--model", "version=vmaf_v0.6.1", "--feature", "cambi", "--feature", "psnr"],
+    ["--model", "version=vmaf_v0.6.1", "--feature", "psnr", "--feature", "cambi"],
+    ["--model", "version=vmaf_v1.0.16_3d0h", "--feature", "adm", "--feature", "motion"],
+    ["--model", "version=vmaf_v1.0.16_3d0h", "--feature", "motion=motion_max_val=18",
+     "--feature", "float_ssim", "--feature", "speed_temporal"],
+    ["--model", "version=vmaf_v1.0.16_3d0h", "-n", "--feature", "adm"],
+]
+
+
+def test_order():
+    """The report's columns in the vmaf tool's order (libvmaf's own tool, found next to the
+    libvmaf the build uses), its CSV byte for byte, with several models and --feature's,
+    on both engines where speedqa's own can take the job."""
+    tool = os.environ.get("SQ_VMAF_TOOL", "")
+    if not os.access(tool, os.X_OK):
+        print("skip: no vmaf tool beside libvmaf (%r)" % tool)
+        sys.exit(77)
+    (ref_rel, dis_rel), = [p for p in pairs() if "642x362" in p[0]][:1]
+    ref, dis = clip(ref_rel), clip(dis_rel)
+    for k, args in enumerate(ORDER_CASES):
+        want = os.path.join(WORK, "order%d.vmaf.csv" % k)
+        code, _, err = run([tool, "-r", ref, "-d", dis, "--frame_cnt", "3", "--csv", "-q", "-o",
+                            want] + args)
+        if code != 0:
+            check(False, "vmaf %s (%d %r)" % (" ".join(args), code, err))
+            continue
+        native = not any(a in ("psnr", "float_ssim") for a in args)
+        # auto: speedqa's own engine, or libvmaf's with speedqa's features where a feature is
+        # libvmaf's; libvmaf: libvmaf's with its own ADM, whose two instances with another
+        # between them it does not place (doc/cli.md)
+        two_adm = sum(a.startswith(("version=", "adm")) for a in args) > 1
+        for engine in ("auto", "native", "libvmaf")[:(2 if native else 1)] + \
+                (() if two_adm else ("libvmaf",)):
+            got = os.path.join(WORK, "order%d.%s.csv" % (k, engine))
+            code, _, err = run([SPEEDQA, "-r", ref, "-d", dis, "--frame_cnt", "3", "--csv", "-q",
+                                "-o", got] + args, {"SPEEDQA_MODEL_ENGINE": engine})
+            same = code == 0 and open(got, "rb").read() == open(want, "rb").read()
+            check(same, "%s (%s engine): the CSV is vmaf's, columns in its order (%d %r)%s"
+                  % (" ".join(args), engine, code, err,
+                     "" if same or code else "\n  vmaf:    %s  speedqa: %s"
+                     % (open(want).readline(), open(got).readline())))
+
+
 os.makedirs(WORK, exist_ok=True)
-{"equal": test_equal, "ladder": lambda: (test_ladder(), test_batch(), test_batch_models()), "errors": lambda: (test_errors(), test_digits(), test_sad_model()), "layouts": test_layouts,
+{"equal": test_equal, "ladder": lambda: (test_ladder(), test_batch(), test_batch_models()), "errors": lambda: (test_errors(), test_digits(), test_sad_model()), "order": test_order, "layouts": test_layouts,
  "backends": test_backends, "hwaccel": test_hwaccel, "native": test_native,
  "equal-gpu": test_equal_gpu,
  "nolibvmaf": lambda: (test_nolibvmaf(), test_nolibvmaf_engine())}[MODE]()

@@ -25,10 +25,9 @@ struct SqVmaf {
     enum VmafPixelFormat pix_fmt;
     unsigned bpc, w, h;
     SqVmafOrder order;          /* where speedqa's names go in the report */
-    const char *ext[SQ_MODEL_MAX * SQ_MODEL_MAX_FEATURES];
-    int ext_native[SQ_MODEL_MAX * SQ_MODEL_MAX_FEATURES];
     const char *scores[SQ_MODEL_MAX];
     char imported[MAX_IMPORTED][256];
+    int imported_feat[MAX_IMPORTED];
     SqVmafFeed *feed;           /* with threads: vmaf_read_pictures beside the reading */
 };
 
@@ -159,25 +158,6 @@ void sq_vmaf_extractors(char *buf, size_t len)
             o += (size_t)snprintf(buf + o, len - o, "%s%s", o ? ", " : "", vmaf_names[i]);
 }
 
-/* The models' extractors in their order (once each, native or not): the
- * vmaf tool, computing everything, prints their features in this order. */
-static void order_ext(SqVmaf *v)
-{
-    for (int m = 0; m < v->nmodels; m++)
-        v->scores[v->order.nscores++] = v->models[m].name;
-    for (int m = 0; m < v->nmodels; m++)
-        for (int k = 0; k < v->models[m].nfeatures; k++) {
-            const SqModelFeature *f = &v->models[m].f[k];
-            int seen = 0;
-            for (int i = 0; i < v->order.next && !seen; i++)
-                seen = !strcmp(v->ext[i], f->extractor);
-            if (seen)
-                continue;
-            v->ext_native[v->order.next] = sq_model_native(f);
-            v->ext[v->order.next++] = f->extractor;
-        }
-}
-
 int sq_vmaf_open(SqVmaf **out, const SqVmafSetup *s, char *err, size_t len)
 {
     *out = NULL;
@@ -198,11 +178,12 @@ int sq_vmaf_open(SqVmaf **out, const SqVmafSetup *s, char *err, size_t len)
     v->bpc = (unsigned)s->format.bpc;
     v->w = (unsigned)s->format.width;
     v->h = (unsigned)s->format.height;
-    v->order.ext = v->ext;
-    v->order.ext_native = v->ext_native;
+    sq_vmaf_order_init(&v->order, s);
+    for (int m = 0; m < v->nmodels; m++)
+        v->scores[v->order.nscores++] = v->models[m].name;
     v->order.scores = v->scores;
     v->order.imported = v->imported;
-    order_ext(v);
+    v->order.imported_feat = v->imported_feat;
     const VmafConfiguration cfg = {
         .log_level = VMAF_LOG_LEVEL_NONE,
         .n_threads = s->threads,
@@ -292,16 +273,18 @@ static const char *const provided[][2] = {
     { "integer_vif_scale3", "VMAF_integer_feature_vif_scale3_score" },
 };
 
-int sq_vmaf_import(SqVmaf *v, const char *name, double value, unsigned index, char *err,
-                   size_t len)
+int sq_vmaf_import(SqVmaf *v, const char *name, int feature, double value, unsigned index,
+                   char *err, size_t len)
 {
     if (v->feed && fed(v, err, len) < 0)
         return -1;
     int seen = 0;
     for (int i = 0; i < v->order.nimported && !seen; i++)
         seen = !strcmp(v->imported[i], name);
-    if (!seen && v->order.nimported < MAX_IMPORTED)
+    if (!seen && v->order.nimported < MAX_IMPORTED) {
+        v->imported_feat[v->order.nimported] = feature;
         snprintf(v->imported[v->order.nimported++], sizeof v->imported[0], "%s", name);
+    }
     const char *stored = name;
     for (size_t i = 0; i < sizeof provided / sizeof provided[0]; i++)
         if (!strcmp(name, provided[i][0]))

@@ -26,8 +26,9 @@ int sq_vmaf_open(SqVmaf **v, const SqVmafSetup *s, char *err, size_t len);
 int sq_vmaf_send(SqVmaf *v, const SpeedqaPicture *ref, const SpeedqaPicture *dis,
                  unsigned index, char *err, size_t len);
 
-/* One of speedqa's scores of frame index, under speedqa's output name. */
-int sq_vmaf_import(SqVmaf *v, const char *name, double value, unsigned index, char *err,
+/* One of speedqa's scores of frame index, under speedqa's output name; feature: the
+ * speedqa feature giving it (speedqa_score_feature). */
+int sq_vmaf_import(SqVmaf *v, const char *name, int feature, double value, unsigned index, char *err,
                    size_t len);
 
 /* After the last frame (nframes sent): libvmaf's features finished, each

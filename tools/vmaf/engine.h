@@ -21,6 +21,10 @@ typedef struct SqVmafSetup {
     unsigned threads;       /* libvmaf's threads (0: its calling thread) */
     unsigned subsample;     /* --subsample (1: every frame) */
     int no_prediction;      /* -n: features only */
+    const char *const *native;   /* the features of the job's speedqa context (NULL-terminated,
+                                    or NULL): the models' speedqa features, then --feature's */
+    const char *const *user;     /* --feature's speedqa features (NULL-terminated, or NULL) */
+    int user_before_lib;         /* how many of them came before the first libvmaf one */
     const char *const *features; /* libvmaf extractors asked for by --feature
                                     ("name=opt=val:opt=val"), n_features of them */
     int n_features;
@@ -39,15 +43,27 @@ void sq_vmaf_report_free(SqVmafReport *rep);
 
 /* order.c: where speedqa's imported names go among libvmaf's, so that the
  * report lists them where the vmaf tool, computing all, would. */
+/* The extractor instances a report can list: the models' features and
+ * --feature's, each extractor with one set of options once. */
+#define SQ_VMAF_MAX_INST (SQ_MODEL_MAX * SQ_MODEL_MAX_FEATURES + SPEEDQA_MAX_FEATURES + 1)
+
 typedef struct SqVmafOrder {
-    const char *const *ext;   /* the models' extractors in the models' order, once each */
-    const int *ext_native;    /* whether speedqa computes ext[i] */
-    int next;
+    /* the extractor instances as the vmaf tool registers them (each model's
+     * features in the models' order, then --feature's), once each: the
+     * speedqa feature each is (its index in SqVmafSetup.native), or -1 for
+     * libvmaf's (one entry per extractor) */
+    int inst[SQ_VMAF_MAX_INST];
+    const char *inst_ext[SQ_VMAF_MAX_INST]; /* libvmaf's: its extractor, if one of the models' */
+    int ninst;
     const char *const *scores; /* the models' score names ("vmaf"), written last */
     int nscores;
     char (*imported)[256];    /* speedqa's names, as imported */
+    int *imported_feat;       /* the speedqa feature of each (speedqa_score_feature) */
     int nimported;
 } SqVmafOrder;
+
+/* o's instances for setup s (sq_vmaf_order_init; the rest is the engine's). */
+void sq_vmaf_order_init(SqVmafOrder *o, const SqVmafSetup *s);
 
 
 /* Reorders rep's names (a collector's order: features in first-import

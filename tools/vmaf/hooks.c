@@ -117,7 +117,8 @@ static int pick_engine(const CliSettings *cfg, const SqModel *models, int n_mode
 }
 
 int sq_model_run_open(SqModelRun **out, const CliSettings *cfg, const SqModel *models,
-                      int n_models, const SpeedqaFormat *f, int threads)
+                      int n_models, const char *const *speedqa, const SpeedqaFormat *f,
+                      int threads)
 {
     char err[1000];
     *out = NULL;
@@ -149,6 +150,9 @@ int sq_model_run_open(SqModelRun **out, const CliSettings *cfg, const SqModel *m
         .threads = threads > 0 ? (unsigned)threads : 0,
         .subsample = (unsigned)cfg->subsample,
         .no_prediction = cfg->no_prediction,
+        .native = speedqa,
+        .user = cfg->features,
+        .user_before_lib = cfg->vmaf_features_at,
         .features = cfg->vmaf_features,
         .n_features = cfg->n_vmaf_features,
     };
@@ -205,8 +209,8 @@ int sq_model_run_import(SqModelRun *r, SpeedqaContext *ctx, unsigned long long f
     }
 #ifdef SQ_HAVE_VMAF
     for (int k = 0; k < n; k++)
-        if (sq_vmaf_import(r->v, speedqa_score_name(ctx, k), values[k], (unsigned)frame, err,
-                           sizeof err) < 0) {
+        if (sq_vmaf_import(r->v, speedqa_score_name(ctx, k), speedqa_score_feature(ctx, k),
+                           values[k], (unsigned)frame, err, sizeof err) < 0) {
             cli_error("--model: %s", err);
             return SQ_EXIT_INTERNAL;
         }

@@ -31,9 +31,11 @@ typedef struct SqModelReport {
 int sq_model_job_features(const char *const *user, const SqModel *models, int n_models,
                           const char **out, char (*buf)[400], int max);
 
-/* One stream's session; 0 or an SQ_EXIT_* code after one error line. */
+/* One stream's session; native: the features of the job's speedqa context
+ * (sq_model_job_features's). 0 or an SQ_EXIT_* code after one error line. */
 int sq_model_run_open(SqModelRun **r, const CliSettings *cfg, const SqModel *models,
-                      int n_models, const SpeedqaFormat *f, int threads);
+                      int n_models, const char *const *speedqa, const SpeedqaFormat *f,
+                      int threads);
 /* Whether the run takes the pictures (libvmaf's engine computes features
  * from them; speedqa's own takes only the scores). */
 int sq_model_run_pictures(const SqModelRun *r);

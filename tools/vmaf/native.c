@@ -21,10 +21,9 @@ struct SqNative {
     char look[SQ_MODEL_MAX][SQ_MODEL_MAX_FEATURES][256];
     int col[SQ_MODEL_MAX][SQ_MODEL_MAX_FEATURES];
     SqVmafOrder order;
-    const char *ext[SQ_MODEL_MAX * SQ_MODEL_MAX_FEATURES];
-    int ext_native[SQ_MODEL_MAX * SQ_MODEL_MAX_FEATURES];
     const char *scores[SQ_MODEL_MAX];
     char names[MAX_NAMES][256];
+    int names_feat[MAX_NAMES];
     int n;                       /* scores per frame, from the first import */
     double *rows;                /* nrows x n, one row per imported frame */
     unsigned long long *frame;   /* nrows */
@@ -71,25 +70,6 @@ static int lookup_name(const SqVmafSetup *s, const SqModelFeature *f, char *out,
     return found;
 }
 
-/* The models' extractors in their order, once each: the vmaf tool prints
- * their features in this order. */
-static void order_ext(SqNative *v)
-{
-    for (int m = 0; m < v->s.nmodels && !v->s.no_prediction; m++)
-        v->scores[v->order.nscores++] = v->s.models[m].name;
-    for (int m = 0; m < v->s.nmodels; m++)
-        for (int k = 0; k < v->s.models[m].nfeatures; k++) {
-            const char *e = v->s.models[m].f[k].extractor;
-            int seen = 0;
-            for (int i = 0; i < v->order.next && !seen; i++)
-                seen = !strcmp(v->ext[i], e);
-            if (!seen) {
-                v->ext_native[v->order.next] = 1;
-                v->ext[v->order.next++] = e;
-            }
-        }
-}
-
 int sq_native_open(SqNative **out, const SqVmafSetup *s, char *err, size_t len)
 {
     *out = NULL;
@@ -105,9 +85,12 @@ int sq_native_open(SqNative **out, const SqVmafSetup *s, char *err, size_t len)
     }
     v->s = *s;
     v->s.subsample = s->subsample ? s->subsample : 1;
-    v->order = (SqVmafOrder){ .ext = v->ext, .ext_native = v->ext_native, .scores = v->scores,
-                              .imported = v->names };
-    order_ext(v);
+    sq_vmaf_order_init(&v->order, &v->s);
+    for (int m = 0; m < s->nmodels && !s->no_prediction; m++)
+        v->scores[v->order.nscores++] = s->models[m].name;
+    v->order.scores = v->scores;
+    v->order.imported = v->names;
+    v->order.imported_feat = v->names_feat;
     int r = 0;
     for (int m = 0; !r && m < s->nmodels; m++) {
         const SqModel *md = &s->models[m];
@@ -133,8 +116,10 @@ int sq_native_import(SqNative *v, SpeedqaContext *ctx, unsigned long long frame,
             return -1;
         }
         v->n = v->order.nimported = n;
-        for (int k = 0; k < n; k++)
+        for (int k = 0; k < n; k++) {
             snprintf(v->names[k], sizeof v->names[0], "%s", speedqa_score_name(ctx, k));
+            v->names_feat[k] = speedqa_score_feature(ctx, k);
+        }
     }
     if (n != v->n) {
         snprintf(err, len, "frame %llu: %d scores, not %d", frame, n, v->n);
