@@ -269,7 +269,9 @@ V_AI vd adm_restore_s(vd od, vq oq, vd td, vq tq, vdm angle, vd egl)
     const vd m = vd_abs(vd_sel(oz, vd_set1(1.0), od));
     const vd p2 = vd_max(vq_bits(vq_and(vd_bits(m), vq_set1(0x7ff0000000000000ll))),
                          vd_set1(16384.0));
-    const vd q = vd_floor(vd_add(vd_mul(m, vd_div(vd_set1(16384.0), p2)), vd_set1(0.5)));
+    /* 2^14 / p2 for p2 = 2^e >= 2^14: 2^(14 - e), its exponent field 1023 + 14 - e */
+    const vd inv = vq_bits(vq_sub(vq_set1((int64_t)0x80C0000000000000ull), vd_bits(p2)));
+    const vd q = vd_floor(vd_add(vd_mul(m, inv), vd_set1(0.5)));
     const vq div = vd_to_vq(vd_trunc(vd_div(vd_set1(1073741824.0), q)));
     const vq sgn = vq_sra(oq, 63);
     const vq num = vq_sub(vq_xor(vq_mul_s(div, tq), sgn), sgn);
