@@ -7,7 +7,7 @@ CLIPS_DIR: where the golden clips are unpacked, kept for the other tests that
 read them (the build's tests/clips-data; default WORKDIR).
 
 MODE equal: for the golden pairs (8/10/12-bit, 4:2:0/4:2:2/4:4:4) and the models
-  vmaf_v1.0.16_3d0h, _3d0h_2160, _5d0h, _hfr_3d0h and vmaf_v0.6.1, every per-frame
+  vmaf_v1.0.16_3d0h, _3d0h_2160, _5d0h, _hfr_3d0h, vmaf_v0.6.1 and _neg, every per-frame
   vmaf and every pooled value of `speedqa --model ... --precision max --json` equals
   libvmaf's own prediction (tests/model/vmaf_ref.c: every feature by libvmaf) at
   %.17g, and the report names the features libvmaf's own report names. Where
@@ -19,7 +19,9 @@ MODE equal-gpu: MODE equal with --backend cuda (and hip) where a device opens, o
   engines (exit 77 without one: CI).
 MODE layouts: NV12 and P010 raw input score as their Y4M.
 MODE order: the CSV report of several models and --feature's is byte for byte the vmaf
-  tool's (columns in its order), on both engines ($SQ_VMAF_TOOL; exit 77 without it).
+  tool's (columns in its order), on both engines, and so are those of the shipped files of
+  models libvmaf builds in (vmaf_4k_v0.6.1, the neg ones) against its built-in ones
+  ($SQ_VMAF_TOOL; exit 77 without it).
 MODE errors: a model file that does not parse, an unknown version, two models of
   one name, -n: one line, nonzero exit, no report left.
 MODE native: the v1.0.16 models (3d0h, 3d0h_2160, 5d0h, 1d5h_2160, and the hfr ones,
@@ -50,7 +52,7 @@ import sys
 MODE, SPEEDQA, VMAF_REF, GOLDEN, WORK = sys.argv[1:6]
 CLIPS = sys.argv[6] if len(sys.argv) > 6 else WORK
 MODELS = ["vmaf_v1.0.16_3d0h", "vmaf_v1.0.16_3d0h_2160", "vmaf_v1.0.16_5d0h",
-          "vmaf_v1.0.16_hfr_3d0h", "vmaf_v0.6.1"]
+          "vmaf_v1.0.16_hfr_3d0h", "vmaf_v0.6.1", "vmaf_v0.6.1neg"]
 MAX_FRAMES = 12  # keeps the whole run short on 2 cores
 SRC = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 MODEL_DIR = os.path.join(SRC, "data", "model")
@@ -787,6 +789,10 @@ ORDER_CASES = [
     ["--model", "version=vmaf_v1.0.16_3d0h", "--feature", "motion=motion_max_val=18",
      "--feature", "float_ssim", "--feature", "speed_temporal"],
     ["--model", "version=vmaf_v1.0.16_3d0h", "-n", "--feature", "adm"],
+    # the shipped files of the models libvmaf builds in: its built-in models' reports
+    ["--model", "version=vmaf_v0.6.1neg"],
+    ["--model", "version=vmaf_4k_v0.6.1neg"],
+    ["--model", "version=vmaf_4k_v0.6.1"],
 ]
 
 
