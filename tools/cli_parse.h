@@ -57,7 +57,7 @@ typedef struct CliSettings {
     int no_prediction;          /* -n: with --model, its features only */
     const char *vmaf_features[SPEEDQA_MAX_FEATURES + 1]; /* --feature for libvmaf's extractors */
     int n_vmaf_features;
-    int vmaf_features_at;       /* how many of features[] were given before the first of these */
+    int vmaf_features_at[SPEEDQA_MAX_FEATURES]; /* of each: how many of features[] came before it */
     /* Set by the I/O library (tools/io), never by a flag: */
     int io_read;                /* read() the inputs, never map them: a shrinking file is a read
                                  * error (exit 3), not a SIGBUS that ends the host process */

@@ -70,7 +70,6 @@ static void drop_repeats(const char **list, int *n)
  * or prints garbage) is one line, as is a name neither knows. */
 int cli_split_features(CliSettings *cfg)
 {
-    int at = -1; /* kept features before the first libvmaf one */
 #ifdef SQ_HAVE_VMAF
     int keep = 0;
     for (int i = 0; i < cfg->n_features; i++) {
@@ -89,7 +88,7 @@ int cli_split_features(CliSettings *cfg)
             (r == 0 && n < sizeof name && sq_model_is_native(name))) {
             cfg->features[keep++] = f;
         } else if (libvmaf) {
-            at = at < 0 ? keep : at;
+            cfg->vmaf_features_at[cfg->n_vmaf_features] = keep;
             cfg->vmaf_features[cfg->n_vmaf_features++] = f;
         } else {
             char list[400];
@@ -104,12 +103,15 @@ int cli_split_features(CliSettings *cfg)
     cfg->vmaf_features[cfg->n_vmaf_features] = NULL;
 #endif
     /* the distinct ones among them, which drop_repeats keeps first */
-    cfg->vmaf_features_at = 0;
-    for (int i = 0; i < at; i++) {
-        int seen = 0;
-        for (int j = 0; j < i && !seen; j++)
-            seen = cli_same_feature(cfg->features[j], cfg->features[i]);
-        cfg->vmaf_features_at += !seen;
+    for (int k = 0; k < cfg->n_vmaf_features; k++) {
+        const int at = cfg->vmaf_features_at[k];
+        cfg->vmaf_features_at[k] = 0;
+        for (int i = 0; i < at; i++) {
+            int seen = 0;
+            for (int j = 0; j < i && !seen; j++)
+                seen = cli_same_feature(cfg->features[j], cfg->features[i]);
+            cfg->vmaf_features_at[k] += !seen;
+        }
     }
     drop_repeats(cfg->features, &cfg->n_features);
     return 0;

@@ -789,6 +789,13 @@ ORDER_CASES = [
     ["--model", "version=vmaf_v1.0.16_3d0h", "--feature", "motion=motion_max_val=18",
      "--feature", "float_ssim", "--feature", "speed_temporal"],
     ["--model", "version=vmaf_v1.0.16_3d0h", "-n", "--feature", "adm"],
+    # libvmaf's --feature's in the order given around speedqa's, whatever order its
+    # threads finish them in (speedqa's threads)
+    ["--model", "version=vmaf_v1.0.16_5d0h:name=m0", "--model",
+     "version=vmaf_v1.0.16_3d0h_2160:name=m1", "--feature", "float_ssim", "--feature", "psnr",
+     "--feature", "speed_chroma", "--threads", "2"],
+    ["--model", "version=vmaf_v0.6.1", "--feature", "psnr", "--feature", "cambi", "--feature",
+     "float_ssim", "--feature", "psnr_hvs", "--feature", "speed_temporal", "--feature", "ciede"],
     # the shipped files of the models libvmaf builds in: its built-in models' reports
     ["--model", "version=vmaf_v0.6.1neg"],
     ["--model", "version=vmaf_4k_v0.6.1neg"],
@@ -808,12 +815,14 @@ def test_order():
     ref, dis = clip(ref_rel), clip(dis_rel)
     for k, args in enumerate(ORDER_CASES):
         want = os.path.join(WORK, "order%d.vmaf.csv" % k)
+        # vmaf's order is its one-thread run's: --threads goes to speedqa alone
+        cut = args.index("--threads") if "--threads" in args else len(args)
         code, _, err = run([tool, "-r", ref, "-d", dis, "--frame_cnt", "3", "--csv", "-q", "-o",
-                            want] + args)
+                            want] + args[:cut] + args[cut + 2:])
         if code != 0:
             check(False, "vmaf %s (%d %r)" % (" ".join(args), code, err))
             continue
-        native = not any(a in ("psnr", "float_ssim") for a in args)
+        native = not any(a in ("psnr", "float_ssim", "psnr_hvs", "ciede") for a in args)
         # auto: speedqa's own engine, or libvmaf's with speedqa's features where a feature is
         # libvmaf's; libvmaf: libvmaf's with its own ADM, whose two instances with another
         # between them it does not place (doc/cli.md)

@@ -24,7 +24,7 @@ typedef struct SqVmafSetup {
     const char *const *native;   /* the features of the job's speedqa context (NULL-terminated,
                                     or NULL): the models' speedqa features, then --feature's */
     const char *const *user;     /* --feature's speedqa features (NULL-terminated, or NULL) */
-    int user_before_lib;         /* how many of them came before the first libvmaf one */
+    const int *user_before;      /* per libvmaf one (features[k]): how many of user came before it */
     const char *const *features; /* libvmaf extractors asked for by --feature
                                     ("name=opt=val:opt=val"), n_features of them */
     int n_features;

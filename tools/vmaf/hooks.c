@@ -152,7 +152,7 @@ int sq_model_run_open(SqModelRun **out, const CliSettings *cfg, const SqModel *m
         .no_prediction = cfg->no_prediction,
         .native = speedqa,
         .user = cfg->features,
-        .user_before_lib = cfg->vmaf_features_at,
+        .user_before = cfg->vmaf_features_at,
         .features = cfg->vmaf_features,
         .n_features = cfg->n_vmaf_features,
     };

@@ -12,30 +12,32 @@
 #include "speedqa/speedqa.h"
 
 /* The extractor that printed a name, for the names of the extractors the
- * models use (integer features section 5, A.7); NULL for the others. */
+ * models use (integer features section 5, A.7) and of libvmaf's others
+ * that a --feature names (as libvmaf 3.2 prints them); NULL for the rest. */
+static const char *const printed_by[][2] = {
+    { "cambi", "cambi" },
+    { "integer_adm", "adm" }, { "integer_aim", "adm" }, { "VMAF_integer_feature_adm", "adm" },
+    { "integer_motion", "motion" }, { "VMAF_integer_feature_motion", "motion" },
+    { "integer_vif", "vif" }, { "VMAF_integer_feature_vif", "vif" },
+    { "speed_chroma", "speed_chroma" }, { "speed_temporal", "speed_temporal" },
+    { "float_ms_ssim", "float_ms_ssim" }, { "float_ssim", "float_ssim" },
+    { "ciede2000", "ciede" }, { "psnr_hvs", "psnr_hvs" }, { "psnr_", "psnr" },
+};
+
 static const char *extractor_of_printed(const char *name)
 {
-    static const char *const pre[][2] = {
-        { "cambi", "cambi" },
-        { "integer_adm", "adm" }, { "integer_aim", "adm" }, { "VMAF_integer_feature_adm", "adm" },
-        { "integer_motion", "motion" }, { "VMAF_integer_feature_motion", "motion" },
-        { "integer_vif", "vif" }, { "VMAF_integer_feature_vif", "vif" },
-        { "speed_chroma", "speed_chroma" }, { "speed_temporal", "speed_temporal" },
-    };
-    for (size_t i = 0; i < sizeof pre / sizeof pre[0]; i++)
-        if (!strncmp(name, pre[i][0], strlen(pre[i][0])))
-            return pre[i][1];
+    for (size_t i = 0; i < sizeof printed_by / sizeof printed_by[0]; i++)
+        if (!strncmp(name, printed_by[i][0], strlen(printed_by[i][0])))
+            return printed_by[i][1];
     return NULL;
 }
 
 /* An extractor's name as extractor_of_printed gives it, or NULL for the others. */
 static const char *known_extractor(const char *e)
 {
-    static const char *const known[] = { "cambi", "adm", "motion", "vif", "speed_chroma",
-                                         "speed_temporal" };
-    for (size_t i = 0; e && i < sizeof known / sizeof known[0]; i++)
-        if (!strcmp(e, known[i]))
-            return known[i];
+    for (size_t i = 0; e && i < sizeof printed_by / sizeof printed_by[0]; i++)
+        if (!strcmp(e, printed_by[i][1]))
+            return printed_by[i][1];
     return NULL;
 }
 
@@ -82,14 +84,15 @@ void sq_vmaf_order_init(SqVmafOrder *o, const SqVmafSetup *s)
                     ;
             add_inst(o, j < nn ? j : -1, f->extractor);
         }
-    /* --feature's in their order: libvmaf's come after the first user_before_lib of speedqa's */
-    for (int u = 0; s->n_features && u < s->user_before_lib && s->user && s->user[u]; u++)
-        for (int j = 0; j < nn; j++)
-            if (same_feature(s->native[j], s->user[u])) {
-                add_inst(o, j, NULL);
-                break;
-            }
+    /* --feature's in their order: libvmaf's k after user_before[k] of speedqa's */
+    int u = 0;
     for (int k = 0; k < s->n_features; k++) {
+        for (; s->user && s->user_before && u < s->user_before[k] && s->user[u]; u++)
+            for (int j = 0; j < nn; j++)
+                if (same_feature(s->native[j], s->user[u])) {
+                    add_inst(o, j, NULL);
+                    break;
+                }
         char e[64];
         snprintf(e, sizeof e, "%.*s", (int)strcspn(s->features[k], "="), s->features[k]);
         add_inst(o, -1, e);
@@ -157,11 +160,13 @@ static void take_feature(Place *p, int f, int flush)
  * per-frame names in the order it registered them (sq_vmaf_order_init),
  * then the names written at the flush, instance by instance, then the
  * model scores. libvmaf's collector here lists libvmaf's own names in that
- * order and speedqa's where they were first imported: speedqa's go to
- * their instances' places, libvmaf's to the place of the first instance of
- * their extractor (of the extractors the models use; those of the others
- * where the first of the others is). Not placed so: two libvmaf instances
- * of one extractor with another between them, and libvmaf's flush names.
+ * order (when it extracts on the calling thread; with threads, in the order
+ * its extractors finish) and speedqa's where they were first imported:
+ * speedqa's go to their instances' places, libvmaf's to the place of the
+ * first instance of their extractor (printed_by; names of no extractor
+ * there where the first such instance is). Not placed so: two libvmaf
+ * instances of one extractor with another between them, and libvmaf's
+ * flush names.
  */
 void sq_vmaf_place_imported(SqVmafReport *rep, const SqVmafOrder *o)
 {
