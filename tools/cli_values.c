@@ -48,17 +48,22 @@ int cli_same_feature(const char *a, const char *b)
     return speedqa_check_features(two, err, sizeof err) == SPEEDQA_ERR(EEXIST);
 }
 
+/* Whether f repeats one of list[0..n). */
+static int repeats(const char *const *list, int n, const char *f)
+{
+    for (int j = 0; j < n; j++)
+        if (cli_same_feature(list[j], f))
+            return 1;
+    return 0;
+}
+
 /* Drops each of list[0..*n) that repeats an earlier one. */
 static void drop_repeats(const char **list, int *n)
 {
     int keep = 0;
-    for (int i = 0; i < *n; i++) {
-        int seen = 0;
-        for (int j = 0; j < keep && !seen; j++)
-            seen = cli_same_feature(list[j], list[i]);
-        if (!seen)
+    for (int i = 0; i < *n; i++)
+        if (!repeats(list, keep, list[i]))
             list[keep++] = list[i];
-    }
     *n = keep;
     list[keep] = NULL;
 }
@@ -86,7 +91,9 @@ int cli_split_features(CliSettings *cfg)
         }
         if (!strcmp(name, "speed_chroma") || !strcmp(name, "speed_temporal") ||
             (r == 0 && n < sizeof name && sq_model_is_native(name))) {
-            cfg->features[keep++] = f;
+            /* repeats dropped here, so that keep counts what a libvmaf one comes after */
+            if (!repeats(cfg->features, keep, f))
+                cfg->features[keep++] = f;
         } else if (libvmaf) {
             cfg->vmaf_features_at[cfg->n_vmaf_features] = keep;
             cfg->vmaf_features[cfg->n_vmaf_features++] = f;
@@ -102,17 +109,6 @@ int cli_split_features(CliSettings *cfg)
     cfg->features[keep] = NULL;
     cfg->vmaf_features[cfg->n_vmaf_features] = NULL;
 #endif
-    /* the distinct ones among them, which drop_repeats keeps first */
-    for (int k = 0; k < cfg->n_vmaf_features; k++) {
-        const int at = cfg->vmaf_features_at[k];
-        cfg->vmaf_features_at[k] = 0;
-        for (int i = 0; i < at; i++) {
-            int seen = 0;
-            for (int j = 0; j < i && !seen; j++)
-                seen = cli_same_feature(cfg->features[j], cfg->features[i]);
-            cfg->vmaf_features_at[k] += !seen;
-        }
-    }
     drop_repeats(cfg->features, &cfg->n_features);
     return 0;
 }

@@ -41,12 +41,12 @@ typedef struct SqVmafReport {
 
 void sq_vmaf_report_free(SqVmafReport *rep);
 
-/* order.c: where speedqa's imported names go among libvmaf's, so that the
- * report lists them where the vmaf tool, computing all, would. */
 /* The extractor instances a report can list: the models' features and
  * --feature's, each extractor with one set of options once. */
 #define SQ_VMAF_MAX_INST (SQ_MODEL_MAX * SQ_MODEL_MAX_FEATURES + SPEEDQA_MAX_FEATURES + 1)
 
+/* order.c: where speedqa's imported names go among libvmaf's, so that the
+ * report lists them where the vmaf tool, computing all, would. */
 typedef struct SqVmafOrder {
     /* the extractor instances as the vmaf tool registers them (each model's
      * features in the models' order, then --feature's), once each: the
@@ -64,7 +64,6 @@ typedef struct SqVmafOrder {
 
 /* o's instances for setup s (sq_vmaf_order_init; the rest is the engine's). */
 void sq_vmaf_order_init(SqVmafOrder *o, const SqVmafSetup *s);
-
 
 /* Reorders rep's names (a collector's order: features in first-import
  * order, then the model scores) as the vmaf tool prints them. */
